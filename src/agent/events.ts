@@ -1,0 +1,126 @@
+import type { FinalAnswer } from './final-answer.ts';
+import type { Logger } from './logger.ts';
+import type { AssistantMessage, TokenUsage } from './messages.ts';
+import type { ToolChoice } from './model-client.ts';
+
+/** How a run ended. */
+export type RunStatus = 'answered' | 'stopped' | 'failed';
+
+/** Why a run stopped without an answer. */
+export type StopReason = 'step-limit' | 'time-limit' | 'aborted';
+
+/** Why a tool call produced an error observation instead of a result. */
+export type ToolErrorKind =
+  | 'unknown-tool'
+  | 'invalid-arguments'
+  | 'threw'
+  | 'timeout'
+  | 'cancelled'
+  | 'not-executed';
+
+export interface RunStartEvent {
+  type: 'run-start';
+  runId: string;
+  conversationId: string;
+  model: string;
+  toolNames: string[];
+  at: Date;
+}
+
+export interface ModelCallEvent {
+  type: 'model-call';
+  runId: string;
+  /** 1 for the first model call of the run. */
+  step: number;
+  toolChoice: ToolChoice;
+  message: AssistantMessage;
+  usage: TokenUsage | null;
+  finishReason: string | null;
+  durationMs: number;
+}
+
+export interface ToolCallEvent {
+  type: 'tool-call';
+  runId: string;
+  step: number;
+  callId: string;
+  name: string;
+  /** The raw JSON text the model wrote. */
+  arguments: string;
+}
+
+export interface ToolResultEvent {
+  type: 'tool-result';
+  runId: string;
+  step: number;
+  callId: string;
+  name: string;
+  /** The observation the model sees. */
+  result: string;
+  durationMs: number;
+}
+
+export interface ToolErrorEvent {
+  type: 'tool-error';
+  runId: string;
+  step: number;
+  callId: string;
+  name: string;
+  kind: ToolErrorKind;
+  /** The observation the model sees. */
+  error: string;
+  durationMs: number;
+}
+
+export interface FinalAnswerEvent {
+  type: 'final-answer';
+  runId: string;
+  step: number;
+  /** The `final_answer` call's id; null for a plain-text fallback. */
+  callId: string | null;
+  answer: FinalAnswer;
+  /** Set when the answer came as plain text from a server that ignores `tool_choice`. */
+  fallback: 'plain-text' | null;
+}
+
+export interface RunEndEvent {
+  type: 'run-end';
+  runId: string;
+  status: RunStatus;
+  stopReason: StopReason | null;
+  /** A message safe to show the user when the run did not answer. */
+  userMessage: string | null;
+  /** Operator detail of a failure (no secrets). */
+  error: string | null;
+  errorCode: string | null;
+  steps: number;
+  usage: TokenUsage;
+  durationMs: number;
+}
+
+export type AgentEvent =
+  | RunStartEvent
+  | ModelCallEvent
+  | ToolCallEvent
+  | ToolResultEvent
+  | ToolErrorEvent
+  | FinalAnswerEvent
+  | RunEndEvent;
+
+export type AgentEventSink = (event: AgentEvent) => void;
+
+/**
+ * One callback that hands each event to every sink in turn. A sink that throws is logged and
+ * skipped: a broken sink must not stop the run or the other sinks.
+ */
+export function fanOut(sinks: readonly AgentEventSink[], logger: Logger): AgentEventSink {
+  return (event) => {
+    for (const sink of sinks) {
+      try {
+        sink(event);
+      } catch (error) {
+        logger.error({ err: error, event: event.type, runId: event.runId }, 'an agent event sink failed');
+      }
+    }
+  };
+}

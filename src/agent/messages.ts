@@ -1,0 +1,54 @@
+/**
+ * Chat messages in the OpenAI chat-completions shape, so that the adapter passes them through
+ * without converting them, and any OpenAI-compatible server understands them.
+ */
+
+/** One function call the model asked for. `arguments` is the raw JSON text the model wrote. */
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface SystemMessage {
+  role: 'system';
+  content: string;
+}
+
+export interface UserMessage {
+  role: 'user';
+  content: string;
+}
+
+export interface AssistantMessage {
+  role: 'assistant';
+  content: string | null;
+  tool_calls?: ToolCall[];
+}
+
+/** The answer to exactly one tool call; every `tool_call_id` must get exactly one. */
+export interface ToolMessage {
+  role: 'tool';
+  tool_call_id: string;
+  content: string;
+}
+
+export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
+
+/** Tokens used by one model call, or summed over a run. */
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+export const noUsage: TokenUsage = Object.freeze({ promptTokens: 0, completionTokens: 0, totalTokens: 0 });
+
+export function addUsage(a: TokenUsage, b: TokenUsage | null): TokenUsage {
+  if (b === null) return a;
+  return {
+    promptTokens: a.promptTokens + b.promptTokens,
+    completionTokens: a.completionTokens + b.completionTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+}

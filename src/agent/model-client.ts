@@ -1,0 +1,39 @@
+import type { AssistantMessage, ChatMessage, TokenUsage } from './messages.ts';
+
+/** A function the model may call, in the chat-completions `tools` form. Built once per tool. */
+export interface FunctionSpec {
+  type: 'function';
+  function: {
+    name: string;
+    description: string;
+    parameters: Record<string, unknown>;
+    strict: boolean;
+  };
+}
+
+/** `required`: some tool must be called. `{ name }`: that tool must be called. */
+export type ToolChoice = 'required' | { name: string };
+
+export interface ModelRequest {
+  messages: readonly ChatMessage[];
+  tools: readonly FunctionSpec[];
+  toolChoice: ToolChoice;
+}
+
+export interface ModelResponse {
+  /** The assistant's message, reduced to role, content and tool calls. */
+  message: AssistantMessage;
+  usage: TokenUsage | null;
+  finishReason: string | null;
+  /** The model name the server reports having used. */
+  model: string;
+}
+
+/**
+ * All the agent loop knows of the model. One adapter implements it with the openai client; it
+ * throws `ModelError` for failures of the model service, and an `AbortError` when `signal` fires.
+ */
+export interface ModelClient {
+  readonly model: string;
+  complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse>;
+}

@@ -1,0 +1,63 @@
+import { UserFacingError } from '../errors.ts';
+
+/** What went wrong with the model service, in terms a person can act on. */
+export type ModelErrorKind =
+  | 'rate-limited'
+  | 'quota-exceeded'
+  | 'unavailable'
+  | 'context-too-long'
+  | 'bad-credentials'
+  | 'model-not-found'
+  | 'invalid-response'
+  | 'rejected';
+
+/**
+ * A failure of the model service after the client's own retries. `retryAfterSeconds` is set when
+ * the service said how long to wait.
+ */
+export class ModelError extends UserFacingError {
+  readonly kind: ModelErrorKind;
+  readonly status: number | null;
+  readonly retryAfterSeconds: number | null;
+
+  constructor(
+    kind: ModelErrorKind,
+    options: { status?: number | null; retryAfterSeconds?: number | null; detail: string; cause?: unknown },
+  ) {
+    const retryAfterSeconds = options.retryAfterSeconds ?? null;
+    super(`model-${kind}`, userMessageFor(kind, retryAfterSeconds), { detail: options.detail, cause: options.cause });
+    this.kind = kind;
+    this.status = options.status ?? null;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+function userMessageFor(kind: ModelErrorKind, retryAfterSeconds: number | null): string {
+  switch (kind) {
+    case 'rate-limited':
+      return retryAfterSeconds === null
+        ? 'The model is rate-limited right now. Please try again in a minute.'
+        : `The model is rate-limited right now. Please try again in ${formatWait(retryAfterSeconds)}.`;
+    case 'quota-exceeded':
+      return "The model service says this bot's quota is used up. The operator needs to check the account's billing.";
+    case 'unavailable':
+      return 'The model service is not answering right now. Please try again in a few minutes.';
+    case 'context-too-long':
+      return 'This conversation is too long for the model. Start a new thread, or ask a moderator to reset this one.';
+    case 'bad-credentials':
+      return 'The model service refused the bot\'s credentials. The operator needs to check OPENAI_API_KEY.';
+    case 'model-not-found':
+      return 'The model service does not know the configured model. The operator needs to check OPENAI_MODEL.';
+    case 'invalid-response':
+      return 'The model service sent a reply the bot could not read. Please try again.';
+    case 'rejected':
+      return 'The model service refused the request. The operator can find the cause in the logs.';
+  }
+}
+
+/** "45 seconds", "3 minutes", "2 hours": rounded up, for people. */
+export function formatWait(seconds: number): string {
+  if (seconds < 90) return `${Math.max(1, Math.ceil(seconds))} seconds`;
+  if (seconds < 90 * 60) return `${Math.ceil(seconds / 60)} minutes`;
+  return `${Math.ceil(seconds / 3600)} hours`;
+}

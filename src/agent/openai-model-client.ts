@@ -1,0 +1,152 @@
+/**
+ * The one file that imports `openai`: a `ModelClient` for any OpenAI-compatible chat-completions
+ * server. Retries are the SDK's own (they honour Retry-After); a wait longer than
+ * `maxRetryWaitSeconds` is not slept but reported at once as a rate limit to retry later.
+ */
+import OpenAI from 'openai';
+import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import type { AssistantMessage, ToolCall } from './messages.ts';
+import { ModelError } from './model-error.ts';
+import type { ModelClient, ModelRequest, ModelResponse } from './model-client.ts';
+
+export interface OpenAIModelClientOptions {
+  apiKey: string | null;
+  baseURL: string;
+  model: string;
+  temperature: number;
+  /** The SDK's retries after the first attempt. */
+  maxRetries: number;
+  /** Time limit of one HTTP attempt. */
+  timeoutSeconds: number;
+  /** The longest Retry-After the client will sleep through before retrying. */
+  maxRetryWaitSeconds: number;
+}
+
+export function createOpenAIModelClient(options: OpenAIModelClientOptions): ModelClient {
+  const client = new OpenAI({
+    // A local server may need no key; the SDK insists on one, and sends it only to baseURL.
+    apiKey: options.apiKey ?? 'no-key',
+    baseURL: options.baseURL,
+    maxRetries: options.maxRetries,
+    timeout: options.timeoutSeconds * 1000,
+    fetch: refuseLongRetryWaits(options.maxRetryWaitSeconds * 1000),
+  });
+
+  return {
+    model: options.model,
+    async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
+      const body: ChatCompletionCreateParamsNonStreaming = {
+        model: options.model,
+        messages: request.messages as ChatCompletionCreateParamsNonStreaming['messages'],
+        tools: request.tools as ChatCompletionCreateParamsNonStreaming['tools'],
+        tool_choice:
+          request.toolChoice === 'required'
+            ? 'required'
+            : { type: 'function', function: { name: request.toolChoice.name } },
+        temperature: options.temperature,
+      };
+      let completion: OpenAI.Chat.Completions.ChatCompletion;
+      try {
+        completion = await client.chat.completions.create(body, { signal });
+      } catch (error) {
+        throw toModelError(error, signal);
+      }
+      return readCompletion(completion);
+    },
+  };
+}
+
+function readCompletion(completion: OpenAI.Chat.Completions.ChatCompletion): ModelResponse {
+  const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
+  if (!choice?.message) {
+    throw new ModelError('invalid-response', { detail: 'the response has no choices[0].message' });
+  }
+  const toolCalls: ToolCall[] = [];
+  for (const call of choice.message.tool_calls ?? []) {
+    if (call.type !== 'function') continue;
+    toolCalls.push({
+      id: call.id,
+      type: 'function',
+      function: { name: call.function.name, arguments: call.function.arguments },
+    });
+  }
+  const message: AssistantMessage = { role: 'assistant', content: choice.message.content ?? null };
+  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  const usage = completion.usage;
+  return {
+    message,
+    usage: usage
+      ? {
+          promptTokens: usage.prompt_tokens ?? 0,
+          completionTokens: usage.completion_tokens ?? 0,
+          totalTokens: usage.total_tokens ?? 0,
+        }
+      : null,
+    finishReason: choice.finish_reason ?? null,
+    model: completion.model,
+  };
+}
+
+/** Maps what the SDK throws to a `ModelError`; an abort passes through as the signal's reason. */
+export function toModelError(error: unknown, signal: AbortSignal): unknown {
+  if (error instanceof OpenAI.APIUserAbortError || signal.aborted) return signal.reason ?? error;
+  if (error instanceof OpenAI.APIConnectionTimeoutError) {
+    return new ModelError('unavailable', { detail: 'the model server did not answer in time', cause: error });
+  }
+  if (error instanceof OpenAI.APIConnectionError) {
+    return new ModelError('unavailable', { detail: `cannot reach the model server: ${error.message}`, cause: error });
+  }
+  if (!(error instanceof OpenAI.APIError)) {
+    return new ModelError('invalid-response', { detail: describe(error), cause: error });
+  }
+  const status = error.status ?? null;
+  const code = typeof error.code === 'string' ? error.code : '';
+  const detail = `model server answered ${status}: ${error.message}`;
+  const base = { status, detail, cause: error };
+  if (status === 429) {
+    if (code === 'insufficient_quota') return new ModelError('quota-exceeded', base);
+    return new ModelError('rate-limited', { ...base, retryAfterSeconds: retryAfterMs(error.headers) / 1000 || null });
+  }
+  if (status === 401 || status === 403) return new ModelError('bad-credentials', base);
+  if (status === 404) return new ModelError('model-not-found', base);
+  if (isContextTooLong(code, error.message)) return new ModelError('context-too-long', base);
+  if (status !== null && status >= 500) return new ModelError('unavailable', base);
+  if (status === 408 || status === 409) return new ModelError('unavailable', base);
+  return new ModelError('rejected', base);
+}
+
+/** OpenAI says `context_length_exceeded`; vLLM, Ollama and others only say it in words. */
+function isContextTooLong(code: string, message: string): boolean {
+  return code === 'context_length_exceeded' || /context (length|window)|maximum context|too many tokens/i.test(message);
+}
+
+/** How long the server asked us to wait, in milliseconds; 0 when it did not say. */
+export function retryAfterMs(headers: Headers | undefined): number {
+  const ms = Number.parseFloat(headers?.get('retry-after-ms') ?? '');
+  if (Number.isFinite(ms) && ms > 0) return ms;
+  const value = headers?.get('retry-after');
+  if (!value) return 0;
+  const seconds = Number.parseFloat(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : 0;
+}
+
+/**
+ * A fetch that marks a retryable response "do not retry" (the SDK obeys `x-should-retry`) when
+ * the server asks for a longer wait than we are willing to sleep through.
+ */
+function refuseLongRetryWaits(maxWaitMs: number): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    if (response.status !== 429 && response.status < 500) return response;
+    if (retryAfterMs(response.headers) <= maxWaitMs) return response;
+    const headers = new Headers(response.headers);
+    headers.set('x-should-retry', 'false');
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

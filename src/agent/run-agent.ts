@@ -1,0 +1,208 @@
+import { randomUUID } from 'node:crypto';
+import type { AgentEvent, AgentEventSink, RunStatus, StopReason } from './events.ts';
+import { settleFinalAnswers } from './final-answer-turn.ts';
+import { type FinalAnswer, finalAnswerTool, finalAnswerToolName } from './final-answer.ts';
+import type { AssistantMessage, ChatMessage, TokenUsage, ToolMessage, UserMessage } from './messages.ts';
+import { addUsage, noUsage } from './messages.ts';
+import type { ModelClient, ToolChoice } from './model-client.ts';
+import { ModelError } from './model-error.ts';
+import type { ConversationContext, RuntimeTool } from './tool.ts';
+import { runToolTurn } from './tool-turn.ts';
+
+/** Limits of one run. */
+export interface AgentSettings {
+  /** Model calls per run; the last one must call `final_answer`. */
+  maxSteps: number;
+  maxToolCallsPerTurn: number;
+  runTimeoutMs: number;
+  toolTimeoutMs: number;
+}
+
+export const defaultAgentSettings: AgentSettings = {
+  maxSteps: 10,
+  maxToolCallsPerTurn: 8,
+  runTimeoutMs: 120_000,
+  toolTimeoutMs: 30_000,
+};
+
+export interface RunAgentOptions {
+  /** Chosen by the caller so that it can record the run before it starts; a UUID otherwise. */
+  runId?: string;
+  model: ModelClient;
+  systemPrompt: string;
+  /** The memory window, oldest first. */
+  history: readonly ChatMessage[];
+  /** The message(s) this run answers. */
+  input: readonly UserMessage[];
+  /** The tools offered in this run (moderator-only ones withheld by the caller as needed). */
+  tools: readonly RuntimeTool[];
+  context: ConversationContext;
+  settings: AgentSettings;
+  signal?: AbortSignal;
+  onEvent?: AgentEventSink;
+}
+
+export interface RunResult {
+  runId: string;
+  status: RunStatus;
+  answer: FinalAnswer | null;
+  stopReason: StopReason | null;
+  /** What to tell the user when there is no answer. */
+  userMessage: string | null;
+  /** Every message the run added after the history (input included), valid to send again. */
+  transcript: ChatMessage[];
+  /** What the conversation should remember: input, tool-call groups, and the answer as text. */
+  memory: ChatMessage[];
+  steps: number;
+  usage: TokenUsage;
+}
+
+/** Sent once when the model answers in plain text although a tool call was required. */
+export const plainTextNudge =
+  'You replied in plain text, but every reply must be a tool call. Call final_answer with your answer, or another tool if you need one.';
+
+/**
+ * Runs the agent until `final_answer` validates, a limit is reached, the signal fires or the model
+ * service fails. It never throws: every ending is a `RunResult` and a `run-end` event.
+ */
+export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
+  const { model, settings, context } = options;
+  const runId = options.runId ?? randomUUID();
+  const started = performance.now();
+  const emit = guardSink(options.onEvent, context.logger);
+  const tools = new Map(options.tools.filter((t) => t.name !== finalAnswerToolName).map((t) => [t.name, t]));
+  const specs = [...[...tools.values()].map((t) => t.spec), finalAnswerTool.spec];
+  const timeLimit = AbortSignal.timeout(settings.runTimeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeLimit]) : timeLimit;
+  const messages: ChatMessage[] = [{ role: 'system', content: options.systemPrompt }, ...options.history, ...options.input];
+  const firstNew = 1 + options.history.length;
+  const memory: ChatMessage[] = [...options.input];
+  const called = new Set<string>();
+  let usage = noUsage;
+  let step = 0;
+  let nudged = false;
+
+  const end = (status: RunStatus, fields: Partial<Pick<RunResult, 'answer' | 'stopReason' | 'userMessage'>>, error?: unknown): RunResult => {
+    const result: RunResult = {
+      runId,
+      status,
+      answer: fields.answer ?? null,
+      stopReason: fields.stopReason ?? null,
+      userMessage: fields.userMessage ?? null,
+      transcript: messages.slice(firstNew),
+      memory,
+      steps: step,
+      usage,
+    };
+    const event: AgentEvent = {
+      type: 'run-end',
+      runId,
+      status,
+      stopReason: result.stopReason,
+      userMessage: result.userMessage,
+      error: error === undefined ? null : describeError(error),
+      errorCode: error instanceof ModelError ? error.code : error === undefined ? null : 'internal',
+      steps: step,
+      usage,
+      durationMs: performance.now() - started,
+    };
+    emit(event);
+    return result;
+  };
+  const stopped = (reason: StopReason) => end('stopped', { stopReason: reason, userMessage: stopMessage(reason, settings) });
+  const abortReason = (): StopReason => (options.signal?.aborted ? 'aborted' : 'time-limit');
+
+  emit({ type: 'run-start', runId, conversationId: context.conversationId, model: model.model, toolNames: [...tools.keys()], at: new Date() });
+  try {
+    while (true) {
+      if (signal.aborted) return stopped(abortReason());
+      if (step >= settings.maxSteps) return stopped('step-limit');
+      step += 1;
+      const lastStep = step === settings.maxSteps;
+      const toolChoice: ToolChoice = lastStep ? { name: finalAnswerToolName } : 'required';
+      const callStarted = performance.now();
+      const response = await model.complete({ messages, tools: specs, toolChoice }, signal);
+      usage = addUsage(usage, response.usage);
+      const assistant = response.message;
+      emit({ type: 'model-call', runId, step, toolChoice, message: assistant, usage: response.usage, finishReason: response.finishReason, durationMs: performance.now() - callStarted });
+      messages.push(assistant);
+      const calls = assistant.tool_calls ?? [];
+
+      if (calls.length === 0) {
+        const text = assistant.content?.trim() ?? '';
+        if (text !== '' && (nudged || lastStep)) {
+          // Documented fallback for servers that ignore tool_choice: the text is the answer.
+          const answer: FinalAnswer = { answer: text, tools_used: [...called] };
+          memory.push({ role: 'assistant', content: text });
+          emit({ type: 'final-answer', runId, step, callId: null, answer, fallback: 'plain-text' });
+          return end('answered', { answer });
+        }
+        nudged = true;
+        messages.push({ role: 'user', content: plainTextNudge });
+        continue;
+      }
+
+      const others = calls.filter((call) => call.function.name !== finalAnswerToolName);
+      if (others.length > 0) {
+        const outcome = await runToolTurn({ runId, step, calls: others, tools, maxCalls: settings.maxToolCallsPerTurn, toolTimeoutMs: settings.toolTimeoutMs, runSignal: signal, context, emit });
+        for (const name of outcome.executed) called.add(name);
+        const results = new Map(others.map((call, index) => [call, outcome.messages[index] as ToolMessage]));
+        const replies = calls.map((call) => results.get(call) ?? refuseFinalAnswer(runId, step, call.id, emit));
+        messages.push(...replies);
+        memory.push(withoutFinalAnswer(assistant, others), ...replies.filter((reply, index) => calls[index]?.function.name !== finalAnswerToolName));
+        if (lastStep) return stopped(signal.aborted ? abortReason() : 'step-limit');
+        continue;
+      }
+
+      const settled = settleFinalAnswers({ runId, step, calls, called, emit });
+      messages.push(...settled.replies);
+      if (settled.answer) {
+        memory.push({ role: 'assistant', content: settled.answer.answer });
+        return end('answered', { answer: settled.answer });
+      }
+    }
+  } catch (error) {
+    if (signal.aborted) return stopped(abortReason());
+    if (error instanceof ModelError) return end('failed', { userMessage: error.userMessage }, error);
+    context.logger.error({ err: error, runId }, 'the agent run failed');
+    return end('failed', { userMessage: 'Something went wrong on my side. The operator can find the cause in the logs.' }, error);
+  }
+}
+
+/** A sink that throws is logged, never allowed to end the run or escape from it. */
+function guardSink(sink: AgentEventSink | undefined, logger: ConversationContext['logger']): AgentEventSink {
+  if (!sink) return () => {};
+  return (event) => {
+    try {
+      sink(event);
+    } catch (error) {
+      logger.error({ err: error, event: event.type, runId: event.runId }, 'an agent event sink failed');
+    }
+  };
+}
+
+/** The rule for `final_answer` beside other tools: those run, the answer waits for their results. */
+function refuseFinalAnswer(runId: string, step: number, callId: string, emit: AgentEventSink): ToolMessage {
+  const text = 'Not executed: call final_answer alone, in a turn of its own, once you have read these results.';
+  emit({ type: 'tool-error', runId, step, callId, name: finalAnswerToolName, kind: 'not-executed', error: text, durationMs: 0 });
+  return { role: 'tool', tool_call_id: callId, content: text };
+}
+
+function withoutFinalAnswer(message: AssistantMessage, calls: AssistantMessage['tool_calls']): AssistantMessage {
+  return { role: 'assistant', content: message.content, tool_calls: calls };
+}
+
+function stopMessage(reason: StopReason, settings: AgentSettings): string {
+  switch (reason) {
+    case 'step-limit':
+      return `I stopped after ${settings.maxSteps} steps without reaching an answer. Try a narrower question.`;
+    case 'time-limit':
+      return `I ran out of time (${Math.round(settings.runTimeoutMs / 1000)} seconds) before reaching an answer.`;
+    case 'aborted':
+      return 'Stopped before an answer was reached.';
+  }
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import type { FunctionSpec } from './model-client.ts';
+import { isStrictCompatible } from './strict-schema.ts';
+import type { RuntimeTool, ToolContext, ValidationResult } from './tool.ts';
+
+/**
+ * A tool written in `tools/`: a plain object whose zod schema types `execute`'s arguments.
+ * Optional fields are `.nullable()`, so that the model gets a strict schema.
+ */
+export interface ToolDefinition<Parameters extends z.ZodObject = z.ZodObject> {
+  name: string;
+  /** What the tool does and when to use it, for the model and for `/help`. */
+  description: string;
+  parameters: Parameters;
+  /** Offered to the model only in runs asked for by moderators. */
+  moderatorOnly?: boolean;
+  execute(args: z.output<Parameters>, context: ToolContext): unknown;
+}
+
+/** The model's function names: letters, digits, `_` and `-`, at most 64 characters. */
+export const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** Turns a zod tool into the runtime form, deriving its JSON Schema once. */
+export function fromZodTool(definition: ToolDefinition): RuntimeTool {
+  const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(definition.parameters) as Record<string, unknown>;
+  return fromJsonSchemaTool({
+    name: definition.name,
+    description: definition.description,
+    inputSchema,
+    moderatorOnly: definition.moderatorOnly ?? false,
+    validate: (input) => zodValidate(definition.parameters, input),
+    execute: async (args, context) => definition.execute(args as never, context),
+  });
+}
+
+/** Completes a tool that comes with a JSON Schema and its own validator (MCP servers). */
+export function fromJsonSchemaTool(tool: Omit<RuntimeTool, 'spec'>): RuntimeTool {
+  if (!toolNamePattern.test(tool.name)) {
+    throw new Error(`tool name "${tool.name}" must match ${toolNamePattern} for the model to call it`);
+  }
+  const spec: FunctionSpec = {
+    type: 'function',
+    function: {
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.inputSchema,
+      strict: isStrictCompatible(tool.inputSchema),
+    },
+  };
+  return { ...tool, spec };
+}
+
+export function zodValidate(schema: z.ZodType, input: unknown): ValidationResult {
+  const result = schema.safeParse(input);
+  if (result.success) return { ok: true, value: result.data };
+  return {
+    ok: false,
+    issues: result.error.issues.map((issue) =>
+      issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message,
+    ),
+  };
+}

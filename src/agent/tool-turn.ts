@@ -1,0 +1,134 @@
+import { UserFacingError } from '../errors.ts';
+import type { AgentEventSink, ToolErrorKind } from './events.ts';
+import type { ToolCall, ToolMessage } from './messages.ts';
+import type { ConversationContext, RuntimeTool } from './tool.ts';
+
+/** A tool result longer than this is cut before the model sees it. */
+export const maxObservationChars = 16_000;
+
+export interface ToolTurn {
+  runId: string;
+  step: number;
+  /** The turn's calls other than `final_answer`, in the model's order. */
+  calls: readonly ToolCall[];
+  tools: ReadonlyMap<string, RuntimeTool>;
+  maxCalls: number;
+  toolTimeoutMs: number;
+  runSignal: AbortSignal;
+  context: ConversationContext;
+  emit: AgentEventSink;
+}
+
+export interface ToolTurnOutcome {
+  /** One message per call, in call order. */
+  messages: ToolMessage[];
+  /** Names of the tools that were executed (whether they succeeded or not). */
+  executed: string[];
+}
+
+type Observation = { ok: true; text: string } | { ok: false; kind: ToolErrorKind; text: string };
+
+/**
+ * Runs one turn's tool calls concurrently. Every call ends as exactly one tool message: a result,
+ * or an error observation the model can act on. Nothing here throws for a tool's fault.
+ */
+export async function runToolTurn(turn: ToolTurn): Promise<ToolTurnOutcome> {
+  const executed: string[] = [];
+  const messages = await Promise.all(
+    turn.calls.map(async (call, index): Promise<ToolMessage> => {
+      const name = call.function.name;
+      const started = performance.now();
+      turn.emit({ type: 'tool-call', runId: turn.runId, step: turn.step, callId: call.id, name, arguments: call.function.arguments });
+      const observation = await observe(turn, call, index, executed);
+      const base = { runId: turn.runId, step: turn.step, callId: call.id, name, durationMs: performance.now() - started };
+      if (observation.ok) turn.emit({ type: 'tool-result', ...base, result: observation.text });
+      else turn.emit({ type: 'tool-error', ...base, kind: observation.kind, error: observation.text });
+      return { role: 'tool', tool_call_id: call.id, content: observation.text };
+    }),
+  );
+  return { messages, executed };
+}
+
+async function observe(turn: ToolTurn, call: ToolCall, index: number, executed: string[]): Promise<Observation> {
+  if (turn.runSignal.aborted) return { ok: false, kind: 'cancelled', text: 'Cancelled: the run was stopped.' };
+  if (index >= turn.maxCalls) {
+    return {
+      ok: false,
+      kind: 'not-executed',
+      text: `Not executed: at most ${turn.maxCalls} tool calls run per turn. Call it again in your next turn if you still need it.`,
+    };
+  }
+  const tool = turn.tools.get(call.function.name);
+  if (!tool) {
+    const valid = [...turn.tools.keys()].join(', ');
+    return { ok: false, kind: 'unknown-tool', text: `Unknown tool "${call.function.name}". The valid tools are: ${valid}.` };
+  }
+  const parsed = parseArguments(call.function.arguments);
+  if (!parsed.ok) return { ok: false, kind: 'invalid-arguments', text: parsed.text };
+  const validation = tool.validate(parsed.value);
+  if (!validation.ok) {
+    return {
+      ok: false,
+      kind: 'invalid-arguments',
+      text: `Invalid arguments for ${tool.name}:\n- ${validation.issues.join('\n- ')}\nFix them and call it again.`,
+    };
+  }
+  executed.push(tool.name);
+  return execute(turn, tool, validation.value);
+}
+
+function parseArguments(text: string): { ok: true; value: unknown } | { ok: false; text: string } {
+  // Some servers send "" for a call without arguments.
+  if (text.trim() === '') return { ok: true, value: {} };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { ok: false, text: `The arguments are not valid JSON (${reason}). Send one JSON object that matches the schema.` };
+  }
+}
+
+async function execute(turn: ToolTurn, tool: RuntimeTool, args: unknown): Promise<Observation> {
+  const timeout = AbortSignal.timeout(turn.toolTimeoutMs);
+  const signal = AbortSignal.any([turn.runSignal, timeout]);
+  try {
+    const running = Promise.resolve().then(() => tool.execute(args, { ...turn.context, signal }));
+    const result = await untilAborted(running, signal);
+    return { ok: true, text: formatObservation(result) };
+  } catch (error) {
+    if (turn.runSignal.aborted) return { ok: false, kind: 'cancelled', text: 'Cancelled: the run was stopped.' };
+    if (timeout.aborted) {
+      return { ok: false, kind: 'timeout', text: `Error: ${tool.name} did not finish within ${turn.toolTimeoutMs / 1000} seconds.` };
+    }
+    turn.context.logger.warn({ err: error, tool: tool.name }, 'a tool failed');
+    const message = error instanceof UserFacingError ? error.userMessage : error instanceof Error ? error.message : String(error);
+    return { ok: false, kind: 'threw', text: `Error: ${message}` };
+  }
+}
+
+/** Settles with `promise`, or rejects as soon as `signal` fires: a tool may ignore its signal. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** What the model sees of a tool's result: text as it is, anything else as JSON, cut to size. */
+export function formatObservation(result: unknown): string {
+  const text =
+    typeof result === 'string' ? result : result === undefined || result === null ? '(no result)' : JSON.stringify(result);
+  if (text.length <= maxObservationChars) return text;
+  return `${text.slice(0, maxObservationChars)}\n[cut: ${text.length - maxObservationChars} more characters]`;
+}

@@ -1,0 +1,45 @@
+import type { Logger } from './logger.ts';
+import type { FunctionSpec } from './model-client.ts';
+
+/** Who asked for the run or the tool call. */
+export interface Requester {
+  id: string;
+  displayName: string;
+  /** Checked against Discord permissions by the caller, never taken from the model. */
+  isModerator: boolean;
+}
+
+/** Where a conversation takes place, and who is in it; the same for every tool call of a run. */
+export interface ConversationContext {
+  conversationId: string;
+  /** Null outside a Discord server (the terminal). */
+  guildId: string | null;
+  channelId: string | null;
+  requester: Requester;
+  logger: Logger;
+}
+
+/** What a tool receives besides its arguments. */
+export interface ToolContext extends ConversationContext {
+  /** Fires when the run is stopped or the tool's time limit passes. */
+  signal: AbortSignal;
+}
+
+export type ValidationResult = { ok: true; value: unknown } | { ok: false; issues: string[] };
+
+/**
+ * The one runtime form of every tool, whether written in `tools/` with zod or brought by an MCP
+ * server with a JSON Schema. Built once at start-up; the model's function spec, argument
+ * validation and the `/tool` command's options all come from it.
+ */
+export interface RuntimeTool {
+  name: string;
+  description: string;
+  /** The JSON Schema of the arguments, as sent to the model. */
+  inputSchema: Record<string, unknown>;
+  /** The spec sent to the model, built once from the fields above. */
+  spec: FunctionSpec;
+  moderatorOnly: boolean;
+  validate(input: unknown): ValidationResult;
+  execute(args: unknown, context: ToolContext): Promise<unknown>;
+}

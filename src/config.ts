@@ -1,0 +1,192 @@
+/**
+ * Settings, from the environment and a `.env` file (the environment wins), validated in one place
+ * so that every problem is reported at once, by name, with what to do about it.
+ */
+import { readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
+import { z } from 'zod';
+import type { AgentSettings } from './agent/run-agent.ts';
+import type { OpenAIModelClientOptions } from './agent/openai-model-client.ts';
+
+export type Environment = Record<string, string | undefined>;
+
+const blankToUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
+
+const optionalText = () => z.preprocess(blankToUndefined, z.string().optional());
+
+const text = (fallback: string) => z.preprocess(blankToUndefined, z.string().default(fallback));
+
+const whole = (min: number, max: number, fallback: number) =>
+  z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .default(String(fallback))
+      .pipe(
+        z
+          .string()
+          .regex(/^\d+$/, `must be a whole number from ${min} to ${max}`)
+          .transform(Number)
+          .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`)),
+      ),
+  );
+
+const decimal = (min: number, max: number, fallback: number) =>
+  z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .default(String(fallback))
+      .pipe(
+        z
+          .string()
+          .regex(/^\d+(\.\d+)?$/, `must be a number from ${min} to ${max}`)
+          .transform(Number)
+          .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`)),
+      ),
+  );
+
+const httpUrl = (fallback: string) =>
+  z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .default(fallback)
+      .pipe(z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })),
+  );
+
+export const defaultBaseURL = 'https://api.openai.com/v1';
+
+/** Every setting: the README's table and `.env.example` list exactly these (a test checks). */
+export const settingsSchema = z
+  .object({
+    OPENAI_API_KEY: optionalText(),
+    OPENAI_BASE_URL: httpUrl(defaultBaseURL),
+    OPENAI_MODEL: text('gpt-4.1-mini'),
+    OPENAI_TEMPERATURE: decimal(0, 2, 0),
+    OPENAI_MAX_RETRIES: whole(0, 10, 2),
+    OPENAI_TIMEOUT_SECONDS: whole(1, 3600, 60),
+    OPENAI_MAX_RETRY_WAIT_SECONDS: whole(0, 3600, 30),
+    MAX_STEPS: whole(1, 50, 10),
+    MAX_TOOL_CALLS_PER_TURN: whole(1, 64, 8),
+    RUN_TIMEOUT_SECONDS: whole(5, 3600, 120),
+    TOOL_TIMEOUT_SECONDS: whole(1, 600, 30),
+    SYSTEM_PROMPT: optionalText(),
+    SYSTEM_PROMPT_FILE: optionalText(),
+    LOG_LEVEL: z.preprocess(
+      blankToUndefined,
+      z
+        .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+          error: 'must be one of fatal, error, warn, info, debug, trace, silent',
+        })
+        .default('info'),
+    ),
+  });
+
+/** Rules across settings, checked on the raw values so they are reported with every other problem. */
+function crossProblems(merged: Environment): string[] {
+  const problems: string[] = [];
+  const present = (name: string) => blankToUndefined(merged[name]) !== undefined;
+  const baseURL = present('OPENAI_BASE_URL') ? String(merged.OPENAI_BASE_URL) : defaultBaseURL;
+  if (!present('OPENAI_API_KEY') && URL.canParse(baseURL) && new URL(baseURL).hostname === 'api.openai.com') {
+    problems.push(
+      "OPENAI_API_KEY is required for OpenAI's API (the default OPENAI_BASE_URL): set it, or point OPENAI_BASE_URL at a local server that needs no key",
+    );
+  }
+  if (present('SYSTEM_PROMPT') && present('SYSTEM_PROMPT_FILE')) {
+    problems.push('SYSTEM_PROMPT_FILE cannot be set together with SYSTEM_PROMPT: keep one');
+  }
+  return problems;
+}
+
+export const settingNames = Object.keys(settingsSchema.shape) as (keyof typeof settingsSchema.shape)[];
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  model: OpenAIModelClientOptions;
+  agent: AgentSettings;
+  /** The operator's persona and rules, or null for none. */
+  systemPrompt: string | null;
+  logLevel: LogLevel;
+}
+
+export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
+
+/**
+ * Reads the settings from `environment`, falling back to the `.env` file's text where a variable
+ * is unset. `readText` reads `SYSTEM_PROMPT_FILE`.
+ */
+export function parseConfig(
+  environment: Environment,
+  dotenvText: string | null,
+  readText: (path: string) => string = (path) => readFileSync(path, 'utf8'),
+): ConfigResult {
+  const merged: Environment = { ...(dotenvText === null ? {} : parseEnv(dotenvText)), ...environment };
+  const parsed = settingsSchema.safeParse(merged);
+  const problems = [
+    ...(parsed.success ? [] : parsed.error.issues.map((issue) => describeIssue(issue, merged))),
+    ...crossProblems(merged),
+  ];
+  if (!parsed.success || problems.length > 0) return { ok: false, problems };
+  const settings = parsed.data;
+  let systemPrompt = settings.SYSTEM_PROMPT ?? null;
+  if (settings.SYSTEM_PROMPT_FILE) {
+    try {
+      systemPrompt = readText(settings.SYSTEM_PROMPT_FILE).trim() || null;
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? String(error);
+      return { ok: false, problems: [`SYSTEM_PROMPT_FILE cannot be read (${reason}): "${settings.SYSTEM_PROMPT_FILE}"`] };
+    }
+  }
+  return {
+    ok: true,
+    config: {
+      model: {
+        apiKey: settings.OPENAI_API_KEY ?? null,
+        baseURL: settings.OPENAI_BASE_URL,
+        model: settings.OPENAI_MODEL,
+        temperature: settings.OPENAI_TEMPERATURE,
+        maxRetries: settings.OPENAI_MAX_RETRIES,
+        timeoutSeconds: settings.OPENAI_TIMEOUT_SECONDS,
+        maxRetryWaitSeconds: settings.OPENAI_MAX_RETRY_WAIT_SECONDS,
+      },
+      agent: {
+        maxSteps: settings.MAX_STEPS,
+        maxToolCallsPerTurn: settings.MAX_TOOL_CALLS_PER_TURN,
+        runTimeoutMs: settings.RUN_TIMEOUT_SECONDS * 1000,
+        toolTimeoutMs: settings.TOOL_TIMEOUT_SECONDS * 1000,
+      },
+      systemPrompt,
+      logLevel: settings.LOG_LEVEL,
+    },
+  };
+}
+
+function describeIssue(issue: z.core.$ZodIssue, merged: Environment): string {
+  const name = String(issue.path[0] ?? 'settings');
+  const value = merged[name];
+  // Secrets and long texts are never echoed back.
+  const shown = value === undefined || name === 'OPENAI_API_KEY' || name === 'SYSTEM_PROMPT' ? '' : ` (it is "${value}")`;
+  return `${name} ${issue.message}${shown}`;
+}
+
+/** The one message printed when the settings cannot be used. */
+export function formatProblems(problems: readonly string[]): string {
+  const count = problems.length === 1 ? 'a problem' : `${problems.length} problems`;
+  return [
+    `Cannot start: the settings have ${count} (read from the environment, then .env):`,
+    ...problems.map((problem) => `  - ${problem}`),
+    'Fix them in .env (copy .env.example to start) or in the environment; README.md lists every setting under "Settings".',
+  ].join('\n');
+}
+
+/** The text of the `.env` file at `path`, or null when there is none. */
+export function readDotenv(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}

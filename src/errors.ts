@@ -1,0 +1,27 @@
+/**
+ * The one base class for faults of the program or its infrastructure. `name` is the subclass's
+ * name and `code` a stable string that logs and tests can match on.
+ */
+export class BotError extends Error {
+  override readonly name: string;
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/**
+ * A fault whose `userMessage` is safe to show to the person who met it: it names what happened
+ * and what to do, and carries no secret, stack or internal detail.
+ */
+export class UserFacingError extends BotError {
+  readonly userMessage: string;
+
+  constructor(code: string, userMessage: string, options?: { cause?: unknown; detail?: string }) {
+    super(code, options?.detail ?? userMessage, options);
+    this.userMessage = userMessage;
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * What most agent tests share: the real openai client pointed at a scripted server, the built-in
+ * tools, and a run that records its events.
+ */
+import type { AgentEvent } from '../../src/agent/events.ts';
+import { silentLogger } from '../../src/agent/logger.ts';
+import { createOpenAIModelClient, type OpenAIModelClientOptions } from '../../src/agent/openai-model-client.ts';
+import { type AgentSettings, defaultAgentSettings, runAgent, type RunAgentOptions, type RunResult } from '../../src/agent/run-agent.ts';
+import type { ConversationContext, RuntimeTool } from '../../src/agent/tool.ts';
+import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
+import { builtInTools } from '../../tools/index.ts';
+import type { ScriptedModel } from './scripted-model.ts';
+
+export const testContext: ConversationContext = {
+  conversationId: 'test-conversation',
+  guildId: null,
+  channelId: null,
+  requester: { id: 'user-1', displayName: 'Ada', isModerator: false },
+  logger: silentLogger,
+};
+
+export function modelClientFor(server: ScriptedModel, options: Partial<OpenAIModelClientOptions> = {}) {
+  return createOpenAIModelClient({
+    apiKey: 'sk-test',
+    baseURL: server.baseURL,
+    model: 'test-model',
+    temperature: 0,
+    maxRetries: 2,
+    timeoutSeconds: 10,
+    maxRetryWaitSeconds: 30,
+    ...options,
+  });
+}
+
+export interface RecordedRun extends RunResult {
+  events: AgentEvent[];
+}
+
+/** Runs the agent once against `server` and records every event. */
+export async function runOnce(
+  server: ScriptedModel,
+  options: {
+    tools?: readonly RuntimeTool[];
+    settings?: Partial<AgentSettings>;
+    signal?: AbortSignal;
+    input?: string;
+    client?: Partial<OpenAIModelClientOptions>;
+  } & Partial<Pick<RunAgentOptions, 'history'>> = {},
+): Promise<RecordedRun> {
+  const events: AgentEvent[] = [];
+  const result = await runAgent({
+    model: modelClientFor(server, options.client),
+    systemPrompt: 'You are a test.',
+    history: options.history ?? [],
+    input: [{ role: 'user', content: options.input ?? 'Ada: hello' }],
+    tools: options.tools ?? buildToolRegistry(builtInTools),
+    context: testContext,
+    settings: { ...defaultAgentSettings, ...options.settings },
+    signal: options.signal,
+    onEvent: (event) => events.push(event),
+  });
+  return { ...result, events };
+}

@@ -1,0 +1,173 @@
+/**
+ * A scripted OpenAI-compatible chat-completions server on 127.0.0.1. Each request takes the next
+ * scripted reply; a request beyond the script, or a body that breaks the OpenAI spec, is recorded
+ * as a failure, and `close()` throws for failures and for replies left over.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chatRequestProblems } from './openai-conformance.ts';
+
+/** What the server sends back for one request. */
+export interface ScriptedReply {
+  status?: number;
+  headers?: Record<string, string>;
+  /** A JSON value, or a string sent as it is (to send something that is not JSON). */
+  body?: unknown;
+  /** Waits this long before answering. */
+  delayMs?: number;
+  /** Never answers (until the client gives up or the server closes). */
+  hang?: boolean;
+  /** Destroys the connection without an answer. */
+  reset?: boolean;
+}
+
+/** A reply, or a function of the request body that returns one (to check what was sent). */
+export type ScriptStep = ScriptedReply | ((body: ChatRequest) => ScriptedReply);
+
+export interface ChatRequest {
+  model: string;
+  messages: { role: string; content?: string | null; tool_calls?: ScriptedToolCall[]; tool_call_id?: string }[];
+  tools?: { type: 'function'; function: { name: string; strict?: boolean; parameters: Record<string, unknown> } }[];
+  tool_choice?: unknown;
+  temperature?: number;
+}
+
+interface ScriptedToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface ScriptedModel {
+  /** The base URL to give the openai client (ends in /v1). */
+  baseURL: string;
+  /** Appends replies to the script. */
+  enqueue(...steps: ScriptStep[]): void;
+  /** Every request body received, in order. */
+  requests: ChatRequest[];
+  /** The number of HTTP requests received (retries included). */
+  readonly attempts: number;
+  /** Throws if any request was unexpected or broke the spec, or if replies are left over; then stops. */
+  close(): Promise<void>;
+}
+
+export async function startScriptedModel(): Promise<ScriptedModel> {
+  const script: ScriptStep[] = [];
+  const requests: ChatRequest[] = [];
+  const failures: string[] = [];
+  const hanging = new Set<ServerResponse>();
+  let attempts = 0;
+
+  const server = createServer(async (request, response) => {
+    attempts += 1;
+    const body = await readJson(request);
+    if (request.method !== 'POST' || request.url !== '/v1/chat/completions') {
+      failures.push(`unexpected ${request.method} ${request.url}`);
+      return send(response, { status: 404, body: { error: { message: 'not found' } } });
+    }
+    requests.push(body as ChatRequest);
+    const problems = chatRequestProblems(body);
+    if (problems.length > 0) failures.push(`request ${requests.length} breaks the OpenAI spec:\n  ${problems.join('\n  ')}`);
+    const step = script.shift();
+    if (step === undefined) {
+      failures.push(`unexpected request ${requests.length}: the script is empty`);
+      return send(response, { status: 500, body: { error: { message: 'scripted model: no reply scripted' } }, headers: { 'x-should-retry': 'false' } });
+    }
+    let reply: ScriptedReply;
+    try {
+      reply = typeof step === 'function' ? step(body as ChatRequest) : step;
+    } catch (error) {
+      failures.push(`request ${requests.length}: ${(error as Error).message}`);
+      return send(response, { status: 500, body: { error: { message: 'scripted check failed' } }, headers: { 'x-should-retry': 'false' } });
+    }
+    if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
+    if (reply.reset) return request.socket.destroy();
+    if (reply.hang) {
+      hanging.add(response);
+      return;
+    }
+    send(response, reply);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    enqueue: (...steps) => void script.push(...steps),
+    requests,
+    get attempts() {
+      return attempts;
+    },
+    async close() {
+      for (const response of hanging) response.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (script.length > 0) failures.push(`${script.length} scripted replies were never requested`);
+      if (failures.length > 0) throw new Error(`scripted model:\n${failures.join('\n')}`);
+    },
+  };
+}
+
+async function readJson(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  try {
+    return text === '' ? null : JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function send(response: ServerResponse, reply: ScriptedReply): void {
+  const body = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? {});
+  response.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
+  response.end(body);
+}
+
+let callCounter = 0;
+
+/** A completion whose message calls these tools (arguments given as objects, or raw text). */
+export function toolCalls(...calls: { name: string; arguments: unknown; id?: string }[]): ScriptedReply {
+  return completion({
+    role: 'assistant',
+    content: null,
+    tool_calls: calls.map((call) => ({
+      id: call.id ?? `call_${++callCounter}`,
+      type: 'function',
+      function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) },
+    })),
+  }, 'tool_calls');
+}
+
+/** A completion that calls `final_answer`. */
+export function finalAnswer(answer: string, toolsUsed: string[] = []): ScriptedReply {
+  return toolCalls({ name: 'final_answer', arguments: { answer, tools_used: toolsUsed } });
+}
+
+/** A completion with plain text and no tool call. */
+export function text(content: string): ScriptedReply {
+  return completion({ role: 'assistant', content }, 'stop');
+}
+
+/** An API error in OpenAI's shape. */
+export function apiError(status: number, message: string, options: { code?: string; headers?: Record<string, string> } = {}): ScriptedReply {
+  return {
+    status,
+    headers: options.headers,
+    body: { error: { message, type: status === 429 ? 'rate_limit_error' : 'invalid_request_error', code: options.code ?? null } },
+  };
+}
+
+function completion(message: Record<string, unknown>, finishReason: string): ScriptedReply {
+  return {
+    body: {
+      id: `chatcmpl-${++callCounter}`,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: 'scripted-model',
+      choices: [{ index: 0, message: { refusal: null, ...message }, finish_reason: finishReason, logprobs: null }],
+      usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+    },
+  };
+}
