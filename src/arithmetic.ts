@@ -7,9 +7,14 @@
 export const maxExpressionLength = 500;
 const maxDepth = 64;
 
-const constants: Record<string, number> = { pi: Math.PI, e: Math.E, tau: 2 * Math.PI };
+// Maps, not object literals: a name like "constructor" must not find Object.prototype's members.
+const constants = new Map<string, number>([
+  ['pi', Math.PI],
+  ['e', Math.E],
+  ['tau', 2 * Math.PI],
+]);
 
-const functions: Record<string, { arity: [number, number]; apply: (...args: number[]) => number }> = {
+const functions = new Map<string, { arity: [number, number]; apply: (...args: number[]) => number }>(Object.entries({
   sqrt: { arity: [1, 1], apply: Math.sqrt },
   cbrt: { arity: [1, 1], apply: Math.cbrt },
   abs: { arity: [1, 1], apply: Math.abs },
@@ -34,9 +39,9 @@ const functions: Record<string, { arity: [number, number]; apply: (...args: numb
   min: { arity: [1, 16], apply: Math.min },
   max: { arity: [1, 16], apply: Math.max },
   pow: { arity: [2, 2], apply: Math.pow },
-};
+} satisfies Record<string, { arity: [number, number]; apply: (...args: number[]) => number }>));
 
-export const supportedNames = [...Object.keys(constants), ...Object.keys(functions)];
+export const supportedNames = [...constants.keys(), ...functions.keys()];
 
 /** Thrown for an expression that cannot be evaluated; the message says where and why. */
 export class ArithmeticError extends Error {
@@ -93,14 +98,14 @@ function normalizeSymbol(symbol: string): string {
   return symbol === '**' ? '^' : symbol === '×' ? '*' : symbol === '÷' ? '/' : symbol;
 }
 
-const binary: Record<string, { precedence: number; right: boolean; apply: (a: number, b: number) => number }> = {
-  '+': { precedence: 1, right: false, apply: (a, b) => a + b },
-  '-': { precedence: 1, right: false, apply: (a, b) => a - b },
-  '*': { precedence: 2, right: false, apply: (a, b) => a * b },
-  '/': { precedence: 2, right: false, apply: (a, b) => a / b },
-  '%': { precedence: 2, right: false, apply: (a, b) => a % b },
-  '^': { precedence: 4, right: true, apply: (a, b) => a ** b },
-};
+const binary = new Map<string, { precedence: number; right: boolean; apply: (a: number, b: number) => number }>(Object.entries({
+  '+': { precedence: 1, right: false, apply: (a: number, b: number) => a + b },
+  '-': { precedence: 1, right: false, apply: (a: number, b: number) => a - b },
+  '*': { precedence: 2, right: false, apply: (a: number, b: number) => a * b },
+  '/': { precedence: 2, right: false, apply: (a: number, b: number) => a / b },
+  '%': { precedence: 2, right: false, apply: (a: number, b: number) => a % b },
+  '^': { precedence: 4, right: true, apply: (a: number, b: number) => a ** b },
+}));
 const unaryPrecedence = 3;
 
 /** Precedence climbing over the tokens; `depth` bounds nesting so the stack cannot overflow. */
@@ -113,8 +118,8 @@ class Parser {
   expression(minPrecedence: number): number {
     if (++this.depth > maxDepth) throw new ArithmeticError(`the expression nests deeper than ${maxDepth} levels`);
     let left = this.operand();
-    for (let token = this.peek(); token?.kind === 'symbol' && binary[token.text]; token = this.peek()) {
-      const operator = binary[token.text]!;
+    for (let token = this.peek(); token?.kind === 'symbol' && binary.has(token.text); token = this.peek()) {
+      const operator = binary.get(token.text)!;
       if (operator.precedence < minPrecedence) break;
       this.index += 1;
       const right = this.expression(operator.right ? operator.precedence : operator.precedence + 1);
@@ -142,9 +147,9 @@ class Parser {
       }
       throw new ArithmeticError(`unexpected "${token.text}" at position ${token.at + 1}`);
     }
-    const constant = constants[token.text];
+    const constant = constants.get(token.text);
     if (constant !== undefined) return constant;
-    const fn = functions[token.text];
+    const fn = functions.get(token.text);
     if (!fn) {
       throw new ArithmeticError(`unknown name "${token.text}"; known: ${supportedNames.join(', ')}`);
     }

@@ -49,6 +49,8 @@ export interface RunResult {
   stopReason: StopReason | null;
   /** What to tell the user when there is no answer. */
   userMessage: string | null;
+  /** Why a failed run failed: a `ModelError` for the model service, another error for a bug. */
+  error: Error | null;
   /** Every message the run added after the history (input included), valid to send again. */
   transcript: ChatMessage[];
   /** What the conversation should remember: input, tool-call groups, and the answer as text. */
@@ -89,6 +91,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       answer: fields.answer ?? null,
       stopReason: fields.stopReason ?? null,
       userMessage: fields.userMessage ?? null,
+      error: error === undefined ? null : error instanceof Error ? error : new Error(String(error)),
       transcript: messages.slice(firstNew),
       memory,
       steps: step,

@@ -1,0 +1,119 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ModelError } from '../../src/agent/model-error.ts';
+import { runOnce } from '../support/agent-harness.ts';
+import { type ScriptedModel, apiError, finalAnswer, startScriptedModel } from '../support/scripted-model.ts';
+
+let model: ScriptedModel;
+beforeEach(async () => {
+  model = await startScriptedModel();
+});
+afterEach(async () => {
+  await model.close();
+});
+
+/** The failure a run ended with, as a ModelError. */
+function modelError(run: { error: Error | null }): ModelError {
+  expect(run.error).toBeInstanceOf(ModelError);
+  return run.error as ModelError;
+}
+
+describe('model service errors', () => {
+  it('lets the SDK retry a short rate limit, honouring Retry-After, with no retry layer of ours on top', async () => {
+    model.enqueue(apiError(429, 'Rate limit reached', { headers: { 'retry-after-ms': '50' } }), finalAnswer('Hello.'));
+
+    const run = await runOnce(model);
+
+    expect(run.status).toBe('answered');
+    expect(model.attempts).toBe(2);
+    expect(run.steps).toBe(1);
+  });
+
+  it('reports a rate limit whose wait is longer than the limit, without sleeping through it', async () => {
+    model.enqueue(apiError(429, 'Rate limit reached', { headers: { 'retry-after': '3600' } }));
+
+    const run = await runOnce(model, { client: { maxRetryWaitSeconds: 30 } });
+
+    expect(model.attempts).toBe(1);
+    expect(run.status).toBe('failed');
+    const error = modelError(run);
+    expect(error.kind).toBe('rate-limited');
+    expect(error.retryAfterSeconds).toBe(3600);
+    expect(run.userMessage).toBe('The model is rate-limited right now. Please try again in 60 minutes.');
+    expect(run.events.at(-1)).toMatchObject({ type: 'run-end', status: 'failed', errorCode: 'model-rate-limited' });
+  });
+
+  it('retries server errors the configured number of times, then reports the service unavailable', async () => {
+    const unavailable = apiError(503, 'overloaded', { headers: { 'retry-after-ms': '10' } });
+    model.enqueue(unavailable, unavailable, unavailable);
+
+    const run = await runOnce(model, { client: { maxRetries: 2 } });
+
+    expect(model.attempts).toBe(3);
+    expect(modelError(run).kind).toBe('unavailable');
+    expect(run.userMessage).toMatch(/not answering right now/);
+  });
+
+  it('does not retry a context that is too long, and says so', async () => {
+    model.enqueue(apiError(400, "This model's maximum context length is 128000 tokens.", { code: 'context_length_exceeded' }));
+
+    const run = await runOnce(model);
+
+    expect(model.attempts).toBe(1);
+    expect(modelError(run).kind).toBe('context-too-long');
+    expect(run.userMessage).toMatch(/too long for the model/);
+  });
+
+  it('recognizes a context too long from servers that only say it in words', async () => {
+    model.enqueue(apiError(400, 'Requested tokens (9000) exceed context window of 8192'));
+
+    const run = await runOnce(model);
+
+    expect(modelError(run).kind).toBe('context-too-long');
+  });
+
+  it('does not retry bad credentials, and tells the operator what to check', async () => {
+    model.enqueue(apiError(401, 'Incorrect API key provided: sk-test.', { code: 'invalid_api_key' }));
+
+    const run = await runOnce(model);
+
+    expect(model.attempts).toBe(1);
+    expect(modelError(run).kind).toBe('bad-credentials');
+    expect(run.userMessage).toMatch(/OPENAI_API_KEY/);
+    // The user's message never carries what the server said (it may echo the key).
+    expect(run.userMessage).not.toContain('sk-test');
+  });
+
+  it('names an unknown model', async () => {
+    model.enqueue(apiError(404, 'The model `gpt-9` does not exist', { code: 'model_not_found' }));
+
+    const run = await runOnce(model);
+
+    expect(modelError(run).kind).toBe('model-not-found');
+    expect(run.userMessage).toMatch(/OPENAI_MODEL/);
+  });
+
+  it('reports a body that is not JSON as a reply the bot could not read', async () => {
+    model.enqueue({ status: 200, body: 'this is not json' });
+
+    const run = await runOnce(model);
+
+    expect(modelError(run).kind).toBe('invalid-response');
+  });
+
+  it('reports a connection reset after the retries as the service unavailable', async () => {
+    model.enqueue({ reset: true }, { reset: true });
+
+    const run = await runOnce(model, { client: { maxRetries: 1 } });
+
+    expect(model.attempts).toBe(2);
+    expect(modelError(run).kind).toBe('unavailable');
+  });
+
+  it('gives up on a response that never comes after the request time limit', async () => {
+    model.enqueue({ hang: true });
+
+    const run = await runOnce(model, { client: { maxRetries: 0, timeoutSeconds: 1 } });
+
+    expect(modelError(run).kind).toBe('unavailable');
+  });
+});
