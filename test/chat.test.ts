@@ -1,0 +1,99 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runScript } from './support/run-process.ts';
+import { type ScriptedModel, apiError, finalAnswer, startScriptedModel, toolCalls } from './support/scripted-model.ts';
+
+let model: ScriptedModel;
+let cwd: string;
+beforeEach(async () => {
+  model = await startScriptedModel();
+  cwd = mkdtempSync(join(tmpdir(), 'chat-test-'));
+});
+afterEach(async () => {
+  await model.close();
+});
+
+const chat = (stdin: string, env: Record<string, string> = {}) =>
+  runScript('src/chat.ts', { cwd, stdin, env: { OPENAI_BASE_URL: model.baseURL, USER: 'ada', ...env } });
+
+describe('npm run chat', () => {
+  it('answers "what is 2+3*4?" through the calculator, printing the invocation and the answer', async () => {
+    model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '2+3*4' } }), (request) => {
+      const results = request.messages.filter((message) => message.role === 'tool').map((message) => message.content);
+      // The scripted answer is given only if the request carries the tool message with 14.
+      if (!results.includes('14')) return apiError(400, `expected the calculator's 14, got ${JSON.stringify(results)}`);
+      return finalAnswer('2 + 3 × 4 = **14**', ['calculator']);
+    });
+
+    const result = await chat('what is 2+3*4?\n');
+
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      ['  → calculator {"expression":"2+3*4"}', '  ← 14', 'bot: 2 + 3 × 4 = **14**', '     (tools: calculator)', ''].join('\n'),
+    );
+    expect(model.requests[0]!.messages[1]).toEqual({ role: 'user', content: 'ada: what is 2+3*4?' });
+  });
+
+  it('remembers the conversation from one line to the next', async () => {
+    model.enqueue(finalAnswer('Nice to meet you, Ada.'), (request) => {
+      expect(request.messages.slice(1).map((message) => message.content)).toEqual([
+        'ada: my name is Ada',
+        'Nice to meet you, Ada.',
+        'ada: what is my name?',
+      ]);
+      return finalAnswer('Your name is Ada.');
+    });
+
+    const result = await chat('my name is Ada\n\nwhat is my name?\n');
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('bot: Your name is Ada.');
+  });
+
+  it('prints a clear message when the model fails, and goes on to the next line', async () => {
+    model.enqueue(apiError(401, 'Incorrect API key provided'), finalAnswer('Back again.'));
+
+    const result = await chat('hello\nhello again\n', { OPENAI_API_KEY: 'sk-wrong' });
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("bot: (failed) The model service refused the bot's credentials. The operator needs to check OPENAI_API_KEY.");
+    expect(result.stdout).toContain('bot: Back again.');
+    expect(result.stdout + result.stderr).not.toContain('sk-wrong');
+  });
+
+  it('stops on invalid settings with one message naming each problem, exit code 1 and no stack trace', async () => {
+    const result = await chat('hello\n', { OPENAI_TEMPERATURE: 'hot', MAX_STEPS: '0', OPENAI_BASE_URL: '' });
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('Cannot start: the settings have 3 problems');
+    expect(result.stderr).toContain('OPENAI_TEMPERATURE must be a number from 0 to 2 (it is "hot")');
+    expect(result.stderr).toContain('MAX_STEPS must be at least 1 (it is "0")');
+    expect(result.stderr).toContain('OPENAI_API_KEY is required');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('reads settings from .env in the working directory, with the environment winning', async () => {
+    writeFileSync(join(cwd, '.env'), `OPENAI_BASE_URL=http://127.0.0.1:9/v1\nOPENAI_MODEL=from-dotenv\nSYSTEM_PROMPT="You are Rex, a pirate."\n`);
+    model.enqueue((request) => {
+      expect(request.model).toBe('from-dotenv');
+      expect(request.messages[0]!.content).toMatch(/^You are Rex, a pirate\./);
+      return finalAnswer('Arr.');
+    });
+
+    const result = await chat('hi\n');
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('bot: Arr.');
+  });
+
+  it('refuses an unknown flag with its usage', async () => {
+    const result = await runScript('src/chat.ts', { cwd, args: ['--thred', 'x'], env: { OPENAI_BASE_URL: model.baseURL } });
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('usage: npm run chat -- [--thread NAME]');
+  });
+});

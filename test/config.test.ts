@@ -1,0 +1,74 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { formatProblems, parseConfig, settingNames } from '../src/config.ts';
+import { projectRoot } from './support/run-process.ts';
+
+describe('settings', () => {
+  it('uses the documented defaults when only the key is set', () => {
+    const result = parseConfig({ OPENAI_API_KEY: 'sk-1' }, null);
+    expect(result).toEqual({
+      ok: true,
+      config: {
+        model: { apiKey: 'sk-1', baseURL: 'https://api.openai.com/v1', model: 'gpt-4.1-mini', temperature: 0, maxRetries: 2, timeoutSeconds: 60, maxRetryWaitSeconds: 30 },
+        agent: { maxSteps: 10, maxToolCallsPerTurn: 8, runTimeoutMs: 120_000, toolTimeoutMs: 30_000 },
+        systemPrompt: null,
+        logLevel: 'info',
+      },
+    });
+  });
+
+  it('needs no API key for a local server', () => {
+    const result = parseConfig({ OPENAI_BASE_URL: 'http://localhost:11434/v1', OPENAI_MODEL: 'llama3.1' }, null);
+    expect(result.ok && result.config.model).toMatchObject({ apiKey: null, model: 'llama3.1' });
+  });
+
+  it('treats blank values, as copied from .env.example, as unset', () => {
+    const result = parseConfig({}, 'OPENAI_API_KEY=sk-1\nOPENAI_MODEL=\nMAX_STEPS=\n');
+    expect(result.ok && result.config.model.model).toBe('gpt-4.1-mini');
+    expect(result.ok && result.config.agent.maxSteps).toBe(10);
+  });
+
+  it('lets the environment win over .env', () => {
+    const result = parseConfig({ OPENAI_API_KEY: 'sk-env', MAX_STEPS: '4' }, 'OPENAI_API_KEY=sk-file\nMAX_STEPS=7\nOPENAI_MODEL=file-model\n');
+    expect(result.ok && [result.config.model.apiKey, result.config.agent.maxSteps, result.config.model.model]).toEqual(['sk-env', 4, 'file-model']);
+  });
+
+  it('reports every problem at once, and never echoes the key or the prompt', () => {
+    const result = parseConfig({ OPENAI_API_KEY: '', MAX_STEPS: 'ten', LOG_LEVEL: 'loud', SYSTEM_PROMPT: 'secret persona', SYSTEM_PROMPT_FILE: 'p.txt' }, null);
+    expect(result.ok).toBe(false);
+    const message = formatProblems(result.ok ? [] : result.problems);
+    expect(message).toBe(
+      [
+        'Cannot start: the settings have 4 problems (read from the environment, then .env):',
+        '  - MAX_STEPS must be a whole number from 1 to 50 (it is "ten")',
+        '  - LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (it is "loud")',
+        "  - OPENAI_API_KEY is required for OpenAI's API (the default OPENAI_BASE_URL): set it, or point OPENAI_BASE_URL at a local server that needs no key",
+        '  - SYSTEM_PROMPT_FILE cannot be set together with SYSTEM_PROMPT: keep one',
+        'Fix them in .env (copy .env.example to start) or in the environment; README.md lists every setting under "Settings".',
+      ].join('\n'),
+    );
+    expect(message).not.toContain('secret persona');
+  });
+
+  it('reads SYSTEM_PROMPT_FILE, and names a file it cannot read', () => {
+    const files: Record<string, string> = { 'persona.md': '  You are Rex.\n' };
+    const read = (path: string) => {
+      const text = files[path];
+      if (text === undefined) throw Object.assign(new Error('nope'), { code: 'ENOENT' });
+      return text;
+    };
+    const ok = parseConfig({ OPENAI_API_KEY: 'k', SYSTEM_PROMPT_FILE: 'persona.md' }, null, read);
+    expect(ok.ok && ok.config.systemPrompt).toBe('You are Rex.');
+    const missing = parseConfig({ OPENAI_API_KEY: 'k', SYSTEM_PROMPT_FILE: 'gone.md' }, null, read);
+    expect(missing).toEqual({ ok: false, problems: ['SYSTEM_PROMPT_FILE cannot be read (ENOENT): "gone.md"'] });
+  });
+
+  it('is documented: the README table and .env.example list exactly the settings that exist', () => {
+    const readme = readFileSync(`${projectRoot}README.md`, 'utf8');
+    const documented = [...readme.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1]);
+    expect(documented.sort()).toEqual([...settingNames].sort());
+    const example = readFileSync(`${projectRoot}.env.example`, 'utf8');
+    const listed = [...example.matchAll(/^#?\s*([A-Z_]+)=/gm)].map((match) => match[1]);
+    expect(listed.sort()).toEqual([...settingNames].sort());
+  });
+});

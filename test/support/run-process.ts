@@ -1,0 +1,33 @@
+/** Runs one of the project's commands as a child process, the way a person would from a shell. */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+const tsx = `${projectRoot}node_modules/.bin/tsx`;
+
+export interface ProcessResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `script` (a path from the project root) with tsx in `cwd`, feeding `stdin`. The child
+ * gets only PATH and HOME from this environment, plus `env`, so that no setting leaks in.
+ */
+export function runScript(script: string, options: { args?: string[]; env?: Record<string, string>; stdin?: string; cwd: string }): Promise<ProcessResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(tsx, [`${projectRoot}${script}`, ...(options.args ?? [])], {
+      cwd: options.cwd,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.stdin ?? '');
+  });
+}
