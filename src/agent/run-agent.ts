@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { deadline } from './deadline.ts';
 import type { AgentEvent, AgentEventSink, RunStatus, StopReason } from './events.ts';
 import { settleFinalAnswers } from './final-answer-turn.ts';
 import { type FinalAnswer, finalAnswerTool, finalAnswerToolName } from './final-answer.ts';
@@ -74,8 +75,8 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   const emit = guardSink(options.onEvent, context.logger);
   const tools = new Map(options.tools.filter((t) => t.name !== finalAnswerToolName).map((t) => [t.name, t]));
   const specs = [...[...tools.values()].map((t) => t.spec), finalAnswerTool.spec];
-  const timeLimit = AbortSignal.timeout(settings.runTimeoutMs);
-  const signal = options.signal ? AbortSignal.any([options.signal, timeLimit]) : timeLimit;
+  const timeLimit = deadline(settings.runTimeoutMs, options.signal);
+  const { signal } = timeLimit;
   const messages: ChatMessage[] = [{ role: 'system', content: options.systemPrompt }, ...options.history, ...options.input];
   const firstNew = 1 + options.history.length;
   const memory: ChatMessage[] = [...options.input];
@@ -85,6 +86,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   let nudged = false;
 
   const end = (status: RunStatus, fields: Partial<Pick<RunResult, 'answer' | 'stopReason' | 'userMessage'>>, error?: unknown): RunResult => {
+    timeLimit.dispose();
     const result: RunResult = {
       runId,
       status,

@@ -1,4 +1,5 @@
 import { UserFacingError } from '../errors.ts';
+import { type Deadline, deadline } from './deadline.ts';
 import type { AgentEventSink, ToolErrorKind } from './events.ts';
 import type { ToolCall, ToolMessage } from './messages.ts';
 import type { ConversationContext, RuntimeTool } from './tool.ts';
@@ -34,22 +35,24 @@ type Observation = { ok: true; text: string } | { ok: false; kind: ToolErrorKind
  */
 export async function runToolTurn(turn: ToolTurn): Promise<ToolTurnOutcome> {
   const executed: string[] = [];
+  // The calls of a turn start together, so one deadline (one signal, one timer) serves them all.
+  const limit = deadline(turn.toolTimeoutMs, turn.runSignal);
   const messages = await Promise.all(
     turn.calls.map(async (call, index): Promise<ToolMessage> => {
       const name = call.function.name;
       const started = performance.now();
       turn.emit({ type: 'tool-call', runId: turn.runId, step: turn.step, callId: call.id, name, arguments: call.function.arguments });
-      const observation = await observe(turn, call, index, executed);
+      const observation = await observe(turn, limit, call, index, executed);
       const base = { runId: turn.runId, step: turn.step, callId: call.id, name, durationMs: performance.now() - started };
       if (observation.ok) turn.emit({ type: 'tool-result', ...base, result: observation.text });
       else turn.emit({ type: 'tool-error', ...base, kind: observation.kind, error: observation.text });
       return { role: 'tool', tool_call_id: call.id, content: observation.text };
     }),
-  );
+  ).finally(() => limit.dispose());
   return { messages, executed };
 }
 
-async function observe(turn: ToolTurn, call: ToolCall, index: number, executed: string[]): Promise<Observation> {
+async function observe(turn: ToolTurn, limit: Deadline, call: ToolCall, index: number, executed: string[]): Promise<Observation> {
   if (turn.runSignal.aborted) return { ok: false, kind: 'cancelled', text: 'Cancelled: the run was stopped.' };
   if (index >= turn.maxCalls) {
     return {
@@ -74,7 +77,7 @@ async function observe(turn: ToolTurn, call: ToolCall, index: number, executed: 
     };
   }
   executed.push(tool.name);
-  return execute(turn, tool, validation.value);
+  return execute(turn, limit, tool, validation.value);
 }
 
 function parseArguments(text: string): { ok: true; value: unknown } | { ok: false; text: string } {
@@ -88,16 +91,15 @@ function parseArguments(text: string): { ok: true; value: unknown } | { ok: fals
   }
 }
 
-async function execute(turn: ToolTurn, tool: RuntimeTool, args: unknown): Promise<Observation> {
-  const timeout = AbortSignal.timeout(turn.toolTimeoutMs);
-  const signal = AbortSignal.any([turn.runSignal, timeout]);
+async function execute(turn: ToolTurn, limit: Deadline, tool: RuntimeTool, args: unknown): Promise<Observation> {
+  const { signal } = limit;
   try {
     const running = Promise.resolve().then(() => tool.execute(args, { ...turn.context, signal }));
     const result = await untilAborted(running, signal);
     return { ok: true, text: formatObservation(result) };
   } catch (error) {
     if (turn.runSignal.aborted) return { ok: false, kind: 'cancelled', text: 'Cancelled: the run was stopped.' };
-    if (timeout.aborted) {
+    if (limit.expired) {
       return { ok: false, kind: 'timeout', text: `Error: ${tool.name} did not finish within ${turn.toolTimeoutMs / 1000} seconds.` };
     }
     turn.context.logger.warn({ err: error, tool: tool.name }, 'a tool failed');

@@ -1,0 +1,129 @@
+/**
+ * `npm run bench`: the agent loop's own cost. Each run is three model turns against a loopback
+ * server in its own process (see model-server.ts). Contenders run interleaved, round by round,
+ * and every run's answer is checked, so that none can win by doing less.
+ *
+ *   npm run bench [-- --runs 500 --warmup 100]
+ */
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
+import { cpus } from 'node:os';
+import { parseArgs } from 'node:util';
+import OpenAI from 'openai';
+import { z } from 'zod';
+import { silentLogger } from '../src/agent/logger.ts';
+import { createOpenAIModelClient } from '../src/agent/openai-model-client.ts';
+import { defaultAgentSettings, runAgent } from '../src/agent/run-agent.ts';
+import { buildToolRegistry } from '../src/agent/tool-registry.ts';
+import { defineTool } from '../tools/define-tool.ts';
+
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '500' }, warmup: { type: 'string', default: '100' } } });
+const runs = Number(values.runs);
+const warmup = Number(values.warmup);
+
+const server = fork(new URL('./model-server.ts', import.meta.url), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+const [portLine] = (await once(server.stdout!, 'data')) as [Buffer];
+const baseURL = `http://127.0.0.1:${portLine.toString().trim()}/v1`;
+const model = 'bench-model';
+const systemPrompt = 'You are a calculator assistant.';
+const question = 'What is (2+3) + (4*5)?';
+
+// --- The floor: a bare loop on the openai client, no validation, no events. ---
+const client = new OpenAI({ apiKey: 'bench', baseURL, maxRetries: 0 });
+const numbers = { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false };
+const bareTools = [
+  { type: 'function' as const, function: { name: 'add', description: 'a + b', parameters: numbers, strict: true } },
+  { type: 'function' as const, function: { name: 'multiply', description: 'a × b', parameters: numbers, strict: true } },
+  {
+    type: 'function' as const,
+    function: {
+      name: 'final_answer',
+      description: 'Answer.',
+      strict: true,
+      parameters: { type: 'object', properties: { answer: { type: 'string' }, tools_used: { type: 'array', items: { type: 'string' } } }, required: ['answer', 'tools_used'], additionalProperties: false },
+    },
+  },
+];
+const implementations: Record<string, (args: { a: number; b: number }) => number> = { add: ({ a, b }) => a + b, multiply: ({ a, b }) => a * b };
+
+async function bareLoop(): Promise<{ answer: string; requests: number }> {
+  const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
+    { role: 'system', content: systemPrompt },
+    { role: 'user', content: question },
+  ];
+  for (let requests = 1; requests <= 10; requests++) {
+    const completion = await client.chat.completions.create({ model, messages, tools: bareTools, tool_choice: 'required', temperature: 0 });
+    const message = completion.choices[0]!.message;
+    messages.push(message);
+    for (const call of message.tool_calls ?? []) {
+      if (call.type !== 'function') continue;
+      const args = JSON.parse(call.function.arguments);
+      if (call.function.name === 'final_answer') return { answer: args.answer, requests };
+      messages.push({ role: 'tool', tool_call_id: call.id, content: String(implementations[call.function.name]!(args)) });
+    }
+  }
+  throw new Error('bare loop: no answer');
+}
+
+// --- Ours: runAgent with zod tools, validation, events. ---
+const numberArgs = z.object({ a: z.number(), b: z.number() });
+const tools = buildToolRegistry([
+  defineTool({ name: 'add', description: 'a + b', parameters: numberArgs, execute: ({ a, b }) => String(a + b) }),
+  defineTool({ name: 'multiply', description: 'a × b', parameters: numberArgs, execute: ({ a, b }) => String(a * b) }),
+]);
+const modelClient = createOpenAIModelClient({ apiKey: 'bench', baseURL, model, temperature: 0, maxRetries: 0, timeoutSeconds: 30, maxRetryWaitSeconds: 0 });
+const context = { conversationId: 'bench', guildId: null, channelId: null, requester: { id: 'b', displayName: 'bench', isModerator: false }, logger: silentLogger };
+
+async function ours(): Promise<{ answer: string; requests: number }> {
+  let requests = 0;
+  const result = await runAgent({
+    model: modelClient,
+    systemPrompt,
+    history: [],
+    input: [{ role: 'user', content: question }],
+    tools,
+    context,
+    settings: defaultAgentSettings,
+    onEvent: (event) => {
+      if (event.type === 'model-call') requests += 1;
+    },
+  });
+  return { answer: result.answer?.answer ?? `(${result.status}: ${result.userMessage})`, requests };
+}
+
+const contenders = [
+  { name: 'floor: bare loop on the openai client', run: bareLoop, times: [] as number[], cpu: [] as number[] },
+  { name: 'ours: runAgent', run: ours, times: [] as number[], cpu: [] as number[] },
+];
+
+for (let round = 0; round < warmup + runs; round++) {
+  for (const contender of round % 2 === 0 ? contenders : [...contenders].reverse()) {
+    const cpuBefore = process.cpuUsage();
+    const started = performance.now();
+    const { answer, requests } = await contender.run();
+    const elapsed = performance.now() - started;
+    const cpu = process.cpuUsage(cpuBefore);
+    if (answer !== '25' || requests !== 3) throw new Error(`${contender.name}: answered ${answer} in ${requests} requests`);
+    if (round >= warmup) {
+      contender.times.push(elapsed);
+      contender.cpu.push((cpu.user + cpu.system) / 1000);
+    }
+  }
+}
+server.kill();
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+const median = (values: number[]) => quantile([...values].sort((a, b) => a - b), 0.5);
+const floor = median(contenders[0]!.times);
+const floorCpu = median(contenders[0]!.cpu);
+console.log(`Node ${process.version}, ${cpus().length} cores; ${runs} runs each after ${warmup} warm-up rounds, interleaved; 3 model requests per run.\n`);
+console.log('| contender | median ms/run | p90 ms/run | median ms/turn | × floor | client CPU ms/run (median) | CPU × floor |');
+console.log('|---|--:|--:|--:|--:|--:|--:|');
+for (const contender of contenders) {
+  const sorted = [...contender.times].sort((a, b) => a - b);
+  const wall = quantile(sorted, 0.5);
+  const cpu = median(contender.cpu);
+  console.log(
+    `| ${contender.name} | ${wall.toFixed(2)} | ${quantile(sorted, 0.9).toFixed(2)} | ${(wall / 3).toFixed(2)} | ${(wall / floor).toFixed(2)} | ${cpu.toFixed(2)} | ${(cpu / floorCpu).toFixed(2)} |`,
+  );
+}
