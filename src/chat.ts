@@ -1,16 +1,21 @@
 /**
  * `npm run chat [-- --thread NAME]`: talk to the agent from a terminal, interactive or piped.
- * The composition root for the terminal: settings, model client, tools, then the session.
+ * The composition root for the terminal: settings, database, model client, tools, then the session.
  */
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import { openStore, type Store } from '../db/store.ts';
+import { builtInTools } from '../tools/index.ts';
 import { createOpenAIModelClient } from './agent/openai-model-client.ts';
 import { buildToolRegistry } from './agent/tool-registry.ts';
 import { formatProblems, parseConfig, readDotenv } from './config.ts';
+import { UserFacingError } from './errors.ts';
 import { createLogger } from './logging.ts';
+import { conversationMemory } from './memory/conversation-memory.ts';
+import { loadTokenCounter } from './memory/token-counter.ts';
+import { startInstance } from './run-log/instance.ts';
 import { runChatSession } from './terminal/chat-session.ts';
-import { pino } from 'pino';
-import { builtInTools } from '../tools/index.ts';
 
 const usage = 'usage: npm run chat -- [--thread NAME]';
 let thread: string;
@@ -34,17 +39,51 @@ if (!loaded.ok) {
 const { config } = loaded;
 // Logs go to stderr, so that stdout holds the conversation alone.
 const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, pino.destination(2));
-const name = process.env.USER || userInfo().username || 'you';
 
-await runChatSession({
-  input: process.stdin,
-  output: process.stdout,
-  interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY),
-  thread,
-  user: { id: `terminal:${name}`, displayName: name, isModerator: true },
-  model: createOpenAIModelClient(config.model),
-  tools: buildToolRegistry(builtInTools),
-  settings: config.agent,
-  operatorPrompt: config.systemPrompt,
-  logger,
+let store: Store;
+try {
+  store = openStore(config.databasePath);
+} catch (error) {
+  console.error(error instanceof UserFacingError ? error.userMessage : `Cannot open the database ${config.databasePath}: ${(error as Error).message}`);
+  process.exit(1);
+}
+const instance = startInstance(store.instances, store.runs, 'chat');
+const shutDown = () => {
+  instance.stop();
+  store.close();
+};
+process.once('SIGTERM', () => {
+  shutDown();
+  process.exit(0);
 });
+
+const name = process.env.USER || userInfo().username || 'you';
+const user = { id: `terminal:${name}`, displayName: name, isModerator: true };
+const counter = await loadTokenCounter(config.model.model);
+const conversation = store.conversations.ensure({
+  key: `terminal:${thread}`,
+  title: thread,
+  guildId: null,
+  channelId: null,
+  startedById: user.id,
+  startedByName: user.displayName,
+});
+
+try {
+  await runChatSession({
+    input: process.stdin,
+    output: process.stdout,
+    interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY),
+    conversation,
+    memory: conversationMemory(store, counter, config.memory),
+    instanceId: instance.id,
+    user,
+    model: createOpenAIModelClient(config.model),
+    tools: buildToolRegistry(builtInTools),
+    settings: config.agent,
+    operatorPrompt: config.systemPrompt,
+    logger,
+  });
+} finally {
+  shutDown();
+}

@@ -7,6 +7,7 @@ import { parseEnv } from 'node:util';
 import { z } from 'zod';
 import type { AgentSettings } from './agent/run-agent.ts';
 import type { OpenAIModelClientOptions } from './agent/openai-model-client.ts';
+import type { MemorySettings } from './memory/conversation-memory.ts';
 
 export type Environment = Record<string, string | undefined>;
 
@@ -71,6 +72,9 @@ export const settingsSchema = z
     MAX_TOOL_CALLS_PER_TURN: whole(1, 64, 8),
     RUN_TIMEOUT_SECONDS: whole(5, 3600, 120),
     TOOL_TIMEOUT_SECONDS: whole(1, 600, 30),
+    DATABASE_PATH: text('./data/bot.sqlite'),
+    MEMORY_TOKEN_BUDGET: whole(200, 1_000_000, 8000),
+    MEMORY_MESSAGE_TOKEN_CAP: whole(50, 100_000, 1500),
     SYSTEM_PROMPT: optionalText(),
     SYSTEM_PROMPT_FILE: optionalText(),
     LOG_LEVEL: z.preprocess(
@@ -106,6 +110,8 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 export interface Config {
   model: OpenAIModelClientOptions;
   agent: AgentSettings;
+  databasePath: string;
+  memory: MemorySettings;
   /** The operator's persona and rules, or null for none. */
   systemPrompt: string | null;
   logLevel: LogLevel;
@@ -157,6 +163,8 @@ export function parseConfig(
         runTimeoutMs: settings.RUN_TIMEOUT_SECONDS * 1000,
         toolTimeoutMs: settings.TOOL_TIMEOUT_SECONDS * 1000,
       },
+      databasePath: settings.DATABASE_PATH,
+      memory: { tokenBudget: settings.MEMORY_TOKEN_BUDGET, messageTokenCap: settings.MEMORY_MESSAGE_TOKEN_CAP },
       systemPrompt,
       logLevel: settings.LOG_LEVEL,
     },

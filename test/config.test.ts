@@ -11,6 +11,8 @@ describe('settings', () => {
       config: {
         model: { apiKey: 'sk-1', baseURL: 'https://api.openai.com/v1', model: 'gpt-4.1-mini', temperature: 0, maxRetries: 2, timeoutSeconds: 60, maxRetryWaitSeconds: 30 },
         agent: { maxSteps: 10, maxToolCallsPerTurn: 8, runTimeoutMs: 120_000, toolTimeoutMs: 30_000 },
+        databasePath: './data/bot.sqlite',
+        memory: { tokenBudget: 8000, messageTokenCap: 1500 },
         systemPrompt: null,
         logLevel: 'info',
       },

@@ -3,7 +3,7 @@ import { deadline } from './deadline.ts';
 import type { AgentEvent, AgentEventSink, RunStatus, StopReason } from './events.ts';
 import { settleFinalAnswers } from './final-answer-turn.ts';
 import { type FinalAnswer, finalAnswerTool, finalAnswerToolName } from './final-answer.ts';
-import type { AssistantMessage, ChatMessage, TokenUsage, ToolMessage, UserMessage } from './messages.ts';
+import type { ChatMessage, TokenUsage, ToolMessage, UserMessage } from './messages.ts';
 import { addUsage, noUsage } from './messages.ts';
 import type { ModelClient, ToolChoice } from './model-client.ts';
 import { ModelError } from './model-error.ts';
@@ -54,8 +54,6 @@ export interface RunResult {
   error: Error | null;
   /** Every message the run added after the history (input included), valid to send again. */
   transcript: ChatMessage[];
-  /** What the conversation should remember: input, tool-call groups, and the answer as text. */
-  memory: ChatMessage[];
   steps: number;
   usage: TokenUsage;
 }
@@ -79,7 +77,6 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   const { signal } = timeLimit;
   const messages: ChatMessage[] = [{ role: 'system', content: options.systemPrompt }, ...options.history, ...options.input];
   const firstNew = 1 + options.history.length;
-  const memory: ChatMessage[] = [...options.input];
   const called = new Set<string>();
   let usage = noUsage;
   let step = 0;
@@ -95,7 +92,6 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       userMessage: fields.userMessage ?? null,
       error: error === undefined ? null : error instanceof Error ? error : new Error(String(error)),
       transcript: messages.slice(firstNew),
-      memory,
       steps: step,
       usage,
     };
@@ -138,7 +134,6 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
         if (text !== '' && (nudged || lastStep)) {
           // Documented fallback for servers that ignore tool_choice: the text is the answer.
           const answer: FinalAnswer = { answer: text, tools_used: [...called] };
-          memory.push({ role: 'assistant', content: text });
           emit({ type: 'final-answer', runId, step, callId: null, answer, fallback: 'plain-text' });
           return end('answered', { answer });
         }
@@ -154,7 +149,6 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
         const results = new Map(others.map((call, index) => [call, outcome.messages[index] as ToolMessage]));
         const replies = calls.map((call) => results.get(call) ?? refuseFinalAnswer(runId, step, call.id, emit));
         messages.push(...replies);
-        memory.push(withoutFinalAnswer(assistant, others), ...replies.filter((reply, index) => calls[index]?.function.name !== finalAnswerToolName));
         if (lastStep) return stopped(signal.aborted ? abortReason() : 'step-limit');
         continue;
       }
@@ -162,7 +156,6 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       const settled = settleFinalAnswers({ runId, step, calls, called, emit });
       messages.push(...settled.replies);
       if (settled.answer) {
-        memory.push({ role: 'assistant', content: settled.answer.answer });
         return end('answered', { answer: settled.answer });
       }
     }
@@ -191,10 +184,6 @@ function refuseFinalAnswer(runId: string, step: number, callId: string, emit: Ag
   const text = 'Not executed: call final_answer alone, in a turn of its own, once you have read these results.';
   emit({ type: 'tool-error', runId, step, callId, name: finalAnswerToolName, kind: 'not-executed', error: text, durationMs: 0 });
   return { role: 'tool', tool_call_id: callId, content: text };
-}
-
-function withoutFinalAnswer(message: AssistantMessage, calls: AssistantMessage['tool_calls']): AssistantMessage {
-  return { role: 'assistant', content: message.content, tool_calls: calls };
 }
 
 function stopMessage(reason: StopReason, settings: AgentSettings): string {

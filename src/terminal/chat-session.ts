@@ -1,13 +1,14 @@
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { fanOut, type AgentEventSink } from '../agent/events.ts';
+import type { ConversationRow } from '../../db/conversations.ts';
+import { fanOut } from '../agent/events.ts';
 import type { Logger } from '../agent/logger.ts';
-import type { ChatMessage } from '../agent/messages.ts';
 import type { ModelClient } from '../agent/model-client.ts';
 import { type AgentSettings, runAgent, type RunResult } from '../agent/run-agent.ts';
 import { buildSystemPrompt } from '../agent/system-prompt.ts';
 import type { Requester, RuntimeTool } from '../agent/tool.ts';
 import { toolsFor } from '../agent/tool-registry.ts';
+import type { ConversationMemory } from '../memory/conversation-memory.ts';
 import { printToolEvents } from './print-events.ts';
 
 export interface ChatSessionOptions {
@@ -15,27 +16,27 @@ export interface ChatSessionOptions {
   output: Writable;
   /** Shows a prompt and handles Ctrl-C as a person at a terminal expects. */
   interactive: boolean;
-  thread: string;
+  /** The conversation at the terminal, its memory, and this process's instance id. */
+  conversation: ConversationRow;
+  memory: ConversationMemory;
+  instanceId: string;
   user: Requester;
   model: ModelClient;
   tools: readonly RuntimeTool[];
   settings: AgentSettings;
   operatorPrompt: string | null;
   logger: Logger;
-  /** Extra sinks for every agent event (the step log, later). */
-  sinks?: readonly AgentEventSink[];
 }
 
 /**
- * A conversation at the terminal: each line is a user message, answered by the agent with its tool
- * invocations printed as they happen. Resolves at the end of input.
+ * A conversation at the terminal: each line is a user message, stored, then answered by the agent
+ * with its tool invocations printed as they happen. Resolves at the end of input.
  */
 export async function runChatSession(options: ChatSessionOptions): Promise<void> {
   const write = (line: string) => options.output.write(`${line}\n`);
   const lines = createInterface({ input: options.input, output: options.interactive ? options.output : undefined, terminal: options.interactive });
-  const history: ChatMessage[] = [];
   const tools = toolsFor(options.tools, [options.user]);
-  const onEvent = fanOut([printToolEvents(write), ...(options.sinks ?? [])], options.logger);
+  const { conversation, memory, user } = options;
   let running: AbortController | null = null;
 
   lines.on('SIGINT', () => {
@@ -58,25 +59,27 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
       prompt();
       continue;
     }
+    const triggerIds = [memory.recordUserMessage(conversation, { authorId: user.id, authorName: user.displayName, content: text, discordMessageId: null })];
+    const { history, input } = memory.loadWindow(conversation.id, triggerIds);
+    const onEvent = fanOut([printToolEvents(write), ...memory.runSinks(conversation.id, options.instanceId, triggerIds)], options.logger);
     running = new AbortController();
     const result = await runAgent({
       model: options.model,
       systemPrompt: buildSystemPrompt({
         operatorPrompt: options.operatorPrompt,
         now: new Date(),
-        place: { kind: 'terminal', conversation: options.thread },
-        participants: [options.user.displayName],
+        place: { kind: 'terminal', conversation: conversation.title },
+        participants: [user.displayName],
       }),
       history,
-      input: [{ role: 'user', content: `${options.user.displayName}: ${text}` }],
+      input,
       tools,
-      context: { conversationId: options.thread, guildId: null, channelId: null, requester: options.user, logger: options.logger },
+      context: { conversationId: conversation.key, guildId: null, channelId: null, requester: user, logger: options.logger },
       settings: options.settings,
       signal: running.signal,
       onEvent,
     });
     running = null;
-    history.push(...result.memory);
     write(formatResult(result));
     prompt();
   }

@@ -1,0 +1,58 @@
+import type { Database } from 'better-sqlite3';
+
+/** One conversation: a Discord thread, or a named terminal conversation. */
+export interface ConversationRow {
+  id: number;
+  /** `discord:<thread id>` or `terminal:<name>`. */
+  key: string;
+  title: string;
+  guild_id: string | null;
+  channel_id: string | null;
+  started_by_id: string | null;
+  started_by_name: string | null;
+  created_at: number;
+  last_seen_message_id: string | null;
+  /** Memory starts after this message id (0: from the beginning); set by a reset. */
+  memory_starts_after: number;
+}
+
+export interface NewConversation {
+  key: string;
+  title: string;
+  guildId: string | null;
+  channelId: string | null;
+  startedById: string | null;
+  startedByName: string | null;
+}
+
+export function createConversationQueries(db: Database) {
+  const insert = db.prepare<[string, string, string | null, string | null, string | null, string | null, number]>(
+    `INSERT INTO conversations (key, title, guild_id, channel_id, started_by_id, started_by_name, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING`,
+  );
+  const byKey = db.prepare<[string], ConversationRow>('SELECT * FROM conversations WHERE key = ?');
+  const byId = db.prepare<[number], ConversationRow>('SELECT * FROM conversations WHERE id = ?');
+  const search = db.prepare<[string, string], ConversationRow>('SELECT * FROM conversations WHERE key = ? OR title = ? ORDER BY id DESC');
+  const setLastSeen = db.prepare<[string, number]>('UPDATE conversations SET last_seen_message_id = ? WHERE id = ?');
+  const setMemoryStart = db.prepare<[number, number]>('UPDATE conversations SET memory_starts_after = ? WHERE id = ?');
+  const remove = db.prepare<[number]>('DELETE FROM conversations WHERE id = ?');
+
+  return {
+    /** The conversation with this key, created on first use. */
+    ensure(conversation: NewConversation, now = Date.now()): ConversationRow {
+      insert.run(conversation.key, conversation.title, conversation.guildId, conversation.channelId, conversation.startedById, conversation.startedByName, now);
+      return byKey.get(conversation.key)!;
+    },
+    byKey: (key: string) => byKey.get(key),
+    byId: (id: number) => byId.get(id),
+    /** Conversations whose key or title is `name`, newest first. */
+    find: (name: string) => search.all(name, name),
+    setLastSeenMessage: (id: number, messageId: string) => void setLastSeen.run(messageId, id),
+    /** Starts memory afresh after `messageId`; older messages stay in the database. */
+    resetMemory: (id: number, messageId: number) => void setMemoryStart.run(messageId, id),
+    /** Deletes the conversation with its messages, runs and steps. */
+    purge: (id: number) => void remove.run(id),
+  };
+}
+
+export type ConversationQueries = ReturnType<typeof createConversationQueries>;

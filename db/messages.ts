@@ -1,0 +1,70 @@
+import type { Database } from 'better-sqlite3';
+
+export interface MessageRow {
+  id: number;
+  conversation_id: number;
+  run_id: string | null;
+  role: 'user' | 'assistant' | 'tool';
+  author_id: string | null;
+  author_name: string | null;
+  content: string;
+  /** JSON of the assistant's tool calls. */
+  tool_calls: string | null;
+  tool_call_id: string | null;
+  /** An assistant message with tool calls, and its tool results, share the assistant message's id. */
+  group_id: number | null;
+  discord_message_id: string | null;
+  created_at: number;
+  token_count: number;
+}
+
+export interface NewMessage {
+  conversationId: number;
+  runId: string | null;
+  role: MessageRow['role'];
+  authorId: string | null;
+  authorName: string | null;
+  content: string;
+  toolCalls: string | null;
+  toolCallId: string | null;
+  groupId: number | null;
+  discordMessageId: string | null;
+  tokenCount: number;
+}
+
+/** Rows read for one memory window at the most, however small the messages. */
+export const maxWindowRows = 400;
+
+/** Newest first, served by messages_by_conversation, so the rows read are bounded by the window. */
+export const windowQuery = 'SELECT * FROM messages WHERE conversation_id = ? AND id > ? ORDER BY id DESC LIMIT ?';
+
+export function createMessageQueries(db: Database) {
+  const insert = db.prepare(
+    `INSERT INTO messages (conversation_id, run_id, role, author_id, author_name, content, tool_calls, tool_call_id, group_id, discord_message_id, created_at, token_count)
+     VALUES (@conversationId, @runId, @role, @authorId, @authorName, @content, @toolCalls, @toolCallId, @groupId, @discordMessageId, @createdAt, @tokenCount)`,
+  );
+  const setOwnGroup = db.prepare<[number]>('UPDATE messages SET group_id = id WHERE id = ?');
+  const newest = db.prepare<[number, number, number], MessageRow>(windowQuery);
+  const edit = db.prepare<[string, number, string]>('UPDATE messages SET content = ?, token_count = ? WHERE discord_message_id = ?');
+  const removeByDiscordId = db.prepare<[string]>('DELETE FROM messages WHERE discord_message_id = ?');
+  const count = db.prepare<[number], { count: number }>('SELECT count(*) AS count FROM messages WHERE conversation_id = ?');
+
+  return {
+    insert(message: NewMessage, now = Date.now()): number {
+      return Number(insert.run({ ...message, createdAt: now }).lastInsertRowid);
+    },
+    /** Inserts an assistant message with tool calls, whose id becomes its group's id. */
+    insertGroupHead(message: Omit<NewMessage, 'groupId'>, now = Date.now()): number {
+      const id = Number(insert.run({ ...message, groupId: null, createdAt: now }).lastInsertRowid);
+      setOwnGroup.run(id);
+      return id;
+    },
+    /** Newest first, after `afterId`, at most `limit` rows: iterate and stop when the window is full. */
+    iterateNewest: (conversationId: number, afterId: number, limit = maxWindowRows) => newest.iterate(conversationId, afterId, limit),
+    editByDiscordId: (discordMessageId: string, content: string, tokenCount: number) => edit.run(content, tokenCount, discordMessageId).changes > 0,
+    deleteByDiscordId: (discordMessageId: string) => removeByDiscordId.run(discordMessageId).changes > 0,
+    count: (conversationId: number) => count.get(conversationId)!.count,
+  };
+}
+
+export type MessageQueries = ReturnType<typeof createMessageQueries>;

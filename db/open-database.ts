@@ -1,0 +1,53 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3, { type Database } from 'better-sqlite3';
+import { UserFacingError } from '../src/errors.ts';
+import { latestVersion, type Migration, migrations } from './migrations.ts';
+
+/** The database was written by a newer version of the bot; it is left as it is. */
+export class DatabaseFromFutureError extends UserFacingError {
+  constructor(path: string, found: number, supported: number) {
+    super(
+      'database-from-future',
+      `The database ${path} has schema version ${found}, but this version of the bot knows only up to ${supported}. ` +
+        'It was written by a newer version: run that version, or point DATABASE_PATH at another file. The database was not changed.',
+    );
+  }
+}
+
+/**
+ * Opens (creating its folder and file if needed) and migrates the database. WAL with
+ * synchronous=NORMAL survives a killed process without a flush per write.
+ */
+export function openDatabase(path: string, options: { migrations?: readonly Migration[] } = {}): Database {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new BetterSqlite3(path);
+  try {
+    db.pragma('busy_timeout = 5000');
+    const version = db.pragma('user_version', { simple: true }) as number;
+    const list = options.migrations ?? migrations;
+    const supported = list.at(-1)?.version ?? latestVersion;
+    // Checked before any pragma that writes, so that a database from the future stays untouched.
+    if (version > supported) throw new DatabaseFromFutureError(path, version, supported);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    migrate(db, list, version);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+function migrate(db: Database, list: readonly Migration[], from: number): void {
+  for (const migration of list) {
+    if (migration.version <= from) continue;
+    db.transaction(() => {
+      // Another process may have migrated while this one waited for the write lock.
+      if ((db.pragma('user_version', { simple: true }) as number) >= migration.version) return;
+      migration.up(db);
+      db.pragma(`user_version = ${migration.version}`);
+    }).immediate();
+  }
+}

@@ -1,0 +1,77 @@
+import type { Database } from 'better-sqlite3';
+
+export type RunRowStatus = 'running' | 'answered' | 'stopped' | 'failed' | 'interrupted';
+
+export interface RunRow {
+  id: string;
+  conversation_id: number;
+  instance_id: string;
+  /** JSON array of the ids of the messages that started the run. */
+  trigger_message_ids: string;
+  status: RunRowStatus;
+  stop_reason: string | null;
+  model: string;
+  started_at: number;
+  ended_at: number | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  error: string | null;
+  error_code: string | null;
+  /** JSON array of the Discord message ids the run posted. */
+  posted_message_ids: string;
+}
+
+export interface RunEnd {
+  status: Exclude<RunRowStatus, 'running'>;
+  stopReason: string | null;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  error: string | null;
+  errorCode: string | null;
+}
+
+export function createRunQueries(db: Database) {
+  const insert = db.prepare<[string, number, string, string, string, number]>(
+    `INSERT INTO runs (id, conversation_id, instance_id, trigger_message_ids, status, model, started_at) VALUES (?, ?, ?, ?, 'running', ?, ?)`,
+  );
+  const finish = db.prepare(
+    `UPDATE runs SET status = @status, stop_reason = @stopReason, ended_at = @endedAt, prompt_tokens = @promptTokens,
+       completion_tokens = @completionTokens, total_tokens = @totalTokens, error = @error, error_code = @errorCode
+     WHERE id = @id`,
+  );
+  const addUsage = db.prepare<[number, number, number, string]>(
+    'UPDATE runs SET prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?, total_tokens = total_tokens + ? WHERE id = ?',
+  );
+  const addPosted = db.prepare<[string, string]>(`UPDATE runs SET posted_message_ids = json_insert(posted_message_ids, '$[#]', ?) WHERE id = ?`);
+  const byId = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?');
+  const byPrefix = db.prepare<[string], RunRow>(`SELECT * FROM runs WHERE id LIKE ? || '%' ORDER BY started_at DESC LIMIT 2`);
+  const recent = db.prepare<[number, number], RunRow>('SELECT * FROM runs WHERE conversation_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?');
+  const recentAll = db.prepare<[number], RunRow>('SELECT * FROM runs ORDER BY started_at DESC, rowid DESC LIMIT ?');
+  const runningOf = db.prepare<[string], RunRow>(`SELECT * FROM runs WHERE status = 'running' AND instance_id = ?`);
+  const interrupt = db.prepare<[number, string]>(
+    `UPDATE runs SET status = 'interrupted', ended_at = ?, error = 'the process running it stopped before it ended' WHERE status = 'running' AND instance_id = ?`,
+  );
+
+  return {
+    start: (run: { id: string; conversationId: number; instanceId: string; triggerMessageIds: number[]; model: string }, now = Date.now()) =>
+      void insert.run(run.id, run.conversationId, run.instanceId, JSON.stringify(run.triggerMessageIds), run.model, now),
+    /** Adds one model call's tokens as it happens, so that a crash keeps what was spent. */
+    addUsage: (id: string, prompt: number, completion: number, total: number) => void addUsage.run(prompt, completion, total, id),
+    finish: (id: string, end: RunEnd, now = Date.now()) => void finish.run({ id, ...end, endedAt: now }),
+    addPostedMessage: (id: string, discordMessageId: string) => void addPosted.run(discordMessageId, id),
+    byId: (id: string) => byId.get(id),
+    /** The run whose id starts with `prefix`, if exactly one does. */
+    byPrefix(prefix: string): RunRow | undefined {
+      const rows = byPrefix.all(prefix);
+      return rows.length === 1 ? rows[0] : undefined;
+    },
+    recent: (conversationId: number | null, limit: number) => (conversationId === null ? recentAll.all(limit) : recent.all(conversationId, limit)),
+    runningOf: (instanceId: string) => runningOf.all(instanceId),
+    /** Marks the instance's running runs interrupted; returns how many. */
+    interruptAllOf: (instanceId: string, now = Date.now()) => interrupt.run(now, instanceId).changes,
+  };
+}
+
+export type RunQueries = ReturnType<typeof createRunQueries>;

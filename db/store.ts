@@ -1,0 +1,31 @@
+import type { Database } from 'better-sqlite3';
+import { createConversationQueries } from './conversations.ts';
+import { createInstanceQueries } from './instances.ts';
+import { createMessageQueries } from './messages.ts';
+import { openDatabase } from './open-database.ts';
+import { createRunQueries } from './runs.ts';
+import { createStepQueries } from './steps.ts';
+
+/** The open database with every query module, its statements prepared once. */
+export interface Store {
+  db: Database;
+  conversations: ReturnType<typeof createConversationQueries>;
+  messages: ReturnType<typeof createMessageQueries>;
+  runs: ReturnType<typeof createRunQueries>;
+  steps: ReturnType<typeof createStepQueries>;
+  instances: ReturnType<typeof createInstanceQueries>;
+  close(): void;
+}
+
+export function openStore(path: string): Store {
+  const db = openDatabase(path);
+  return {
+    db,
+    conversations: createConversationQueries(db),
+    messages: createMessageQueries(db),
+    runs: createRunQueries(db),
+    steps: createStepQueries(db),
+    instances: createInstanceQueries(db),
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,75 @@
+import type { ConversationRow } from '../../db/conversations.ts';
+import type { Store } from '../../db/store.ts';
+import type { AgentEventSink } from '../agent/events.ts';
+import type { ChatMessage, UserMessage } from '../agent/messages.ts';
+import { stepLogSink } from '../run-log/step-log-sink.ts';
+import { memorySink } from './memory-sink.ts';
+import type { TokenCounter } from './token-counter.ts';
+import { formatUserContent, selectWindow, toChatMessages } from './window.ts';
+
+export interface MemorySettings {
+  tokenBudget: number;
+  messageTokenCap: number;
+}
+
+/** The window always holds at least this many of the newest messages. */
+export const memoryFloor = 3;
+
+export interface IncomingMessage {
+  authorId: string;
+  authorName: string;
+  content: string;
+  discordMessageId: string | null;
+}
+
+/**
+ * A conversation's memory in SQLite: storing what people say, loading the window for a run, and
+ * the sinks that write the run's steps and what it leaves in memory.
+ */
+export function conversationMemory(store: Store, counter: TokenCounter, settings: MemorySettings) {
+  return {
+    /** Stores a user message before any run sees it, so that nothing said is lost. */
+    recordUserMessage(conversation: ConversationRow, message: IncomingMessage): number {
+      return store.messages.insert({
+        conversationId: conversation.id,
+        runId: null,
+        role: 'user',
+        authorId: message.authorId,
+        authorName: message.authorName,
+        content: message.content,
+        toolCalls: null,
+        toolCallId: null,
+        groupId: null,
+        discordMessageId: message.discordMessageId,
+        tokenCount: counter.count(formatUserContent(message.authorName, message.content)),
+      });
+    },
+
+    /** The history and the input of a run that answers the messages `triggerIds`. */
+    loadWindow(conversationId: number, triggerIds: readonly number[]): { history: ChatMessage[]; input: UserMessage[] } {
+      const conversation = store.conversations.byId(conversationId);
+      const pinned = new Set(triggerIds);
+      const rows = selectWindow(store.messages.iterateNewest(conversationId, conversation?.memory_starts_after ?? 0), {
+        budget: settings.tokenBudget,
+        messageCap: settings.messageTokenCap,
+        floor: memoryFloor,
+        pinned,
+      });
+      const triggers = rows.filter((row) => pinned.has(row.id));
+      return {
+        history: toChatMessages(rows.filter((row) => !pinned.has(row.id)), counter, settings.messageTokenCap),
+        input: toChatMessages(triggers, counter, settings.messageTokenCap) as UserMessage[],
+      };
+    },
+
+    /** The sinks that record a run: its step log, and what the conversation remembers of it. */
+    runSinks(conversationId: number, instanceId: string, triggerIds: readonly number[]): AgentEventSink[] {
+      return [
+        stepLogSink(store.runs, store.steps, { conversationId, instanceId, triggerMessageIds: [...triggerIds] }),
+        memorySink(store.messages, counter, conversationId),
+      ];
+    },
+  };
+}
+
+export type ConversationMemory = ReturnType<typeof conversationMemory>;
