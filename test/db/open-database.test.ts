@@ -1,0 +1,79 @@
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { latestVersion } from '../../db/migrations.ts';
+import { DatabaseFromFutureError, openDatabase } from '../../db/open-database.ts';
+
+const tempPath = (name = 'bot.sqlite') => join(mkdtempSync(join(tmpdir(), 'db-test-')), 'nested', 'folder', name);
+
+describe('openDatabase', () => {
+  it('creates its folder, migrates an empty database, and sets WAL, synchronous=NORMAL and foreign keys', () => {
+    const path = tempPath();
+    const db = openDatabase(path);
+    expect(db.pragma('user_version', { simple: true })).toBe(latestVersion);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('synchronous', { simple: true })).toBe(1);
+    expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
+    expect(tables).toEqual(['conversations', 'instances', 'messages', 'runs', 'steps']);
+    db.close();
+  });
+
+  it('re-opens idempotently, keeping the data', () => {
+    const path = tempPath();
+    const first = openDatabase(path);
+    first.prepare("INSERT INTO conversations (key, title, created_at) VALUES ('terminal:a', 'a', 1)").run();
+    first.close();
+    const second = openDatabase(path);
+    expect(second.pragma('user_version', { simple: true })).toBe(latestVersion);
+    expect(second.prepare('SELECT key FROM conversations').pluck().all()).toEqual(['terminal:a']);
+    second.close();
+  });
+
+  it('runs each migration in a transaction: a failing one leaves the database at the version before it', () => {
+    const path = tempPath();
+    openDatabase(path).close();
+    const broken = [
+      { version: 1, name: 'already applied', up: () => {} },
+      {
+        version: 2,
+        name: 'fails half-way',
+        up: (db: BetterSqlite3.Database) => {
+          db.exec('CREATE TABLE half (x INTEGER)');
+          throw new Error('boom');
+        },
+      },
+    ];
+    expect(() => openDatabase(path, { migrations: broken })).toThrow('boom');
+    const db = new BetterSqlite3(path);
+    expect(db.pragma('user_version', { simple: true })).toBe(1);
+    expect(db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'half'").pluck().get()).toBe(0);
+    db.close();
+  });
+
+  it('refuses a database written by a newer version, with a clear message, and leaves it untouched', () => {
+    const path = tempPath();
+    openDatabase(path).close();
+    const raw = new BetterSqlite3(path);
+    raw.pragma('journal_mode = DELETE');
+    raw.pragma(`user_version = ${latestVersion + 1}`);
+    raw.close();
+    const before = readFileSync(path);
+
+    let error: unknown;
+    try {
+      openDatabase(path);
+    } catch (caught) {
+      error = caught;
+    }
+
+    expect(error).toBeInstanceOf(DatabaseFromFutureError);
+    expect((error as DatabaseFromFutureError).userMessage).toContain(`schema version ${latestVersion + 1}, but this version of the bot knows only up to ${latestVersion}`);
+    expect((error as DatabaseFromFutureError).userMessage).toContain('The database was not changed.');
+    expect(readFileSync(path).equals(before)).toBe(true);
+    expect(existsSync(`${path}-wal`)).toBe(false);
+  });
+});
