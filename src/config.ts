@@ -128,7 +128,9 @@ export function parseConfig(
   dotenvText: string | null,
   readText: (path: string) => string = (path) => readFileSync(path, 'utf8'),
 ): ConfigResult {
-  const merged: Environment = { ...(dotenvText === null ? {} : parseEnv(dotenvText)), ...environment };
+  // A blank variable counts as unset, so it does not hide a value in .env (compose's KEY=${KEY}).
+  const setInEnvironment = Object.entries(environment).filter(([, value]) => blankToUndefined(value) !== undefined);
+  const merged: Environment = { ...(dotenvText === null ? {} : parseEnv(dotenvText)), ...Object.fromEntries(setInEnvironment) };
   const parsed = settingsSchema.safeParse(merged);
   const problems = [
     ...(parsed.success ? [] : parsed.error.issues.map((issue) => describeIssue(issue, merged))),

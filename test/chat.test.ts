@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -32,7 +32,7 @@ describe('npm run chat', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
-      ['  → calculator {"expression":"2+3*4"}', '  ← 14', 'bot: 2 + 3 × 4 = **14**', '     (tools: calculator)', ''].join('\n'),
+      ['  → calculator {"expression":"2+3*4"}', '  ← calculator: 14', 'bot: 2 + 3 × 4 = **14**', '     (tools: calculator)', ''].join('\n'),
     );
     expect(model.requests[0]!.messages[1]).toEqual({ role: 'user', content: 'ada: what is 2+3*4?' });
   });
@@ -54,14 +54,17 @@ describe('npm run chat', () => {
   });
 
   it('prints a clear message when the model fails, and goes on to the next line', async () => {
-    model.enqueue(apiError(401, 'Incorrect API key provided'), finalAnswer('Back again.'));
+    model.enqueue(apiError(401, 'Incorrect API key provided: sk-wrong-key-123456.'), finalAnswer('Back again.'));
 
-    const result = await chat('hello\nhello again\n', { OPENAI_API_KEY: 'sk-wrong' });
+    const result = await chat('hello\nhello again\n', { OPENAI_API_KEY: 'sk-wrong-key-123456', LOG_LEVEL: 'debug' });
 
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("bot: (failed) The model service refused the bot's credentials. The operator needs to check OPENAI_API_KEY.");
     expect(result.stdout).toContain('bot: Back again.');
-    expect(result.stdout + result.stderr).not.toContain('sk-wrong');
+    // The server echoed the key; it reaches neither the output, the logs, nor the database.
+    expect(result.stdout + result.stderr).not.toContain('wrong-key-123456');
+    for (const file of readdirSync(join(cwd, 'data'))) expect(readFileSync(join(cwd, 'data', file)).toString('latin1')).not.toContain('wrong-key-123456');
+    expect(readdirSync(join(cwd, 'data'))).toContain('bot.sqlite');
   });
 
   it('stops on invalid settings with one message naming each problem, exit code 1 and no stack trace', async () => {

@@ -35,6 +35,11 @@ describe('settings', () => {
     expect(result.ok && [result.config.model.apiKey, result.config.agent.maxSteps, result.config.model.model]).toEqual(['sk-env', 4, 'file-model']);
   });
 
+  it('does not let a blank variable in the environment hide a value in .env', () => {
+    const result = parseConfig({ OPENAI_API_KEY: '', OPENAI_MODEL: '  ' }, 'OPENAI_API_KEY=sk-file\nOPENAI_MODEL=file-model\n');
+    expect(result.ok && [result.config.model.apiKey, result.config.model.model]).toEqual(['sk-file', 'file-model']);
+  });
+
   it('reports every problem at once, and never echoes the key or the prompt', () => {
     const result = parseConfig({ OPENAI_API_KEY: '', MAX_STEPS: 'ten', LOG_LEVEL: 'loud', SYSTEM_PROMPT: 'secret persona', SYSTEM_PROMPT_FILE: 'p.txt' }, null);
     expect(result.ok).toBe(false);

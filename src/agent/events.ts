@@ -7,7 +7,7 @@ import type { ToolChoice } from './model-client.ts';
 export type RunStatus = 'answered' | 'stopped' | 'failed';
 
 /** Why a run stopped without an answer. */
-export type StopReason = 'step-limit' | 'time-limit' | 'aborted';
+export type StopReason = 'step-limit' | 'time-limit' | 'aborted' | 'no-answer';
 
 /** Why a tool call produced an error observation instead of a result. */
 export type ToolErrorKind =
@@ -39,6 +39,10 @@ export interface ModelCallEvent {
   durationMs: number;
 }
 
+/**
+ * A tool call starts. `final_answer` calls have none: they end as a `final-answer` event, or as a
+ * `tool-error` when refused; so does a call the loop answers without running it (`not-executed`).
+ */
 export interface ToolCallEvent {
   type: 'tool-call';
   runId: string;

@@ -8,6 +8,7 @@ export type ModelErrorKind =
   | 'context-too-long'
   | 'bad-credentials'
   | 'model-not-found'
+  | 'wrong-endpoint'
   | 'invalid-response'
   | 'rejected';
 
@@ -48,6 +49,8 @@ function userMessageFor(kind: ModelErrorKind, retryAfterSeconds: number | null):
       return 'The model service refused the bot\'s credentials. The operator needs to check OPENAI_API_KEY.';
     case 'model-not-found':
       return 'The model service does not know the configured model. The operator needs to check OPENAI_MODEL.';
+    case 'wrong-endpoint':
+      return 'The model service has no chat endpoint at the configured address. The operator needs to check OPENAI_BASE_URL (it usually ends in /v1).';
     case 'invalid-response':
       return 'The model service sent a reply the bot could not read. Please try again.';
     case 'rejected':

@@ -3,10 +3,12 @@
  * server. Retries are the SDK's own (they honour Retry-After); a wait longer than
  * `maxRetryWaitSeconds` is not slept but reported at once as a rate limit to retry later.
  */
+import { randomUUID } from 'node:crypto';
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import type { AssistantMessage, ToolCall } from './messages.ts';
 import { ModelError } from './model-error.ts';
+import { untilAborted } from './until-aborted.ts';
 import type { ModelClient, ModelRequest, ModelResponse } from './model-client.ts';
 
 export interface OpenAIModelClientOptions {
@@ -47,9 +49,10 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
       };
       let completion: OpenAI.Chat.Completions.ChatCompletion;
       try {
-        completion = await client.chat.completions.create(body, { signal });
+        // The SDK sleeps before a retry without watching the signal: do not wait for it.
+        completion = await untilAborted(client.chat.completions.create(body, { signal }), signal);
       } catch (error) {
-        throw toModelError(error, signal);
+        throw toModelError(error, signal, options.apiKey);
       }
       return readCompletion(completion);
     },
@@ -61,15 +64,7 @@ function readCompletion(completion: OpenAI.Chat.Completions.ChatCompletion): Mod
   if (!choice?.message) {
     throw new ModelError('invalid-response', { detail: 'the response has no choices[0].message' });
   }
-  const toolCalls: ToolCall[] = [];
-  for (const call of choice.message.tool_calls ?? []) {
-    if (call.type !== 'function') continue;
-    toolCalls.push({
-      id: call.id,
-      type: 'function',
-      function: { name: call.function.name, arguments: call.function.arguments },
-    });
-  }
+  const toolCalls = (choice.message.tool_calls ?? []).flatMap(normalizeToolCall);
   const message: AssistantMessage = { role: 'assistant', content: choice.message.content ?? null };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   const usage = completion.usage;
@@ -87,8 +82,28 @@ function readCompletion(completion: OpenAI.Chat.Completions.ChatCompletion): Mod
   };
 }
 
+/**
+ * Servers that are only OpenAI-compatible leave out a call's `type` or `id`, or send its arguments
+ * as an object: each call still becomes one the loop can answer. Other kinds of call are dropped.
+ */
+function normalizeToolCall(raw: unknown): ToolCall[] {
+  const call = (raw ?? {}) as { id?: unknown; type?: unknown; function?: { name?: unknown; arguments?: unknown } };
+  if (call.type !== undefined && call.type !== 'function') return [];
+  const args = call.function?.arguments;
+  return [
+    {
+      id: typeof call.id === 'string' && call.id !== '' ? call.id : `call_${randomUUID()}`,
+      type: 'function',
+      function: {
+        name: typeof call.function?.name === 'string' ? call.function.name : '',
+        arguments: typeof args === 'string' ? args : args === undefined || args === null ? '' : JSON.stringify(args),
+      },
+    },
+  ];
+}
+
 /** Maps what the SDK throws to a `ModelError`; an abort passes through as the signal's reason. */
-export function toModelError(error: unknown, signal: AbortSignal): unknown {
+export function toModelError(error: unknown, signal: AbortSignal, apiKey: string | null = null): unknown {
   if (error instanceof OpenAI.APIUserAbortError || signal.aborted) return signal.reason ?? error;
   if (error instanceof OpenAI.APIConnectionTimeoutError) {
     return new ModelError('unavailable', { detail: 'the model server did not answer in time', cause: error });
@@ -101,14 +116,18 @@ export function toModelError(error: unknown, signal: AbortSignal): unknown {
   }
   const status = error.status ?? null;
   const code = typeof error.code === 'string' ? error.code : '';
-  const detail = `model server answered ${status}: ${error.message}`;
+  // Servers echo keys back ("Incorrect API key provided: sk-…"): the detail goes to logs and the step log.
+  const detail = maskSecrets(`model server answered ${status}: ${error.message}`, apiKey);
   const base = { status, detail, cause: error };
   if (status === 429) {
     if (code === 'insufficient_quota') return new ModelError('quota-exceeded', base);
     return new ModelError('rate-limited', { ...base, retryAfterSeconds: retryAfterMs(error.headers) / 1000 || null });
   }
   if (status === 401 || status === 403) return new ModelError('bad-credentials', base);
-  if (status === 404) return new ModelError('model-not-found', base);
+  if (status === 404) {
+    const aboutModel = code === 'model_not_found' || /model/i.test(error.message);
+    return new ModelError(aboutModel ? 'model-not-found' : 'wrong-endpoint', base);
+  }
   if (isContextTooLong(code, error.message)) return new ModelError('context-too-long', base);
   if (status !== null && status >= 500) return new ModelError('unavailable', base);
   if (status === 408 || status === 409) return new ModelError('unavailable', base);
@@ -139,12 +158,18 @@ export function retryAfterMs(headers: Headers | undefined): number {
 function refuseLongRetryWaits(maxWaitMs: number): typeof fetch {
   return async (input, init) => {
     const response = await fetch(input, init);
-    if (response.status !== 429 && response.status < 500) return response;
+    if (response.ok) return response;
     if (retryAfterMs(response.headers) <= maxWaitMs) return response;
     const headers = new Headers(response.headers);
     headers.set('x-should-retry', 'false');
     return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
   };
+}
+
+/** Hides the configured key, and anything shaped like an API key, in text bound for logs. */
+export function maskSecrets(text: string, apiKey: string | null): string {
+  const masked = apiKey && apiKey.length >= 4 ? text.split(apiKey).join('[redacted]') : text;
+  return masked.replace(/\b(sk-[A-Za-z0-9_*-]{2})[A-Za-z0-9_*-]{6,}/g, '$1…[redacted]');
 }
 
 function describe(error: unknown): string {

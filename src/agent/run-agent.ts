@@ -3,7 +3,7 @@ import { deadline } from './deadline.ts';
 import type { AgentEvent, AgentEventSink, RunStatus, StopReason } from './events.ts';
 import { settleFinalAnswers } from './final-answer-turn.ts';
 import { type FinalAnswer, finalAnswerTool, finalAnswerToolName } from './final-answer.ts';
-import type { ChatMessage, TokenUsage, ToolMessage, UserMessage } from './messages.ts';
+import type { ChatMessage, TokenUsage, ToolCall, ToolMessage, UserMessage } from './messages.ts';
 import { addUsage, noUsage } from './messages.ts';
 import type { ModelClient, ToolChoice } from './model-client.ts';
 import { ModelError } from './model-error.ts';
@@ -84,6 +84,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
 
   const end = (status: RunStatus, fields: Partial<Pick<RunResult, 'answer' | 'stopReason' | 'userMessage'>>, error?: unknown): RunResult => {
     timeLimit.dispose();
+    answerOpenCalls(messages);
     const result: RunResult = {
       runId,
       status,
@@ -137,17 +138,26 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
           emit({ type: 'final-answer', runId, step, callId: null, answer, fallback: 'plain-text' });
           return end('answered', { answer });
         }
+        if (nudged) return stopped('no-answer');
         nudged = true;
         messages.push({ role: 'user', content: plainTextNudge });
         continue;
       }
 
       const others = calls.filter((call) => call.function.name !== finalAnswerToolName);
+      if (others.length > 0 && lastStep && others.length < calls.length) {
+        // No model call follows the last step, so tools run now could not be used: a valid
+        // answer beside them is taken, and they are not run.
+        const settled = settleFinalAnswers({ runId, step, calls: calls.filter((call) => !others.includes(call)), called, emit });
+        const finals = new Map(calls.filter((call) => !others.includes(call)).map((call, index) => [call, settled.replies[index] as ToolMessage]));
+        messages.push(...calls.map((call) => finals.get(call) ?? notExecuted(runId, step, call, stepLimitText, emit)));
+        return settled.answer ? end('answered', { answer: settled.answer }) : stopped('step-limit');
+      }
       if (others.length > 0) {
         const outcome = await runToolTurn({ runId, step, calls: others, tools, maxCalls: settings.maxToolCallsPerTurn, toolTimeoutMs: settings.toolTimeoutMs, runSignal: signal, context, emit });
         for (const name of outcome.executed) called.add(name);
         const results = new Map(others.map((call, index) => [call, outcome.messages[index] as ToolMessage]));
-        const replies = calls.map((call) => results.get(call) ?? refuseFinalAnswer(runId, step, call.id, emit));
+        const replies = calls.map((call) => results.get(call) ?? notExecuted(runId, step, call, finalAnswerAloneText, emit));
         messages.push(...replies);
         if (lastStep) return stopped(signal.aborted ? abortReason() : 'step-limit');
         continue;
@@ -180,10 +190,27 @@ function guardSink(sink: AgentEventSink | undefined, logger: ConversationContext
 }
 
 /** The rule for `final_answer` beside other tools: those run, the answer waits for their results. */
-function refuseFinalAnswer(runId: string, step: number, callId: string, emit: AgentEventSink): ToolMessage {
-  const text = 'Not executed: call final_answer alone, in a turn of its own, once you have read these results.';
-  emit({ type: 'tool-error', runId, step, callId, name: finalAnswerToolName, kind: 'not-executed', error: text, durationMs: 0 });
-  return { role: 'tool', tool_call_id: callId, content: text };
+const finalAnswerAloneText = 'Not executed: call final_answer alone, in a turn of its own, once you have read these results.';
+const stepLimitText = 'Not executed: the step limit was reached, and the answer given in this turn was taken.';
+
+/** Answers a call the loop does not run, so that every tool_call_id gets its message. */
+function notExecuted(runId: string, step: number, call: ToolCall, text: string, emit: AgentEventSink): ToolMessage {
+  emit({ type: 'tool-error', runId, step, callId: call.id, name: call.function.name, kind: 'not-executed', error: text, durationMs: 0 });
+  return { role: 'tool', tool_call_id: call.id, content: text };
+}
+
+/**
+ * Answers, as cancelled, any call of the last assistant message that has no tool message yet (a
+ * fault mid-turn), so that the transcript can always be sent again.
+ */
+function answerOpenCalls(messages: ChatMessage[]): void {
+  const lastAssistant = messages.findLastIndex((message) => message.role === 'assistant');
+  const last = messages[lastAssistant];
+  if (last?.role !== 'assistant' || !last.tool_calls) return;
+  const answered = new Set(messages.slice(lastAssistant + 1).flatMap((message) => (message.role === 'tool' ? [message.tool_call_id] : [])));
+  for (const call of last.tool_calls) {
+    if (!answered.has(call.id)) messages.push({ role: 'tool', tool_call_id: call.id, content: 'Cancelled: the run ended before this call finished.' });
+  }
 }
 
 function stopMessage(reason: StopReason, settings: AgentSettings): string {
@@ -194,6 +221,8 @@ function stopMessage(reason: StopReason, settings: AgentSettings): string {
       return `I ran out of time (${Math.round(settings.runTimeoutMs / 1000)} seconds) before reaching an answer.`;
     case 'aborted':
       return 'Stopped before an answer was reached.';
+    case 'no-answer':
+      return 'The model replied without an answer. Please try again, or rephrase.';
   }
 }
 

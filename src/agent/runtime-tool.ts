@@ -20,9 +20,14 @@ export interface ToolDefinition<Parameters extends z.ZodObject = z.ZodObject> {
 /** The model's function names: letters, digits, `_` and `-`, at most 64 characters. */
 export const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
 
-/** Turns a zod tool into the runtime form, deriving its JSON Schema once. */
+/**
+ * Turns a zod tool into the runtime form, deriving its JSON Schema once: the schema of the input
+ * (what the model writes, before defaults and transforms), with unknown keys closed off, as
+ * `z.object` would strip them anyway.
+ */
 export function fromZodTool(definition: ToolDefinition): RuntimeTool {
-  const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(definition.parameters) as Record<string, unknown>;
+  const { $schema: _ignored, ...derived } = z.toJSONSchema(definition.parameters, { io: 'input' }) as Record<string, unknown>;
+  const inputSchema = closeObjects(derived) as Record<string, unknown>;
   return fromJsonSchemaTool({
     name: definition.name,
     description: definition.description,
@@ -48,6 +53,23 @@ export function fromJsonSchemaTool(tool: Omit<RuntimeTool, 'spec'>): RuntimeTool
     },
   };
   return { ...tool, spec };
+}
+
+/** Adds `additionalProperties: false` to every object schema that does not say otherwise. */
+function closeObjects(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(closeObjects);
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    out[key] = key === 'properties' || key === '$defs' ? mapValues(value, closeObjects) : closeObjects(value);
+  }
+  if (out.type === 'object' && !('additionalProperties' in out)) out.additionalProperties = false;
+  return out;
+}
+
+function mapValues(value: unknown, map: (item: unknown) => unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, map(item)]));
 }
 
 export function zodValidate(schema: z.ZodType, input: unknown): ValidationResult {

@@ -36,7 +36,9 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     `- People in this conversation: ${people}.`,
     '',
     '## Formatting',
-    'Your answer is shown in Discord, which renders Markdown: **bold**, *italics*, __underline__, ~~strike~~, `code`, fenced code blocks with a language, > quotes, - lists, # headings, [links](https://example.com) and -# subtext. Discord does not render tables: use lists instead. Keep answers short enough to read in a chat.',
+    input.place.kind === 'discord'
+      ? 'Your answer is shown in Discord, which renders Markdown: **bold**, *italics*, __underline__, ~~strike~~, `code`, fenced code blocks with a language, > quotes, - lists, # headings, [links](https://example.com) and -# subtext. Discord does not render tables: use lists instead. Keep answers short enough to read in a chat.'
+      : 'Your answer is shown as plain text in a terminal: keep Markdown light (lists, `code`), and use no tables.',
   ].join('\n');
 }
 

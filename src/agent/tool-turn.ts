@@ -3,6 +3,7 @@ import { type Deadline, deadline } from './deadline.ts';
 import type { AgentEventSink, ToolErrorKind } from './events.ts';
 import type { ToolCall, ToolMessage } from './messages.ts';
 import type { ConversationContext, RuntimeTool } from './tool.ts';
+import { untilAborted } from './until-aborted.ts';
 
 /** A tool result longer than this is cut before the model sees it. */
 export const maxObservationChars = 16_000;
@@ -106,25 +107,6 @@ async function execute(turn: ToolTurn, limit: Deadline, tool: RuntimeTool, args:
     const message = error instanceof UserFacingError ? error.userMessage : error instanceof Error ? error.message : String(error);
     return { ok: false, kind: 'threw', text: `Error: ${message}` };
   }
-}
-
-/** Settles with `promise`, or rejects as soon as `signal` fires: a tool may ignore its signal. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 /** What the model sees of a tool's result: text as it is, anything else as JSON, cut to size. */

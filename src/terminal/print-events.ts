@@ -6,7 +6,7 @@ export function shorten(text: string, max: number): string {
   return oneLine.length <= max ? oneLine : `${oneLine.slice(0, max - 1)}…`;
 }
 
-/** Prints each tool invocation as it starts, and its result or error when it ends. */
+/** Prints each tool invocation as it starts, and its result or error, named, when it ends (parallel calls end in any order). */
 export function printToolEvents(write: (line: string) => void): AgentEventSink {
   return (event) => {
     switch (event.type) {
@@ -14,10 +14,10 @@ export function printToolEvents(write: (line: string) => void): AgentEventSink {
         write(`  → ${event.name} ${shorten(event.arguments, 300)}`);
         break;
       case 'tool-result':
-        write(`  ← ${shorten(event.result, 300)}`);
+        write(`  ← ${event.name}: ${shorten(event.result, 300)}`);
         break;
       case 'tool-error':
-        if (event.name !== 'final_answer') write(`  ← ${event.kind}: ${shorten(event.error, 300)}`);
+        if (event.name !== 'final_answer') write(`  ← ${event.name} ${event.kind}: ${shorten(event.error, 300)}`);
         break;
       default:
         break;

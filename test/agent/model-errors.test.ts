@@ -117,3 +117,66 @@ describe('model service errors', () => {
     expect(modelError(run).kind).toBe('unavailable');
   });
 });
+
+describe('waits the model service asks for', () => {
+  it('honours Retry-After: the retry comes no sooner than asked', async () => {
+    model.enqueue(apiError(429, 'Rate limit reached', { headers: { 'retry-after-ms': '1200' } }), finalAnswer('Hello.'));
+
+    await runOnce(model);
+
+    // The SDK's own backoff would retry after at most 0.5 s; Retry-After asked for 1.2 s.
+    const [first, second] = model.attemptTimes;
+    expect(second! - first!).toBeGreaterThanOrEqual(1150);
+  });
+
+  it('does not sleep through a long wait on any retried status, 408 included', async () => {
+    model.enqueue(apiError(408, 'Request timeout', { headers: { 'retry-after': '600' } }));
+
+    const run = await runOnce(model, { client: { maxRetryWaitSeconds: 1 } });
+
+    expect(model.attempts).toBe(1);
+    expect(modelError(run).kind).toBe('unavailable');
+  });
+
+  it('stops at once when the run is aborted while the client waits to retry', async () => {
+    const controller = new AbortController();
+    model.enqueue(() => {
+      setTimeout(() => controller.abort(), 50);
+      return apiError(429, 'Rate limit reached', { headers: { 'retry-after': '60' } });
+    });
+
+    // Without watching the signal, this would wait out the 60 s and fail on the test's time limit.
+    const run = await runOnce(model, { signal: controller.signal, client: { maxRetryWaitSeconds: 120 } });
+
+    expect(run.stopReason).toBe('aborted');
+    expect(model.attempts).toBe(1);
+  });
+
+  it('keeps to the run time limit while the client waits to retry', async () => {
+    model.enqueue(apiError(503, 'overloaded', { headers: { 'retry-after': '60' } }));
+
+    const run = await runOnce(model, { settings: { runTimeoutMs: 200 }, client: { maxRetryWaitSeconds: 120 } });
+
+    expect(run.stopReason).toBe('time-limit');
+  });
+
+  it('tells a wrong base URL (a 404 that is not about the model) from an unknown model', async () => {
+    model.enqueue({ status: 404, body: '404 page not found' });
+
+    const run = await runOnce(model);
+
+    expect(modelError(run).kind).toBe('wrong-endpoint');
+    expect(run.userMessage).toMatch(/OPENAI_BASE_URL/);
+  });
+
+  it('keeps a key the server echoes out of the run-end event and the error', async () => {
+    model.enqueue(apiError(401, 'Incorrect API key provided: sk-test-abcdefghijkl. You can find your key at …'));
+
+    const run = await runOnce(model, { client: { apiKey: 'sk-test-abcdefghijkl' } });
+
+    const end = run.events.at(-1);
+    expect(JSON.stringify(end)).not.toContain('abcdefghijkl');
+    expect(run.error?.message).not.toContain('abcdefghijkl');
+    expect(run.error?.message).toContain('[redacted]');
+  });
+});

@@ -216,6 +216,122 @@ describe('runAgent', () => {
     expect(run.events.find((event) => event.type === 'final-answer')).toMatchObject({ fallback: null });
   });
 
+  it('answers tool calls from servers that leave out the type or id, or send arguments as an object', async () => {
+    model.enqueue(
+      {
+        body: {
+          id: 'x',
+          object: 'chat.completion',
+          created: 0,
+          model: 'loose-server',
+          choices: [
+            {
+              index: 0,
+              finish_reason: 'tool_calls',
+              message: {
+                role: 'assistant',
+                content: null,
+                tool_calls: [
+                  { function: { name: 'calculator', arguments: { expression: '1+2' } } },
+                  { id: 'call_no_args', type: 'function', function: { name: 'current_time' } },
+                ],
+              },
+            },
+          ],
+        },
+      },
+      (request) => {
+        const [call, noArgs] = request.messages.filter((message) => message.role === 'tool');
+        expect(call!.content).toBe('3');
+        expect(noArgs!.content).toBe('Invalid arguments for current_time:\n- time_zone: Invalid input: expected string, received undefined\nFix them and call it again.');
+        return finalAnswer('3', ['calculator']);
+      },
+    );
+
+    const run = await runOnce(model);
+
+    expect(run.answer?.answer).toBe('3');
+  });
+
+  it('takes the first valid final_answer of a turn and answers the others as ignored', async () => {
+    model.enqueue(
+      toolCalls(
+        { name: 'final_answer', arguments: { answer: 'first', tools_used: [] }, id: 'call_1' },
+        { name: 'final_answer', arguments: { answer: 'second', tools_used: [] }, id: 'call_2' },
+      ),
+    );
+
+    const run = await runOnce(model);
+
+    expect(run.answer?.answer).toBe('first');
+    expect(run.transcript.slice(-2)).toEqual([
+      { role: 'tool', tool_call_id: 'call_1', content: 'Answer delivered to the user.' },
+      { role: 'tool', tool_call_id: 'call_2', content: 'Ignored: an answer was already given in this turn.' },
+    ]);
+  });
+
+  it('takes a valid final_answer beside other tools at the last step, where no later step could use them', async () => {
+    model.enqueue(
+      toolCalls({ name: 'calculator', arguments: { expression: '1+1' }, id: 'call_calc' }, { name: 'final_answer', arguments: { answer: 'two', tools_used: ['calculator'] }, id: 'call_final' }),
+    );
+
+    const run = await runOnce(model, { settings: { maxSteps: 1 } });
+
+    expect(run.status).toBe('answered');
+    expect(run.answer).toEqual({ answer: 'two', tools_used: [] });
+    expect(run.events.find((event) => event.type === 'tool-error')).toMatchObject({ callId: 'call_calc', kind: 'not-executed' });
+    expect(run.events.some((event) => event.type === 'tool-call')).toBe(false);
+  });
+
+  it('nudges only once: an empty reply after the nudge ends the run with a clear message', async () => {
+    model.enqueue(text(''), text(''));
+
+    const run = await runOnce(model);
+
+    expect(run.status).toBe('stopped');
+    expect(run.stopReason).toBe('no-answer');
+    expect(run.userMessage).toMatch(/replied without an answer/);
+    expect(model.requests.at(-1)!.messages.filter((message) => message.content === plainTextNudge)).toHaveLength(1);
+  });
+
+  it('checks the signal between steps, even with a model client that ignores it', async () => {
+    const controller = new AbortController();
+    let calls = 0;
+    // A client of our own interface that never looks at the signal: only the loop can stop here.
+    const deaf: ModelClient = {
+      model: 'deaf',
+      complete: async () => {
+        calls += 1;
+        controller.abort();
+        return { message: { role: 'assistant', content: 'thinking' }, usage: null, finishReason: 'stop', model: 'deaf' };
+      },
+    };
+
+    const run = await runAgent({ model: deaf, systemPrompt: 's', history: [], input: [{ role: 'user', content: 'hi' }], tools: [], context: testContext, settings: defaultAgentSettings, signal: controller.signal });
+
+    expect(run.stopReason).toBe('aborted');
+    expect(calls).toBe(1);
+  });
+
+  it('sends the function specs built at registration, not converted again per call', async () => {
+    const tools = buildToolRegistry(builtInTools);
+    const seen: unknown[][] = [];
+    const recorder: ModelClient = {
+      model: 'recorder',
+      complete: async (request) => {
+        seen.push([...request.tools]);
+        return { message: { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'final_answer', arguments: '{"answer":"ok","tools_used":[]}' } }] }, usage: null, finishReason: 'tool_calls', model: 'recorder' };
+      },
+    };
+    const run = () => runAgent({ model: recorder, systemPrompt: 's', history: [], input: [{ role: 'user', content: 'hi' }], tools, context: testContext, settings: defaultAgentSettings });
+
+    await run();
+    await run();
+
+    expect(seen[0]![0]).toBe(tools[0]!.spec);
+    expect(seen[1]![0]).toBe(tools[0]!.spec);
+  });
+
   it('ends with a failed result, not an exception, when the program itself fails', async () => {
     // No real path makes the program fail, so a model client of our own interface throws a bug.
     const buggy: ModelClient = {

@@ -23,9 +23,35 @@ describe('tool registry', () => {
     expect(chatRequestProblems(body)).toEqual([]);
   });
 
-  it('derives the JSON Schema once, at registration, not per call', () => {
-    const [tool] = buildToolRegistry([builtInTools[0]!]);
-    expect(tool!.spec.function.parameters).toBe(tool!.inputSchema);
+  it('derives the schema of what the model writes, so tools with defaults and transforms register', () => {
+    const shout = defineTool({
+      name: 'shout',
+      description: 'Upper-cases text.',
+      parameters: z.object({ text: z.string().transform((value) => value.toUpperCase()), times: z.number().default(1) }),
+      execute: ({ text, times }) => text.repeat(times),
+    });
+    const [tool] = buildToolRegistry([shout]);
+    expect(tool!.inputSchema).toEqual({
+      type: 'object',
+      properties: { text: { type: 'string' }, times: { type: 'number', default: 1 } },
+      required: ['text'],
+      additionalProperties: false,
+    });
+    // The model may leave out `times`, so the schema cannot be strict.
+    expect(tool!.spec.function.strict).toBe(false);
+  });
+
+  it('sends schemas with keywords strict mode rejects (unions, tuples) as non-strict', () => {
+    const union = defineTool({
+      name: 'shape',
+      description: 'A shape.',
+      parameters: z.object({ shape: z.discriminatedUnion('kind', [z.object({ kind: z.literal('circle'), r: z.number() }), z.object({ kind: z.literal('square'), side: z.number() })]) }),
+      execute: () => 'ok',
+    });
+    const tuple = defineTool({ name: 'point', description: 'A point.', parameters: z.object({ at: z.tuple([z.number(), z.number()]) }), execute: () => 'ok' });
+    const [unionTool, tupleTool] = buildToolRegistry([union, tuple]);
+    expect(unionTool!.spec.function.strict).toBe(false);
+    expect(tupleTool!.spec.function.strict).toBe(false);
   });
 
   it('refuses duplicate names and the name final_answer', () => {

@@ -9,6 +9,7 @@ import { type AgentSettings, defaultAgentSettings, runAgent, type RunAgentOption
 import type { ConversationContext, RuntimeTool } from '../../src/agent/tool.ts';
 import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
 import { builtInTools } from '../../tools/index.ts';
+import { chatRequestProblems } from './openai-conformance.ts';
 import type { ScriptedModel } from './scripted-model.ts';
 
 export const testContext: ConversationContext = {
@@ -59,5 +60,8 @@ export async function runOnce(
     signal: options.signal,
     onEvent: (event) => events.push(event),
   });
+  // Whatever happened, the transcript must be valid to send again.
+  const problems = chatRequestProblems({ model: 'test-model', messages: [{ role: 'system', content: 'test' }, ...options.history ?? [], ...result.transcript] });
+  if (problems.length > 0) throw new Error(`the run left an invalid transcript:\n${problems.join('\n')}`);
   return { ...result, events };
 }

@@ -48,6 +48,9 @@ function strictProblems(schema: unknown, path: string): string[] {
   if (typeof schema !== 'object' || schema === null) return [];
   const node = schema as Record<string, unknown>;
   const problems: string[] = [];
+  for (const keyword of ['oneOf', 'allOf', 'not', 'if', 'prefixItems', 'patternProperties']) {
+    if (keyword in node) problems.push(`strict schema ${path}: "${keyword}" is not supported in strict mode`);
+  }
   if (node.type === 'object' || node.properties) {
     const properties = Object.keys((node.properties as object | undefined) ?? {});
     const required = (node.required as string[] | undefined) ?? [];

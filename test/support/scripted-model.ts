@@ -47,6 +47,8 @@ export interface ScriptedModel {
   requests: ChatRequest[];
   /** The number of HTTP requests received (retries included). */
   readonly attempts: number;
+  /** When each HTTP request arrived (performance.now()). */
+  attemptTimes: number[];
   /** Throws if any request was unexpected or broke the spec, or if replies are left over; then stops. */
   close(): Promise<void>;
 }
@@ -56,10 +58,12 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
   const requests: ChatRequest[] = [];
   const failures: string[] = [];
   const hanging = new Set<ServerResponse>();
+  const attemptTimes: number[] = [];
   let attempts = 0;
 
   const server = createServer(async (request, response) => {
     attempts += 1;
+    attemptTimes.push(performance.now());
     const body = await readJson(request);
     if (request.method !== 'POST' || request.url !== '/v1/chat/completions') {
       failures.push(`unexpected ${request.method} ${request.url}`);
@@ -95,6 +99,7 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
     baseURL: `http://127.0.0.1:${port}/v1`,
     enqueue: (...steps) => void script.push(...steps),
     requests,
+    attemptTimes,
     get attempts() {
       return attempts;
     },

@@ -1,0 +1,200 @@
+/**
+ * What `npm run steps` prints: the run log as a table, one run's step log line by line, and the
+ * same data as JSON for machines. Pure functions of the rows, so that tests need no process.
+ */
+import type { ConversationRow } from '../../db/conversations.ts';
+import type { RunRow } from '../../db/runs.ts';
+import type { StepRow } from '../../db/steps.ts';
+import { finalAnswerToolName } from '../agent/final-answer.ts';
+import type { AssistantMessage } from '../agent/messages.ts';
+import { shorten } from './print-events.ts';
+
+/** One run with what the report shows beside it. */
+export interface RunReport {
+  run: RunRow;
+  /** Null if the conversation row is gone (a purge removes its runs too, so it should not happen). */
+  conversation: Pick<ConversationRow, 'id' | 'key' | 'title'> | null;
+  steps: StepRow[];
+}
+
+/** Arguments, results and answers are cut to this many characters on one line. */
+const textWidth = 120;
+
+/** Seconds precision is enough to find a run again; milliseconds only widen the column. */
+export function formatTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const seconds = Math.round(ms / 1000);
+  return `${Math.floor(seconds / 60)}m ${String(seconds % 60).padStart(2, '0')}s`;
+}
+
+/** The distinct tools a run called, in the order first called; `final_answer` is how it ends, not a tool. */
+export function toolsUsed(steps: readonly StepRow[]): string[] {
+  const names = steps.filter((step) => step.kind === 'tool-call' && step.tool_name !== null && step.tool_name !== finalAnswerToolName).map((step) => step.tool_name!);
+  return [...new Set(names)];
+}
+
+function statusText(run: RunRow): string {
+  return run.stop_reason === null ? run.status : `${run.status} (${run.stop_reason})`;
+}
+
+function durationText(run: RunRow): string {
+  return run.ended_at === null ? '-' : formatDuration(run.ended_at - run.started_at);
+}
+
+/** Plain-text columns padded to their widest cell; the last column is left ragged. */
+function alignColumns(rows: readonly string[][]): string[] {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd());
+}
+
+/** The run log, one line per run in the order given (newest first, as the query returns them). */
+export function formatRunsTable(reports: readonly RunReport[]): string {
+  const header = ['RUN', 'CONVERSATION', 'STATUS', 'STARTED', 'DURATION', 'TOKENS', 'TOOLS', 'ERROR'];
+  const rows = reports.map(({ run, conversation, steps }) => [
+    run.id.slice(0, 8),
+    shorten(conversation?.title ?? `#${run.conversation_id}`, 30),
+    statusText(run),
+    formatTime(run.started_at),
+    durationText(run),
+    String(run.total_tokens),
+    toolsUsed(steps).join(', ') || '-',
+    run.error === null ? '' : shorten(run.error, 60),
+  ]);
+  return alignColumns([header, ...rows]).join('\n');
+}
+
+/** A model-call step's stored assistant message, or null if there is none or it cannot be read. */
+function assistantMessageOf(step: StepRow): AssistantMessage | null {
+  if (step.message === null) return null;
+  try {
+    return JSON.parse(step.message) as AssistantMessage;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A refused `final_answer` is logged without its arguments (it never started as a call), so they
+ * are looked up in the model call that asked for it.
+ */
+function argumentsByCallId(steps: readonly StepRow[]): Map<string, string> {
+  const byId = new Map<string, string>();
+  for (const step of steps) {
+    for (const call of assistantMessageOf(step)?.tool_calls ?? []) byId.set(call.id, call.function.arguments);
+  }
+  return byId;
+}
+
+function formatModelCall(step: StepRow): string {
+  const parts = [`#${step.sequence} step ${step.model_step} model-call`];
+  if (step.duration_ms !== null) parts.push(formatDuration(step.duration_ms));
+  const line = [parts.join(' ')];
+  if (step.prompt_tokens !== null || step.completion_tokens !== null) line.push(`tokens ${step.prompt_tokens ?? '?'}+${step.completion_tokens ?? '?'}`);
+  const message = assistantMessageOf(step);
+  const calls = message?.tool_calls ?? [];
+  if (calls.length > 0) line.push(`→ calls: ${calls.map((call) => call.function.name).join(', ')}`);
+  else if (message?.content) line.push(`→ text: ${JSON.stringify(shorten(message.content, textWidth))}`);
+  else line.push(message === null ? '→ (message unreadable)' : '→ (empty reply)');
+  return line.join('  ');
+}
+
+function formatToolCall(step: StepRow, run: RunRow, callArguments: ReadonlyMap<string, string>): string {
+  const rawArguments = step.arguments ?? (step.tool_call_id === null ? undefined : callArguments.get(step.tool_call_id));
+  const head = [`#${step.sequence} tool-call ${step.tool_name ?? '?'}`, ...(rawArguments === undefined ? [] : [shorten(rawArguments, textWidth)])].join(' ');
+  const took = step.duration_ms === null ? '' : ` (${formatDuration(step.duration_ms)})`;
+  switch (step.status) {
+    case 'ok':
+      return `${head} → ${shorten(step.result ?? '', textWidth)}${took}`;
+    case 'error':
+      return `${head} ✗ ${step.error_kind ?? 'error'}: ${shorten(step.error ?? '', textWidth)}${took}`;
+    case 'started':
+      // While the run is live the call may still answer; once the run has ended it never will.
+      return `${head} … ${run.status === 'running' ? 'not finished yet' : 'never finished'}`;
+  }
+}
+
+function formatFinalAnswer(step: StepRow): string {
+  let answer: { answer?: unknown; tools_used?: unknown } = {};
+  try {
+    answer = JSON.parse(step.result ?? '{}') as typeof answer;
+  } catch {
+    // Shown as unreadable below rather than hiding the step.
+  }
+  const text = typeof answer.answer === 'string' ? JSON.stringify(shorten(answer.answer, textWidth)) : '(unreadable)';
+  const tools = Array.isArray(answer.tools_used) && answer.tools_used.length > 0 ? answer.tools_used.join(', ') : 'none';
+  // The step log keeps the plain-text fallback in error_kind.
+  const fallback = step.error_kind === null ? '' : ` [${step.error_kind} fallback]`;
+  return `#${step.sequence} final answer: ${text} (tools: ${tools})${fallback}`;
+}
+
+/** One step as one line. */
+export function formatStep(step: StepRow, run: RunRow, callArguments: ReadonlyMap<string, string> = new Map()): string {
+  switch (step.kind) {
+    case 'model-call':
+      return formatModelCall(step);
+    case 'tool-call':
+      return formatToolCall(step, run, callArguments);
+    case 'final-answer':
+      return formatFinalAnswer(step);
+  }
+}
+
+/** One run: a header of its facts, then its steps in order. */
+export function formatRunDetail({ run, conversation, steps }: RunReport): string {
+  const conversationText = conversation === null ? `#${run.conversation_id} (deleted)` : `${conversation.title} (${conversation.key})`;
+  const header: [string, string][] = [
+    ['run', run.id],
+    ['conversation', conversationText],
+    ['status', statusText(run)],
+    ['model', run.model],
+    ['started', formatTime(run.started_at)],
+    ['ended', run.ended_at === null ? '-' : formatTime(run.ended_at)],
+    ['duration', durationText(run)],
+    ['tokens', `${run.prompt_tokens} prompt + ${run.completion_tokens} completion = ${run.total_tokens} total`],
+  ];
+  if (run.error !== null) header.push(['error', run.error_code === null ? run.error : `${run.error} [${run.error_code}]`]);
+  const width = Math.max(...header.map(([label]) => label.length));
+  const callArguments = argumentsByCallId(steps);
+  return [
+    ...header.map(([label, value]) => `${label.padEnd(width)}  ${value}`),
+    '',
+    steps.length === 0 ? 'No steps were logged for this run.' : `${steps.length} step${steps.length === 1 ? '' : 's'}:`,
+    ...steps.map((step) => formatStep(step, run, callArguments)),
+  ].join('\n');
+}
+
+/** A column that holds JSON by contract, parsed; kept as text if a bad write left it unreadable. */
+function parsed(text: string | null): unknown {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * The rows as stored, with the columns that hold JSON by contract parsed. A tool's arguments and
+ * result stay text: the arguments are what the model wrote (invalid JSON is the interesting case)
+ * and a result is an observation string, so sniffing them would change their type from row to row.
+ */
+export function runsToJson(reports: readonly RunReport[]): string {
+  const runs = reports.map(({ run, conversation, steps }) => ({
+    ...run,
+    trigger_message_ids: parsed(run.trigger_message_ids),
+    posted_message_ids: parsed(run.posted_message_ids),
+    conversation,
+    tools_used: toolsUsed(steps),
+    steps: steps.map((step) => ({
+      ...step,
+      message: parsed(step.message),
+      result: step.kind === 'final-answer' ? parsed(step.result) : step.result,
+    })),
+  }));
+  return JSON.stringify({ runs }, null, 2);
+}
