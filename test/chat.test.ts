@@ -53,6 +53,24 @@ describe('npm run chat', () => {
     expect(result.stdout).toContain('bot: Your name is Ada.');
   });
 
+  it('remembers across two processes, per --thread, in SQLite', async () => {
+    model.enqueue(finalAnswer('Noted, Ada.'));
+    expect((await chat('my name is Ada\n')).code).toBe(0);
+
+    model.enqueue((request) => {
+      expect(request.messages.slice(1).map((message) => message.content)).toEqual(['ada: my name is Ada', 'Noted, Ada.', 'ada: what is my name?']);
+      return finalAnswer('Your name is Ada.');
+    });
+    expect((await chat('what is my name?\n')).stdout).toContain('bot: Your name is Ada.');
+
+    model.enqueue((request) => {
+      expect(request.messages.slice(1).map((message) => message.content)).toEqual(['ada: what is my name?']);
+      return finalAnswer('I do not know yet.');
+    });
+    const other = await runScript('src/chat.ts', { cwd, args: ['--thread', 'other'], stdin: 'what is my name?\n', env: { OPENAI_BASE_URL: model.baseURL, USER: 'ada' } });
+    expect(other.stdout).toContain('bot: I do not know yet.');
+  });
+
   it('prints a clear message when the model fails, and goes on to the next line', async () => {
     model.enqueue(apiError(401, 'Incorrect API key provided: sk-wrong-key-123456.'), finalAnswer('Back again.'));
 
