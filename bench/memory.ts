@@ -1,0 +1,55 @@
+/**
+ * `npm run bench:memory`: appending to a conversation's memory, and loading its window, for
+ * conversations of 1,000, 10,000 and 100,000 messages, in a real SQLite file (WAL,
+ * synchronous=NORMAL), as the bot runs it. The window load should not grow with the thread's age.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openStore } from '../db/store.ts';
+import { conversationMemory } from '../src/memory/conversation-memory.ts';
+import { loadTokenCounter } from '../src/memory/token-counter.ts';
+
+const sizes = [1_000, 10_000, 100_000];
+const loads = 300;
+const counter = await loadTokenCounter('gpt-4.1-mini');
+const settings = { tokenBudget: 8000, messageTokenCap: 1500 };
+const sentence = 'Could you check what the build server said about the failing test in the payments module yesterday?';
+
+const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+
+console.log(`Node ${process.version}; window budget ${settings.tokenBudget} tokens; ${loads} loads per size.\n`);
+console.log('| messages in the thread | append, messages/s | window load median ms | p90 ms | messages in window | × the 1,000 load |');
+console.log('|--:|--:|--:|--:|--:|--:|');
+let baseline = 0;
+for (const size of sizes) {
+  const folder = mkdtempSync(join(tmpdir(), 'bench-memory-'));
+  const store = openStore(join(folder, 'bot.sqlite'));
+  const memory = conversationMemory(store, counter, settings);
+  // Another conversation's messages are interleaved, as in a busy server.
+  const conversation = store.conversations.ensure({ key: 'discord:bench', title: 'bench', guildId: 'g', channelId: 'c', startedById: 'u', startedByName: 'Ada' });
+  const other = store.conversations.ensure({ key: 'discord:other', title: 'other', guildId: 'g', channelId: 'c', startedById: 'u', startedByName: 'Bob' });
+
+  const started = performance.now();
+  for (let index = 0; index < size; index++) {
+    memory.recordUserMessage(index % 4 === 3 ? other : conversation, { authorId: 'u', authorName: 'Ada', content: `${index}: ${sentence}`, discordMessageId: `m${index}` });
+  }
+  const appendRate = size / ((performance.now() - started) / 1000);
+
+  const times: number[] = [];
+  let windowSize = 0;
+  for (let round = 0; round < loads + 30; round++) {
+    const before = performance.now();
+    const { history } = memory.loadWindow(conversation.id, []);
+    const elapsed = performance.now() - before;
+    if (round >= 30) times.push(elapsed);
+    windowSize = history.length;
+  }
+  const median = quantile(times, 0.5);
+  if (baseline === 0) baseline = median;
+  console.log(
+    `| ${size.toLocaleString('en-US')} | ${Math.round(appendRate).toLocaleString('en-US')} | ${median.toFixed(3)} | ${quantile(times, 0.9).toFixed(3)} | ${windowSize} | ${(median / baseline).toFixed(2)} |`,
+  );
+  store.close();
+  rmSync(folder, { recursive: true, force: true });
+}
