@@ -55,6 +55,7 @@ export const migrations: readonly Migration[] = [
           posted_message_ids TEXT NOT NULL DEFAULT '[]'
         ) STRICT;
         CREATE INDEX runs_by_conversation ON runs (conversation_id, started_at);
+        CREATE INDEX runs_by_start ON runs (started_at);
         CREATE INDEX runs_running ON runs (instance_id) WHERE status = 'running';
 
         CREATE TABLE messages (
@@ -88,6 +89,7 @@ export const migrations: readonly Migration[] = [
           result TEXT,
           error TEXT,
           error_kind TEXT,
+          note TEXT,
           prompt_tokens INTEGER,
           completion_tokens INTEGER,
           duration_ms REAL,

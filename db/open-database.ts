@@ -15,6 +15,34 @@ export class DatabaseFromFutureError extends UserFacingError {
   }
 }
 
+/** The database predates this version; a viewer does not migrate it under a running older bot. */
+export class DatabaseFromPastError extends UserFacingError {
+  constructor(path: string, found: number, supported: number) {
+    super(
+      'database-from-past',
+      `The database ${path} has schema version ${found}; this version of the bot uses ${supported}. Start the bot or \`npm run chat\` once to upgrade it, then try again.`,
+    );
+  }
+}
+
+/**
+ * Opens a database for reading only (for viewers such as `npm run steps`): the file must exist,
+ * nothing is migrated or written, and it must have this version's schema.
+ */
+export function openDatabaseReadOnly(path: string): Database {
+  const db = new BetterSqlite3(path, { readonly: true, fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 5000');
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version > latestVersion) throw new DatabaseFromFutureError(path, version, latestVersion);
+    if (version < latestVersion) throw new DatabaseFromPastError(path, version, latestVersion);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
 /**
  * Opens (creating its folder and file if needed) and migrates the database. WAL with
  * synchronous=NORMAL survives a killed process without a flush per write.

@@ -46,7 +46,8 @@ export function createRunQueries(db: Database) {
   );
   const addPosted = db.prepare<[string, string]>(`UPDATE runs SET posted_message_ids = json_insert(posted_message_ids, '$[#]', ?) WHERE id = ?`);
   const byId = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?');
-  const byPrefix = db.prepare<[string], RunRow>(`SELECT * FROM runs WHERE id LIKE ? || '%' ORDER BY started_at DESC LIMIT 2`);
+  // Not LIKE: "%" and "_" in what a person typed must not act as wildcards.
+  const byPrefix = db.prepare<[{ prefix: string }], RunRow>('SELECT * FROM runs WHERE substr(id, 1, length(@prefix)) = @prefix ORDER BY started_at DESC LIMIT 2');
   const recent = db.prepare<[number, number], RunRow>('SELECT * FROM runs WHERE conversation_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?');
   const recentAll = db.prepare<[number], RunRow>('SELECT * FROM runs ORDER BY started_at DESC, rowid DESC LIMIT ?');
   const runningOf = db.prepare<[string], RunRow>(`SELECT * FROM runs WHERE status = 'running' AND instance_id = ?`);
@@ -62,11 +63,8 @@ export function createRunQueries(db: Database) {
     finish: (id: string, end: RunEnd, now = Date.now()) => void finish.run({ id, ...end, endedAt: now }),
     addPostedMessage: (id: string, discordMessageId: string) => void addPosted.run(discordMessageId, id),
     byId: (id: string) => byId.get(id),
-    /** The run whose id starts with `prefix`, if exactly one does. */
-    byPrefix(prefix: string): RunRow | undefined {
-      const rows = byPrefix.all(prefix);
-      return rows.length === 1 ? rows[0] : undefined;
-    },
+    /** Runs whose id starts with `prefix`: two at the most, enough to tell "one" from "several". */
+    byPrefix: (prefix: string) => byPrefix.all({ prefix }),
     recent: (conversationId: number | null, limit: number) => (conversationId === null ? recentAll.all(limit) : recent.all(conversationId, limit)),
     runningOf: (instanceId: string) => runningOf.all(instanceId),
     /** Marks the instance's running runs interrupted; returns how many. */

@@ -16,6 +16,8 @@ export interface StepRow {
   result: string | null;
   error: string | null;
   error_kind: string | null;
+  /** What the row alone cannot say, such as "plain-text fallback" on an answer. */
+  note: string | null;
   prompt_tokens: number | null;
   completion_tokens: number | null;
   duration_ms: number | null;
@@ -23,14 +25,14 @@ export interface StepRow {
   ended_at: number | null;
 }
 
-export type NewStep = Omit<StepRow, 'id' | 'ended_at'> & { ended_at?: number | null };
+export type NewStep = Omit<StepRow, 'id' | 'ended_at' | 'note'> & { ended_at?: number | null; note?: string | null };
 
 export function createStepQueries(db: Database) {
   const insert = db.prepare(
     `INSERT INTO steps (run_id, sequence, kind, model_step, message, tool_name, tool_call_id, arguments, status, result, error, error_kind,
-       prompt_tokens, completion_tokens, duration_ms, started_at, ended_at)
+       note, prompt_tokens, completion_tokens, duration_ms, started_at, ended_at)
      VALUES (@run_id, @sequence, @kind, @model_step, @message, @tool_name, @tool_call_id, @arguments, @status, @result, @error, @error_kind,
-       @prompt_tokens, @completion_tokens, @duration_ms, @started_at, @ended_at)`,
+       @note, @prompt_tokens, @completion_tokens, @duration_ms, @started_at, @ended_at)`,
   );
   const complete = db.prepare(
     `UPDATE steps SET status = @status, result = @result, error = @error, error_kind = @error_kind, duration_ms = @duration_ms, ended_at = @ended_at
@@ -39,7 +41,7 @@ export function createStepQueries(db: Database) {
   const ofRun = db.prepare<[string], StepRow>('SELECT * FROM steps WHERE run_id = ? ORDER BY sequence');
 
   return {
-    insert: (step: NewStep) => Number(insert.run({ ended_at: null, ...step }).lastInsertRowid),
+    insert: (step: NewStep) => Number(insert.run({ ended_at: null, note: null, ...step }).lastInsertRowid),
     complete: (id: number, end: { status: 'ok' | 'error'; result: string | null; error: string | null; error_kind: string | null; duration_ms: number }, now = Date.now()) =>
       void complete.run({ id, ...end, ended_at: now }),
     ofRun: (runId: string) => ofRun.all(runId),

@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { createConversationQueries } from './conversations.ts';
 import { createInstanceQueries } from './instances.ts';
 import { createMessageQueries } from './messages.ts';
-import { openDatabase } from './open-database.ts';
+import { openDatabase, openDatabaseReadOnly } from './open-database.ts';
 import { createRunQueries } from './runs.ts';
 import { createStepQueries } from './steps.ts';
 
@@ -17,8 +17,9 @@ export interface Store {
   close(): void;
 }
 
-export function openStore(path: string): Store {
-  const db = openDatabase(path);
+/** Opens, creating and migrating it as needed; `readOnly` opens an existing, current database to read. */
+export function openStore(path: string, options: { readOnly?: boolean } = {}): Store {
+  const db = options.readOnly ? openDatabaseReadOnly(path) : openDatabase(path);
   return {
     db,
     conversations: createConversationQueries(db),

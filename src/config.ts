@@ -120,6 +120,15 @@ export interface Config {
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
 
 /**
+ * The variables as every command reads them: the environment, then `.env` where a variable is
+ * unset. A blank variable counts as unset, so it does not hide a value in .env (compose's KEY=${KEY}).
+ */
+export function mergeEnvironment(environment: Environment, dotenvText: string | null): Environment {
+  const setInEnvironment = Object.entries(environment).filter(([, value]) => blankToUndefined(value) !== undefined);
+  return { ...(dotenvText === null ? {} : parseEnv(dotenvText)), ...Object.fromEntries(setInEnvironment) };
+}
+
+/**
  * Reads the settings from `environment`, falling back to the `.env` file's text where a variable
  * is unset. `readText` reads `SYSTEM_PROMPT_FILE`.
  */
@@ -128,9 +137,7 @@ export function parseConfig(
   dotenvText: string | null,
   readText: (path: string) => string = (path) => readFileSync(path, 'utf8'),
 ): ConfigResult {
-  // A blank variable counts as unset, so it does not hide a value in .env (compose's KEY=${KEY}).
-  const setInEnvironment = Object.entries(environment).filter(([, value]) => blankToUndefined(value) !== undefined);
-  const merged: Environment = { ...(dotenvText === null ? {} : parseEnv(dotenvText)), ...Object.fromEntries(setInEnvironment) };
+  const merged = mergeEnvironment(environment, dotenvText);
   const parsed = settingsSchema.safeParse(merged);
   const problems = [
     ...(parsed.success ? [] : parsed.error.issues.map((issue) => describeIssue(issue, merged))),

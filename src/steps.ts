@@ -7,11 +7,11 @@
  * gone as interrupted), so it is safe beside a running bot: WAL lets a reader in while the bot writes.
  */
 import { existsSync } from 'node:fs';
-import { parseArgs, parseEnv } from 'node:util';
+import { parseArgs } from 'node:util';
 import type { ConversationRow } from '../db/conversations.ts';
 import type { RunRow } from '../db/runs.ts';
 import { openStore, type Store } from '../db/store.ts';
-import { readDotenv, settingsSchema } from './config.ts';
+import { mergeEnvironment, readDotenv, settingsSchema } from './config.ts';
 import { UserFacingError } from './errors.ts';
 import { formatRunDetail, formatRunsTable, type RunReport, runsToJson } from './terminal/steps-report.ts';
 
@@ -67,17 +67,15 @@ function readOptions(args: string[]): Options | number {
  * looking into why the bot fails must not be stopped by the same broken settings.
  */
 function databasePath(): string {
-  const dotenv = readDotenv('.env');
-  const merged = { ...(dotenv === null ? {} : parseEnv(dotenv)), ...process.env };
-  return settingsSchema.shape.DATABASE_PATH.parse(merged.DATABASE_PATH);
+  return settingsSchema.shape.DATABASE_PATH.parse(mergeEnvironment(process.env, readDotenv('.env')).DATABASE_PATH);
 }
 
 /** The run with this id, or the one run whose id starts with it. */
 function findRun(store: Store, id: string): RunRow | undefined {
   const exact = store.runs.byId(id);
   if (exact) return exact;
-  // byPrefix matches with LIKE, where % and _ are wildcards: such an "id" would match other runs.
-  return /[%_]/.test(id) ? undefined : store.runs.byPrefix(id);
+  const matches = store.runs.byPrefix(id);
+  return matches.length === 1 ? matches[0] : undefined;
 }
 
 function report(store: Store, options: Options): { code: number; out: string[] } {
@@ -142,7 +140,7 @@ function main(args: string[]): number {
   }
   let store: Store;
   try {
-    store = openStore(path);
+    store = openStore(path, { readOnly: true });
   } catch (error) {
     console.error(error instanceof UserFacingError ? error.userMessage : `Cannot open the database ${path}: ${(error as Error).message}`);
     return 1;

@@ -61,7 +61,7 @@ export function stepLogSink(runs: RunQueries, steps: StepQueries, target: StepLo
           tool_call_id: event.callId,
           status: 'ok',
           result: JSON.stringify(event.answer),
-          error_kind: event.fallback,
+          note: event.fallback === null ? null : `${event.fallback} fallback`,
           ended_at: now,
         });
         return;

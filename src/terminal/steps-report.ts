@@ -127,8 +127,7 @@ function formatFinalAnswer(step: StepRow): string {
   }
   const text = typeof answer.answer === 'string' ? JSON.stringify(shorten(answer.answer, textWidth)) : '(unreadable)';
   const tools = Array.isArray(answer.tools_used) && answer.tools_used.length > 0 ? answer.tools_used.join(', ') : 'none';
-  // The step log keeps the plain-text fallback in error_kind.
-  const fallback = step.error_kind === null ? '' : ` [${step.error_kind} fallback]`;
+  const fallback = step.note === null ? '' : ` [${step.note}]`;
   return `#${step.sequence} final answer: ${text} (tools: ${tools})${fallback}`;
 }
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { latestVersion } from '../../db/migrations.ts';
-import { DatabaseFromFutureError, openDatabase } from '../../db/open-database.ts';
+import { DatabaseFromFutureError, DatabaseFromPastError, openDatabase, openDatabaseReadOnly } from '../../db/open-database.ts';
 
 const tempPath = (name = 'bot.sqlite') => join(mkdtempSync(join(tmpdir(), 'db-test-')), 'nested', 'folder', name);
 
@@ -75,5 +75,19 @@ describe('openDatabase', () => {
     expect((error as DatabaseFromFutureError).userMessage).toContain('The database was not changed.');
     expect(readFileSync(path).equals(before)).toBe(true);
     expect(existsSync(`${path}-wal`)).toBe(false);
+  });
+
+  it('opens read-only for viewers: never creates, migrates or writes', () => {
+    const path = tempPath();
+    expect(() => openDatabaseReadOnly(path)).toThrow();
+    expect(existsSync(path)).toBe(false);
+
+    const old = new BetterSqlite3((openDatabase(path).close(), path));
+    old.pragma('journal_mode = DELETE');
+    old.pragma('user_version = 0');
+    old.close();
+    const before = readFileSync(path);
+    expect(() => openDatabaseReadOnly(path)).toThrow(DatabaseFromPastError);
+    expect(readFileSync(path).equals(before)).toBe(true);
   });
 });
