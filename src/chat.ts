@@ -5,16 +5,14 @@
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { openStore, type Store } from '../db/store.ts';
 import { builtInTools } from '../tools/index.ts';
 import { createOpenAIModelClient } from './agent/openai-model-client.ts';
 import { buildToolRegistry } from './agent/tool-registry.ts';
-import { formatProblems, parseConfig, readDotenv } from './config.ts';
-import { UserFacingError } from './errors.ts';
 import { createLogger } from './logging.ts';
 import { conversationMemory } from './memory/conversation-memory.ts';
 import { loadTokenCounter } from './memory/token-counter.ts';
 import { startInstance } from './run-log/instance.ts';
+import { loadConfigOrExit, openStoreOrExit } from './startup.ts';
 import { runChatSession } from './terminal/chat-session.ts';
 
 const usage = 'usage: npm run chat -- [--thread NAME]';
@@ -31,22 +29,11 @@ try {
   process.exit(2);
 }
 
-const loaded = parseConfig(process.env, readDotenv('.env'));
-if (!loaded.ok) {
-  console.error(formatProblems(loaded.problems));
-  process.exit(1);
-}
-const { config } = loaded;
+const config = loadConfigOrExit('chat');
 // Logs go to stderr, so that stdout holds the conversation alone.
 const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, pino.destination(2));
 
-let store: Store;
-try {
-  store = openStore(config.databasePath);
-} catch (error) {
-  console.error(error instanceof UserFacingError ? error.userMessage : `Cannot open the database ${config.databasePath}: ${(error as Error).message}`);
-  process.exit(1);
-}
+const store = openStoreOrExit(config.databasePath);
 const instance = startInstance(store.instances, store.runs, 'chat');
 const shutDown = () => {
   instance.stop();

@@ -56,6 +56,17 @@ const httpUrl = (fallback: string) =>
       .pipe(z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })),
   );
 
+/** Comma- or space-separated Discord ids (snowflakes); empty means no restriction. */
+const idList = () =>
+  z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .default('')
+      .transform((value) => value.split(/[\s,]+/).filter(Boolean))
+      .pipe(z.array(z.string().regex(/^\d{17,20}$/, 'must list Discord ids (17 to 20 digits), separated by commas'))),
+  );
+
 export const defaultBaseURL = 'https://api.openai.com/v1';
 
 /** Every setting: the README's table and `.env.example` list exactly these (a test checks). */
@@ -77,6 +88,13 @@ export const settingsSchema = z
     MEMORY_MESSAGE_TOKEN_CAP: whole(50, 100_000, 1500),
     SYSTEM_PROMPT: optionalText(),
     SYSTEM_PROMPT_FILE: optionalText(),
+    DISCORD_TOKEN: optionalText(),
+    DISCORD_API_URL: httpUrl('https://discord.com/api'),
+    ALLOWED_GUILD_IDS: idList(),
+    ALLOWED_CHANNEL_IDS: idList(),
+    TOOL_POSTS: z.preprocess(blankToUndefined, z.enum(['all', 'summary', 'off'], { error: 'must be all, summary or off' }).default('all')),
+    MAX_CONCURRENT_RUNS: whole(1, 100, 4),
+    ATTACHMENT_MAX_KB: whole(1, 10_000, 100),
     LOG_LEVEL: z.preprocess(
       blankToUndefined,
       z
@@ -88,8 +106,11 @@ export const settingsSchema = z
   });
 
 /** Rules across settings, checked on the raw values so they are reported with every other problem. */
-function crossProblems(merged: Environment): string[] {
+function crossProblems(merged: Environment, purpose: ConfigPurpose): string[] {
   const problems: string[] = [];
+  if (purpose === 'bot' && blankToUndefined(merged.DISCORD_TOKEN) === undefined) {
+    problems.push('DISCORD_TOKEN is required to connect to Discord: copy the bot token from the Developer Portal (your application → Bot → Reset Token)');
+  }
   const present = (name: string) => blankToUndefined(merged[name]) !== undefined;
   const baseURL = present('OPENAI_BASE_URL') ? String(merged.OPENAI_BASE_URL) : defaultBaseURL;
   if (!present('OPENAI_API_KEY') && URL.canParse(baseURL) && new URL(baseURL).hostname === 'api.openai.com') {
@@ -115,7 +136,22 @@ export interface Config {
   /** The operator's persona and rules, or null for none. */
   systemPrompt: string | null;
   logLevel: LogLevel;
+  discord: DiscordSettings;
 }
+
+export interface DiscordSettings {
+  /** Null only for commands that do not connect to Discord (`npm run chat`). */
+  token: string | null;
+  apiUrl: string;
+  allowedGuildIds: string[];
+  allowedChannelIds: string[];
+  toolPosts: 'all' | 'summary' | 'off';
+  maxConcurrentRuns: number;
+  attachmentMaxBytes: number;
+}
+
+/** What a command needs beyond the common settings: the bot needs its Discord token. */
+export type ConfigPurpose = 'bot' | 'chat';
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
 
@@ -130,18 +166,19 @@ export function mergeEnvironment(environment: Environment, dotenvText: string | 
 
 /**
  * Reads the settings from `environment`, falling back to the `.env` file's text where a variable
- * is unset. `readText` reads `SYSTEM_PROMPT_FILE`.
+ * is unset. `purpose` adds what that command needs; `readText` reads `SYSTEM_PROMPT_FILE`.
  */
 export function parseConfig(
   environment: Environment,
   dotenvText: string | null,
-  readText: (path: string) => string = (path) => readFileSync(path, 'utf8'),
+  options: { purpose?: ConfigPurpose; readText?: (path: string) => string } = {},
 ): ConfigResult {
+  const { purpose = 'chat', readText = (path: string) => readFileSync(path, 'utf8') } = options;
   const merged = mergeEnvironment(environment, dotenvText);
   const parsed = settingsSchema.safeParse(merged);
   const problems = [
     ...(parsed.success ? [] : parsed.error.issues.map((issue) => describeIssue(issue, merged))),
-    ...crossProblems(merged),
+    ...crossProblems(merged, purpose),
   ];
   if (!parsed.success || problems.length > 0) return { ok: false, problems };
   const settings = parsed.data;
@@ -176,6 +213,15 @@ export function parseConfig(
       memory: { tokenBudget: settings.MEMORY_TOKEN_BUDGET, messageTokenCap: settings.MEMORY_MESSAGE_TOKEN_CAP },
       systemPrompt,
       logLevel: settings.LOG_LEVEL,
+      discord: {
+        token: settings.DISCORD_TOKEN ?? null,
+        apiUrl: settings.DISCORD_API_URL.replace(/\/+$/, ''),
+        allowedGuildIds: settings.ALLOWED_GUILD_IDS,
+        allowedChannelIds: settings.ALLOWED_CHANNEL_IDS,
+        toolPosts: settings.TOOL_POSTS,
+        maxConcurrentRuns: settings.MAX_CONCURRENT_RUNS,
+        attachmentMaxBytes: settings.ATTACHMENT_MAX_KB * 1024,
+      },
     },
   };
 }
@@ -184,7 +230,7 @@ function describeIssue(issue: z.core.$ZodIssue, merged: Environment): string {
   const name = String(issue.path[0] ?? 'settings');
   const value = merged[name];
   // Secrets and long texts are never echoed back.
-  const shown = value === undefined || name === 'OPENAI_API_KEY' || name === 'SYSTEM_PROMPT' ? '' : ` (it is "${value}")`;
+  const shown = value === undefined || name === 'OPENAI_API_KEY' || name === 'DISCORD_TOKEN' || name === 'SYSTEM_PROMPT' ? '' : ` (it is "${value}")`;
   return `${name} ${issue.message}${shown}`;
 }
 

@@ -15,8 +15,28 @@ describe('settings', () => {
         memory: { tokenBudget: 8000, messageTokenCap: 1500 },
         systemPrompt: null,
         logLevel: 'info',
+        discord: {
+          token: null,
+          apiUrl: 'https://discord.com/api',
+          allowedGuildIds: [],
+          allowedChannelIds: [],
+          toolPosts: 'all',
+          maxConcurrentRuns: 4,
+          attachmentMaxBytes: 102_400,
+        },
       },
     });
+  });
+
+  it('needs DISCORD_TOKEN for the bot only, and reads id allow-lists', () => {
+    expect(parseConfig({ OPENAI_API_KEY: 'k' }, null, { purpose: 'bot' })).toEqual({
+      ok: false,
+      problems: ['DISCORD_TOKEN is required to connect to Discord: copy the bot token from the Developer Portal (your application → Bot → Reset Token)'],
+    });
+    const result = parseConfig({ OPENAI_API_KEY: 'k', DISCORD_TOKEN: 't', ALLOWED_GUILD_IDS: '100000000000000001, 100000000000000002', DISCORD_API_URL: 'http://127.0.0.1:9/api/' }, null, { purpose: 'bot' });
+    expect(result.ok && result.config.discord).toMatchObject({ token: 't', apiUrl: 'http://127.0.0.1:9/api', allowedGuildIds: ['100000000000000001', '100000000000000002'] });
+    const bad = parseConfig({ OPENAI_API_KEY: 'k', ALLOWED_CHANNEL_IDS: 'general' }, null);
+    expect(bad.ok ? [] : bad.problems).toEqual(['ALLOWED_CHANNEL_IDS must list Discord ids (17 to 20 digits), separated by commas (it is "general")']);
   });
 
   it('needs no API key for a local server', () => {
@@ -64,9 +84,9 @@ describe('settings', () => {
       if (text === undefined) throw Object.assign(new Error('nope'), { code: 'ENOENT' });
       return text;
     };
-    const ok = parseConfig({ OPENAI_API_KEY: 'k', SYSTEM_PROMPT_FILE: 'persona.md' }, null, read);
+    const ok = parseConfig({ OPENAI_API_KEY: 'k', SYSTEM_PROMPT_FILE: 'persona.md' }, null, { readText: read });
     expect(ok.ok && ok.config.systemPrompt).toBe('You are Rex.');
-    const missing = parseConfig({ OPENAI_API_KEY: 'k', SYSTEM_PROMPT_FILE: 'gone.md' }, null, read);
+    const missing = parseConfig({ OPENAI_API_KEY: 'k', SYSTEM_PROMPT_FILE: 'gone.md' }, null, { readText: read });
     expect(missing).toEqual({ ok: false, problems: ['SYSTEM_PROMPT_FILE cannot be read (ENOENT): "gone.md"'] });
   });
 

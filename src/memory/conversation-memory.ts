@@ -28,8 +28,11 @@ export interface IncomingMessage {
  */
 export function conversationMemory(store: Store, counter: TokenCounter, settings: MemorySettings) {
   return {
-    /** Stores a user message before any run sees it, so that nothing said is lost. */
-    recordUserMessage(conversation: ConversationRow, message: IncomingMessage): number {
+    /**
+     * Stores a user message before any run sees it, so that nothing said is lost. Null when that
+     * Discord message is already stored (the gateway can deliver an event twice).
+     */
+    recordUserMessage(conversation: ConversationRow, message: IncomingMessage): number | null {
       return store.messages.insert({
         conversationId: conversation.id,
         runId: null,

@@ -59,7 +59,8 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
       prompt();
       continue;
     }
-    const triggerIds = [memory.recordUserMessage(conversation, { authorId: user.id, authorName: user.displayName, content: text, discordMessageId: null })];
+    // Without a Discord id a message is never a duplicate, so it is always stored.
+    const triggerIds = [memory.recordUserMessage(conversation, { authorId: user.id, authorName: user.displayName, content: text, discordMessageId: null })!];
     const { history, input } = memory.loadWindow(conversation.id, triggerIds);
     const onEvent = fanOut([printToolEvents(write), ...memory.runSinks(conversation.id, options.instanceId, triggerIds)], options.logger);
     running = new AbortController();

@@ -1,0 +1,102 @@
+import { Client, DiscordjsErrorCodes, Events, GatewayIntentBits, Partials } from 'discord.js';
+import type { Store } from '../../db/store.ts';
+import type { Logger } from '../agent/logger.ts';
+import type { ModelClient } from '../agent/model-client.ts';
+import type { AgentSettings } from '../agent/run-agent.ts';
+import type { RuntimeTool } from '../agent/tool.ts';
+import type { DiscordSettings } from '../config.ts';
+import { UserFacingError } from '../errors.ts';
+import { conversationMemory, type MemorySettings } from '../memory/conversation-memory.ts';
+import type { TokenCounter } from '../memory/token-counter.ts';
+import { answerBatch, type QueuedMessage } from './conversation-runner.ts';
+import { inviteUrl } from './invite.ts';
+import { messageRouter } from './message-router.ts';
+import { noPings } from './send.ts';
+import { ThreadQueues } from './thread-queue.ts';
+
+export interface BotDependencies {
+  discord: DiscordSettings & { token: string };
+  agent: AgentSettings;
+  memory: MemorySettings;
+  operatorPrompt: string | null;
+  store: Store;
+  counter: TokenCounter;
+  model: ModelClient;
+  tools: readonly RuntimeTool[];
+  instanceId: string;
+  logger: Logger;
+}
+
+export interface Bot {
+  client: Client<true>;
+  queues: ThreadQueues<QueuedMessage>;
+  /** Disconnects from Discord; runs in flight are left to the caller to wait for or abort. */
+  stop(): Promise<void>;
+}
+
+/** Why Discord refused the connection, in words an operator can act on. */
+export class DiscordLoginError extends UserFacingError {}
+
+/** Connects to Discord and answers in threads until stopped. Resolves once the bot is ready. */
+export async function startBot(deps: BotDependencies): Promise<Bot> {
+  const { logger } = deps;
+  const client = new Client({
+    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent],
+    partials: [Partials.Message, Partials.Channel],
+    rest: { api: deps.discord.apiUrl },
+    allowedMentions: noPings,
+  });
+  const memory = conversationMemory(deps.store, deps.counter, deps.memory);
+  const queues = new ThreadQueues<QueuedMessage>(
+    (_threadId, batch) =>
+      answerBatch({ store: deps.store, memory, model: deps.model, tools: deps.tools, agent: deps.agent, discord: deps.discord, operatorPrompt: deps.operatorPrompt, instanceId: deps.instanceId, logger }, batch),
+    (error, threadId) => logger.error({ err: error, threadId }, 'answering in a thread failed'),
+  );
+  const ready = new Promise<Client<true>>((resolve) => client.once(Events.ClientReady, resolve));
+
+  try {
+    await client.login(deps.discord.token);
+  } catch (error) {
+    await client.destroy();
+    throw explainLoginError(error);
+  }
+  const readyClient = await ready;
+  const router = messageRouter({ client: readyClient, store: deps.store, memory, counter: deps.counter, queues, discord: deps.discord, logger });
+  const guard = (what: string, work: Promise<void> | void) =>
+    Promise.resolve(work).catch((error: unknown) => logger.error({ err: error }, `handling ${what} failed`));
+  client.on(Events.MessageCreate, (message) => void guard('a message', router.onMessageCreate(message)));
+  client.on(Events.MessageUpdate, (_old, message) => void guard('an edit', router.onMessageUpdate(message)));
+  client.on(Events.MessageDelete, (message) => void guard('a deletion', router.onMessageDelete(message)));
+  client.on(Events.ThreadDelete, (thread) => void guard('a thread deletion', router.onThreadDelete(thread)));
+  client.on(Events.Error, (error) => logger.error({ err: error }, 'discord client error'));
+  client.on(Events.ShardDisconnect, (event, shard) => logger.warn({ code: event.code, shard }, 'gateway disconnected'));
+  client.on(Events.ShardResume, (shard) => logger.info({ shard }, 'gateway resumed'));
+  logger.info({ user: readyClient.user.tag, guilds: readyClient.guilds.cache.size, invite: inviteUrl(readyClient.application.id) }, 'connected to Discord');
+
+  return {
+    client: readyClient,
+    queues,
+    async stop() {
+      await client.destroy();
+    },
+  };
+}
+
+function explainLoginError(error: unknown): Error {
+  const code = (error as { code?: unknown }).code;
+  if (code === DiscordjsErrorCodes.TokenInvalid || (error as { status?: unknown }).status === 401) {
+    return new DiscordLoginError(
+      'discord-token-rejected',
+      'Discord rejected DISCORD_TOKEN. Copy the bot token again from the Developer Portal (your application → Bot → Reset Token) into .env.',
+      { cause: error },
+    );
+  }
+  if (code === DiscordjsErrorCodes.DisallowedIntents || code === 4014) {
+    return new DiscordLoginError(
+      'discord-intent-missing',
+      'Discord refused the Message Content intent. Turn on "Message Content Intent" in the Developer Portal (your application → Bot → Privileged Gateway Intents), then start again.',
+      { cause: error },
+    );
+  }
+  return error instanceof Error ? error : new Error(String(error));
+}

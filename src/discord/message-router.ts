@@ -1,0 +1,135 @@
+import {
+  type AnyThreadChannel,
+  ChannelType,
+  type Client,
+  type Message,
+  type OmitPartialGroupDMChannel,
+  type PartialMessage,
+  PermissionFlagsBits,
+} from 'discord.js';
+import type { ConversationRow } from '../../db/conversations.ts';
+import type { Store } from '../../db/store.ts';
+import type { Logger } from '../agent/logger.ts';
+import type { Requester } from '../agent/tool.ts';
+import type { DiscordSettings } from '../config.ts';
+import type { ConversationMemory } from '../memory/conversation-memory.ts';
+import type { TokenCounter } from '../memory/token-counter.ts';
+import { formatUserContent } from '../memory/window.ts';
+import type { QueuedMessage } from './conversation-runner.ts';
+import { cleanText, messageText } from './incoming-message.ts';
+import { threadName } from './render.ts';
+import type { ThreadQueues } from './thread-queue.ts';
+
+export interface RouterDependencies {
+  client: Client<true>;
+  store: Store;
+  memory: ConversationMemory;
+  counter: TokenCounter;
+  queues: ThreadQueues<QueuedMessage>;
+  discord: DiscordSettings;
+  logger: Logger;
+}
+
+type GuildMessage = OmitPartialGroupDMChannel<Message<true>>;
+
+export const conversationKey = (threadId: string) => `discord:${threadId}`;
+
+/**
+ * Decides what a message is to the bot. A mention (of its user or its managed role; @everyone and
+ * @here do not count) in an allowed text channel starts a thread from that message; in a
+ * conversation thread every message goes to the agent; a mention in another thread makes that
+ * thread a conversation. Messages from bots are ignored.
+ */
+export function messageRouter(deps: RouterDependencies) {
+  const { client, store, memory, discord, logger } = deps;
+  const botRoleId = (message: GuildMessage) => message.guild.roles.botRoleFor(client.user)?.id ?? null;
+  const mentionsBot = (message: GuildMessage) => {
+    if (message.mentions.users.has(client.user.id)) return true;
+    const role = botRoleId(message);
+    return role !== null && message.mentions.roles.has(role);
+  };
+  const allowed = (message: GuildMessage, channelId: string | null) =>
+    (discord.allowedGuildIds.length === 0 || discord.allowedGuildIds.includes(message.guildId)) &&
+    (discord.allowedChannelIds.length === 0 || (channelId !== null && discord.allowedChannelIds.includes(channelId)));
+
+  async function enqueue(message: GuildMessage, thread: AnyThreadChannel, conversation: ConversationRow): Promise<void> {
+    const content = await messageText(message, client.user.id, botRoleId(message), discord.attachmentMaxBytes);
+    const requester = requesterOf(message, thread);
+    const storedId = memory.recordUserMessage(conversation, {
+      authorId: message.author.id,
+      authorName: requester.displayName,
+      content,
+      discordMessageId: message.id,
+    });
+    if (storedId === null) return; // Already stored: the gateway delivered this message twice.
+    store.conversations.setLastSeenMessage(conversation.id, message.id);
+    deps.queues.push(thread.id, { storedId, message, thread, requester });
+  }
+
+  function ensureConversation(thread: AnyThreadChannel, message: GuildMessage): ConversationRow {
+    return store.conversations.ensure({
+      key: conversationKey(thread.id),
+      title: thread.name,
+      guildId: message.guildId,
+      channelId: thread.parentId,
+      startedById: message.author.id,
+      startedByName: message.member?.displayName ?? message.author.displayName,
+    });
+  }
+
+  return {
+    async onMessageCreate(message: Message): Promise<void> {
+      if (message.author.bot || !message.inGuild() || message.system) return;
+      const guildMessage = message as GuildMessage;
+      const channel = guildMessage.channel;
+      if (channel.isThread()) {
+        if (!allowed(guildMessage, channel.parentId)) return;
+        const existing = store.conversations.byKey(conversationKey(channel.id));
+        if (!existing && !mentionsBot(guildMessage)) return;
+        await enqueue(guildMessage, channel, existing ?? ensureConversation(channel, guildMessage));
+        return;
+      }
+      if (channel.type !== ChannelType.GuildText && channel.type !== ChannelType.GuildAnnouncement) return;
+      if (!allowed(guildMessage, channel.id) || !mentionsBot(guildMessage)) return;
+      const thread = await guildMessage.startThread({
+        name: threadName(cleanText(guildMessage, client.user.id, botRoleId(guildMessage)), guildMessage.member?.displayName ?? guildMessage.author.displayName),
+        autoArchiveDuration: 1440,
+      });
+      logger.info({ threadId: thread.id, channelId: channel.id, guildId: guildMessage.guildId }, 'conversation started');
+      await enqueue(guildMessage, thread, ensureConversation(thread, guildMessage));
+    },
+
+    /** An edited message is edited in memory too (a thread's first message lives in its parent channel). */
+    async onMessageUpdate(message: Message | PartialMessage): Promise<void> {
+      if (!store.messages.hasDiscordId(message.id)) return;
+      const full = message.partial ? await message.fetch().catch(() => null) : message;
+      if (!full || full.author.bot || !full.inGuild()) return;
+      const content = await messageText(full as GuildMessage, client.user.id, botRoleId(full as GuildMessage), discord.attachmentMaxBytes);
+      const authorName = full.member?.displayName ?? full.author.displayName;
+      store.messages.editByDiscordId(full.id, content, deps.counter.count(formatUserContent(authorName, content)));
+    },
+
+    /** A deleted message leaves memory. */
+    onMessageDelete(message: { id: string }): void {
+      store.messages.deleteByDiscordId(message.id);
+    },
+
+    /** A deleted thread's conversation is purged: messages, runs and steps. */
+    onThreadDelete(thread: { id: string }): void {
+      const conversation = store.conversations.byKey(conversationKey(thread.id));
+      if (!conversation) return;
+      store.conversations.purge(conversation.id);
+      logger.info({ threadId: thread.id }, 'conversation purged with its thread');
+    },
+  };
+}
+
+/** Who wrote the message; a moderator is a member who may manage messages where it was written. */
+function requesterOf(message: GuildMessage, thread: AnyThreadChannel): Requester {
+  const permissions = message.member ? thread.permissionsFor(message.member) : null;
+  return {
+    id: message.author.id,
+    displayName: message.member?.displayName ?? message.author.displayName,
+    isModerator: permissions?.has(PermissionFlagsBits.ManageMessages) ?? false,
+  };
+}

@@ -1,0 +1,39 @@
+import { createHash } from 'node:crypto';
+import { MessageFlags, type Message, type SendableChannels } from 'discord.js';
+import { splitMessage } from './split-message.ts';
+
+/** Model output pings nobody: no @everyone, no roles, no users, not even the person replied to. */
+export const noPings = { parse: [], repliedUser: false } as const;
+
+export interface SendOptions {
+  /** Makes the first piece a reply to this message (still posted if it was deleted). */
+  replyTo?: string | null;
+  /** The same seed gives the same nonces, so a retried send cannot post twice. */
+  nonceSeed: string;
+  /** Hides link previews. */
+  suppressEmbeds?: boolean;
+}
+
+/** Discord nonces are at most 25 characters: a digest of the seed and the piece's index. */
+export function nonceFor(seed: string, index: number): string {
+  return createHash('sha256').update(`${seed}#${index}`).digest('base64url').slice(0, 25);
+}
+
+/** Sends `text`, split to fit, and returns the messages posted, in order. */
+export async function sendText(channel: SendableChannels, text: string, options: SendOptions): Promise<Message[]> {
+  const sent: Message[] = [];
+  const pieces = splitMessage(text);
+  for (const [index, content] of pieces.entries()) {
+    sent.push(
+      await channel.send({
+        content,
+        nonce: nonceFor(options.nonceSeed, index),
+        enforceNonce: true,
+        allowedMentions: noPings,
+        flags: options.suppressEmbeds ? MessageFlags.SuppressEmbeds : undefined,
+        reply: index === 0 && options.replyTo ? { messageReference: options.replyTo, failIfNotExists: false } : undefined,
+      }),
+    );
+  }
+  return sent;
+}

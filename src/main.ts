@@ -1,0 +1,64 @@
+/**
+ * `npm start`: the Discord bot. The composition root: settings, logs, database, model client,
+ * tools, then the connection to Discord. No logic lives here.
+ */
+import { builtInTools } from '../tools/index.ts';
+import { limitModelCalls } from './agent/limit-model-calls.ts';
+import { createOpenAIModelClient } from './agent/openai-model-client.ts';
+import { buildToolRegistry } from './agent/tool-registry.ts';
+import { type Bot, startBot } from './discord/bot.ts';
+import { UserFacingError } from './errors.ts';
+import { createLogger } from './logging.ts';
+import { loadTokenCounter } from './memory/token-counter.ts';
+import { type Instance, startInstance } from './run-log/instance.ts';
+import { loadConfigOrExit, openStoreOrExit } from './startup.ts';
+
+const config = loadConfigOrExit('bot');
+const logger = createLogger(config.logLevel);
+const store = openStoreOrExit(config.databasePath);
+
+let instance: Instance;
+try {
+  instance = startInstance(store.instances, store.runs, 'bot', { exclusive: true });
+} catch (error) {
+  console.error(error instanceof UserFacingError ? error.userMessage : error);
+  store.close();
+  process.exit(1);
+}
+
+const tools = buildToolRegistry(builtInTools);
+let bot: Bot;
+try {
+  bot = await startBot({
+    discord: { ...config.discord, token: config.discord.token! },
+    agent: config.agent,
+    memory: config.memory,
+    operatorPrompt: config.systemPrompt,
+    store,
+    counter: await loadTokenCounter(config.model.model),
+    model: limitModelCalls(createOpenAIModelClient(config.model), config.discord.maxConcurrentRuns),
+    tools,
+    instanceId: instance.id,
+    logger,
+  });
+} catch (error) {
+  if (error instanceof UserFacingError) console.error(error.userMessage);
+  else logger.fatal({ err: error }, 'could not connect to Discord');
+  instance.stop();
+  store.close();
+  process.exit(1);
+}
+logger.info({ tools: tools.map((tool) => tool.name), model: config.model.model }, 'ready');
+
+let stopping = false;
+const shutDown = async (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, 'shutting down');
+  await bot.stop();
+  instance.stop();
+  store.close();
+  process.exit(0);
+};
+process.once('SIGINT', () => void shutDown('SIGINT'));
+process.once('SIGTERM', () => void shutDown('SIGTERM'));

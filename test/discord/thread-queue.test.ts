@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { limitModelCalls } from '../../src/agent/limit-model-calls.ts';
+import type { ModelClient } from '../../src/agent/model-client.ts';
+import { ThreadQueues } from '../../src/discord/thread-queue.ts';
+
+/** A promise with its resolve function outside, to hold work until the test lets it go. */
+function gate() {
+  let open: () => void = () => {};
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { open, opened };
+}
+
+describe('ThreadQueues', () => {
+  it('runs one batch at a time per thread, batching what arrives during a run, up to the limit', async () => {
+    const batches: string[][] = [];
+    const first = gate();
+    const queues = new ThreadQueues<string>(
+      async (_thread, batch) => {
+        batches.push(batch);
+        if (batches.length === 1) await first.opened;
+      },
+      (error) => {
+        throw error;
+      },
+      3,
+    );
+
+    queues.push('t1', 'a');
+    for (const item of ['b', 'c', 'd', 'e']) queues.push('t1', item);
+    first.open();
+    await queues.idle();
+
+    expect(batches).toEqual([['a'], ['b', 'c', 'd'], ['e']]);
+    expect(queues.activeThreads).toBe(0);
+  });
+
+  it('runs different threads side by side, and keeps going after a failed batch', async () => {
+    const started: string[] = [];
+    const errors: string[] = [];
+    const hold = gate();
+    const queues = new ThreadQueues<string>(
+      async (thread, batch) => {
+        started.push(`${thread}:${batch.join()}`);
+        if (thread === 't1' && batch[0] === 'a') {
+          await hold.opened;
+          throw new Error('boom');
+        }
+      },
+      (error, thread) => errors.push(`${thread}: ${(error as Error).message}`),
+    );
+
+    queues.push('t1', 'a');
+    queues.push('t2', 'x');
+    queues.push('t1', 'b');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(started).toEqual(['t1:a', 't2:x']);
+    hold.open();
+    await queues.idle();
+
+    expect(started).toEqual(['t1:a', 't2:x', 't1:b']);
+    expect(errors).toEqual(['t1: boom']);
+  });
+});
+
+describe('limitModelCalls', () => {
+  it('lets at most N model calls run at once, and lets a waiting call leave when aborted', async () => {
+    let running = 0;
+    let most = 0;
+    const release = gate();
+    const slow: ModelClient = {
+      model: 'slow',
+      async complete() {
+        running += 1;
+        most = Math.max(most, running);
+        await release.opened;
+        running -= 1;
+        return { message: { role: 'assistant', content: 'ok' }, usage: null, finishReason: 'stop', model: 'slow' };
+      },
+    };
+    const limited = limitModelCalls(slow, 2);
+    const request = { messages: [], tools: [], toolChoice: 'required' as const };
+    const calls = [1, 2, 3, 4].map(() => limited.complete(request, new AbortController().signal));
+    const leaving = new AbortController();
+    const aborted = limited.complete(request, leaving.signal);
+    await new Promise((resolve) => setImmediate(resolve));
+
+    expect([limited.active, limited.waiting]).toEqual([2, 3]);
+    leaving.abort(new Error('gone'));
+    await expect(aborted).rejects.toThrow('gone');
+    expect(limited.waiting).toBe(2);
+    release.open();
+    await Promise.all(calls);
+    expect(most).toBe(2);
+    expect(limited.active).toBe(0);
+  });
+});
