@@ -41,17 +41,21 @@ export const windowQuery = 'SELECT * FROM messages WHERE conversation_id = ? AND
 export function createMessageQueries(db: Database) {
   const insert = db.prepare(
     `INSERT INTO messages (conversation_id, run_id, role, author_id, author_name, content, tool_calls, tool_call_id, group_id, discord_message_id, created_at, token_count)
-     VALUES (@conversationId, @runId, @role, @authorId, @authorName, @content, @toolCalls, @toolCallId, @groupId, @discordMessageId, @createdAt, @tokenCount)`,
+     VALUES (@conversationId, @runId, @role, @authorId, @authorName, @content, @toolCalls, @toolCallId, @groupId, @discordMessageId, @createdAt, @tokenCount)
+     ON CONFLICT (discord_message_id) DO NOTHING`,
   );
   const setOwnGroup = db.prepare<[number]>('UPDATE messages SET group_id = id WHERE id = ?');
   const newest = db.prepare<[number, number, number], MessageRow>(windowQuery);
   const edit = db.prepare<[string, number, string]>('UPDATE messages SET content = ?, token_count = ? WHERE discord_message_id = ?');
   const removeByDiscordId = db.prepare<[string]>('DELETE FROM messages WHERE discord_message_id = ?');
   const count = db.prepare<[number], { count: number }>('SELECT count(*) AS count FROM messages WHERE conversation_id = ?');
+  const exists = db.prepare<[string], number>('SELECT 1 FROM messages WHERE discord_message_id = ?').pluck();
 
   return {
-    insert(message: NewMessage, now = Date.now()): number {
-      return Number(insert.run({ ...message, createdAt: now }).lastInsertRowid);
+    /** The new row's id, or null when a message with that Discord id is already stored (a replayed event). */
+    insert(message: NewMessage, now = Date.now()): number | null {
+      const result = insert.run({ ...message, createdAt: now });
+      return result.changes === 0 ? null : Number(result.lastInsertRowid);
     },
     /** Inserts an assistant message with tool calls, whose id becomes its group's id. */
     insertGroupHead(message: Omit<NewMessage, 'groupId'>, now = Date.now()): number {
@@ -64,6 +68,7 @@ export function createMessageQueries(db: Database) {
     editByDiscordId: (discordMessageId: string, content: string, tokenCount: number) => edit.run(content, tokenCount, discordMessageId).changes > 0,
     deleteByDiscordId: (discordMessageId: string) => removeByDiscordId.run(discordMessageId).changes > 0,
     count: (conversationId: number) => count.get(conversationId)!.count,
+    hasDiscordId: (discordMessageId: string) => exists.get(discordMessageId) !== undefined,
   };
 }
 

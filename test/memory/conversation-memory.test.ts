@@ -38,7 +38,7 @@ const ada = { authorId: 'u1', authorName: 'Ada', discordMessageId: null };
 /** One exchange in a conversation, through the real sinks, as the chat and the bot do it. */
 async function exchange(memory: ReturnType<typeof conversationMemory>, conversationId: number, instanceId: string, text: string, tools = buildToolRegistry(builtInTools)) {
   const conversation = store.conversations.byId(conversationId)!;
-  const triggerIds = [memory.recordUserMessage(conversation, { ...ada, content: text })];
+  const triggerIds = [memory.recordUserMessage(conversation, { ...ada, content: text })!];
   const { history, input } = memory.loadWindow(conversationId, triggerIds);
   return runAgent({
     model: modelClientFor(model),
@@ -139,7 +139,7 @@ describe('conversation memory', () => {
   it('after a crash mid-run, answers the unfinished calls as cancelled so the history stays valid', async () => {
     const memory = conversationMemory(store, counter, settings);
     const conversation = newConversation();
-    const triggerIds = [memory.recordUserMessage(conversation, { ...ada, content: 'two things' })];
+    const triggerIds = [memory.recordUserMessage(conversation, { ...ada, content: 'two things' })!];
     const crashed = startInstance(store.instances, store.runs, 'test');
     const sinks = fanOut(memory.runSinks(conversation.id, crashed.id, triggerIds), silentLogger);
     // The run gets as far as one of two results; then the process dies.

@@ -1,0 +1,175 @@
+/**
+ * A fake Discord on 127.0.0.1: REST v10 under /api/v10 and the JSON gateway, in-process, with a
+ * seeded guild. The real discord.js client logs in to it:
+ *
+ *   const fake = await startFakeDiscord();
+ *   const client = new Client({ intents: [Guilds, GuildMessages, MessageContent], rest: { api: fake.apiUrl } });
+ *   await client.login(fake.token);
+ *   …
+ *   await client.destroy(); // FIRST, or the client reconnects for ever
+ *   await fake.close();     // then: throws if the bot broke Discord's spec or our rules
+ *
+ * The pieces live in fake-discord/: the world (state), payloads and messages (Discord's JSON),
+ * gateway, rest (the one pipeline every request goes through), the routes, threads, faults.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ChannelType, GatewayDispatchEvents } from 'discord.js';
+import { channelRoutes } from './fake-discord/channel-routes.ts';
+import { Faults } from './fake-discord/faults.ts';
+import { FakeGateway } from './fake-discord/gateway.ts';
+import { messageRoutes } from './fake-discord/message-routes.ts';
+import { userMessage } from './fake-discord/messages.ts';
+import { guildCreatePayload, readyPayload } from './fake-discord/payloads.ts';
+import { defaultEveryonePermissions } from './fake-discord/permissions.ts';
+import { restHandler } from './fake-discord/rest.ts';
+import type { FakeServices } from './fake-discord/routes.ts';
+import { createThread, deleteThread } from './fake-discord/threads.ts';
+import type { FakeDiscord, FakeDiscordOptions, RecordedRequest } from './fake-discord/types.ts';
+import { Changes } from './fake-discord/wait-for.ts';
+import { discordTimestamp, seedIds, World } from './fake-discord/world.ts';
+
+export type * from './fake-discord/types.ts';
+export { defaultBotPermissions, defaultEveryonePermissions } from './fake-discord/permissions.ts';
+
+/** A token in Discord's shape (base64 of the bot id, a timestamp part, an HMAC part). */
+const botToken = `${Buffer.from(seedIds.bot).toString('base64')}.GfAkE0.${'x'.repeat(38)}`;
+
+/** Starts a fake Discord on a free port. See `FakeDiscord` for the API and the teardown order. */
+export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
+  const world = new World();
+  const changes = new Changes();
+  const problems: string[] = [];
+  const requests: RecordedRequest[] = [];
+  const faults = new Faults();
+  let latencyMs = options.latencyMs ?? 0;
+  const changed = () => changes.notify();
+  const problem = (message: string) => {
+    problems.push(message);
+    changed();
+  };
+
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const gatewayUrl = `ws://127.0.0.1:${port}/gateway`;
+  const messageContentAllowed = !options.disallowMessageContent;
+
+  const gateway = new FakeGateway({
+    token: botToken,
+    botId: seedIds.bot,
+    heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250,
+    disallowMessageContent: options.disallowMessageContent ?? false,
+    ready: (sessionId) => readyPayload(world, sessionId, gatewayUrl, messageContentAllowed),
+    initialDispatches: () => [{ t: GatewayDispatchEvents.GuildCreate, d: guildCreatePayload(world) }],
+    problem,
+    changed,
+  });
+  const services: FakeServices = { world, gateway, baseUrl, gatewayUrl, messageContentAllowed };
+  server.on('request', restHandler({
+    world,
+    routes: [...messageRoutes(services), ...channelRoutes(services)],
+    token: botToken,
+    faults,
+    requests,
+    latencyMs: () => latencyMs,
+    problem,
+    changed,
+  }));
+  server.on('upgrade', (request, socket, head) => {
+    if (new URL(request.url ?? '/', baseUrl).pathname !== '/gateway') return void socket.destroy();
+    gateway.upgrade(request, socket, head);
+  });
+
+  const describe = () => {
+    const recent = requests.slice(-8).map((request) => `  ${request.method} ${request.path} → ${request.status ?? 'pending'}`);
+    return `recent requests:\n${recent.join('\n') || '  (none)'}\nproblems: ${problems.length === 0 ? 'none' : `\n  ${problems.join('\n  ')}`}`;
+  };
+  let closed = false;
+
+  return {
+    apiUrl: `${baseUrl}/api`,
+    token: botToken,
+    gatewayUrl,
+    botUser: { id: world.botUser.id, username: world.botUser.username },
+    guildId: world.guildId,
+    channels: { general: seedIds.general, random: seedIds.random },
+    users: { ada: seedIds.ada, bob: seedIds.bob },
+    roles: { everyone: seedIds.guild, bot: seedIds.botRole, moderator: seedIds.moderatorRole },
+    get latencyMs() {
+      return latencyMs;
+    },
+    set latencyMs(value: number) {
+      latencyMs = value;
+    },
+    requests,
+    gatewayPayloads: gateway.payloads,
+    dispatches: gateway.dispatches,
+    problems,
+
+    async userSays(input) {
+      const message = userMessage(world, baseUrl, input);
+      world.storeMessage(message);
+      await gateway.dispatch(GatewayDispatchEvents.MessageCreate, message);
+      return message;
+    },
+    async userEdits(channelId, messageId, content) {
+      const message = world.requireMessage(channelId, messageId);
+      message.content = content;
+      message.edited_timestamp = discordTimestamp();
+      await gateway.dispatch(GatewayDispatchEvents.MessageUpdate, message);
+      return message;
+    },
+    async userDeletes(channelId, messageId) {
+      const message = world.removeMessage(channelId, messageId);
+      await gateway.dispatch(GatewayDispatchEvents.MessageDelete, { id: message.id, channel_id: channelId, guild_id: world.guildId });
+    },
+    async createThread(channelId, name, ownerId, threadOptions = {}) {
+      if (!world.users.has(ownerId)) world.author({ id: ownerId, username: `user-${ownerId}` });
+      return createThread(world, gateway, { parentId: channelId, name, ownerId, type: ChannelType.PublicThread, ...threadOptions });
+    },
+    async deleteThread(threadId) {
+      await deleteThread(world, gateway, threadId);
+    },
+
+    messages: (channelId) => [...(world.messagesByChannel.get(channelId) ?? [])],
+    botMessages: (channelId) =>
+      [...world.messagesByChannel.entries()]
+        .filter(([id]) => channelId === undefined || id === channelId)
+        .flatMap(([, messages]) => messages)
+        .filter((message) => message.author.id === world.botUser.id)
+        .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1)),
+    threads: () => world.threads(),
+    channel: (channelId) => world.channels.get(channelId),
+    waitFor: (check, waitOptions = {}) => changes.waitFor(check, waitOptions, describe),
+
+    failNext: (rule) => faults.failNext(rule),
+    rateLimitNext: (rule) => faults.rateLimitNext(rule),
+    dropGateway: (dropOptions = {}) => gateway.drop(dropOptions.code ?? 4000),
+    setBotPermissions(bits) {
+      const everyone = world.roles.get(seedIds.guild)!;
+      const botRole = world.roles.get(seedIds.botRole)!;
+      everyone.permissions = (defaultEveryonePermissions & bits).toString();
+      botRole.permissions = bits.toString();
+      for (const role of [everyone, botRole]) void gateway.dispatch(GatewayDispatchEvents.GuildRoleUpdate, { guild_id: world.guildId, role });
+    },
+    takeProblems: () => problems.splice(0),
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      // A client that is still connected reconnects for ever once the port is gone; give a
+      // just-destroyed client a moment to finish its closing handshake before judging.
+      for (let waited = 0; gateway.openSockets() > 0 && waited < 200; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+      if (gateway.openSockets() > 0) {
+        problems.push('close(): a gateway connection was still open; destroy the discord.js client (await client.destroy()) before closing the fake');
+      }
+      problems.push(...faults.leftOver());
+      await gateway.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (problems.length > 0) throw new Error(`fake Discord:\n  ${problems.join('\n  ')}`);
+    },
+  };
+}

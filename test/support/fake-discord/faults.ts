@@ -1,0 +1,80 @@
+/**
+ * Fault hooks: the next matching REST requests fail, or are rate limited with the headers and
+ * body Discord sends with a 429 (https://discord.com/developers/docs/topics/rate-limits).
+ */
+import type { FailRule, RateLimitRule } from './types.ts';
+
+/** A response the fake sends instead of running the route. */
+export interface FaultReply {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+interface Armed {
+  method: string;
+  path: RegExp;
+  remaining: number;
+  reply: FaultReply;
+}
+
+export class Faults {
+  private readonly armed: Armed[] = [];
+
+  failNext(rule: FailRule): void {
+    this.armed.push({
+      method: rule.method.toUpperCase(),
+      path: rule.path,
+      remaining: rule.times ?? 1,
+      reply: {
+        status: rule.status,
+        body: rule.body ?? { message: `fake failure (${rule.status})`, code: 0 },
+        headers: rule.headers ?? {},
+      },
+    });
+  }
+
+  rateLimitNext(rule: RateLimitRule): void {
+    const seconds = rule.retryAfterSeconds;
+    const headers: Record<string, string> = {
+      'retry-after': String(seconds),
+      'x-ratelimit-scope': rule.global ? 'global' : 'user',
+    };
+    if (rule.global) {
+      headers['x-ratelimit-global'] = 'true';
+    } else {
+      Object.assign(headers, {
+        'x-ratelimit-limit': '5',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': String((Date.now() / 1000 + seconds).toFixed(3)),
+        'x-ratelimit-reset-after': String(seconds),
+        'x-ratelimit-bucket': 'fake-bucket',
+      });
+    }
+    this.armed.push({
+      method: rule.method.toUpperCase(),
+      path: rule.path,
+      remaining: 1,
+      reply: {
+        status: 429,
+        body: { message: 'You are being rate limited.', retry_after: seconds, global: rule.global ?? false },
+        headers,
+      },
+    });
+  }
+
+  /** The fault armed for this request, if any (and counts it down). */
+  take(method: string, path: string): FaultReply | undefined {
+    const index = this.armed.findIndex((fault) => fault.method === method && fault.path.test(path));
+    if (index === -1) return undefined;
+    const fault = this.armed[index]!;
+    fault.remaining -= 1;
+    if (fault.remaining <= 0) this.armed.splice(index, 1);
+    return fault.reply;
+  }
+
+  /** Faults never triggered (a test that armed one most likely expected it to fire). */
+  leftOver(): string[] {
+    return this.armed.map((fault) => `fault for ${fault.method} ${fault.path} (status ${fault.reply.status}) never triggered`);
+  }
+}

@@ -1,0 +1,217 @@
+/**
+ * The fake's gateway: JSON over WebSocket, no compression. HELLO, HEARTBEAT_ACK, IDENTIFY → READY
+ * and GUILD_CREATE, RESUME → the missed dispatches and RESUMED, sessions that survive a dropped
+ * socket, intents (events the bot did not ask for are not sent; without MessageContent, message
+ * text is blanked as Discord does) and Discord's close codes.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { GatewayDispatchEvents, GatewayIntentBits, GatewayOpcodes } from 'discord.js';
+import { WebSocket, WebSocketServer } from 'ws';
+import type { DispatchRecord, GatewayPayloadRecord } from './types.ts';
+
+export interface GatewayOptions {
+  token: string;
+  botId: string;
+  heartbeatIntervalMs: number;
+  disallowMessageContent: boolean;
+  /** READY's payload for a new session (the gateway adds nothing to it). */
+  ready(sessionId: string): unknown;
+  /** The dispatches that follow READY on a new session (GUILD_CREATE). */
+  initialDispatches(): DispatchRecord[];
+  problem(message: string): void;
+  changed(): void;
+}
+
+interface Session {
+  id: string;
+  intents: number;
+  seq: number;
+  /** Dispatches after READY, kept for RESUME. */
+  log: { s: number; t: string; d: unknown }[];
+  socket: WebSocket | null;
+}
+
+/** Close codes Discord uses (https://discord.com/developers/docs/topics/opcodes-and-status-codes). */
+export const closeCodes = {
+  unknownError: 4000,
+  unknownOpcode: 4001,
+  decodeError: 4002,
+  notAuthenticated: 4003,
+  authenticationFailed: 4004,
+  alreadyAuthenticated: 4005,
+  disallowedIntents: 4014,
+} as const;
+
+export class FakeGateway {
+  readonly payloads: GatewayPayloadRecord[] = [];
+  readonly dispatches: DispatchRecord[] = [];
+  private readonly server = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  private readonly sessions = new Map<string, Session>();
+  private readonly sockets = new Set<WebSocket>();
+  private sessionCounter = 0;
+
+  constructor(private readonly options: GatewayOptions) {}
+
+  /** Takes over an HTTP upgrade request for the gateway path. */
+  upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const query = new URL(request.url ?? '/', 'http://localhost').searchParams;
+    if (query.get('v') !== '10') this.options.problem(`gateway: connected with v=${query.get('v')}, expected 10`);
+    if (query.get('encoding') !== 'json') this.options.problem(`gateway: encoding=${query.get('encoding')}; the fake speaks json only`);
+    if (query.has('compress')) this.options.problem(`gateway: compress=${query.get('compress')} asked for (is zlib-sync installed?); the fake never compresses`);
+    this.server.handleUpgrade(request, socket, head, (ws) => this.accept(ws));
+  }
+
+  private accept(socket: WebSocket): void {
+    this.sockets.add(socket);
+    let session: Session | undefined;
+    socket.on('close', (code) => {
+      this.sockets.delete(socket);
+      if (session?.socket === socket) session.socket = null;
+      // A normal closure ends the session on Discord; other codes leave it resumable.
+      if (session && (code === 1000 || code === 1001)) this.sessions.delete(session.id);
+      this.options.changed();
+    });
+    socket.on('message', (data) => {
+      let payload: { op?: unknown; d?: unknown };
+      try {
+        payload = JSON.parse(String(data)) as { op?: unknown; d?: unknown };
+      } catch {
+        this.options.problem(`gateway: a frame that is not JSON: ${String(data).slice(0, 100)}`);
+        return socket.close(closeCodes.decodeError, 'Error while decoding payload.');
+      }
+      this.payloads.push({ op: Number(payload.op), d: payload.d, time: performance.now() });
+      this.options.changed();
+      switch (payload.op) {
+        case GatewayOpcodes.Heartbeat:
+          return send(socket, { op: GatewayOpcodes.HeartbeatAck });
+        case GatewayOpcodes.Identify:
+          if (session) return socket.close(closeCodes.alreadyAuthenticated, 'Already authenticated.');
+          session = this.identify(socket, payload.d as IdentifyData);
+          return;
+        case GatewayOpcodes.Resume:
+          if (session) return socket.close(closeCodes.alreadyAuthenticated, 'Already authenticated.');
+          session = this.resume(socket, payload.d as ResumeData);
+          return;
+        case GatewayOpcodes.PresenceUpdate:
+        case GatewayOpcodes.VoiceStateUpdate:
+        case GatewayOpcodes.RequestGuildMembers:
+          if (!session) socket.close(closeCodes.notAuthenticated, 'Not authenticated.');
+          return;
+        default:
+          this.options.problem(`gateway: unknown opcode ${String(payload.op)}`);
+          return socket.close(closeCodes.unknownOpcode, 'Unknown opcode.');
+      }
+    });
+    send(socket, { op: GatewayOpcodes.Hello, d: { heartbeat_interval: this.options.heartbeatIntervalMs } });
+  }
+
+  private identify(socket: WebSocket, data: IdentifyData): Session | undefined {
+    if (data?.token !== this.options.token) {
+      socket.close(closeCodes.authenticationFailed, 'Authentication failed.');
+      return undefined;
+    }
+    const intents = Number(data.intents ?? 0);
+    if (this.options.disallowMessageContent && (intents & GatewayIntentBits.MessageContent) !== 0) {
+      socket.close(closeCodes.disallowedIntents, 'Disallowed intent(s).');
+      return undefined;
+    }
+    if (data.compress === true) this.options.problem('gateway: IDENTIFY asked for compress: true; the fake never compresses');
+    const id = `fake-session-${++this.sessionCounter}`;
+    const session: Session = { id, intents, seq: 0, log: [], socket };
+    this.sessions.set(id, session);
+    this.sendTo(session, GatewayDispatchEvents.Ready, this.options.ready(id), false);
+    for (const { t, d } of this.options.initialDispatches()) this.sendTo(session, t, d, true);
+    return session;
+  }
+
+  private resume(socket: WebSocket, data: ResumeData): Session | undefined {
+    const session = this.sessions.get(data?.session_id);
+    if (session === undefined || data.token !== this.options.token) {
+      // Not resumable: the client is to IDENTIFY again on a new connection.
+      send(socket, { op: GatewayOpcodes.InvalidSession, d: false });
+      return undefined;
+    }
+    if (session.socket && session.socket !== socket) session.socket.close(closeCodes.unknownError, 'Session resumed elsewhere.');
+    session.socket = socket;
+    for (const entry of session.log) {
+      if (entry.s > Number(data.seq ?? 0)) send(socket, { op: GatewayOpcodes.Dispatch, t: entry.t, s: entry.s, d: entry.d });
+    }
+    this.sendTo(session, GatewayDispatchEvents.Resumed, {}, false);
+    return session;
+  }
+
+  /**
+   * Sends a dispatch to every session whose intents cover it (queued for a RESUME when its socket
+   * is gone). Resolves once the frames are written.
+   */
+  async dispatch(t: string, data: unknown): Promise<void> {
+    // A snapshot: the world's objects change later (edits, threads), a sent event does not.
+    const d = structuredClone(data);
+    this.dispatches.push({ t, d });
+    const sent = [...this.sessions.values()].map((session) => this.sendTo(session, t, d, true));
+    this.options.changed();
+    await Promise.all(sent);
+  }
+
+  private sendTo(session: Session, t: string, d: unknown, logged: boolean): Promise<void> {
+    const required = requiredIntent(t, d);
+    if (required !== 0 && (session.intents & required) === 0) return Promise.resolve();
+    const data = this.redactContent(t, d, session.intents);
+    const s = ++session.seq;
+    if (logged) session.log.push({ s, t, d: data });
+    if (session.socket?.readyState !== WebSocket.OPEN) return Promise.resolve();
+    return send(session.socket, { op: GatewayOpcodes.Dispatch, t, s, d: data });
+  }
+
+  /** Without the MessageContent intent, Discord blanks the text of messages that do not concern the bot. */
+  private redactContent(t: string, d: unknown, intents: number): unknown {
+    if (t !== GatewayDispatchEvents.MessageCreate && t !== GatewayDispatchEvents.MessageUpdate) return d;
+    if ((intents & GatewayIntentBits.MessageContent) !== 0) return d;
+    const message = d as { author?: { id: string }; mentions?: { id: string }[] };
+    const botId = this.options.botId;
+    if (message.author?.id === botId || message.mentions?.some((user) => user.id === botId)) return d;
+    return { ...message, content: '', embeds: [], attachments: [], components: [], poll: undefined };
+  }
+
+  /** Closes every open socket with `code`; sessions stay, so the client can RESUME. */
+  drop(code: number): void {
+    for (const socket of this.sockets) socket.close(code, 'Dropped by the fake (test fault).');
+  }
+
+  /** The number of sockets still open (a client that was not destroyed keeps one). */
+  openSockets(): number {
+    return [...this.sockets].filter((socket) => socket.readyState === WebSocket.OPEN).length;
+  }
+
+  close(): Promise<void> {
+    for (const socket of this.sockets) socket.terminate();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+interface IdentifyData {
+  token?: string;
+  intents?: number;
+  compress?: boolean;
+}
+
+interface ResumeData {
+  token?: string;
+  session_id: string;
+  seq?: number;
+}
+
+function send(socket: WebSocket, payload: object): Promise<void> {
+  return new Promise((resolve) => socket.send(JSON.stringify(payload), () => resolve()));
+}
+
+/** The intent an event needs (0: always sent). Guild events only: the fake has no DMs. */
+function requiredIntent(t: string, d: unknown): number {
+  if (t.startsWith('MESSAGE_')) {
+    return (d as { guild_id?: string }).guild_id ? GatewayIntentBits.GuildMessages : GatewayIntentBits.DirectMessages;
+  }
+  if (t === GatewayDispatchEvents.TypingStart) return GatewayIntentBits.GuildMessageTyping;
+  if (t.startsWith('GUILD_') || t.startsWith('CHANNEL_') || t.startsWith('THREAD_')) return GatewayIntentBits.Guilds;
+  return 0;
+}

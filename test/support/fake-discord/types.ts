@@ -1,0 +1,184 @@
+/**
+ * The public shape of the fake Discord: what a test may ask of it and what it records.
+ */
+import type { APIThreadChannel, APITextChannel, GatewayMessageCreateDispatchData } from 'discord.js';
+
+/** Options of `startFakeDiscord`. */
+export interface FakeDiscordOptions {
+  /** The bot's application has no MessageContent intent: an IDENTIFY asking for it is closed with 4014. */
+  disallowMessageContent?: boolean;
+  /** Every REST answer waits this long (settable later as `fake.latencyMs`). */
+  latencyMs?: number;
+  /** The gateway's HELLO heartbeat_interval; Discord's is 41,250 ms. Lower it to see heartbeats in a test. */
+  heartbeatIntervalMs?: number;
+}
+
+/** A message as Discord sends it in MESSAGE_CREATE (always in a guild here). */
+export type FakeMessage = GatewayMessageCreateDispatchData & { guild_id: string };
+
+/** A text channel (type 0) or a thread (type 11 public, 12 private) as Discord sends it. */
+export type FakeChannel = (APITextChannel | APIThreadChannel) & { guild_id: string };
+
+/** A thread as Discord sends it. */
+export type FakeThread = APIThreadChannel & { guild_id: string; parent_id: string };
+
+/** One of the seeded users by name, or any other user (added to the guild as a member on first use). */
+export type FakeAuthor = 'ada' | 'bob' | { id: string; username: string; bot?: boolean };
+
+/** A file a user attaches; the fake serves `body` at the attachment's `url`. */
+export interface FakeAttachmentInput {
+  filename: string;
+  contentType: string;
+  body: string | Buffer;
+}
+
+/** What `fake.userSays` posts. */
+export interface UserMessageInput {
+  /** A text channel or a thread. */
+  channelId: string;
+  author: FakeAuthor;
+  content: string;
+  /** User ids pinged by the message (put `<@id>` in `content` too, as a real client would). */
+  mentions?: string[];
+  /** Role ids pinged by the message. */
+  mentionRoles?: string[];
+  mentionEveryone?: boolean;
+  attachments?: FakeAttachmentInput[];
+  /** Makes the message a reply to this message (type 19 with `message_reference`). */
+  replyTo?: string;
+}
+
+/** One REST request the fake received, before any fault hook or check ran. */
+export interface RecordedRequest {
+  method: string;
+  /** The path below /api/v10, without the query: `/channels/100000000000000010/messages`. */
+  path: string;
+  query: Record<string, string>;
+  /** The JSON body (for multipart, the `payload_json` part), or undefined when there was none. */
+  body: unknown;
+  /** Lower-case header names. */
+  headers: Record<string, string>;
+  /** When it arrived (performance.now()). */
+  time: number;
+  /** The status the fake answered with (set once answered). */
+  status?: number;
+}
+
+/** One payload the client sent on the gateway. */
+export interface GatewayPayloadRecord {
+  op: number;
+  d: unknown;
+  time: number;
+}
+
+/** One dispatch the fake sent (or queued for a RESUME) on the gateway. */
+export interface DispatchRecord {
+  t: string;
+  d: unknown;
+}
+
+/** A fault for the next matching REST request(s). */
+export interface FailRule {
+  method: string;
+  /** Matched against the path below /api/v10 (see `RecordedRequest.path`). */
+  path: RegExp;
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** How many matching requests fail (default 1). */
+  times?: number;
+}
+
+/** A 429 for the next matching REST request. */
+export interface RateLimitRule {
+  method: string;
+  path: RegExp;
+  /** Sent as `retry-after` (fractions are fine; discord.js multiplies by 1,000) and `retry_after`. */
+  retryAfterSeconds: number;
+  /** A global rate limit (`x-ratelimit-global: true`, scope "global") rather than a route's. */
+  global?: boolean;
+}
+
+/** Options of `fake.waitFor`. */
+export interface WaitForOptions {
+  timeoutMs?: number;
+  /** Says what was awaited, in the timeout error. */
+  what?: string;
+}
+
+/**
+ * A fake Discord (REST v10 and the JSON gateway) on 127.0.0.1 with a seeded guild.
+ *
+ * Teardown order matters: destroy the discord.js client (`await client.destroy()`) BEFORE
+ * `fake.close()`, or the client keeps reconnecting to a closed port for ever. `close()` reports a
+ * gateway connection still open at that point as a problem.
+ */
+export interface FakeDiscord {
+  /** Give to discord.js as `rest: { api }` (no /v10: the client adds it). */
+  readonly apiUrl: string;
+  /** The bot token the fake accepts; any other gets 401 (REST) or 4004 (gateway). */
+  readonly token: string;
+  /** The gateway URL that GET /gateway/bot returns. */
+  readonly gatewayUrl: string;
+  readonly botUser: { id: string; username: string };
+  readonly guildId: string;
+  readonly channels: { general: string; random: string };
+  readonly users: { ada: string; bob: string };
+  /** `everyone` is the guild id; `bot` is the bot's managed role. */
+  readonly roles: { everyone: string; bot: string; moderator: string };
+  /** Every REST answer waits this long. */
+  latencyMs: number;
+  /** Every REST request, in order of arrival. */
+  readonly requests: readonly RecordedRequest[];
+  /** Every payload the client sent on the gateway (HEARTBEAT, IDENTIFY, RESUME, …). */
+  readonly gatewayPayloads: readonly GatewayPayloadRecord[];
+  /** Every dispatch, in order. */
+  readonly dispatches: readonly DispatchRecord[];
+  /** Spec and policy violations seen so far; `close()` throws if any are left. */
+  readonly problems: readonly string[];
+
+  /** Posts a user's message and dispatches MESSAGE_CREATE. Resolves once the frame is written. */
+  userSays(input: UserMessageInput): Promise<FakeMessage>;
+  /** Edits a message's content and dispatches MESSAGE_UPDATE. */
+  userEdits(channelId: string, messageId: string, content: string): Promise<FakeMessage>;
+  /** Deletes a message and dispatches MESSAGE_DELETE. */
+  userDeletes(channelId: string, messageId: string): Promise<void>;
+  /**
+   * A user starts a public thread in a text channel (from `fromMessageId` if given; the thread
+   * then has that message's id, as on Discord) and THREAD_CREATE is dispatched.
+   */
+  createThread(channelId: string, name: string, ownerId: string, options?: { fromMessageId?: string }): Promise<FakeThread>;
+  /** Deletes a thread and its messages and dispatches THREAD_DELETE. */
+  deleteThread(threadId: string): Promise<void>;
+
+  /** Every message in a channel or thread, oldest first, users' and the bot's. */
+  messages(channelId: string): FakeMessage[];
+  /** The bot's messages, oldest first: in one channel, or everywhere. */
+  botMessages(channelId?: string): FakeMessage[];
+  /** Every thread, oldest first. */
+  threads(): FakeThread[];
+  /** A channel or thread by id. */
+  channel(channelId: string): FakeChannel | undefined;
+  /**
+   * Resolves with the first truthy value of `check`, evaluated now, on every change of the fake's
+   * state and every 10 ms; a `check` that throws counts as "not yet". Rejects after `timeoutMs`
+   * (default 5,000) with what was awaited, the last value or error, and the recent requests.
+   */
+  waitFor<T>(check: () => T | undefined | null | false, options?: WaitForOptions): Promise<T>;
+
+  /** The next matching request(s) fail with `status` (the effect is not applied). */
+  failNext(rule: FailRule): void;
+  /** The next matching request gets a 429 with Discord's headers and body. */
+  rateLimitNext(rule: RateLimitRule): void;
+  /** Closes the gateway socket with a resumable code (4000 unless given); the client RESUMEs. */
+  dropGateway(options?: { code?: number }): void;
+  /**
+   * Makes the bot's guild permissions exactly `bits` (the bot role gets `bits`, @everyone keeps
+   * only its share of them) and dispatches GUILD_ROLE_UPDATE. The REST routes enforce them.
+   */
+  setBotPermissions(bits: bigint): void;
+  /** Returns the problems recorded so far and forgets them (for a test that expects some). */
+  takeProblems(): string[];
+  /** Closes the servers, then throws if there were problems. Safe to call twice. */
+  close(): Promise<void>;
+}
