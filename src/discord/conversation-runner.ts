@@ -71,7 +71,9 @@ export async function answerBatch(deps: RunnerDependencies, batch: readonly Queu
   const toolMessages = await posts.flush();
   typing.stop();
   const text = result.answer ? renderAnswer(result.answer) : (result.userMessage ?? 'No answer.');
-  const answerMessages = await sendText(thread, text, { replyTo: last.message.id, nonceSeed: `${result.runId}:answer` });
+  // A reply must be in the same channel: the message that started a thread is in its parent.
+  const replyTo = last.message.channelId === thread.id ? last.message.id : null;
+  const answerMessages = await sendText(thread, text, { replyTo, nonceSeed: `${result.runId}:answer` });
   for (const id of [...toolMessages, ...answerMessages.map((message) => message.id)]) deps.store.runs.addPostedMessage(result.runId, id);
 }
 

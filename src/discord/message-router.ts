@@ -77,26 +77,44 @@ export function messageRouter(deps: RouterDependencies) {
     });
   }
 
+  async function handleCreate(message: GuildMessage): Promise<void> {
+    const channel = message.channel;
+    if (channel.isThread()) {
+      if (!allowed(message, channel.parentId)) return;
+      const existing = store.conversations.byKey(conversationKey(channel.id));
+      if (!existing && !mentionsBot(message)) return;
+      await enqueue(message, channel, existing ?? ensureConversation(channel, message));
+      return;
+    }
+    if (channel.type !== ChannelType.GuildText && channel.type !== ChannelType.GuildAnnouncement) return;
+    if (!allowed(message, channel.id) || !mentionsBot(message)) return;
+    const thread = await message.startThread({
+      name: threadName(cleanText(message, client.user.id, botRoleId(message)), message.member?.displayName ?? message.author.displayName),
+      autoArchiveDuration: 1440,
+    });
+    logger.info({ threadId: thread.id, channelId: channel.id, guildId: message.guildId }, 'conversation started');
+    await enqueue(message, thread, ensureConversation(thread, message));
+  }
+
+  // Messages of one thread are handled one after another, in the order they came. A thread
+  // started from a message has that message's id, so a reply posted in the new thread at once
+  // waits until its conversation exists, and comes after the message that started it.
+  const chains = new Map<string, Promise<void>>();
+  function inOrder(key: string, work: () => Promise<void>): Promise<void> {
+    const next = (chains.get(key) ?? Promise.resolve()).then(work);
+    const settled = next.catch(() => {});
+    chains.set(key, settled);
+    void settled.then(() => {
+      if (chains.get(key) === settled) chains.delete(key);
+    });
+    return next;
+  }
+
   return {
     async onMessageCreate(message: Message): Promise<void> {
       if (message.author.bot || !message.inGuild() || message.system) return;
       const guildMessage = message as GuildMessage;
-      const channel = guildMessage.channel;
-      if (channel.isThread()) {
-        if (!allowed(guildMessage, channel.parentId)) return;
-        const existing = store.conversations.byKey(conversationKey(channel.id));
-        if (!existing && !mentionsBot(guildMessage)) return;
-        await enqueue(guildMessage, channel, existing ?? ensureConversation(channel, guildMessage));
-        return;
-      }
-      if (channel.type !== ChannelType.GuildText && channel.type !== ChannelType.GuildAnnouncement) return;
-      if (!allowed(guildMessage, channel.id) || !mentionsBot(guildMessage)) return;
-      const thread = await guildMessage.startThread({
-        name: threadName(cleanText(guildMessage, client.user.id, botRoleId(guildMessage)), guildMessage.member?.displayName ?? guildMessage.author.displayName),
-        autoArchiveDuration: 1440,
-      });
-      logger.info({ threadId: thread.id, channelId: channel.id, guildId: guildMessage.guildId }, 'conversation started');
-      await enqueue(guildMessage, thread, ensureConversation(thread, guildMessage));
+      await inOrder(guildMessage.channel.isThread() ? guildMessage.channelId : guildMessage.id, () => handleCreate(guildMessage));
     },
 
     /** An edited message is edited in memory too (a thread's first message lives in its parent channel). */

@@ -1,0 +1,96 @@
+/**
+ * The whole bot in-process, as `npm start` builds it: the real discord.js client against the fake
+ * Discord, the real openai client against the scripted model, and a real SQLite file.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openStore, type Store } from '../../db/store.ts';
+import { limitModelCalls } from '../../src/agent/limit-model-calls.ts';
+import { silentLogger } from '../../src/agent/logger.ts';
+import { defaultAgentSettings } from '../../src/agent/run-agent.ts';
+import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
+import type { DiscordSettings } from '../../src/config.ts';
+import { type Bot, startBot } from '../../src/discord/bot.ts';
+import { loadTokenCounter } from '../../src/memory/token-counter.ts';
+import { type Instance, startInstance } from '../../src/run-log/instance.ts';
+import { builtInTools } from '../../tools/index.ts';
+import { modelClientFor } from './agent-harness.ts';
+import { type FakeDiscord, startFakeDiscord } from './fake-discord.ts';
+import { type ScriptedModel, startScriptedModel } from './scripted-model.ts';
+
+export interface BotWorld {
+  discord: FakeDiscord;
+  model: ScriptedModel;
+  bot: Bot;
+  store: Store;
+  databasePath: string;
+  /** Stops the bot and closes the database, as a process exit would; `start` brings it back. */
+  restart(): Promise<void>;
+  /** Tears down in the right order: the client before the fake, then the fakes' own checks. */
+  close(): Promise<void>;
+}
+
+export async function startBotWorld(settings: Partial<DiscordSettings> = {}): Promise<BotWorld> {
+  const discord = await startFakeDiscord();
+  const model = await startScriptedModel();
+  const databasePath = join(mkdtempSync(join(tmpdir(), 'bot-')), 'bot.sqlite');
+  const counter = await loadTokenCounter('gpt-4.1-mini');
+  let store: Store;
+  let instance: Instance;
+  let bot: Bot;
+
+  const start = async () => {
+    store = openStore(databasePath);
+    instance = startInstance(store.instances, store.runs, 'bot', { exclusive: true });
+    bot = await startBot({
+      discord: {
+        apiUrl: discord.apiUrl,
+        allowedGuildIds: [],
+        allowedChannelIds: [],
+        toolPosts: 'all',
+        maxConcurrentRuns: 4,
+        attachmentMaxBytes: 100 * 1024,
+        ...settings,
+        token: discord.token,
+      },
+      agent: defaultAgentSettings,
+      memory: { tokenBudget: 8000, messageTokenCap: 1500 },
+      operatorPrompt: null,
+      store,
+      counter,
+      model: limitModelCalls(modelClientFor(model), settings.maxConcurrentRuns ?? 4),
+      tools: buildToolRegistry(builtInTools),
+      instanceId: instance.id,
+      logger: silentLogger,
+    });
+  };
+  const stop = async () => {
+    await bot.queues.idle();
+    await bot.stop();
+    instance.stop();
+    store.close();
+  };
+  await start();
+
+  return {
+    discord,
+    model,
+    get bot() {
+      return bot;
+    },
+    get store() {
+      return store;
+    },
+    databasePath,
+    async restart() {
+      await stop();
+      await start();
+    },
+    async close() {
+      await stop();
+      await discord.close();
+      await model.close();
+    },
+  };
+}
