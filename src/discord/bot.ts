@@ -91,7 +91,8 @@ function explainLoginError(error: unknown): Error {
       { cause: error },
     );
   }
-  if (code === DiscordjsErrorCodes.DisallowedIntents || code === 4014) {
+  // @discordjs/ws rejects login with a plain Error('Used disallowed intents') after close code 4014.
+  if (code === DiscordjsErrorCodes.DisallowedIntents || code === 4014 || /disallowed intents/i.test(String((error as Error).message))) {
     return new DiscordLoginError(
       'discord-intent-missing',
       'Discord refused the Message Content intent. Turn on "Message Content Intent" in the Developer Portal (your application → Bot → Privileged Gateway Intents), then start again.',

@@ -49,6 +49,8 @@ export interface ScriptedModel {
   readonly attempts: number;
   /** When each HTTP request arrived (performance.now()). */
   attemptTimes: number[];
+  /** The most requests that were waiting for their reply at the same time. */
+  readonly maxConcurrent: number;
   /** Throws if any request was unexpected or broke the spec, or if replies are left over; then stops. */
   close(): Promise<void>;
 }
@@ -60,10 +62,17 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
   const hanging = new Set<ServerResponse>();
   const attemptTimes: number[] = [];
   let attempts = 0;
+  let inFlight = 0;
+  let maxConcurrent = 0;
 
   const server = createServer(async (request, response) => {
     attempts += 1;
     attemptTimes.push(performance.now());
+    inFlight += 1;
+    maxConcurrent = Math.max(maxConcurrent, inFlight);
+    response.once('close', () => {
+      inFlight -= 1;
+    });
     const body = await readJson(request);
     if (request.method !== 'POST' || request.url !== '/v1/chat/completions') {
       failures.push(`unexpected ${request.method} ${request.url}`);
@@ -102,6 +111,9 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
     attemptTimes,
     get attempts() {
       return attempts;
+    },
+    get maxConcurrent() {
+      return maxConcurrent;
     },
     async close() {
       for (const response of hanging) response.destroy();
