@@ -136,6 +136,19 @@ describe('conversations in threads', () => {
     expect((await botPosts(thread.id, 2))[1]!.content).toBe('Green.');
   });
 
+  it('does not let a stuck run block its thread: the time limit ends it, and the next message is answered', async () => {
+    await world.close();
+    world = await startBotWorld({}, { runTimeoutMs: 300 });
+    const { discord, model } = world;
+    model.enqueue({ hang: true }, finalAnswer('Back to normal.'));
+    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `${mention()} hello`, mentions: [discord.botUser.id] });
+    const thread = await discord.waitFor(() => discord.threads()[0]);
+    expect((await botPosts(thread.id, 1))[0]!.content).toMatch(/^I ran out of time/);
+
+    await discord.userSays({ channelId: thread.id, author: 'ada', content: 'again?' });
+    expect((await botPosts(thread.id, 2))[1]!.content).toBe('Back to normal.');
+  });
+
   it('tells the user when the model fails, in the thread', async () => {
     const { discord, model } = world;
     model.enqueue(apiError(401, 'Incorrect API key provided'));

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { openStore, type Store } from '../../db/store.ts';
 import { limitModelCalls } from '../../src/agent/limit-model-calls.ts';
 import { silentLogger } from '../../src/agent/logger.ts';
-import { defaultAgentSettings } from '../../src/agent/run-agent.ts';
+import { type AgentSettings, defaultAgentSettings } from '../../src/agent/run-agent.ts';
 import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
 import type { DiscordSettings } from '../../src/config.ts';
 import { type Bot, startBot } from '../../src/discord/bot.ts';
@@ -31,7 +31,7 @@ export interface BotWorld {
   close(): Promise<void>;
 }
 
-export async function startBotWorld(settings: Partial<DiscordSettings> = {}): Promise<BotWorld> {
+export async function startBotWorld(settings: Partial<DiscordSettings> = {}, agent: Partial<AgentSettings> = {}): Promise<BotWorld> {
   const discord = await startFakeDiscord();
   const model = await startScriptedModel();
   const databasePath = join(mkdtempSync(join(tmpdir(), 'bot-')), 'bot.sqlite');
@@ -54,7 +54,7 @@ export async function startBotWorld(settings: Partial<DiscordSettings> = {}): Pr
         ...settings,
         token: discord.token,
       },
-      agent: defaultAgentSettings,
+      agent: { ...defaultAgentSettings, ...agent },
       memory: { tokenBudget: 8000, messageTokenCap: 1500 },
       operatorPrompt: null,
       store,
