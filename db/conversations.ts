@@ -36,6 +36,7 @@ export function createConversationQueries(db: Database) {
   const setLastSeen = db.prepare<[string, number]>('UPDATE conversations SET last_seen_message_id = ? WHERE id = ?');
   const setMemoryStart = db.prepare<[number, number]>('UPDATE conversations SET memory_starts_after = ? WHERE id = ?');
   const remove = db.prepare<[number]>('DELETE FROM conversations WHERE id = ?');
+  const removeInChannel = db.prepare<[string]>('DELETE FROM conversations WHERE channel_id = ?');
 
   return {
     /** The conversation with this key, created on first use. */
@@ -52,6 +53,8 @@ export function createConversationQueries(db: Database) {
     resetMemory: (id: number, messageId: number) => void setMemoryStart.run(messageId, id),
     /** Deletes the conversation with its messages, runs and steps. */
     purge: (id: number) => void remove.run(id),
+    /** Deletes every conversation held in threads of this channel; returns how many. */
+    purgeInChannel: (channelId: string) => removeInChannel.run(channelId).changes,
   };
 }
 

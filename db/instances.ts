@@ -15,11 +15,17 @@ export interface InstanceRow {
   stopped_at: number | null;
 }
 
+/** Instances registered by this very process (tests run several in one). */
+export const ownInstanceIds = new Set<string>();
+
 /** True if the process behind `instance` is still running, as far as this machine can tell. */
 export function isAlive(instance: InstanceRow, now: number): boolean {
   if (instance.stopped_at !== null) return false;
   if (now - instance.heartbeat_at > staleAfterMs) return false;
   if (instance.hostname !== hostname()) return true;
+  // Our own pid, but not registered by us: an earlier process that died, whose pid came back
+  // (in a container, the bot is process 1 at every start).
+  if (instance.pid === process.pid) return ownInstanceIds.has(instance.id);
   try {
     process.kill(instance.pid, 0);
     return true;

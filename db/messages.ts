@@ -13,6 +13,11 @@ export interface MessageRow {
   tool_call_id: string | null;
   /** An assistant message with tool calls, and its tool results, share the assistant message's id. */
   group_id: number | null;
+  /**
+   * For a row a run wrote: the last message that run answers. Memory reads the run's rows right
+   * after it, before messages that arrived while the run went on. Null for people's messages.
+   */
+  answers_id: number | null;
   discord_message_id: string | null;
   created_at: number;
   token_count: number;
@@ -28,6 +33,7 @@ export interface NewMessage {
   toolCalls: string | null;
   toolCallId: string | null;
   groupId: number | null;
+  answersId: number | null;
   discordMessageId: string | null;
   tokenCount: number;
 }
@@ -40,8 +46,8 @@ export const windowQuery = 'SELECT * FROM messages WHERE conversation_id = ? AND
 
 export function createMessageQueries(db: Database) {
   const insert = db.prepare(
-    `INSERT INTO messages (conversation_id, run_id, role, author_id, author_name, content, tool_calls, tool_call_id, group_id, discord_message_id, created_at, token_count)
-     VALUES (@conversationId, @runId, @role, @authorId, @authorName, @content, @toolCalls, @toolCallId, @groupId, @discordMessageId, @createdAt, @tokenCount)
+    `INSERT INTO messages (conversation_id, run_id, role, author_id, author_name, content, tool_calls, tool_call_id, group_id, answers_id, discord_message_id, created_at, token_count)
+     VALUES (@conversationId, @runId, @role, @authorId, @authorName, @content, @toolCalls, @toolCallId, @groupId, @answersId, @discordMessageId, @createdAt, @tokenCount)
      ON CONFLICT (discord_message_id) DO NOTHING`,
   );
   const setOwnGroup = db.prepare<[number]>('UPDATE messages SET group_id = id WHERE id = ?');
@@ -57,12 +63,12 @@ export function createMessageQueries(db: Database) {
       const result = insert.run({ ...message, createdAt: now });
       return result.changes === 0 ? null : Number(result.lastInsertRowid);
     },
-    /** Inserts an assistant message with tool calls, whose id becomes its group's id. */
-    insertGroupHead(message: Omit<NewMessage, 'groupId'>, now = Date.now()): number {
+    /** Inserts an assistant message with tool calls, whose id becomes its group's id, in one transaction. */
+    insertGroupHead: db.transaction((message: Omit<NewMessage, 'groupId'>, now: number = Date.now()): number => {
       const id = Number(insert.run({ ...message, groupId: null, createdAt: now }).lastInsertRowid);
       setOwnGroup.run(id);
       return id;
-    },
+    }),
     /** Newest first, after `afterId`, at most `limit` rows: iterate and stop when the window is full. */
     iterateNewest: (conversationId: number, afterId: number, limit = maxWindowRows) => newest.iterate(conversationId, afterId, limit),
     editByDiscordId: (discordMessageId: string, content: string, tokenCount: number) => edit.run(content, tokenCount, discordMessageId).changes > 0,

@@ -69,6 +69,7 @@ export const migrations: readonly Migration[] = [
           tool_calls TEXT,
           tool_call_id TEXT,
           group_id INTEGER,
+          answers_id INTEGER,
           discord_message_id TEXT UNIQUE,
           created_at INTEGER NOT NULL,
           token_count INTEGER NOT NULL

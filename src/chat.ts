@@ -34,7 +34,7 @@ const config = loadConfigOrExit('chat');
 const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, pino.destination(2));
 
 const store = openStoreOrExit(config.databasePath);
-const instance = startInstance(store.instances, store.runs, 'chat');
+const instance = startInstance(store, 'chat');
 const shutDown = () => {
   instance.stop();
   store.close();

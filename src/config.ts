@@ -85,16 +85,18 @@ export const settingsSchema = z
     TOOL_TIMEOUT_SECONDS: whole(1, 600, 30),
     DATABASE_PATH: text('./data/bot.sqlite'),
     MEMORY_TOKEN_BUDGET: whole(200, 1_000_000, 8000),
-    MEMORY_MESSAGE_TOKEN_CAP: whole(50, 100_000, 1500),
+    MEMORY_MESSAGE_TOKEN_CAP: whole(50, 100_000, 4000),
     SYSTEM_PROMPT: optionalText(),
     SYSTEM_PROMPT_FILE: optionalText(),
     DISCORD_TOKEN: optionalText(),
-    DISCORD_API_URL: httpUrl('https://discord.com/api'),
+    DISCORD_API_URL: httpUrl('https://discord.com/api').refine((url) => !/\/v\d+\/?$/.test(url), {
+      message: 'must not end in a version such as /v10 (the client adds it): use https://discord.com/api',
+    }),
     ALLOWED_GUILD_IDS: idList(),
     ALLOWED_CHANNEL_IDS: idList(),
     TOOL_POSTS: z.preprocess(blankToUndefined, z.enum(['all', 'summary', 'off'], { error: 'must be all, summary or off' }).default('all')),
     MAX_CONCURRENT_RUNS: whole(1, 100, 4),
-    ATTACHMENT_MAX_KB: whole(1, 10_000, 100),
+    ATTACHMENT_MAX_KB: whole(1, 10_000, 16),
     LOG_LEVEL: z.preprocess(
       blankToUndefined,
       z

@@ -19,7 +19,7 @@ const store = openStoreOrExit(config.databasePath);
 
 let instance: Instance;
 try {
-  instance = startInstance(store.instances, store.runs, 'bot', { exclusive: true });
+  instance = startInstance(store, 'bot', { exclusive: true, logger });
 } catch (error) {
   console.error(error instanceof UserFacingError ? error.userMessage : error);
   store.close();

@@ -12,7 +12,7 @@ describe('settings', () => {
         model: { apiKey: 'sk-1', baseURL: 'https://api.openai.com/v1', model: 'gpt-4.1-mini', temperature: 0, maxRetries: 2, timeoutSeconds: 60, maxRetryWaitSeconds: 30 },
         agent: { maxSteps: 10, maxToolCallsPerTurn: 8, runTimeoutMs: 120_000, toolTimeoutMs: 30_000 },
         databasePath: './data/bot.sqlite',
-        memory: { tokenBudget: 8000, messageTokenCap: 1500 },
+        memory: { tokenBudget: 8000, messageTokenCap: 4000 },
         systemPrompt: null,
         logLevel: 'info',
         discord: {
@@ -22,7 +22,7 @@ describe('settings', () => {
           allowedChannelIds: [],
           toolPosts: 'all',
           maxConcurrentRuns: 4,
-          attachmentMaxBytes: 102_400,
+          attachmentMaxBytes: 16_384,
         },
       },
     });
@@ -35,8 +35,11 @@ describe('settings', () => {
     });
     const result = parseConfig({ OPENAI_API_KEY: 'k', DISCORD_TOKEN: 't', ALLOWED_GUILD_IDS: '100000000000000001, 100000000000000002', DISCORD_API_URL: 'http://127.0.0.1:9/api/' }, null, { purpose: 'bot' });
     expect(result.ok && result.config.discord).toMatchObject({ token: 't', apiUrl: 'http://127.0.0.1:9/api', allowedGuildIds: ['100000000000000001', '100000000000000002'] });
-    const bad = parseConfig({ OPENAI_API_KEY: 'k', ALLOWED_CHANNEL_IDS: 'general' }, null);
-    expect(bad.ok ? [] : bad.problems).toEqual(['ALLOWED_CHANNEL_IDS must list Discord ids (17 to 20 digits), separated by commas (it is "general")']);
+    const bad = parseConfig({ OPENAI_API_KEY: 'k', ALLOWED_CHANNEL_IDS: 'general', DISCORD_API_URL: 'https://discord.com/api/v10' }, null);
+    expect(bad.ok ? [] : bad.problems).toEqual([
+      'DISCORD_API_URL must not end in a version such as /v10 (the client adds it): use https://discord.com/api (it is "https://discord.com/api/v10")',
+      'ALLOWED_CHANNEL_IDS must list Discord ids (17 to 20 digits), separated by commas (it is "general")',
+    ]);
   });
 
   it('needs no API key for a local server', () => {

@@ -62,12 +62,22 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
   }
   const readyClient = await ready;
   const router = messageRouter({ client: readyClient, store: deps.store, memory, counter: deps.counter, queues, discord: deps.discord, logger });
-  const guard = (what: string, work: Promise<void> | void) =>
-    Promise.resolve(work).catch((error: unknown) => logger.error({ err: error }, `handling ${what} failed`));
-  client.on(Events.MessageCreate, (message) => void guard('a message', router.onMessageCreate(message)));
-  client.on(Events.MessageUpdate, (_old, message) => void guard('an edit', router.onMessageUpdate(message)));
-  client.on(Events.MessageDelete, (message) => void guard('a deletion', router.onMessageDelete(message)));
-  client.on(Events.ThreadDelete, (thread) => void guard('a thread deletion', router.onThreadDelete(thread)));
+  // Every handler's failure is logged, never left to crash the process (synchronous or not).
+  const guard = (what: string, work: () => Promise<void> | void) => {
+    Promise.resolve()
+      .then(work)
+      .catch((error: unknown) => logger.error({ err: error }, `handling ${what} failed`));
+  };
+  client.on(Events.MessageCreate, (message) => guard('a message', () => router.onMessageCreate(message)));
+  client.on(Events.MessageUpdate, (_old, message) => guard('an edit', () => router.onMessageUpdate(message)));
+  // Raw events: discord.js emits deletions only for what its cache still holds.
+  client.on(Events.Raw, (packet: { t?: string; d?: Record<string, unknown> }) => {
+    const data = packet.d ?? {};
+    if (packet.t === 'MESSAGE_DELETE') guard('a deletion', () => router.onMessagesDeleted(String(data.channel_id), [String(data.id)]));
+    if (packet.t === 'MESSAGE_DELETE_BULK') guard('a bulk deletion', () => router.onMessagesDeleted(String(data.channel_id), (data.ids as string[]) ?? []));
+    if (packet.t === 'THREAD_DELETE') guard('a thread deletion', () => router.onThreadDeleted(String(data.id)));
+    if (packet.t === 'CHANNEL_DELETE') guard('a channel deletion', () => router.onChannelDeleted(String(data.id)));
+  });
   client.on(Events.Error, (error) => logger.error({ err: error }, 'discord client error'));
   client.on(Events.ShardDisconnect, (event, shard) => logger.warn({ code: event.code, shard }, 'gateway disconnected'));
   client.on(Events.ShardResume, (shard) => logger.info({ shard }, 'gateway resumed'));

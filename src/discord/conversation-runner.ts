@@ -48,33 +48,51 @@ export async function answerBatch(deps: RunnerDependencies, batch: readonly Queu
   if (!conversation) return; // The thread was deleted while the messages waited.
   const triggerIds = batch.map((item) => item.storedId);
   const { history, input } = deps.memory.loadWindow(conversation.id, triggerIds);
+  if (input.length === 0) return; // Every message of the batch was deleted while it waited.
   const logger = deps.logger;
-  const posts = toolPostSink(thread, deps.discord.toolPosts, logger);
-  const typing = keepTyping(thread, logger);
+  let runId: string | null = null;
+  // Each posted message is recorded as soon as it is sent, so a later failure loses no record.
+  const recordPosted = (messageId: string) => {
+    if (runId) deps.store.runs.addPostedMessage(runId, messageId);
+  };
+  const posts = toolPostSink(thread, deps.discord.toolPosts, logger, recordPosted);
   const participants = [...new Set([conversation.started_by_name, ...batch.map((item) => item.requester.displayName)].filter((name): name is string => !!name))];
-
-  const result = await runAgent({
-    model: deps.model,
-    systemPrompt: buildSystemPrompt({
-      operatorPrompt: deps.operatorPrompt,
-      now: new Date(),
-      place: { kind: 'discord', server: thread.guild.name, channel: thread.parent?.name ?? 'unknown', thread: thread.name },
-      participants,
-    }),
-    history,
-    input,
-    tools: toolsFor(deps.tools, batch.map((item) => item.requester)),
-    context: { conversationId: conversation.key, guildId: thread.guildId, channelId: thread.id, requester: last.requester, logger },
-    settings: deps.agent,
-    onEvent: fanOut([logSink(logger, { threadId: thread.id }), ...deps.memory.runSinks(conversation.id, deps.instanceId, triggerIds), posts.sink], logger),
-  });
-  const toolMessages = await posts.flush();
-  typing.stop();
-  const text = result.answer ? renderAnswer(result.answer) : (result.userMessage ?? 'No answer.');
-  // A reply must be in the same channel: the message that started a thread is in its parent.
-  const replyTo = last.message.channelId === thread.id ? last.message.id : null;
-  const answerMessages = await sendText(thread, text, { replyTo, nonceSeed: `${result.runId}:answer` });
-  for (const id of [...toolMessages, ...answerMessages.map((message) => message.id)]) deps.store.runs.addPostedMessage(result.runId, id);
+  const typing = keepTyping(thread, logger);
+  try {
+    const result = await runAgent({
+      model: deps.model,
+      systemPrompt: buildSystemPrompt({
+        operatorPrompt: deps.operatorPrompt,
+        now: new Date(),
+        place: { kind: 'discord', server: thread.guild.name, channel: thread.parent?.name ?? 'unknown', thread: thread.name },
+        participants,
+      }),
+      history,
+      input,
+      tools: toolsFor(deps.tools, batch.map((item) => item.requester)),
+      context: { conversationId: conversation.key, guildId: thread.guildId, channelId: thread.id, requester: last.requester, logger },
+      settings: deps.agent,
+      onEvent: fanOut(
+        [
+          (event) => {
+            if (event.type === 'run-start') runId = event.runId;
+          },
+          logSink(logger, { threadId: thread.id }),
+          ...deps.memory.runSinks(conversation.id, deps.instanceId, triggerIds),
+          posts.sink,
+        ],
+        logger,
+      ),
+    });
+    await posts.flush();
+    typing.stop();
+    const text = result.answer ? renderAnswer(result.answer) : (result.userMessage ?? 'No answer.');
+    // A reply must be in the same channel: the message that started a thread is in its parent.
+    const replyTo = last.message.channelId === thread.id ? last.message.id : null;
+    await sendText(thread, text, { replyTo, nonceSeed: `${result.runId}:answer`, onSent: recordPosted });
+  } finally {
+    typing.stop();
+  }
 }
 
 /** Shows "Bot is typing…" now, and again every few seconds until stopped. */

@@ -127,17 +127,28 @@ export function messageRouter(deps: RouterDependencies) {
       store.messages.editByDiscordId(full.id, content, deps.counter.count(formatUserContent(authorName, content)));
     },
 
-    /** A deleted message leaves memory. */
-    onMessageDelete(message: { id: string }): void {
-      store.messages.deleteByDiscordId(message.id);
+    /**
+     * Deleted messages leave memory. A deletion waits for the handling of messages still on
+     * their way in (a thread's first message is keyed by its own id), so none slips past it.
+     */
+    async onMessagesDeleted(channelId: string, messageIds: readonly string[]): Promise<void> {
+      await Promise.all([channelId, ...messageIds].map((key) => chains.get(key)));
+      for (const id of messageIds) store.messages.deleteByDiscordId(id);
     },
 
     /** A deleted thread's conversation is purged: messages, runs and steps. */
-    onThreadDelete(thread: { id: string }): void {
-      const conversation = store.conversations.byKey(conversationKey(thread.id));
+    async onThreadDeleted(threadId: string): Promise<void> {
+      await chains.get(threadId);
+      const conversation = store.conversations.byKey(conversationKey(threadId));
       if (!conversation) return;
       store.conversations.purge(conversation.id);
-      logger.info({ threadId: thread.id }, 'conversation purged with its thread');
+      logger.info({ threadId }, 'conversation purged with its thread');
+    },
+
+    /** A deleted channel takes its threads with it: their conversations are purged. */
+    onChannelDeleted(channelId: string): void {
+      const purged = store.conversations.purgeInChannel(channelId);
+      if (purged > 0) logger.info({ channelId, conversations: purged }, 'conversations purged with their channel');
     },
   };
 }

@@ -12,6 +12,8 @@ export interface SendOptions {
   nonceSeed: string;
   /** Hides link previews. */
   suppressEmbeds?: boolean;
+  /** Called with each message's id as soon as it is posted. */
+  onSent?: (messageId: string) => void;
 }
 
 /** Discord nonces are at most 25 characters: a digest of the seed and the piece's index. */
@@ -24,16 +26,16 @@ export async function sendText(channel: SendableChannels, text: string, options:
   const sent: Message[] = [];
   const pieces = splitMessage(text);
   for (const [index, content] of pieces.entries()) {
-    sent.push(
-      await channel.send({
+    const message = await channel.send({
         content,
         nonce: nonceFor(options.nonceSeed, index),
         enforceNonce: true,
         allowedMentions: noPings,
         flags: options.suppressEmbeds ? MessageFlags.SuppressEmbeds : undefined,
         reply: index === 0 && options.replyTo ? { messageReference: options.replyTo, failIfNotExists: false } : undefined,
-      }),
-    );
+    });
+    options.onSent?.(message.id);
+    sent.push(message);
   }
   return sent;
 }

@@ -17,8 +17,8 @@ export interface Piece {
 }
 
 const fenceLine = /^ {0,3}(`{3,}|~{3,})(.*)$/;
-/** A closing fence is a line break and a marker; markers longer than 15 are not worth splitting for. */
-const closingRoom = 16;
+/** The longest fence (marker and language) that is reopened in the next piece. */
+const maxRepair = 100;
 
 export function splitMessage(text: string, limit = discordMessageLimit): string[] {
   return splitPieces(text, limit).map(render);
@@ -33,25 +33,35 @@ export function splitPieces(text: string, limit = discordMessageLimit): Piece[] 
   let position = 0;
   let open: Fence | null = null;
   while (position < text.length) {
-    const reopen: string = open ? `${open.marker}${open.info}\n` : '';
+    const reopen = open && repairable(open) ? `${open.marker}${open.info}\n` : '';
     const rest = text.slice(position);
-    const restState = fenceStateAfter(rest, open);
     if (reopen.length + rest.length <= limit) {
       pieces.push({ body: rest, reopen, close: '' });
-      open = restState;
       break;
     }
-    // Leave room for a closing fence, should the piece end inside a code block.
-    const room = limit - reopen.length - closingRoom;
-    const end = position + cutPoint(text.slice(position, position + room));
-    const body = text.slice(position, end);
-    const after = fenceStateAfter(body, open);
-    const close = after ? `${body.endsWith('\n') ? '' : '\n'}${after.marker}` : '';
-    pieces.push({ body, reopen, close });
+    // Cut as late as fits; if the closing fence then overflows, cut earlier by as much.
+    let room = limit - reopen.length;
+    let piece: Piece;
+    let after: Fence | null;
+    for (;;) {
+      const body = text.slice(position, position + cutPoint(text.slice(position, position + room)));
+      after = fenceStateAfter(body, open);
+      const close = after && repairable(after) ? `${body.endsWith('\n') ? '' : '\n'}${after.marker}` : '';
+      piece = { body, reopen, close };
+      const overflow = render(piece).length - limit;
+      if (overflow <= 0) break;
+      room = Math.max(1, room - overflow);
+    }
+    pieces.push(piece);
     open = after;
-    position = end;
+    position += piece.body.length;
   }
   return pieces;
+}
+
+/** A fence is closed and reopened across pieces only if that costs little; a freak one is left as it is. */
+function repairable(fence: Fence): boolean {
+  return fence.marker.length + fence.info.length <= maxRepair;
 }
 
 interface Fence {

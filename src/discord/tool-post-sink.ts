@@ -7,8 +7,8 @@ import { sendText } from './send.ts';
 
 export interface ToolPostSink {
   sink: AgentEventSink;
-  /** Waits for every post to be sent; returns the ids of the messages posted. */
-  flush(): Promise<string[]>;
+  /** Waits for every post to be sent. */
+  flush(): Promise<void>;
 }
 
 /**
@@ -16,10 +16,9 @@ export interface ToolPostSink {
  * Sinks are synchronous, so the posts go into a chain that `flush` waits for; a failed post is
  * logged and does not stop the run.
  */
-export function toolPostSink(channel: SendableChannels, mode: ToolPosts, logger: Logger): ToolPostSink {
+export function toolPostSink(channel: SendableChannels, mode: ToolPosts, logger: Logger, onSent: (messageId: string) => void): ToolPostSink {
   const turns = new Map<number, { order: string[]; calls: Map<string, FinishedCall | null> }>();
   const argumentsOf = new Map<string, string>();
-  const posted: string[] = [];
   let chain = Promise.resolve();
 
   const sink: AgentEventSink = (event) => {
@@ -48,16 +47,13 @@ export function toolPostSink(channel: SendableChannels, mode: ToolPosts, logger:
     const text = renderToolTurn(turn.order.map((id) => turn.calls.get(id)!), mode);
     const seed = `${event.runId}:tools:${event.step}`;
     chain = chain
-      .then(() => sendText(channel, text, { nonceSeed: seed, suppressEmbeds: true }))
-      .then((messages) => void posted.push(...messages.map((message) => message.id)))
+      .then(() => sendText(channel, text, { nonceSeed: seed, suppressEmbeds: true, onSent }))
+      .then(() => {})
       .catch((error: unknown) => logger.warn({ err: error, channelId: channel.id }, 'could not post the tool calls'));
   };
 
   return {
     sink,
-    async flush() {
-      await chain;
-      return posted;
-    },
+    flush: () => chain,
   };
 }

@@ -43,6 +43,7 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
         toolCalls: null,
         toolCallId: null,
         groupId: null,
+        answersId: null,
         discordMessageId: message.discordMessageId,
         tokenCount: counter.count(formatUserContent(message.authorName, message.content)),
       });
@@ -59,8 +60,11 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
         pinned,
       });
       const triggers = rows.filter((row) => pinned.has(row.id));
+      // Messages newer than those answered wait for a later run: they are not this run's history.
+      const newest = triggerIds.length > 0 ? Math.max(...triggerIds) : Infinity;
+      const history = rows.filter((row) => !pinned.has(row.id) && !(row.role === 'user' && row.id > newest));
       return {
-        history: toChatMessages(rows.filter((row) => !pinned.has(row.id)), counter, settings.messageTokenCap),
+        history: toChatMessages(history, counter, settings.messageTokenCap),
         input: toChatMessages(triggers, counter, settings.messageTokenCap) as UserMessage[],
       };
     },
@@ -69,7 +73,7 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
     runSinks(conversationId: number, instanceId: string, triggerIds: readonly number[]): AgentEventSink[] {
       return [
         stepLogSink(store.runs, store.steps, { conversationId, instanceId, triggerMessageIds: [...triggerIds] }),
-        memorySink(store.messages, counter, conversationId),
+        memorySink(store.messages, counter, conversationId, triggerIds.length > 0 ? Math.max(...triggerIds) : null),
       ];
     },
   };

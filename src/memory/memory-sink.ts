@@ -1,5 +1,6 @@
 import type { MessageQueries } from '../../db/messages.ts';
 import type { AgentEventSink } from '../agent/events.ts';
+import type { ToolCall } from '../agent/messages.ts';
 import { finalAnswerToolName } from '../agent/final-answer.ts';
 import type { TokenCounter } from './token-counter.ts';
 
@@ -8,16 +9,16 @@ import type { TokenCounter } from './token-counter.ts';
  * calls (without `final_answer`), each of their results, and the answer as assistant text. A run
  * cut off by a crash leaves its finished calls; the window answers the rest as "cancelled".
  */
-export function memorySink(messages: MessageQueries, counter: TokenCounter, conversationId: number): AgentEventSink {
+export function memorySink(messages: MessageQueries, counter: TokenCounter, conversationId: number, answersId: number | null): AgentEventSink {
   const groupOfCall = new Map<string, number>();
-  const base = { conversationId, authorId: null, authorName: null, toolCallId: null, discordMessageId: null, toolCalls: null };
+  const base = { conversationId, answersId, authorId: null, authorName: null, toolCallId: null, discordMessageId: null, toolCalls: null };
   return (event) => {
     switch (event.type) {
       case 'model-call': {
         const calls = (event.message.tool_calls ?? []).filter((call) => call.function.name !== finalAnswerToolName);
         if (calls.length === 0) return;
         const content = event.message.content ?? '';
-        const toolCalls = JSON.stringify(calls);
+        const toolCalls = JSON.stringify(calls.map(rememberedCall));
         const head = messages.insertGroupHead({ ...base, runId: event.runId, role: 'assistant', content, toolCalls, tokenCount: counter.count(content + toolCalls) });
         for (const call of calls) groupOfCall.set(call.id, head);
         return;
@@ -39,4 +40,14 @@ export function memorySink(messages: MessageQueries, counter: TokenCounter, conv
         return;
     }
   };
+}
+
+/** Arguments longer than this are not kept in memory (the step log keeps them whole). */
+export const maxRememberedArguments = 2000;
+
+/** A call as memory keeps it: huge arguments give way to a short, valid JSON note. */
+function rememberedCall(call: ToolCall): ToolCall {
+  if (call.function.arguments.length <= maxRememberedArguments) return call;
+  const note = JSON.stringify({ note: `arguments of ${call.function.arguments.length} characters, not kept in memory` });
+  return { ...call, function: { ...call.function, arguments: note } };
 }

@@ -23,28 +23,30 @@ export const cancelledObservation = 'Cancelled: the run ended before this call f
 
 /** Selects the window from rows given newest first; returns them oldest first. Reads no more rows than it keeps, plus one. */
 export function selectWindow(newestFirst: Iterable<MessageRow>, rules: WindowRules): MessageRow[] {
-  const kept: MessageRow[][] = [];
+  const kept: MessageRow[] = [];
+  // Tool results come before their assistant message, and a message that arrived while a tool
+  // ran can sit between them: results wait here until their assistant message is read.
+  const waiting = new Map<number, MessageRow[]>();
   let tokens = 0;
-  let count = 0;
-  let group = null as { id: number; rows: MessageRow[] } | null;
   for (const row of newestFirst) {
-    const isGroupTail = row.group_id !== null && row.group_id !== row.id;
-    if (isGroupTail) {
-      // Tool results arrive before their assistant message; hold them until it comes.
-      if (group?.id !== row.group_id) group = { id: row.group_id!, rows: [] };
-      group.rows.push(row);
+    if (row.group_id !== null && row.group_id !== row.id) {
+      waiting.set(row.group_id, [...(waiting.get(row.group_id) ?? []), row]);
       continue;
     }
-    const unit = group !== null && group.id === row.id ? [...group.rows, row] : [row];
-    group = null;
+    const unit = [...(waiting.get(row.id) ?? []), row];
+    waiting.delete(row.id);
     const cost = unit.reduce((sum, message) => sum + Math.min(message.token_count, rules.messageCap), 0);
-    const required = count < rules.floor || unit.some((message) => rules.pinned.has(message.id));
+    const required = kept.length < rules.floor || unit.some((message) => rules.pinned.has(message.id));
     if (!required && tokens + cost > rules.budget) break;
-    kept.push(unit);
+    kept.push(...unit);
     tokens += cost;
-    count += unit.length;
   }
-  return kept.reverse().flatMap((unit) => unit.reverse());
+  return kept.sort((a, b) => conversationOrder(a) - conversationOrder(b) || a.id - b.id);
+}
+
+/** Where a row reads in the conversation: a run's rows right after the last message it answers. */
+function conversationOrder(row: MessageRow): number {
+  return row.answers_id ?? row.id;
 }
 
 /**

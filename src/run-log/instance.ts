@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { heartbeatMs, type InstanceQueries, isAlive } from '../../db/instances.ts';
-import type { RunQueries } from '../../db/runs.ts';
+import { heartbeatMs, isAlive, ownInstanceIds } from '../../db/instances.ts';
+import type { Store } from '../../db/store.ts';
+import type { Logger } from '../agent/logger.ts';
 import { UserFacingError } from '../errors.ts';
 
 /** A process using the database: it owns the runs it starts, and beats while it lives. */
@@ -24,19 +25,33 @@ export class InstanceAlreadyRunningError extends UserFacingError {
  * or a dead process on this machine) are marked interrupted; runs of live instances are left
  * alone. With `exclusive`, a live instance of the same kind refuses the start.
  */
-export function startInstance(instances: InstanceQueries, runs: RunQueries, kind: string, options: { exclusive?: boolean } = {}): Instance {
-  const now = Date.now();
-  for (const other of instances.notStopped()) {
-    if (isAlive(other, now)) {
-      if (options.exclusive && other.kind === kind) throw new InstanceAlreadyRunningError(kind, other.pid, other.hostname);
-      continue;
-    }
-    runs.interruptAllOf(other.id, now);
-    instances.stop(other.id, now);
-  }
+export function startInstance(store: Pick<Store, 'db' | 'instances' | 'runs'>, kind: string, options: { exclusive?: boolean; logger?: Logger } = {}): Instance {
+  const { instances, runs } = store;
   const id = randomUUID();
-  instances.register(id, kind, now);
-  const timer = setInterval(() => instances.heartbeat(id), heartbeatMs);
+  // One write transaction: two processes starting at once cannot both pass the exclusive check.
+  store.db
+    .transaction(() => {
+      const now = Date.now();
+      for (const other of instances.notStopped()) {
+        if (isAlive(other, now)) {
+          if (options.exclusive && other.kind === kind) throw new InstanceAlreadyRunningError(kind, other.pid, other.hostname);
+          continue;
+        }
+        runs.interruptAllOf(other.id, now);
+        instances.stop(other.id, now);
+      }
+      instances.register(id, kind, now);
+    })
+    .immediate();
+  ownInstanceIds.add(id);
+  const timer = setInterval(() => {
+    try {
+      instances.heartbeat(id);
+    } catch (error) {
+      // A busy or closed database must not crash the process; the next beat tries again.
+      options.logger?.warn({ err: error }, 'heartbeat failed');
+    }
+  }, heartbeatMs);
   timer.unref();
   return {
     id,
@@ -44,6 +59,7 @@ export function startInstance(instances: InstanceQueries, runs: RunQueries, kind
       clearInterval(timer);
       runs.interruptAllOf(id);
       instances.stop(id);
+      ownInstanceIds.delete(id);
     },
   };
 }

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { discordMessageLimit, render, splitMessage, splitPieces } from '../../src/discord/split-message.ts';
 
-const fences = (text: string) => text.split('\n').filter((line) => /^ {0,3}```/.test(line)).length;
+const fences = (text: string) => text.split('\n').filter((line) => /^ {0,3}(```|~~~)/.test(line)).length;
 
 /** Random Markdown: prose, long words, lists, code blocks with and without a language, emoji. */
 const markdown = fc
@@ -15,6 +15,10 @@ const markdown = fc
       ),
       fc.array(fc.lorem({ maxCount: 8 }), { maxLength: 30 }).map((items) => items.map((item) => `- ${item}`).join('\n')),
       fc.constantFrom('😀'.repeat(1500), '**bold** and `code`', '> quoted\n> more'),
+      // Odd fences: long markers, tildes, a huge info string.
+      fc
+        .tuple(fc.constantFrom('````', '~~~', '`'.repeat(30), '~'.repeat(12)), fc.constantFrom('', 'js', 'x'.repeat(1990)), fc.array(fc.lorem({ maxCount: 10 }), { maxLength: 300 }))
+        .map(([marker, info, lines]) => `${marker}${info}\n${lines.join('\n')}\n${marker}`),
     ),
     { maxLength: 12 },
   )
@@ -38,11 +42,20 @@ describe('splitMessage', () => {
           // No lone surrogate at either end of a piece.
           expect(/^[\uDC00-\uDFFF]|[\uD800-\uDBFF]$/.test(piece.body)).toBe(false);
         }
-        // Every piece but the last is balanced: the original's own balance decides the last.
-        for (const piece of pieces.slice(0, -1)) expect(fences(render(piece)) % 2).toBe(0);
+        // Every piece but the last is balanced (the original's own balance decides the last),
+        // except around a freak fence too long to reopen.
+        if (!/(`|~){3,}x{1990}/.test(text)) for (const piece of pieces.slice(0, -1)) expect(fences(render(piece)) % 2).toBe(0);
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('ends, and fits, on fences that take most of a message', () => {
+    const huge = `\`\`\`${'x'.repeat(1990)}\n${'y '.repeat(2000)}`;
+    const pieces = splitMessage(huge);
+    expect(pieces.join('')).toBe(huge);
+    const wide = `${'`'.repeat(30)}js\n${Array.from({ length: 400 }, (_, index) => `line ${index}`).join('\n')}\n${'`'.repeat(30)}`;
+    for (const piece of splitMessage(wide)) expect(piece.length).toBeLessThanOrEqual(2000);
   });
 
   it('closes a code block at the cut and reopens it with its language', () => {

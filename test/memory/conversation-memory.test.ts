@@ -58,7 +58,7 @@ const newConversation = (key = 'terminal:test') =>
 describe('conversation memory', () => {
   it('remembers user messages, tool groups and the answer, and sends them with the next message', async () => {
     const memory = conversationMemory(store, counter, settings);
-    const instance = startInstance(store.instances, store.runs, 'test');
+    const instance = startInstance(store, 'test');
     const conversation = newConversation();
     model.enqueue(
       toolCalls({ name: 'calculator', arguments: { expression: '6*7' }, id: 'call_1' }, { name: 'final_answer', arguments: { answer: 'early', tools_used: [] }, id: 'call_f' }),
@@ -84,7 +84,7 @@ describe('conversation memory', () => {
   });
 
   it('keeps memory apart per conversation, and across closing and re-opening the database', async () => {
-    const instance = startInstance(store.instances, store.runs, 'test');
+    const instance = startInstance(store, 'test');
     const first = newConversation('terminal:first');
     const second = newConversation('terminal:second');
     model.enqueue(finalAnswer('Noted.'));
@@ -100,7 +100,7 @@ describe('conversation memory', () => {
 
   it('writes every step while the run is still going', async () => {
     const memory = conversationMemory(store, counter, settings);
-    const instance = startInstance(store.instances, store.runs, 'test');
+    const instance = startInstance(store, 'test');
     const conversation = newConversation();
     const reader = new BetterSqlite3(path, { readonly: true });
     let seenDuringRun: { kind: string; status: string; tool_name: string | null }[] = [];
@@ -140,7 +140,7 @@ describe('conversation memory', () => {
     const memory = conversationMemory(store, counter, settings);
     const conversation = newConversation();
     const triggerIds = [memory.recordUserMessage(conversation, { ...ada, content: 'two things' })!];
-    const crashed = startInstance(store.instances, store.runs, 'test');
+    const crashed = startInstance(store, 'test');
     const sinks = fanOut(memory.runSinks(conversation.id, crashed.id, triggerIds), silentLogger);
     // The run gets as far as one of two results; then the process dies.
     sinks({ type: 'run-start', runId: 'run-1', conversationId: 'c', model: 'm', toolNames: [], at: new Date() });
@@ -171,12 +171,12 @@ describe('conversation memory', () => {
 describe('instances and stale runs', () => {
   it('marks the runs of a gone instance interrupted, and leaves a live one alone', () => {
     const conversation = newConversation();
-    const live = startInstance(store.instances, store.runs, 'chat');
+    const live = startInstance(store, 'chat');
     store.instances.register('dead', 'bot', Date.now() - 120_000);
     store.runs.start({ id: 'run-dead', conversationId: conversation.id, instanceId: 'dead', triggerMessageIds: [], model: 'm' });
     store.runs.start({ id: 'run-live', conversationId: conversation.id, instanceId: live.id, triggerMessageIds: [], model: 'm' });
 
-    const next = startInstance(store.instances, store.runs, 'steps');
+    const next = startInstance(store, 'steps');
 
     expect(store.runs.byId('run-dead')).toMatchObject({ status: 'interrupted', error: 'the process running it stopped before it ended' });
     expect(store.runs.byId('run-live')?.status).toBe('running');
@@ -186,11 +186,11 @@ describe('instances and stale runs', () => {
   });
 
   it('refuses a second exclusive instance of a kind while the first lives, with a clear message', () => {
-    const bot = startInstance(store.instances, store.runs, 'bot', { exclusive: true });
-    expect(() => startInstance(store.instances, store.runs, 'bot', { exclusive: true })).toThrow(/Another bot \(process \d+ on .+\) is already using this database/);
+    const bot = startInstance(store, 'bot', { exclusive: true });
+    expect(() => startInstance(store, 'bot', { exclusive: true })).toThrow(/Another bot \(process \d+ on .+\) is already using this database/);
     // A chat may share the database with the bot.
-    startInstance(store.instances, store.runs, 'chat').stop();
+    startInstance(store, 'chat').stop();
     bot.stop();
-    startInstance(store.instances, store.runs, 'bot', { exclusive: true }).stop();
+    startInstance(store, 'bot', { exclusive: true }).stop();
   });
 });

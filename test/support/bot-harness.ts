@@ -42,7 +42,7 @@ export async function startBotWorld(settings: Partial<DiscordSettings> = {}, age
 
   const start = async () => {
     store = openStore(databasePath);
-    instance = startInstance(store.instances, store.runs, 'bot', { exclusive: true });
+    instance = startInstance(store, 'bot', { exclusive: true });
     bot = await startBot({
       discord: {
         apiUrl: discord.apiUrl,
