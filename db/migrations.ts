@@ -25,7 +25,7 @@ export const migrations: readonly Migration[] = [
         ) STRICT;
 
         CREATE TABLE conversations (
-          id INTEGER PRIMARY KEY,
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
           key TEXT NOT NULL UNIQUE,
           title TEXT NOT NULL,
           guild_id TEXT,
@@ -58,8 +58,9 @@ export const migrations: readonly Migration[] = [
         CREATE INDEX runs_by_start ON runs (started_at);
         CREATE INDEX runs_running ON runs (instance_id) WHERE status = 'running';
 
+        -- AUTOINCREMENT: an id is never reused after a deletion, since runs and memory refer to ids.
         CREATE TABLE messages (
-          id INTEGER PRIMARY KEY,
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
           conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
           run_id TEXT REFERENCES runs(id) ON DELETE SET NULL,
           role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'tool')),

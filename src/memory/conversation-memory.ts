@@ -59,7 +59,7 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
         floor: memoryFloor,
         pinned,
       });
-      const triggers = rows.filter((row) => pinned.has(row.id));
+      const triggers = rows.filter((row) => pinned.has(row.id) && row.role === 'user');
       // Messages newer than those answered wait for a later run: they are not this run's history.
       const newest = triggerIds.length > 0 ? Math.max(...triggerIds) : Infinity;
       const history = rows.filter((row) => !pinned.has(row.id) && !(row.role === 'user' && row.id > newest));

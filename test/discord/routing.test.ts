@@ -160,3 +160,86 @@ describe('what the bot posts', () => {
     world = undefined as unknown as BotWorld;
   });
 });
+
+describe('allow-lists, failures and backlogs', () => {
+  it('ignores servers outside ALLOWED_GUILD_IDS', async () => {
+    world = await startBotWorld({ allowedGuildIds: ['999999999999999999'] });
+    const { discord } = world;
+    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@${discord.botUser.id}> hi`, mentions: [discord.botUser.id] });
+    await settle();
+
+    expect(discord.threads()).toEqual([]);
+    expect(world.model.requests).toHaveLength(0);
+  });
+
+  it('still answers when a tool post fails, and records only what was posted', async () => {
+    world = await startBotWorld();
+    const { discord, model, store } = world;
+    model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '1+1' } }), finalAnswer('2'));
+    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@${discord.botUser.id}> 1+1`, mentions: [discord.botUser.id] });
+    const thread = await discord.waitFor(() => discord.threads()[0]);
+    discord.failNext({ method: 'POST', path: new RegExp(`/channels/${thread.id}/messages$`), status: 403, body: { message: 'Missing Permissions', code: 50013 } });
+
+    const [answer] = await botPosts(thread.id, 1);
+    await world.bot.queues.idle();
+
+    expect(answer!.content).toBe('2');
+    const run = store.runs.recent(null, 1)[0]!;
+    expect(JSON.parse(run.posted_message_ids)).toEqual([answer!.id]);
+  });
+
+  it('answers a backlog of more than 20 messages in order, each batch with only what came before it', async () => {
+    world = await startBotWorld();
+    const { discord, model } = world;
+    const said = Array.from({ length: 24 }, (_, index) => `m${index + 1}`);
+    model.enqueue(
+      { ...finalAnswer('First.'), delayMs: 500 },
+      (request) => {
+        const contents = request.messages.map((message) => message.content);
+        expect(contents.slice(-20)).toEqual(said.slice(0, 20).map((text) => `Bob: ${text}`));
+        expect(contents.join()).not.toContain('m21');
+        return finalAnswer('Twenty answered.');
+      },
+      (request) => {
+        const contents = request.messages.map((message) => message.content);
+        expect(contents.slice(-5)).toEqual(['Twenty answered.', 'Bob: m21', 'Bob: m22', 'Bob: m23', 'Bob: m24']);
+        return finalAnswer('The rest answered.');
+      },
+    );
+    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@${discord.botUser.id}> start`, mentions: [discord.botUser.id] });
+    const thread = await discord.waitFor(() => discord.threads()[0]);
+    for (const text of said) await discord.userSays({ channelId: thread.id, author: 'bob', content: text });
+
+    expect((await botPosts(thread.id, 3)).map((post) => post.content)).toEqual(['First.', 'Twenty answered.', 'The rest answered.']);
+  });
+
+  it('does not run for a message deleted while it waited', async () => {
+    world = await startBotWorld();
+    const { discord, model } = world;
+    model.enqueue({ ...finalAnswer('First.'), delayMs: 300 });
+    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@${discord.botUser.id}> start`, mentions: [discord.botUser.id] });
+    const thread = await discord.waitFor(() => discord.threads()[0]);
+    const regret = await discord.userSays({ channelId: thread.id, author: 'bob', content: 'never mind' });
+    await discord.userDeletes(thread.id, regret.id);
+
+    await botPosts(thread.id, 1);
+    await settle();
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it('purges a deleted thread even when the client no longer holds it in its cache', async () => {
+    world = await startBotWorld();
+    const { discord, model, store } = world;
+    model.enqueue(finalAnswer('Hi.'));
+    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@${discord.botUser.id}> hi`, mentions: [discord.botUser.id] });
+    const thread = await discord.waitFor(() => discord.threads()[0]);
+    await botPosts(thread.id, 1);
+    // As after a restart, or once the sweeper dropped an archived thread.
+    world.bot.client.channels.cache.delete(thread.id);
+    world.bot.client.guilds.cache.get(discord.guildId)!.channels.cache.delete(thread.id);
+
+    await discord.deleteThread(thread.id);
+
+    await discord.waitFor(() => store.conversations.byKey(`discord:${thread.id}`) === undefined, { what: 'the conversation purged' });
+  });
+});

@@ -185,6 +185,18 @@ describe('instances and stale runs', () => {
     next.stop();
   });
 
+  it('counts an instance with this process's pid, not started by it, as gone: a crashed bot whose pid came back', () => {
+    const conversation = newConversation();
+    // Same host, same pid, fresh heartbeat: as a bot that was process 1 in a container, restarted at once.
+    store.instances.register('crashed', 'bot');
+    store.runs.start({ id: 'run-crashed', conversationId: conversation.id, instanceId: 'crashed', triggerMessageIds: [], model: 'm' });
+
+    const bot = startInstance(store, 'bot', { exclusive: true });
+
+    expect(store.runs.byId('run-crashed')?.status).toBe('interrupted');
+    bot.stop();
+  });
+
   it('refuses a second exclusive instance of a kind while the first lives, with a clear message', () => {
     const bot = startInstance(store, 'bot', { exclusive: true });
     expect(() => startInstance(store, 'bot', { exclusive: true })).toThrow(/Another bot \(process \d+ on .+\) is already using this database/);
@@ -192,5 +204,18 @@ describe('instances and stale runs', () => {
     startInstance(store, 'chat').stop();
     bot.stop();
     startInstance(store, 'bot', { exclusive: true }).stop();
+  });
+});
+
+describe('message ids', () => {
+  it('are never reused after a deletion, so a run cannot mistake a new row for the message it answers', () => {
+    const conversation = store.conversations.ensure({ key: 'terminal:ids', title: 'ids', guildId: null, channelId: null, startedById: null, startedByName: null });
+    const memory = conversationMemory(store, counter, { tokenBudget: 8000, messageTokenCap: 1500 });
+    const deleted = memory.recordUserMessage(conversation, { authorId: 'u', authorName: 'Ada', content: 'gone soon', discordMessageId: 'd1' })!;
+    store.messages.deleteByDiscordId('d1');
+    const next = memory.recordUserMessage(conversation, { authorId: 'u', authorName: 'Ada', content: 'new', discordMessageId: 'd2' })!;
+
+    expect(next).toBeGreaterThan(deleted);
+    expect(memory.loadWindow(conversation.id, [deleted]).input).toEqual([]);
   });
 });

@@ -85,5 +85,8 @@ export function mentionPolicyProblems(body: unknown): string[] {
   if (parse.includes('everyone')) problems.push('allowed_mentions.parse includes "everyone": the message may ping @everyone/@here');
   if (parse.includes('roles')) problems.push('allowed_mentions.parse includes "roles": the message may ping roles');
   if ((allowed.roles ?? []).length > 0) problems.push(`allowed_mentions.roles lists ${allowed.roles!.join(', ')}: the message may ping roles`);
+  // Users may be pinged only by name (allowed_mentions.users), never by whatever the text holds.
+  if (parse.includes('users')) problems.push('allowed_mentions.parse includes "users": any user mentioned in the text would be pinged');
+  if ((allowed as { replied_user?: boolean }).replied_user === true) problems.push('allowed_mentions.replied_user is true: the reply pings its author');
   return problems;
 }
