@@ -185,7 +185,7 @@ describe('instances and stale runs', () => {
     next.stop();
   });
 
-  it('counts an instance with this process's pid, not started by it, as gone: a crashed bot whose pid came back', () => {
+  it('counts an instance with the pid of this process, not started by it, as gone: a crashed bot whose pid came back', () => {
     const conversation = newConversation();
     // Same host, same pid, fresh heartbeat: as a bot that was process 1 in a container, restarted at once.
     store.instances.register('crashed', 'bot');
