@@ -243,3 +243,24 @@ describe('allow-lists, failures and backlogs', () => {
     await discord.waitFor(() => store.conversations.byKey(`discord:${thread.id}`) === undefined, { what: 'the conversation purged' });
   });
 });
+
+describe('deletions by moderators', () => {
+  it('forgets bulk-deleted messages, and purges the conversations of a deleted channel', async () => {
+    world = await startBotWorld();
+    const { discord, model, store } = world;
+    model.enqueue(finalAnswer('One.'), finalAnswer('Two.'));
+    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@${discord.botUser.id}> one`, mentions: [discord.botUser.id] });
+    const thread = await discord.waitFor(() => discord.threads()[0]);
+    await botPosts(thread.id, 1);
+    const spam = await discord.userSays({ channelId: thread.id, author: 'bob', content: 'spam spam' });
+    await botPosts(thread.id, 2);
+    const conversation = store.conversations.byKey(`discord:${thread.id}`)!;
+
+    await discord.bulkDelete(thread.id, [spam.id]);
+    await discord.waitFor(() => !store.messages.hasDiscordId(spam.id), { what: 'the bulk-deleted message forgotten' });
+    expect(store.messages.count(conversation.id)).toBe(3);
+
+    await discord.deleteChannel(discord.channels.general);
+    await discord.waitFor(() => store.conversations.byKey(`discord:${thread.id}`) === undefined, { what: 'the conversation purged' });
+  });
+});

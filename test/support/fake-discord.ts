@@ -125,6 +125,16 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       const message = world.removeMessage(channelId, messageId);
       await gateway.dispatch(GatewayDispatchEvents.MessageDelete, { id: message.id, channel_id: channelId, guild_id: world.guildId });
     },
+    async bulkDelete(channelId, messageIds) {
+      for (const id of messageIds) world.removeMessage(channelId, id);
+      await gateway.dispatch(GatewayDispatchEvents.MessageDeleteBulk, { ids: [...messageIds], channel_id: channelId, guild_id: world.guildId });
+    },
+    async deleteChannel(channelId) {
+      const channel = world.channels.get(channelId);
+      if (!channel) throw new Error(`fake Discord: no channel ${channelId}`);
+      world.channels.delete(channelId);
+      await gateway.dispatch(GatewayDispatchEvents.ChannelDelete, channel);
+    },
     async createThread(channelId, name, ownerId, threadOptions = {}) {
       if (!world.users.has(ownerId)) world.author({ id: ownerId, username: `user-${ownerId}` });
       return createThread(world, gateway, { parentId: channelId, name, ownerId, type: ChannelType.PublicThread, ...threadOptions });

@@ -143,6 +143,10 @@ export interface FakeDiscord {
   userEdits(channelId: string, messageId: string, content: string): Promise<FakeMessage>;
   /** Deletes a message and dispatches MESSAGE_DELETE. */
   userDeletes(channelId: string, messageId: string): Promise<void>;
+  /** A moderator deletes several messages at once: MESSAGE_DELETE_BULK. */
+  bulkDelete(channelId: string, messageIds: readonly string[]): Promise<void>;
+  /** A text channel is deleted (its threads go with it): CHANNEL_DELETE. */
+  deleteChannel(channelId: string): Promise<void>;
   /**
    * A user starts a public thread in a text channel (from `fromMessageId` if given; the thread
    * then has that message's id, as on Discord) and THREAD_CREATE is dispatched.
