@@ -11,7 +11,6 @@ afterEach(async () => {
 });
 
 const mention = () => `<@${world.discord.botUser.id}>`;
-const contents = (channelId: string) => world.discord.messages(channelId).map((message) => message.content);
 
 /** Waits until the bot has posted `count` messages in `channelId`. */
 const botPosts = (channelId: string, count: number) =>

@@ -83,7 +83,6 @@ function counting(rows: MessageRow[]) {
   return { iterable, state };
 }
 
-const unitOf = (row: MessageRow) => row.group_id ?? row.id;
 
 describe('selectWindow', () => {
   it('keeps every rule at every cut point of random conversations', () => {

@@ -124,7 +124,8 @@ function resolveMentions(world: World, message: FakeMessage, allowed: CreateMess
     /@(everyone|here)/.test(message.content) && parse.includes('everyone') && world.botMay(PermissionFlagsBits.MentionEveryone);
 }
 
-function baseMessage(world: World, channelId: string, author: APIUser, content: string): FakeMessage {
+/** A plain message's fields, as Discord fills them; callers set what differs. */
+export function baseMessage(world: World, channelId: string, author: APIUser, content: string): FakeMessage {
   const member = memberWithoutUser(world, author.id);
   return {
     id: world.nextId(),

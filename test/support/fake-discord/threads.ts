@@ -4,8 +4,9 @@
  */
 import { ChannelType, GatewayDispatchEvents, MessageFlags, MessageType, type ChannelFlags, type ThreadAutoArchiveDuration } from 'discord.js';
 import type { FakeGateway } from './gateway.ts';
+import { baseMessage } from './messages.ts';
 import { threadExists, wrongChannelType } from './http-errors.ts';
-import { botThreadMember, memberWithoutUser } from './payloads.ts';
+import { botThreadMember } from './payloads.ts';
 import type { FakeMessage, FakeThread } from './types.ts';
 import { discordTimestamp, isThread, noFlags, type World } from './world.ts';
 
@@ -70,26 +71,9 @@ export async function createThread(world: World, gateway: FakeGateway, spec: New
 /** Discord's "started a thread" system message (type 18) in the parent channel. */
 async function postThreadCreatedMessage(world: World, gateway: FakeGateway, thread: FakeThread): Promise<void> {
   const author = world.users.get(thread.owner_id!)!;
-  const member = memberWithoutUser(world, author.id);
   const message: FakeMessage = {
-    id: world.nextId(),
-    channel_id: thread.parent_id,
-    guild_id: world.guildId,
-    author,
-    ...(member === undefined ? {} : { member }),
-    content: thread.name,
-    timestamp: discordTimestamp(),
-    edited_timestamp: null,
-    tts: false,
-    mention_everyone: false,
-    mentions: [],
-    mention_roles: [],
-    attachments: [],
-    embeds: [],
-    components: [],
-    pinned: false,
+    ...baseMessage(world, thread.parent_id, author, thread.name),
     type: MessageType.ThreadCreated,
-    flags: noFlags as MessageFlags,
     message_reference: { type: 0, channel_id: thread.id, guild_id: world.guildId },
   };
   world.storeMessage(message);
