@@ -8,6 +8,8 @@ export interface ConversationRow {
   title: string;
   guild_id: string | null;
   channel_id: string | null;
+  /** The Discord thread it lives in; null when it lives in the channel itself (no thread could be made). */
+  thread_id: string | null;
   started_by_id: string | null;
   started_by_name: string | null;
   created_at: number;
@@ -21,14 +23,21 @@ export interface NewConversation {
   title: string;
   guildId: string | null;
   channelId: string | null;
+  threadId?: string | null;
   startedById: string | null;
   startedByName: string | null;
 }
 
 export function createConversationQueries(db: Database) {
-  const insert = db.prepare<[string, string, string | null, string | null, string | null, string | null, number]>(
-    `INSERT INTO conversations (key, title, guild_id, channel_id, started_by_id, started_by_name, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING`,
+  const insert = db.prepare<[string, string, string | null, string | null, string | null, string | null, string | null, number]>(
+    `INSERT INTO conversations (key, title, guild_id, channel_id, thread_id, started_by_id, started_by_name, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING`,
+  );
+  // The Discord conversations with the newest messages: those worth catching up on after downtime.
+  const recentDiscord = db.prepare<[number, number], ConversationRow>(
+    `SELECT c.* FROM conversations c WHERE c.key LIKE 'discord:%'
+       AND (SELECT max(created_at) FROM messages m WHERE m.conversation_id = c.id) >= ?
+     ORDER BY c.id DESC LIMIT ?`,
   );
   const byKey = db.prepare<[string], ConversationRow>('SELECT * FROM conversations WHERE key = ?');
   const byId = db.prepare<[number], ConversationRow>('SELECT * FROM conversations WHERE id = ?');
@@ -41,10 +50,12 @@ export function createConversationQueries(db: Database) {
   return {
     /** The conversation with this key, created on first use. */
     ensure(conversation: NewConversation, now = Date.now()): ConversationRow {
-      insert.run(conversation.key, conversation.title, conversation.guildId, conversation.channelId, conversation.startedById, conversation.startedByName, now);
+      insert.run(conversation.key, conversation.title, conversation.guildId, conversation.channelId, conversation.threadId ?? null, conversation.startedById, conversation.startedByName, now);
       return byKey.get(conversation.key)!;
     },
     byKey: (key: string) => byKey.get(key),
+    /** Discord conversations with a message since `since`, newest first, at most `limit`. */
+    recentDiscord: (since: number, limit: number) => recentDiscord.all(since, limit),
     byId: (id: number) => byId.get(id),
     /** Conversations whose key or title is `name`, newest first. */
     find: (name: string) => search.all(name, name),

@@ -56,6 +56,9 @@ export function createMessageQueries(db: Database) {
   const removeByDiscordId = db.prepare<[string]>('DELETE FROM messages WHERE discord_message_id = ?');
   const count = db.prepare<[number], { count: number }>('SELECT count(*) AS count FROM messages WHERE conversation_id = ?');
   const exists = db.prepare<[string], number>('SELECT 1 FROM messages WHERE discord_message_id = ?').pluck();
+  const byId = db.prepare<[number], MessageRow>('SELECT * FROM messages WHERE id = ?');
+  // Stored user messages no run was started for: answered after a restart.
+  const unanswered = db.prepare<[number, number], MessageRow>(`SELECT * FROM messages WHERE conversation_id = ? AND role = 'user' AND id > ? ORDER BY id`);
 
   return {
     /** The new row's id, or null when a message with that Discord id is already stored (a replayed event). */
@@ -75,6 +78,9 @@ export function createMessageQueries(db: Database) {
     deleteByDiscordId: (discordMessageId: string) => removeByDiscordId.run(discordMessageId).changes > 0,
     count: (conversationId: number) => count.get(conversationId)!.count,
     hasDiscordId: (discordMessageId: string) => exists.get(discordMessageId) !== undefined,
+    byId: (id: number) => byId.get(id),
+    /** User messages after `afterId` (the newest any run answered), oldest first. */
+    userMessagesAfter: (conversationId: number, afterId: number) => unanswered.all(conversationId, afterId),
   };
 }
 

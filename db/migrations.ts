@@ -30,6 +30,7 @@ export const migrations: readonly Migration[] = [
           title TEXT NOT NULL,
           guild_id TEXT,
           channel_id TEXT,
+          thread_id TEXT,
           started_by_id TEXT,
           started_by_name TEXT,
           created_at INTEGER NOT NULL,
@@ -52,11 +53,14 @@ export const migrations: readonly Migration[] = [
           total_tokens INTEGER NOT NULL DEFAULT 0,
           error TEXT,
           error_code TEXT,
-          posted_message_ids TEXT NOT NULL DEFAULT '[]'
+          posted_message_ids TEXT NOT NULL DEFAULT '[]',
+          resumed_from TEXT REFERENCES runs(id) ON DELETE SET NULL
         ) STRICT;
         CREATE INDEX runs_by_conversation ON runs (conversation_id, started_at);
         CREATE INDEX runs_by_start ON runs (started_at);
         CREATE INDEX runs_running ON runs (instance_id) WHERE status = 'running';
+        CREATE INDEX runs_interrupted ON runs (conversation_id) WHERE status = 'interrupted';
+        CREATE INDEX runs_resumed_from ON runs (resumed_from) WHERE resumed_from IS NOT NULL;
 
         -- AUTOINCREMENT: an id is never reused after a deletion, since runs and memory refer to ids.
         CREATE TABLE messages (

@@ -20,6 +20,8 @@ export interface RunRow {
   error_code: string | null;
   /** JSON array of the Discord message ids the run posted. */
   posted_message_ids: string;
+  /** The interrupted run this one takes up again. */
+  resumed_from: string | null;
 }
 
 export interface RunEnd {
@@ -33,9 +35,19 @@ export interface RunEnd {
 }
 
 export function createRunQueries(db: Database) {
-  const insert = db.prepare<[string, number, string, string, string, number]>(
-    `INSERT INTO runs (id, conversation_id, instance_id, trigger_message_ids, status, model, started_at) VALUES (?, ?, ?, ?, 'running', ?, ?)`,
+  const insert = db.prepare<[string, number, string, string, string, number, string | null]>(
+    `INSERT INTO runs (id, conversation_id, instance_id, trigger_message_ids, status, model, started_at, resumed_from) VALUES (?, ?, ?, ?, 'running', ?, ?, ?)`,
   );
+  // Interrupted and not yet taken up again, oldest first.
+  const toResume = db.prepare<[number], RunRow>(
+    `SELECT * FROM runs r WHERE r.conversation_id = ? AND r.status = 'interrupted'
+       AND NOT EXISTS (SELECT 1 FROM runs later WHERE later.resumed_from = r.id) ORDER BY r.started_at`,
+  );
+  const latestTrigger = db.prepare<[number], number | null>(
+    `SELECT max(value) FROM runs, json_each(runs.trigger_message_ids) WHERE runs.conversation_id = ?`,
+  ).pluck();
+  const markInterrupted = db.prepare<[number, string, string]>(`UPDATE runs SET status = 'interrupted', ended_at = ?, error = ? WHERE id = ?`);
+  const markAnswered = db.prepare<[string]>(`UPDATE runs SET status = 'answered', error = NULL WHERE id = ?`);
   const finish = db.prepare(
     `UPDATE runs SET status = @status, stop_reason = @stopReason, ended_at = @endedAt, prompt_tokens = @promptTokens,
        completion_tokens = @completionTokens, total_tokens = @totalTokens, error = @error, error_code = @errorCode
@@ -56,8 +68,16 @@ export function createRunQueries(db: Database) {
   );
 
   return {
-    start: (run: { id: string; conversationId: number; instanceId: string; triggerMessageIds: number[]; model: string }, now = Date.now()) =>
-      void insert.run(run.id, run.conversationId, run.instanceId, JSON.stringify(run.triggerMessageIds), run.model, now),
+    start: (run: { id: string; conversationId: number; instanceId: string; triggerMessageIds: number[]; model: string; resumedFrom?: string | null }, now = Date.now()) =>
+      void insert.run(run.id, run.conversationId, run.instanceId, JSON.stringify(run.triggerMessageIds), run.model, now, run.resumedFrom ?? null),
+    /** Runs of the conversation that were interrupted and not taken up again. */
+    toResume: (conversationId: number) => toResume.all(conversationId),
+    /** The newest message any run of the conversation was started for (0 when none). */
+    latestTrigger: (conversationId: number) => latestTrigger.get(conversationId) ?? 0,
+    /** Marks a run interrupted (a shutdown stopped it), to be taken up at the next start. */
+    interrupt: (id: string, reason: string, now = Date.now()) => void markInterrupted.run(now, reason, id),
+    /** An interrupted run whose answer has now been posted. */
+    markAnswered: (id: string) => void markAnswered.run(id),
     /** Adds one model call's tokens as it happens, so that a crash keeps what was spent. */
     addUsage: (id: string, prompt: number, completion: number, total: number) => void addUsage.run(prompt, completion, total, id),
     finish: (id: string, end: RunEnd, now = Date.now()) => void finish.run({ id, ...end, endedAt: now }),

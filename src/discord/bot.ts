@@ -8,9 +8,11 @@ import type { DiscordSettings } from '../config.ts';
 import { UserFacingError } from '../errors.ts';
 import { conversationMemory, type MemorySettings } from '../memory/conversation-memory.ts';
 import type { TokenCounter } from '../memory/token-counter.ts';
-import { answerBatch, type QueuedMessage } from './conversation-runner.ts';
+import { handleWork, type QueuedWork } from './conversation-runner.ts';
 import { inviteUrl } from './invite.ts';
 import { messageRouter } from './message-router.ts';
+import { RateLimitGate } from './rate-limit-gate.ts';
+import { recover } from './recovery.ts';
 import { noPings } from './send.ts';
 import { ThreadQueues } from './thread-queue.ts';
 
@@ -29,9 +31,12 @@ export interface BotDependencies {
 
 export interface Bot {
   client: Client<true>;
-  queues: ThreadQueues<QueuedMessage>;
-  /** Disconnects from Discord; runs in flight are left to the caller to wait for or abort. */
-  stop(): Promise<void>;
+  queues: ThreadQueues<QueuedWork>;
+  /**
+   * Stops taking messages, lets runs in flight finish for up to `graceMs`, then aborts the rest
+   * (they are taken up at the next start), and disconnects.
+   */
+  stop(options?: { graceMs?: number }): Promise<void>;
 }
 
 /** Why Discord refused the connection, in words an operator can act on. */
@@ -47,11 +52,8 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
     allowedMentions: noPings,
   });
   const memory = conversationMemory(deps.store, deps.counter, deps.memory);
-  const queues = new ThreadQueues<QueuedMessage>(
-    (_threadId, batch) =>
-      answerBatch({ store: deps.store, memory, model: deps.model, tools: deps.tools, agent: deps.agent, discord: deps.discord, operatorPrompt: deps.operatorPrompt, instanceId: deps.instanceId, logger }, batch),
-    (error, threadId) => logger.error({ err: error, threadId }, 'answering in a thread failed'),
-  );
+  const shutdown = new AbortController();
+  const gate = new RateLimitGate(logger);
   const ready = new Promise<Client<true>>((resolve) => client.once(Events.ClientReady, resolve));
 
   try {
@@ -61,6 +63,29 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
     throw explainLoginError(error);
   }
   const readyClient = await ready;
+  const queues = new ThreadQueues<QueuedWork>(
+    (conversationKey, batch) =>
+      handleWork(
+        {
+          client: readyClient,
+          store: deps.store,
+          memory,
+          model: deps.model,
+          tools: deps.tools,
+          agent: deps.agent,
+          discord: deps.discord,
+          memoryBudget: deps.memory.tokenBudget,
+          operatorPrompt: deps.operatorPrompt,
+          instanceId: deps.instanceId,
+          logger,
+          gate,
+          shutdown: shutdown.signal,
+        },
+        conversationKey,
+        batch,
+      ),
+    (error, conversationKey) => logger.error({ err: error, conversation: conversationKey }, 'answering in a conversation failed'),
+  );
   const router = messageRouter({ client: readyClient, store: deps.store, memory, counter: deps.counter, queues, discord: deps.discord, logger });
   // Every handler's failure is logged, never left to crash the process (synchronous or not).
   const guard = (what: string, work: () => Promise<void> | void) => {
@@ -82,11 +107,17 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
   client.on(Events.ShardDisconnect, (event, shard) => logger.warn({ code: event.code, shard }, 'gateway disconnected'));
   client.on(Events.ShardResume, (shard) => logger.info({ shard }, 'gateway resumed'));
   logger.info({ user: readyClient.user.tag, guilds: readyClient.guilds.cache.size, invite: inviteUrl(readyClient.application.id) }, 'connected to Discord');
+  await recover({ client: readyClient, store: deps.store, queues, route: (message) => router.onMessageCreate(message), logger });
 
   return {
     client: readyClient,
     queues,
-    async stop() {
+    async stop({ graceMs = 5_000 } = {}) {
+      router.close();
+      const graceOver = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
+      await Promise.race([queues.idle(), graceOver]);
+      shutdown.abort(new Error('the bot is shutting down'));
+      await queues.idle();
       await client.destroy();
     },
   };

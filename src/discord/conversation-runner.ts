@@ -1,105 +1,112 @@
-import type { AnyThreadChannel, Message } from 'discord.js';
+import type { Client, SendableChannels } from 'discord.js';
+import type { ConversationRow } from '../../db/conversations.ts';
+import type { RunRow } from '../../db/runs.ts';
 import type { Store } from '../../db/store.ts';
-import { fanOut } from '../agent/events.ts';
+import type { ChatMessage, UserMessage } from '../agent/messages.ts';
 import type { Logger } from '../agent/logger.ts';
 import type { ModelClient } from '../agent/model-client.ts';
-import { type AgentSettings, runAgent } from '../agent/run-agent.ts';
-import { buildSystemPrompt } from '../agent/system-prompt.ts';
+import type { AgentSettings } from '../agent/run-agent.ts';
 import type { Requester, RuntimeTool } from '../agent/tool.ts';
-import { toolsFor } from '../agent/tool-registry.ts';
 import type { DiscordSettings } from '../config.ts';
 import type { ConversationMemory } from '../memory/conversation-memory.ts';
-import { logSink } from '../run-log/log-sink.ts';
+import { executeRun } from './execute-run.ts';
+import { postingChannel } from './posting-channel.ts';
+import type { RateLimitGate } from './rate-limit-gate.ts';
 import { renderAnswer } from './render.ts';
-import { sendText } from './send.ts';
-import { toolPostSink } from './tool-post-sink.ts';
+import { alreadyPosted, sendText } from './send.ts';
 
-/** A stored user message waiting for an answer in its thread. */
-export interface QueuedMessage {
-  storedId: number;
-  message: Message;
-  thread: AnyThreadChannel;
-  requester: Requester;
-}
+/** Work waiting in a conversation's queue: a stored message to answer, or a run to take up again. */
+export type QueuedWork =
+  | { kind: 'message'; storedId: number; messageId: string; messageChannelId: string; requester: Requester }
+  | { kind: 'resume'; run: RunRow };
 
 export interface RunnerDependencies {
+  client: Client<true>;
   store: Store;
   memory: ConversationMemory;
   model: ModelClient;
   tools: readonly RuntimeTool[];
   agent: AgentSettings;
   discord: DiscordSettings;
+  memoryBudget: number;
   operatorPrompt: string | null;
   instanceId: string;
   logger: Logger;
+  gate: RateLimitGate;
+  /** Fires at shutdown: runs stop, unposted, and are taken up at the next start. */
+  shutdown: AbortSignal;
 }
 
-/** How often the typing indicator is renewed: it lasts about ten seconds. */
-const typingRenewMs = 9_000;
+/** One plan for a run: what it answers, what it knows, and where its answer goes. */
+export interface RunPlan {
+  conversation: ConversationRow;
+  channel: SendableChannels;
+  history: ChatMessage[];
+  input: UserMessage[];
+  triggerIds: number[];
+  requesters: Requester[];
+  /** The message the answer replies to, if it is in the channel the answer goes to. */
+  replyTo: string | null;
+  resumedFrom: string | null;
+}
 
-/**
- * Answers a batch of messages in one thread: one run whose tool calls are posted as they finish,
- * then the answer (or why there is none) as a reply to the last message of the batch.
- */
-export async function answerBatch(deps: RunnerDependencies, batch: readonly QueuedMessage[]): Promise<void> {
-  const { thread } = batch[0]!;
-  const last = batch.at(-1)!;
-  const conversation = deps.store.conversations.byKey(`discord:${thread.id}`);
-  if (!conversation) return; // The thread was deleted while the messages waited.
-  const triggerIds = batch.map((item) => item.storedId);
+/** Handles a conversation's queued work: runs to take up again first, then the new messages as one batch. */
+export async function handleWork(deps: RunnerDependencies, conversationKey: string, work: readonly QueuedWork[]): Promise<void> {
+  if (deps.shutdown.aborted) return; // Stored already: answered after the next start.
+  const conversation = deps.store.conversations.byKey(conversationKey);
+  if (!conversation) return; // Purged (its thread was deleted) while the work waited.
+  const channel = await postingChannel(deps.client, conversation, deps.logger);
+  if (!channel) return;
+  for (const item of work) if (item.kind === 'resume') await resume(deps, conversation, channel, item.run);
+  const messages = work.filter((item) => item.kind === 'message');
+  if (messages.length === 0) return;
+  const triggerIds = messages.map((item) => item.storedId);
   const { history, input } = deps.memory.loadWindow(conversation.id, triggerIds);
   if (input.length === 0) return; // Every message of the batch was deleted while it waited.
-  const logger = deps.logger;
-  let runId: string | null = null;
-  // Each posted message is recorded as soon as it is sent, so a later failure loses no record.
-  const recordPosted = (messageId: string) => {
-    if (runId) deps.store.runs.addPostedMessage(runId, messageId);
-  };
-  const posts = toolPostSink(thread, deps.discord.toolPosts, logger, recordPosted);
-  const participants = [...new Set([conversation.started_by_name, ...batch.map((item) => item.requester.displayName)].filter((name): name is string => !!name))];
-  const typing = keepTyping(thread, logger);
-  try {
-    const result = await runAgent({
-      model: deps.model,
-      systemPrompt: buildSystemPrompt({
-        operatorPrompt: deps.operatorPrompt,
-        now: new Date(),
-        place: { kind: 'discord', server: thread.guild.name, channel: thread.parent?.name ?? 'unknown', thread: thread.name },
-        participants,
-      }),
-      history,
-      input,
-      tools: toolsFor(deps.tools, batch.map((item) => item.requester)),
-      context: { conversationId: conversation.key, guildId: thread.guildId, channelId: thread.id, requester: last.requester, logger },
-      settings: deps.agent,
-      onEvent: fanOut(
-        [
-          (event) => {
-            if (event.type === 'run-start') runId = event.runId;
-          },
-          logSink(logger, { threadId: thread.id }),
-          ...deps.memory.runSinks(conversation.id, deps.instanceId, triggerIds),
-          posts.sink,
-        ],
-        logger,
-      ),
-    });
-    await posts.flush();
-    typing.stop();
-    const text = result.answer ? renderAnswer(result.answer) : (result.userMessage ?? 'No answer.');
-    // A reply must be in the same channel: the message that started a thread is in its parent.
-    const replyTo = last.message.channelId === thread.id ? last.message.id : null;
-    await sendText(thread, text, { replyTo, nonceSeed: `${result.runId}:answer`, onSent: recordPosted });
-  } finally {
-    typing.stop();
-  }
+  const last = messages.at(-1)!;
+  await executeRun(deps, {
+    conversation,
+    channel,
+    history,
+    input,
+    triggerIds,
+    requesters: messages.map((item) => item.requester),
+    replyTo: last.messageChannelId === channel.id ? last.messageId : null,
+    resumedFrom: null,
+  });
 }
 
-/** Shows "Bot is typing…" now, and again every few seconds until stopped. */
-function keepTyping(thread: AnyThreadChannel, logger: Logger): { stop(): void } {
-  const type = () => thread.sendTyping().catch((error: unknown) => logger.debug({ err: error, threadId: thread.id }, 'typing indicator failed'));
-  void type();
-  const timer = setInterval(type, typingRenewMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
+/**
+ * Takes up a run a crash or a shutdown interrupted. An answer it had already reached is posted
+ * unless the channel shows it was; otherwise the model continues from the steps on disk: finished
+ * tool calls are in memory with their results, unfinished ones read as interrupted.
+ */
+async function resume(deps: RunnerDependencies, conversation: ConversationRow, channel: SendableChannels, run: RunRow): Promise<void> {
+  const triggerIds = JSON.parse(run.trigger_message_ids) as number[];
+  const triggers = triggerIds.flatMap((id) => deps.store.messages.byId(id) ?? []);
+  const lastTrigger = triggers.at(-1);
+  const replyTo = lastTrigger?.discord_message_id && channel.id === conversation.thread_id ? lastTrigger.discord_message_id : null;
+  const answered = deps.store.steps.ofRun(run.id).find((step) => step.kind === 'final-answer');
+  if (answered?.result) {
+    const text = renderAnswer(JSON.parse(answered.result));
+    if (!(await alreadyPosted(channel, text, lastTrigger?.discord_message_id ?? null, deps.client.user.id))) {
+      await sendText(channel, text, { replyTo, nonceSeed: `${run.id}:answer`, onSent: (id) => deps.store.runs.addPostedMessage(run.id, id) });
+    }
+    deps.store.runs.markAnswered(run.id);
+    deps.logger.info({ runId: run.id, conversation: conversation.key }, 'interrupted run: its answer is posted');
+    return;
+  }
+  if (triggers.length === 0) return; // Its messages were deleted: nothing to answer.
+  const { history } = deps.memory.loadWindow(conversation.id, triggerIds, { resuming: true });
+  deps.logger.info({ runId: run.id, conversation: conversation.key }, 'taking up an interrupted run');
+  await executeRun(deps, {
+    conversation,
+    channel,
+    history,
+    input: [],
+    triggerIds,
+    requesters: triggers.map((row) => ({ id: row.author_id ?? 'unknown', displayName: row.author_name ?? 'someone', isModerator: false })),
+    replyTo,
+    resumedFrom: run.id,
+  });
 }

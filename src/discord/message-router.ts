@@ -1,5 +1,4 @@
 import {
-  type AnyThreadChannel,
   ChannelType,
   type Client,
   type Message,
@@ -15,7 +14,8 @@ import type { DiscordSettings } from '../config.ts';
 import type { ConversationMemory } from '../memory/conversation-memory.ts';
 import type { TokenCounter } from '../memory/token-counter.ts';
 import { formatUserContent } from '../memory/window.ts';
-import type { QueuedMessage } from './conversation-runner.ts';
+import type { QueuedWork } from './conversation-runner.ts';
+import { describeDiscordError } from './execute-run.ts';
 import { cleanText, messageText } from './incoming-message.ts';
 import { threadName } from './render.ts';
 import type { ThreadQueues } from './thread-queue.ts';
@@ -25,7 +25,7 @@ export interface RouterDependencies {
   store: Store;
   memory: ConversationMemory;
   counter: TokenCounter;
-  queues: ThreadQueues<QueuedMessage>;
+  queues: ThreadQueues<QueuedWork>;
   discord: DiscordSettings;
   logger: Logger;
 }
@@ -52,9 +52,9 @@ export function messageRouter(deps: RouterDependencies) {
     (discord.allowedGuildIds.length === 0 || discord.allowedGuildIds.includes(message.guildId)) &&
     (discord.allowedChannelIds.length === 0 || (channelId !== null && discord.allowedChannelIds.includes(channelId)));
 
-  async function enqueue(message: GuildMessage, thread: AnyThreadChannel, conversation: ConversationRow): Promise<void> {
+  async function enqueue(message: GuildMessage, conversation: ConversationRow): Promise<void> {
     const content = await messageText(message, client.user.id, botRoleId(message), discord.attachmentMaxBytes);
-    const requester = requesterOf(message, thread);
+    const requester = requesterOf(message);
     const storedId = memory.recordUserMessage(conversation, {
       authorId: message.author.id,
       authorName: requester.displayName,
@@ -62,16 +62,18 @@ export function messageRouter(deps: RouterDependencies) {
       discordMessageId: message.id,
     });
     if (storedId === null) return; // Already stored: the gateway delivered this message twice.
-    store.conversations.setLastSeenMessage(conversation.id, message.id);
-    deps.queues.push(thread.id, { storedId, message, thread, requester });
+    if (message.channel.isThread()) store.conversations.setLastSeenMessage(conversation.id, message.id);
+    deps.queues.push(conversation.key, { kind: 'message', storedId, messageId: message.id, messageChannelId: message.channelId, requester });
   }
 
-  function ensureConversation(thread: AnyThreadChannel, message: GuildMessage): ConversationRow {
+  /** The conversation of a thread (`threadId`), or of a message answered in its channel (no thread). */
+  function ensureConversation(message: GuildMessage, where: { threadId: string | null; key: string; title: string; channelId: string | null }): ConversationRow {
     return store.conversations.ensure({
-      key: conversationKey(thread.id),
-      title: thread.name,
+      key: where.key,
+      title: where.title,
       guildId: message.guildId,
-      channelId: thread.parentId,
+      channelId: where.channelId,
+      threadId: where.threadId,
       startedById: message.author.id,
       startedByName: message.member?.displayName ?? message.author.displayName,
     });
@@ -83,17 +85,22 @@ export function messageRouter(deps: RouterDependencies) {
       if (!allowed(message, channel.parentId)) return;
       const existing = store.conversations.byKey(conversationKey(channel.id));
       if (!existing && !mentionsBot(message)) return;
-      await enqueue(message, channel, existing ?? ensureConversation(channel, message));
+      const where = { threadId: channel.id, key: conversationKey(channel.id), title: channel.name, channelId: channel.parentId };
+      await enqueue(message, existing ?? ensureConversation(message, where));
       return;
     }
     if (channel.type !== ChannelType.GuildText && channel.type !== ChannelType.GuildAnnouncement) return;
     if (!allowed(message, channel.id) || !mentionsBot(message)) return;
-    const thread = await message.startThread({
-      name: threadName(cleanText(message, client.user.id, botRoleId(message)), message.member?.displayName ?? message.author.displayName),
-      autoArchiveDuration: 1440,
-    });
-    logger.info({ threadId: thread.id, channelId: channel.id, guildId: message.guildId }, 'conversation started');
-    await enqueue(message, thread, ensureConversation(thread, message));
+    const name = threadName(cleanText(message, client.user.id, botRoleId(message)), message.member?.displayName ?? message.author.displayName);
+    try {
+      const thread = await message.startThread({ name, autoArchiveDuration: 1440 });
+      logger.info({ threadId: thread.id, channelId: channel.id, guildId: message.guildId }, 'conversation started');
+      await enqueue(message, ensureConversation(message, { threadId: thread.id, key: conversationKey(thread.id), title: thread.name, channelId: channel.id }));
+    } catch (error) {
+      // No thread (no Create Public Threads permission, say): answer in the channel instead.
+      logger.warn({ err: error, channelId: channel.id, cause: describeDiscordError(error) }, 'could not start a thread: answering in the channel');
+      await enqueue(message, ensureConversation(message, { threadId: null, key: conversationKey(message.id), title: name, channelId: channel.id }));
+    }
   }
 
   // Messages of one thread are handled one after another, in the order they came. A thread
@@ -110,9 +117,16 @@ export function messageRouter(deps: RouterDependencies) {
     return next;
   }
 
+  let closed = false;
+
   return {
+    /** At shutdown: messages from now on are left for the catch-up at the next start. */
+    close(): void {
+      closed = true;
+    },
+
     async onMessageCreate(message: Message): Promise<void> {
-      if (message.author.bot || !message.inGuild() || message.system) return;
+      if (closed || message.author.bot || !message.inGuild() || message.system) return;
       const guildMessage = message as GuildMessage;
       await inOrder(guildMessage.channel.isThread() ? guildMessage.channelId : guildMessage.id, () => handleCreate(guildMessage));
     },
@@ -154,8 +168,8 @@ export function messageRouter(deps: RouterDependencies) {
 }
 
 /** Who wrote the message; a moderator is a member who may manage messages where it was written. */
-function requesterOf(message: GuildMessage, thread: AnyThreadChannel): Requester {
-  const permissions = message.member ? thread.permissionsFor(message.member) : null;
+function requesterOf(message: GuildMessage): Requester {
+  const permissions = message.member ? message.channel.permissionsFor(message.member) : null;
   return {
     id: message.author.id,
     displayName: message.member?.displayName ?? message.author.displayName,

@@ -39,3 +39,13 @@ export async function sendText(channel: SendableChannels, text: string, options:
   }
   return sent;
 }
+
+/**
+ * Whether `text` was already posted by the bot after `afterMessageId` (the answer of a run cut off
+ * between posting and recording it): its first piece is looked for in the channel's history.
+ */
+export async function alreadyPosted(channel: SendableChannels, text: string, afterMessageId: string | null, botUserId: string): Promise<boolean> {
+  const first = splitMessage(text)[0];
+  const recent = await channel.messages.fetch(afterMessageId ? { after: afterMessageId, limit: 100 } : { limit: 100 });
+  return recent.some((message) => message.author.id === botUserId && message.content === first);
+}

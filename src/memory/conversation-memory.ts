@@ -49,12 +49,20 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
       });
     },
 
-    /** The history and the input of a run that answers the messages `triggerIds`. */
-    loadWindow(conversationId: number, triggerIds: readonly number[]): { history: ChatMessage[]; input: UserMessage[] } {
+    /**
+     * The history and the input of a run that answers the messages `triggerIds`. `budget`
+     * overrides the token budget (a smaller window after "context too long"); `resuming` puts the
+     * answered messages in the history, after which an interrupted run's own steps follow.
+     */
+    loadWindow(
+      conversationId: number,
+      triggerIds: readonly number[],
+      options: { budget?: number; resuming?: boolean } = {},
+    ): { history: ChatMessage[]; input: UserMessage[] } {
       const conversation = store.conversations.byId(conversationId);
       const pinned = new Set(triggerIds);
       const rows = selectWindow(store.messages.iterateNewest(conversationId, conversation?.memory_starts_after ?? 0), {
-        budget: settings.tokenBudget,
+        budget: options.budget ?? settings.tokenBudget,
         messageCap: settings.messageTokenCap,
         floor: memoryFloor,
         pinned,
@@ -62,17 +70,20 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
       const triggers = rows.filter((row) => pinned.has(row.id) && row.role === 'user');
       // Messages newer than those answered wait for a later run: they are not this run's history.
       const newest = triggerIds.length > 0 ? Math.max(...triggerIds) : Infinity;
-      const history = rows.filter((row) => !pinned.has(row.id) && !(row.role === 'user' && row.id > newest));
+      const earlier = rows.filter((row) => !(row.role === 'user' && row.id > newest && !pinned.has(row.id)));
+      if (options.resuming) {
+        return { history: triggers.length === 0 ? [] : toChatMessages(earlier, counter, settings.messageTokenCap), input: [] };
+      }
       return {
-        history: toChatMessages(history, counter, settings.messageTokenCap),
+        history: toChatMessages(earlier.filter((row) => !pinned.has(row.id)), counter, settings.messageTokenCap),
         input: toChatMessages(triggers, counter, settings.messageTokenCap) as UserMessage[],
       };
     },
 
     /** The sinks that record a run: its step log, and what the conversation remembers of it. */
-    runSinks(conversationId: number, instanceId: string, triggerIds: readonly number[]): AgentEventSink[] {
+    runSinks(conversationId: number, instanceId: string, triggerIds: readonly number[], resumedFrom: string | null = null): AgentEventSink[] {
       return [
-        stepLogSink(store.runs, store.steps, { conversationId, instanceId, triggerMessageIds: [...triggerIds] }),
+        stepLogSink(store.runs, store.steps, { conversationId, instanceId, triggerMessageIds: [...triggerIds], resumedFrom }),
         memorySink(store.messages, counter, conversationId, triggerIds.length > 0 ? Math.max(...triggerIds) : null),
       ];
     },

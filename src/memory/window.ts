@@ -19,7 +19,7 @@ export interface WindowRules {
   pinned: ReadonlySet<number>;
 }
 
-export const cancelledObservation = 'Cancelled: the run ended before this call finished.';
+export const cancelledObservation = 'Interrupted: the run stopped before this call finished. Call it again if you still need it.';
 
 /** Selects the window from rows given newest first; returns them oldest first. Reads no more rows than it keeps, plus one. */
 export function selectWindow(newestFirst: Iterable<MessageRow>, rules: WindowRules): MessageRow[] {

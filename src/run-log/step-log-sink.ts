@@ -6,6 +6,8 @@ export interface StepLogTarget {
   conversationId: number;
   instanceId: string;
   triggerMessageIds: number[];
+  /** The interrupted run this one takes up again. */
+  resumedFrom?: string | null;
 }
 
 /**
@@ -19,7 +21,10 @@ export function stepLogSink(runs: RunQueries, steps: StepQueries, target: StepLo
     const now = Date.now();
     switch (event.type) {
       case 'run-start':
-        runs.start({ id: event.runId, conversationId: target.conversationId, instanceId: target.instanceId, triggerMessageIds: target.triggerMessageIds, model: event.model }, now);
+        runs.start(
+          { id: event.runId, conversationId: target.conversationId, instanceId: target.instanceId, triggerMessageIds: target.triggerMessageIds, model: event.model, resumedFrom: target.resumedFrom ?? null },
+          now,
+        );
         return;
       case 'model-call':
         steps.insert({

@@ -69,8 +69,8 @@ describe('npm start', () => {
 
     expect(await exited).toBe(0);
     const lines = stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines.find((line) => line.msg === 'run started')).toMatchObject({ threadId: thread.id, model: 'gpt-4.1-mini' });
-    expect(lines.find((line) => line.msg === 'run ended')).toMatchObject({ threadId: thread.id, status: 'answered', steps: 2, tokens: 240, durationMs: expect.any(Number) });
+    expect(lines.find((line) => line.msg === 'run started')).toMatchObject({ channelId: thread.id, conversation: `discord:${thread.id}`, model: 'gpt-4.1-mini' });
+    expect(lines.find((line) => line.msg === 'run ended')).toMatchObject({ channelId: thread.id, status: 'answered', steps: 2, tokens: 240, durationMs: expect.any(Number) });
     expect(lines.find((line) => line.msg === 'connected to Discord')).toMatchObject({ invite: expect.stringContaining('permissions=309237763072') });
     expect(stdout + stderr).not.toContain(apiKey);
     expect(stdout + stderr).not.toContain(fake.token);
