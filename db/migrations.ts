@@ -54,6 +54,7 @@ export const migrations: readonly Migration[] = [
           error TEXT,
           error_code TEXT,
           posted_message_ids TEXT NOT NULL DEFAULT '[]',
+          delivered_at INTEGER,
           resumed_from TEXT REFERENCES runs(id) ON DELETE SET NULL
         ) STRICT;
         CREATE INDEX runs_by_conversation ON runs (conversation_id, started_at);

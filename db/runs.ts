@@ -20,6 +20,8 @@ export interface RunRow {
   error_code: string | null;
   /** JSON array of the Discord message ids the run posted. */
   posted_message_ids: string;
+  /** When its answer (or why there is none) was posted; null until then, as after a crash in between. */
+  delivered_at: number | null;
   /** The interrupted run this one takes up again. */
   resumed_from: string | null;
 }
@@ -38,11 +40,13 @@ export function createRunQueries(db: Database) {
   const insert = db.prepare<[string, number, string, string, string, number, string | null]>(
     `INSERT INTO runs (id, conversation_id, instance_id, trigger_message_ids, status, model, started_at, resumed_from) VALUES (?, ?, ?, ?, 'running', ?, ?, ?)`,
   );
-  // Interrupted and not yet taken up again, oldest first.
+  // Interrupted and not yet taken up again, or answered but never posted (a crash in between), oldest first.
   const toResume = db.prepare<[number], RunRow>(
-    `SELECT * FROM runs r WHERE r.conversation_id = ? AND r.status = 'interrupted'
+    `SELECT * FROM runs r WHERE r.conversation_id = ?
+       AND (r.status = 'interrupted' OR (r.status = 'answered' AND r.delivered_at IS NULL))
        AND NOT EXISTS (SELECT 1 FROM runs later WHERE later.resumed_from = r.id) ORDER BY r.started_at`,
   );
+  const markDelivered = db.prepare<[number, string]>('UPDATE runs SET delivered_at = ? WHERE id = ?');
   const latestTrigger = db.prepare<[number], number | null>(
     `SELECT max(value) FROM runs, json_each(runs.trigger_message_ids) WHERE runs.conversation_id = ?`,
   ).pluck();
@@ -70,7 +74,7 @@ export function createRunQueries(db: Database) {
   return {
     start: (run: { id: string; conversationId: number; instanceId: string; triggerMessageIds: number[]; model: string; resumedFrom?: string | null }, now = Date.now()) =>
       void insert.run(run.id, run.conversationId, run.instanceId, JSON.stringify(run.triggerMessageIds), run.model, now, run.resumedFrom ?? null),
-    /** Runs of the conversation that were interrupted and not taken up again. */
+    /** Runs of the conversation to take up: interrupted, or answered but never posted. */
     toResume: (conversationId: number) => toResume.all(conversationId),
     /** The newest message any run of the conversation was started for (0 when none). */
     latestTrigger: (conversationId: number) => latestTrigger.get(conversationId) ?? 0,
@@ -78,6 +82,8 @@ export function createRunQueries(db: Database) {
     interrupt: (id: string, reason: string, now = Date.now()) => void markInterrupted.run(now, reason, id),
     /** An interrupted run whose answer has now been posted. */
     markAnswered: (id: string) => void markAnswered.run(id),
+    /** The run's answer, or why there is none, has been posted (or given up on for good). */
+    markDelivered: (id: string, now = Date.now()) => void markDelivered.run(now, id),
     /** Adds one model call's tokens as it happens, so that a crash keeps what was spent. */
     addUsage: (id: string, prompt: number, completion: number, total: number) => void addUsage.run(prompt, completion, total, id),
     finish: (id: string, end: RunEnd, now = Date.now()) => void finish.run({ id, ...end, endedAt: now }),

@@ -41,6 +41,8 @@ export interface RunAgentOptions {
   settings: AgentSettings;
   signal?: AbortSignal;
   onEvent?: AgentEventSink;
+  /** Tools an interrupted run this one takes up already called: `tools_used` may name them. */
+  calledBefore?: readonly string[];
 }
 
 export interface RunResult {
@@ -77,7 +79,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   const { signal } = timeLimit;
   const messages: ChatMessage[] = [{ role: 'system', content: options.systemPrompt }, ...options.history, ...options.input];
   const firstNew = 1 + options.history.length;
-  const called = new Set<string>();
+  const called = new Set<string>(options.calledBefore);
   let usage = noUsage;
   let step = 0;
   let nudged = false;

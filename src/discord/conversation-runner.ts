@@ -48,6 +48,8 @@ export interface RunPlan {
   /** The message the answer replies to, if it is in the channel the answer goes to. */
   replyTo: string | null;
   resumedFrom: string | null;
+  /** Tools the interrupted runs it takes up already called. */
+  calledBefore: string[];
 }
 
 /** Handles a conversation's queued work: runs to take up again first, then the new messages as one batch. */
@@ -73,13 +75,15 @@ export async function handleWork(deps: RunnerDependencies, conversationKey: stri
     requesters: messages.map((item) => item.requester),
     replyTo: last.messageChannelId === channel.id ? last.messageId : null,
     resumedFrom: null,
+    calledBefore: [],
   });
 }
 
 /**
- * Takes up a run a crash or a shutdown interrupted. An answer it had already reached is posted
- * unless the channel shows it was; otherwise the model continues from the steps on disk: finished
- * tool calls are in memory with their results, unfinished ones read as interrupted.
+ * Takes up a run a crash or a shutdown interrupted. An answer it had already reached (even one
+ * recorded as answered but never confirmed posted) is posted unless the channel shows it was;
+ * otherwise the model continues from the steps on disk: finished tool calls are in memory with
+ * their results, unfinished ones read as interrupted.
  */
 async function resume(deps: RunnerDependencies, conversation: ConversationRow, channel: SendableChannels, run: RunRow): Promise<void> {
   const triggerIds = JSON.parse(run.trigger_message_ids) as number[];
@@ -93,6 +97,7 @@ async function resume(deps: RunnerDependencies, conversation: ConversationRow, c
       await sendText(channel, text, { replyTo, nonceSeed: `${run.id}:answer`, onSent: (id) => deps.store.runs.addPostedMessage(run.id, id) });
     }
     deps.store.runs.markAnswered(run.id);
+    deps.store.runs.markDelivered(run.id);
     deps.logger.info({ runId: run.id, conversation: conversation.key }, 'interrupted run: its answer is posted');
     return;
   }
@@ -108,5 +113,19 @@ async function resume(deps: RunnerDependencies, conversation: ConversationRow, c
     requesters: triggers.map((row) => ({ id: row.author_id ?? 'unknown', displayName: row.author_name ?? 'someone', isModerator: false })),
     replyTo,
     resumedFrom: run.id,
+    calledBefore: toolsCalledBy(deps, run),
   });
+}
+
+/** The tools a run, and the runs it took up in turn, ran (finished or not). */
+function toolsCalledBy(deps: RunnerDependencies, run: RunRow): string[] {
+  const names = new Set<string>();
+  for (let current: RunRow | undefined = run; current; current = current.resumed_from ? deps.store.runs.byId(current.resumed_from) : undefined) {
+    for (const step of deps.store.steps.ofRun(current.id)) {
+      if (step.kind === 'tool-call' && step.tool_name && step.error_kind !== 'unknown-tool' && step.error_kind !== 'invalid-arguments' && step.error_kind !== 'not-executed') {
+        names.add(step.tool_name);
+      }
+    }
+  }
+  return [...names];
 }

@@ -46,6 +46,7 @@ export async function executeRun(deps: RunnerDependencies, plan: RunPlan, shrunk
       context: { conversationId: conversation.key, guildId: conversation.guild_id, channelId: channel.id, requester: plan.requesters.at(-1)!, logger },
       settings: deps.agent,
       signal: deps.shutdown,
+      calledBefore: plan.calledBefore,
       onEvent: fanOut(
         [
           (event) => {
@@ -81,6 +82,8 @@ export async function executeRun(deps: RunnerDependencies, plan: RunPlan, shrunk
   } catch (error) {
     logger.error({ err: error, runId: result.runId, channelId: channel.id, cause: describeDiscordError(error) }, 'could not post the answer');
   }
+  // Tried, and logged if it failed: only a crash before this line leaves an answer to deliver at the next start.
+  deps.store.runs.markDelivered(result.runId);
 }
 
 /** Whether a failed run deserves a second try with a smaller window. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
-import { projectRoot, runScript } from '../support/run-process.ts';
+import { projectRoot, runScript, tsxLoader } from '../support/run-process.ts';
 import { type ScriptedModel, finalAnswer, startScriptedModel, toolCalls } from '../support/scripted-model.ts';
 
 let discord: FakeDiscord | undefined;
@@ -50,7 +50,7 @@ describe('npm start', () => {
     model = await startScriptedModel();
     model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '6*7' } }), finalAnswer('42', ['calculator']));
     const apiKey = 'sk-unique-secret-key-123456';
-    const child = spawn(`${projectRoot}node_modules/.bin/tsx`, [`${projectRoot}src/main.ts`], {
+    const child = spawn(process.execPath, ['--import', tsxLoader, `${projectRoot}src/main.ts`], {
       cwd: cwd(),
       env: { PATH: process.env.PATH, HOME: process.env.HOME, OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: apiKey, DISCORD_API_URL: discord.apiUrl, DISCORD_TOKEN: discord.token, LOG_LEVEL: 'debug' },
     });

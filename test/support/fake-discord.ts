@@ -43,6 +43,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   const requests: RecordedRequest[] = [];
   const faults = new Faults();
   let latencyMs = options.latencyMs ?? 0;
+  let holdResponsesMs = 0;
   const changed = () => changes.notify();
   const problem = (message: string) => {
     problems.push(message);
@@ -74,6 +75,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     faults,
     requests,
     latencyMs: () => latencyMs,
+    holdResponsesMs: () => holdResponsesMs,
     problem,
     changed,
   }));
@@ -99,6 +101,12 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     roles: { everyone: seedIds.guild, bot: seedIds.botRole, moderator: seedIds.moderatorRole },
     get latencyMs() {
       return latencyMs;
+    },
+    get holdResponsesMs() {
+      return holdResponsesMs;
+    },
+    set holdResponsesMs(value: number) {
+      holdResponsesMs = value;
     },
     set latencyMs(value: number) {
       latencyMs = value;

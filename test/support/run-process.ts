@@ -3,7 +3,8 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
-const tsx = `${projectRoot}node_modules/.bin/tsx`;
+/** tsx's loader by absolute URL, so that a child started in another folder still finds it. */
+export const tsxLoader = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
 
 export interface ProcessResult {
   code: number | null;
@@ -12,12 +13,12 @@ export interface ProcessResult {
 }
 
 /**
- * Runs `script` (a path from the project root) with tsx in `cwd`, feeding `stdin`. The child
+ * Runs `script` (a path from the project root) with node and tsx's loader, as the npm scripts do, in `cwd`, feeding `stdin`. The child
  * gets only PATH and HOME from this environment, plus `env`, so that no setting leaks in.
  */
 export function runScript(script: string, options: { args?: string[]; env?: Record<string, string>; stdin?: string; cwd: string }): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(tsx, [`${projectRoot}${script}`, ...(options.args ?? [])], {
+    const child = spawn(process.execPath, ['--import', tsxLoader, `${projectRoot}${script}`, ...(options.args ?? [])], {
       cwd: options.cwd,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],

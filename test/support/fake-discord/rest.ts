@@ -19,6 +19,7 @@ export interface RestOptions {
   faults: Faults;
   requests: RecordedRequest[];
   latencyMs(): number;
+  holdResponsesMs(): number;
   problem(message: string): void;
   changed(): void;
 }
@@ -68,6 +69,8 @@ export function restHandler(options: RestOptions): (request: IncomingMessage, re
         return send(response, fault.status, fault.body, fault.headers);
       }
       const reply = await matched.route.handle({ params: matched.params, query: record.query, body, files });
+      const hold = options.holdResponsesMs();
+      if (hold > 0) await new Promise((resolve) => setTimeout(resolve, hold));
       status = reply.status ?? 200;
       send(response, status, reply.body);
     } catch (error) {

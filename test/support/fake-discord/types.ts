@@ -128,6 +128,8 @@ export interface FakeDiscord {
   readonly roles: { everyone: string; bot: string; moderator: string };
   /** Every REST answer waits this long. */
   latencyMs: number;
+  /** Every REST request takes effect at once, but its answer waits this long (a crash in between loses the answer). */
+  holdResponsesMs: number;
   /** Every REST request, in order of arrival. */
   readonly requests: readonly RecordedRequest[];
   /** Every payload the client sent on the gateway (HEARTBEAT, IDENTIFY, RESUME, …). */

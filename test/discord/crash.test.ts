@@ -1,0 +1,119 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../db/store.ts';
+import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
+import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
+import { type ScriptedModel, finalAnswer, startScriptedModel, toolCalls } from '../support/scripted-model.ts';
+
+let discord: FakeDiscord;
+let model: ScriptedModel;
+let databasePath: string;
+let bot: BotProcess | undefined;
+beforeEach(async () => {
+  discord = await startFakeDiscord();
+  model = await startScriptedModel();
+  databasePath = join(mkdtempSync(join(tmpdir(), 'crash-')), 'bot.sqlite');
+});
+afterEach(async () => {
+  bot?.child.kill('SIGKILL');
+  await bot?.exited;
+  bot = undefined;
+  await discord.close();
+  await model.close();
+});
+
+async function crash(): Promise<void> {
+  bot!.child.kill('SIGKILL');
+  await bot!.exited;
+}
+
+const botTexts = (channelId: string) => discord.botMessages(channelId).map((message) => message.content);
+
+/** What the database says of the runs and tool calls, read after the bot is gone. */
+function log() {
+  const store = openStore(databasePath);
+  const runs = store.db.prepare('SELECT id, status, resumed_from FROM runs ORDER BY started_at, rowid').all() as { id: string; status: string; resumed_from: string | null }[];
+  const toolCalls = store.db.prepare("SELECT tool_call_id FROM steps WHERE kind = 'tool-call'").pluck().all() as string[];
+  store.close();
+  return { runs, toolCalls };
+}
+
+describe('SIGKILL at chosen points, then a restart', () => {
+  it('while waiting for the model: the run is taken up, answered once, and messages sent while down are answered after', async () => {
+    model.enqueue({ hang: true });
+    bot = await startBotProcess(discord, model, databasePath);
+    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@${discord.botUser.id}> hello?`, mentions: [discord.botUser.id] });
+    const thread = await discord.waitFor(() => discord.threads()[0]);
+    await discord.waitFor(() => model.requests.length === 1, { what: 'the model asked' });
+    await crash();
+    await discord.userSays({ channelId: thread.id, author: 'ada', content: 'are you there?' });
+
+    model.enqueue(
+      (request) => {
+        expect(request.messages.at(-1)).toEqual({ role: 'user', content: 'Ada: hello?' });
+        return finalAnswer('Hello, once.');
+      },
+      (request) => {
+        expect(request.messages.at(-1)).toEqual({ role: 'user', content: 'Ada: are you there?' });
+        return finalAnswer('Yes, I am back.');
+      },
+    );
+    bot = await startBotProcess(discord, model, databasePath);
+    await discord.waitFor(() => botTexts(thread.id).length === 2, { what: 'two answers' });
+    await crash();
+
+    expect(botTexts(thread.id)).toEqual(['Hello, once.', 'Yes, I am back.']);
+    const { runs } = log();
+    expect(runs.map((run) => run.status)).toEqual(['interrupted', 'answered', 'answered']);
+    expect(runs[1]!.resumed_from).toBe(runs[0]!.id);
+  });
+
+  it('between two tool steps: the finished tool call is not run again, and the answer comes once', async () => {
+    model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '6*7' }, id: 'call_once' }), { hang: true });
+    bot = await startBotProcess(discord, model, databasePath);
+    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@${discord.botUser.id}> 6*7?`, mentions: [discord.botUser.id] });
+    const thread = await discord.waitFor(() => discord.threads()[0]);
+    await discord.waitFor(() => model.requests.length === 2, { what: 'the second model call' });
+    await crash();
+
+    model.enqueue((request) => {
+      expect(request.messages.slice(-3)).toEqual([
+        { role: 'user', content: 'Ada: 6*7?' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_once', type: 'function', function: { name: 'calculator', arguments: '{"expression":"6*7"}' } }] },
+        { role: 'tool', tool_call_id: 'call_once', content: '42' },
+      ]);
+      return finalAnswer('42', ['calculator']);
+    });
+    bot = await startBotProcess(discord, model, databasePath);
+    await discord.waitFor(() => botTexts(thread.id).includes('42\n-# 🔧 calculator'), { what: 'the answer' });
+    await crash();
+
+    expect(botTexts(thread.id)).toEqual(['🔧 **calculator** `{"expression":"6*7"}` → `42`', '42\n-# 🔧 calculator']);
+    expect(log().toolCalls).toEqual(['call_once']);
+  });
+
+  it('just after the answer is posted, before the bot heard back: no second answer', async () => {
+    model.enqueue(() => {
+      // The answer's POST takes effect, but its response is held: the bot dies before it arrives.
+      discord.holdResponsesMs = 10_000;
+      return finalAnswer('Posted once.');
+    });
+    bot = await startBotProcess(discord, model, databasePath);
+    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@${discord.botUser.id}> once`, mentions: [discord.botUser.id] });
+    const thread = await discord.waitFor(() => discord.threads()[0]);
+    await discord.waitFor(() => botTexts(thread.id).includes('Posted once.'), { what: 'the answer posted' });
+    await crash();
+    discord.holdResponsesMs = 0;
+
+    bot = await startBotProcess(discord, model, databasePath);
+    await bot.waitForLog('interrupted run: its answer is posted');
+    await crash();
+
+    expect(botTexts(thread.id)).toEqual(['Posted once.']);
+    // Not even tried again: Discord's nonce check lasts minutes, a restart may take longer.
+    expect(discord.requests.filter((request) => request.method === 'POST' && request.path === `/channels/${thread.id}/messages`)).toHaveLength(1);
+    expect(log().runs.map((run) => run.status)).toEqual(['answered']);
+  });
+});
