@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, type Store } from '../../db/store.ts';
 import { limitModelCalls } from '../../src/agent/limit-model-calls.ts';
+import type { OpenAIModelClientOptions } from '../../src/agent/openai-model-client.ts';
 import { silentLogger } from '../../src/agent/logger.ts';
 import { type AgentSettings, defaultAgentSettings } from '../../src/agent/run-agent.ts';
 import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
@@ -25,13 +26,20 @@ export interface BotWorld {
   bot: Bot;
   store: Store;
   databasePath: string;
-  /** Stops the bot and closes the database, as a process exit would; `start` brings it back. */
-  restart(): Promise<void>;
+  /**
+   * Stops the bot as SIGTERM does (runs in flight get `graceMs`, then are aborted) and closes the
+   * database; `whileDown` runs before it comes back on the same database.
+   */
+  restart(options?: { graceMs?: number; whileDown?: () => Promise<void> }): Promise<void>;
   /** Tears down in the right order: the client before the fake, then the fakes' own checks. */
   close(): Promise<void>;
 }
 
-export async function startBotWorld(settings: Partial<DiscordSettings> = {}, agent: Partial<AgentSettings> = {}): Promise<BotWorld> {
+export async function startBotWorld(
+  settings: Partial<DiscordSettings> = {},
+  agent: Partial<AgentSettings> = {},
+  client: Partial<OpenAIModelClientOptions> = {},
+): Promise<BotWorld> {
   const discord = await startFakeDiscord();
   const model = await startScriptedModel();
   const databasePath = join(mkdtempSync(join(tmpdir(), 'bot-')), 'bot.sqlite');
@@ -59,15 +67,15 @@ export async function startBotWorld(settings: Partial<DiscordSettings> = {}, age
       operatorPrompt: null,
       store,
       counter,
-      model: limitModelCalls(modelClientFor(model), settings.maxConcurrentRuns ?? 4),
+      model: limitModelCalls(modelClientFor(model, client), settings.maxConcurrentRuns ?? 4),
       tools: buildToolRegistry(builtInTools),
       instanceId: instance.id,
       logger: silentLogger,
     });
   };
-  const stop = async () => {
-    await bot.queues.idle();
-    await bot.stop();
+  const stop = async (graceMs?: number) => {
+    if (graceMs === undefined) await bot.queues.idle();
+    await bot.stop({ graceMs });
     instance.stop();
     store.close();
   };
@@ -83,8 +91,9 @@ export async function startBotWorld(settings: Partial<DiscordSettings> = {}, age
       return store;
     },
     databasePath,
-    async restart() {
-      await stop();
+    async restart(options = {}) {
+      await stop(options.graceMs);
+      await options.whileDown?.();
       await start();
     },
     async close() {

@@ -1,0 +1,148 @@
+import { PermissionFlagsBits } from 'discord.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type BotWorld, startBotWorld } from '../support/bot-harness.ts';
+import { apiError, finalAnswer } from '../support/scripted-model.ts';
+
+let world: BotWorld;
+afterEach(async () => {
+  await world?.close();
+});
+
+const mention = () => `<@${world.discord.botUser.id}>`;
+const botPosts = (channelId: string, count: number) =>
+  world.discord.waitFor(() => {
+    const posts = world.discord.botMessages(channelId);
+    return posts.length >= count && posts;
+  }, { what: `${count} bot messages` });
+const startConversation = async (content = 'hello') => {
+  await world.discord.userSays({ channelId: world.discord.channels.general, author: 'ada', content: `${mention()} ${content}`, mentions: [world.discord.botUser.id] });
+  return world.discord.waitFor(() => world.discord.threads()[0]);
+};
+
+describe('failures reach people', () => {
+  it('answers in the channel, as a reply, when it may not create threads', async () => {
+    world = await startBotWorld();
+    const { discord, model } = world;
+    const { ViewChannel, SendMessages, ReadMessageHistory, SendMessagesInThreads } = PermissionFlagsBits;
+    discord.setBotPermissions(ViewChannel | SendMessages | ReadMessageHistory | SendMessagesInThreads);
+    model.enqueue(finalAnswer('Here, then.'));
+    const asked = await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `${mention()} hi`, mentions: [discord.botUser.id] });
+
+    const [answer] = await botPosts(discord.channels.general, 1);
+    expect(answer!.content).toBe('Here, then.');
+    expect(answer!.message_reference?.message_id).toBe(asked.id);
+    expect(discord.threads()).toEqual([]);
+  });
+
+  it('shrinks the memory window and tries once more when the context is too long', async () => {
+    world = await startBotWorld();
+    const { discord, model } = world;
+    model.enqueue(finalAnswer('First.'));
+    const thread = await startConversation('a long story');
+    await botPosts(thread.id, 1);
+    model.enqueue(apiError(400, 'maximum context length exceeded', { code: 'context_length_exceeded' }), (request) => {
+      expect(request.messages.at(-1)).toEqual({ role: 'user', content: 'Ada: and then?' });
+      return finalAnswer('Then this.');
+    });
+
+    await discord.userSays({ channelId: thread.id, author: 'ada', content: 'and then?' });
+
+    expect((await botPosts(thread.id, 2))[1]!.content).toBe('Then this.');
+    const runs = world.store.runs.recent(null, 5).map((run) => [run.status, run.error_code]);
+    expect(runs.slice(0, 2)).toEqual([
+      ['answered', null],
+      ['failed', 'model-context-too-long'],
+    ]);
+  });
+
+  it('during a long rate limit, tells each waiting conversation once, then answers it', async () => {
+    world = await startBotWorld({}, {}, { maxRetryWaitSeconds: 1 });
+    const { discord, model } = world;
+    // The wait is over the client's limit (so it is reported, not slept), and short for a test.
+    model.enqueue(apiError(429, 'Rate limit reached', { headers: { 'retry-after': '2' } }), finalAnswer('Now I can answer.'), finalAnswer('And the second one.'));
+    const first = await startConversation('one');
+    expect((await botPosts(first.id, 1))[0]!.content).toBe('The model is rate-limited right now. Please try again in 2 seconds.');
+
+    await discord.userSays({ channelId: discord.channels.random, author: 'bob', content: `${mention()} two`, mentions: [discord.botUser.id] });
+    const second = await discord.waitFor(() => discord.threads()[1]);
+    await discord.userSays({ channelId: second.id, author: 'bob', content: 'two, again' });
+
+    const posts = await discord.waitFor(() => {
+      const sent = discord.botMessages(second.id);
+      return sent.length >= 3 && sent;
+    }, { timeoutMs: 6000, what: 'the notice and the answers' });
+    // Two messages waited; the conversation was told once.
+    expect(posts.map((post) => post.content)).toEqual([
+      'The model is rate-limited right now. I will answer here in about 2 seconds.',
+      'Now I can answer.',
+      'And the second one.',
+    ]);
+  }, 15_000);
+
+  it("posts the answer without the reply link when the user's message was deleted meanwhile", async () => {
+    world = await startBotWorld();
+    const { discord, model } = world;
+    model.enqueue(finalAnswer('First.'), { ...finalAnswer('Answer to a deleted question.'), delayMs: 300 });
+    const thread = await startConversation();
+    await botPosts(thread.id, 1);
+    const asked = await discord.userSays({ channelId: thread.id, author: 'ada', content: 'question' });
+    await discord.waitFor(() => model.requests.length === 2);
+    await discord.userDeletes(thread.id, asked.id);
+
+    const answer = (await botPosts(thread.id, 2))[1]!;
+    expect(answer.content).toBe('Answer to a deleted question.');
+    expect(answer.message_reference).toBeUndefined();
+  });
+
+  it('keeps a run going through a gateway drop and resume', async () => {
+    world = await startBotWorld();
+    const { discord, model } = world;
+    model.enqueue({ ...finalAnswer('Survived the drop.'), delayMs: 800 }, finalAnswer('And still listening.'));
+    const thread = await startConversation();
+    await discord.waitFor(() => model.requests.length === 1);
+    discord.dropGateway();
+
+    expect((await botPosts(thread.id, 1))[0]!.content).toBe('Survived the drop.');
+    await discord.waitFor(() => discord.gatewayPayloads.some((payload) => payload.op === 6), { what: 'a RESUME' });
+    await discord.userSays({ channelId: thread.id, author: 'ada', content: 'still there?' });
+    expect((await botPosts(thread.id, 2))[1]!.content).toBe('And still listening.');
+  });
+});
+
+describe('shutdown', () => {
+  it('stops taking messages, aborts a run past the grace period without posting, and takes it up at the next start', async () => {
+    world = await startBotWorld();
+    const { discord, model } = world;
+    model.enqueue({ hang: true });
+    const thread = await startConversation('slow question');
+    await discord.waitFor(() => model.requests.length === 1);
+
+    model.enqueue(
+      (request) => {
+        // The interrupted run is taken up first: it ends on the question it was answering.
+        expect(request.messages.at(-1)).toEqual({ role: 'user', content: 'Ada: slow question' });
+        return finalAnswer('Answered after the restart.');
+      },
+      (request) => {
+        expect(request.messages.slice(-2).map((message) => message.content)).toEqual(['Answered after the restart.', 'Ada: sent while down']);
+        return finalAnswer('And what was sent while down.');
+      },
+    );
+    await world.restart({
+      graceMs: 100,
+      whileDown: async () => {
+        await discord.userSays({ channelId: thread.id, author: 'ada', content: 'sent while down' });
+      },
+    });
+
+    expect((await botPosts(thread.id, 2)).map((post) => post.content)).toEqual(['Answered after the restart.', 'And what was sent while down.']);
+    await world.bot.queues.idle();
+    const runs = world.store.runs.recent(null, 5).reverse();
+    expect(runs.map((run) => [run.status, run.error])).toEqual([
+      ['interrupted', 'the bot shut down before the run ended'],
+      ['answered', null],
+      ['answered', null],
+    ]);
+    expect(runs[1]!.resumed_from).toBe(runs[0]!.id);
+  });
+});
