@@ -34,6 +34,24 @@ describe('failures reach people', () => {
     expect(discord.threads()).toEqual([]);
   });
 
+  it('survives losing the permission to post, and answers again once it is back', async () => {
+    world = await startBotWorld();
+    const { discord, model } = world;
+    model.enqueue({ ...finalAnswer('Cannot be posted.'), delayMs: 300 }, finalAnswer('Posted again.'));
+    const thread = await startConversation();
+    discord.setBotPermissions(PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ReadMessageHistory);
+    await discord.waitFor(() => discord.requests.some((request) => request.method === 'POST' && request.path === `/channels/${thread.id}/messages` && request.status === 403), { what: 'the answer refused' });
+    await world.bot.queues.idle();
+    expect(discord.botMessages(thread.id)).toEqual([]);
+    // The run is on record, its answer given up on rather than retried forever.
+    expect(world.store.runs.recent(null, 1)[0]).toMatchObject({ status: 'answered', delivered_at: expect.any(Number) });
+    discord.takeProblems();
+
+    discord.setBotPermissions(PermissionFlagsBits.Administrator);
+    await discord.userSays({ channelId: thread.id, author: 'ada', content: 'hello again' });
+    expect((await botPosts(thread.id, 1))[0]!.content).toBe('Posted again.');
+  });
+
   it('shrinks the memory window and tries once more when the context is too long', async () => {
     world = await startBotWorld();
     const { discord, model } = world;
