@@ -44,6 +44,7 @@ export function createConversationQueries(db: Database) {
   const search = db.prepare<[string, string], ConversationRow>('SELECT * FROM conversations WHERE key = ? OR title = ? ORDER BY id DESC');
   const setLastSeen = db.prepare<[string, number]>('UPDATE conversations SET last_seen_message_id = ? WHERE id = ?');
   const setMemoryStart = db.prepare<[number, number]>('UPDATE conversations SET memory_starts_after = ? WHERE id = ?');
+  const setThread = db.prepare<[string | null, number]>('UPDATE conversations SET thread_id = ? WHERE id = ?');
   const remove = db.prepare<[number]>('DELETE FROM conversations WHERE id = ?');
   const removeInChannel = db.prepare<[string]>('DELETE FROM conversations WHERE channel_id = ?');
 
@@ -60,6 +61,11 @@ export function createConversationQueries(db: Database) {
     /** Conversations whose key or title is `name`, newest first. */
     find: (name: string) => search.all(name, name),
     setLastSeenMessage: (id: number, messageId: string) => void setLastSeen.run(messageId, id),
+    /** Where the conversation lives now: a thread, or null for its channel. Returns the updated row. */
+    setThread(id: number, threadId: string | null): ConversationRow {
+      setThread.run(threadId, id);
+      return byId.get(id)!;
+    },
     /** Starts memory afresh after `messageId`; older messages stay in the database. */
     resetMemory: (id: number, messageId: number) => void setMemoryStart.run(messageId, id),
     /** Deletes the conversation with its messages, runs and steps. */

@@ -40,10 +40,10 @@ export function createRunQueries(db: Database) {
   const insert = db.prepare<[string, number, string, string, string, number, string | null]>(
     `INSERT INTO runs (id, conversation_id, instance_id, trigger_message_ids, status, model, started_at, resumed_from) VALUES (?, ?, ?, ?, 'running', ?, ?, ?)`,
   );
-  // Interrupted and not yet taken up again, or answered but never posted (a crash in between), oldest first.
+  // Interrupted and not yet taken up again, or ended but never posted (a crash in between), oldest first.
   const toResume = db.prepare<[number], RunRow>(
     `SELECT * FROM runs r WHERE r.conversation_id = ?
-       AND (r.status = 'interrupted' OR (r.status = 'answered' AND r.delivered_at IS NULL))
+       AND (r.status = 'interrupted' OR (r.status <> 'running' AND r.delivered_at IS NULL))
        AND NOT EXISTS (SELECT 1 FROM runs later WHERE later.resumed_from = r.id) ORDER BY r.started_at`,
   );
   const markDelivered = db.prepare<[number, string]>('UPDATE runs SET delivered_at = ? WHERE id = ?');

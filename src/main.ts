@@ -13,9 +13,14 @@ import { loadTokenCounter } from './memory/token-counter.ts';
 import { type Instance, startInstance } from './run-log/instance.ts';
 import { loadConfigOrExit, openStoreOrExit } from './startup.ts';
 
+/** However shutdown goes, the process is gone this long after the signal. */
+const hardExitMs = 10_000;
+
 const config = loadConfigOrExit('bot');
 const logger = createLogger(config.logLevel);
 const store = openStoreOrExit(config.databasePath);
+// A stray rejection is a bug to log, not a reason to drop every conversation in flight.
+process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
 
 let instance: Instance;
 try {
@@ -26,8 +31,29 @@ try {
   process.exit(1);
 }
 
+let bot: Bot | null = null;
+let stopping = false;
+const shutDown = async (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, 'shutting down');
+  setTimeout(() => {
+    logger.error({ afterMs: hardExitMs }, 'shutdown took too long: exiting');
+    process.exit(1);
+  }, hardExitMs).unref();
+  try {
+    await bot?.stop();
+  } catch (error) {
+    logger.error({ err: error }, 'stopping the bot failed');
+  }
+  instance.stop();
+  store.close();
+  process.exit(0);
+};
+process.once('SIGINT', () => void shutDown('SIGINT'));
+process.once('SIGTERM', () => void shutDown('SIGTERM'));
+
 const tools = buildToolRegistry(builtInTools);
-let bot: Bot;
 try {
   bot = await startBot({
     discord: { ...config.discord, token: config.discord.token! },
@@ -49,16 +75,3 @@ try {
   process.exit(1);
 }
 logger.info({ tools: tools.map((tool) => tool.name), model: config.model.model }, 'ready');
-
-let stopping = false;
-const shutDown = async (signal: string) => {
-  if (stopping) return;
-  stopping = true;
-  logger.info({ signal }, 'shutting down');
-  await bot.stop();
-  instance.stop();
-  store.close();
-  process.exit(0);
-};
-process.once('SIGINT', () => void shutDown('SIGINT'));
-process.once('SIGTERM', () => void shutDown('SIGTERM'));

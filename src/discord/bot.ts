@@ -12,7 +12,7 @@ import { handleWork, type QueuedWork } from './conversation-runner.ts';
 import { inviteUrl } from './invite.ts';
 import { messageRouter } from './message-router.ts';
 import { RateLimitGate } from './rate-limit-gate.ts';
-import { recover } from './recovery.ts';
+import { catchUpAll, queueUnfinishedWork, recentConversations } from './recovery.ts';
 import { noPings } from './send.ts';
 import { ThreadQueues } from './thread-queue.ts';
 
@@ -87,6 +87,10 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
     (error, conversationKey) => logger.error({ err: error, conversation: conversationKey }, 'answering in a conversation failed'),
   );
   const router = messageRouter({ client: readyClient, store: deps.store, memory, counter: deps.counter, queues, discord: deps.discord, logger });
+  // Before any new message is handled: first what was left undone, then what was missed.
+  const conversations = recentConversations(deps.store);
+  const unfinished = queueUnfinishedWork(deps.store, queues, conversations);
+  const caughtUp = catchUpAll(conversations, (conversation) => router.catchUp(conversation), logger);
   // Every handler's failure is logged, never left to crash the process (synchronous or not).
   const guard = (what: string, work: () => Promise<void> | void) => {
     Promise.resolve()
@@ -106,18 +110,22 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
   client.on(Events.Error, (error) => logger.error({ err: error }, 'discord client error'));
   client.on(Events.ShardDisconnect, (event, shard) => logger.warn({ code: event.code, shard }, 'gateway disconnected'));
   client.on(Events.ShardResume, (shard) => logger.info({ shard }, 'gateway resumed'));
+  // A new gateway session (one that could not resume) may have missed messages: catch up again.
+  client.on(Events.ShardReady, () => guard('a new session', async () => void (await catchUpAll(recentConversations(deps.store), (conversation) => router.catchUp(conversation), logger))));
   logger.info({ user: readyClient.user.tag, guilds: readyClient.guilds.cache.size, invite: inviteUrl(readyClient.application.id) }, 'connected to Discord');
-  await recover({ client: readyClient, store: deps.store, queues, route: (message) => router.onMessageCreate(message), logger });
+  const missed = await caughtUp;
+  if (unfinished.resumed + unfinished.pending + missed > 0) logger.info({ ...unfinished, missed }, 'caught up after downtime');
 
   return {
     client: readyClient,
     queues,
     async stop({ graceMs = 5_000 } = {}) {
       router.close();
-      const graceOver = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
-      await Promise.race([queues.idle(), graceOver]);
+      const after = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+      await Promise.race([queues.idle(), after(graceMs)]);
       shutdown.abort(new Error('the bot is shutting down'));
-      await queues.idle();
+      // Aborted runs end at once; a post or a database write in flight gets a moment more, no more.
+      await Promise.race([queues.idle(), after(2_000)]);
       await client.destroy();
     },
   };

@@ -9,11 +9,14 @@ import type { AgentSettings } from '../agent/run-agent.ts';
 import type { Requester, RuntimeTool } from '../agent/tool.ts';
 import type { DiscordSettings } from '../config.ts';
 import type { ConversationMemory } from '../memory/conversation-memory.ts';
-import { executeRun } from './execute-run.ts';
+import { describeDiscordError, executeRun, toolsRunIn } from './execute-run.ts';
 import { postingChannel } from './posting-channel.ts';
 import type { RateLimitGate } from './rate-limit-gate.ts';
 import { renderAnswer } from './render.ts';
-import { alreadyPosted, sendText } from './send.ts';
+import { piecesNotYetPosted, sendPieces, sendText } from './send.ts';
+
+/** A run cut off this many times (itself and the runs it took up) is not taken up again. */
+const maxTakeUps = 3;
 
 /** Work waiting in a conversation's queue: a stored message to answer, or a run to take up again. */
 export type QueuedWork =
@@ -59,7 +62,16 @@ export async function handleWork(deps: RunnerDependencies, conversationKey: stri
   if (!conversation) return; // Purged (its thread was deleted) while the work waited.
   const channel = await postingChannel(deps.client, conversation, deps.logger);
   if (!channel) return;
-  for (const item of work) if (item.kind === 'resume') await resume(deps, conversation, channel, item.run);
+  for (const item of work) {
+    if (item.kind !== 'resume') continue;
+    try {
+      await resume(deps, conversation, channel, item.run);
+    } catch (error) {
+      // One run that cannot be taken up must not keep the others, or the new messages, waiting.
+      deps.logger.error({ err: error, runId: item.run.id, conversation: conversation.key }, 'could not take up an interrupted run');
+      deps.store.runs.markDelivered(item.run.id);
+    }
+  }
   const messages = work.filter((item) => item.kind === 'message');
   if (messages.length === 0) return;
   const triggerIds = messages.map((item) => item.storedId);
@@ -93,15 +105,31 @@ async function resume(deps: RunnerDependencies, conversation: ConversationRow, c
   const answered = deps.store.steps.ofRun(run.id).find((step) => step.kind === 'final-answer');
   if (answered?.result) {
     const text = renderAnswer(JSON.parse(answered.result));
-    if (!(await alreadyPosted(channel, text, lastTrigger?.discord_message_id ?? null, deps.client.user.id))) {
-      await sendText(channel, text, { replyTo, nonceSeed: `${run.id}:answer`, onSent: (id) => deps.store.runs.addPostedMessage(run.id, id) });
+    try {
+      const missing = await piecesNotYetPosted(channel, text, lastTrigger?.discord_message_id ?? null, deps.client.user.id);
+      await sendPieces(channel, missing, { replyTo, nonceSeed: `${run.id}:answer`, onSent: (id) => deps.store.runs.addPostedMessage(run.id, id) });
+    } catch (error) {
+      deps.logger.error({ err: error, runId: run.id, cause: describeDiscordError(error) }, 'could not post the answer of an interrupted run');
     }
     deps.store.runs.markAnswered(run.id);
     deps.store.runs.markDelivered(run.id);
     deps.logger.info({ runId: run.id, conversation: conversation.key }, 'interrupted run: its answer is posted');
     return;
   }
-  if (triggers.length === 0) return; // Its messages were deleted: nothing to answer.
+  if (triggers.length === 0) {
+    deps.store.runs.markDelivered(run.id); // Its messages were deleted: nothing to answer.
+    return;
+  }
+  if (runChain(deps, run).length >= maxTakeUps) {
+    // Cut off again and again (a tool that brings the process down, say): stop trying.
+    await sendText(channel, 'I could not finish answering this: I was interrupted several times. Please ask again.', {
+      replyTo,
+      nonceSeed: `${run.id}:given-up`,
+    }).catch((error: unknown) => deps.logger.warn({ err: error, runId: run.id }, 'could not post the give-up notice'));
+    deps.store.runs.markDelivered(run.id);
+    deps.logger.warn({ runId: run.id, conversation: conversation.key }, 'interrupted run given up after several attempts');
+    return;
+  }
   const { history } = deps.memory.loadWindow(conversation.id, triggerIds, { resuming: true });
   deps.logger.info({ runId: run.id, conversation: conversation.key }, 'taking up an interrupted run');
   await executeRun(deps, {
@@ -120,12 +148,15 @@ async function resume(deps: RunnerDependencies, conversation: ConversationRow, c
 /** The tools a run, and the runs it took up in turn, ran (finished or not). */
 function toolsCalledBy(deps: RunnerDependencies, run: RunRow): string[] {
   const names = new Set<string>();
-  for (let current: RunRow | undefined = run; current; current = current.resumed_from ? deps.store.runs.byId(current.resumed_from) : undefined) {
-    for (const step of deps.store.steps.ofRun(current.id)) {
-      if (step.kind === 'tool-call' && step.tool_name && step.error_kind !== 'unknown-tool' && step.error_kind !== 'invalid-arguments' && step.error_kind !== 'not-executed') {
-        names.add(step.tool_name);
-      }
-    }
-  }
+  for (const current of runChain(deps, run)) for (const name of toolsRunIn(deps, current.id)) names.add(name);
   return [...names];
+}
+
+/** The run and those it took up in turn, newest first. */
+function runChain(deps: RunnerDependencies, run: RunRow): RunRow[] {
+  const chain: RunRow[] = [];
+  for (let current: RunRow | undefined = run; current && chain.length < 20; current = current.resumed_from ? deps.store.runs.byId(current.resumed_from) : undefined) {
+    chain.push(current);
+  }
+  return chain;
 }

@@ -59,19 +59,22 @@ export async function executeRun(deps: RunnerDependencies, plan: RunPlan, shrunk
         logger,
       ),
     });
+    if (deps.shutdown.aborted && result.stopReason === 'aborted') {
+      deps.store.runs.interrupt(result.runId, 'the bot shut down before the run ended');
+      return;
+    }
     await posts.flush();
   } finally {
     typing.stop();
   }
 
-  if (deps.shutdown.aborted && result.stopReason === 'aborted') {
-    deps.store.runs.interrupt(result.runId, 'the bot shut down before the run ended');
-    return;
-  }
   if (isContextTooLong(result.error) && !shrunk) {
     logger.warn({ runId: result.runId, conversation: conversation.key }, 'context too long: trying again with half the memory window');
-    const window = deps.memory.loadWindow(conversation.id, plan.triggerIds, { budget: Math.floor(deps.memoryBudget / 2), resuming: plan.input.length === 0 });
-    return executeRun(deps, { ...plan, ...window, resumedFrom: plan.resumedFrom }, true);
+    // The retry takes this run up: its tool calls stay (after the question), its failure is not posted.
+    deps.store.runs.markDelivered(result.runId);
+    const window = deps.memory.loadWindow(conversation.id, plan.triggerIds, { budget: Math.floor(deps.memoryBudget / 2), resuming: true });
+    const calledBefore = [...new Set([...plan.calledBefore, ...toolsRunIn(deps, result.runId)])];
+    return executeRun(deps, { ...plan, ...window, resumedFrom: result.runId, calledBefore }, true);
   }
   if (result.error instanceof ModelError && result.error.kind === 'rate-limited' && result.error.retryAfterSeconds !== null) {
     deps.gate.rateLimited(result.error.retryAfterSeconds, conversation.key);
@@ -84,6 +87,14 @@ export async function executeRun(deps: RunnerDependencies, plan: RunPlan, shrunk
   }
   // Tried, and logged if it failed: only a crash before this line leaves an answer to deliver at the next start.
   deps.store.runs.markDelivered(result.runId);
+}
+
+/** The tools a run ran (finished or not), from its step log. */
+export function toolsRunIn(deps: Pick<RunnerDependencies, 'store'>, runId: string): string[] {
+  const ran = deps.store.steps
+    .ofRun(runId)
+    .filter((step) => step.kind === 'tool-call' && step.tool_name && !['unknown-tool', 'invalid-arguments', 'not-executed'].includes(step.error_kind ?? ''));
+  return [...new Set(ran.map((step) => step.tool_name!))];
 }
 
 /** Whether a failed run deserves a second try with a smaller window. */

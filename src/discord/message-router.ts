@@ -52,7 +52,8 @@ export function messageRouter(deps: RouterDependencies) {
     (discord.allowedGuildIds.length === 0 || discord.allowedGuildIds.includes(message.guildId)) &&
     (discord.allowedChannelIds.length === 0 || (channelId !== null && discord.allowedChannelIds.includes(channelId)));
 
-  async function enqueue(message: GuildMessage, conversation: ConversationRow): Promise<void> {
+  /** Stores the message (null if it already was: the gateway can deliver an event twice). */
+  async function record(message: GuildMessage, conversation: ConversationRow): Promise<QueuedWork | null> {
     const content = await messageText(message, client.user.id, botRoleId(message), discord.attachmentMaxBytes);
     const requester = requesterOf(message);
     const storedId = memory.recordUserMessage(conversation, {
@@ -61,9 +62,14 @@ export function messageRouter(deps: RouterDependencies) {
       content,
       discordMessageId: message.id,
     });
-    if (storedId === null) return; // Already stored: the gateway delivered this message twice.
+    if (storedId === null) return null;
     if (message.channel.isThread()) store.conversations.setLastSeenMessage(conversation.id, message.id);
-    deps.queues.push(conversation.key, { kind: 'message', storedId, messageId: message.id, messageChannelId: message.channelId, requester });
+    return { kind: 'message', storedId, messageId: message.id, messageChannelId: message.channelId, requester };
+  }
+
+  async function enqueue(message: GuildMessage, conversation: ConversationRow): Promise<void> {
+    const work = await record(message, conversation);
+    if (work) deps.queues.push(conversation.key, work);
   }
 
   /** The conversation of a thread (`threadId`), or of a message answered in its channel (no thread). */
@@ -83,7 +89,9 @@ export function messageRouter(deps: RouterDependencies) {
     const channel = message.channel;
     if (channel.isThread()) {
       if (!allowed(message, channel.parentId)) return;
-      const existing = store.conversations.byKey(conversationKey(channel.id));
+      let existing = store.conversations.byKey(conversationKey(channel.id));
+      // A thread made from a message the bot answered in the channel carries that conversation on.
+      if (existing && existing.thread_id === null) existing = store.conversations.setThread(existing.id, channel.id);
       if (!existing && !mentionsBot(message)) return;
       const where = { threadId: channel.id, key: conversationKey(channel.id), title: channel.name, channelId: channel.parentId };
       await enqueue(message, existing ?? ensureConversation(message, where));
@@ -92,15 +100,20 @@ export function messageRouter(deps: RouterDependencies) {
     if (channel.type !== ChannelType.GuildText && channel.type !== ChannelType.GuildAnnouncement) return;
     if (!allowed(message, channel.id) || !mentionsBot(message)) return;
     const name = threadName(cleanText(message, client.user.id, botRoleId(message)), message.member?.displayName ?? message.author.displayName);
+    // Stored before the thread is made (it takes the message's id), so that a crash in between
+    // leaves a conversation and a message to answer at the next start, not a thread nobody knows.
+    const conversation = ensureConversation(message, { threadId: message.id, key: conversationKey(message.id), title: name, channelId: channel.id });
+    const work = await record(message, conversation);
+    if (!work) return;
     try {
       const thread = await message.startThread({ name, autoArchiveDuration: 1440 });
       logger.info({ threadId: thread.id, channelId: channel.id, guildId: message.guildId }, 'conversation started');
-      await enqueue(message, ensureConversation(message, { threadId: thread.id, key: conversationKey(thread.id), title: thread.name, channelId: channel.id }));
     } catch (error) {
       // No thread (no Create Public Threads permission, say): answer in the channel instead.
       logger.warn({ err: error, channelId: channel.id, cause: describeDiscordError(error) }, 'could not start a thread: answering in the channel');
-      await enqueue(message, ensureConversation(message, { threadId: null, key: conversationKey(message.id), title: name, channelId: channel.id }));
+      store.conversations.setThread(conversation.id, null);
     }
+    deps.queues.push(conversation.key, work);
   }
 
   // Messages of one thread are handled one after another, in the order they came. A thread
@@ -120,6 +133,32 @@ export function messageRouter(deps: RouterDependencies) {
   let closed = false;
 
   return {
+    /**
+     * Fetches and handles what was posted in a conversation's thread after the last message seen
+     * (while the bot was down, or its gateway session was lost). Runs in the thread's turn, so a
+     * message arriving meanwhile waits until those before it are stored.
+     */
+    catchUp(conversation: ConversationRow): Promise<number> {
+      const threadId = conversation.thread_id;
+      if (!threadId) return Promise.resolve(0);
+      let handled = 0;
+      return inOrder(threadId, async () => {
+        const thread = await client.channels.fetch(threadId).catch(() => null);
+        if (!thread?.isThread()) return;
+        let after = conversation.last_seen_message_id ?? threadId;
+        for (let page = 0; page < 20; page++) {
+          const batch = [...(await thread.messages.fetch({ after, limit: 100 })).values()].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+          for (const message of batch) {
+            after = message.id;
+            if (message.author.bot || message.system || !message.inGuild()) continue;
+            await enqueue(message as GuildMessage, store.conversations.byId(conversation.id) ?? conversation);
+            handled += 1;
+          }
+          if (batch.length < 100) break;
+        }
+      }).then(() => handled);
+    },
+
     /** At shutdown: messages from now on are left for the catch-up at the next start. */
     close(): void {
       closed = true;

@@ -15,31 +15,40 @@ export class RateLimitGate {
 
   /** Records a pause the model service asked for; the conversation that met it was told by its run. */
   rateLimited(retryAfterSeconds: number, conversationKey: string): void {
-    const until = this.now() + retryAfterSeconds * 1000;
+    const now = this.now();
+    const until = now + retryAfterSeconds * 1000;
     if (until <= this.until) return;
+    // A new pause (not an extension of the current one) is news to every conversation.
+    if (this.until <= now) this.told.clear();
     this.until = until;
-    this.told.clear();
     this.told.add(conversationKey);
     this.logger.warn({ retryAfterSeconds }, 'model rate-limited: holding runs back');
   }
 
-  /** Resolves once the model may be called; tells the conversation once if it must wait. */
+  /** Resolves once the model may be called (or `signal` fires); tells the conversation once if it must wait. */
   async waitForModel(conversationKey: string, channel: SendableChannels, signal: AbortSignal): Promise<void> {
-    const wait = this.until - this.now();
-    if (wait <= 0) return;
-    if (!this.told.has(conversationKey)) {
-      this.told.add(conversationKey);
-      const text = `The model is rate-limited right now. I will answer here in about ${formatWait(wait / 1000)}.`;
-      await sendText(channel, text, { nonceSeed: `${conversationKey}:rate-limited:${this.until}` }).catch((error: unknown) =>
-        this.logger.warn({ err: error, conversation: conversationKey }, 'could not post the rate-limit notice'),
-      );
+    for (let wait = this.until - this.now(); wait > 0 && !signal.aborted; wait = this.until - this.now()) {
+      if (!this.told.has(conversationKey)) {
+        this.told.add(conversationKey);
+        const text = `The model is rate-limited right now. I will answer here in about ${formatWait(wait / 1000)}.`;
+        await sendText(channel, text, { nonceSeed: `${conversationKey}:rate-limited:${this.until}` }).catch((error: unknown) =>
+          this.logger.warn({ err: error, conversation: conversationKey }, 'could not post the rate-limit notice'),
+        );
+      }
+      await sleep(wait, signal);
     }
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, wait);
-      signal.addEventListener('abort', () => {
-        clearTimeout(timer);
-        resolve();
-      }, { once: true });
-    });
   }
+}
+
+/** Waits `ms`, or less if `signal` fires; leaves no listener behind. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }

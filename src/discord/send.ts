@@ -22,30 +22,49 @@ export function nonceFor(seed: string, index: number): string {
 }
 
 /** Sends `text`, split to fit, and returns the messages posted, in order. */
-export async function sendText(channel: SendableChannels, text: string, options: SendOptions): Promise<Message[]> {
+export function sendText(channel: SendableChannels, text: string, options: SendOptions): Promise<Message[]> {
+  return sendPieces(channel, splitMessage(text).map((content, index) => ({ index, content })), options);
+}
+
+/** A piece of a message and its place in it (its nonce, and whether it is the reply, follow from it). */
+export interface NumberedPiece {
+  index: number;
+  content: string;
+}
+
+/**
+ * The pieces of `text` the channel does not yet show from the bot after `afterMessageId` (an
+ * answer cut off by a crash while or after it was posted). A piece is matched by its content
+ * without surrounding white space, which Discord trims.
+ */
+export async function piecesNotYetPosted(channel: SendableChannels, text: string, afterMessageId: string | null, botUserId: string): Promise<NumberedPiece[]> {
+  const pieces = splitMessage(text).map((content, index) => ({ index, content }));
+  const posted = new Set<string>();
+  let after = afterMessageId ?? '0';
+  // Newest first, a page at a time, until no newer message is left (bounded: answers are recent).
+  for (let page = 0; page < 10; page++) {
+    const batch = await channel.messages.fetch({ after, limit: 100 });
+    for (const message of batch.values()) if (message.author.id === botUserId) posted.add(message.content.trim());
+    if (batch.size < 100) break;
+    after = [...batch.keys()].reduce((newest, id) => (BigInt(id) > BigInt(newest) ? id : newest));
+  }
+  return pieces.filter((piece) => !posted.has(piece.content.trim()));
+}
+
+/** Sends pieces already cut to size, in order; the message's first piece is the reply. */
+export async function sendPieces(channel: SendableChannels, pieces: readonly NumberedPiece[], options: SendOptions): Promise<Message[]> {
   const sent: Message[] = [];
-  const pieces = splitMessage(text);
-  for (const [index, content] of pieces.entries()) {
+  for (const { index, content } of pieces) {
     const message = await channel.send({
-        content,
-        nonce: nonceFor(options.nonceSeed, index),
-        enforceNonce: true,
-        allowedMentions: noPings,
-        flags: options.suppressEmbeds ? MessageFlags.SuppressEmbeds : undefined,
-        reply: index === 0 && options.replyTo ? { messageReference: options.replyTo, failIfNotExists: false } : undefined,
+      content,
+      nonce: nonceFor(options.nonceSeed, index),
+      enforceNonce: true,
+      allowedMentions: noPings,
+      flags: options.suppressEmbeds ? MessageFlags.SuppressEmbeds : undefined,
+      reply: index === 0 && options.replyTo ? { messageReference: options.replyTo, failIfNotExists: false } : undefined,
     });
     options.onSent?.(message.id);
     sent.push(message);
   }
   return sent;
-}
-
-/**
- * Whether `text` was already posted by the bot after `afterMessageId` (the answer of a run cut off
- * between posting and recording it): its first piece is looked for in the channel's history.
- */
-export async function alreadyPosted(channel: SendableChannels, text: string, afterMessageId: string | null, botUserId: string): Promise<boolean> {
-  const first = splitMessage(text)[0];
-  const recent = await channel.messages.fetch(afterMessageId ? { after: afterMessageId, limit: 100 } : { limit: 100 });
-  return recent.some((message) => message.author.id === botUserId && message.content === first);
 }

@@ -5,7 +5,7 @@ import type { ChatMessage, UserMessage } from '../agent/messages.ts';
 import { stepLogSink } from '../run-log/step-log-sink.ts';
 import { memorySink } from './memory-sink.ts';
 import type { TokenCounter } from './token-counter.ts';
-import { formatUserContent, selectWindow, toChatMessages } from './window.ts';
+import { conversationOrder, formatUserContent, selectWindow, toChatMessages } from './window.ts';
 
 export interface MemorySettings {
   tokenBudget: number;
@@ -68,9 +68,9 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
         pinned,
       });
       const triggers = rows.filter((row) => pinned.has(row.id) && row.role === 'user');
-      // Messages newer than those answered wait for a later run: they are not this run's history.
+      // What came after the messages answered (later messages, later runs' steps) is not this run's history.
       const newest = triggerIds.length > 0 ? Math.max(...triggerIds) : Infinity;
-      const earlier = rows.filter((row) => !(row.role === 'user' && row.id > newest && !pinned.has(row.id)));
+      const earlier = rows.filter((row) => conversationOrder(row) <= newest);
       if (options.resuming) {
         return { history: triggers.length === 0 ? [] : toChatMessages(earlier, counter, settings.messageTokenCap), input: [] };
       }

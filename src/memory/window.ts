@@ -45,7 +45,7 @@ export function selectWindow(newestFirst: Iterable<MessageRow>, rules: WindowRul
 }
 
 /** Where a row reads in the conversation: a run's rows right after the last message it answers. */
-function conversationOrder(row: MessageRow): number {
+export function conversationOrder(row: MessageRow): number {
   return row.answers_id ?? row.id;
 }
 

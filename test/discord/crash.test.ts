@@ -94,6 +94,29 @@ describe('SIGKILL at chosen points, then a restart', () => {
     expect(log().toolCalls).toEqual(['call_once']);
   });
 
+  it('while the thread is being created: the question is answered in that thread after the restart', async () => {
+    bot = await startBotProcess(discord, model, databasePath);
+    // The thread is made, but the bot dies before it hears so.
+    discord.holdResponsesMs = 10_000;
+    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@${discord.botUser.id}> are you there?`, mentions: [discord.botUser.id] });
+    const thread = await discord.waitFor(() => discord.threads()[0]);
+    await crash();
+    discord.holdResponsesMs = 0;
+
+    model.enqueue((request) => {
+      expect(request.messages.at(-1)).toEqual({ role: 'user', content: 'Ada: are you there?' });
+      return finalAnswer('Yes, here.');
+    });
+    bot = await startBotProcess(discord, model, databasePath);
+    await discord.waitFor(() => botTexts(thread.id).length === 1, { what: 'the answer in the thread' });
+    await discord.userSays({ channelId: thread.id, author: 'ada', content: 'good' });
+    model.enqueue(finalAnswer('Glad to hear it.'));
+    await discord.waitFor(() => botTexts(thread.id).length === 2, { what: 'the thread still a conversation' });
+    await crash();
+
+    expect(botTexts(thread.id)).toEqual(['Yes, here.', 'Glad to hear it.']);
+  });
+
   it('just after the answer is posted, before the bot heard back: no second answer', async () => {
     model.enqueue(() => {
       // The answer's POST takes effect, but its response is held: the bot dies before it arrives.

@@ -1,7 +1,7 @@
 import { PermissionFlagsBits } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BotWorld, startBotWorld } from '../support/bot-harness.ts';
-import { apiError, finalAnswer } from '../support/scripted-model.ts';
+import { apiError, finalAnswer, toolCalls } from '../support/scripted-model.ts';
 
 let world: BotWorld;
 afterEach(async () => {
@@ -71,6 +71,24 @@ describe('failures reach people', () => {
       ['answered', null],
       ['failed', 'model-context-too-long'],
     ]);
+  });
+
+  it('keeps the tool calls already made when it retries a context that was too long', async () => {
+    world = await startBotWorld();
+    const { discord, model } = world;
+    model.enqueue(
+      toolCalls({ name: 'calculator', arguments: { expression: '6*7' }, id: 'call_kept' }),
+      apiError(400, 'maximum context length exceeded', { code: 'context_length_exceeded' }),
+      (request) => {
+        expect(request.messages.slice(-3).map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
+        expect(request.messages.at(-1)).toMatchObject({ tool_call_id: 'call_kept', content: '42' });
+        return finalAnswer('42', ['calculator']);
+      },
+    );
+    const thread = await startConversation('6*7?');
+
+    const posts = await botPosts(thread.id, 2);
+    expect(posts.map((post) => post.content)).toEqual(['🔧 **calculator** `{"expression":"6*7"}` → `42`', '42\n-# 🔧 calculator']);
   });
 
   it('during a long rate limit, tells each waiting conversation once, then answers it', async () => {
