@@ -182,3 +182,31 @@ describe('shutdown', () => {
     expect(runs[1]!.resumed_from).toBe(runs[0]!.id);
   });
 });
+
+describe('threads that were archived meanwhile', () => {
+  it('reopens its own archived thread before taking up the run there', async () => {
+    world = await startBotWorld();
+    const { discord, model } = world;
+    model.enqueue({ hang: true });
+    const thread = await startConversation('a question before the night');
+    await discord.waitFor(() => model.requests.length === 1);
+    model.enqueue(finalAnswer('Good morning: here is the answer.'));
+
+    await world.restart({
+      graceMs: 50,
+      whileDown: async () => {
+        // Discord archives an inactive thread by itself.
+        const response = await fetch(`${discord.apiUrl}/v10/channels/${thread.id}`, {
+          method: 'PATCH',
+          headers: { authorization: `Bot ${discord.token}`, 'content-type': 'application/json', 'user-agent': 'DiscordBot (test, 1)' },
+          body: JSON.stringify({ archived: true }),
+        });
+        expect(response.status).toBe(200);
+      },
+    });
+
+    expect((await botPosts(thread.id, 1))[0]!.content).toBe('Good morning: here is the answer.');
+    const reopen = discord.requests.find((request) => request.method === 'PATCH' && request.path === `/channels/${thread.id}` && (request.body as { archived?: boolean }).archived === false);
+    expect(reopen).toBeDefined();
+  });
+});
