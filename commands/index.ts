@@ -1,11 +1,12 @@
-/**
- * The slash and context-menu commands, one file each, listed here explicitly. The Discord bot
- * registers and routes exactly these. None exist yet: the terminal chat needs none, and the first
- * ones come with the Discord bot.
- */
-export interface CommandRegistryEntry {
-  /** The command's name as Discord shows it. */
-  name: string;
-}
+import type { CommandDefinition } from '../src/discord/command-context.ts';
+import { agentSteps } from './agent-steps.ts';
+import { ask } from './ask.ts';
+import { help } from './help.ts';
+import { reset } from './reset.ts';
+import { steps } from './steps.ts';
+import { stop } from './stop.ts';
+import { tool } from './tool.ts';
+import { usage } from './usage.ts';
 
-export const commands: readonly CommandRegistryEntry[] = [];
+/** Every slash and context-menu command, registered and routed in this order. */
+export const commands: readonly CommandDefinition[] = [ask, tool, help, stop, reset, steps, agentSteps, usage];

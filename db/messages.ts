@@ -57,6 +57,7 @@ export function createMessageQueries(db: Database) {
   const count = db.prepare<[number], { count: number }>('SELECT count(*) AS count FROM messages WHERE conversation_id = ?');
   const exists = db.prepare<[string], number>('SELECT 1 FROM messages WHERE discord_message_id = ?').pluck();
   const byId = db.prepare<[number], MessageRow>('SELECT * FROM messages WHERE id = ?');
+  const newestId = db.prepare<[number], number | null>('SELECT max(id) FROM messages WHERE conversation_id = ?').pluck();
   // Stored user messages no run was started for: answered after a restart.
   const unanswered = db.prepare<[number, number], MessageRow>(`SELECT * FROM messages WHERE conversation_id = ? AND role = 'user' AND id > ? ORDER BY id`);
 
@@ -79,6 +80,8 @@ export function createMessageQueries(db: Database) {
     count: (conversationId: number) => count.get(conversationId)!.count,
     hasDiscordId: (discordMessageId: string) => exists.get(discordMessageId) !== undefined,
     byId: (id: number) => byId.get(id),
+    /** The newest message id of the conversation (0 when it has none). */
+    newestId: (conversationId: number) => newestId.get(conversationId) ?? 0,
     /** User messages after `afterId` (the newest any run answered), oldest first. */
     userMessagesAfter: (conversationId: number, afterId: number) => unanswered.all(conversationId, afterId),
   };

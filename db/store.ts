@@ -5,6 +5,7 @@ import { createMessageQueries } from './messages.ts';
 import { openDatabase, openDatabaseReadOnly } from './open-database.ts';
 import { createRunQueries } from './runs.ts';
 import { createStepQueries } from './steps.ts';
+import { createUsageQueries } from './usage.ts';
 
 /** The open database with every query module, its statements prepared once. */
 export interface Store {
@@ -14,6 +15,7 @@ export interface Store {
   runs: ReturnType<typeof createRunQueries>;
   steps: ReturnType<typeof createStepQueries>;
   instances: ReturnType<typeof createInstanceQueries>;
+  usage: ReturnType<typeof createUsageQueries>;
   close(): void;
 }
 
@@ -27,6 +29,7 @@ export function openStore(path: string, options: { readOnly?: boolean } = {}): S
     runs: createRunQueries(db),
     steps: createStepQueries(db),
     instances: createInstanceQueries(db),
+    usage: createUsageQueries(db),
     close: () => db.close(),
   };
 }

@@ -97,6 +97,10 @@ export const settingsSchema = z
     TOOL_POSTS: z.preprocess(blankToUndefined, z.enum(['all', 'summary', 'off'], { error: 'must be all, summary or off' }).default('all')),
     MAX_CONCURRENT_RUNS: whole(1, 100, 4),
     ATTACHMENT_MAX_KB: whole(1, 10_000, 16),
+    DISCORD_GUILD_ID: z.preprocess(blankToUndefined, z.string().regex(/^\d{17,20}$/, 'must be a Discord server id (17 to 20 digits)').optional()),
+    MODERATOR_ROLE_IDS: idList(),
+    USER_MESSAGES_PER_MINUTE: whole(0, 1000, 10),
+    DAILY_TOKEN_BUDGET: whole(0, 1_000_000_000, 1_000_000),
     LOG_LEVEL: z.preprocess(
       blankToUndefined,
       z
@@ -150,6 +154,13 @@ export interface DiscordSettings {
   toolPosts: 'all' | 'summary' | 'off';
   maxConcurrentRuns: number;
   attachmentMaxBytes: number;
+  /** Commands are registered in this server only (instant updates while developing); null: everywhere. */
+  commandGuildId: string | null;
+  moderatorRoleIds: string[];
+  /** Messages a person may send the agent per minute; 0: no limit. */
+  userMessagesPerMinute: number;
+  /** Tokens a server may use per day (UTC); 0: no limit. */
+  dailyTokenBudget: number;
 }
 
 /** What a command needs beyond the common settings: the bot needs its Discord token. */
@@ -223,6 +234,10 @@ export function parseConfig(
         toolPosts: settings.TOOL_POSTS,
         maxConcurrentRuns: settings.MAX_CONCURRENT_RUNS,
         attachmentMaxBytes: settings.ATTACHMENT_MAX_KB * 1024,
+        commandGuildId: settings.DISCORD_GUILD_ID ?? null,
+        moderatorRoleIds: settings.MODERATOR_ROLE_IDS,
+        userMessagesPerMinute: settings.USER_MESSAGES_PER_MINUTE,
+        dailyTokenBudget: settings.DAILY_TOKEN_BUDGET,
       },
     },
   };

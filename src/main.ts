@@ -2,6 +2,7 @@
  * `npm start`: the Discord bot. The composition root: settings, logs, database, model client,
  * tools, then the connection to Discord. No logic lives here.
  */
+import { commands } from '../commands/index.ts';
 import { builtInTools } from '../tools/index.ts';
 import { limitModelCalls } from './agent/limit-model-calls.ts';
 import { createOpenAIModelClient } from './agent/openai-model-client.ts';
@@ -57,6 +58,7 @@ const tools = buildToolRegistry(builtInTools);
 try {
   bot = await startBot({
     discord: { ...config.discord, token: config.discord.token! },
+    commands,
     agent: config.agent,
     memory: config.memory,
     operatorPrompt: config.systemPrompt,

@@ -15,9 +15,16 @@ import { RateLimitGate } from './rate-limit-gate.ts';
 import { catchUpAll, queueUnfinishedWork, recentConversations } from './recovery.ts';
 import { noPings } from './send.ts';
 import { ThreadQueues } from './thread-queue.ts';
+import type { CommandContext, CommandDefinition } from './command-context.ts';
+import { commandRouter } from './command-router.ts';
+import { commandRegistry, syncCommands } from './command-sync.ts';
+import { toolSubcommands } from './tool-options.ts';
+import { UsageLimits } from './usage-limits.ts';
 
 export interface BotDependencies {
   discord: DiscordSettings & { token: string };
+  /** The slash and context-menu commands (commands/index.ts). */
+  commands: readonly CommandDefinition[];
   agent: AgentSettings;
   memory: MemorySettings;
   operatorPrompt: string | null;
@@ -54,6 +61,10 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
   const memory = conversationMemory(deps.store, deps.counter, deps.memory);
   const shutdown = new AbortController();
   const gate = new RateLimitGate(logger);
+  const activeRuns = new Map<string, AbortController>();
+  const limits = new UsageLimits(deps.store, deps.discord);
+  const toolCommands = toolSubcommands(deps.tools);
+  for (const { tool, reason } of toolCommands.leftOut) logger.warn({ tool, reason }, 'tool left out of /tool');
   const ready = new Promise<Client<true>>((resolve) => client.once(Events.ClientReady, resolve));
 
   try {
@@ -80,13 +91,33 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
           logger,
           gate,
           shutdown: shutdown.signal,
+          activeRuns,
         },
         conversationKey,
         batch,
       ),
     (error, conversationKey) => logger.error({ err: error, conversation: conversationKey }, 'answering in a conversation failed'),
   );
-  const router = messageRouter({ client: readyClient, store: deps.store, memory, counter: deps.counter, queues, discord: deps.discord, logger });
+  const router = messageRouter({ client: readyClient, store: deps.store, memory, counter: deps.counter, queues, discord: deps.discord, limits, logger });
+  const setup = { tools: deps.tools, toolSubcommands: toolCommands, moderatorRoleIds: deps.discord.moderatorRoleIds };
+  const commandContext: CommandContext = {
+    ...setup,
+    client: readyClient,
+    store: deps.store,
+    memory,
+    counter: deps.counter,
+    queues,
+    activeRuns,
+    discord: deps.discord,
+    agent: deps.agent,
+    limits,
+    instanceId: deps.instanceId,
+    logger,
+  };
+  const onCommand = commandRouter(deps.commands, commandContext);
+  await syncCommands(commandRegistry(readyClient.rest, readyClient.application.id, deps.discord.commandGuildId), deps.commands.map((command) => command.data(setup)), logger).catch((error: unknown) =>
+    logger.error({ err: error }, 'could not register the slash commands'),
+  );
   // Before any new message is handled: first what was left undone, then what was missed.
   const conversations = recentConversations(deps.store);
   const unfinished = queueUnfinishedWork(deps.store, queues, conversations);
@@ -99,6 +130,7 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
   };
   client.on(Events.MessageCreate, (message) => guard('a message', () => router.onMessageCreate(message)));
   client.on(Events.MessageUpdate, (_old, message) => guard('an edit', () => router.onMessageUpdate(message)));
+  client.on(Events.InteractionCreate, (interaction) => guard('a command', () => onCommand(interaction)));
   // Raw events: discord.js emits deletions only for what its cache still holds.
   client.on(Events.Raw, (packet: { t?: string; d?: Record<string, unknown> }) => {
     const data = packet.d ?? {};

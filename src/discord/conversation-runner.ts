@@ -38,6 +38,8 @@ export interface RunnerDependencies {
   gate: RateLimitGate;
   /** Fires at shutdown: runs stop, unposted, and are taken up at the next start. */
   shutdown: AbortSignal;
+  /** The run in progress per conversation key, for `/stop`. */
+  activeRuns: Map<string, AbortController>;
 }
 
 /** One plan for a run: what it answers, what it knows, and where its answer goes. */

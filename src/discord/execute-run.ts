@@ -30,6 +30,9 @@ export async function executeRun(deps: RunnerDependencies, plan: RunPlan, shrunk
   };
   const posts = toolPostSink(channel, deps.discord.toolPosts, logger, recordPosted);
   const typing = keepTyping(channel, logger);
+  // `/stop` aborts this controller; shutdown aborts every run.
+  const stopper = new AbortController();
+  deps.activeRuns.set(conversation.key, stopper);
   let result: RunResult;
   try {
     result = await runAgent({
@@ -45,7 +48,7 @@ export async function executeRun(deps: RunnerDependencies, plan: RunPlan, shrunk
       tools: toolsFor(deps.tools, plan.requesters),
       context: { conversationId: conversation.key, guildId: conversation.guild_id, channelId: channel.id, requester: plan.requesters.at(-1)!, logger },
       settings: deps.agent,
-      signal: deps.shutdown,
+      signal: AbortSignal.any([deps.shutdown, stopper.signal]),
       calledBefore: plan.calledBefore,
       onEvent: fanOut(
         [
@@ -66,6 +69,7 @@ export async function executeRun(deps: RunnerDependencies, plan: RunPlan, shrunk
     await posts.flush();
   } finally {
     typing.stop();
+    deps.activeRuns.delete(conversation.key);
   }
 
   if (isContextTooLong(result.error) && !shrunk) {

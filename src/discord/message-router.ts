@@ -18,7 +18,9 @@ import type { QueuedWork } from './conversation-runner.ts';
 import { describeDiscordError } from './execute-run.ts';
 import { cleanText, messageText } from './incoming-message.ts';
 import { threadName } from './render.ts';
+import { noPings } from './send.ts';
 import type { ThreadQueues } from './thread-queue.ts';
+import type { UsageLimits } from './usage-limits.ts';
 
 export interface RouterDependencies {
   client: Client<true>;
@@ -27,6 +29,7 @@ export interface RouterDependencies {
   counter: TokenCounter;
   queues: ThreadQueues<QueuedWork>;
   discord: DiscordSettings;
+  limits: UsageLimits;
   logger: Logger;
 }
 
@@ -68,8 +71,21 @@ export function messageRouter(deps: RouterDependencies) {
   }
 
   async function enqueue(message: GuildMessage, conversation: ConversationRow): Promise<void> {
+    if (!withinLimits(message)) return;
     const work = await record(message, conversation);
     if (work) deps.queues.push(conversation.key, work);
+  }
+
+  /** The per-person rate and the server's daily budget: past either, one polite reply per window. */
+  function withinLimits(message: GuildMessage): boolean {
+    const verdict = deps.limits.check(message.author.id, message.guildId);
+    if (verdict.ok) return true;
+    if (verdict.tell) {
+      void message
+        .reply({ content: verdict.message, allowedMentions: noPings })
+        .catch((error: unknown) => logger.warn({ err: error, channelId: message.channelId }, 'could not post the limit notice'));
+    }
+    return false;
   }
 
   /** The conversation of a thread (`threadId`), or of a message answered in its channel (no thread). */
@@ -102,6 +118,7 @@ export function messageRouter(deps: RouterDependencies) {
     const name = threadName(cleanText(message, client.user.id, botRoleId(message)), message.member?.displayName ?? message.author.displayName);
     // Stored before the thread is made (it takes the message's id), so that a crash in between
     // leaves a conversation and a message to answer at the next start, not a thread nobody knows.
+    if (!withinLimits(message)) return;
     const conversation = ensureConversation(message, { threadId: message.id, key: conversationKey(message.id), title: name, channelId: channel.id });
     const work = await record(message, conversation);
     if (!work) return;

@@ -16,6 +16,7 @@ import { type Bot, startBot } from '../../src/discord/bot.ts';
 import { loadTokenCounter } from '../../src/memory/token-counter.ts';
 import { type Instance, startInstance } from '../../src/run-log/instance.ts';
 import { builtInTools } from '../../tools/index.ts';
+import { commands } from '../../commands/index.ts';
 import { modelClientFor } from './agent-harness.ts';
 import { type FakeDiscord, startFakeDiscord } from './fake-discord.ts';
 import { type ScriptedModel, startScriptedModel } from './scripted-model.ts';
@@ -59,10 +60,15 @@ export async function startBotWorld(
         toolPosts: 'all',
         maxConcurrentRuns: 4,
         attachmentMaxBytes: 100 * 1024,
+        commandGuildId: null,
+        moderatorRoleIds: [],
+        userMessagesPerMinute: 0,
+        dailyTokenBudget: 0,
         ...settings,
         token: discord.token,
       },
       agent: { ...defaultAgentSettings, ...agent },
+      commands,
       memory: { tokenBudget: 8000, messageTokenCap: 1500 },
       operatorPrompt: null,
       store,

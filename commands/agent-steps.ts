@@ -1,0 +1,19 @@
+import { ApplicationCommandType, MessageFlags } from 'discord.js';
+import { defineCommand } from '../src/discord/command-context.ts';
+import { conversationHere, guildOnly, moderatorVisibility, privately } from './shared.ts';
+import { formatRunDetail, reportOf, showReport } from './step-report.ts';
+
+/** The message context-menu command: on one of the bot's answers, opens the run behind it. */
+export const agentSteps = defineCommand({
+  name: 'Agent steps',
+  moderatorOnly: true,
+  data: (setup) => ({ name: 'Agent steps', type: ApplicationCommandType.Message, ...moderatorVisibility(setup), ...guildOnly }),
+  async execute(interaction, context) {
+    if (!interaction.isMessageContextMenuCommand()) return;
+    const conversation = conversationHere(interaction, context);
+    const run = conversation ? context.store.runs.byPostedMessage(conversation.id, interaction.targetMessage.id) : undefined;
+    if (!run) return privately(interaction, 'That message is not one of my answers (or its run is no longer on record).');
+    await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+    await showReport(interaction, formatRunDetail(reportOf(context, run, conversation)), `run-${run.id.slice(0, 8)}.md`);
+  },
+});

@@ -1,0 +1,47 @@
+import { ApplicationCommandOptionType, ChannelType, MessageFlags } from 'discord.js';
+import { defineCommand } from '../src/discord/command-context.ts';
+import { conversationKey } from '../src/discord/message-router.ts';
+import { threadName } from '../src/discord/render.ts';
+import { noPings } from '../src/discord/send.ts';
+import { guildOnly, isModeratorIn, privately } from './shared.ts';
+
+export const ask = defineCommand({
+  name: 'ask',
+  moderatorOnly: false,
+  data: () => ({
+    name: 'ask',
+    description: 'Start a conversation with me in a new thread.',
+    options: [{ type: ApplicationCommandOptionType.String, name: 'prompt', description: 'What you want to ask.', required: true, max_length: 4000 }],
+    ...guildOnly,
+  }),
+  async execute(interaction, context) {
+    if (!interaction.isChatInputCommand()) return;
+    const channel = interaction.channel;
+    if (!channel || (channel.type !== ChannelType.GuildText && channel.type !== ChannelType.GuildAnnouncement)) {
+      return privately(interaction, 'Use /ask in a text channel. In a thread of mine, just write your message.');
+    }
+    const limited = context.limits.check(interaction.user.id, interaction.guildId);
+    if (!limited.ok) return privately(interaction, limited.message);
+    const prompt = interaction.options.getString('prompt', true);
+    const name = interaction.member.displayName;
+    await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+    const thread = await channel.threads.create({ name: threadName(prompt, name), autoArchiveDuration: 1440 });
+    // The question, shown in the thread for everyone, is the message the answer replies to.
+    const shown = await thread.send({ content: `**${name}** asked: ${prompt}`.slice(0, 2000), allowedMentions: noPings });
+    const conversation = context.store.conversations.ensure({
+      key: conversationKey(thread.id),
+      title: thread.name,
+      guildId: interaction.guildId,
+      channelId: channel.id,
+      threadId: thread.id,
+      startedById: interaction.user.id,
+      startedByName: name,
+    });
+    const storedId = context.memory.recordUserMessage(conversation, { authorId: interaction.user.id, authorName: name, content: prompt, discordMessageId: shown.id });
+    if (storedId !== null) {
+      const requester = { id: interaction.user.id, displayName: name, isModerator: isModeratorIn(interaction, context) };
+      context.queues.push(conversation.key, { kind: 'message', storedId, messageId: shown.id, messageChannelId: thread.id, requester });
+    }
+    await interaction.editReply({ content: `Started: <#${thread.id}>`, allowedMentions: noPings });
+  },
+});

@@ -1,0 +1,21 @@
+import { defineCommand } from '../src/discord/command-context.ts';
+import { guildOnly, privately } from './shared.ts';
+
+export const help = defineCommand({
+  name: 'help',
+  moderatorOnly: false,
+  data: () => ({ name: 'help', description: 'What this bot does, and the tools it can use.', ...guildOnly }),
+  async execute(interaction, context) {
+    const tools = context.tools.map((tool) => `- **${tool.name}**${tool.moderatorOnly ? ' (moderators)' : ''}: ${tool.description}`);
+    await privately(
+      interaction,
+      [
+        'Mention me in a channel and I open a thread for the conversation; in that thread I answer every message and remember what was said.',
+        'I work by calling tools, and show each call before I answer. `/ask` starts a conversation, `/tool` runs a tool yourself, `/stop` stops my answer in progress, `/reset` makes me forget this thread.',
+        '',
+        '**Tools**',
+        ...tools,
+      ].join('\n'),
+    );
+  },
+});

@@ -1,0 +1,31 @@
+import { ApplicationCommandOptionType, MessageFlags } from 'discord.js';
+import { defineCommand } from '../src/discord/command-context.ts';
+import { conversationHere, guildOnly, moderatorVisibility, privately } from './shared.ts';
+import { formatRunDetail, reportOf, runsTable, showReport } from './step-report.ts';
+
+export const steps = defineCommand({
+  name: 'steps',
+  moderatorOnly: true,
+  data: (setup) => ({
+    name: 'steps',
+    description: "Moderators: this thread's recent runs, or one run's whole step log.",
+    options: [{ type: ApplicationCommandOptionType.String, name: 'run', description: 'A run id (its first characters are enough).', required: false }],
+    ...moderatorVisibility(setup),
+    ...guildOnly,
+  }),
+  async execute(interaction, context) {
+    if (!interaction.isChatInputCommand()) return;
+    const conversation = conversationHere(interaction, context);
+    const runId = interaction.options.getString('run');
+    await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+    if (runId) {
+      const [run, ...others] = context.store.runs.byId(runId) ? [context.store.runs.byId(runId)!] : context.store.runs.byPrefix(runId);
+      const owner = run ? context.store.conversations.byId(run.conversation_id) : undefined;
+      // A run of another server is not shown here.
+      if (!run || others.length > 0 || owner?.guild_id !== interaction.guildId) return privately(interaction, `No single run of this server has an id starting with "${runId}".`);
+      return showReport(interaction, formatRunDetail(reportOf(context, run, owner)), `run-${run.id.slice(0, 8)}.md`);
+    }
+    if (!conversation) return privately(interaction, 'Use /steps in a conversation thread, or give a run id.');
+    await showReport(interaction, runsTable(context, conversation), `runs-${conversation.id}.md`);
+  },
+});

@@ -1,0 +1,41 @@
+import type { Database } from 'better-sqlite3';
+
+export interface UsageDay {
+  day: string;
+  runs: number;
+  tokens: number;
+}
+
+export interface UsageLeader {
+  name: string;
+  runs: number;
+  tokens: number;
+}
+
+/** A server's use of the model over the last days: per day, per thread, per person. */
+export function createUsageQueries(db: Database) {
+  const perDay = db.prepare<[string, number], UsageDay>(
+    `SELECT date(r.started_at / 1000, 'unixepoch') AS day, count(*) AS runs, sum(r.total_tokens) AS tokens
+     FROM runs r JOIN conversations c ON c.id = r.conversation_id
+     WHERE c.guild_id = ? AND r.started_at >= ? GROUP BY day ORDER BY day DESC`,
+  );
+  const perThread = db.prepare<[string, number, number], UsageLeader>(
+    `SELECT c.title AS name, count(*) AS runs, sum(r.total_tokens) AS tokens
+     FROM runs r JOIN conversations c ON c.id = r.conversation_id
+     WHERE c.guild_id = ? AND r.started_at >= ? GROUP BY c.id ORDER BY tokens DESC LIMIT ?`,
+  );
+  // A run's tokens go to the author of the last message it answered.
+  const perUser = db.prepare<[string, number, number], UsageLeader>(
+    `SELECT coalesce(m.author_name, 'someone') AS name, count(*) AS runs, sum(r.total_tokens) AS tokens
+     FROM runs r JOIN conversations c ON c.id = r.conversation_id
+     LEFT JOIN messages m ON m.id = (SELECT max(value) FROM json_each(r.trigger_message_ids))
+     WHERE c.guild_id = ? AND r.started_at >= ? GROUP BY m.author_id ORDER BY tokens DESC LIMIT ?`,
+  );
+  return {
+    perDay: (guildId: string, since: number) => perDay.all(guildId, since),
+    busiestThreads: (guildId: string, since: number, limit = 5) => perThread.all(guildId, since, limit),
+    busiestUsers: (guildId: string, since: number, limit = 5) => perUser.all(guildId, since, limit),
+  };
+}
+
+export type UsageQueries = ReturnType<typeof createUsageQueries>;

@@ -1,0 +1,28 @@
+/**
+ * `npm run deploy-commands`: registers the slash commands by hand, in the server named by
+ * DISCORD_GUILD_ID (instant, for development) or everywhere. Only when they differ from what
+ * Discord has; `npm start` does the same at every start.
+ */
+import { REST, Routes } from 'discord.js';
+import { commands } from '../commands/index.ts';
+import { builtInTools } from '../tools/index.ts';
+import { buildToolRegistry } from './agent/tool-registry.ts';
+import { commandRegistry, syncCommands } from './discord/command-sync.ts';
+import { toolSubcommands } from './discord/tool-options.ts';
+import { createLogger } from './logging.ts';
+import { loadConfigOrExit } from './startup.ts';
+
+const config = loadConfigOrExit('bot');
+const logger = createLogger(config.logLevel);
+const rest = new REST({ api: config.discord.apiUrl }).setToken(config.discord.token!);
+try {
+  const application = (await rest.get(Routes.currentApplication())) as { id: string };
+  const tools = buildToolRegistry(builtInTools);
+  const setup = { tools, toolSubcommands: toolSubcommands(tools), moderatorRoleIds: config.discord.moderatorRoleIds };
+  const changed = await syncCommands(commandRegistry(rest, application.id, config.discord.commandGuildId), commands.map((command) => command.data(setup)), logger);
+  console.log(changed ? 'Commands registered.' : 'Commands already up to date: nothing to do.');
+} catch (error) {
+  const status = (error as { status?: number }).status;
+  console.error(status === 401 ? 'Discord rejected DISCORD_TOKEN: copy the bot token again from the Developer Portal.' : `Could not register the commands: ${(error as Error).message}`);
+  process.exit(1);
+}

@@ -1,0 +1,56 @@
+import type {
+  ChatInputCommandInteraction,
+  Client,
+  MessageContextMenuCommandInteraction,
+  RESTPostAPIApplicationCommandsJSONBody,
+} from 'discord.js';
+import type { Store } from '../../db/store.ts';
+import type { Logger } from '../agent/logger.ts';
+import type { AgentSettings } from '../agent/run-agent.ts';
+import type { RuntimeTool } from '../agent/tool.ts';
+import type { DiscordSettings } from '../config.ts';
+import type { ConversationMemory } from '../memory/conversation-memory.ts';
+import type { TokenCounter } from '../memory/token-counter.ts';
+import type { QueuedWork } from './conversation-runner.ts';
+import type { ThreadQueues } from './thread-queue.ts';
+import type { ToolSubcommands } from './tool-options.ts';
+import type { UsageLimits } from './usage-limits.ts';
+
+export type CommandInteraction = ChatInputCommandInteraction<'cached'> | MessageContextMenuCommandInteraction<'cached'>;
+
+/** What commands are built from at start-up. */
+export interface CommandSetup {
+  tools: readonly RuntimeTool[];
+  toolSubcommands: ToolSubcommands;
+  moderatorRoleIds: readonly string[];
+}
+
+/** What a command may use when it runs: passed in, never hung on the client. */
+export interface CommandContext extends CommandSetup {
+  client: Client<true>;
+  store: Store;
+  memory: ConversationMemory;
+  counter: TokenCounter;
+  queues: ThreadQueues<QueuedWork>;
+  /** Runs in progress, by conversation key: `/stop` aborts them. */
+  activeRuns: Map<string, AbortController>;
+  discord: DiscordSettings;
+  agent: AgentSettings;
+  limits: UsageLimits;
+  instanceId: string;
+  logger: Logger;
+}
+
+/** One slash or context-menu command: its registered JSON, and what it does. */
+export interface CommandDefinition {
+  name: string;
+  /** Checked against Discord permissions every time it runs; others get an ephemeral refusal. */
+  moderatorOnly: boolean;
+  data(setup: CommandSetup): RESTPostAPIApplicationCommandsJSONBody;
+  execute(interaction: CommandInteraction, context: CommandContext): Promise<void>;
+}
+
+/** Types a command; does nothing at run time. */
+export function defineCommand(definition: CommandDefinition): CommandDefinition {
+  return definition;
+}

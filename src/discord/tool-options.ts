@@ -1,0 +1,149 @@
+/**
+ * The `/tool` command's subcommands, generated from the tools' JSON Schemas: one subcommand per
+ * tool, an option per argument (string, number, integer, boolean; enums as choices), and one JSON
+ * option for an argument that is an object or an array. Discord's limits decide what fits; what
+ * does not is left out, with the reason.
+ */
+import {
+  type APIApplicationCommandBasicOption,
+  type APIApplicationCommandSubcommandOption,
+  ApplicationCommandOptionType,
+} from 'discord.js';
+import type { RuntimeTool } from '../agent/tool.ts';
+
+export const discordLimits = { subcommands: 25, options: 25, name: 32, description: 100, choices: 25 } as const;
+const discordName = /^[-_\p{Ll}\p{N}]{1,32}$/u;
+
+type JsonSchema = { type?: string | string[]; description?: string; enum?: unknown[]; properties?: Record<string, JsonSchema>; required?: string[]; anyOf?: JsonSchema[]; minimum?: number; maximum?: number };
+
+/** How a Discord option value becomes an argument again. */
+export type ArgumentKind = 'string' | 'number' | 'integer' | 'boolean' | 'json';
+
+export interface ToolSubcommand {
+  tool: RuntimeTool;
+  option: APIApplicationCommandSubcommandOption;
+  /** Each argument's option kind, by argument name. */
+  kinds: Record<string, ArgumentKind>;
+  /** Arguments that take null when left out (the others are omitted). */
+  nullable: Set<string>;
+}
+
+export interface ToolSubcommands {
+  subcommands: ToolSubcommand[];
+  /** Tools that could not be offered as subcommands, and why. */
+  leftOut: { tool: string; reason: string }[];
+}
+
+export function toolSubcommands(tools: readonly RuntimeTool[]): ToolSubcommands {
+  const subcommands: ToolSubcommand[] = [];
+  const leftOut: { tool: string; reason: string }[] = [];
+  for (const tool of tools) {
+    if (subcommands.length >= discordLimits.subcommands) {
+      leftOut.push({ tool: tool.name, reason: `Discord allows at most ${discordLimits.subcommands} subcommands` });
+      continue;
+    }
+    const built = subcommandFor(tool);
+    if (typeof built === 'string') leftOut.push({ tool: tool.name, reason: built });
+    else subcommands.push(built);
+  }
+  return { subcommands, leftOut };
+}
+
+function subcommandFor(tool: RuntimeTool): ToolSubcommand | string {
+  const name = tool.name.toLowerCase();
+  if (!discordName.test(name)) return `its name cannot be a Discord subcommand name (lower case, at most ${discordLimits.name} characters)`;
+  const schema = tool.inputSchema as JsonSchema;
+  const entries = Object.entries(schema.properties ?? {});
+  if (entries.length > discordLimits.options) return `it has more than ${discordLimits.options} arguments`;
+  const required = new Set(schema.required ?? []);
+  const options: APIApplicationCommandBasicOption[] = [];
+  const kinds: Record<string, ArgumentKind> = {};
+  const nullableArguments = new Set<string>();
+  for (const [argument, property] of entries) {
+    if (!discordName.test(argument)) return `its argument "${argument}" cannot be a Discord option name`;
+    const { kind, schema: inner, nullable } = describeProperty(property);
+    kinds[argument] = kind;
+    if (nullable) nullableArguments.add(argument);
+    const description = shortDescription(inner.description ?? property.description ?? (kind === 'json' ? `${argument}, as JSON` : argument));
+    // Nullable arguments may be left out: null is sent for them.
+    const isRequired = required.has(argument) && !nullable;
+    options.push(optionFor(argument, kind, inner, description, isRequired));
+  }
+  // Discord wants required options first.
+  options.sort((a, b) => Number(b.required ?? false) - Number(a.required ?? false));
+  return {
+    tool,
+    kinds,
+    nullable: nullableArguments,
+    option: { type: ApplicationCommandOptionType.Subcommand, name, description: shortDescription(tool.description), options },
+  };
+}
+
+function describeProperty(property: JsonSchema): { kind: ArgumentKind; schema: JsonSchema; nullable: boolean } {
+  const variants = property.anyOf ?? [property];
+  const nonNull = variants.filter((variant) => variant.type !== 'null');
+  const types = nonNull.flatMap((variant) => ([] as string[]).concat(variant.type ?? []));
+  const nullable = variants.length > nonNull.length || ([] as string[]).concat(property.type ?? []).includes('null');
+  const scalar = types.filter((type) => type !== 'null');
+  const inner: JsonSchema = { ...(nonNull[0] ?? property), description: property.description ?? nonNull[0]?.description };
+  if (scalar.length === 1 && ['string', 'number', 'integer', 'boolean'].includes(scalar[0]!)) return { kind: scalar[0] as ArgumentKind, schema: inner, nullable };
+  return { kind: 'json', schema: inner, nullable };
+}
+
+function optionFor(name: string, kind: ArgumentKind, schema: JsonSchema, description: string, required: boolean): APIApplicationCommandBasicOption {
+  const base = { name, description, required };
+  const choices = (schema.enum ?? []).slice(0, discordLimits.choices);
+  switch (kind) {
+    case 'string':
+      return choices.length > 0
+        ? { ...base, type: ApplicationCommandOptionType.String, choices: choices.map((value) => ({ name: String(value).slice(0, 100), value: String(value) })) }
+        : { ...base, type: ApplicationCommandOptionType.String };
+    case 'integer':
+      return { ...base, type: ApplicationCommandOptionType.Integer, ...bounds(schema) };
+    case 'number':
+      return { ...base, type: ApplicationCommandOptionType.Number, ...bounds(schema) };
+    case 'boolean':
+      return { ...base, type: ApplicationCommandOptionType.Boolean };
+    case 'json':
+      return { ...base, type: ApplicationCommandOptionType.String };
+  }
+}
+
+function bounds(schema: JsonSchema): { min_value?: number; max_value?: number } {
+  const safe = (value: number | undefined) => (value !== undefined && Number.isSafeInteger(Math.trunc(value)) && Math.abs(value) < 2 ** 53 ? value : undefined);
+  const result: { min_value?: number; max_value?: number } = {};
+  if (safe(schema.minimum) !== undefined) result.min_value = schema.minimum;
+  if (safe(schema.maximum) !== undefined && schema.maximum! < 2 ** 53 - 1) result.max_value = schema.maximum;
+  return result;
+}
+
+function shortDescription(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim() || '-';
+  return line.length <= discordLimits.description ? line : `${line.slice(0, discordLimits.description - 1)}…`;
+}
+
+/**
+ * The arguments a subcommand's options give, ready for the tool's own validator: JSON options are
+ * parsed (a parse error is an issue); arguments left out are null where the schema allows it, else absent.
+ */
+export function argumentsFrom(subcommand: ToolSubcommand, values: ReadonlyMap<string, string | number | boolean>): { ok: true; args: Record<string, unknown> } | { ok: false; issues: string[] } {
+  const args: Record<string, unknown> = {};
+  const issues: string[] = [];
+  for (const [argument, kind] of Object.entries(subcommand.kinds)) {
+    const value = values.get(argument);
+    if (value === undefined) {
+      if (subcommand.nullable.has(argument)) args[argument] = null;
+      continue;
+    }
+    if (kind !== 'json') {
+      args[argument] = value;
+      continue;
+    }
+    try {
+      args[argument] = JSON.parse(String(value));
+    } catch (error) {
+      issues.push(`${argument}: not valid JSON (${(error as Error).message})`);
+    }
+  }
+  return issues.length > 0 ? { ok: false, issues } : { ok: true, args };
+}

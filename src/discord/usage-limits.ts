@@ -1,0 +1,65 @@
+import type { Store } from '../../db/store.ts';
+
+export interface UsageLimitSettings {
+  userMessagesPerMinute: number;
+  dailyTokenBudget: number;
+}
+
+export type LimitVerdict = { ok: true } | { ok: false; tell: boolean; message: string };
+
+/**
+ * The per-user message rate (a sliding minute) and the per-server daily token budget (UTC days).
+ * Past either, the person is told once per window when it resets, and no model call is made.
+ */
+export class UsageLimits {
+  private readonly recent = new Map<string, number[]>();
+  private readonly told = new Map<string, number>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly settings: UsageLimitSettings,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  check(userId: string, guildId: string): LimitVerdict {
+    const now = this.now();
+    if (this.settings.dailyTokenBudget > 0) {
+      const dayStart = Math.floor(now / 86_400_000) * 86_400_000;
+      const used = this.store.runs.tokensSince(guildId, dayStart);
+      if (used >= this.settings.dailyTokenBudget) {
+        return this.refuse(`budget:${guildId}:${userId}`, dayStart + 86_400_000, now, `This server has used its ${this.settings.dailyTokenBudget.toLocaleString('en-US')} tokens for today.`);
+      }
+    }
+    if (this.settings.userMessagesPerMinute > 0) {
+      const times = (this.recent.get(userId) ?? []).filter((time) => time > now - 60_000);
+      if (times.length >= this.settings.userMessagesPerMinute) {
+        this.recent.set(userId, times);
+        return this.refuse(`rate:${userId}`, times[0]! + 60_000, now, `You have sent ${this.settings.userMessagesPerMinute} messages in the last minute.`);
+      }
+      times.push(now);
+      this.recent.set(userId, times);
+    }
+    this.forgetIdle(now);
+    return { ok: true };
+  }
+
+  private refuse(key: string, resetsAt: number, now: number, why: string): LimitVerdict {
+    const tell = (this.told.get(key) ?? 0) < now;
+    if (tell) this.told.set(key, resetsAt);
+    const seconds = Math.max(1, Math.ceil((resetsAt - now) / 1000));
+    return { ok: false, tell, message: `${why} I will answer again <t:${Math.floor(resetsAt / 1000)}:R> (in about ${formatSeconds(seconds)}).` };
+  }
+
+  /** Drops what no longer matters, so the maps do not grow with everyone ever seen. */
+  private forgetIdle(now: number): void {
+    if (this.recent.size < 1000) return;
+    for (const [user, times] of this.recent) if (times.every((time) => time <= now - 60_000)) this.recent.delete(user);
+    for (const [key, until] of this.told) if (until < now) this.told.delete(key);
+  }
+}
+
+function formatSeconds(seconds: number): string {
+  if (seconds < 90) return `${seconds} seconds`;
+  if (seconds < 90 * 60) return `${Math.ceil(seconds / 60)} minutes`;
+  return `${Math.ceil(seconds / 3600)} hours`;
+}
