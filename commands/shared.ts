@@ -1,8 +1,7 @@
-import { ApplicationIntegrationType, InteractionContextType, MessageFlags, PermissionFlagsBits } from 'discord.js';
+import { ApplicationIntegrationType, InteractionContextType, PermissionFlagsBits } from 'discord.js';
 import type { ConversationRow } from '../db/conversations.ts';
 import type { CommandContext, CommandInteraction, CommandSetup } from '../src/discord/command-context.ts';
 import { isModerator } from '../src/discord/moderation.ts';
-import { noPings } from '../src/discord/send.ts';
 
 /** Every command lives in servers only. */
 export const guildOnly = { contexts: [InteractionContextType.Guild], integration_types: [ApplicationIntegrationType.GuildInstall] };
@@ -15,12 +14,7 @@ export function moderatorVisibility(setup: CommandSetup): { default_member_permi
   return { default_member_permissions: setup.moderatorRoleIds.length === 0 ? PermissionFlagsBits.ManageMessages.toString() : null };
 }
 
-/** An answer only the person who ran the command sees. */
-export async function privately(interaction: CommandInteraction, content: string): Promise<void> {
-  const message = { content, allowedMentions: noPings };
-  if (interaction.deferred || interaction.replied) await interaction.followUp({ ...message, flags: MessageFlags.Ephemeral });
-  else await interaction.reply({ ...message, flags: MessageFlags.Ephemeral });
-}
+export { replyPrivately as privately } from '../src/discord/reply-privately.ts';
 
 export function isModeratorIn(interaction: CommandInteraction, context: Pick<CommandContext, 'moderatorRoleIds'>): boolean {
   return isModerator(interaction.member, interaction.channel, context.moderatorRoleIds);

@@ -23,6 +23,10 @@ describe('settings', () => {
           toolPosts: 'all',
           maxConcurrentRuns: 4,
           attachmentMaxBytes: 16_384,
+          commandGuildId: null,
+          moderatorRoleIds: [],
+          userMessagesPerMinute: 10,
+          dailyTokenBudget: 1_000_000,
         },
       },
     });

@@ -2,7 +2,7 @@ import { type Interaction, MessageFlags } from 'discord.js';
 import { isModerator } from './moderation.ts';
 import type { CommandContext, CommandDefinition, CommandInteraction } from './command-context.ts';
 import { describeDiscordError } from './execute-run.ts';
-import { noPings } from './send.ts';
+import { replyPrivately } from './reply-privately.ts';
 
 /**
  * Routes a command to its definition. Moderator commands check Discord's permissions again each
@@ -19,23 +19,16 @@ export function commandRouter(commands: readonly CommandDefinition[], context: C
     const command = byName.get(interaction.commandName);
     const cached = interaction as CommandInteraction;
     try {
-      if (!command) return await answerPrivately(cached, 'I do not know that command (any more).');
+      if (!command) return await replyPrivately(cached, 'I do not know that command (any more).');
       if (command.moderatorOnly && !isModerator(cached.member, cached.channel, context.moderatorRoleIds)) {
-        return await answerPrivately(cached, 'This command is for moderators.');
+        return await replyPrivately(cached, 'This command is for moderators.');
       }
       await command.execute(cached, context);
     } catch (error) {
       context.logger.error({ err: error, command: interaction.commandName, cause: describeDiscordError(error) }, 'a command failed');
-      await answerPrivately(cached, 'Something went wrong with that command. The operator can find the cause in the logs.').catch((reportError: unknown) =>
+      await replyPrivately(cached, 'Something went wrong with that command. The operator can find the cause in the logs.').catch((reportError: unknown) =>
         context.logger.warn({ err: reportError }, 'could not report a failed command'),
       );
     }
   };
-}
-
-async function answerPrivately(interaction: CommandInteraction, content: string): Promise<void> {
-  const message = { content, allowedMentions: noPings };
-  if (interaction.deferred) await interaction.editReply(message);
-  else if (interaction.replied) await interaction.followUp({ ...message, flags: MessageFlags.Ephemeral });
-  else await interaction.reply({ ...message, flags: MessageFlags.Ephemeral });
 }

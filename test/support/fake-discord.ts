@@ -10,14 +10,20 @@
  *   await fake.close();     // then: throws if the bot broke Discord's spec or our rules
  *
  * The pieces live in fake-discord/: the world (state), payloads and messages (Discord's JSON),
- * gateway, rest (the one pipeline every request goes through), the routes, threads, faults.
+ * gateway, rest (the one pipeline every request goes through), the routes, threads, faults,
+ * application commands and interactions (a user runs a command; the bot answers through REST).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ChannelType, GatewayDispatchEvents } from 'discord.js';
+import { CommandStore } from './fake-discord/application-commands.ts';
 import { channelRoutes } from './fake-discord/channel-routes.ts';
+import { commandRoutes } from './fake-discord/command-routes.ts';
 import { Faults } from './fake-discord/faults.ts';
 import { FakeGateway } from './fake-discord/gateway.ts';
+import { createRole, giveRole, setRolePermissions } from './fake-discord/guild-roles.ts';
+import { interactionRoutes } from './fake-discord/interaction-routes.ts';
+import { InteractionStore, runCommand } from './fake-discord/interactions.ts';
 import { messageRoutes } from './fake-discord/message-routes.ts';
 import { userMessage } from './fake-discord/messages.ts';
 import { guildCreatePayload, readyPayload } from './fake-discord/payloads.ts';
@@ -67,10 +73,12 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     problem,
     changed,
   });
-  const services: FakeServices = { world, gateway, baseUrl, gatewayUrl, messageContentAllowed };
+  const services: FakeServices = { world, gateway, baseUrl, gatewayUrl, messageContentAllowed, problem };
+  const commands = new CommandStore(world);
+  const interactions = new InteractionStore({ deadlineMs: options.interactionDeadlineMs ?? 3000, problem });
   server.on('request', restHandler({
     world,
-    routes: [...messageRoutes(services), ...channelRoutes(services)],
+    routes: [...messageRoutes(services), ...channelRoutes(services), ...commandRoutes(services, commands), ...interactionRoutes(services, interactions)],
     token: botToken,
     faults,
     requests,
@@ -150,6 +158,12 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     async deleteThread(threadId) {
       await deleteThread(world, gateway, threadId);
     },
+    userRunsCommand: (input) =>
+      runCommand({ world, gateway, commands, interactions, waitFor: (check, waitOptions) => changes.waitFor(check, waitOptions, describe) }, input),
+    registeredCommands: (scope = {}) => commands.list(scope.guildId),
+    giveRole: (userId, roleId) => giveRole(world, gateway, userId, roleId),
+    createRole: (input) => createRole(world, gateway, input),
+    setRolePermissions: (roleId, bits) => setRolePermissions(world, gateway, roleId, bits),
 
     messages: (channelId) => [...(world.messagesByChannel.get(channelId) ?? [])],
     botMessages: (channelId) =>
@@ -177,6 +191,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     async close() {
       if (closed) return;
       closed = true;
+      interactions.close();
       // A client that is still connected reconnects for ever once the port is gone; give a
       // just-destroyed client a moment to finish its closing handshake before judging.
       for (let waited = 0; gateway.openSockets() > 0 && waited < 200; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));

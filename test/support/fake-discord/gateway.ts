@@ -212,6 +212,8 @@ function requiredIntent(t: string, d: unknown): number {
     return (d as { guild_id?: string }).guild_id ? GatewayIntentBits.GuildMessages : GatewayIntentBits.DirectMessages;
   }
   if (t === GatewayDispatchEvents.TypingStart) return GatewayIntentBits.GuildMessageTyping;
+  // A privileged intent: without it Discord sends a member's changes only to the member itself.
+  if (t.startsWith('GUILD_MEMBER_')) return GatewayIntentBits.GuildMembers;
   if (t.startsWith('GUILD_') || t.startsWith('CHANNEL_') || t.startsWith('THREAD_')) return GatewayIntentBits.Guilds;
   return 0;
 }

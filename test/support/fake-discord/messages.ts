@@ -163,7 +163,8 @@ function mentionOf(world: World, userId: string): APIUserWithMember {
   return member === undefined ? { ...user } : { ...user, member };
 }
 
-function serveAttachment(world: World, fileBaseUrl: string, channelId: string, filename: string, contentType: string, body: Buffer): APIAttachment {
+/** Stores a file for the fake to serve and returns the attachment that points at it. */
+export function serveAttachment(world: World, fileBaseUrl: string, channelId: string, filename: string, contentType: string, body: Buffer): APIAttachment {
   const id = world.nextId();
   const path = `/attachments/${channelId}/${id}/${encodeURIComponent(filename)}`;
   world.files.set(path, { contentType, body });

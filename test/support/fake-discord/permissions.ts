@@ -2,7 +2,8 @@
  * The permission bits the fake seeds and enforces. The bot's permissions in a channel are the OR of
  * its roles' bits (@everyone and its managed role); channel overwrites are not modelled.
  */
-import { PermissionFlagsBits as Bits } from 'discord.js';
+import { PermissionFlagsBits as Bits, PermissionsBitField } from 'discord.js';
+import type { World } from './world.ts';
 
 /** What @everyone may do on a fresh server (a subset of Discord's defaults that matter here). */
 export const defaultEveryonePermissions =
@@ -25,6 +26,21 @@ export const defaultBotPermissions = defaultEveryonePermissions | Bits.ManageThr
 /** Whether `granted` includes every bit of `required` (Administrator includes all). */
 export function allows(granted: bigint, required: bigint): boolean {
   return (granted & Bits.Administrator) !== 0n || (granted & required) === required;
+}
+
+/** Every permission bit there is: what the guild owner and an Administrator hold. */
+export const allPermissions = PermissionsBitField.All;
+
+/**
+ * A member's permissions in any channel of the guild, as Discord computes them for an interaction's
+ * `member.permissions` and `app_permissions`: the owner holds all, Administrator grants all, and
+ * otherwise the OR of @everyone and the member's roles (channel overwrites are not modelled).
+ */
+export function memberPermissions(world: World, userId: string): bigint {
+  if (userId === world.ownerId) return allPermissions;
+  const roleIds = [world.guildId, ...(world.members.get(userId)?.roles ?? [])];
+  const bits = roleIds.reduce((granted, id) => granted | BigInt(world.roles.get(id)?.permissions ?? '0'), 0n);
+  return (bits & Bits.Administrator) !== 0n ? allPermissions : bits;
 }
 
 export { Bits as PermissionBits };

@@ -61,7 +61,7 @@ export function restHandler(options: RestOptions): (request: IncomingMessage, re
       }
       if (!matched.route.noAuth && headers.authorization !== `Bot ${options.token}`) throw unauthorized();
       if (!/^DiscordBot \(/.test(headers['user-agent'] ?? '')) problem(`REST: ${method} ${path} without Discord's "DiscordBot (url, version)" User-Agent`);
-      checkBody(matched.route, matched.params, method, path, body, problem);
+      checkBody(matched.route, matched.params, method, shortPath(path), body, problem);
 
       const fault = faults.take(method, path);
       if (fault !== undefined) {
@@ -89,12 +89,18 @@ export function restHandler(options: RestOptions): (request: IncomingMessage, re
 
 /** Spec problems fail the request as Discord would (400 Invalid Form Body); policy problems do not. */
 function checkBody(route: Route, params: Record<string, string>, method: string, path: string, body: unknown, problem: (message: string) => void): void {
-  if (route.botMessage) for (const message of mentionPolicyProblems(body)) problem(`REST ${method} ${path}: ${message}`);
-  if (route.schema === undefined) return;
-  const schema = typeof route.schema === 'function' ? route.schema(params) : route.schema;
+  const message = typeof route.botMessage === 'function' ? route.botMessage(body, params) : route.botMessage ? body : undefined;
+  if (message !== undefined) for (const policy of mentionPolicyProblems(message)) problem(`REST ${method} ${path}: ${policy}`);
+  const schema = typeof route.schema === 'function' ? route.schema(params, body) : route.schema;
+  if (schema === undefined) return;
   const problems = specProblems(schema, body);
   for (const message of problems) problem(`REST ${method} ${path}: ${message}`);
   if (problems.length > 0) throw invalidFormBody({ _body: problems.join('; ') });
+}
+
+/** The path for a problem's text, without the long interaction token in it. */
+function shortPath(path: string): string {
+  return path.replace(/\/[A-Za-z0-9_-]{64,}(?=\/|$)/g, '/{token}');
 }
 
 async function readRaw(request: IncomingMessage): Promise<Buffer> {

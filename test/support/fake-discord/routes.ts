@@ -15,6 +15,8 @@ export interface FakeServices {
   baseUrl: string;
   gatewayUrl: string;
   messageContentAllowed: boolean;
+  /** Records a breach of Discord's rules that the route found (rest.ts records the spec's). */
+  problem(message: string): void;
 }
 
 export interface RouteContext {
@@ -34,10 +36,16 @@ export interface Route {
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   /** Below /api/v10, with `:name` parameters: `/channels/:channelId/messages`. */
   pattern: string;
-  /** The spec's request schema for the body (a function when it depends on the target). */
-  schema?: RequestSchema | ((params: Record<string, string>) => RequestSchema);
-  /** The body is a message the bot posts: our mention policy applies. */
-  botMessage?: boolean;
+  /**
+   * The spec's request schema for the body (a function when it depends on the target or on the
+   * body itself; undefined then means the handler judges the body).
+   */
+  schema?: RequestSchema | ((params: Record<string, string>, body: unknown) => RequestSchema | undefined);
+  /**
+   * The body is a message the bot posts: our mention policy applies. A function picks the message
+   * out of the body (an interaction callback's `data`), or returns undefined when there is none.
+   */
+  botMessage?: boolean | ((body: unknown, params: Record<string, string>) => unknown);
   /** Discord answers this route without a token. */
   noAuth?: boolean;
   handle(context: RouteContext): RouteReply | Promise<RouteReply>;

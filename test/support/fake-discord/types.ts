@@ -2,6 +2,9 @@
  * The public shape of the fake Discord: what a test may ask of it and what it records.
  */
 import type { APIThreadChannel, APITextChannel, GatewayMessageCreateDispatchData } from 'discord.js';
+import type { CreateRoleInput, FakeInteraction, FakeRegisteredCommand, RunCommandInput } from './interaction-types.ts';
+
+export type * from './interaction-types.ts';
 
 /** Options of `startFakeDiscord`. */
 export interface FakeDiscordOptions {
@@ -11,6 +14,8 @@ export interface FakeDiscordOptions {
   latencyMs?: number;
   /** The gateway's HELLO heartbeat_interval; Discord's is 41,250 ms. Lower it to see heartbeats in a test. */
   heartbeatIntervalMs?: number;
+  /** How long the bot has to answer an interaction's callback; Discord's 3,000 ms unless given. */
+  interactionDeadlineMs?: number;
 }
 
 /** A message as Discord sends it in MESSAGE_CREATE (always in a guild here). */
@@ -156,6 +161,22 @@ export interface FakeDiscord {
   createThread(channelId: string, name: string, ownerId: string, options?: { fromMessageId?: string }): Promise<FakeThread>;
   /** Deletes a thread and its messages and dispatches THREAD_DELETE. */
   deleteThread(threadId: string): Promise<void>;
+  /**
+   * A user runs a registered slash or message command: INTERACTION_CREATE (type 2) with the options
+   * typed as the command registered them and the member's permissions in the channel. Throws when
+   * Discord's client would not let the user send it (no such command, unknown or missing required
+   * options, a value of the wrong type, default_member_permissions the member lacks). The bot then
+   * has `interactionDeadlineMs` (3 s) to answer; an answer never given or given late is a problem.
+   */
+  userRunsCommand(input: RunCommandInput): Promise<FakeInteraction>;
+  /** The commands registered (PUT) globally, or for a guild: as GET …/commands returns them. */
+  registeredCommands(scope?: { guildId?: string }): FakeRegisteredCommand[];
+  /** Gives a member a role and dispatches GUILD_MEMBER_UPDATE (sent with the GuildMembers intent only). */
+  giveRole(userId: string, roleId: string): Promise<void>;
+  /** Creates a role (placed above the others) and dispatches GUILD_ROLE_CREATE; resolves with its id. */
+  createRole(input: CreateRoleInput): Promise<string>;
+  /** Sets a role's permission bits and dispatches GUILD_ROLE_UPDATE. */
+  setRolePermissions(roleId: string, bits: bigint): Promise<void>;
 
   /** Every message in a channel or thread, oldest first, users' and the bot's. */
   messages(channelId: string): FakeMessage[];

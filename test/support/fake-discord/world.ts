@@ -117,9 +117,10 @@ export class World {
     return user;
   }
 
-  private addRole(fields: { id: string; name: string; position: number; permissions: bigint; managed?: boolean; hoist?: boolean; tags?: APIRole['tags'] }): void {
+  /** Adds a role to the guild (as Discord sends roles: every field present). */
+  addRole(fields: { id: string; name: string; position: number; permissions: bigint; managed?: boolean; hoist?: boolean; tags?: APIRole['tags'] }): APIRole {
     const { permissions, ...rest } = fields;
-    this.roles.set(fields.id, {
+    const role: APIRole = {
       color: 0,
       colors: { primary_color: 0, secondary_color: null, tertiary_color: null },
       hoist: false,
@@ -130,7 +131,9 @@ export class World {
       flags: noFlags as RoleFlags,
       ...rest,
       permissions: permissions.toString(),
-    });
+    };
+    this.roles.set(role.id, role);
+    return role;
   }
 
   private addTextChannel(id: string, name: string, position: number, topic: string | null): void {

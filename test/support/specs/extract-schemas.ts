@@ -7,6 +7,10 @@
  *   npx tsx test/support/specs/extract-schemas.ts ../shared/specs/openai/openapi.json \
  *     test/support/specs/openai-chat-completions.schema.json CreateChatCompletionRequest
  *
+ * A root may also name an operation's JSON request body, for bodies the spec writes inline rather
+ * than as a named schema (Discord's bulk overwrite of commands is an array):
+ *   'BulkOverwriteApplicationCommandsRequest=PUT /applications/{application_id}/commands'
+ *
  * OpenAPI 3.0's `nullable: true` (still used in places by OpenAI's spec) is rewritten to
  * `anyOf: [schema, {type: "null"}]`, and descriptions are dropped to keep the subset small.
  */
@@ -23,6 +27,7 @@ if (!specPath || !outPath || roots.length === 0) {
 const spec = JSON.parse(readFileSync(specPath, 'utf8')) as {
   info: { title: string; version: string };
   components: { schemas: Record<string, Json> };
+  paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: Json }> } }>>;
 };
 const all = spec.components.schemas;
 const prefix = '#/components/schemas/';
@@ -63,7 +68,19 @@ function visit(name: string): void {
   picked.set(name, rewrite(schema));
 }
 
-for (const root of roots) visit(root);
+/** `Name=METHOD /path`: the operation's application/json request body, under `Name`. */
+function visitRequestBody(name: string, operation: string): void {
+  const [method = '', path = ''] = operation.trim().split(/\s+/, 2);
+  const schema = spec.paths[path]?.[method.toLowerCase()]?.requestBody?.content?.['application/json']?.schema;
+  if (schema === undefined) throw new Error(`no application/json request body for ${operation}`);
+  picked.set(name, rewrite(schema));
+}
+
+for (const root of roots) {
+  const at = root.indexOf('=');
+  if (at === -1) visit(root);
+  else visitRequestBody(root.slice(0, at), root.slice(at + 1));
+}
 
 const out = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',

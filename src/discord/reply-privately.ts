@@ -1,0 +1,14 @@
+import { MessageFlags } from 'discord.js';
+import type { CommandInteraction } from './command-context.ts';
+import { noPings } from './send.ts';
+
+/**
+ * An answer only the person who ran the command sees. After a deferral it fills the deferred
+ * reply (a follow-up would be swallowed into it, whatever its flags say).
+ */
+export async function replyPrivately(interaction: CommandInteraction, content: string): Promise<void> {
+  const message = { content, allowedMentions: noPings };
+  if (interaction.deferred) await interaction.editReply(message);
+  else if (interaction.replied) await interaction.followUp({ ...message, flags: MessageFlags.Ephemeral });
+  else await interaction.reply({ ...message, flags: MessageFlags.Ephemeral });
+}

@@ -1,0 +1,190 @@
+/**
+ * Interactions: a user runs a registered command, the fake dispatches INTERACTION_CREATE as Discord
+ * does and keeps what the bot answers. Discord's clock: the callback within 3 s (configurable), the
+ * token for follow-ups and edits for 15 minutes.
+ */
+import { randomBytes } from 'node:crypto';
+import { GatewayDispatchEvents, MessageFlags, PermissionFlagsBits } from 'discord.js';
+import { commandTypes, type CommandStore } from './application-commands.ts';
+import { chatInputOptions, mayUseCommand, partialChannel, type InteractionDataOption, type ResolvedData } from './command-options.ts';
+import type { FakeGateway } from './gateway.ts';
+import { invalidWebhookToken, unknownInteraction, unknownWebhook } from './http-errors.ts';
+import type { FakeInteraction, FakeInteractionReply, FakeRegisteredCommand, RunCommandInput } from './interaction-types.ts';
+import { restMessage } from './payloads.ts';
+import { allows, memberPermissions } from './permissions.ts';
+import type { FakeMessage, WaitForOptions } from './types.ts';
+import type { World } from './world.ts';
+
+/** How long an interaction token serves follow-ups and edits. */
+const tokenLifetimeMs = 15 * 60_000;
+
+/** One dispatched interaction and the bot's answers to it. */
+export interface InteractionRecord {
+  id: string;
+  token: string;
+  applicationId: string;
+  channelId: string;
+  command: FakeRegisteredCommand;
+  /** The name with its subcommand group and subcommand ("tool run"), as messages show it. */
+  fullName: string;
+  userId: string;
+  targetMessageId?: string;
+  payload: Record<string, unknown>;
+  deadlineAt: number;
+  expiresAt: number;
+  acknowledged: boolean;
+  deferred: boolean;
+  /** The original response (ephemeral ones are not among the channel's messages). */
+  original?: FakeMessage;
+  followups: FakeMessage[];
+  replies: FakeInteractionReply[];
+  missedDeadline: boolean;
+  timer?: NodeJS.Timeout;
+}
+
+export class InteractionStore {
+  private readonly records = new Map<string, InteractionRecord>();
+
+  constructor(private readonly options: { deadlineMs: number; problem(message: string): void }) {}
+
+  get deadlineMs(): number {
+    return this.options.deadlineMs;
+  }
+
+  add(record: InteractionRecord): void {
+    this.records.set(record.id, record);
+    record.timer = setTimeout(() => {
+      if (!record.acknowledged) this.missDeadline(record);
+    }, this.options.deadlineMs);
+    record.timer.unref();
+  }
+
+  /** Records, once, that the bot let the callback deadline pass (the user sees "The application did not respond"). */
+  missDeadline(record: InteractionRecord): void {
+    if (record.missedDeadline) return;
+    record.missedDeadline = true;
+    this.options.problem(
+      `interaction ${record.id} (/${record.fullName}): the bot did not answer within ${this.options.deadlineMs / 1000} s ` +
+        '(reply or deferReply first; Discord answers a later callback with 404 Unknown interaction)',
+    );
+  }
+
+  /** The interaction of a callback, or Discord's 404 Unknown interaction. */
+  forCallback(id: string, token: string): InteractionRecord {
+    const record = this.records.get(id);
+    if (record === undefined || record.token !== token) throw unknownInteraction();
+    return record;
+  }
+
+  /** The interaction behind a webhook (follow-ups, edits), or Discord's webhook errors. */
+  forWebhook(applicationId: string, token: string): InteractionRecord {
+    const record = [...this.records.values()].find((candidate) => candidate.token === token);
+    if (record === undefined || record.applicationId !== applicationId) throw unknownWebhook();
+    if (performance.now() > record.expiresAt) throw invalidWebhookToken();
+    // Before the callback the interaction has no webhook yet.
+    if (!record.acknowledged) throw unknownWebhook();
+    return record;
+  }
+
+  /** Whether the interaction of this token has a deferred reply still loading (for the mention policy). */
+  isLoadingOriginal(token: string): boolean {
+    const original = [...this.records.values()].find((record) => record.token === token)?.original;
+    return original !== undefined && ((original.flags ?? 0) & MessageFlags.Loading) !== 0;
+  }
+
+  close(): void {
+    for (const record of this.records.values()) clearTimeout(record.timer);
+  }
+}
+
+export interface RunCommandServices {
+  world: World;
+  gateway: FakeGateway;
+  commands: CommandStore;
+  interactions: InteractionStore;
+  waitFor<T>(check: () => T | undefined | null | false, options: WaitForOptions): Promise<T>;
+}
+
+/** `fake.userRunsCommand`: checks what Discord's client checks, dispatches, returns the handle. */
+export async function runCommand(services: RunCommandServices, input: RunCommandInput): Promise<FakeInteraction> {
+  const { world, gateway, commands, interactions } = services;
+  const type = input.type === 'message' ? commandTypes.message : commandTypes.chatInput;
+  const fail = (message: string) => new Error(`fake Discord: userRunsCommand ${input.name}: ${message}`);
+  const command = commands.find(world.guildId, input.name, type);
+  if (command === undefined) throw fail(`no ${input.type ?? 'chat-input'} command of that name is registered (globally or for the guild)`);
+  const channel = world.channels.get(input.channelId);
+  if (channel === undefined) throw fail(`no channel ${input.channelId}`);
+  const user = world.author(input.author);
+  const permissions = memberPermissions(world, user.id);
+  if (!allows(permissions, PermissionFlagsBits.UseApplicationCommands)) throw fail(`${user.username} lacks UseApplicationCommands`);
+  if (!mayUseCommand(command, permissions)) throw fail(`${user.username} lacks default_member_permissions ${command.default_member_permissions}; Discord hides the command`);
+  if (command.contexts?.includes(0) === false || command.integration_types?.includes(0) === false) throw fail('the command is not available in guilds (contexts / integration_types)');
+
+  let data: { options?: InteractionDataOption[]; resolved?: ResolvedData; target_id?: string };
+  let fullName = command.name;
+  if (type === commandTypes.message) {
+    if (input.targetMessageId === undefined) throw fail('a message command needs targetMessageId');
+    const target = world.messagesByChannel.get(channel.id)?.find((message) => message.id === input.targetMessageId);
+    if (target === undefined) throw fail(`no message ${input.targetMessageId} in channel ${channel.id}`);
+    data = { target_id: target.id, resolved: { messages: { [target.id]: restMessage(target) } } };
+  } else {
+    const { options, resolved } = chatInputOptions(world, command, input, permissions);
+    fullName = [command.name, input.subcommandGroup, input.subcommand].filter(Boolean).join(' ');
+    data = { ...(options.length > 0 ? { options } : {}), ...(Object.keys(resolved).length > 0 ? { resolved } : {}) };
+  }
+
+  const id = world.nextId();
+  const token = Buffer.from(`interaction:${id}:${randomBytes(48).toString('base64url')}`).toString('base64url');
+  const member = world.members.get(user.id)!;
+  const payload: Record<string, unknown> = {
+    id,
+    application_id: world.botUser.id,
+    type: 2,
+    data: { id: command.id, name: command.name, type: command.type, ...data, ...(command.guild_id ? { guild_id: command.guild_id } : {}) },
+    guild: { id: world.guildId, locale: 'en-US', features: [] },
+    guild_id: world.guildId,
+    channel: partialChannel(world, channel, permissions),
+    channel_id: channel.id,
+    member: { ...member, user, permissions: permissions.toString() },
+    token,
+    version: 1,
+    app_permissions: memberPermissions(world, world.botUser.id).toString(),
+    locale: 'en-US',
+    guild_locale: 'en-US',
+    entitlements: [],
+    // Discord's value for a guild-installed app used in a guild: the guild install, by guild id.
+    authorizing_integration_owners: { '0': world.guildId },
+    context: 0,
+    attachment_size_limit: 10 * 1024 * 1024,
+  };
+  const now = performance.now();
+  const record: InteractionRecord = {
+    id, token, applicationId: world.botUser.id, channelId: channel.id, command, fullName, userId: user.id,
+    ...(data.target_id ? { targetMessageId: data.target_id } : {}),
+    payload, deadlineAt: now + interactions.deadlineMs, expiresAt: now + tokenLifetimeMs,
+    acknowledged: false, deferred: false, followups: [], replies: [], missedDeadline: false,
+  };
+  interactions.add(record);
+  await gateway.dispatch(GatewayDispatchEvents.InteractionCreate, payload);
+  return interactionHandle(record, services.waitFor);
+}
+
+function interactionHandle(record: InteractionRecord, waitFor: RunCommandServices['waitFor']): FakeInteraction {
+  return {
+    id: record.id,
+    token: record.token,
+    payload: record.payload,
+    get acknowledged() {
+      return record.acknowledged;
+    },
+    get deferred() {
+      return record.deferred;
+    },
+    replies: () => structuredClone(record.replies),
+    waitForReply: (predicate, options = {}) =>
+      waitFor(
+        () => record.replies.find((reply) => !(reply.kind === 'callback' && reply.type === 5) && (predicate === undefined || predicate(reply))),
+        { what: `a reply to /${record.fullName}${predicate ? ` matching ${predicate.toString()}` : ''}`, ...options },
+      ),
+  };
+}
