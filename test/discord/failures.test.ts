@@ -75,7 +75,7 @@ describe('failures reach people', () => {
 
   it('keeps the tool calls already made when it retries a context that was too long', async () => {
     world = await startBotWorld();
-    const { discord, model } = world;
+    const { model } = world;
     model.enqueue(
       toolCalls({ name: 'calculator', arguments: { expression: '6*7' }, id: 'call_kept' }),
       apiError(400, 'maximum context length exceeded', { code: 'context_length_exceeded' }),

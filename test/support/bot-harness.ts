@@ -17,6 +17,8 @@ import { loadTokenCounter } from '../../src/memory/token-counter.ts';
 import { type Instance, startInstance } from '../../src/run-log/instance.ts';
 import { builtInTools } from '../../tools/index.ts';
 import { commands } from '../../commands/index.ts';
+import type { RuntimeTool } from '../../src/agent/tool.ts';
+import type { CommandDefinition } from '../../src/discord/command-context.ts';
 import { modelClientFor } from './agent-harness.ts';
 import { type FakeDiscord, startFakeDiscord } from './fake-discord.ts';
 import { type ScriptedModel, startScriptedModel } from './scripted-model.ts';
@@ -40,6 +42,7 @@ export async function startBotWorld(
   settings: Partial<DiscordSettings> = {},
   agent: Partial<AgentSettings> = {},
   client: Partial<OpenAIModelClientOptions> = {},
+  extra: { commands?: readonly CommandDefinition[]; tools?: readonly RuntimeTool[] } = {},
 ): Promise<BotWorld> {
   const discord = await startFakeDiscord();
   const model = await startScriptedModel();
@@ -68,13 +71,13 @@ export async function startBotWorld(
         token: discord.token,
       },
       agent: { ...defaultAgentSettings, ...agent },
-      commands,
+      commands: extra.commands ?? commands,
       memory: { tokenBudget: 8000, messageTokenCap: 1500 },
       operatorPrompt: null,
       store,
       counter,
       model: limitModelCalls(modelClientFor(model, client), settings.maxConcurrentRuns ?? 4),
-      tools: buildToolRegistry(builtInTools),
+      tools: extra.tools ?? buildToolRegistry(builtInTools),
       instanceId: instance.id,
       logger: silentLogger,
     });

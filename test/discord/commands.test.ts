@@ -1,0 +1,199 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { commands } from '../../commands/index.ts';
+import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
+import { builtInTools } from '../../tools/index.ts';
+import { defineTool } from '../../tools/define-tool.ts';
+import { type BotWorld, startBotWorld } from '../support/bot-harness.ts';
+import { finalAnswer, toolCalls } from '../support/scripted-model.ts';
+
+let world: BotWorld;
+afterEach(async () => {
+  await world?.close();
+});
+
+const mention = () => `<@${world.discord.botUser.id}>`;
+const botPosts = (channelId: string, count: number) =>
+  world.discord.waitFor(() => {
+    const posts = world.discord.botMessages(channelId);
+    return posts.length >= count && posts;
+  }, { what: `${count} bot messages` });
+async function conversation(content = 'hello', answer = 'Hi.') {
+  world.model.enqueue(finalAnswer(answer));
+  await world.discord.userSays({ channelId: world.discord.channels.general, author: 'ada', content: `${mention()} ${content}`, mentions: [world.discord.botUser.id] });
+  const thread = await world.discord.waitFor(() => world.discord.threads()[0]);
+  await botPosts(thread.id, 1);
+  return thread;
+}
+
+const secret = defineTool({ name: 'purge_cache', description: 'Moderators only.', parameters: z.object({}), moderatorOnly: true, execute: () => 'purged' });
+
+describe('registration', () => {
+  it('registers the commands once, not again on an unchanged restart, and again when a description changes', async () => {
+    world = await startBotWorld();
+    const puts = () => world.discord.requests.filter((request) => request.method === 'PUT' && request.path.endsWith('/commands')).length;
+    expect(world.discord.registeredCommands().map((command) => command.name).sort()).toEqual(['Agent steps', 'ask', 'help', 'reset', 'steps', 'stop', 'tool', 'usage']);
+    expect(puts()).toBe(1);
+
+    await world.restart();
+    expect(puts()).toBe(1);
+
+    await world.close();
+    const changed = commands.map((command) => (command.name === 'help' ? { ...command, data: () => ({ ...command.data({ tools: [], toolSubcommands: { subcommands: [], leftOut: [] }, moderatorRoleIds: [] }), description: 'Changed.' }) } : command));
+    world = await startBotWorld({}, {}, {}, { commands: changed });
+    expect(world.discord.registeredCommands().find((command) => command.name === 'help')?.description).toBe('Changed.');
+  });
+});
+
+describe('for everyone', () => {
+  it('/help answers privately with the tools', async () => {
+    world = await startBotWorld();
+    const interaction = await world.discord.userRunsCommand({ name: 'help', author: 'bob', channelId: world.discord.channels.general });
+    const reply = await interaction.waitForReply();
+    expect(reply.ephemeral).toBe(true);
+    expect(reply.content).toContain('**calculator**');
+  });
+
+  it('/tool runs a tool without the model, posts the result, logs it, and the agent remembers it in the thread', async () => {
+    world = await startBotWorld();
+    const thread = await conversation();
+    const interaction = await world.discord.userRunsCommand({ name: 'tool', subcommand: 'calculator', options: { expression: '2+3*4' }, author: 'bob', channelId: thread.id });
+    const reply = await interaction.waitForReply();
+    expect(reply).toMatchObject({ ephemeral: false, content: '🔧 **calculator** `{"expression":"2+3*4"}` → `14`' });
+    expect(world.store.runs.recent(null, 1)[0]).toMatchObject({ model: `direct (/tool by ${world.discord.users.bob})`, status: 'answered' });
+
+    world.model.enqueue((request) => {
+      const tail = request.messages.slice(-3);
+      expect(tail[0]).toMatchObject({ role: 'assistant', tool_calls: [{ function: { name: 'calculator', arguments: '{"expression":"2+3*4"}' } }] });
+      expect(tail[1]).toMatchObject({ role: 'tool', content: '14' });
+      expect(tail[2]).toEqual({ role: 'user', content: 'Ada: what did Bob compute?' });
+      return finalAnswer('Bob computed 14.');
+    });
+    await world.discord.userSays({ channelId: thread.id, author: 'ada', content: 'what did Bob compute?' });
+    expect((await botPosts(thread.id, 3)).at(-1)!.content).toBe('Bob computed 14.');
+  });
+
+  it('/tool answers invalid input privately with the issues, and refuses a moderator-only tool to others', async () => {
+    world = await startBotWorld({}, {}, {}, { tools: buildToolRegistry([...builtInTools, secret]) });
+    const { discord } = world;
+    const bad = await discord.userRunsCommand({ name: 'tool', subcommand: 'current_time', options: { time_zone: 'Mars/Base' }, author: 'bob', channelId: discord.channels.general });
+    expect(await bad.waitForReply()).toMatchObject({ ephemeral: true, content: expect.stringContaining('time_zone: not an IANA time zone name') });
+    const refused = await discord.userRunsCommand({ name: 'tool', subcommand: 'purge_cache', author: 'bob', channelId: discord.channels.general });
+    expect(await refused.waitForReply()).toMatchObject({ ephemeral: true, content: 'Only moderators can run **purge_cache**.' });
+    const allowed = await discord.userRunsCommand({ name: 'tool', subcommand: 'purge_cache', author: 'ada', channelId: discord.channels.general });
+    expect((await allowed.waitForReply()).content).toContain('→ `purged`');
+  });
+
+  it('/ask starts a thread with the prompt, and the answer comes there', async () => {
+    world = await startBotWorld();
+    const { discord, model } = world;
+    model.enqueue((request) => {
+      expect(request.messages.at(-1)).toEqual({ role: 'user', content: 'Ada: what is the capital of France?' });
+      return finalAnswer('Paris.');
+    });
+    const interaction = await discord.userRunsCommand({ name: 'ask', options: { prompt: 'what is the capital of France?' }, author: 'ada', channelId: discord.channels.general });
+    const thread = await discord.waitFor(() => discord.threads()[0]);
+    const reply = await interaction.waitForReply();
+    expect(reply).toMatchObject({ ephemeral: true, content: `Started: <#${thread.id}>` });
+    const posts = await botPosts(thread.id, 2);
+    expect(posts.map((post) => post.content)).toEqual(['**Ada** asked: what is the capital of France?', 'Paris.']);
+    expect(posts[1]!.message_reference?.message_id).toBe(posts[0]!.id);
+  });
+
+  it('/stop stops the run in progress for the person who started the thread, and refuses others', async () => {
+    world = await startBotWorld({ moderatorRoleIds: ['100000000000000099'] });
+    const { discord, model } = world;
+    const thread = await conversation();
+    model.enqueue({ hang: true });
+    await discord.userSays({ channelId: thread.id, author: 'ada', content: 'think hard' });
+    await discord.waitFor(() => model.requests.length === 2);
+
+    const refused = await discord.userRunsCommand({ name: 'stop', author: 'bob', channelId: thread.id });
+    expect((await refused.waitForReply()).content).toMatch(/Only the person who started this conversation, or a moderator/);
+    const stopped = await discord.userRunsCommand({ name: 'stop', author: 'ada', channelId: thread.id });
+    expect(await stopped.waitForReply()).toMatchObject({ ephemeral: true, content: 'Stopped.' });
+    expect((await botPosts(thread.id, 2))[1]!.content).toBe('Stopped before an answer was reached.');
+  });
+
+  it('/reset makes the thread start afresh, keeping the old messages in the database', async () => {
+    world = await startBotWorld();
+    const { discord, model, store } = world;
+    const thread = await conversation('my secret is 42', 'Noted.');
+    const interaction = await discord.userRunsCommand({ name: 'reset', author: 'ada', channelId: thread.id });
+    expect((await interaction.waitForReply()).content).toContain('reset this conversation');
+
+    model.enqueue((request) => {
+      expect(request.messages.slice(1).map((message) => message.content)).toEqual(['Ada: what is my secret?']);
+      return finalAnswer('I do not know.');
+    });
+    await discord.userSays({ channelId: thread.id, author: 'ada', content: 'what is my secret?' });
+    await discord.waitFor(() => discord.botMessages(thread.id).some((post) => post.content === 'I do not know.'));
+    expect(store.messages.count(store.conversations.byKey(`discord:${thread.id}`)!.id)).toBe(4);
+  });
+});
+
+describe('for moderators', () => {
+  it('/steps and "Agent steps" show the log to moderators only, checked again at every use', async () => {
+    // With a moderator role configured, Discord shows the commands to all; the bot checks.
+    const roleId = '100000000000000099';
+    world = await startBotWorld({ moderatorRoleIds: [roleId] });
+    const { discord, model } = world;
+    model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '6*7' } }), finalAnswer('42', ['calculator']));
+    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `${mention()} 6*7`, mentions: [discord.botUser.id] });
+    const thread = await discord.waitFor(() => discord.threads()[0]);
+    const [, answer] = await botPosts(thread.id, 2);
+
+    const refused = await discord.userRunsCommand({ name: 'steps', author: 'bob', channelId: thread.id });
+    expect(await refused.waitForReply()).toMatchObject({ ephemeral: true, content: 'This command is for moderators.' });
+
+    const table = await discord.userRunsCommand({ name: 'steps', author: 'ada', channelId: thread.id });
+    const tableReply = await table.waitForReply();
+    expect(tableReply.ephemeral).toBe(true);
+    expect(tableReply.content).toMatch(/answered .* calculator/);
+
+    const menu = await discord.userRunsCommand({ name: 'Agent steps', type: 'message', targetMessageId: answer!.id, author: 'ada', channelId: thread.id });
+    const detail = await menu.waitForReply();
+    expect(detail.content).toContain('tool-call calculator {"expression":"6*7"} → 42');
+    expect(detail.content).toContain('final answer: "42"');
+
+  });
+
+  it('counts holders of a MODERATOR_ROLE_IDS role as moderators, checked when the command runs', async () => {
+    world = await startBotWorld({ moderatorRoleIds: ['100000000000000021'] });
+    const { discord } = world;
+    const before = await discord.userRunsCommand({ name: 'usage', author: 'bob', channelId: discord.channels.general });
+    expect((await before.waitForReply()).content).toBe('This command is for moderators.');
+    // The bot has no member events (no GuildMembers intent): the interaction's own member data counts.
+    await discord.giveRole(discord.users.bob, '100000000000000021');
+    const after = await discord.userRunsCommand({ name: 'usage', author: 'bob', channelId: discord.channels.general });
+    expect((await after.waitForReply()).content).toMatch(/No runs in this server|Last 7 days/);
+  });
+
+  it('/usage shows tokens and runs per day, busiest threads and people', async () => {
+    world = await startBotWorld();
+    await conversation('hello', 'Hi.');
+    const interaction = await world.discord.userRunsCommand({ name: 'usage', author: 'ada', channelId: world.discord.channels.general });
+    const reply = await interaction.waitForReply();
+    expect(reply.ephemeral).toBe(true);
+    expect(reply.content).toMatch(/\*\*Last 7 days\*\*[\s\S]*- \d{4}-\d{2}-\d{2}: 120 tokens, 1 runs[\s\S]*\*\*Busiest threads\*\*\n- hello: 120 tokens, 1 runs[\s\S]*\*\*Busiest people\*\*\n- Ada: 120 tokens, 1 runs/);
+  });
+});
+
+describe('limits on use', () => {
+  it('past the per-person rate, replies once per window and calls no model', async () => {
+    world = await startBotWorld({ userMessagesPerMinute: 2 });
+    const { discord, model } = world;
+    const thread = await conversation('one');
+    model.enqueue(finalAnswer('Two.'));
+    await discord.userSays({ channelId: thread.id, author: 'ada', content: 'two' });
+    await botPosts(thread.id, 2);
+    await discord.userSays({ channelId: thread.id, author: 'ada', content: 'three' });
+    await discord.userSays({ channelId: thread.id, author: 'ada', content: 'four' });
+    const notice = (await botPosts(thread.id, 3))[2]!;
+    await new Promise((resolve) => setTimeout(resolve, 150));
+
+    expect(notice.content).toMatch(/^You have sent 2 messages in the last minute\. I will answer again <t:\d+:R>/);
+    expect(discord.botMessages(thread.id)).toHaveLength(3);
+    expect(model.requests).toHaveLength(2);
+  });
+});
