@@ -179,7 +179,42 @@ describe('for moderators', () => {
   });
 });
 
+describe('long step logs', () => {
+  it('/steps sends a log too long for a message as an attached Markdown file', async () => {
+    world = await startBotWorld();
+    const { discord, model } = world;
+    const turn = (offset: number) => toolCalls(...Array.from({ length: 8 }, (_, index) => ({ name: 'calculator', arguments: { expression: `${offset + index} * 1234567 + 7654321` } })));
+    model.enqueue(turn(0), turn(10), turn(20), finalAnswer('Done.', ['calculator']));
+    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `${mention()} lots of sums`, mentions: [discord.botUser.id] });
+    const thread = await discord.waitFor(() => discord.threads()[0]);
+    await discord.waitFor(() => discord.botMessages(thread.id).some((post) => post.content.startsWith('Done.')));
+    const runId = world.store.runs.recent(null, 1)[0]!.id;
+
+    const interaction = await discord.userRunsCommand({ name: 'steps', options: { run: runId.slice(0, 8) }, author: 'ada', channelId: thread.id });
+    const reply = await interaction.waitForReply();
+
+    expect(reply.content).toBe('The step log is too long for a message: here it is as a file.');
+    expect(reply.files).toHaveLength(1);
+    expect(reply.files[0]!.name).toBe(`run-${runId.slice(0, 8)}.md`);
+    expect(reply.files[0]!.content).toContain('tool-call calculator {"expression":"27 * 1234567 + 7654321"}');
+  });
+});
+
 describe('limits on use', () => {
+  it("past the server's daily token budget, tells the person once and calls no model", async () => {
+    world = await startBotWorld({ dailyTokenBudget: 100 });
+    const { discord, model } = world;
+    const thread = await conversation('spend it all'); // 120 tokens: over the budget
+    await discord.userSays({ channelId: thread.id, author: 'ada', content: 'more?' });
+    await discord.userSays({ channelId: thread.id, author: 'ada', content: 'still?' });
+    const notice = (await botPosts(thread.id, 2))[1]!;
+    await new Promise((resolve) => setTimeout(resolve, 150));
+
+    expect(notice.content).toMatch(/^This server has used its 100 tokens for today\. I will answer again <t:\d+:R>/);
+    expect(discord.botMessages(thread.id)).toHaveLength(2);
+    expect(model.requests).toHaveLength(1);
+  });
+
   it('past the per-person rate, replies once per window and calls no model', async () => {
     world = await startBotWorld({ userMessagesPerMinute: 2 });
     const { discord, model } = world;
