@@ -24,3 +24,16 @@ export function isModeratorIn(interaction: CommandInteraction, context: Pick<Com
 export function conversationHere(interaction: CommandInteraction, context: CommandContext): ConversationRow | undefined {
   return interaction.channelId ? context.store.conversations.byKey(`discord:${interaction.channelId}`) : undefined;
 }
+
+/**
+ * The conversation here, if the person may steer it (its starter, or a moderator); otherwise the
+ * sentence that says why not.
+ */
+export function steerableConversation(interaction: CommandInteraction, context: CommandContext, action: string): ConversationRow | string {
+  const conversation = conversationHere(interaction, context);
+  if (!conversation) return 'This is not one of my conversations.';
+  if (conversation.started_by_id !== interaction.user.id && !isModeratorIn(interaction, context)) {
+    return `Only the person who started this conversation, or a moderator, can ${action}.`;
+  }
+  return conversation;
+}

@@ -4,7 +4,7 @@ import { commands } from '../../commands/index.ts';
 import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
 import { builtInTools } from '../../tools/index.ts';
 import { defineTool } from '../../tools/define-tool.ts';
-import { type BotWorld, startBotWorld } from '../support/bot-harness.ts';
+import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
 import { finalAnswer, toolCalls } from '../support/scripted-model.ts';
 
 let world: BotWorld;
@@ -12,12 +12,8 @@ afterEach(async () => {
   await world?.close();
 });
 
-const mention = () => `<@${world.discord.botUser.id}>`;
-const botPosts = (channelId: string, count: number) =>
-  world.discord.waitFor(() => {
-    const posts = world.discord.botMessages(channelId);
-    return posts.length >= count && posts;
-  }, { what: `${count} bot messages` });
+const mention = () => mentionOf(world);
+const botPosts = (channelId: string, count: number) => waitForBotPosts(world, channelId, count);
 async function conversation(content = 'hello', answer = 'Hi.') {
   world.model.enqueue(finalAnswer(answer));
   await world.discord.userSays({ channelId: world.discord.channels.general, author: 'ada', content: `${mention()} ${content}`, mentions: [world.discord.botUser.id] });

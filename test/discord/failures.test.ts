@@ -1,6 +1,6 @@
 import { PermissionFlagsBits } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type BotWorld, startBotWorld } from '../support/bot-harness.ts';
+import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
 import { apiError, finalAnswer, toolCalls } from '../support/scripted-model.ts';
 
 let world: BotWorld;
@@ -8,12 +8,8 @@ afterEach(async () => {
   await world?.close();
 });
 
-const mention = () => `<@${world.discord.botUser.id}>`;
-const botPosts = (channelId: string, count: number) =>
-  world.discord.waitFor(() => {
-    const posts = world.discord.botMessages(channelId);
-    return posts.length >= count && posts;
-  }, { what: `${count} bot messages` });
+const mention = () => mentionOf(world);
+const botPosts = (channelId: string, count: number) => waitForBotPosts(world, channelId, count);
 const startConversation = async (content = 'hello') => {
   await world.discord.userSays({ channelId: world.discord.channels.general, author: 'ada', content: `${mention()} ${content}`, mentions: [world.discord.botUser.id] });
   return world.discord.waitFor(() => world.discord.threads()[0]);

@@ -112,3 +112,13 @@ export async function startBotWorld(
     },
   };
 }
+
+/** The bot's mention, as a person types it. */
+export const mentionOf = (world: BotWorld) => `<@${world.discord.botUser.id}>`;
+
+/** Waits until the bot has posted at least `count` messages in `channelId`; returns them. */
+export const waitForBotPosts = (world: BotWorld, channelId: string, count: number) =>
+  world.discord.waitFor(() => {
+    const posts = world.discord.botMessages(channelId);
+    return posts.length >= count && posts;
+  }, { what: `${count} bot messages in ${channelId}` });
