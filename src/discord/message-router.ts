@@ -4,7 +4,6 @@ import {
   type Message,
   type OmitPartialGroupDMChannel,
   type PartialMessage,
-  PermissionFlagsBits,
 } from 'discord.js';
 import type { ConversationRow } from '../../db/conversations.ts';
 import type { Store } from '../../db/store.ts';
@@ -17,6 +16,7 @@ import { formatUserContent } from '../memory/window.ts';
 import type { QueuedWork } from './conversation-runner.ts';
 import { describeDiscordError } from './execute-run.ts';
 import { cleanText, messageText } from './incoming-message.ts';
+import { isModerator } from './moderation.ts';
 import { threadName } from './render.ts';
 import { noPings } from './send.ts';
 import type { ThreadQueues } from './thread-queue.ts';
@@ -58,7 +58,7 @@ export function messageRouter(deps: RouterDependencies) {
   /** Stores the message (null if it already was: the gateway can deliver an event twice). */
   async function record(message: GuildMessage, conversation: ConversationRow): Promise<QueuedWork | null> {
     const content = await messageText(message, client.user.id, botRoleId(message), discord.attachmentMaxBytes);
-    const requester = requesterOf(message);
+    const requester = requesterOf(message, discord.moderatorRoleIds);
     const storedId = memory.recordUserMessage(conversation, {
       authorId: message.author.id,
       authorName: requester.displayName,
@@ -223,12 +223,11 @@ export function messageRouter(deps: RouterDependencies) {
   };
 }
 
-/** Who wrote the message; a moderator is a member who may manage messages where it was written. */
-function requesterOf(message: GuildMessage): Requester {
-  const permissions = message.member ? message.channel.permissionsFor(message.member) : null;
+/** Who wrote the message, and whether Discord says they are a moderator where they wrote it. */
+function requesterOf(message: GuildMessage, moderatorRoleIds: readonly string[]): Requester {
   return {
     id: message.author.id,
     displayName: message.member?.displayName ?? message.author.displayName,
-    isModerator: permissions?.has(PermissionFlagsBits.ManageMessages) ?? false,
+    isModerator: isModerator(message.member, message.channel, moderatorRoleIds),
   };
 }

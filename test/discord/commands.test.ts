@@ -4,12 +4,16 @@ import { commands } from '../../commands/index.ts';
 import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
 import { builtInTools } from '../../tools/index.ts';
 import { defineTool } from '../../tools/define-tool.ts';
+import { tmpdir } from 'node:os';
 import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
+import { startFakeDiscord } from '../support/fake-discord.ts';
+import { runScript } from '../support/run-process.ts';
 import { finalAnswer, toolCalls } from '../support/scripted-model.ts';
 
 let world: BotWorld;
 afterEach(async () => {
   await world?.close();
+  world = undefined as unknown as BotWorld; // a test that starts no world must not close the last one again
 });
 
 const mention = () => mentionOf(world);
@@ -30,6 +34,10 @@ describe('registration', () => {
     const puts = () => world.discord.requests.filter((request) => request.method === 'PUT' && request.path.endsWith('/commands')).length;
     expect(world.discord.registeredCommands().map((command) => command.name).sort()).toEqual(['Agent steps', 'ask', 'help', 'reset', 'steps', 'stop', 'tool', 'usage']);
     expect(puts()).toBe(1);
+    // Without moderator roles, Discord shows the moderator commands to those who may manage messages.
+    const registered = world.discord.registeredCommands();
+    expect(registered.find((command) => command.name === 'steps')?.default_member_permissions).toBe('8192');
+    expect(registered.find((command) => command.name === 'help')?.default_member_permissions ?? null).toBeNull();
 
     await world.restart();
     expect(puts()).toBe(1);
@@ -172,6 +180,20 @@ describe('for moderators', () => {
     const reply = await interaction.waitForReply();
     expect(reply.ephemeral).toBe(true);
     expect(reply.content).toMatch(/\*\*Last 7 days\*\*[\s\S]*- \d{4}-\d{2}-\d{2}: 120 tokens, 1 runs[\s\S]*\*\*Busiest threads\*\*\n- hello: 120 tokens, 1 runs[\s\S]*\*\*Busiest people\*\*\n- Ada: 120 tokens, 1 runs/);
+  });
+});
+
+describe('npm run deploy-commands', () => {
+  it('registers the commands in DISCORD_GUILD_ID, and does nothing when they are up to date', async () => {
+    const discord = await startFakeDiscord();
+    const env = { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', DISCORD_API_URL: discord.apiUrl, DISCORD_TOKEN: discord.token, DISCORD_GUILD_ID: discord.guildId };
+    const first = await runScript('src/deploy-commands.ts', { cwd: tmpdir(), env });
+    const second = await runScript('src/deploy-commands.ts', { cwd: tmpdir(), env });
+    await discord.close();
+
+    expect([first.code, first.stdout.trim().split('\n').at(-1)]).toEqual([0, 'Commands registered.']);
+    expect([second.code, second.stdout.trim().split('\n').at(-1)]).toEqual([0, 'Commands already up to date: nothing to do.']);
+    expect(discord.registeredCommands({ guildId: discord.guildId })).toHaveLength(8);
   });
 });
 
