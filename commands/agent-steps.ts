@@ -10,7 +10,9 @@ export const agentSteps = defineCommand({
   data: (setup) => ({ name: 'Agent steps', type: ApplicationCommandType.Message, ...moderatorVisibility(setup), ...guildOnly }),
   async execute(interaction, context) {
     if (!interaction.isMessageContextMenuCommand()) return;
-    const conversation = conversationHere(interaction, context);
+    // In a thread, its conversation; in a channel (no thread could be made), the question it replies to.
+    const replyTo = interaction.targetMessage.reference?.messageId;
+    const conversation = conversationHere(interaction, context) ?? (replyTo ? context.store.conversations.byKey(`discord:${replyTo}`) : undefined);
     const run = conversation ? context.store.runs.byPostedMessage(conversation.id, interaction.targetMessage.id) : undefined;
     if (!run) return privately(interaction, 'That message is not one of my answers (or its run is no longer on record).');
     await interaction.deferReply({ flags: MessageFlags.Ephemeral });

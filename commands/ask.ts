@@ -20,6 +20,10 @@ export const ask = defineCommand({
     if (!channel || (channel.type !== ChannelType.GuildText && channel.type !== ChannelType.GuildAnnouncement)) {
       return privately(interaction, 'Use /ask in a text channel. In a thread of mine, just write your message.');
     }
+    const { allowedGuildIds, allowedChannelIds } = context.discord;
+    if ((allowedGuildIds.length > 0 && !allowedGuildIds.includes(interaction.guildId)) || (allowedChannelIds.length > 0 && !allowedChannelIds.includes(channel.id))) {
+      return privately(interaction, 'I do not hold conversations in this channel.');
+    }
     const limited = context.limits.check(interaction.user.id, interaction.guildId);
     if (!limited.ok) return privately(interaction, limited.message);
     const prompt = interaction.options.getString('prompt', true);

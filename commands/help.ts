@@ -1,4 +1,5 @@
 import { defineCommand } from '../src/discord/command-context.ts';
+import { splitMessage } from '../src/discord/split-message.ts';
 import { guildOnly, privately } from './shared.ts';
 
 export const help = defineCommand({
@@ -7,8 +8,7 @@ export const help = defineCommand({
   data: () => ({ name: 'help', description: 'What this bot does, and the tools it can use.', ...guildOnly }),
   async execute(interaction, context) {
     const tools = context.tools.map((tool) => `- **${tool.name}**${tool.moderatorOnly ? ' (moderators)' : ''}: ${tool.description}`);
-    await privately(
-      interaction,
+    const pieces = splitMessage(
       [
         'Mention me in a channel and I open a thread for the conversation; in that thread I answer every message and remember what was said.',
         'I work by calling tools, and show each call before I answer. `/ask` starts a conversation, `/tool` runs a tool yourself, `/stop` stops my answer in progress, `/reset` makes me forget this thread.',
@@ -17,5 +17,7 @@ export const help = defineCommand({
         ...tools,
       ].join('\n'),
     );
+    // Many tools with long descriptions pass one message: the rest follow, private too.
+    for (const piece of pieces) await privately(interaction, piece);
   },
 });

@@ -1,5 +1,6 @@
 import { ApplicationCommandOptionType, MessageFlags } from 'discord.js';
 import { defineCommand } from '../src/discord/command-context.ts';
+import { isModerator } from '../src/discord/moderation.ts';
 import { conversationHere, guildOnly, moderatorVisibility, privately } from './shared.ts';
 import { formatRunDetail, reportOf, runsTable, showReport } from './step-report.ts';
 
@@ -21,8 +22,10 @@ export const steps = defineCommand({
     if (runId) {
       const [run, ...others] = context.store.runs.byId(runId) ? [context.store.runs.byId(runId)!] : context.store.runs.byPrefix(runId);
       const owner = run ? context.store.conversations.byId(run.conversation_id) : undefined;
-      // A run of another server is not shown here.
+      // A run of another server is not shown here, nor one of a channel where this person is no moderator.
       if (!run || others.length > 0 || owner?.guild_id !== interaction.guildId) return privately(interaction, `No single run of this server has an id starting with "${runId}".`);
+      const where = interaction.guild.channels.cache.get(owner.thread_id ?? owner.channel_id ?? '') ?? interaction.guild.channels.cache.get(owner.channel_id ?? '') ?? null;
+      if (!isModerator(interaction.member, where, context.moderatorRoleIds)) return privately(interaction, 'You are not a moderator where that run took place.');
       return showReport(interaction, formatRunDetail(reportOf(context, run, owner)), `run-${run.id.slice(0, 8)}.md`);
     }
     if (!conversation) return privately(interaction, 'Use /steps in a conversation thread, or give a run id.');

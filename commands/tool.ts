@@ -55,6 +55,7 @@ export const tool = defineCommand({
       requester: interaction.user.id,
     });
     const shown = renderToolTurn([{ name: subcommand.tool.name, arguments: JSON.stringify(validated.value), ok: outcome.ok, text: outcome.text }], 'all');
-    await interaction.editReply({ content: shown, allowedMentions: { parse: [] } });
+    const posted = await interaction.editReply({ content: shown, allowedMentions: { parse: [] } });
+    context.store.runs.addPostedMessage(outcome.runId, posted.id);
   },
 });

@@ -1,4 +1,5 @@
 import { defineCommand } from '../src/discord/command-context.ts';
+import { isServerModerator } from '../src/discord/moderation.ts';
 import { guildOnly, moderatorVisibility, privately } from './shared.ts';
 
 const days = 7;
@@ -8,7 +9,9 @@ export const usage = defineCommand({
   moderatorOnly: true,
   data: (setup) => ({ name: 'usage', description: "Moderators: this server's tokens and runs per day, busiest threads and people.", ...moderatorVisibility(setup), ...guildOnly }),
   async execute(interaction, context) {
-    const since = Date.now() - days * 86_400_000;
+    // Server-wide figures (thread titles of every channel) for server-wide moderators only.
+    if (!isServerModerator(interaction.member, context.moderatorRoleIds)) return privately(interaction, '/usage is for moderators of the whole server.');
+    const since = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate()) - (days - 1) * 86_400_000;
     const { usage: queries } = context.store;
     const perDay = queries.perDay(interaction.guildId, since);
     if (perDay.length === 0) return privately(interaction, `No runs in this server in the last ${days} days.`);

@@ -115,9 +115,6 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
     logger,
   };
   const onCommand = commandRouter(deps.commands, commandContext);
-  await syncCommands(commandRegistry(readyClient.rest, readyClient.application.id, deps.discord.commandGuildId), deps.commands.map((command) => command.data(setup)), logger).catch((error: unknown) =>
-    logger.error({ err: error }, 'could not register the slash commands'),
-  );
   // Before any new message is handled: first what was left undone, then what was missed.
   const conversations = recentConversations(deps.store);
   const unfinished = queueUnfinishedWork(deps.store, queues, conversations);
@@ -142,6 +139,10 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
   client.on(Events.Error, (error) => logger.error({ err: error }, 'discord client error'));
   client.on(Events.ShardDisconnect, (event, shard) => logger.warn({ code: event.code, shard }, 'gateway disconnected'));
   client.on(Events.ShardResume, (shard) => logger.info({ shard }, 'gateway resumed'));
+  // Registered once listening: a command used meanwhile is answered by the definitions we have.
+  await syncCommands(commandRegistry(readyClient.rest, readyClient.application.id, deps.discord.commandGuildId), deps.commands.map((command) => command.data(setup)), logger).catch((error: unknown) =>
+    logger.error({ err: error }, 'could not register the slash commands'),
+  );
   // A new gateway session (one that could not resume) may have missed messages: catch up again.
   client.on(Events.ShardReady, () => guard('a new session', async () => void (await catchUpAll(recentConversations(deps.store), (conversation) => router.catchUp(conversation), logger))));
   logger.info({ user: readyClient.user.tag, guilds: readyClient.guilds.cache.size, invite: inviteUrl(readyClient.application.id) }, 'connected to Discord');

@@ -24,7 +24,7 @@ export interface DirectCall {
  * (model "direct") with its tool-call step in the step log and, in a conversation thread, the call
  * and its result in memory, so the agent can refer to it later.
  */
-export async function runDirectToolCall(store: Store, counter: TokenCounter, call: DirectCall): Promise<{ ok: boolean; text: string }> {
+export async function runDirectToolCall(store: Store, counter: TokenCounter, call: DirectCall): Promise<{ ok: boolean; text: string; runId: string }> {
   const runId = randomUUID();
   const callId = `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
   const argumentsText = JSON.stringify(call.args);
@@ -54,5 +54,5 @@ export async function runDirectToolCall(store: Store, counter: TokenCounter, cal
     const head = store.messages.insertGroupHead({ ...base, role: 'assistant', content: '', toolCalls, toolCallId: null, tokenCount: counter.count(toolCalls) });
     store.messages.insert({ ...base, role: 'tool', content: outcome.text, toolCalls: null, toolCallId: callId, groupId: head, tokenCount: counter.count(outcome.text) });
   }
-  return outcome;
+  return { ...outcome, runId };
 }

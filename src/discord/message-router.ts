@@ -71,7 +71,11 @@ export function messageRouter(deps: RouterDependencies) {
   }
 
   async function enqueue(message: GuildMessage, conversation: ConversationRow): Promise<void> {
-    if (!withinLimits(message)) return;
+    if (!withinLimits(message)) {
+      // Seen and refused: not to be caught up on (and answered) later.
+      if (message.channel.isThread()) store.conversations.setLastSeenMessage(conversation.id, message.id);
+      return;
+    }
     const work = await record(message, conversation);
     if (work) deps.queues.push(conversation.key, work);
   }

@@ -8,7 +8,11 @@ import { noPings } from './send.ts';
  */
 export async function replyPrivately(interaction: CommandInteraction, content: string): Promise<void> {
   const message = { content, allowedMentions: noPings };
-  if (interaction.deferred) await interaction.editReply(message);
+  if (interaction.deferred && !interaction.ephemeral && !interaction.replied) {
+    // Deferred in public (as /tool is): the public placeholder goes, and the words stay private.
+    await interaction.deleteReply().catch(() => {});
+    await interaction.followUp({ ...message, flags: MessageFlags.Ephemeral });
+  } else if (interaction.deferred && !interaction.replied) await interaction.editReply(message);
   else if (interaction.replied) await interaction.followUp({ ...message, flags: MessageFlags.Ephemeral });
   else await interaction.reply({ ...message, flags: MessageFlags.Ephemeral });
 }

@@ -11,7 +11,7 @@ import {
 } from 'discord.js';
 import type { RuntimeTool } from '../agent/tool.ts';
 
-export const discordLimits = { subcommands: 25, options: 25, name: 32, description: 100, choices: 25 } as const;
+export const discordLimits = { subcommands: 25, options: 25, name: 32, description: 100, choices: 25, choiceValue: 100, commandCharacters: 8000 } as const;
 const discordName = /^[-_\p{Ll}\p{N}]{1,32}$/u;
 
 type JsonSchema = { type?: string | string[]; description?: string; enum?: unknown[]; properties?: Record<string, JsonSchema>; required?: string[]; anyOf?: JsonSchema[]; minimum?: number; maximum?: number };
@@ -34,17 +34,35 @@ export interface ToolSubcommands {
   leftOut: { tool: string; reason: string }[];
 }
 
+/** The characters Discord counts toward a command's 8,000: names, descriptions, choice names and values. */
+function characters(option: { name: string; description?: string; options?: unknown[]; choices?: { name: string; value: unknown }[] }): number {
+  const own = option.name.length + (option.description?.length ?? 0);
+  const choices = (option.choices ?? []).reduce((sum, choice) => sum + choice.name.length + String(choice.value).length, 0);
+  const nested = (option.options ?? []).reduce((sum: number, child) => sum + characters(child as typeof option), 0);
+  return own + choices + nested;
+}
+
 export function toolSubcommands(tools: readonly RuntimeTool[]): ToolSubcommands {
   const subcommands: ToolSubcommand[] = [];
   const leftOut: { tool: string; reason: string }[] = [];
+  // The /tool command's own name and description count too.
+  let total = 'tool'.length + 60;
   for (const tool of tools) {
     if (subcommands.length >= discordLimits.subcommands) {
       leftOut.push({ tool: tool.name, reason: `Discord allows at most ${discordLimits.subcommands} subcommands` });
       continue;
     }
     const built = subcommandFor(tool);
-    if (typeof built === 'string') leftOut.push({ tool: tool.name, reason: built });
-    else subcommands.push(built);
+    if (typeof built === 'string') {
+      leftOut.push({ tool: tool.name, reason: built });
+    } else if (subcommands.some((other) => other.option.name === built.option.name)) {
+      leftOut.push({ tool: tool.name, reason: `another tool already has the subcommand name "${built.option.name}"` });
+    } else if (total + characters(built.option) > discordLimits.commandCharacters) {
+      leftOut.push({ tool: tool.name, reason: `the /tool command would pass Discord's ${discordLimits.commandCharacters} characters` });
+    } else {
+      total += characters(built.option);
+      subcommands.push(built);
+    }
   }
   return { subcommands, leftOut };
 }
@@ -92,16 +110,18 @@ function describeProperty(property: JsonSchema): { kind: ArgumentKind; schema: J
 
 function optionFor(name: string, kind: ArgumentKind, schema: JsonSchema, description: string, required: boolean): APIApplicationCommandBasicOption {
   const base = { name, description, required };
-  const choices = (schema.enum ?? []).slice(0, discordLimits.choices);
+  // Choices only when every value fits Discord; otherwise free text, which the tool's validator checks.
+  const values = (schema.enum ?? []).map(String);
+  const fits = values.length > 0 && values.length <= discordLimits.choices && values.every((value) => value.length >= 1 && value.length <= discordLimits.choiceValue);
   switch (kind) {
     case 'string':
-      return choices.length > 0
-        ? { ...base, type: ApplicationCommandOptionType.String, choices: choices.map((value) => ({ name: String(value).slice(0, 100), value: String(value) })) }
+      return fits
+        ? { ...base, type: ApplicationCommandOptionType.String, choices: values.map((value) => ({ name: value, value })) }
         : { ...base, type: ApplicationCommandOptionType.String };
     case 'integer':
-      return { ...base, type: ApplicationCommandOptionType.Integer, ...bounds(schema) };
+      return { ...base, type: ApplicationCommandOptionType.Integer, ...bounds(schema, true) };
     case 'number':
-      return { ...base, type: ApplicationCommandOptionType.Number, ...bounds(schema) };
+      return { ...base, type: ApplicationCommandOptionType.Number, ...bounds(schema, false) };
     case 'boolean':
       return { ...base, type: ApplicationCommandOptionType.Boolean };
     case 'json':
@@ -109,11 +129,13 @@ function optionFor(name: string, kind: ArgumentKind, schema: JsonSchema, descrip
   }
 }
 
-function bounds(schema: JsonSchema): { min_value?: number; max_value?: number } {
-  const safe = (value: number | undefined) => (value !== undefined && Number.isSafeInteger(Math.trunc(value)) && Math.abs(value) < 2 ** 53 ? value : undefined);
+/** Bounds Discord accepts: integers for integer options, and within ±2^53 (zod's int() bounds are the ends of that). */
+function bounds(schema: JsonSchema, integer: boolean): { min_value?: number; max_value?: number } {
+  const usable = (value: number | undefined): value is number =>
+    value !== undefined && Number.isFinite(value) && Math.abs(value) < Number.MAX_SAFE_INTEGER && (!integer || Number.isInteger(value));
   const result: { min_value?: number; max_value?: number } = {};
-  if (safe(schema.minimum) !== undefined) result.min_value = schema.minimum;
-  if (safe(schema.maximum) !== undefined && schema.maximum! < 2 ** 53 - 1) result.max_value = schema.maximum;
+  if (usable(schema.minimum)) result.min_value = schema.minimum;
+  if (usable(schema.maximum)) result.max_value = schema.maximum;
   return result;
 }
 

@@ -23,6 +23,7 @@ export class UsageLimits {
 
   check(userId: string, guildId: string): LimitVerdict {
     const now = this.now();
+    this.forgetIdle(now);
     if (this.settings.dailyTokenBudget > 0) {
       const dayStart = Math.floor(now / 86_400_000) * 86_400_000;
       const used = this.store.runs.tokensSince(guildId, dayStart);
@@ -39,7 +40,6 @@ export class UsageLimits {
       times.push(now);
       this.recent.set(userId, times);
     }
-    this.forgetIdle(now);
     return { ok: true };
   }
 
@@ -52,9 +52,8 @@ export class UsageLimits {
 
   /** Drops what no longer matters, so the maps do not grow with everyone ever seen. */
   private forgetIdle(now: number): void {
-    if (this.recent.size < 1000) return;
-    for (const [user, times] of this.recent) if (times.every((time) => time <= now - 60_000)) this.recent.delete(user);
-    for (const [key, until] of this.told) if (until < now) this.told.delete(key);
+    if (this.recent.size >= 1000) for (const [user, times] of this.recent) if (times.every((time) => time <= now - 60_000)) this.recent.delete(user);
+    if (this.told.size >= 1000) for (const [key, until] of this.told) if (until < now) this.told.delete(key);
   }
 }
 

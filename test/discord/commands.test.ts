@@ -42,9 +42,10 @@ describe('registration', () => {
     await world.restart();
     expect(puts()).toBe(1);
 
-    await world.close();
+    // The same Discord, a new description: exactly one more PUT.
     const changed = commands.map((command) => (command.name === 'help' ? { ...command, data: () => ({ ...command.data({ tools: [], toolSubcommands: { subcommands: [], leftOut: [] }, moderatorRoleIds: [] }), description: 'Changed.' }) } : command));
-    world = await startBotWorld({}, {}, {}, { commands: changed });
+    await world.restart({ commands: changed });
+    expect(puts()).toBe(2);
     expect(world.discord.registeredCommands().find((command) => command.name === 'help')?.description).toBe('Changed.');
   });
 });
@@ -180,6 +181,50 @@ describe('for moderators', () => {
     const reply = await interaction.waitForReply();
     expect(reply.ephemeral).toBe(true);
     expect(reply.content).toMatch(/\*\*Last 7 days\*\*[\s\S]*- \d{4}-\d{2}-\d{2}: 120 tokens, 1 runs[\s\S]*\*\*Busiest threads\*\*\n- hello: 120 tokens, 1 runs[\s\S]*\*\*Busiest people\*\*\n- Ada: 120 tokens, 1 runs/);
+  });
+});
+
+describe('refusals and odd cases', () => {
+  it('registers generated /tool options Discord accepts (the fake checks them against the spec)', async () => {
+    const odd = defineTool({
+      name: 'odd_tool',
+      description: 'o'.repeat(150),
+      parameters: z.object({ level: z.number().int().min(1).max(5), tags: z.array(z.string()), mode: z.enum(['', 'x']).nullable() }),
+      execute: () => 'ok',
+    });
+    world = await startBotWorld({}, {}, {}, { tools: buildToolRegistry([...builtInTools, odd]) });
+    const tool = world.discord.registeredCommands().find((command) => command.name === 'tool');
+    expect(tool?.options?.map((option) => option.name)).toEqual(['calculator', 'current_time', 'odd_tool']);
+  });
+
+  it('/ask keeps to the channel allow-list', async () => {
+    world = await startBotWorld({ allowedChannelIds: ['100000000000000011'] });
+    const interaction = await world.discord.userRunsCommand({ name: 'ask', options: { prompt: 'hi' }, author: 'ada', channelId: world.discord.channels.general });
+    expect(await interaction.waitForReply()).toMatchObject({ ephemeral: true, content: 'I do not hold conversations in this channel.' });
+    expect(world.discord.threads()).toEqual([]);
+  });
+
+  it('/tool keeps an error after its public deferral private', async () => {
+    const broken = defineTool({ name: 'broken', description: 'Breaks the bot.', parameters: z.object({}), execute: () => 'ok' });
+    world = await startBotWorld({}, {}, {}, { tools: buildToolRegistry([broken]) });
+    world.store.close(); // the database is gone under the command: a fault of the bot, not of the input
+    const interaction = await world.discord.userRunsCommand({ name: 'tool', subcommand: 'broken', author: 'bob', channelId: world.discord.channels.general });
+    const reply = await interaction.waitForReply((candidate) => candidate.content !== '');
+    expect(reply).toMatchObject({ ephemeral: true, content: expect.stringContaining('Something went wrong with that command') });
+    expect(world.discord.botMessages(world.discord.channels.general).filter((message) => message.content !== '')).toEqual([]);
+    // Its database is closed already: tear down the rest by hand.
+    await world.bot.stop({ graceMs: 0 });
+    await world.discord.close();
+    await world.model.close();
+    world = undefined as unknown as BotWorld;
+  });
+
+  it('"Agent steps" refuses people who are not moderators', async () => {
+    world = await startBotWorld({ moderatorRoleIds: ['100000000000000099'] });
+    const thread = await conversation('hi', 'Hello.');
+    const [answer] = world.discord.botMessages(thread.id);
+    const refused = await world.discord.userRunsCommand({ name: 'Agent steps', type: 'message', targetMessageId: answer!.id, author: 'bob', channelId: thread.id });
+    expect(await refused.waitForReply()).toMatchObject({ ephemeral: true, content: 'This command is for moderators.' });
   });
 });
 

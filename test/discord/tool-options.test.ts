@@ -76,3 +76,30 @@ describe('command registration diff', () => {
     expect(commandsDiffer(discords, [{ ...ours[0]!, description: 'Other.' }] as never)).toBe(true);
   });
 });
+
+describe('/tool options that Discord would refuse', () => {
+  const loose = (name: string, properties: Record<string, unknown>, description = 'x') =>
+    fromJsonSchemaTool({ name, description, inputSchema: { type: 'object', properties }, moderatorOnly: false, validate: (input) => ({ ok: true, value: input }), execute: async () => 'ok' });
+
+  it('drops choices and bounds Discord cannot take, cuts descriptions, and leaves out duplicates and what passes 8,000 characters', () => {
+    const odd = loose('odd', {
+      empty_choice: { type: 'string', enum: ['', 'x'] },
+      many_choices: { type: 'string', enum: Array.from({ length: 30 }, (_, index) => `v${index}`) },
+      half: { type: 'integer', minimum: 0.5, maximum: 10 },
+    }, 'd'.repeat(300));
+    const huge = Array.from({ length: 6 }, (_, index) =>
+      loose(`huge_${index}`, Object.fromEntries(Array.from({ length: 20 }, (_, arg) => [`a${arg}`, { type: 'string', description: 'e'.repeat(100) }]))),
+    );
+    const { subcommands, leftOut } = toolSubcommands([odd, loose('Odd', {}), ...huge]);
+
+    const options = subcommands[0]!.option.options!;
+    expect(subcommands[0]!.option.description).toHaveLength(100);
+    expect(options.find((option) => option.name === 'empty_choice')).not.toHaveProperty('choices');
+    expect(options.find((option) => option.name === 'many_choices')).not.toHaveProperty('choices');
+    expect(options.find((option) => option.name === 'half')).toMatchObject({ max_value: 10 });
+    expect(options.find((option) => option.name === 'half')).not.toHaveProperty('min_value');
+    expect(leftOut[0]).toEqual({ tool: 'Odd', reason: 'another tool already has the subcommand name "odd"' });
+    expect(leftOut.slice(1).every((entry) => entry.reason === "the /tool command would pass Discord's 8000 characters")).toBe(true);
+    expect(subcommands.length + leftOut.length).toBe(8);
+  });
+});

@@ -33,7 +33,7 @@ export interface BotWorld {
    * Stops the bot as SIGTERM does (runs in flight get `graceMs`, then are aborted) and closes the
    * database; `whileDown` runs before it comes back on the same database.
    */
-  restart(options?: { graceMs?: number; whileDown?: () => Promise<void> }): Promise<void>;
+  restart(options?: { graceMs?: number; whileDown?: () => Promise<void>; commands?: readonly CommandDefinition[] }): Promise<void>;
   /** Tears down in the right order: the client before the fake, then the fakes' own checks. */
   close(): Promise<void>;
 }
@@ -50,6 +50,7 @@ export async function startBotWorld(
   const counter = await loadTokenCounter('gpt-4.1-mini');
   let store: Store;
   let instance: Instance;
+  let currentCommands = extra.commands ?? commands;
   let bot: Bot;
 
   const start = async () => {
@@ -71,7 +72,7 @@ export async function startBotWorld(
         token: discord.token,
       },
       agent: { ...defaultAgentSettings, ...agent },
-      commands: extra.commands ?? commands,
+      commands: currentCommands,
       memory: { tokenBudget: 8000, messageTokenCap: 1500 },
       operatorPrompt: null,
       store,
@@ -103,6 +104,7 @@ export async function startBotWorld(
     async restart(options = {}) {
       await stop(options.graceMs);
       await options.whileDown?.();
+      if (options.commands) currentCommands = options.commands;
       await start();
     },
     async close() {
