@@ -65,7 +65,9 @@ describe('for everyone', () => {
     const interaction = await world.discord.userRunsCommand({ name: 'tool', subcommand: 'calculator', options: { expression: '2+3*4' }, author: 'bob', channelId: thread.id });
     const reply = await interaction.waitForReply();
     expect(reply).toMatchObject({ ephemeral: false, content: '🔧 **calculator** `{"expression":"2+3*4"}` → `14`' });
-    expect(world.store.runs.recent(null, 1)[0]).toMatchObject({ model: `direct (/tool by ${world.discord.users.bob})`, status: 'answered' });
+    const run = world.store.runs.recent(null, 1)[0]!;
+    expect(run).toMatchObject({ model: `direct (/tool by ${world.discord.users.bob})`, status: 'answered' });
+    expect(world.store.steps.ofRun(run.id)).toMatchObject([{ kind: 'tool-call', tool_name: 'calculator', arguments: '{"expression":"2+3*4"}', status: 'ok', result: '14' }]);
 
     world.model.enqueue((request) => {
       const tail = request.messages.slice(-3);
@@ -225,6 +227,23 @@ describe('refusals and odd cases', () => {
     const [answer] = world.discord.botMessages(thread.id);
     const refused = await world.discord.userRunsCommand({ name: 'Agent steps', type: 'message', targetMessageId: answer!.id, author: 'bob', channelId: thread.id });
     expect(await refused.waitForReply()).toMatchObject({ ephemeral: true, content: 'This command is for moderators.' });
+  });
+});
+
+describe('moderator-only tools and the model', () => {
+  it('offers a moderator-only tool to the model only in runs asked for by moderators', async () => {
+    world = await startBotWorld({}, {}, {}, { tools: buildToolRegistry([...builtInTools, secret]) });
+    const { discord, model } = world;
+    const offered = (index: number) => model.requests[index]!.tools!.map((spec) => spec.function.name);
+    model.enqueue(finalAnswer('Hi Bob.'), finalAnswer('Hi Ada.'));
+    await discord.userSays({ channelId: discord.channels.general, author: 'bob', content: `${mention()} please run purge_cache`, mentions: [discord.botUser.id] });
+    const thread = await discord.waitFor(() => discord.threads()[0]);
+    await botPosts(thread.id, 1);
+    await discord.userSays({ channelId: thread.id, author: 'ada', content: 'and for me?' });
+    await botPosts(thread.id, 2);
+
+    expect(offered(0)).not.toContain('purge_cache');
+    expect(offered(1)).toContain('purge_cache');
   });
 });
 
