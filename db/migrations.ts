@@ -107,6 +107,27 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 2,
+    name: 'full-text search over what people and the agent said',
+    up(db) {
+      // External-content FTS5 over messages, kept in step by triggers: edits and deletions included.
+      db.exec(`
+        CREATE VIRTUAL TABLE messages_fts USING fts5(content, content = 'messages', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');
+        INSERT INTO messages_fts (rowid, content) SELECT id, content FROM messages WHERE role IN ('user', 'assistant') AND content <> '';
+        CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages WHEN new.role IN ('user', 'assistant') AND new.content <> '' BEGIN
+          INSERT INTO messages_fts (rowid, content) VALUES (new.id, new.content);
+        END;
+        CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages WHEN old.role IN ('user', 'assistant') AND old.content <> '' BEGIN
+          INSERT INTO messages_fts (messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+        END;
+        CREATE TRIGGER messages_fts_update AFTER UPDATE OF content ON messages WHEN old.role IN ('user', 'assistant') BEGIN
+          INSERT INTO messages_fts (messages_fts, rowid, content) SELECT 'delete', old.id, old.content WHERE old.content <> '';
+          INSERT INTO messages_fts (rowid, content) SELECT new.id, new.content WHERE new.content <> '';
+        END;
+      `);
+    },
+  },
 ];
 
 export const latestVersion = migrations.at(-1)?.version ?? 0;

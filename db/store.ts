@@ -5,6 +5,7 @@ import { createMessageQueries } from './messages.ts';
 import { openDatabase, openDatabaseReadOnly } from './open-database.ts';
 import { createRunQueries } from './runs.ts';
 import { createStepQueries } from './steps.ts';
+import { createSearchQueries } from './search.ts';
 import { createUsageQueries } from './usage.ts';
 
 /** The open database with every query module, its statements prepared once. */
@@ -16,6 +17,7 @@ export interface Store {
   steps: ReturnType<typeof createStepQueries>;
   instances: ReturnType<typeof createInstanceQueries>;
   usage: ReturnType<typeof createUsageQueries>;
+  search: ReturnType<typeof createSearchQueries>;
   close(): void;
 }
 
@@ -30,6 +32,7 @@ export function openStore(path: string, options: { readOnly?: boolean } = {}): S
     steps: createStepQueries(db),
     instances: createInstanceQueries(db),
     usage: createUsageQueries(db),
+    search: createSearchQueries(db),
     close: () => db.close(),
   };
 }

@@ -5,7 +5,7 @@
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { builtInTools } from '../tools/index.ts';
+import { builtInTools, databaseTools } from '../tools/index.ts';
 import { createOpenAIModelClient } from './agent/openai-model-client.ts';
 import { buildToolRegistry } from './agent/tool-registry.ts';
 import { createLogger } from './logging.ts';
@@ -66,7 +66,7 @@ try {
     instanceId: instance.id,
     user,
     model: createOpenAIModelClient(config.model),
-    tools: buildToolRegistry(builtInTools),
+    tools: buildToolRegistry([...builtInTools, ...databaseTools(store.search)]),
     settings: config.agent,
     operatorPrompt: config.systemPrompt,
     logger,

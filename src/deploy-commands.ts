@@ -5,19 +5,22 @@
  */
 import { REST, Routes } from 'discord.js';
 import { commands } from '../commands/index.ts';
-import { builtInTools } from '../tools/index.ts';
+import { builtInTools, databaseTools } from '../tools/index.ts';
 import { buildToolRegistry } from './agent/tool-registry.ts';
 import { commandRegistry, syncCommands } from './discord/command-sync.ts';
 import { toolSubcommands } from './discord/tool-options.ts';
 import { createLogger } from './logging.ts';
-import { loadConfigOrExit } from './startup.ts';
+import { loadConfigOrExit, openStoreOrExit } from './startup.ts';
 
 const config = loadConfigOrExit('bot');
 const logger = createLogger(config.logLevel);
 const rest = new REST({ api: config.discord.apiUrl }).setToken(config.discord.token!);
 try {
   const application = (await rest.get(Routes.currentApplication())) as { id: string };
-  const tools = buildToolRegistry(builtInTools);
+  // The same tools as `npm start` offers, so that its start finds the commands unchanged.
+  const store = openStoreOrExit(config.databasePath);
+  const tools = buildToolRegistry([...builtInTools, ...databaseTools(store.search)]);
+  store.close();
   const setup = { tools, toolSubcommands: toolSubcommands(tools), moderatorRoleIds: config.discord.moderatorRoleIds };
   const changed = await syncCommands(commandRegistry(rest, application.id, config.discord.commandGuildId), commands.map((command) => command.data(setup)), logger);
   console.log(changed ? 'Commands registered.' : 'Commands already up to date: nothing to do.');

@@ -3,7 +3,7 @@
  * tools, then the connection to Discord. No logic lives here.
  */
 import { commands } from '../commands/index.ts';
-import { builtInTools } from '../tools/index.ts';
+import { builtInTools, databaseTools } from '../tools/index.ts';
 import { limitModelCalls } from './agent/limit-model-calls.ts';
 import { createOpenAIModelClient } from './agent/openai-model-client.ts';
 import { buildToolRegistry } from './agent/tool-registry.ts';
@@ -54,7 +54,7 @@ const shutDown = async (signal: string) => {
 process.once('SIGINT', () => void shutDown('SIGINT'));
 process.once('SIGTERM', () => void shutDown('SIGTERM'));
 
-const tools = buildToolRegistry(builtInTools);
+const tools = buildToolRegistry([...builtInTools, ...databaseTools(store.search)]);
 try {
   bot = await startBot({
     discord: { ...config.discord, token: config.discord.token! },

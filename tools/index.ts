@@ -1,6 +1,14 @@
 import type { ToolDefinition } from './define-tool.ts';
 import { calculator } from './calculator.ts';
 import { currentTime } from './current-time.ts';
+import type { SearchQueries } from '../db/search.ts';
+import { searchConversation } from './search-conversation.ts';
+import { searchServer } from './search-server.ts';
 
-/** Every built-in tool, in the order the model and `/help` list them. */
+/** The built-in tools that need nothing but their arguments, in the order the model and `/help` list them. */
 export const builtInTools: readonly ToolDefinition[] = [calculator, currentTime];
+
+/** The built-in tools that read the bot's own database. */
+export function databaseTools(search: SearchQueries): ToolDefinition[] {
+  return [searchConversation(search), searchServer(search)];
+}

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { latestVersion } from '../../db/migrations.ts';
+import { latestVersion, migrations } from '../../db/migrations.ts';
 import { DatabaseFromFutureError, DatabaseFromPastError, openDatabase, openDatabaseReadOnly } from '../../db/open-database.ts';
 
 const tempPath = (name = 'bot.sqlite') => join(mkdtempSync(join(tmpdir(), 'db-test-')), 'nested', 'folder', name);
@@ -17,8 +17,8 @@ describe('openDatabase', () => {
     expect(db.pragma('synchronous', { simple: true })).toBe(1);
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all();
-    expect(tables).toEqual(['conversations', 'instances', 'messages', 'runs', 'steps']);
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'messages_fts_%' ORDER BY name").pluck().all();
+    expect(tables).toEqual(['conversations', 'instances', 'messages', 'messages_fts', 'runs', 'steps']);
     db.close();
   });
 
@@ -37,9 +37,9 @@ describe('openDatabase', () => {
     const path = tempPath();
     openDatabase(path).close();
     const broken = [
-      { version: 1, name: 'already applied', up: () => {} },
+      ...migrations,
       {
-        version: 2,
+        version: latestVersion + 1,
         name: 'fails half-way',
         up: (db: BetterSqlite3.Database) => {
           db.exec('CREATE TABLE half (x INTEGER)');
@@ -49,7 +49,7 @@ describe('openDatabase', () => {
     ];
     expect(() => openDatabase(path, { migrations: broken })).toThrow('boom');
     const db = new BetterSqlite3(path);
-    expect(db.pragma('user_version', { simple: true })).toBe(1);
+    expect(db.pragma('user_version', { simple: true })).toBe(latestVersion);
     expect(db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'half'").pluck().get()).toBe(0);
     db.close();
   });
