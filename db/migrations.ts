@@ -128,6 +128,25 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 3,
+    name: 'reminders',
+    up(db) {
+      db.exec(`
+        CREATE TABLE reminders (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          guild_id TEXT,
+          channel_id TEXT NOT NULL,
+          user_id TEXT NOT NULL,
+          text TEXT NOT NULL,
+          due_at INTEGER NOT NULL,
+          created_at INTEGER NOT NULL,
+          sent_at INTEGER
+        ) STRICT;
+        CREATE INDEX reminders_due ON reminders (due_at) WHERE sent_at IS NULL;
+      `);
+    },
+  },
 ];
 
 export const latestVersion = migrations.at(-1)?.version ?? 0;

@@ -5,6 +5,7 @@ import { createMessageQueries } from './messages.ts';
 import { openDatabase, openDatabaseReadOnly } from './open-database.ts';
 import { createRunQueries } from './runs.ts';
 import { createStepQueries } from './steps.ts';
+import { createReminderQueries } from './reminders.ts';
 import { createSearchQueries } from './search.ts';
 import { createUsageQueries } from './usage.ts';
 
@@ -18,6 +19,7 @@ export interface Store {
   instances: ReturnType<typeof createInstanceQueries>;
   usage: ReturnType<typeof createUsageQueries>;
   search: ReturnType<typeof createSearchQueries>;
+  reminders: ReturnType<typeof createReminderQueries>;
   close(): void;
 }
 
@@ -33,6 +35,7 @@ export function openStore(path: string, options: { readOnly?: boolean } = {}): S
     instances: createInstanceQueries(db),
     usage: createUsageQueries(db),
     search: createSearchQueries(db),
+    reminders: createReminderQueries(db),
     close: () => db.close(),
   };
 }

@@ -66,7 +66,7 @@ try {
     instanceId: instance.id,
     user,
     model: createOpenAIModelClient(config.model),
-    tools: buildToolRegistry([...builtInTools, ...databaseTools(store.search)]),
+    tools: buildToolRegistry([...builtInTools, ...databaseTools(store)]),
     settings: config.agent,
     operatorPrompt: config.systemPrompt,
     logger,

@@ -19,7 +19,7 @@ try {
   const application = (await rest.get(Routes.currentApplication())) as { id: string };
   // The same tools as `npm start` offers, so that its start finds the commands unchanged.
   const store = openStoreOrExit(config.databasePath);
-  const tools = buildToolRegistry([...builtInTools, ...databaseTools(store.search)]);
+  const tools = buildToolRegistry([...builtInTools, ...databaseTools(store)]);
   store.close();
   const setup = { tools, toolSubcommands: toolSubcommands(tools), moderatorRoleIds: config.discord.moderatorRoleIds };
   const changed = await syncCommands(commandRegistry(rest, application.id, config.discord.commandGuildId), commands.map((command) => command.data(setup)), logger);

@@ -54,7 +54,7 @@ const shutDown = async (signal: string) => {
 process.once('SIGINT', () => void shutDown('SIGINT'));
 process.once('SIGTERM', () => void shutDown('SIGTERM'));
 
-const tools = buildToolRegistry([...builtInTools, ...databaseTools(store.search)]);
+const tools = buildToolRegistry([...builtInTools, ...databaseTools(store)]);
 try {
   bot = await startBot({
     discord: { ...config.discord, token: config.discord.token! },

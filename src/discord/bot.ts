@@ -13,6 +13,7 @@ import { inviteUrl } from './invite.ts';
 import { messageRouter } from './message-router.ts';
 import { RateLimitGate } from './rate-limit-gate.ts';
 import { catchUpAll, queueUnfinishedWork, recentConversations } from './recovery.ts';
+import { startReminders } from './reminder-scheduler.ts';
 import { noPings } from './send.ts';
 import { ThreadQueues } from './thread-queue.ts';
 import type { CommandContext, CommandDefinition } from './command-context.ts';
@@ -25,6 +26,8 @@ export interface BotDependencies {
   discord: DiscordSettings & { token: string };
   /** The slash and context-menu commands (commands/index.ts). */
   commands: readonly CommandDefinition[];
+  /** How often due reminders are looked for (tests make it short). */
+  reminderIntervalMs?: number;
   agent: AgentSettings;
   memory: MemorySettings;
   operatorPrompt: string | null;
@@ -146,6 +149,7 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
   // A new gateway session (one that could not resume) may have missed messages: catch up again.
   client.on(Events.ShardReady, () => guard('a new session', async () => void (await catchUpAll(recentConversations(deps.store), (conversation) => router.catchUp(conversation), logger))));
   logger.info({ user: readyClient.user.tag, guilds: readyClient.guilds.cache.size, invite: inviteUrl(readyClient.application.id) }, 'connected to Discord');
+  const reminders = startReminders(readyClient, deps.store.reminders, logger, deps.reminderIntervalMs);
   const missed = await caughtUp;
   if (unfinished.resumed + unfinished.pending + missed > 0) logger.info({ ...unfinished, missed }, 'caught up after downtime');
 
@@ -154,6 +158,7 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
     queues,
     async stop({ graceMs = 5_000 } = {}) {
       router.close();
+      reminders.stop();
       const after = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
       await Promise.race([queues.idle(), after(graceMs)]);
       shutdown.abort(new Error('the bot is shutting down'));

@@ -15,7 +15,7 @@ import type { DiscordSettings } from '../../src/config.ts';
 import { type Bot, startBot } from '../../src/discord/bot.ts';
 import { loadTokenCounter } from '../../src/memory/token-counter.ts';
 import { type Instance, startInstance } from '../../src/run-log/instance.ts';
-import { builtInTools } from '../../tools/index.ts';
+import { builtInTools, databaseTools } from '../../tools/index.ts';
 import { commands } from '../../commands/index.ts';
 import type { RuntimeTool } from '../../src/agent/tool.ts';
 import type { CommandDefinition } from '../../src/discord/command-context.ts';
@@ -42,7 +42,7 @@ export async function startBotWorld(
   settings: Partial<DiscordSettings> = {},
   agent: Partial<AgentSettings> = {},
   client: Partial<OpenAIModelClientOptions> = {},
-  extra: { commands?: readonly CommandDefinition[]; tools?: readonly RuntimeTool[] } = {},
+  extra: { commands?: readonly CommandDefinition[]; tools?: readonly RuntimeTool[]; databaseTools?: boolean; reminderIntervalMs?: number } = {},
 ): Promise<BotWorld> {
   const discord = await startFakeDiscord();
   const model = await startScriptedModel();
@@ -78,7 +78,8 @@ export async function startBotWorld(
       store,
       counter,
       model: limitModelCalls(modelClientFor(model, client), settings.maxConcurrentRuns ?? 4),
-      tools: extra.tools ?? buildToolRegistry(builtInTools),
+      tools: extra.tools ?? buildToolRegistry([...builtInTools, ...(extra.databaseTools ? databaseTools(store) : [])]),
+      reminderIntervalMs: extra.reminderIntervalMs,
       instanceId: instance.id,
       logger: silentLogger,
     });
