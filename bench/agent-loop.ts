@@ -16,6 +16,7 @@ import { createOpenAIModelClient } from '../src/agent/openai-model-client.ts';
 import { defaultAgentSettings, runAgent } from '../src/agent/run-agent.ts';
 import { buildToolRegistry } from '../src/agent/tool-registry.ts';
 import { defineTool } from '../tools/define-tool.ts';
+import { bareLoop } from './bare-loop.ts';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '500' }, warmup: { type: 'string', default: '100' } } });
 const runs = Number(values.runs);
@@ -30,40 +31,7 @@ const question = 'What is (2+3) + (4*5)?';
 
 // --- The floor: a bare loop on the openai client, no validation, no events. ---
 const client = new OpenAI({ apiKey: 'bench', baseURL, maxRetries: 0 });
-const numbers = { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false };
-const bareTools = [
-  { type: 'function' as const, function: { name: 'add', description: 'a + b', parameters: numbers, strict: true } },
-  { type: 'function' as const, function: { name: 'multiply', description: 'a × b', parameters: numbers, strict: true } },
-  {
-    type: 'function' as const,
-    function: {
-      name: 'final_answer',
-      description: 'Answer.',
-      strict: true,
-      parameters: { type: 'object', properties: { answer: { type: 'string' }, tools_used: { type: 'array', items: { type: 'string' } } }, required: ['answer', 'tools_used'], additionalProperties: false },
-    },
-  },
-];
-const implementations: Record<string, (args: { a: number; b: number }) => number> = { add: ({ a, b }) => a + b, multiply: ({ a, b }) => a * b };
-
-async function bareLoop(): Promise<{ answer: string; requests: number }> {
-  const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
-    { role: 'system', content: systemPrompt },
-    { role: 'user', content: question },
-  ];
-  for (let requests = 1; requests <= 10; requests++) {
-    const completion = await client.chat.completions.create({ model, messages, tools: bareTools, tool_choice: 'required', temperature: 0 });
-    const message = completion.choices[0]!.message;
-    messages.push(message);
-    for (const call of message.tool_calls ?? []) {
-      if (call.type !== 'function') continue;
-      const args = JSON.parse(call.function.arguments);
-      if (call.function.name === 'final_answer') return { answer: args.answer, requests };
-      messages.push({ role: 'tool', tool_call_id: call.id, content: String(implementations[call.function.name]!(args)) });
-    }
-  }
-  throw new Error('bare loop: no answer');
-}
+const task = { model, systemPrompt, question };
 
 // --- Ours: runAgent with zod tools, validation, events. ---
 const numberArgs = z.object({ a: z.number(), b: z.number() });
@@ -92,7 +60,7 @@ async function ours(): Promise<{ answer: string; requests: number }> {
 }
 
 const contenders = [
-  { name: 'floor: bare loop on the openai client', run: bareLoop, times: [] as number[], cpu: [] as number[] },
+  { name: 'floor: bare loop on the openai client', run: () => bareLoop(client, task), times: [] as number[], cpu: [] as number[] },
   { name: 'ours: runAgent', run: ours, times: [] as number[], cpu: [] as number[] },
 ];
 

@@ -29,6 +29,7 @@ import { silentLogger } from '../src/agent/logger.ts';
 import { createOpenAIModelClient } from '../src/agent/openai-model-client.ts';
 import { defaultAgentSettings, runAgent } from '../src/agent/run-agent.ts';
 import { buildToolRegistry } from '../src/agent/tool-registry.ts';
+import { bareLoop } from './bare-loop.ts';
 import { defineTool } from '../tools/define-tool.ts';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '300' }, warmup: { type: 'string', default: '50' } } });
@@ -65,40 +66,8 @@ const multiply = ({ a, b }: { a: number; b: number }) => String(a * b);
 
 // --- (a) The floor: a bare loop on the openai client, as in agent-loop.ts. ---
 const client = new OpenAI({ apiKey: 'bench', baseURL, maxRetries: 0 });
-const numbers = { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false };
-const bareTools = [
-  { type: 'function' as const, function: { name: 'add', description: 'a + b', parameters: numbers, strict: true } },
-  { type: 'function' as const, function: { name: 'multiply', description: 'a × b', parameters: numbers, strict: true } },
-  {
-    type: 'function' as const,
-    function: {
-      name: 'final_answer',
-      description: 'Answer.',
-      strict: true,
-      parameters: { type: 'object', properties: { answer: { type: 'string' }, tools_used: { type: 'array', items: { type: 'string' } } }, required: ['answer', 'tools_used'], additionalProperties: false },
-    },
-  },
-];
-const implementations: Record<string, (args: { a: number; b: number }) => number> = { add: ({ a, b }) => a + b, multiply: ({ a, b }) => a * b };
-
-async function bareLoop(): Promise<string> {
-  const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
-    { role: 'system', content: systemPrompt },
-    { role: 'user', content: question },
-  ];
-  for (let turn = 1; turn <= 10; turn++) {
-    const completion = await client.chat.completions.create({ model, messages, tools: bareTools, tool_choice: 'required', temperature: 0 });
-    const message = completion.choices[0]!.message;
-    messages.push(message);
-    for (const call of message.tool_calls ?? []) {
-      if (call.type !== 'function') continue;
-      const args = JSON.parse(call.function.arguments);
-      if (call.function.name === 'final_answer') return args.answer;
-      messages.push({ role: 'tool', tool_call_id: call.id, content: String(implementations[call.function.name]!(args)) });
-    }
-  }
-  throw new Error('bare loop: no answer');
-}
+const task = { model, systemPrompt, question };
+const bareLoopAnswer = async () => (await bareLoop(client, task)).answer;
 
 // --- (b) Ours: runAgent with zod tools, validation, events. ---
 const tools = buildToolRegistry([
@@ -198,7 +167,7 @@ async function openAIAgents(): Promise<string> {
 const version = (path: string) => (JSON.parse(readFileSync(new URL(`${path}/package.json`, import.meta.url), 'utf8')) as { version: string }).version;
 const v = (name: string) => version(`./node_modules/${name}`);
 const contenders = [
-  { name: `floor: bare loop on the openai ${version('../node_modules/openai')} client`, run: bareLoop },
+  { name: `floor: bare loop on the openai ${version('../node_modules/openai')} client`, run: bareLoopAnswer },
   { name: 'ours: runAgent', run: ours },
   { name: `LangChain ${v('langchain')} createAgent (@langchain/core ${v('@langchain/core')}, @langchain/openai ${v('@langchain/openai')})`, run: langchainCreateAgent },
   { name: `LangChain classic ${v('@langchain/classic')} AgentExecutor, streamRunnable default (true; model call not streamed)`, run: classicStreaming },

@@ -1,0 +1,43 @@
+/**
+ * The floor every bench compares against: the agent loop written by hand on the openai client,
+ * with no validation, no time limits and no events. Shared so that every bench measures the same one.
+ */
+import type OpenAI from 'openai';
+
+const numbers = { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false };
+
+export const bareTools = [
+  { type: 'function' as const, function: { name: 'add', description: 'a + b', parameters: numbers, strict: true } },
+  { type: 'function' as const, function: { name: 'multiply', description: 'a × b', parameters: numbers, strict: true } },
+  {
+    type: 'function' as const,
+    function: {
+      name: 'final_answer',
+      description: 'Answer.',
+      strict: true,
+      parameters: { type: 'object', properties: { answer: { type: 'string' }, tools_used: { type: 'array', items: { type: 'string' } } }, required: ['answer', 'tools_used'], additionalProperties: false },
+    },
+  },
+];
+
+const implementations: Record<string, (args: { a: number; b: number }) => number> = { add: ({ a, b }) => a + b, multiply: ({ a, b }) => a * b };
+
+/** Runs the scripted task once; returns the answer and how many model requests it took. */
+export async function bareLoop(client: OpenAI, task: { model: string; systemPrompt: string; question: string }): Promise<{ answer: string; requests: number }> {
+  const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
+    { role: 'system', content: task.systemPrompt },
+    { role: 'user', content: task.question },
+  ];
+  for (let requests = 1; requests <= 10; requests++) {
+    const completion = await client.chat.completions.create({ model: task.model, messages, tools: bareTools, tool_choice: 'required', temperature: 0 });
+    const message = completion.choices[0]!.message;
+    messages.push(message);
+    for (const call of message.tool_calls ?? []) {
+      if (call.type !== 'function') continue;
+      const args = JSON.parse(call.function.arguments);
+      if (call.function.name === 'final_answer') return { answer: args.answer, requests };
+      messages.push({ role: 'tool', tool_call_id: call.id, content: String(implementations[call.function.name]!(args)) });
+    }
+  }
+  throw new Error('bare loop: no answer');
+}
