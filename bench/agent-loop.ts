@@ -17,6 +17,7 @@ import { defaultAgentSettings, runAgent } from '../src/agent/run-agent.ts';
 import { buildToolRegistry } from '../src/agent/tool-registry.ts';
 import { defineTool } from '../tools/define-tool.ts';
 import { bareLoop } from './bare-loop.ts';
+import { measureRun, printTable } from './measure.ts';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '500' }, warmup: { type: 'string', default: '100' } } });
 const runs = Number(values.runs);
@@ -65,33 +66,9 @@ const contenders = [
 ];
 
 for (let round = 0; round < warmup + runs; round++) {
-  for (const contender of round % 2 === 0 ? contenders : [...contenders].reverse()) {
-    const cpuBefore = process.cpuUsage();
-    const started = performance.now();
-    const { answer, requests } = await contender.run();
-    const elapsed = performance.now() - started;
-    const cpu = process.cpuUsage(cpuBefore);
-    if (answer !== '25' || requests !== 3) throw new Error(`${contender.name}: answered ${answer} in ${requests} requests`);
-    if (round >= warmup) {
-      contender.times.push(elapsed);
-      contender.cpu.push((cpu.user + cpu.system) / 1000);
-    }
-  }
+  for (const contender of round % 2 === 0 ? contenders : [...contenders].reverse()) await measureRun(contender, contender.run, round >= warmup);
 }
 server.kill();
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-const median = (values: number[]) => quantile([...values].sort((a, b) => a - b), 0.5);
-const floor = median(contenders[0]!.times);
-const floorCpu = median(contenders[0]!.cpu);
 console.log(`Node ${process.version}, ${cpus().length} cores; ${runs} runs each after ${warmup} warm-up rounds, interleaved; 3 model requests per run.\n`);
-console.log('| contender | median ms/run | p90 ms/run | median ms/turn | × floor | client CPU ms/run (median) | CPU × floor |');
-console.log('|---|--:|--:|--:|--:|--:|--:|');
-for (const contender of contenders) {
-  const sorted = [...contender.times].sort((a, b) => a - b);
-  const wall = quantile(sorted, 0.5);
-  const cpu = median(contender.cpu);
-  console.log(
-    `| ${contender.name} | ${wall.toFixed(2)} | ${quantile(sorted, 0.9).toFixed(2)} | ${(wall / 3).toFixed(2)} | ${(wall / floor).toFixed(2)} | ${cpu.toFixed(2)} | ${(cpu / floorCpu).toFixed(2)} |`,
-  );
-}
+printTable(contenders, 3);

@@ -30,6 +30,7 @@ import { createOpenAIModelClient } from '../src/agent/openai-model-client.ts';
 import { defaultAgentSettings, runAgent } from '../src/agent/run-agent.ts';
 import { buildToolRegistry } from '../src/agent/tool-registry.ts';
 import { bareLoop } from './bare-loop.ts';
+import { measureRun, printTable } from './measure.ts';
 import { defineTool } from '../tools/define-tool.ts';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '300' }, warmup: { type: 'string', default: '50' } } });
@@ -206,36 +207,18 @@ const shuffled = <T>(items: T[]) => {
 };
 for (let round = 0; round < warmup + runs; round++) {
   for (const contender of shuffled(contenders)) {
-    requests = 0;
-    const cpuBefore = process.cpuUsage();
-    const started = performance.now();
-    const answer = await contender.run();
-    const elapsed = performance.now() - started;
-    const cpu = process.cpuUsage(cpuBefore);
-    if (answer !== '25' || requests !== 3) throw new Error(`${contender.name}: answered ${answer} in ${requests} requests`);
-    if (round >= warmup) {
-      contender.times.push(elapsed);
-      contender.cpu.push((cpu.user + cpu.system) / 1000);
-    }
+    const counted = async () => {
+      requests = 0;
+      const answer = await contender.run();
+      return { answer, requests };
+    };
+    await measureRun(contender, counted, round >= warmup);
   }
 }
 server.kill();
 if (strangers.size > 0) throw new Error(`contacted other hosts than 127.0.0.1: ${[...strangers].join(', ')}`);
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-const median = (values: number[]) => quantile([...values].sort((a, b) => a - b), 0.5);
-const floor = median(contenders[0]!.times);
-const floorCpu = median(contenders[0]!.cpu);
 console.log(
   `Node ${process.version}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; ${runs} runs each after ${warmup} warm-up rounds, interleaved in a shuffled order; 3 model requests per run, all to 127.0.0.1.\n`,
 );
-console.log('| contender | median ms/run | p90 ms/run | median ms/turn | × floor | client CPU ms/run (median) | CPU × floor |');
-console.log('|---|--:|--:|--:|--:|--:|--:|');
-for (const contender of contenders) {
-  const sorted = [...contender.times].sort((a, b) => a - b);
-  const wall = quantile(sorted, 0.5);
-  const cpu = median(contender.cpu);
-  console.log(
-    `| ${contender.name} | ${wall.toFixed(2)} | ${quantile(sorted, 0.9).toFixed(2)} | ${(wall / 3).toFixed(2)} | ${(wall / floor).toFixed(2)} | ${cpu.toFixed(2)} | ${(cpu / floorCpu).toFixed(2)} |`,
-  );
-}
+printTable(contenders, 3);
