@@ -4,6 +4,7 @@
  * Discord has; `npm start` does the same at every start.
  */
 import { REST, Routes } from 'discord.js';
+import { pino } from 'pino';
 import { commands } from '../commands/index.ts';
 import { builtInTools, databaseTools } from '../tools/index.ts';
 import { buildToolRegistry } from './agent/tool-registry.ts';
@@ -13,7 +14,8 @@ import { createLogger } from './logging.ts';
 import { loadConfigOrExit, openStoreOrExit } from './startup.ts';
 
 const config = loadConfigOrExit('bot');
-const logger = createLogger(config.logLevel);
+// Written at once, so that its lines come before the closing message (pino buffers by default).
+const logger = createLogger(config.logLevel, pino.destination({ dest: 1, sync: true }));
 const rest = new REST({ api: config.discord.apiUrl }).setToken(config.discord.token!);
 try {
   const application = (await rest.get(Routes.currentApplication())) as { id: string };
