@@ -1,0 +1,78 @@
+/**
+ * The `MCP_CONFIG` file: MCP servers in the common `mcpServers` format, as Claude Desktop and
+ * other clients write it. `{ "command", "args", "env", "cwd" }` starts a server over stdio;
+ * `{ "url", "headers" }` reaches a streamable HTTP one. `moderatorOnly` is ours.
+ */
+import { z } from 'zod';
+
+/** Server names become `/tool` subcommands (lower case, at most 32 characters) and tool-name prefixes. */
+const serverName = /^[A-Za-z0-9_-]{1,32}$/;
+
+const common = {
+  /** Its tools are offered to the model, and run with `/tool`, only for moderators. */
+  moderatorOnly: z.boolean().default(false),
+};
+
+const stdioServer = z
+  .object({
+    command: z.string().min(1, 'command must not be empty'),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), z.string()).default({}),
+    cwd: z.string().optional(),
+    ...common,
+  })
+  .strict();
+
+const httpServer = z
+  .object({
+    url: z.url({ protocol: /^https?$/, error: 'url must be an http:// or https:// URL' }),
+    headers: z.record(z.string(), z.string()).default({}),
+    ...common,
+  })
+  .strict();
+
+const fileSchema = z.object({
+  mcpServers: z.record(z.string(), z.unknown()),
+});
+
+export type StdioServerConfig = { name: string; transport: 'stdio' } & z.output<typeof stdioServer>;
+export type HttpServerConfig = { name: string; transport: 'http' } & z.output<typeof httpServer>;
+export type McpServerConfig = StdioServerConfig | HttpServerConfig;
+
+/** The servers the file describes, or every problem found in it. */
+export function parseMcpConfig(text: string): { ok: true; servers: McpServerConfig[] } | { ok: false; problems: string[] } {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, problems: [`is not valid JSON (${(error as Error).message})`] };
+  }
+  const file = fileSchema.safeParse(json);
+  if (!file.success) return { ok: false, problems: ['must be an object with "mcpServers": { "name": { "command": … } or { "url": … } }'] };
+
+  const problems: string[] = [];
+  const servers: McpServerConfig[] = [];
+  const lowerNames = new Set<string>();
+  for (const [name, entry] of Object.entries(file.data.mcpServers)) {
+    if (!serverName.test(name)) {
+      problems.push(`server "${name}": names may use letters, digits, "-" and "_", at most 32 characters (they prefix its tools' names)`);
+      continue;
+    }
+    if (lowerNames.has(name.toLowerCase())) {
+      problems.push(`server "${name}": another server has the same name in lower case (names become /tool subcommands)`);
+      continue;
+    }
+    lowerNames.add(name.toLowerCase());
+    const isHttp = typeof entry === 'object' && entry !== null && 'url' in entry;
+    const parsed = (isHttp ? httpServer : stdioServer).safeParse(entry);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        const at = issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+        problems.push(`server "${name}": ${at}${issue.code === 'unrecognized_keys' ? `unknown ${issue.message.replace(/^Unrecognized keys?: /, 'field ')}` : issue.message}`);
+      }
+      continue;
+    }
+    servers.push(isHttp ? { name, transport: 'http', ...(parsed.data as z.output<typeof httpServer>) } : { name, transport: 'stdio', ...(parsed.data as z.output<typeof stdioServer>) });
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, servers };
+}

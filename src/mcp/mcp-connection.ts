@@ -1,0 +1,214 @@
+/**
+ * One MCP server, kept running: started over stdio or reached over streamable HTTP with the MCP
+ * SDK, its tools listed (and listed again when it says they changed), restarted with backoff when
+ * it fails to start, crashes or stops answering. It never takes the bot down: while it is down,
+ * its tools answer "unavailable".
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Logger } from '../agent/logger.ts';
+import type { RuntimeTool, ToolContext, ToolServer, ToolServerStatus } from '../agent/tool.ts';
+import { UserFacingError } from '../errors.ts';
+import type { McpServerConfig } from './mcp-config.ts';
+import { type CallResult, type ListedTool, toolsFromListing } from './mcp-tools.ts';
+
+export interface McpTimings {
+  /** How long starting a server and listing its tools may take. */
+  startTimeoutMs: number;
+  /** How long a server has to answer a ping after a call timed out, before it is restarted. */
+  pingTimeoutMs: number;
+  /** The first wait before a restart; it doubles with each failure in a row, up to `maxBackoffMs`. */
+  firstBackoffMs: number;
+  maxBackoffMs: number;
+  /** Up this long, a server's next failure starts the backoff afresh. */
+  stableAfterMs: number;
+}
+
+export const defaultMcpTimings: McpTimings = { startTimeoutMs: 20_000, pingTimeoutMs: 5_000, firstBackoffMs: 1_000, maxBackoffMs: 60_000, stableAfterMs: 60_000 };
+
+/** setTimeout's ceiling: calls are bounded by the tool's own signal, not the SDK's 60 s default. */
+const noSdkTimeout = 2_147_483_647;
+/** Lines of a server's stderr longer than this are cut in the log. */
+const maxStderrLine = 500;
+
+export class McpConnection implements ToolServer {
+  readonly name: string;
+  readonly moderatorOnly: boolean;
+  private state: ToolServerStatus = { state: 'starting' };
+  private listed: RuntimeTool[] = [];
+  private client: Client | null = null;
+  private failures = 0;
+  private upSince = 0;
+  private restartTimer: NodeJS.Timeout | null = null;
+  private closed = false;
+  private firstAttempt: Promise<void> | null = null;
+
+  constructor(
+    private readonly config: McpServerConfig,
+    private readonly logger: Logger,
+    private readonly timings: McpTimings = defaultMcpTimings,
+    private readonly clientInfo = { name: 'discord-agent-bot', version: '1.0.0' },
+  ) {
+    this.name = config.name;
+    this.moderatorOnly = config.moderatorOnly;
+  }
+
+  status(): ToolServerStatus {
+    return this.state;
+  }
+
+  /** The tools of the last listing; kept while the server is down, so that they answer "unavailable". */
+  tools(): readonly RuntimeTool[] {
+    return this.listed;
+  }
+
+  /** Starts the server; resolves after the first attempt, up or not (a failure is retried in the background). */
+  start(): Promise<void> {
+    this.firstAttempt ??= this.connect();
+    return this.firstAttempt;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    const client = this.client;
+    this.client = null;
+    this.state = { state: 'down', reason: 'the bot is shutting down' };
+    await client?.close().catch(() => undefined);
+  }
+
+  /** Calls one of the server's tools, by its own name, bounded by the context's signal. */
+  async call(tool: string, args: Record<string, unknown>, context: ToolContext): Promise<CallResult> {
+    const client = this.client;
+    if (this.state.state !== 'up' || client === null) {
+      const why = this.state.state === 'down' ? this.state.reason : 'it is still starting';
+      throw new UserFacingError('mcp_unavailable', `the ${this.name} MCP server is unavailable right now (${why}); try again in a little while`);
+    }
+    try {
+      return (await client.callTool({ name: tool, arguments: args }, undefined, { signal: context.signal, timeout: noSdkTimeout })) as CallResult;
+    } catch (error) {
+      if (context.signal.aborted) {
+        // A call that ran out of time may mean a hung server: one that does not answer a ping is restarted.
+        void this.checkAlive(client);
+        throw error;
+      }
+      if (this.client !== client || this.state.state !== 'up') {
+        throw new UserFacingError('mcp_crashed', `the ${this.name} MCP server stopped during the call; it is being restarted`, { cause: error });
+      }
+      throw new UserFacingError('mcp_call_failed', `the ${this.name} MCP server could not run ${tool}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  private async connect(): Promise<void> {
+    if (this.closed) return;
+    this.state = { state: 'starting' };
+    const client = new Client(this.clientInfo, {
+      capabilities: {},
+      listChanged: {
+        tools: {
+          onChanged: (error, tools) => {
+            if (error) this.logger.warn({ mcpServer: this.name, err: error }, 'MCP server said its tools changed, but listing them failed');
+            else if (tools && this.client === client) this.useListing(tools as ListedTool[]);
+          },
+        },
+      },
+    });
+    client.onclose = () => {
+      if (this.client === client) this.lost('it exited or closed the connection');
+    };
+    client.onerror = (error) => this.logger.debug({ mcpServer: this.name, err: error }, 'MCP transport error');
+    const options = { timeout: this.timings.startTimeoutMs };
+    try {
+      await client.connect(this.transport(), options);
+      const tools = await listAllTools(client, options);
+      if (this.closed) {
+        await client.close();
+        return;
+      }
+      this.client = client;
+      this.useListing(tools);
+      this.state = { state: 'up' };
+      this.upSince = Date.now();
+      this.logger.info({ mcpServer: this.name, tools: this.listed.map((tool) => tool.name) }, 'MCP server ready');
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      this.failed(`it could not be started: ${(error as Error).message}`);
+    }
+  }
+
+  private transport(): Transport {
+    if (this.config.transport === 'http') {
+      return new StreamableHTTPClientTransport(new URL(this.config.url), { requestInit: { headers: this.config.headers } });
+    }
+    // Only the environment its config names, over the SDK's short list of harmless variables
+    // (PATH, HOME, USER, …): never the bot's own secrets.
+    const transport = new StdioClientTransport({
+      command: this.config.command,
+      args: this.config.args,
+      env: { ...getDefaultEnvironment(), ...this.config.env },
+      ...(this.config.cwd === undefined ? {} : { cwd: this.config.cwd }),
+      stderr: 'pipe',
+    });
+    let pending = '';
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      const lines = (pending + chunk.toString('utf8')).split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines.filter((text) => text.trim() !== '')) {
+        this.logger.info({ mcpServer: this.name, stderr: line.slice(0, maxStderrLine) }, 'MCP server stderr');
+      }
+    });
+    return transport;
+  }
+
+  private useListing(listed: ListedTool[]): void {
+    const { tools, leftOut } = toolsFromListing(this.config, listed, (tool, args, context) => this.call(tool, args, context));
+    for (const { tool, reason } of leftOut) this.logger.warn({ mcpServer: this.name, tool, reason }, 'MCP tool left out');
+    this.listed = tools;
+  }
+
+  private async checkAlive(client: Client): Promise<void> {
+    try {
+      await client.ping({ timeout: this.timings.pingTimeoutMs });
+    } catch {
+      if (this.client !== client) return;
+      this.logger.warn({ mcpServer: this.name, pingTimeoutMs: this.timings.pingTimeoutMs }, 'MCP server stopped answering: restarting it');
+      this.client = null;
+      this.failed('it stopped answering');
+      await client.close().catch(() => undefined);
+    }
+  }
+
+  private lost(reason: string): void {
+    this.client = null;
+    if (Date.now() - this.upSince >= this.timings.stableAfterMs) this.failures = 0;
+    this.failed(reason);
+  }
+
+  private failed(reason: string): void {
+    if (this.closed) return;
+    const waitMs = Math.min(this.timings.firstBackoffMs * 2 ** this.failures, this.timings.maxBackoffMs);
+    this.failures += 1;
+    this.state = { state: 'down', reason: `${reason}; restarting` };
+    this.logger.warn({ mcpServer: this.name, reason, retryInMs: waitMs, failuresInARow: this.failures }, 'MCP server down');
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = null;
+      void this.connect();
+    }, waitMs);
+    this.restartTimer.unref();
+  }
+}
+
+/** Every page of `tools/list`. */
+async function listAllTools(client: Client, options: { timeout: number }): Promise<ListedTool[]> {
+  const tools: ListedTool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor }, options);
+    tools.push(...(page.tools as ListedTool[]));
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return tools;
+}

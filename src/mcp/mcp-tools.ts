@@ -1,0 +1,123 @@
+/**
+ * An MCP server's tools as agent tools: named `<server>__<tool>` within the model's 64 characters,
+ * arguments validated against the server's JSON Schema (ajv), sent non-strict where the schema does
+ * not meet strict rules, and results turned into text.
+ */
+import { createHash } from 'node:crypto';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { fromJsonSchemaTool } from '../agent/runtime-tool.ts';
+import type { RuntimeTool, ToolContext, ValidationResult } from '../agent/tool.ts';
+import { UserFacingError } from '../errors.ts';
+
+/** A tool as `tools/list` gives it. */
+export interface ListedTool {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** What a tool call returns (`tools/call`), the parts we use. */
+export interface CallResult {
+  content?: { type: string; text?: string; mimeType?: string; uri?: string; resource?: { uri?: string; text?: string } }[];
+  structuredContent?: unknown;
+  isError?: boolean;
+}
+
+/** How a tool reaches its server; the connection decides whether the server is up. */
+export type CallTool = (tool: string, args: Record<string, unknown>, context: ToolContext) => Promise<CallResult>;
+
+const maxNameLength = 64;
+const separator = '__';
+
+// One validator per draft; schemas are compiled once per listing. `strict: false`: servers write
+// keywords ajv does not know (formats, examples, vendor extensions), which must not stop the tool.
+const draft7 = new Ajv({ allErrors: true, strict: false, validateFormats: false });
+const draft2020 = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
+
+/**
+ * The agent-tool name of an MCP server's tool: `<server>__<tool>`, characters outside
+ * `[a-zA-Z0-9_-]` replaced by `_`; a name past 64 characters is cut and given a short hash of the
+ * original, so that two long names stay apart.
+ */
+export function agentToolName(server: string, tool: string): string {
+  const name = `${server}${separator}${tool}`.replace(/[^a-zA-Z0-9_-]/g, '_');
+  if (name.length <= maxNameLength) return name;
+  const hash = createHash('sha256').update(`${server}\0${tool}`).digest('hex').slice(0, 8);
+  return `${name.slice(0, maxNameLength - hash.length - 1)}_${hash}`;
+}
+
+/**
+ * The runtime form of a server's listed tools. A tool whose schema ajv cannot compile, or whose name
+ * clashes with another, is left out and reported in `leftOut`.
+ */
+export function toolsFromListing(
+  server: { name: string; moderatorOnly: boolean },
+  listed: readonly ListedTool[],
+  call: CallTool,
+): { tools: RuntimeTool[]; leftOut: { tool: string; reason: string }[] } {
+  const tools: RuntimeTool[] = [];
+  const leftOut: { tool: string; reason: string }[] = [];
+  const names = new Set<string>();
+  for (const entry of listed) {
+    const name = agentToolName(server.name, entry.name);
+    if (names.has(name)) {
+      leftOut.push({ tool: entry.name, reason: `its name becomes "${name}", as another tool's does` });
+      continue;
+    }
+    const inputSchema = modelSchema(entry.inputSchema);
+    let validate: ValidateFunction;
+    try {
+      validate = (isDraft2020(entry.inputSchema) ? draft2020 : draft7).compile(inputSchema);
+    } catch (error) {
+      leftOut.push({ tool: entry.name, reason: `its input schema is not valid JSON Schema (${(error as Error).message})` });
+      continue;
+    }
+    names.add(name);
+    tools.push(
+      fromJsonSchemaTool({
+        name,
+        description: (entry.description ?? '').trim() || `The "${entry.name}" tool of the ${server.name} MCP server.`,
+        inputSchema,
+        moderatorOnly: server.moderatorOnly,
+        validate: (input) => validation(validate, input),
+        execute: async (args, context) => resultText(server.name, entry.name, await call(entry.name, args as Record<string, unknown>, context)),
+      }),
+    );
+  }
+  return { tools, leftOut };
+}
+
+/** The schema as sent to the model: an object at the root, without `$schema`. */
+function modelSchema(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = schema;
+  return { ...rest, type: 'object', properties: (rest.properties as object | undefined) ?? {} };
+}
+
+function isDraft2020(schema: Record<string, unknown>): boolean {
+  return typeof schema.$schema === 'string' && schema.$schema.includes('2020-12');
+}
+
+function validation(validate: ValidateFunction, input: unknown): ValidationResult {
+  if (validate(input)) return { ok: true, value: input };
+  return { ok: false, issues: (validate.errors ?? []).map(describeError) };
+}
+
+function describeError(error: ErrorObject): string {
+  const at = error.instancePath.replace(/^\//, '').replaceAll('/', '.');
+  const detail = error.keyword === 'additionalProperties' ? `unknown field "${(error.params as { additionalProperty: string }).additionalProperty}"` : error.message ?? error.keyword;
+  return at ? `${at}: ${detail}` : detail;
+}
+
+/** A call's result as text for the model and the thread; a result marked as an error becomes one. */
+export function resultText(server: string, tool: string, result: CallResult): string {
+  const parts = (result.content ?? []).map((item) => {
+    if (item.type === 'text') return item.text ?? '';
+    if (item.type === 'resource') return item.resource?.text ?? `[resource ${item.resource?.uri ?? ''}]`;
+    if (item.type === 'resource_link') return `[link ${item.uri ?? ''}]`;
+    return `[${item.type}${item.mimeType ? ` ${item.mimeType}` : ''}]`;
+  });
+  const text = parts.join('\n').trim() || (result.structuredContent === undefined ? '' : JSON.stringify(result.structuredContent));
+  if (result.isError) throw new UserFacingError('mcp_tool_error', `${tool} (${server} MCP server) reported an error: ${text || 'no detail given'}`);
+  return text || '(no result)';
+}

@@ -1,0 +1,150 @@
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/agent/logger.ts';
+import type { RuntimeTool, ToolContext } from '../../src/agent/tool.ts';
+import { McpConnection, type McpTimings } from '../../src/mcp/mcp-connection.ts';
+import { testServerConfig, type TestServerMode } from '../support/mcp-test-server.ts';
+
+const fast: McpTimings = { startTimeoutMs: 4_000, pingTimeoutMs: 1_000, firstBackoffMs: 100, maxBackoffMs: 400, stableAfterMs: 60_000 };
+const open: McpConnection[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((connection) => connection.close()));
+});
+
+function connect(options: { mode?: TestServerMode; env?: Record<string, string>; timings?: McpTimings } = {}) {
+  const startLog = join(mkdtempSync(join(tmpdir(), 'mcp-')), 'starts.log');
+  const connection = new McpConnection(testServerConfig('test', { mode: options.mode, env: { MCP_TEST_START_LOG: startLog, ...options.env } }), silentLogger, options.timings ?? fast);
+  open.push(connection);
+  const starts = () => (existsSync(startLog) ? readFileSync(startLog, 'utf8').trim().split('\n').length : 0);
+  return { connection, starts };
+}
+
+const context = (timeoutMs = 3_000): ToolContext => ({
+  conversationId: 'test',
+  guildId: null,
+  channelId: null,
+  requester: { id: '1', displayName: 'Ada', isModerator: false },
+  logger: silentLogger,
+  signal: AbortSignal.timeout(timeoutMs),
+});
+
+const named = (connection: McpConnection, name: string): RuntimeTool => {
+  const found = connection.tools().find((tool) => tool.name === name);
+  if (!found) throw new Error(`no tool ${name} among ${connection.tools().map((tool) => tool.name).join(', ')}`);
+  return found;
+};
+
+async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('an MCP server over stdio', () => {
+  it('lists its tools as <server>__<tool>, within 64 characters, with their schemas, sent non-strict', async () => {
+    const { connection } = connect();
+    await connection.start();
+
+    expect(connection.status()).toEqual({ state: 'up' });
+    const names = connection.tools().map((tool) => tool.name);
+    expect(names).toEqual(expect.arrayContaining(['test__echo', 'test__add', 'test__environment', 'test__crash', 'test__hang']));
+    const long = names.find((name) => name.startsWith('test__a_tool_whose_name'))!;
+    expect(long).toMatch(/^test__a_tool_whose_name_is_far_too_long[a-z_]*_[0-9a-f]{8}$/);
+    expect(long).toHaveLength(64);
+    const add = named(connection, 'test__add');
+    expect(add.spec.function).toMatchObject({ name: 'test__add', description: 'Adds two numbers.', strict: false });
+    expect(add.inputSchema).toMatchObject({ type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] });
+    expect(add.inputSchema).not.toHaveProperty('$schema');
+  });
+
+  it('calls a tool, and checks arguments against its JSON Schema first', async () => {
+    const { connection } = connect();
+    await connection.start();
+    const add = named(connection, 'test__add');
+
+    expect(await add.execute({ a: 2, b: 40 }, context())).toBe('42');
+    expect(add.validate({ a: 2, b: 40 })).toEqual({ ok: true, value: { a: 2, b: 40 } });
+    const invalid = add.validate({ a: 'two' });
+    expect(invalid.ok).toBe(false);
+    expect(invalid.ok ? [] : [...invalid.issues].sort()).toEqual(['a: must be number', "must have required property 'b'"]);
+    await expect(named(connection, 'test__fail').execute({}, context())).rejects.toThrow('fail (test MCP server) reported an error: the disk is full');
+  });
+
+  it('gives the server only the environment its config names, never the bot’s secrets', async () => {
+    const secret = `sk-test-${Math.random().toString(36).slice(2)}`;
+    process.env.OPENAI_API_KEY_FOR_THIS_TEST = secret;
+    process.env.DISCORD_TOKEN_FOR_THIS_TEST = secret;
+    try {
+      const { connection } = connect({ env: { GREETING: 'hello' } });
+      await connection.start();
+      const environment = JSON.parse(String(await named(connection, 'test__environment').execute({}, context()))) as Record<string, string>;
+
+      expect(environment.GREETING).toBe('hello');
+      expect(JSON.stringify(environment)).not.toContain(secret);
+      // The SDK's short list of harmless variables, and the config's: nothing else.
+      expect(Object.keys(environment).filter((key) => !['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER', 'GREETING', 'MCP_TEST_START_LOG'].includes(key))).toEqual([]);
+    } finally {
+      delete process.env.OPENAI_API_KEY_FOR_THIS_TEST;
+      delete process.env.DISCORD_TOKEN_FOR_THIS_TEST;
+    }
+  });
+
+  it('a crash mid-call fails that call clearly, the tools answer "unavailable" meanwhile, and the server is restarted', async () => {
+    const { connection, starts } = connect({ timings: { ...fast, firstBackoffMs: 500 } });
+    await connection.start();
+    const echo = named(connection, 'test__echo');
+
+    await expect(named(connection, 'test__crash').execute({}, context())).rejects.toThrow('the test MCP server stopped during the call; it is being restarted');
+    expect(connection.status()).toMatchObject({ state: 'down' });
+    await expect(echo.execute({ text: 'hi' }, context())).rejects.toThrow(/^the test MCP server is unavailable right now \(it exited or closed the connection; restarting\)/);
+
+    await until(() => connection.status().state === 'up', 'the restart');
+    expect(starts()).toBe(2);
+    expect(await named(connection, 'test__echo').execute({ text: 'again' }, context())).toBe('echo: again');
+  });
+
+  it('a call that never answers ends at the tool’s time limit; a server that still answers pings is kept', async () => {
+    const { connection, starts } = connect();
+    await connection.start();
+
+    await expect(named(connection, 'test__hang').execute({}, context(300))).rejects.toThrow();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(connection.status()).toEqual({ state: 'up' });
+    expect(starts()).toBe(1);
+    expect(await named(connection, 'test__echo').execute({ text: 'still here' }, context())).toBe('echo: still here');
+  });
+
+  it('a server that stops answering altogether (not even a ping) after a call timed out is restarted', async () => {
+    const { connection, starts } = connect();
+    await connection.start();
+
+    await expect(named(connection, 'test__freeze').execute({}, context(300))).rejects.toThrow();
+    await until(() => starts() === 2 && connection.status().state === 'up', 'the restart');
+    expect(await named(connection, 'test__echo').execute({ text: 'back' }, context())).toBe('echo: back');
+  });
+
+  it('a server that never answers at start is given up on at the start timeout and retried with backoff', async () => {
+    const { connection, starts } = connect({ mode: 'hang-on-start', timings: { ...fast, startTimeoutMs: 2_000, firstBackoffMs: 100 } });
+    await connection.start();
+
+    expect(connection.status()).toMatchObject({ state: 'down', reason: expect.stringContaining('could not be started') });
+    expect(connection.tools()).toEqual([]);
+    await until(() => starts() >= 3, 'two restarts', 20_000);
+  }, 30_000);
+
+  it('a server that exits at start is retried, waiting longer each time', async () => {
+    const { connection, starts } = connect({ mode: 'exit-on-start', timings: { ...fast, firstBackoffMs: 200, maxBackoffMs: 800 } });
+    await connection.start();
+    expect(connection.status()).toMatchObject({ state: 'down' });
+
+    await until(() => starts() >= 3, 'two restarts');
+    await connection.close();
+    const afterClose = starts();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(starts()).toBe(afterClose);
+  });
+});

@@ -1,0 +1,42 @@
+/**
+ * A small MCP server over stdio, for tests: run it with `node --import tsx test/support/mcp-server.ts [mode]`.
+ * Modes: (none) serve; `hang-on-start` never answers `initialize`; `exit-on-start` exits at once.
+ * `MCP_TEST_START_LOG` names a file that gets a line at each start, so tests can count restarts.
+ *
+ * Tools: echo, add (numbers only: a schema to break), environment (what the process was given),
+ * crash (exits mid-call), hang (never answers), freeze (stops answering anything), and one with a name too long to keep as it is.
+ */
+import { appendFileSync } from 'node:fs';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { z } from 'zod';
+
+const mode = process.argv[2] ?? 'serve';
+if (process.env.MCP_TEST_START_LOG) appendFileSync(process.env.MCP_TEST_START_LOG, `${process.pid} ${mode}\n`);
+if (mode === 'exit-on-start') process.exit(3);
+if (mode === 'hang-on-start') {
+  // Reads stdin and never answers.
+  process.stdin.resume();
+} else {
+  const server = new McpServer({ name: 'test-server', version: '1.0.0' });
+  const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
+
+  server.registerTool('echo', { description: 'Says the text back.', inputSchema: { text: z.string().describe('What to say back.') } }, ({ text: said }) => text(`echo: ${said}`));
+  server.registerTool('add', { description: 'Adds two numbers.', inputSchema: { a: z.number(), b: z.number() } }, ({ a, b }) => text(String(a + b)));
+  server.registerTool('environment', { description: 'The environment variables this server was given, as JSON.', inputSchema: {} }, () => text(JSON.stringify(process.env)));
+  server.registerTool('fail', { description: 'Always reports an error.', inputSchema: {} }, () => ({ ...text('the disk is full'), isError: true }));
+  server.registerTool('crash', { description: 'Exits in the middle of the call.', inputSchema: {} }, () => {
+    process.stderr.write('crashing on purpose\n');
+    process.exit(1);
+  });
+  server.registerTool('hang', { description: 'Never answers.', inputSchema: {} }, () => new Promise<never>(() => undefined));
+  server.registerTool('freeze', { description: 'Stops the whole server answering anything (a busy loop).', inputSchema: {} }, () => {
+    for (;;) {
+      // Never returns: not even pings are answered.
+    }
+  });
+  server.registerTool('a_tool_whose_name_is_far_too_long_to_fit_once_the_server_name_is_put_before_it', { description: 'Has a long name.', inputSchema: {} }, () => text('long'));
+
+  await server.connect(new StdioServerTransport());
+  process.stderr.write('test MCP server ready\n');
+}
