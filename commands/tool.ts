@@ -1,8 +1,16 @@
+import type { ChatInputCommandInteraction } from 'discord.js';
+import type { RuntimeTool, ToolServer } from '../src/agent/tool.ts';
+import type { CommandContext } from '../src/discord/command-context.ts';
 import { defineCommand } from '../src/discord/command-context.ts';
 import { runDirectToolCall } from '../src/discord/direct-tool-call.ts';
 import { renderToolTurn } from '../src/discord/render.ts';
 import { argumentsFrom } from '../src/discord/tool-options.ts';
+import { isModerator } from '../src/discord/moderation.ts';
 import { conversationHere, guildOnly, isModeratorIn, privately } from './shared.ts';
+
+/** Discord shows at most 25 suggestions, each named in at most 100 characters. */
+const maxSuggestions = 25;
+const maxSuggestionName = 100;
 
 export const tool = defineCommand({
   name: 'tool',
@@ -10,52 +18,109 @@ export const tool = defineCommand({
   data: (setup) => ({
     name: 'tool',
     description: 'Run one of my tools yourself, without the model.',
-    options: setup.toolSubcommands.subcommands.map((subcommand) => subcommand.option),
+    options: [...setup.toolSubcommands.subcommands, ...setup.toolSubcommands.servers].map((subcommand) => subcommand.option),
     ...guildOnly,
   }),
   async execute(interaction, context) {
     if (!interaction.isChatInputCommand()) return;
     const name = interaction.options.getSubcommand();
+    const moderator = isModeratorIn(interaction, context);
+    const server = context.toolSubcommands.servers.find((candidate) => candidate.option.name === name)?.server;
+    if (server) return runServerTool(interaction, context, server, moderator);
+
     const subcommand = context.toolSubcommands.subcommands.find((candidate) => candidate.option.name === name);
     if (!subcommand) return privately(interaction, `There is no tool called "${name}" any more.`);
-    const moderator = isModeratorIn(interaction, context);
     if (subcommand.tool.moderatorOnly && !moderator) return privately(interaction, `Only moderators can run **${subcommand.tool.name}**.`);
     const values = new Map((interaction.options.data[0]?.options ?? []).flatMap((option) => (option.value === undefined ? [] : [[option.name, option.value] as const])));
     const parsed = argumentsFrom(subcommand, values);
     const validated = parsed.ok ? subcommand.tool.validate(parsed.args) : { ok: false as const, issues: parsed.issues };
     if (!validated.ok) return privately(interaction, `That input does not work for **${subcommand.tool.name}**:\n- ${validated.issues.join('\n- ')}`);
-
-    await interaction.deferReply();
-    const thread = conversationHere(interaction, context);
-    const conversation =
-      thread ??
-      context.store.conversations.ensure({
-        key: `discord:tool:${interaction.channelId}`,
-        title: `/tool in #${interaction.channel?.name ?? interaction.channelId}`,
-        guildId: interaction.guildId,
-        channelId: interaction.channelId,
-        threadId: null,
-        startedById: interaction.user.id,
-        startedByName: interaction.member.displayName,
-      });
-    const outcome = await runDirectToolCall(context.store, context.counter, {
-      conversation,
-      remember: thread !== undefined,
-      tool: subcommand.tool,
-      args: validated.value,
-      context: {
-        conversationId: conversation.key,
-        guildId: interaction.guildId,
-        channelId: interaction.channelId,
-        requester: { id: interaction.user.id, displayName: interaction.member.displayName, isModerator: moderator },
-        logger: context.logger,
-      },
-      timeoutMs: context.agent.toolTimeoutMs,
-      instanceId: context.instanceId,
-      requester: interaction.user.id,
-    });
-    const shown = renderToolTurn([{ name: subcommand.tool.name, arguments: JSON.stringify(validated.value), ok: outcome.ok, text: outcome.text }], 'all');
-    const posted = await interaction.editReply({ content: shown, allowedMentions: { parse: [] } });
-    context.store.runs.addPostedMessage(outcome.runId, posted.id);
+    await runAndPost(interaction, context, subcommand.tool, validated.value, moderator);
+  },
+  async autocomplete(interaction, context) {
+    const server = context.toolSubcommands.servers.find((candidate) => candidate.option.name === interaction.options.getSubcommand())?.server;
+    if (!server || (server.moderatorOnly && !isModerator(interaction.member, interaction.channel, context.moderatorRoleIds))) return interaction.respond([]);
+    const status = server.status();
+    if (status.state !== 'up') {
+      const why = status.state === 'starting' ? 'it is starting' : 'it is down, restarting';
+      return interaction.respond([{ name: `The ${server.name} server is unavailable right now (${why})`.slice(0, maxSuggestionName), value: 'unavailable' }]);
+    }
+    const typed = interaction.options.getFocused().toLowerCase();
+    const choices = server
+      .tools()
+      .map((candidate) => ({ tool: candidate, shortName: shortName(server, candidate) }))
+      .filter(({ shortName: named }) => named.toLowerCase().includes(typed))
+      .slice(0, maxSuggestions)
+      .map(({ tool: candidate, shortName: named }) => ({ name: `${named}: ${candidate.description}`.replace(/\s+/g, ' ').slice(0, maxSuggestionName), value: named }));
+    await interaction.respond(choices);
   },
 });
+
+/** `/tool <server> tool:<name> arguments:<JSON>`: one of an MCP server's tools, as it lists them now. */
+async function runServerTool(interaction: ChatInputCommandInteraction<'cached'>, context: CommandContext, server: ToolServer, moderator: boolean): Promise<void> {
+  if (server.moderatorOnly && !moderator) return privately(interaction, `Only moderators can run the tools of **${server.name}**.`);
+  const status = server.status();
+  if (status.state !== 'up') {
+    const why = status.state === 'starting' ? 'it is still starting' : status.reason;
+    return privately(interaction, `The **${server.name}** MCP server is unavailable right now (${why}). Try again in a little while.`);
+  }
+  const wanted = interaction.options.getString('tool', true);
+  const found = server.tools().find((candidate) => shortName(server, candidate) === wanted || candidate.name === wanted);
+  if (!found) {
+    const names = server.tools().map((candidate) => `\`${shortName(server, candidate)}\``);
+    return privately(interaction, `**${server.name}** has no tool called "${wanted}". It has: ${names.join(', ') || 'none right now'}.`);
+  }
+  const text = interaction.options.getString('arguments') ?? '{}';
+  let args: unknown;
+  try {
+    args = JSON.parse(text);
+  } catch (error) {
+    return privately(interaction, `The arguments must be a JSON object, such as {"name": "value"}: ${(error as Error).message}`);
+  }
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return privately(interaction, 'The arguments must be a JSON object, such as {"name": "value"}.');
+  const validated = found.validate(args);
+  if (!validated.ok) return privately(interaction, `That input does not work for **${found.name}**:\n- ${validated.issues.join('\n- ')}`);
+  await runAndPost(interaction, context, found, validated.value, moderator);
+}
+
+/** A server's tool by the name the server gives it (the agent's name without `<server>__`). */
+function shortName(server: ToolServer, candidate: RuntimeTool): string {
+  const prefix = `${server.name}__`;
+  return candidate.name.startsWith(prefix) ? candidate.name.slice(prefix.length) : candidate.name;
+}
+
+/** Runs the tool for the person, records it like the agent's calls, and posts the result here. */
+async function runAndPost(interaction: ChatInputCommandInteraction<'cached'>, context: CommandContext, chosen: RuntimeTool, args: unknown, moderator: boolean): Promise<void> {
+  await interaction.deferReply();
+  const thread = conversationHere(interaction, context);
+  const conversation =
+    thread ??
+    context.store.conversations.ensure({
+      key: `discord:tool:${interaction.channelId}`,
+      title: `/tool in #${interaction.channel?.name ?? interaction.channelId}`,
+      guildId: interaction.guildId,
+      channelId: interaction.channelId,
+      threadId: null,
+      startedById: interaction.user.id,
+      startedByName: interaction.member.displayName,
+    });
+  const outcome = await runDirectToolCall(context.store, context.counter, {
+    conversation,
+    remember: thread !== undefined,
+    tool: chosen,
+    args,
+    context: {
+      conversationId: conversation.key,
+      guildId: interaction.guildId,
+      channelId: interaction.channelId,
+      requester: { id: interaction.user.id, displayName: interaction.member.displayName, isModerator: moderator },
+      logger: context.logger,
+    },
+    timeoutMs: context.agent.toolTimeoutMs,
+    instanceId: context.instanceId,
+    requester: interaction.user.id,
+  });
+  const shown = renderToolTurn([{ name: chosen.name, arguments: JSON.stringify(args), ok: outcome.ok, text: outcome.text }], 'all');
+  const posted = await interaction.editReply({ content: shown, allowedMentions: { parse: [] } });
+  context.store.runs.addPostedMessage(outcome.runId, posted.id);
+}

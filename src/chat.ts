@@ -9,6 +9,7 @@ import { builtInTools, databaseTools } from '../tools/index.ts';
 import { createOpenAIModelClient } from './agent/openai-model-client.ts';
 import { buildToolRegistry } from './agent/tool-registry.ts';
 import { createLogger } from './logging.ts';
+import { startMcpServers } from './mcp/mcp-servers.ts';
 import { conversationMemory } from './memory/conversation-memory.ts';
 import { loadTokenCounter } from './memory/token-counter.ts';
 import { startInstance } from './run-log/instance.ts';
@@ -35,13 +36,14 @@ const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLeve
 
 const store = openStoreOrExit(config.databasePath);
 const instance = startInstance(store, 'chat');
-const shutDown = () => {
+const mcp = await startMcpServers(config.mcpServers, logger);
+const shutDown = async () => {
+  await mcp.close();
   instance.stop();
   store.close();
 };
 process.once('SIGTERM', () => {
-  shutDown();
-  process.exit(0);
+  void shutDown().then(() => process.exit(0));
 });
 
 const name = process.env.USER || userInfo().username || 'you';
@@ -67,10 +69,11 @@ try {
     user,
     model: createOpenAIModelClient(config.model),
     tools: buildToolRegistry([...builtInTools, ...databaseTools(store)]),
+    toolServers: mcp.connections,
     settings: config.agent,
     operatorPrompt: config.systemPrompt,
     logger,
   });
 } finally {
-  shutDown();
+  await shutDown();
 }

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { AgentSettings } from './agent/run-agent.ts';
 import type { OpenAIModelClientOptions } from './agent/openai-model-client.ts';
 import type { MemorySettings } from './memory/conversation-memory.ts';
+import { type McpServerConfig, parseMcpConfig } from './mcp/mcp-config.ts';
 
 export type Environment = Record<string, string | undefined>;
 
@@ -101,6 +102,7 @@ export const settingsSchema = z
     MODERATOR_ROLE_IDS: idList(),
     USER_MESSAGES_PER_MINUTE: whole(0, 1000, 10),
     DAILY_TOKEN_BUDGET: whole(0, 1_000_000_000, 1_000_000),
+    MCP_CONFIG: optionalText(),
     LOG_LEVEL: z.preprocess(
       blankToUndefined,
       z
@@ -143,6 +145,8 @@ export interface Config {
   systemPrompt: string | null;
   logLevel: LogLevel;
   discord: DiscordSettings;
+  /** The MCP servers of `MCP_CONFIG`; none when it is unset. */
+  mcpServers: McpServerConfig[];
 }
 
 export interface DiscordSettings {
@@ -179,7 +183,7 @@ export function mergeEnvironment(environment: Environment, dotenvText: string | 
 
 /**
  * Reads the settings from `environment`, falling back to the `.env` file's text where a variable
- * is unset. `purpose` adds what that command needs; `readText` reads `SYSTEM_PROMPT_FILE`.
+ * is unset. `purpose` adds what that command needs; `readText` reads `SYSTEM_PROMPT_FILE` and `MCP_CONFIG`.
  */
 export function parseConfig(
   environment: Environment,
@@ -204,9 +208,23 @@ export function parseConfig(
       return { ok: false, problems: [`SYSTEM_PROMPT_FILE cannot be read (${reason}): "${settings.SYSTEM_PROMPT_FILE}"`] };
     }
   }
+  let mcpServers: McpServerConfig[] = [];
+  if (settings.MCP_CONFIG) {
+    let mcpText: string;
+    try {
+      mcpText = readText(settings.MCP_CONFIG);
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? String(error);
+      return { ok: false, problems: [`MCP_CONFIG cannot be read (${reason}): "${settings.MCP_CONFIG}"`] };
+    }
+    const parsedMcp = parseMcpConfig(mcpText);
+    if (!parsedMcp.ok) return { ok: false, problems: parsedMcp.problems.map((problem) => `MCP_CONFIG "${settings.MCP_CONFIG}": ${problem}`) };
+    mcpServers = parsedMcp.servers;
+  }
   return {
     ok: true,
     config: {
+      mcpServers,
       model: {
         apiKey: settings.OPENAI_API_KEY ?? null,
         baseURL: settings.OPENAI_BASE_URL,

@@ -11,6 +11,7 @@ import { buildToolRegistry } from './agent/tool-registry.ts';
 import { commandRegistry, syncCommands } from './discord/command-sync.ts';
 import { toolSubcommands } from './discord/tool-options.ts';
 import { createLogger } from './logging.ts';
+import { McpConnection } from './mcp/mcp-connection.ts';
 import { loadConfigOrExit, openStoreOrExit } from './startup.ts';
 
 const config = loadConfigOrExit('bot');
@@ -23,7 +24,9 @@ try {
   const store = openStoreOrExit(config.databasePath);
   const tools = buildToolRegistry([...builtInTools, ...databaseTools(store)]);
   store.close();
-  const setup = { tools, toolSubcommands: toolSubcommands(tools), moderatorRoleIds: config.discord.moderatorRoleIds };
+  // MCP servers' subcommands come from the configuration alone: nothing is started.
+  const toolServers = config.mcpServers.map((server) => new McpConnection(server, logger));
+  const setup = { tools, toolServers, toolSubcommands: toolSubcommands(tools, toolServers), moderatorRoleIds: config.discord.moderatorRoleIds };
   const changed = await syncCommands(commandRegistry(rest, application.id, config.discord.commandGuildId), commands.map((command) => command.data(setup)), logger);
   console.log(changed ? 'Commands registered.' : 'Commands already up to date: nothing to do.');
 } catch (error) {

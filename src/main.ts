@@ -6,10 +6,12 @@ import { commands } from '../commands/index.ts';
 import { builtInTools, databaseTools } from '../tools/index.ts';
 import { limitModelCalls } from './agent/limit-model-calls.ts';
 import { createOpenAIModelClient } from './agent/openai-model-client.ts';
-import { buildToolRegistry } from './agent/tool-registry.ts';
+import { describeStatus } from './agent/tool.ts';
+import { buildToolRegistry, currentTools } from './agent/tool-registry.ts';
 import { type Bot, startBot } from './discord/bot.ts';
 import { UserFacingError } from './errors.ts';
 import { createLogger } from './logging.ts';
+import { type McpServers, startMcpServers } from './mcp/mcp-servers.ts';
 import { loadTokenCounter } from './memory/token-counter.ts';
 import { type Instance, startInstance } from './run-log/instance.ts';
 import { loadConfigOrExit, openStoreOrExit } from './startup.ts';
@@ -33,6 +35,7 @@ try {
 }
 
 let bot: Bot | null = null;
+let mcp: McpServers | null = null;
 let stopping = false;
 const shutDown = async (signal: string) => {
   if (stopping) return;
@@ -47,6 +50,7 @@ const shutDown = async (signal: string) => {
   } catch (error) {
     logger.error({ err: error }, 'stopping the bot failed');
   }
+  await mcp?.close();
   instance.stop();
   store.close();
   process.exit(0);
@@ -55,6 +59,8 @@ process.once('SIGINT', () => void shutDown('SIGINT'));
 process.once('SIGTERM', () => void shutDown('SIGTERM'));
 
 const tools = buildToolRegistry([...builtInTools, ...databaseTools(store)]);
+// Servers that fail to start are retried in the background; none of them stops the bot.
+mcp = await startMcpServers(config.mcpServers, logger);
 try {
   bot = await startBot({
     discord: { ...config.discord, token: config.discord.token! },
@@ -66,14 +72,16 @@ try {
     counter: await loadTokenCounter(config.model.model),
     model: limitModelCalls(createOpenAIModelClient(config.model), config.discord.maxConcurrentRuns),
     tools,
+    toolServers: mcp.connections,
     instanceId: instance.id,
     logger,
   });
 } catch (error) {
   if (error instanceof UserFacingError) console.error(error.userMessage);
   else logger.fatal({ err: error }, 'could not connect to Discord');
+  await mcp.close();
   instance.stop();
   store.close();
   process.exit(1);
 }
-logger.info({ tools: tools.map((tool) => tool.name), model: config.model.model }, 'ready');
+logger.info({ tools: currentTools(tools, mcp.connections).map((tool) => tool.name), mcpServers: mcp.connections.map((server) => `${server.name}: ${describeStatus(server.status())}`), model: config.model.model }, 'ready');

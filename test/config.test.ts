@@ -15,6 +15,7 @@ describe('settings', () => {
         memory: { tokenBudget: 8000, messageTokenCap: 4000 },
         systemPrompt: null,
         logLevel: 'info',
+        mcpServers: [],
         discord: {
           token: null,
           apiUrl: 'https://discord.com/api',
@@ -95,6 +96,35 @@ describe('settings', () => {
     expect(ok.ok && ok.config.systemPrompt).toBe('You are Rex.');
     const missing = parseConfig({ OPENAI_API_KEY: 'k', SYSTEM_PROMPT_FILE: 'gone.md' }, null, { readText: read });
     expect(missing).toEqual({ ok: false, problems: ['SYSTEM_PROMPT_FILE cannot be read (ENOENT): "gone.md"'] });
+  });
+
+  it('reads MCP_CONFIG: stdio and HTTP servers, and every problem in the file, named', () => {
+    const files: Record<string, string> = {
+      'mcp.json': JSON.stringify({ mcpServers: { files: { command: 'npx', args: ['-y', 'server-files'], env: { ROOT: '/srv' } }, Search: { url: 'https://mcp.example.com/mcp', moderatorOnly: true } } }),
+      'bad.json': JSON.stringify({ mcpServers: { 'has space': { command: 'x' }, a: { command: '' }, b: { url: 'ftp://x' }, c: { command: 'x', enviroment: {} }, A: { command: 'x' } } }),
+      'broken.json': '{ "mcpServers": ',
+    };
+    const read = (path: string) => {
+      const text = files[path];
+      if (text === undefined) throw Object.assign(new Error('nope'), { code: 'ENOENT' });
+      return text;
+    };
+    const ok = parseConfig({ OPENAI_API_KEY: 'k', MCP_CONFIG: 'mcp.json' }, null, { readText: read });
+    expect(ok.ok && ok.config.mcpServers).toEqual([
+      { name: 'files', transport: 'stdio', command: 'npx', args: ['-y', 'server-files'], env: { ROOT: '/srv' }, moderatorOnly: false },
+      { name: 'Search', transport: 'http', url: 'https://mcp.example.com/mcp', headers: {}, moderatorOnly: true },
+    ]);
+    const bad = parseConfig({ OPENAI_API_KEY: 'k', MCP_CONFIG: 'bad.json' }, null, { readText: read });
+    expect(bad.ok ? [] : bad.problems).toEqual([
+      'MCP_CONFIG "bad.json": server "has space": names may use letters, digits, "-" and "_", at most 32 characters (they prefix its tools\' names)',
+      'MCP_CONFIG "bad.json": server "a": command: command must not be empty',
+      'MCP_CONFIG "bad.json": server "b": url: url must be an http:// or https:// URL',
+      'MCP_CONFIG "bad.json": server "c": unknown field "enviroment"',
+      'MCP_CONFIG "bad.json": server "A": another server has the same name in lower case (names become /tool subcommands)',
+    ]);
+    const broken = parseConfig({ OPENAI_API_KEY: 'k', MCP_CONFIG: 'broken.json' }, null, { readText: read });
+    expect(broken.ok ? [] : broken.problems).toEqual([expect.stringMatching(/^MCP_CONFIG "broken.json": is not valid JSON \(/)]);
+    expect(parseConfig({ OPENAI_API_KEY: 'k', MCP_CONFIG: 'gone.json' }, null, { readText: read })).toEqual({ ok: false, problems: ['MCP_CONFIG cannot be read (ENOENT): "gone.json"'] });
   });
 
   it('is documented: the README table and .env.example list exactly the settings that exist', () => {

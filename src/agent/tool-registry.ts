@@ -1,6 +1,6 @@
 import { finalAnswerToolName } from './final-answer.ts';
 import { fromZodTool, type ToolDefinition } from './runtime-tool.ts';
-import type { Requester, RuntimeTool } from './tool.ts';
+import type { Requester, RuntimeTool, ToolServer } from './tool.ts';
 
 /**
  * Builds the runtime form of every tool once, at start-up. Names must be unique, and
@@ -20,4 +20,9 @@ export function buildToolRegistry(definitions: readonly ToolDefinition[], extra:
 export function toolsFor(tools: readonly RuntimeTool[], requesters: readonly Requester[]): RuntimeTool[] {
   const allModerators = requesters.length > 0 && requesters.every((requester) => requester.isModerator);
   return allModerators ? [...tools] : tools.filter((tool) => !tool.moderatorOnly);
+}
+
+/** The tools on offer now: the built-in ones, then each server's, as last listed. */
+export function currentTools(builtIn: readonly RuntimeTool[], servers: readonly ToolServer[] = []): RuntimeTool[] {
+  return [...builtIn, ...servers.flatMap((server) => server.tools())];
 }

@@ -43,3 +43,23 @@ export interface RuntimeTool {
   validate(input: unknown): ValidationResult;
   execute(args: unknown, context: ToolContext): Promise<unknown>;
 }
+
+export type ToolServerStatus = { state: 'up' } | { state: 'starting' } | { state: 'down'; reason: string };
+
+/**
+ * A source of tools that comes and goes (an MCP server): its tools are listed anew for each run,
+ * and answer "unavailable" while it is down.
+ */
+export interface ToolServer {
+  readonly name: string;
+  readonly moderatorOnly: boolean;
+  status(): ToolServerStatus;
+  tools(): readonly RuntimeTool[];
+}
+
+/** A server's status in a few words, for people. */
+export function describeStatus(status: ToolServerStatus): string {
+  if (status.state === 'up') return 'running';
+  if (status.state === 'starting') return 'starting';
+  return `down: ${status.reason}`;
+}

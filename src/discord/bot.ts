@@ -3,7 +3,7 @@ import type { Store } from '../../db/store.ts';
 import type { Logger } from '../agent/logger.ts';
 import type { ModelClient } from '../agent/model-client.ts';
 import type { AgentSettings } from '../agent/run-agent.ts';
-import type { RuntimeTool } from '../agent/tool.ts';
+import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
 import type { DiscordSettings } from '../config.ts';
 import { UserFacingError } from '../errors.ts';
 import { conversationMemory, type MemorySettings } from '../memory/conversation-memory.ts';
@@ -35,6 +35,8 @@ export interface BotDependencies {
   counter: TokenCounter;
   model: ModelClient;
   tools: readonly RuntimeTool[];
+  /** Servers whose tools come and go (MCP servers): listed anew for each run. */
+  toolServers?: readonly ToolServer[];
   instanceId: string;
   logger: Logger;
 }
@@ -66,7 +68,8 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
   const gate = new RateLimitGate(logger);
   const activeRuns = new Map<string, AbortController>();
   const limits = new UsageLimits(deps.store, deps.discord);
-  const toolCommands = toolSubcommands(deps.tools);
+  const toolServers = deps.toolServers ?? [];
+  const toolCommands = toolSubcommands(deps.tools, toolServers);
   for (const { tool, reason } of toolCommands.leftOut) logger.warn({ tool, reason }, 'tool left out of /tool');
   const ready = new Promise<Client<true>>((resolve) => client.once(Events.ClientReady, resolve));
 
@@ -86,6 +89,7 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
           memory,
           model: deps.model,
           tools: deps.tools,
+          toolServers,
           agent: deps.agent,
           discord: deps.discord,
           memoryBudget: deps.memory.tokenBudget,
@@ -102,7 +106,7 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
     (error, conversationKey) => logger.error({ err: error, conversation: conversationKey }, 'answering in a conversation failed'),
   );
   const router = messageRouter({ client: readyClient, store: deps.store, memory, counter: deps.counter, queues, discord: deps.discord, limits, logger });
-  const setup = { tools: deps.tools, toolSubcommands: toolCommands, moderatorRoleIds: deps.discord.moderatorRoleIds };
+  const setup = { tools: deps.tools, toolServers, toolSubcommands: toolCommands, moderatorRoleIds: deps.discord.moderatorRoleIds };
   const commandContext: CommandContext = {
     ...setup,
     client: readyClient,

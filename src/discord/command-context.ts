@@ -1,4 +1,5 @@
 import type {
+  AutocompleteInteraction,
   ChatInputCommandInteraction,
   Client,
   MessageContextMenuCommandInteraction,
@@ -7,7 +8,7 @@ import type {
 import type { Store } from '../../db/store.ts';
 import type { Logger } from '../agent/logger.ts';
 import type { AgentSettings } from '../agent/run-agent.ts';
-import type { RuntimeTool } from '../agent/tool.ts';
+import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
 import type { DiscordSettings } from '../config.ts';
 import type { ConversationMemory } from '../memory/conversation-memory.ts';
 import type { TokenCounter } from '../memory/token-counter.ts';
@@ -20,7 +21,10 @@ export type CommandInteraction = ChatInputCommandInteraction<'cached'> | Message
 
 /** What commands are built from at start-up. */
 export interface CommandSetup {
+  /** The built-in tools. */
   tools: readonly RuntimeTool[];
+  /** Servers whose tools come and go (MCP). */
+  toolServers: readonly ToolServer[];
   toolSubcommands: ToolSubcommands;
   moderatorRoleIds: readonly string[];
 }
@@ -48,6 +52,8 @@ export interface CommandDefinition {
   moderatorOnly: boolean;
   data(setup: CommandSetup): RESTPostAPIApplicationCommandsJSONBody;
   execute(interaction: CommandInteraction, context: CommandContext): Promise<void>;
+  /** Suggests values for an option marked `autocomplete` as the person types. */
+  autocomplete?(interaction: AutocompleteInteraction<'cached'>, context: CommandContext): Promise<void>;
 }
 
 /** Types a command; does nothing at run time. */

@@ -11,6 +11,17 @@ import { replyPrivately } from './reply-privately.ts';
 export function commandRouter(commands: readonly CommandDefinition[], context: CommandContext) {
   const byName = new Map(commands.map((command) => [command.name, command]));
   return async (interaction: Interaction): Promise<void> => {
+    if (interaction.isAutocomplete()) {
+      const command = byName.get(interaction.commandName);
+      if (!interaction.inCachedGuild() || !command?.autocomplete) return void (await interaction.respond([]));
+      try {
+        await command.autocomplete(interaction, context);
+      } catch (error) {
+        context.logger.warn({ err: error, command: interaction.commandName }, 'suggesting values failed');
+        if (!interaction.responded) await interaction.respond([]).catch(() => undefined);
+      }
+      return;
+    }
     if (!interaction.isChatInputCommand() && !interaction.isMessageContextMenuCommand()) return;
     if (!interaction.inCachedGuild()) {
       if (interaction.isRepliable()) await interaction.reply({ content: 'My commands work in servers only.', flags: MessageFlags.Ephemeral });

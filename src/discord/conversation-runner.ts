@@ -6,7 +6,7 @@ import type { ChatMessage, UserMessage } from '../agent/messages.ts';
 import type { Logger } from '../agent/logger.ts';
 import type { ModelClient } from '../agent/model-client.ts';
 import type { AgentSettings } from '../agent/run-agent.ts';
-import type { Requester, RuntimeTool } from '../agent/tool.ts';
+import type { Requester, RuntimeTool, ToolServer } from '../agent/tool.ts';
 import type { DiscordSettings } from '../config.ts';
 import type { ConversationMemory } from '../memory/conversation-memory.ts';
 import { describeDiscordError, executeRun, toolsRunIn } from './execute-run.ts';
@@ -29,6 +29,7 @@ export interface RunnerDependencies {
   memory: ConversationMemory;
   model: ModelClient;
   tools: readonly RuntimeTool[];
+  toolServers: readonly ToolServer[];
   agent: AgentSettings;
   discord: DiscordSettings;
   memoryBudget: number;

@@ -4,7 +4,7 @@ import type { Logger } from '../agent/logger.ts';
 import { ModelError } from '../agent/model-error.ts';
 import { runAgent, type RunResult } from '../agent/run-agent.ts';
 import { buildSystemPrompt } from '../agent/system-prompt.ts';
-import { toolsFor } from '../agent/tool-registry.ts';
+import { currentTools, toolsFor } from '../agent/tool-registry.ts';
 import { logSink } from '../run-log/log-sink.ts';
 import type { RunnerDependencies, RunPlan } from './conversation-runner.ts';
 import { renderAnswer } from './render.ts';
@@ -45,7 +45,7 @@ export async function executeRun(deps: RunnerDependencies, plan: RunPlan, shrunk
       }),
       history: plan.history,
       input: plan.input,
-      tools: toolsFor(deps.tools, plan.requesters),
+      tools: toolsFor(currentTools(deps.tools, deps.toolServers), plan.requesters),
       context: { conversationId: conversation.key, guildId: conversation.guild_id, channelId: channel.id, requester: plan.requesters.at(-1)!, logger },
       settings: deps.agent,
       signal: AbortSignal.any([deps.shutdown, stopper.signal]),

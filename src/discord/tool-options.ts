@@ -9,7 +9,7 @@ import {
   type APIApplicationCommandSubcommandOption,
   ApplicationCommandOptionType,
 } from 'discord.js';
-import type { RuntimeTool } from '../agent/tool.ts';
+import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
 
 export const discordLimits = { subcommands: 25, options: 25, name: 32, description: 100, choices: 25, choiceValue: 100, commandCharacters: 8000 } as const;
 const discordName = /^[-_\p{Ll}\p{N}]{1,32}$/u;
@@ -28,8 +28,19 @@ export interface ToolSubcommand {
   nullable: Set<string>;
 }
 
+/**
+ * A tool server's subcommand (an MCP server): made from the configuration alone, so that a server
+ * that comes and goes changes no command. `tool` is completed from the server's current tools,
+ * `arguments` is their JSON, checked by the tool's own validator.
+ */
+export interface ServerSubcommand {
+  server: ToolServer;
+  option: APIApplicationCommandSubcommandOption;
+}
+
 export interface ToolSubcommands {
   subcommands: ToolSubcommand[];
+  servers: ServerSubcommand[];
   /** Tools that could not be offered as subcommands, and why. */
   leftOut: { tool: string; reason: string }[];
 }
@@ -42,20 +53,23 @@ function characters(option: { name: string; description?: string; options?: unkn
   return own + choices + nested;
 }
 
-export function toolSubcommands(tools: readonly RuntimeTool[]): ToolSubcommands {
+export function toolSubcommands(tools: readonly RuntimeTool[], servers: readonly ToolServer[] = []): ToolSubcommands {
   const subcommands: ToolSubcommand[] = [];
+  const serverSubcommands: ServerSubcommand[] = [];
   const leftOut: { tool: string; reason: string }[] = [];
   // The /tool command's own name and description count too.
   let total = 'tool'.length + 60;
+  const count = () => subcommands.length + serverSubcommands.length;
+  const taken = (name: string) => subcommands.some((other) => other.option.name === name) || serverSubcommands.some((other) => other.option.name === name);
   for (const tool of tools) {
-    if (subcommands.length >= discordLimits.subcommands) {
+    if (count() >= discordLimits.subcommands) {
       leftOut.push({ tool: tool.name, reason: `Discord allows at most ${discordLimits.subcommands} subcommands` });
       continue;
     }
     const built = subcommandFor(tool);
     if (typeof built === 'string') {
       leftOut.push({ tool: tool.name, reason: built });
-    } else if (subcommands.some((other) => other.option.name === built.option.name)) {
+    } else if (taken(built.option.name)) {
       leftOut.push({ tool: tool.name, reason: `another tool already has the subcommand name "${built.option.name}"` });
     } else if (total + characters(built.option) > discordLimits.commandCharacters) {
       leftOut.push({ tool: tool.name, reason: `the /tool command would pass Discord's ${discordLimits.commandCharacters} characters` });
@@ -64,7 +78,30 @@ export function toolSubcommands(tools: readonly RuntimeTool[]): ToolSubcommands 
       subcommands.push(built);
     }
   }
-  return { subcommands, leftOut };
+  for (const server of servers) {
+    const option = serverSubcommand(server);
+    const label = `${server.name} (MCP server)`;
+    if (count() >= discordLimits.subcommands) leftOut.push({ tool: label, reason: `Discord allows at most ${discordLimits.subcommands} subcommands` });
+    else if (taken(option.name)) leftOut.push({ tool: label, reason: `a tool already has the subcommand name "${option.name}"` });
+    else if (total + characters(option) > discordLimits.commandCharacters) leftOut.push({ tool: label, reason: `the /tool command would pass Discord's ${discordLimits.commandCharacters} characters` });
+    else {
+      total += characters(option);
+      serverSubcommands.push({ server, option });
+    }
+  }
+  return { subcommands, servers: serverSubcommands, leftOut };
+}
+
+function serverSubcommand(server: ToolServer): APIApplicationCommandSubcommandOption {
+  return {
+    type: ApplicationCommandOptionType.Subcommand,
+    name: server.name.toLowerCase(),
+    description: shortDescription(`Run a tool of the ${server.name} MCP server${server.moderatorOnly ? ' (moderators)' : ''}.`),
+    options: [
+      { type: ApplicationCommandOptionType.String, name: 'tool', description: 'Which tool: start typing to see them.', required: true, autocomplete: true },
+      { type: ApplicationCommandOptionType.String, name: 'arguments', description: 'Its arguments as a JSON object, e.g. {"path": "notes.md"}.', required: false },
+    ],
+  };
 }
 
 function subcommandFor(tool: RuntimeTool): ToolSubcommand | string {

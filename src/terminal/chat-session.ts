@@ -6,8 +6,8 @@ import type { Logger } from '../agent/logger.ts';
 import type { ModelClient } from '../agent/model-client.ts';
 import { type AgentSettings, runAgent, type RunResult } from '../agent/run-agent.ts';
 import { buildSystemPrompt } from '../agent/system-prompt.ts';
-import type { Requester, RuntimeTool } from '../agent/tool.ts';
-import { toolsFor } from '../agent/tool-registry.ts';
+import type { Requester, RuntimeTool, ToolServer } from '../agent/tool.ts';
+import { currentTools, toolsFor } from '../agent/tool-registry.ts';
 import type { ConversationMemory } from '../memory/conversation-memory.ts';
 import { printToolEvents } from './print-events.ts';
 
@@ -23,6 +23,8 @@ export interface ChatSessionOptions {
   user: Requester;
   model: ModelClient;
   tools: readonly RuntimeTool[];
+  /** Servers whose tools come and go (MCP): listed anew for each answer. */
+  toolServers?: readonly ToolServer[];
   settings: AgentSettings;
   operatorPrompt: string | null;
   logger: Logger;
@@ -35,7 +37,6 @@ export interface ChatSessionOptions {
 export async function runChatSession(options: ChatSessionOptions): Promise<void> {
   const write = (line: string) => options.output.write(`${line}\n`);
   const lines = createInterface({ input: options.input, output: options.interactive ? options.output : undefined, terminal: options.interactive });
-  const tools = toolsFor(options.tools, [options.user]);
   const { conversation, memory, user } = options;
   let running: AbortController | null = null;
 
@@ -74,7 +75,7 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
       }),
       history,
       input,
-      tools,
+      tools: toolsFor(currentTools(options.tools, options.toolServers), [user]),
       context: { conversationId: conversation.key, guildId: null, channelId: null, requester: user, logger: options.logger },
       settings: options.settings,
       signal: running.signal,

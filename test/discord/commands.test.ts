@@ -43,7 +43,7 @@ describe('registration', () => {
     expect(puts()).toBe(1);
 
     // The same Discord, a new description: exactly one more PUT.
-    const changed = commands.map((command) => (command.name === 'help' ? { ...command, data: () => ({ ...command.data({ tools: [], toolSubcommands: { subcommands: [], leftOut: [] }, moderatorRoleIds: [] }), description: 'Changed.' }) } : command));
+    const changed = commands.map((command) => (command.name === 'help' ? { ...command, data: () => ({ ...command.data({ tools: [], toolServers: [], toolSubcommands: { subcommands: [], servers: [], leftOut: [] }, moderatorRoleIds: [] }), description: 'Changed.' }) } : command));
     await world.restart({ commands: changed });
     expect(puts()).toBe(2);
     expect(world.discord.registeredCommands().find((command) => command.name === 'help')?.description).toBe('Changed.');

@@ -17,7 +17,7 @@ import { loadTokenCounter } from '../../src/memory/token-counter.ts';
 import { type Instance, startInstance } from '../../src/run-log/instance.ts';
 import { builtInTools, databaseTools } from '../../tools/index.ts';
 import { commands } from '../../commands/index.ts';
-import type { RuntimeTool } from '../../src/agent/tool.ts';
+import type { RuntimeTool, ToolServer } from '../../src/agent/tool.ts';
 import type { CommandDefinition } from '../../src/discord/command-context.ts';
 import { modelClientFor } from './agent-harness.ts';
 import { type FakeDiscord, startFakeDiscord } from './fake-discord.ts';
@@ -42,7 +42,7 @@ export async function startBotWorld(
   settings: Partial<DiscordSettings> = {},
   agent: Partial<AgentSettings> = {},
   client: Partial<OpenAIModelClientOptions> = {},
-  extra: { commands?: readonly CommandDefinition[]; tools?: readonly RuntimeTool[]; databaseTools?: boolean; reminderIntervalMs?: number } = {},
+  extra: { commands?: readonly CommandDefinition[]; tools?: readonly RuntimeTool[]; toolServers?: readonly ToolServer[]; databaseTools?: boolean; reminderIntervalMs?: number } = {},
 ): Promise<BotWorld> {
   const discord = await startFakeDiscord();
   const model = await startScriptedModel();
@@ -79,6 +79,7 @@ export async function startBotWorld(
       counter,
       model: limitModelCalls(modelClientFor(model, client), settings.maxConcurrentRuns ?? 4),
       tools: extra.tools ?? buildToolRegistry([...builtInTools, ...(extra.databaseTools ? databaseTools(store) : [])]),
+      toolServers: extra.toolServers ?? [],
       reminderIntervalMs: extra.reminderIntervalMs,
       instanceId: instance.id,
       logger: silentLogger,

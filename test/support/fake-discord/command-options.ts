@@ -17,6 +17,8 @@ export interface InteractionDataOption {
   name: string;
   value?: FakeOptionValue;
   options?: InteractionDataOption[];
+  /** In an autocomplete interaction: the option being typed. */
+  focused?: true;
 }
 
 /** `data.resolved`: what the ids among the options stand for. */
@@ -33,6 +35,7 @@ export function chatInputOptions(world: World, command: FakeRegisteredCommand, i
   const fail = (message: string) => new Error(`fake Discord: /${command.name}: ${message}`);
   const top = command.options ?? [];
   const resolved: ResolvedData = {};
+  const focused = input.focused;
   const pick = (options: FakeRegisteredOption[], type: number, name: string | undefined, what: string) => {
     const found = options.find((option) => option.type === type && option.name === name);
     if (found === undefined) throw fail(`no ${what} "${name}"; it has ${options.map((option) => option.name).join(', ') || 'none'}`);
@@ -42,21 +45,23 @@ export function chatInputOptions(world: World, command: FakeRegisteredCommand, i
   if (input.subcommandGroup !== undefined) {
     const group = pick(top, optionTypes.group, input.subcommandGroup, 'subcommand group');
     const sub = pick(group.options ?? [], optionTypes.subcommand, input.subcommand, 'subcommand');
-    const values = leafOptions(world, sub.options ?? [], input.options ?? {}, { resolved, invoker, fail });
+    const values = leafOptions(world, sub.options ?? [], input.options ?? {}, { resolved, invoker, fail, ...(focused === undefined ? {} : { focused }) });
     return { options: [{ type: optionTypes.group, name: group.name, options: [{ type: optionTypes.subcommand, name: sub.name, options: values }] }], resolved };
   }
   if (top.some((option) => option.type === optionTypes.group)) throw fail('give subcommandGroup (and subcommand): the command has groups');
   if (input.subcommand !== undefined || top.some((option) => option.type === optionTypes.subcommand)) {
     const sub = pick(top, optionTypes.subcommand, input.subcommand, 'subcommand');
-    const values = leafOptions(world, sub.options ?? [], input.options ?? {}, { resolved, invoker, fail });
+    const values = leafOptions(world, sub.options ?? [], input.options ?? {}, { resolved, invoker, fail, ...(focused === undefined ? {} : { focused }) });
     return { options: [{ type: optionTypes.subcommand, name: sub.name, options: values }], resolved };
   }
-  return { options: leafOptions(world, top, input.options ?? {}, { resolved, invoker, fail }), resolved };
+  return { options: leafOptions(world, top, input.options ?? {}, { resolved, invoker, fail, ...(focused === undefined ? {} : { focused }) }), resolved };
 }
 
 interface Resolving {
   resolved: ResolvedData;
   invoker: bigint;
+  /** The option being typed, for an autocomplete interaction. */
+  focused?: string;
   fail(message: string): Error;
 }
 
@@ -69,7 +74,13 @@ function leafOptions(world: World, registered: FakeRegisteredOption[], given: Re
   for (const option of registered) {
     const value = given[option.name];
     if (value === undefined) {
-      if (option.required) throw fail(`the required option "${option.name}" is missing (Discord's client would not send the command)`);
+      // An autocomplete interaction carries what has been typed so far.
+      if (option.required && resolving.focused === undefined) throw fail(`the required option "${option.name}" is missing (Discord's client would not send the command)`);
+      continue;
+    }
+    if (option.name === resolving.focused) {
+      if (option.autocomplete !== true) throw fail(`option "${option.name}" is not registered with autocomplete: Discord sends no autocomplete for it`);
+      values.push({ type: option.type, name: option.name, value, focused: true });
       continue;
     }
     checkValue(world, option, value, { ...resolving, fail: (message) => fail(`option "${option.name}": ${message}`) });

@@ -22,6 +22,20 @@ const callbackType = (body: unknown) => (body as CallbackBody | undefined)?.type
 const isEphemeral = (message: FakeMessage) => ((message.flags ?? 0) & MessageFlags.Ephemeral) !== 0;
 const isLoading = (message: FakeMessage | undefined) => message !== undefined && ((message.flags ?? 0) & MessageFlags.Loading) !== 0;
 
+/** Discord's rules for suggestions: type 8, at most 25 choices, names and string values of 1 to 100 characters. */
+function answerAutocomplete(record: InteractionRecord, callback: CallbackBody): { status: number } {
+  const choices = (callback.data as { choices?: { name: string; value: string | number }[] } | undefined)?.choices;
+  if (callback.type !== 8) throw invalidFormBody({ type: `an autocomplete interaction is answered with type 8, not ${callback.type}` });
+  if (!Array.isArray(choices) || choices.length > 25) throw invalidFormBody({ 'data.choices': 'must be a list of at most 25 choices' });
+  choices.forEach((choice, index) => {
+    if (choice.name.length < 1 || choice.name.length > 100) throw invalidFormBody({ [`data.choices.${index}.name`]: 'must be 1 to 100 characters long' });
+    if (typeof choice.value === 'string' && (choice.value.length < 1 || choice.value.length > 100)) throw invalidFormBody({ [`data.choices.${index}.value`]: 'must be 1 to 100 characters long' });
+  });
+  record.acknowledged = true;
+  record.choices = choices;
+  return { status: 204 };
+}
+
 export function interactionRoutes({ world, gateway, baseUrl, problem }: FakeServices, store: InteractionStore): Route[] {
   /** The message an answer creates, marked as Discord marks interaction responses. */
   function responseMessage(record: InteractionRecord, body: CreateMessageBody, files: UploadedFile[], ephemeral: boolean): FakeMessage {
@@ -83,6 +97,7 @@ export function interactionRoutes({ world, gateway, baseUrl, problem }: FakeServ
           throw unknownInteraction();
         }
         const callback = body as CallbackBody;
+        if (record.autocomplete) return answerAutocomplete(record, callback);
         const data = callback.data ?? {};
         const ephemeral = ((data.flags ?? 0) & MessageFlags.Ephemeral) !== 0;
         if (callback.type === 4) {

@@ -76,6 +76,11 @@ export interface RunCommandInput {
   options?: Record<string, FakeOptionValue>;
   /** For a message command: the message it was run on (in `channelId`). */
   targetMessageId?: string;
+  /**
+   * Makes it an autocomplete interaction (type 4) for this option, which must be registered with
+   * `autocomplete`: `options` hold what has been typed so far, and required ones may be missing.
+   */
+  focused?: string;
 }
 
 /** One answer of the bot to an interaction, in order of arrival. */
@@ -112,6 +117,8 @@ export interface FakeInteraction {
    * original, a follow-up; not the deferral itself) and matches `predicate`; see `fake.waitFor`.
    */
   waitForReply(predicate?: (reply: FakeInteractionReply) => boolean, options?: WaitForOptions): Promise<FakeInteractionReply>;
+  /** For an autocomplete interaction: the suggestions the bot answered with (callback type 8). */
+  waitForChoices(options?: WaitForOptions): Promise<{ name: string; value: string | number }[]>;
 }
 
 /** What `fake.createRole` makes. */

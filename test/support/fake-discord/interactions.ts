@@ -40,6 +40,9 @@ export interface InteractionRecord {
   replies: FakeInteractionReply[];
   missedDeadline: boolean;
   timer?: NodeJS.Timeout;
+  /** An autocomplete interaction (type 4): answered with suggestions, not a message. */
+  autocomplete: boolean;
+  choices?: { name: string; value: string | number }[];
 }
 
 export class InteractionStore {
@@ -139,7 +142,7 @@ export async function runCommand(services: RunCommandServices, input: RunCommand
   const payload: Record<string, unknown> = {
     id,
     application_id: world.botUser.id,
-    type: 2,
+    type: input.focused === undefined ? 2 : 4,
     data: { id: command.id, name: command.name, type: command.type, ...data, ...(command.guild_id ? { guild_id: command.guild_id } : {}) },
     guild: { id: world.guildId, locale: 'en-US', features: [] },
     guild_id: world.guildId,
@@ -162,7 +165,7 @@ export async function runCommand(services: RunCommandServices, input: RunCommand
     id, token, applicationId: world.botUser.id, channelId: channel.id, command, fullName, userId: user.id,
     ...(data.target_id ? { targetMessageId: data.target_id } : {}),
     payload, deadlineAt: now + interactions.deadlineMs, expiresAt: now + tokenLifetimeMs,
-    acknowledged: false, deferred: false, followups: [], replies: [], missedDeadline: false,
+    acknowledged: false, deferred: false, followups: [], replies: [], missedDeadline: false, autocomplete: input.focused !== undefined,
   };
   interactions.add(record);
   await gateway.dispatch(GatewayDispatchEvents.InteractionCreate, payload);
@@ -186,5 +189,6 @@ function interactionHandle(record: InteractionRecord, waitFor: RunCommandService
         () => record.replies.find((reply) => !(reply.kind === 'callback' && reply.type === 5) && (predicate === undefined || predicate(reply))),
         { what: `a reply to /${record.fullName}${predicate ? ` matching ${predicate.toString()}` : ''}`, ...options },
       ),
+    waitForChoices: (options = {}) => waitFor(() => structuredClone(record.choices), { what: `suggestions for /${record.fullName}`, ...options }),
   };
 }

@@ -1,0 +1,120 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/agent/logger.ts';
+import { McpConnection, type McpTimings } from '../../src/mcp/mcp-connection.ts';
+import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
+import { testServerConfig } from '../support/mcp-test-server.ts';
+import { finalAnswer, toolCalls } from '../support/scripted-model.ts';
+
+let world: BotWorld | undefined;
+let server: McpConnection | undefined;
+afterEach(async () => {
+  await world?.close();
+  await server?.close();
+  world = undefined;
+  server = undefined;
+});
+
+const timings: McpTimings = { startTimeoutMs: 10_000, pingTimeoutMs: 1_000, firstBackoffMs: 60_000, maxBackoffMs: 60_000, stableAfterMs: 60_000 };
+
+async function startWithServer(options: { moderatorOnly?: boolean } = {}): Promise<BotWorld> {
+  server = new McpConnection(testServerConfig('test', options), silentLogger, timings);
+  await server.start();
+  world = await startBotWorld({}, {}, {}, { toolServers: [server] });
+  return world;
+}
+
+/** Bob starts a conversation (Ada is a moderator in the fake server; Bob is not). */
+async function conversation(w: BotWorld, content: string) {
+  await w.discord.userSays({ channelId: w.discord.channels.general, author: 'bob', content: `${mentionOf(w)} ${content}`, mentions: [w.discord.botUser.id] });
+  return w.discord.waitFor(() => w.discord.threads()[0]);
+}
+
+describe('MCP tools in the bot', () => {
+  it('the agent calls an MCP tool: offered non-strict as <server>__<tool>, its result posted and answered', async () => {
+    const w = await startWithServer();
+    w.model.enqueue(toolCalls({ name: 'test__echo', arguments: { text: 'hello' } }), finalAnswer('It said hello back.', ['test__echo']));
+    const thread = await conversation(w, 'ask the echo tool');
+    const posts = await waitForBotPosts(w, thread.id, 2);
+
+    expect(posts.map((post) => post.content)).toEqual(['🔧 **test__echo** `{"text":"hello"}` → `echo: hello`', 'It said hello back.\n-# 🔧 test__echo']);
+    const offered = w.model.requests[0]!.tools!.find((spec) => spec.function.name === 'test__echo');
+    expect(offered?.function).toMatchObject({ strict: false, parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } });
+    expect(w.model.requests[1]!.messages.at(-1)).toMatchObject({ role: 'tool', content: 'echo: hello' });
+  });
+
+  it('arguments that break the server’s schema go back to the model with the issues, and the server is never called', async () => {
+    const w = await startWithServer();
+    w.model.enqueue(toolCalls({ name: 'test__add', arguments: { a: 'two', b: 3 } }), finalAnswer('I could not add those.'));
+    const thread = await conversation(w, 'add two and three');
+    await waitForBotPosts(w, thread.id, 2);
+
+    const observation = w.model.requests[1]!.messages.at(-1);
+    expect(observation).toMatchObject({ role: 'tool', content: expect.stringContaining('a: must be number') });
+  });
+
+  it('/tool <server> runs one of its tools by name, with JSON arguments checked by its schema, and suggests the tools as you type', async () => {
+    const w = await startWithServer();
+    const channelId = w.discord.channels.general;
+
+    const typing = await w.discord.userRunsCommand({ name: 'tool', subcommand: 'test', options: { tool: 'ec' }, focused: 'tool', author: 'bob', channelId });
+    expect(await typing.waitForChoices()).toEqual([{ name: 'echo: Says the text back.', value: 'echo' }]);
+
+    const ran = await w.discord.userRunsCommand({ name: 'tool', subcommand: 'test', options: { tool: 'echo', arguments: '{"text":"hi"}' }, author: 'bob', channelId });
+    expect(await ran.waitForReply()).toMatchObject({ ephemeral: false, content: '🔧 **test__echo** `{"text":"hi"}` → `echo: hi`' });
+    const run = w.store.runs.recent(null, 1)[0]!;
+    expect(w.store.steps.ofRun(run.id)).toMatchObject([{ kind: 'tool-call', tool_name: 'test__echo', status: 'ok', result: 'echo: hi' }]);
+
+    const invalid = await w.discord.userRunsCommand({ name: 'tool', subcommand: 'test', options: { tool: 'add', arguments: '{"a":"x"}' }, author: 'bob', channelId });
+    expect((await invalid.waitForReply()).content).toMatch(/^That input does not work for \*\*test__add\*\*:\n- /);
+    const notJson = await w.discord.userRunsCommand({ name: 'tool', subcommand: 'test', options: { tool: 'add', arguments: '{a: 1' }, author: 'bob', channelId });
+    expect((await notJson.waitForReply()).content).toMatch(/^The arguments must be a JSON object/);
+    const unknown = await w.discord.userRunsCommand({ name: 'tool', subcommand: 'test', options: { tool: 'nope' }, author: 'bob', channelId });
+    expect((await unknown.waitForReply()).content).toMatch(/^\*\*test\*\* has no tool called "nope"\. It has: `echo`, `add`/);
+    for (const interaction of [invalid, notJson, unknown]) expect((await interaction.waitForReply()).ephemeral).toBe(true);
+  });
+
+  it('a server that crashed: its tools answer "unavailable" to the model and to /tool, and the commands stay as registered', async () => {
+    const w = await startWithServer();
+    const puts = () => w.discord.requests.filter((request) => request.method === 'PUT' && request.path.endsWith('/commands')).length;
+    const registered = JSON.stringify(w.discord.registeredCommands());
+    w.model.enqueue(toolCalls({ name: 'test__crash', arguments: {} }), finalAnswer('The server crashed.'));
+    const thread = await conversation(w, 'crash it');
+    const posts = await waitForBotPosts(w, thread.id, 2);
+    expect(posts[0]!.content).toContain('the test MCP server stopped during the call; it is being restarted');
+
+    w.model.enqueue(toolCalls({ name: 'test__echo', arguments: { text: 'anyone?' } }), finalAnswer('It is down.'));
+    await w.discord.userSays({ channelId: thread.id, author: 'bob', content: 'try echo' });
+    await waitForBotPosts(w, thread.id, 4);
+    expect(w.model.requests.at(-1)!.messages.at(-1)).toMatchObject({ role: 'tool', content: expect.stringMatching(/^Error: the test MCP server is unavailable right now/) });
+
+    const command = await w.discord.userRunsCommand({ name: 'tool', subcommand: 'test', options: { tool: 'echo', arguments: '{"text":"hi"}' }, author: 'bob', channelId: thread.id });
+    expect(await command.waitForReply()).toMatchObject({ ephemeral: true, content: expect.stringMatching(/^The \*\*test\*\* MCP server is unavailable right now \(it exited or closed the connection; restarting\)/) });
+    const typing = await w.discord.userRunsCommand({ name: 'tool', subcommand: 'test', options: { tool: '' }, focused: 'tool', author: 'bob', channelId: thread.id });
+    expect(await typing.waitForChoices()).toEqual([{ name: 'The test server is unavailable right now (it is down, restarting)', value: 'unavailable' }]);
+
+    await w.restart();
+    expect(puts()).toBe(1);
+    expect(JSON.stringify(w.discord.registeredCommands())).toBe(registered);
+  });
+
+  it('a moderator-only server: its tools are neither offered to nor run for anyone else', async () => {
+    const w = await startWithServer({ moderatorOnly: true });
+    w.model.enqueue(finalAnswer('Hi.'));
+    const thread = await conversation(w, 'hello');
+    await waitForBotPosts(w, thread.id, 1);
+    expect(w.model.requests[0]!.tools!.map((spec) => spec.function.name).filter((name) => name.startsWith('test__'))).toEqual([]);
+
+    const refused = await w.discord.userRunsCommand({ name: 'tool', subcommand: 'test', options: { tool: 'echo', arguments: '{"text":"hi"}' }, author: 'bob', channelId: thread.id });
+    expect(await refused.waitForReply()).toMatchObject({ ephemeral: true, content: 'Only moderators can run the tools of **test**.' });
+    const typing = await w.discord.userRunsCommand({ name: 'tool', subcommand: 'test', options: { tool: '' }, focused: 'tool', author: 'bob', channelId: thread.id });
+    expect(await typing.waitForChoices()).toEqual([]);
+  });
+
+  it('/help lists the MCP tools and how each server is doing', async () => {
+    const w = await startWithServer();
+    const help = await w.discord.userRunsCommand({ name: 'help', author: 'bob', channelId: w.discord.channels.general });
+    const text = (await help.waitForReply()).content;
+    expect(text).toContain('- **test__echo**: Says the text back.');
+    expect(text).toContain('**MCP servers**\n- **test**: running');
+  });
+});
