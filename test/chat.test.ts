@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { testServerConfig } from './support/mcp-test-server.ts';
 import { runScript } from './support/run-process.ts';
 import { type ScriptedModel, apiError, finalAnswer, startScriptedModel, toolCalls } from './support/scripted-model.ts';
 
@@ -35,6 +36,18 @@ describe('npm run chat', () => {
       ['  → calculator {"expression":"2+3*4"}', '  ← calculator: 14', 'bot: 2 + 3 × 4 = **14**', '     (tools: calculator)', ''].join('\n'),
     );
     expect(model.requests[0]!.messages[1]).toEqual({ role: 'user', content: 'ada: what is 2+3*4?' });
+  });
+
+  it('uses the tools of the MCP servers in MCP_CONFIG', async () => {
+    const { command, args } = testServerConfig('files');
+    writeFileSync(join(cwd, 'mcp.json'), JSON.stringify({ mcpServers: { files: { command, args } } }));
+    model.enqueue(toolCalls({ name: 'files__echo', arguments: { text: 'hi' } }), finalAnswer('It echoed.', ['files__echo']));
+
+    const result = await chat('echo hi\n', { MCP_CONFIG: 'mcp.json' });
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(['  → files__echo {"text":"hi"}', '  ← files__echo: echo: hi', 'bot: It echoed.', '     (tools: files__echo)', ''].join('\n'));
+    expect(model.requests[0]!.tools!.map((tool) => tool.function.name)).toContain('files__add');
   });
 
   it('remembers the conversation from one line to the next', async () => {
