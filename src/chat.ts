@@ -9,7 +9,7 @@ import { builtInTools, databaseTools } from '../tools/index.ts';
 import { createOpenAIModelClient } from './agent/openai-model-client.ts';
 import { buildToolRegistry } from './agent/tool-registry.ts';
 import { createLogger } from './logging.ts';
-import { startMcpServers } from './mcp/mcp-servers.ts';
+import { mcpServers } from './mcp/mcp-servers.ts';
 import { conversationMemory } from './memory/conversation-memory.ts';
 import { loadTokenCounter } from './memory/token-counter.ts';
 import { startInstance } from './run-log/instance.ts';
@@ -36,7 +36,7 @@ const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLeve
 
 const store = openStoreOrExit(config.databasePath);
 const instance = startInstance(store, 'chat');
-const mcp = await startMcpServers(config.mcpServers, logger);
+const mcp = mcpServers(config.mcpServers, logger);
 const shutDown = async () => {
   await mcp.close();
   instance.stop();
@@ -45,6 +45,7 @@ const shutDown = async () => {
 process.once('SIGTERM', () => {
   void shutDown().then(() => process.exit(0));
 });
+await mcp.start();
 
 const name = process.env.USER || userInfo().username || 'you';
 const user = { id: `terminal:${name}`, displayName: name, isModerator: true };

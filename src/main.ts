@@ -11,7 +11,7 @@ import { buildToolRegistry, currentTools } from './agent/tool-registry.ts';
 import { type Bot, startBot } from './discord/bot.ts';
 import { UserFacingError } from './errors.ts';
 import { createLogger } from './logging.ts';
-import { type McpServers, startMcpServers } from './mcp/mcp-servers.ts';
+import { mcpServers } from './mcp/mcp-servers.ts';
 import { loadTokenCounter } from './memory/token-counter.ts';
 import { type Instance, startInstance } from './run-log/instance.ts';
 import { loadConfigOrExit, openStoreOrExit } from './startup.ts';
@@ -35,7 +35,8 @@ try {
 }
 
 let bot: Bot | null = null;
-let mcp: McpServers | null = null;
+// Made before the signal handlers, so that a signal during start-up stops the servers already starting.
+const mcp = mcpServers(config.mcpServers, logger);
 let stopping = false;
 const shutDown = async (signal: string) => {
   if (stopping) return;
@@ -50,7 +51,7 @@ const shutDown = async (signal: string) => {
   } catch (error) {
     logger.error({ err: error }, 'stopping the bot failed');
   }
-  await mcp?.close();
+  await mcp.close();
   instance.stop();
   store.close();
   process.exit(0);
@@ -60,7 +61,7 @@ process.once('SIGTERM', () => void shutDown('SIGTERM'));
 
 const tools = buildToolRegistry([...builtInTools, ...databaseTools(store)]);
 // Servers that fail to start are retried in the background; none of them stops the bot.
-mcp = await startMcpServers(config.mcpServers, logger);
+await mcp.start();
 try {
   bot = await startBot({
     discord: { ...config.discord, token: config.discord.token! },

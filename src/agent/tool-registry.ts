@@ -22,7 +22,22 @@ export function toolsFor(tools: readonly RuntimeTool[], requesters: readonly Req
   return allModerators ? [...tools] : tools.filter((tool) => !tool.moderatorOnly);
 }
 
-/** The tools on offer now: the built-in ones, then each server's, as last listed. */
+/** OpenAI takes at most 128 functions a request; `final_answer` is one of them. */
+export const maxOfferedTools = 127;
+
+/**
+ * The tools on offer now: the built-in ones, then each server's, as last listed; a name already
+ * taken is skipped, and past `maxOfferedTools` the rest are left out (a server with hundreds of
+ * tools must not make every model call fail).
+ */
 export function currentTools(builtIn: readonly RuntimeTool[], servers: readonly ToolServer[] = []): RuntimeTool[] {
-  return [...builtIn, ...servers.flatMap((server) => server.tools())];
+  const seen = new Set<string>([finalAnswerToolName]);
+  const tools: RuntimeTool[] = [];
+  for (const tool of [...builtIn, ...servers.flatMap((server) => server.tools())]) {
+    if (tools.length >= maxOfferedTools) break;
+    if (seen.has(tool.name)) continue;
+    seen.add(tool.name);
+    tools.push(tool);
+  }
+  return tools;
 }

@@ -2,12 +2,15 @@ import { MessageFlags } from 'discord.js';
 import type { CommandInteraction } from './command-context.ts';
 import { noPings } from './send.ts';
 
+const maxContentLength = 2000;
+
 /**
  * An answer only the person who ran the command sees. After a deferral it fills the deferred
  * reply (a follow-up would be swallowed into it, whatever its flags say).
  */
 export async function replyPrivately(interaction: CommandInteraction, content: string): Promise<void> {
-  const message = { content, allowedMentions: noPings };
+  // What a person typed can come back in the words (a name, a list of issues): never past Discord's 2,000 characters.
+  const message = { content: content.length <= maxContentLength ? content : `${content.slice(0, maxContentLength - 1)}…`, allowedMentions: noPings };
   if (interaction.deferred && !interaction.ephemeral && !interaction.replied) {
     // Deferred in public (as /tool is): the public placeholder goes, and the words stay private.
     await interaction.deleteReply().catch(() => {});

@@ -54,8 +54,8 @@ export function parseMcpConfig(text: string): { ok: true; servers: McpServerConf
   const servers: McpServerConfig[] = [];
   const lowerNames = new Set<string>();
   for (const [name, entry] of Object.entries(file.data.mcpServers)) {
-    if (!serverName.test(name)) {
-      problems.push(`server "${name}": names may use letters, digits, "-" and "_", at most 32 characters (they prefix its tools' names)`);
+    if (!serverName.test(name) || name.includes('__')) {
+      problems.push(`server "${name}": names may use letters, digits, "-" and "_" (not "__"), at most 32 characters (they prefix its tools' names)`);
       continue;
     }
     if (lowerNames.has(name.toLowerCase())) {

@@ -5,6 +5,7 @@
  * its tools answer "unavailable".
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -32,6 +33,11 @@ export const defaultMcpTimings: McpTimings = { startTimeoutMs: 20_000, pingTimeo
 const noSdkTimeout = 2_147_483_647;
 /** Lines of a server's stderr longer than this are cut in the log. */
 const maxStderrLine = 500;
+/** At most this many stderr lines are logged per window; the rest are counted, so a chatty server cannot flood the log. */
+const stderrLinesPerWindow = 20;
+const stderrWindowMs = 10_000;
+/** Why a server is down, as people see it, is cut to this length (an HTTP error can carry a whole page). */
+const maxReasonLength = 200;
 
 export class McpConnection implements ToolServer {
   readonly name: string;
@@ -39,6 +45,8 @@ export class McpConnection implements ToolServer {
   private state: ToolServerStatus = { state: 'starting' };
   private listed: RuntimeTool[] = [];
   private client: Client | null = null;
+  /** The client of an attempt in progress, so that closing can end it too. */
+  private connecting: Client | null = null;
   private failures = 0;
   private upSince = 0;
   private restartTimer: NodeJS.Timeout | null = null;
@@ -73,10 +81,11 @@ export class McpConnection implements ToolServer {
   async close(): Promise<void> {
     this.closed = true;
     if (this.restartTimer) clearTimeout(this.restartTimer);
-    const client = this.client;
+    const clients = [this.client, this.connecting];
     this.client = null;
+    this.connecting = null;
     this.state = { state: 'down', reason: 'the bot is shutting down' };
-    await client?.close().catch(() => undefined);
+    await Promise.all(clients.map((client) => client?.close().catch(() => undefined)));
   }
 
   /** Calls one of the server's tools, by its own name, bounded by the context's signal. */
@@ -94,10 +103,13 @@ export class McpConnection implements ToolServer {
         void this.checkAlive(client);
         throw error;
       }
+      if (this.closed) throw new UserFacingError('mcp_closed', `the ${this.name} MCP server was stopped during the call: the bot is shutting down`, { cause: error });
       if (this.client !== client || this.state.state !== 'up') {
         throw new UserFacingError('mcp_crashed', `the ${this.name} MCP server stopped during the call; it is being restarted`, { cause: error });
       }
-      throw new UserFacingError('mcp_call_failed', `the ${this.name} MCP server could not run ${tool}: ${(error as Error).message}`, { cause: error });
+      // Not an answer from the server (a refused connection, an HTTP error, a lost session): it may be gone.
+      if (!(error instanceof McpError)) void this.checkAlive(client);
+      throw new UserFacingError('mcp_call_failed', `the ${this.name} MCP server could not run ${tool}: ${cut((error as Error).message)}`, { cause: error });
     }
   }
 
@@ -108,9 +120,10 @@ export class McpConnection implements ToolServer {
       capabilities: {},
       listChanged: {
         tools: {
-          onChanged: (error, tools) => {
-            if (error) this.logger.warn({ mcpServer: this.name, err: error }, 'MCP server said its tools changed, but listing them failed');
-            else if (tools && this.client === client) this.useListing(tools as ListedTool[]);
+          // The SDK's own refresh reads the first page only: every page is listed here.
+          autoRefresh: false,
+          onChanged: () => {
+            if (this.client === client) void this.relist(client);
           },
         },
       },
@@ -119,6 +132,13 @@ export class McpConnection implements ToolServer {
       if (this.client === client) this.lost('it exited or closed the connection');
     };
     client.onerror = (error) => this.logger.debug({ mcpServer: this.name, err: error }, 'MCP transport error');
+    this.connecting = client;
+    // One deadline for the whole attempt: starting, initializing and every page of the listing.
+    let timedOut = false;
+    const deadline = setTimeout(() => {
+      timedOut = true;
+      void client.close();
+    }, this.timings.startTimeoutMs);
     const options = { timeout: this.timings.startTimeoutMs };
     try {
       await client.connect(this.transport(), options);
@@ -127,14 +147,28 @@ export class McpConnection implements ToolServer {
         await client.close();
         return;
       }
+      this.connecting = null;
       this.client = client;
       this.useListing(tools);
       this.state = { state: 'up' };
       this.upSince = Date.now();
       this.logger.info({ mcpServer: this.name, tools: this.listed.map((tool) => tool.name) }, 'MCP server ready');
     } catch (error) {
+      if (this.connecting === client) this.connecting = null;
       await client.close().catch(() => undefined);
-      this.failed(`it could not be started: ${(error as Error).message}`);
+      this.failed(timedOut ? `it did not start within ${this.timings.startTimeoutMs / 1000} s` : `it could not be started: ${(error as Error).message}`);
+    } finally {
+      clearTimeout(deadline);
+    }
+  }
+
+  /** Lists the tools again after the server said they changed. */
+  private async relist(client: Client): Promise<void> {
+    try {
+      const tools = await listAllTools(client, { timeout: this.timings.startTimeoutMs });
+      if (this.client === client) this.useListing(tools);
+    } catch (error) {
+      if (this.client === client) this.logger.warn({ mcpServer: this.name, err: error }, 'MCP server said its tools changed, but listing them failed');
     }
   }
 
@@ -151,13 +185,31 @@ export class McpConnection implements ToolServer {
       ...(this.config.cwd === undefined ? {} : { cwd: this.config.cwd }),
       stderr: 'pipe',
     });
+    const stderr = transport.stderr as (NodeJS.ReadableStream & { setEncoding(encoding: 'utf8'): void }) | null;
+    stderr?.setEncoding('utf8');
     let pending = '';
-    transport.stderr?.on('data', (chunk: Buffer) => {
-      const lines = (pending + chunk.toString('utf8')).split('\n');
-      pending = lines.pop() ?? '';
-      for (const line of lines.filter((text) => text.trim() !== '')) {
+    let windowStart = 0;
+    let logged = 0;
+    let dropped = 0;
+    const log = (line: string) => {
+      const now = Date.now();
+      if (now - windowStart >= stderrWindowMs) {
+        if (dropped > 0) this.logger.info({ mcpServer: this.name, droppedLines: dropped }, 'MCP server stderr: lines left out of the log');
+        windowStart = now;
+        logged = 0;
+        dropped = 0;
+      }
+      if (logged >= stderrLinesPerWindow) dropped += 1;
+      else {
+        logged += 1;
         this.logger.info({ mcpServer: this.name, stderr: line.slice(0, maxStderrLine) }, 'MCP server stderr');
       }
+    };
+    stderr?.on('data', (chunk: string) => {
+      const lines = (pending + chunk).split(/\r?\n|\r/);
+      // A line that never ends is cut, not kept growing.
+      pending = (lines.pop() ?? '').slice(0, maxStderrLine);
+      for (const line of lines) if (line.trim() !== '') log(line);
     });
     return transport;
   }
@@ -190,7 +242,7 @@ export class McpConnection implements ToolServer {
     if (this.closed) return;
     const waitMs = Math.min(this.timings.firstBackoffMs * 2 ** this.failures, this.timings.maxBackoffMs);
     this.failures += 1;
-    this.state = { state: 'down', reason: `${reason}; restarting` };
+    this.state = { state: 'down', reason: `${cut(reason)}; restarting` };
     this.logger.warn({ mcpServer: this.name, reason, retryInMs: waitMs, failuresInARow: this.failures }, 'MCP server down');
     if (this.restartTimer) clearTimeout(this.restartTimer);
     this.restartTimer = setTimeout(() => {
@@ -199,6 +251,11 @@ export class McpConnection implements ToolServer {
     }, waitMs);
     this.restartTimer.unref();
   }
+}
+
+function cut(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length <= maxReasonLength ? line : `${line.slice(0, maxReasonLength - 1)}…`;
 }
 
 /** Every page of `tools/list`. */

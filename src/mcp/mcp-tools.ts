@@ -28,12 +28,19 @@ export interface CallResult {
 export type CallTool = (tool: string, args: Record<string, unknown>, context: ToolContext) => Promise<CallResult>;
 
 const maxNameLength = 64;
+/** OpenAI refuses a whole request whose function descriptions pass this length. */
+const maxDescriptionLength = 1024;
 const separator = '__';
 
-// One validator per draft; schemas are compiled once per listing. `strict: false`: servers write
-// keywords ajv does not know (formats, examples, vendor extensions), which must not stop the tool.
-const draft7 = new Ajv({ allErrors: true, strict: false, validateFormats: false });
-const draft2020 = new Ajv2020({ allErrors: true, strict: false, validateFormats: false });
+/**
+ * Validators for one listing. A fresh pair each time, so that a server listed again (or two servers)
+ * reusing a schema `$id` do not clash, and old schemas are not kept. `strict: false`: servers write
+ * keywords ajv does not know (formats, examples, vendor extensions), which must not stop the tool.
+ */
+function validators() {
+  const options = { allErrors: true, strict: false, validateFormats: false };
+  return { draft7: new Ajv(options), draft2020: new Ajv2020(options) };
+}
 
 /**
  * The agent-tool name of an MCP server's tool: `<server>__<tool>`, characters outside
@@ -59,6 +66,7 @@ export function toolsFromListing(
   const tools: RuntimeTool[] = [];
   const leftOut: { tool: string; reason: string }[] = [];
   const names = new Set<string>();
+  const { draft7, draft2020 } = validators();
   for (const entry of listed) {
     const name = agentToolName(server.name, entry.name);
     if (names.has(name)) {
@@ -77,7 +85,7 @@ export function toolsFromListing(
     tools.push(
       fromJsonSchemaTool({
         name,
-        description: (entry.description ?? '').trim() || `The "${entry.name}" tool of the ${server.name} MCP server.`,
+        description: shorten((entry.description ?? '').trim() || `The "${entry.name}" tool of the ${server.name} MCP server.`),
         inputSchema,
         moderatorOnly: server.moderatorOnly,
         validate: (input) => validation(validate, input),
@@ -88,10 +96,33 @@ export function toolsFromListing(
   return { tools, leftOut };
 }
 
-/** The schema as sent to the model: an object at the root, without `$schema`. */
+function shorten(text: string): string {
+  return text.length <= maxDescriptionLength ? text : `${text.slice(0, maxDescriptionLength - 1)}…`;
+}
+
+/**
+ * The schema as sent to the model: an object at the root, without `$schema`, and `items: {}` on
+ * arrays that lack it (OpenAI refuses the whole request over one such array; `{}` allows what
+ * leaving it out did).
+ */
 function modelSchema(schema: Record<string, unknown>): Record<string, unknown> {
   const { $schema: _ignored, ...rest } = schema;
-  return { ...rest, type: 'object', properties: (rest.properties as object | undefined) ?? {} };
+  return withArrayItems({ ...rest, type: 'object', properties: (rest.properties as object | undefined) ?? {} }) as Record<string, unknown>;
+}
+
+function withArrayItems(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withArrayItems);
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    // Under `properties`, `$defs` and the like, keys are names, not keywords: recurse into the values.
+    out[key] = key === 'properties' || key === '$defs' || key === 'definitions' || key === 'patternProperties'
+      ? Object.fromEntries(Object.entries((value ?? {}) as object).map(([name, child]) => [name, withArrayItems(child)]))
+      : withArrayItems(value);
+  }
+  const types = ([] as unknown[]).concat(out.type ?? []);
+  if (types.includes('array') && !('items' in out) && !('prefixItems' in out)) out.items = {};
+  return out;
 }
 
 function isDraft2020(schema: Record<string, unknown>): boolean {

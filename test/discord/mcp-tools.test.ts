@@ -71,6 +71,12 @@ describe('MCP tools in the bot', () => {
     const unknown = await w.discord.userRunsCommand({ name: 'tool', subcommand: 'test', options: { tool: 'nope' }, author: 'bob', channelId });
     expect((await unknown.waitForReply()).content).toMatch(/^\*\*test\*\* has no tool called "nope"\. It has: `echo`, `add`/);
     for (const interaction of [invalid, notJson, unknown]) expect((await interaction.waitForReply()).ephemeral).toBe(true);
+
+    // A reply that would pass Discord's 2,000 characters is cut, not lost to an error.
+    const longName = await w.discord.userRunsCommand({ name: 'tool', subcommand: 'test', options: { tool: 'x'.repeat(3_000) }, author: 'bob', channelId });
+    const cut = await longName.waitForReply();
+    expect(cut.content).toHaveLength(2000);
+    expect(cut.content).toMatch(/^\*\*test\*\* has no tool called "x+…$/);
   });
 
   it('a server that crashed: its tools answer "unavailable" to the model and to /tool, and the commands stay as registered', async () => {

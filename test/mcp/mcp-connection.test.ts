@@ -2,20 +2,21 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/agent/logger.ts';
+import { type Logger, silentLogger } from '../../src/agent/logger.ts';
 import type { RuntimeTool, ToolContext } from '../../src/agent/tool.ts';
 import { McpConnection, type McpTimings } from '../../src/mcp/mcp-connection.ts';
 import { testServerConfig, type TestServerMode } from '../support/mcp-test-server.ts';
 
-const fast: McpTimings = { startTimeoutMs: 4_000, pingTimeoutMs: 1_000, firstBackoffMs: 100, maxBackoffMs: 400, stableAfterMs: 60_000 };
+// Roomy start timeouts (a start of the test server takes 1-2 s on a busy machine); short waits between restarts.
+const fast: McpTimings = { startTimeoutMs: 15_000, pingTimeoutMs: 1_000, firstBackoffMs: 100, maxBackoffMs: 400, stableAfterMs: 60_000 };
 const open: McpConnection[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((connection) => connection.close()));
 });
 
-function connect(options: { mode?: TestServerMode; env?: Record<string, string>; timings?: McpTimings } = {}) {
+function connect(options: { mode?: TestServerMode; env?: Record<string, string>; timings?: McpTimings; logger?: Logger } = {}) {
   const startLog = join(mkdtempSync(join(tmpdir(), 'mcp-')), 'starts.log');
-  const connection = new McpConnection(testServerConfig('test', { mode: options.mode, env: { MCP_TEST_START_LOG: startLog, ...options.env } }), silentLogger, options.timings ?? fast);
+  const connection = new McpConnection(testServerConfig('test', { mode: options.mode, env: { MCP_TEST_START_LOG: startLog, ...options.env } }), options.logger ?? silentLogger, options.timings ?? fast);
   open.push(connection);
   const starts = () => (existsSync(startLog) ? readFileSync(startLog, 'utf8').trim().split('\n').length : 0);
   return { connection, starts };
@@ -36,7 +37,7 @@ const named = (connection: McpConnection, name: string): RuntimeTool => {
   return found;
 };
 
-async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
@@ -112,7 +113,8 @@ describe('an MCP server over stdio', () => {
     await connection.start();
 
     await expect(named(connection, 'test__hang').execute({}, context(300))).rejects.toThrow();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Past the ping's time limit (1 s): a wrong restart would have begun by now.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(connection.status()).toEqual({ state: 'up' });
     expect(starts()).toBe(1);
     expect(await named(connection, 'test__echo').execute({ text: 'still here' }, context())).toBe('echo: still here');
@@ -131,10 +133,46 @@ describe('an MCP server over stdio', () => {
     const { connection, starts } = connect({ mode: 'hang-on-start', timings: { ...fast, startTimeoutMs: 2_000, firstBackoffMs: 100 } });
     await connection.start();
 
-    expect(connection.status()).toMatchObject({ state: 'down', reason: expect.stringContaining('could not be started') });
+    expect(connection.status()).toEqual({ state: 'down', reason: 'it did not start within 2 s; restarting' });
     expect(connection.tools()).toEqual([]);
-    await until(() => starts() >= 3, 'two restarts', 20_000);
-  }, 30_000);
+    await until(() => starts() >= 3, 'two restarts');
+  }, 40_000);
+
+  it('closing while a server is still starting ends that start, and nothing is started again', async () => {
+    const { connection, starts } = connect({ mode: 'hang-on-start' });
+    const first = connection.start();
+    await until(() => starts() === 1, 'the start');
+    const began = Date.now();
+    await connection.close();
+    await first;
+
+    expect(Date.now() - began).toBeLessThan(10_000);
+    expect(connection.status()).toEqual({ state: 'down', reason: 'the bot is shutting down' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(starts()).toBe(1);
+  });
+
+  it('lists the tools again when the server says they changed', async () => {
+    const { connection } = connect();
+    await connection.start();
+    expect(connection.tools().map((tool) => tool.name)).not.toContain('test__extra');
+
+    expect(await named(connection, 'test__grow').execute({}, context())).toBe('grown');
+    await until(() => connection.tools().some((tool) => tool.name === 'test__extra'), 'the new listing');
+    expect(await named(connection, 'test__extra').execute({}, context())).toBe('extra');
+  });
+
+  it('a server flooding stderr is logged a bounded number of lines, each cut short', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const recording: Logger = { ...silentLogger, info: (fields, message) => void (message === 'MCP server stderr' && lines.push(fields as Record<string, unknown>)) };
+    const { connection } = connect({ mode: 'noisy', logger: recording });
+    await connection.start();
+
+    expect(connection.status()).toEqual({ state: 'up' });
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.length).toBeLessThanOrEqual(20);
+    expect(lines.every((fields) => String(fields.stderr).length <= 500)).toBe(true);
+  });
 
   it('a server that exits at start is retried, waiting longer each time', async () => {
     const { connection, starts } = connect({ mode: 'exit-on-start', timings: { ...fast, firstBackoffMs: 200, maxBackoffMs: 800 } });

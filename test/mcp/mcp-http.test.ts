@@ -6,6 +6,7 @@ import { afterEach, expect, it } from 'vitest';
 import { z } from 'zod';
 import { silentLogger } from '../../src/agent/logger.ts';
 import { McpConnection } from '../../src/mcp/mcp-connection.ts';
+import type { ToolContext } from '../../src/agent/tool.ts';
 
 let http: Server | undefined;
 let connection: McpConnection | undefined;
@@ -15,7 +16,7 @@ afterEach(async () => {
 });
 
 /** A stateless streamable-HTTP MCP server on 127.0.0.1 that records the headers it was sent. */
-async function startHttpServer(): Promise<{ url: string; headers: Record<string, string | string[] | undefined>[] }> {
+async function startHttpServer(port = 0): Promise<{ url: string; headers: Record<string, string | string[] | undefined>[] }> {
   const headers: Record<string, string | string[] | undefined>[] = [];
   http = createServer((request, response) => {
     headers.push(request.headers);
@@ -25,7 +26,7 @@ async function startHttpServer(): Promise<{ url: string; headers: Record<string,
     response.on('close', () => void transport.close());
     void server.connect(transport).then(() => transport.handleRequest(request, response));
   });
-  await new Promise<void>((resolve) => http!.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => http!.listen(port, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, headers };
 }
 
@@ -41,3 +42,31 @@ it('reaches a streamable HTTP server by its url, sending the configured headers,
   expect(await shout.execute({ text: 'hello' }, context)).toBe('HELLO');
   expect(server.headers.every((sent) => sent['x-api-key'] === 'key-for-the-mcp-server')).toBe(true);
 });
+
+it('notices an HTTP server that went away (a failed call, then no answer to a ping) and reconnects when it is back', async () => {
+  const first = await startHttpServer();
+  const port = Number(new URL(first.url).port);
+  const timings = { startTimeoutMs: 5_000, pingTimeoutMs: 1_000, firstBackoffMs: 200, maxBackoffMs: 200, stableAfterMs: 60_000 };
+  connection = new McpConnection({ name: 'web', transport: 'http', url: first.url, headers: {}, moderatorOnly: false }, silentLogger, timings);
+  await connection.start();
+  const context = (): ToolContext => ({ conversationId: 'c', guildId: null, channelId: null, requester: { id: '1', displayName: 'Ada', isModerator: false }, logger: silentLogger, signal: AbortSignal.timeout(5_000) });
+  const shout = () => connection!.tools().find((tool) => tool.name === 'web__shout')!;
+
+  http!.closeAllConnections();
+  await new Promise((resolve) => http!.close(resolve));
+  await expect(shout().execute({ text: 'anyone?' }, context())).rejects.toThrow(/^the web MCP server could not run shout: /);
+  await waitUntil(() => connection!.status().state === 'down');
+  expect(connection.status()).toMatchObject({ reason: 'it stopped answering; restarting' });
+
+  await startHttpServer(port);
+  await waitUntil(() => connection!.status().state === 'up');
+  expect(await shout().execute({ text: 'back' }, context())).toBe('BACK');
+});
+
+async function waitUntil(check: () => boolean): Promise<void> {
+  const end = Date.now() + 20_000;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -1,6 +1,7 @@
 /**
  * A small MCP server over stdio, for tests: run it with `node --import tsx test/support/mcp-server.ts [mode]`.
- * Modes: (none) serve; `hang-on-start` never answers `initialize`; `exit-on-start` exits at once.
+ * Modes: (none) serve; `hang-on-start` never answers `initialize`; `exit-on-start` exits at once;
+ * `noisy` serves after flooding stderr (many lines, and a long one that never ends).
  * `MCP_TEST_START_LOG` names a file that gets a line at each start, so tests can count restarts.
  *
  * Tools: echo, add (numbers only: a schema to break), environment (what the process was given),
@@ -14,6 +15,7 @@ import { z } from 'zod';
 const mode = process.argv[2] ?? 'serve';
 if (process.env.MCP_TEST_START_LOG) appendFileSync(process.env.MCP_TEST_START_LOG, `${process.pid} ${mode}\n`);
 if (mode === 'exit-on-start') process.exit(3);
+if (mode === 'noisy') process.stderr.write(`${'progress\n'.repeat(200)}${'x'.repeat(100_000)}`);
 if (mode === 'hang-on-start') {
   // Reads stdin and never answers.
   process.stdin.resume();
@@ -34,6 +36,10 @@ if (mode === 'hang-on-start') {
     for (;;) {
       // Never returns: not even pings are answered.
     }
+  });
+  server.registerTool('grow', { description: 'Adds a tool named "extra" (the server then says its tools changed).', inputSchema: {} }, () => {
+    server.registerTool('extra', { description: 'Added later.', inputSchema: {} }, () => text('extra'));
+    return text('grown');
   });
   server.registerTool('a_tool_whose_name_is_far_too_long_to_fit_once_the_server_name_is_put_before_it', { description: 'Has a long name.', inputSchema: {} }, () => text('long'));
 

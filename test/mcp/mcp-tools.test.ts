@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import type { RuntimeTool, ToolServer } from '../../src/agent/tool.ts';
+import { currentTools, maxOfferedTools } from '../../src/agent/tool-registry.ts';
+import { agentToolName, type ListedTool, toolsFromListing } from '../../src/mcp/mcp-tools.ts';
+
+const server = { name: 'srv', moderatorOnly: false };
+const never = async () => ({ content: [] });
+const listing = (tools: ListedTool[]) => toolsFromListing(server, tools, never);
+
+describe('MCP tools as agent tools', () => {
+  it('names them <server>__<tool> in the model’s alphabet, cutting long ones with a hash that keeps them apart', () => {
+    expect(agentToolName('files', 'read_file')).toBe('files__read_file');
+    expect(agentToolName('files', 'read.file v2')).toBe('files__read_file_v2');
+    const a = agentToolName('files', `${'x'.repeat(70)}a`);
+    const b = agentToolName('files', `${'x'.repeat(70)}b`);
+    expect([a.length, b.length]).toEqual([64, 64]);
+    expect(a).not.toBe(b);
+  });
+
+  it('leaves out a tool whose name clashes after cleaning, and one whose schema is not JSON Schema', () => {
+    const { tools, leftOut } = listing([
+      { name: 'read.file', inputSchema: { type: 'object' } },
+      { name: 'read_file', inputSchema: { type: 'object' } },
+      { name: 'broken', inputSchema: { type: 'object', properties: { a: { type: 'no-such-type' } } } },
+    ]);
+    expect(tools.map((tool) => tool.name)).toEqual(['srv__read_file']);
+    expect(leftOut.map((entry) => entry.tool)).toEqual(['read_file', 'broken']);
+  });
+
+  it('keeps a tool whose schema has an $id when the server is listed again', () => {
+    const tool: ListedTool = { name: 'find', inputSchema: { $id: 'https://example.com/find.json', type: 'object', properties: { q: { type: 'string' } } } };
+    expect(listing([tool]).tools).toHaveLength(1);
+    const again = listing([tool]);
+    expect(again).toMatchObject({ tools: [{ name: 'srv__find' }], leftOut: [] });
+    expect(again.tools[0]!.validate({ q: 1 })).toEqual({ ok: false, issues: ['q: must be string'] });
+  });
+
+  it('sends what OpenAI accepts: descriptions cut to 1,024 characters, and items on arrays that lack them', () => {
+    const [tool] = listing([
+      {
+        name: 'tag',
+        description: 'd'.repeat(5_000),
+        inputSchema: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { tags: { type: 'array' }, nested: { type: 'object', properties: { ids: { type: ['array', 'null'] } } } } },
+      },
+    ]).tools;
+    expect(tool!.spec.function.description).toHaveLength(1024);
+    expect(tool!.inputSchema).toEqual({ type: 'object', properties: { tags: { type: 'array', items: {} }, nested: { type: 'object', properties: { ids: { type: ['array', 'null'], items: {} } } } } });
+    expect(tool!.validate({ tags: [1, 'a'], nested: { ids: null } })).toMatchObject({ ok: true });
+  });
+
+  it('offers each name once and at most the 127 tools a request can carry beside final_answer', () => {
+    const fake = (name: string) => ({ name }) as RuntimeTool;
+    const many: ToolServer = { name: 'big', moderatorOnly: false, status: () => ({ state: 'up' }), tools: () => Array.from({ length: 300 }, (_, index) => fake(`big__t${index}`)) };
+    const twin: ToolServer = { ...many, tools: () => [fake('calculator')] };
+    const offered = currentTools([fake('calculator')], [twin, many]);
+    expect(offered).toHaveLength(maxOfferedTools);
+    expect(offered.filter((tool) => tool.name === 'calculator')).toHaveLength(1);
+  });
+});
