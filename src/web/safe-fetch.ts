@@ -144,7 +144,8 @@ function send(url: URL, options: SafeGetOptions, signal: AbortSignal): Promise<I
           signal,
         });
         request.once('response', resolve);
-        request.once('error', (error) => reject(signal.aborted ? error : connectionError(error, url)));
+        // `on`, not `once`: an abort or reset while the body is read errors the request again, after the response.
+        request.on('error', (error) => reject(signal.aborted ? error : connectionError(error, url)));
         request.end();
       }),
   );
