@@ -199,7 +199,8 @@ describe('fetch_url reaches only public addresses', () => {
       '/to-credentials': `http://admin:secret@example.test:${server.port}/`,
     };
     for (const [path, location] of Object.entries(redirects)) server.route(path, (_request, response) => response.writeHead(302, { Location: location }).end());
-    const attempt = (path: string) => fetchWith({ resolve }, server.url(path, 'example.test'));
+    // A short time limit, so that a broken check fails fast instead of waiting on 10.0.0.1.
+    const attempt = (path: string) => fetchWith({ resolve, limits: { timeoutMs: 3_000 } }, server.url(path, 'example.test'));
 
     await expect(attempt('/to-loopback')).rejects.toMatchObject({ code: 'fetch-refused-address', userMessage: 'Refused: 127.0.0.2 is a loopback address; I fetch only from public internet addresses.' });
     await expect(attempt('/to-private-name')).rejects.toMatchObject({ code: 'fetch-refused-address', userMessage: 'Refused: evil.test resolves to a private address; I fetch only from public internet addresses.' });
