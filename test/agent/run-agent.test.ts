@@ -36,7 +36,7 @@ describe('runAgent', () => {
     const first = model.requests[0]!;
     expect(first.tool_choice).toBe('required');
     expect(first.temperature).toBe(0);
-    expect(first.tools?.map((tool) => tool.function.name)).toEqual(['calculator', 'current_time', 'final_answer']);
+    expect(first.tools?.map((tool) => tool.function.name)).toEqual(['calculator', 'current_time', 'fetch_url', 'final_answer']);
     expect(first.tools?.every((tool) => tool.function.strict === true)).toBe(true);
     expect(first.messages.map((message) => message.role)).toEqual(['system', 'user']);
   });
@@ -115,7 +115,7 @@ describe('runAgent', () => {
 
   it('turns an unknown tool into an observation that lists the valid tools, and goes on', async () => {
     model.enqueue(toolCalls({ name: 'weather', arguments: {} }), (request) => {
-      expect(toolMessages(request)[0]!.content).toBe('Unknown tool "weather". The valid tools are: calculator, current_time.');
+      expect(toolMessages(request)[0]!.content).toBe('Unknown tool "weather". The valid tools are: calculator, current_time, fetch_url.');
       return finalAnswer('I have no weather tool.');
     });
 

@@ -196,7 +196,7 @@ describe('refusals and odd cases', () => {
     });
     world = await startBotWorld({}, {}, {}, { tools: buildToolRegistry([...builtInTools, odd]) });
     const tool = world.discord.registeredCommands().find((command) => command.name === 'tool');
-    expect(tool?.options?.map((option) => option.name)).toEqual(['calculator', 'current_time', 'odd_tool']);
+    expect(tool?.options?.map((option) => option.name)).toEqual(['calculator', 'current_time', 'fetch_url', 'odd_tool']);
   });
 
   it('/ask keeps to the channel allow-list', async () => {

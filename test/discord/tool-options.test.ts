@@ -26,7 +26,7 @@ describe('/tool options from tool schemas', () => {
   it('makes one subcommand per tool with typed options, choices, bounds and descriptions', () => {
     const { subcommands, leftOut } = toolSubcommands(buildToolRegistry([sample, ...builtInTools]));
     expect(leftOut).toEqual([]);
-    expect(subcommands.map((subcommand) => subcommand.option.name)).toEqual(['sample', 'calculator', 'current_time']);
+    expect(subcommands.map((subcommand) => subcommand.option.name)).toEqual(['sample', 'calculator', 'current_time', 'fetch_url']);
     expect(subcommands[0]!.option.options).toEqual([
       { name: 'text', description: 'Some text.', required: true, type: ApplicationCommandOptionType.String },
       { name: 'count', description: 'How many.', required: true, type: ApplicationCommandOptionType.Integer, min_value: 1, max_value: 10 },
