@@ -116,7 +116,7 @@ describe('settings', () => {
     ]);
     const bad = parseConfig({ OPENAI_API_KEY: 'k', MCP_CONFIG: 'bad.json' }, null, { readText: read });
     expect(bad.ok ? [] : bad.problems).toEqual([
-      'MCP_CONFIG "bad.json": server "has space": names may use letters, digits, "-" and "_", at most 32 characters (they prefix its tools\' names)',
+      'MCP_CONFIG "bad.json": server "has space": names may use letters, digits, "-" and "_" (not "__"), at most 32 characters (they prefix its tools\' names)',
       'MCP_CONFIG "bad.json": server "a": command: command must not be empty',
       'MCP_CONFIG "bad.json": server "b": url: url must be an http:// or https:// URL',
       'MCP_CONFIG "bad.json": server "c": unknown field "enviroment"',
