@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the agent loop's own cost. Each run is three model turns against a loopback
  * server in its own process (see model-server.ts). Contenders run interleaved, round by round,
- * and every run's answer is checked, so that none can win by doing less.
+ * and every run's answer is checked, so that none can win by doing less. "Ours" runs alone, and
+ * with the bot's own event sinks (step log and memory in SQLite, log lines; see bot-sinks.ts).
  *
  *   npm run bench [-- --runs 500 --warmup 100]
  */
@@ -11,12 +12,14 @@ import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import OpenAI from 'openai';
 import { z } from 'zod';
+import type { AgentEventSink } from '../src/agent/events.ts';
 import { silentLogger } from '../src/agent/logger.ts';
 import { createOpenAIModelClient } from '../src/agent/openai-model-client.ts';
 import { defaultAgentSettings, runAgent } from '../src/agent/run-agent.ts';
 import { buildToolRegistry } from '../src/agent/tool-registry.ts';
 import { defineTool } from '../tools/define-tool.ts';
 import { bareLoop } from './bare-loop.ts';
+import { openBotSinks } from './bot-sinks.ts';
 import { measureRun, printTable } from './measure.ts';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '500' }, warmup: { type: 'string', default: '100' } } });
@@ -43,8 +46,11 @@ const tools = buildToolRegistry([
 const modelClient = createOpenAIModelClient({ apiKey: 'bench', baseURL, model, temperature: 0, maxRetries: 0, timeoutSeconds: 30, maxRetryWaitSeconds: 0 });
 const context = { conversationId: 'bench', guildId: null, channelId: null, requester: { id: 'b', displayName: 'bench', isModerator: false }, logger: silentLogger };
 
-async function ours(): Promise<{ answer: string; requests: number }> {
+async function ours(withSinks: boolean): Promise<{ answer: string; requests: number }> {
   let requests = 0;
+  const countRequests: AgentEventSink = (event) => {
+    if (event.type === 'model-call') requests += 1;
+  };
   const result = await runAgent({
     model: modelClient,
     systemPrompt,
@@ -53,22 +59,30 @@ async function ours(): Promise<{ answer: string; requests: number }> {
     tools,
     context,
     settings: defaultAgentSettings,
-    onEvent: (event) => {
-      if (event.type === 'model-call') requests += 1;
-    },
+    onEvent: withSinks ? sinks.forRun(countRequests) : countRequests,
   });
   return { answer: result.answer?.answer ?? `(${result.status}: ${result.userMessage})`, requests };
 }
 
+// --- Ours with the bot's sinks: step log and memory in a SQLite file, log lines (bot-sinks.ts). ---
+const sinks = await openBotSinks(model);
+
 const contenders = [
   { name: 'floor: bare loop on the openai client', run: () => bareLoop(client, task), times: [] as number[], cpu: [] as number[] },
-  { name: 'ours: runAgent', run: ours, times: [] as number[], cpu: [] as number[] },
+  { name: 'ours: runAgent', run: () => ours(false), times: [] as number[], cpu: [] as number[] },
+  { name: "ours: runAgent + the bot's sinks (step log and memory in SQLite, log lines)", run: () => ours(true), times: [] as number[], cpu: [] as number[] },
 ];
 
+// Every order of the three in turn, so that none always follows the same neighbour.
+const orders = [[0, 1, 2], [2, 1, 0], [1, 2, 0], [0, 2, 1], [2, 0, 1], [1, 0, 2]];
 for (let round = 0; round < warmup + runs; round++) {
-  for (const contender of round % 2 === 0 ? contenders : [...contenders].reverse()) await measureRun(contender, contender.run, round >= warmup);
+  for (const index of orders[round % orders.length]!) await measureRun(contenders[index]!, contenders[index]!.run, round >= warmup);
 }
 server.kill();
+// Each run with sinks writes 7 steps (3 model calls, 3 tool calls, the final answer).
+const stepsWritten = sinks.steps();
+sinks.close();
+if (stepsWritten !== 7 * (warmup + runs)) throw new Error(`the step log holds ${stepsWritten} steps, expected ${7 * (warmup + runs)}`);
 
 console.log(`Node ${process.version}, ${cpus().length} cores; ${runs} runs each after ${warmup} warm-up rounds, interleaved; 3 model requests per run.\n`);
 printTable(contenders, 3);

@@ -30,6 +30,7 @@ import { createOpenAIModelClient } from '../src/agent/openai-model-client.ts';
 import { defaultAgentSettings, runAgent } from '../src/agent/run-agent.ts';
 import { buildToolRegistry } from '../src/agent/tool-registry.ts';
 import { bareLoop } from './bare-loop.ts';
+import { openBotSinks } from './bot-sinks.ts';
 import { measureRun, printTable } from './measure.ts';
 import { defineTool } from '../tools/define-tool.ts';
 
@@ -80,6 +81,14 @@ const context = { conversationId: 'bench', guildId: null, channelId: null, reque
 
 async function ours(): Promise<string> {
   const result = await runAgent({ model: modelClient, systemPrompt, history: [], input: [{ role: 'user', content: question }], tools, context, settings: defaultAgentSettings });
+  return result.answer?.answer ?? `(${result.status}: ${result.userMessage})`;
+}
+
+// --- (b') Ours with the bot's own sinks: step log and memory in SQLite, log lines (bot-sinks.ts). ---
+const sinks = await openBotSinks(model);
+async function oursWithSinks(): Promise<string> {
+  const onEvent = sinks.forRun(() => {});
+  const result = await runAgent({ model: modelClient, systemPrompt, history: [], input: [{ role: 'user', content: question }], tools, context, settings: defaultAgentSettings, onEvent });
   return result.answer?.answer ?? `(${result.status}: ${result.userMessage})`;
 }
 
@@ -170,6 +179,7 @@ const v = (name: string) => version(`./node_modules/${name}`);
 const contenders = [
   { name: `floor: bare loop on the openai ${version('../node_modules/openai')} client`, run: bareLoopAnswer },
   { name: 'ours: runAgent', run: ours },
+  { name: "ours: runAgent + the bot's sinks (step log and memory in SQLite, log lines)", run: oursWithSinks },
   { name: `LangChain ${v('langchain')} createAgent (@langchain/core ${v('@langchain/core')}, @langchain/openai ${v('@langchain/openai')})`, run: langchainCreateAgent },
   { name: `LangChain classic ${v('@langchain/classic')} AgentExecutor, streamRunnable default (true; model call not streamed)`, run: classicStreaming },
   { name: `LangChain classic ${v('@langchain/classic')} AgentExecutor, streamRunnable: false`, run: classicInvoke },
@@ -216,6 +226,10 @@ for (let round = 0; round < warmup + runs; round++) {
   }
 }
 server.kill();
+// Each run with sinks writes 7 steps (3 model calls, 3 tool calls, the final answer): the inspected run and every timed one.
+const stepsWritten = sinks.steps();
+sinks.close();
+if (stepsWritten !== 7 * (1 + warmup + runs)) throw new Error(`the step log holds ${stepsWritten} steps, expected ${7 * (1 + warmup + runs)}`);
 if (strangers.size > 0) throw new Error(`contacted other hosts than 127.0.0.1: ${[...strangers].join(', ')}`);
 
 console.log(

@@ -48,8 +48,11 @@ function describePlace(place: ConversationPlace): string {
   return `You are in the Discord server ${quote(place.server)}, in the ${where}.`;
 }
 
+// Made once: building an Intl.DateTimeFormat costs about 0.4 ms, formatting with one 2 µs (bench:load's profile).
+const readableDate = new Intl.DateTimeFormat('en-GB', { dateStyle: 'full', timeStyle: 'short', timeZone: 'UTC' });
+
 function formatNow(now: Date): string {
-  const readable = new Intl.DateTimeFormat('en-GB', { dateStyle: 'full', timeStyle: 'short', timeZone: 'UTC' }).format(now);
+  const readable = readableDate.format(now);
   return `${readable} UTC (${now.toISOString().slice(0, 19)}Z)`;
 }
 

@@ -1,0 +1,102 @@
+/**
+ * `npm run bench:cold-start`: from starting the process to "ready", as `npm start` runs it (node
+ * with tsx's loader on src/main.ts), against the fake Discord. Each round starts the bot twice on
+ * a new fake and a new database: first as a new install (the slash commands are registered), then
+ * again (a restart: the commands are unchanged, nothing is sent). "Ready" is the bot's `ready` log
+ * line, which it writes once connected and with its commands synced; the bench checks that the
+ * fake holds every command by then. Median of the rounds (the first round, which may fill tsx's
+ * cache of transformed files, counts like the others).
+ *
+ *   npm run bench:cold-start [-- --rounds 7]
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { commands } from '../commands/index.ts';
+import { type FakeDiscord, startFakeDiscord } from '../test/support/fake-discord.ts';
+import { projectRoot, tsxLoader } from '../test/support/run-process.ts';
+
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '7' } } });
+const rounds = Number(values.rounds);
+
+interface Start {
+  /** Process start → the first REST request to Discord (node, tsx, imports, settings, database). */
+  toFirstRequestMs: number;
+  /** Process start → `ready` (connected, guild received, commands synced). */
+  toReadyMs: number;
+  /** REST requests made while starting. */
+  requests: number;
+}
+
+/** Starts `npm start`'s entry, waits for `ready`, checks the commands, then stops it with SIGTERM. */
+async function startOnce(discord: FakeDiscord, databasePath: string): Promise<Start> {
+  const firstRequest = discord.requests.length;
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--import', tsxLoader, `${projectRoot}src/main.ts`], {
+    cwd: projectRoot,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      // Never called while starting; a loopback address all the same.
+      OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+      OPENAI_API_KEY: 'bench',
+      DISCORD_API_URL: discord.apiUrl,
+      DISCORD_TOKEN: discord.token,
+      DATABASE_PATH: databasePath,
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const readyAt = await readyLine(child);
+  const registered = discord.registeredCommands().length;
+  if (registered !== commands.length) throw new Error(`ready with ${registered} of ${commands.length} commands registered`);
+  const requests = discord.requests.slice(firstRequest);
+  child.kill('SIGTERM');
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  if (code !== 0) throw new Error(`the bot exited with ${code} after SIGTERM`);
+  return { toFirstRequestMs: requests[0]!.time - started, toReadyMs: readyAt - started, requests: requests.length };
+}
+
+/** Resolves with the time the `ready` log line arrived; rejects if the process ends first. */
+function readyLine(child: ChildProcess): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const now = performance.now();
+      stdout += chunk.toString();
+      if (stdout.split('\n').some((line) => line.startsWith('{') && (JSON.parse(line) as { msg?: string }).msg === 'ready')) resolve(now);
+    });
+    child.on('close', (code) => reject(new Error(`the bot exited (${code}) before ready:\n${stderr.slice(0, 1000)}\n${stdout.slice(-1000)}`)));
+  });
+}
+
+const firstStarts: Start[] = [];
+const restarts: Start[] = [];
+for (let round = 0; round < rounds; round++) {
+  const discord = await startFakeDiscord();
+  const folder = mkdtempSync(join(tmpdir(), 'bench-cold-start-'));
+  try {
+    firstStarts.push(await startOnce(discord, join(folder, 'bot.sqlite')));
+    restarts.push(await startOnce(discord, join(folder, 'bot.sqlite')));
+  } finally {
+    await discord.close();
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const range = (values: number[]) => `${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)}`;
+console.log(`Node ${process.version}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; ${rounds} rounds, each on a new fake Discord and database; ${commands.length} commands.\n`);
+console.log('| start | to the first request to Discord, median ms | to ready, median ms | range ms | REST requests |');
+console.log('|---|--:|--:|--:|--:|');
+for (const [name, starts] of [
+  ['first start (commands registered)', firstStarts],
+  ['restart (commands unchanged)', restarts],
+] as const) {
+  const toReady = starts.map((start) => start.toReadyMs);
+  console.log(`| ${name} | ${median(starts.map((start) => start.toFirstRequestMs)).toFixed(0)} | ${median(toReady).toFixed(0)} | ${range(toReady)} | ${median(starts.map((start) => start.requests))} |`);
+}
