@@ -148,6 +148,33 @@ describe('5xx from Discord', () => {
 describe('locked and archived threads', () => {
   const withoutManageThreads = defaultBotPermissions & ~PermissionFlagsBits.ManageThreads;
 
+  it('does not run the model for a thread it may not post in (locked), logs why, keeps the message, and answers once unlocked', async () => {
+    const { discord, model } = await start();
+    model.enqueue(finalAnswer('First.'));
+    const thread = await startConversation();
+    await waitForBotPosts(world, thread.id, 1);
+    discord.setBotPermissions(withoutManageThreads);
+    await discord.updateThread(thread.id, { locked: true });
+    await discord.waitFor(() => world.bot.client.channels.cache.get(thread.id)?.isThread() && (world.bot.client.channels.cache.get(thread.id) as { locked?: boolean }).locked, { what: 'the bot sees the lock' });
+
+    // A moderator may still write in a locked thread.
+    const asked = await discord.userSays({ channelId: thread.id, author: 'ada', content: 'written while locked' });
+    const line = await logged('cannot post: the thread is locked');
+    await world.bot.queues.idle();
+    expect(line).toMatchObject({ level: 'warn', fields: { conversation: `discord:${thread.id}`, threadId: thread.id } });
+    expect(model.requests).toHaveLength(1);
+    expect(messagePosts(thread.id).filter((request) => request.status !== 200)).toEqual([]);
+    expect(storedDiscordIds().has(asked.id)).toBe(true);
+
+    await discord.updateThread(thread.id, { locked: false });
+    model.enqueue((request) => {
+      expect(request.messages.slice(-2).map((message) => message.content)).toEqual(['Ada: written while locked', 'Ada: unlocked now']);
+      return finalAnswer('Both read.');
+    });
+    await discord.userSays({ channelId: thread.id, author: 'ada', content: 'unlocked now' });
+    expect((await waitForBotPosts(world, thread.id, 2))[1]!.content).toBe('Both read.');
+  });
+
   it('logs a thread locked during the run, keeps the answer in memory, and carries on', async () => {
     const { discord, model } = await start();
     model.enqueue(finalAnswer('First.'), { ...finalAnswer('Too late to post.'), delayMs: 300 });
