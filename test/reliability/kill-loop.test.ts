@@ -2,7 +2,7 @@
  * SIGKILL again and again: `npm start` as a child process is killed at chosen points of runs
  * (waiting for the model, between two tool steps, right after the answer is posted, between the
  * pieces of a split answer) and at seeded random moments, then started again on the same
- * database, KILL_CYCLES times (6 by default; KILL_SEED picks the random moments). After every
+ * database, KILL_CYCLES times (5 by default: each chosen point and one random; KILL_SEED picks the random moments). After every
  * restart, and at the end:
  * - no user message is lost: every one the fake Discord holds is in the messages table, and every
  *   stored one is covered by a run whose answer was delivered;
@@ -24,7 +24,7 @@ import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
 import { type ChatRequest, type ScriptedModel, type ScriptedReply, finalAnswer, startScriptedModel, toolCalls } from '../support/scripted-model.ts';
 
-const cycles = Number(process.env.KILL_CYCLES ?? 6);
+const cycles = Number(process.env.KILL_CYCLES ?? 5);
 const seed = Number(process.env.KILL_SEED ?? 1);
 
 const fixedPoints = ['waiting for the model', 'between tool steps', 'right after the answer', 'between pieces of a split answer'] as const;
