@@ -27,6 +27,8 @@ async function start(): Promise<BotWorld> {
 
 const botTexts = (channelId: string) => world.discord.botMessages(channelId).map((message) => message.content);
 const messagePosts = (channelId: string) => world.discord.requests.filter((request) => request.method === 'POST' && request.path === `/channels/${channelId}/messages`);
+/** What the fake saw, for a failure's message. */
+const recent = () => world.discord.requests.map((request) => `${request.method} ${request.path} → ${request.status}`).join('\n');
 const logged = (msg: string) => world.discord.waitFor(() => logs.find((line) => line.msg === msg), { what: `the log line "${msg}"` });
 
 async function startConversation(content = 'hello') {
@@ -58,7 +60,7 @@ describe('429 from Discord', () => {
     await waitForBotPosts(world, thread.id, 2);
     await world.bot.queues.idle();
     expect(botTexts(thread.id)).toEqual(['🔧 **calculator** `{"expression":"6*7"}` → `42`', '42\n-# 🔧 calculator']);
-    expect(messagePosts(thread.id).map((request) => request.status)).toEqual([429, 200, 200]);
+    expect(messagePosts(thread.id).map((request) => request.status), recent()).toEqual([429, 200, 200]);
     expect(world.store.runs.recent(null, 1)[0]).toMatchObject({ status: 'answered', delivered_at: expect.any(Number) });
     expect(JSON.parse(world.store.runs.recent(null, 1)[0]!.posted_message_ids)).toHaveLength(2);
   });
@@ -71,8 +73,8 @@ describe('429 from Discord', () => {
 
     await waitForBotPosts(world, thread.id, 1);
     await world.bot.queues.idle();
-    expect(botTexts(thread.id)).toEqual(['After the wait.']);
-    expect(messagePosts(thread.id).map((request) => request.status)).toEqual([429, 200]);
+    expect(botTexts(thread.id), recent()).toEqual(['After the wait.']);
+    expect(messagePosts(thread.id).map((request) => request.status), recent()).toEqual([429, 200]);
     await stillAnswers(thread.id);
   });
 
@@ -98,7 +100,7 @@ describe('5xx from Discord', () => {
     await waitForBotPosts(world, thread.id, 1);
     await world.bot.queues.idle();
     expect(botTexts(thread.id)).toEqual(['After a 500.']);
-    expect(messagePosts(thread.id).map((request) => request.status)).toEqual([500, 200]);
+    expect(messagePosts(thread.id).map((request) => request.status), recent()).toEqual([500, 200]);
   });
 
   it('posts once when a 502 came after Discord had posted the message (the retry carries the same nonce)', async () => {
