@@ -4,7 +4,8 @@ import type { Logger } from '../agent/logger.ts';
 
 /**
  * Where a conversation's posts go: its thread, or its channel when no thread could be made. An
- * archived thread the bot owns is reopened; one it cannot post in is logged, with the reason.
+ * archived thread the bot owns is reopened; one it cannot post in (gone, or locked) is logged, with
+ * the reason, and null is returned.
  */
 export async function postingChannel(client: Client<true>, conversation: ConversationRow, logger: Logger): Promise<SendableChannels | null> {
   const id = conversation.thread_id ?? conversation.channel_id;
@@ -13,14 +14,14 @@ export async function postingChannel(client: Client<true>, conversation: Convers
     logger.warn({ conversation: conversation.key, channelId: id }, 'cannot post: the thread or channel is gone or not a text channel');
     return null;
   }
-  if (channel.isThread() && channel.archived) {
-    if (channel.locked && !channel.manageable) {
-      logger.warn({ conversation: conversation.key, threadId: channel.id }, 'cannot post: the thread is locked');
-      return null;
-    }
-    if (channel.ownerId === client.user.id || channel.manageable) {
-      await channel.setArchived(false).catch((error: unknown) => logger.warn({ err: error, threadId: channel.id }, 'could not reopen the archived thread'));
-    }
+  // In a locked thread, archived or not, only those who may manage threads post: no run whose
+  // answer could not be posted. Its messages stay stored, read with the next one answered.
+  if (channel.isThread() && channel.locked && !channel.manageable) {
+    logger.warn({ conversation: conversation.key, threadId: channel.id }, 'cannot post: the thread is locked');
+    return null;
+  }
+  if (channel.isThread() && channel.archived && (channel.ownerId === client.user.id || channel.manageable)) {
+    await channel.setArchived(false).catch((error: unknown) => logger.warn({ err: error, threadId: channel.id }, 'could not reopen the archived thread'));
   }
   return channel;
 }

@@ -8,11 +8,12 @@ import { join } from 'node:path';
 import { openStore, type Store } from '../../db/store.ts';
 import { limitModelCalls } from '../../src/agent/limit-model-calls.ts';
 import type { OpenAIModelClientOptions } from '../../src/agent/openai-model-client.ts';
-import { silentLogger } from '../../src/agent/logger.ts';
+import { type Logger, silentLogger } from '../../src/agent/logger.ts';
 import { type AgentSettings, defaultAgentSettings } from '../../src/agent/run-agent.ts';
 import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
 import type { DiscordSettings } from '../../src/config.ts';
 import { type Bot, startBot } from '../../src/discord/bot.ts';
+import type { MemorySettings } from '../../src/memory/conversation-memory.ts';
 import { loadTokenCounter } from '../../src/memory/token-counter.ts';
 import { type Instance, startInstance } from '../../src/run-log/instance.ts';
 import { builtInTools, databaseTools } from '../../tools/index.ts';
@@ -42,7 +43,17 @@ export async function startBotWorld(
   settings: Partial<DiscordSettings> = {},
   agent: Partial<AgentSettings> = {},
   client: Partial<OpenAIModelClientOptions> = {},
-  extra: { commands?: readonly CommandDefinition[]; tools?: readonly RuntimeTool[]; toolServers?: readonly ToolServer[]; databaseTools?: boolean; reminderIntervalMs?: number } = {},
+  extra: {
+    commands?: readonly CommandDefinition[];
+    tools?: readonly RuntimeTool[];
+    toolServers?: readonly ToolServer[];
+    databaseTools?: boolean;
+    reminderIntervalMs?: number;
+    /** The bot's logger (silent unless given: `recordingLogger()` keeps the lines to check). */
+    logger?: Logger;
+    /** The memory window's settings (8,000 tokens, 1,500 a message, unless given). */
+    memory?: Partial<MemorySettings>;
+  } = {},
 ): Promise<BotWorld> {
   const discord = await startFakeDiscord();
   const model = await startScriptedModel();
@@ -73,7 +84,7 @@ export async function startBotWorld(
       },
       agent: { ...defaultAgentSettings, ...agent },
       commands: currentCommands,
-      memory: { tokenBudget: 8000, messageTokenCap: 1500 },
+      memory: { tokenBudget: 8000, messageTokenCap: 1500, ...extra.memory },
       operatorPrompt: null,
       store,
       counter,
@@ -82,7 +93,7 @@ export async function startBotWorld(
       toolServers: extra.toolServers ?? [],
       reminderIntervalMs: extra.reminderIntervalMs,
       instanceId: instance.id,
-      logger: silentLogger,
+      logger: extra.logger ?? silentLogger,
     });
   };
   const stop = async (graceMs?: number) => {
@@ -126,3 +137,17 @@ export const waitForBotPosts = (world: BotWorld, channelId: string, count: numbe
     const posts = world.discord.botMessages(channelId);
     return posts.length >= count && posts;
   }, { what: `${count} bot messages in ${channelId}` });
+
+/** One line a `recordingLogger` kept. */
+export interface LogLine {
+  level: 'debug' | 'info' | 'warn' | 'error';
+  msg: string | undefined;
+  fields: Record<string, unknown>;
+}
+
+/** A logger that keeps every line, for tests that check what an operator would read. */
+export function recordingLogger(): { logger: Logger; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const at = (level: LogLine['level']) => (fields: object, msg?: string) => void lines.push({ level, msg, fields: fields as Record<string, unknown> });
+  return { logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }, lines };
+}

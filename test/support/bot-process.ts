@@ -16,10 +16,24 @@ export interface BotProcess {
   waitForLog(msg: string, timeoutMs?: number): Promise<Record<string, unknown>>;
 }
 
-export async function startBotProcess(discord: FakeDiscord, model: ScriptedModel, databasePath: string, env: Record<string, string> = {}): Promise<BotProcess> {
+export interface BotProcessOptions {
+  /** Node options before the loader (`--expose-gc`, `--import` of a probe). */
+  nodeArgs?: string[];
+  /** Opens an IPC channel (`child.send`, `child.on('message')`) for a probe loaded with `nodeArgs`. */
+  ipc?: boolean;
+}
+
+export async function startBotProcess(
+  discord: FakeDiscord,
+  model: ScriptedModel,
+  databasePath: string,
+  env: Record<string, string> = {},
+  options: BotProcessOptions = {},
+): Promise<BotProcess> {
   // Node itself with tsx's loader, as `npm start` runs it: one process, so SIGKILL kills the bot.
-  const child = spawn(process.execPath, ['--import', tsxLoader, `${projectRoot}src/main.ts`], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', tsxLoader, `${projectRoot}src/main.ts`], {
     cwd: projectRoot,
+    stdio: options.ipc ? ['pipe', 'pipe', 'pipe', 'ipc'] : 'pipe',
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
@@ -37,9 +51,11 @@ export async function startBotProcess(discord: FakeDiscord, model: ScriptedModel
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  // Complete lines only: the last one may still be arriving.
   const logLines = () =>
     stdout
       .split('\n')
+      .slice(0, -1)
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as Record<string, unknown>);
   const handle: BotProcess = {

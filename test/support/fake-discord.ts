@@ -30,7 +30,7 @@ import { guildCreatePayload, readyPayload } from './fake-discord/payloads.ts';
 import { defaultEveryonePermissions } from './fake-discord/permissions.ts';
 import { restHandler } from './fake-discord/rest.ts';
 import type { FakeServices } from './fake-discord/routes.ts';
-import { createThread, deleteThread } from './fake-discord/threads.ts';
+import { createThread, deleteThread, updateThread } from './fake-discord/threads.ts';
 import type { FakeDiscord, FakeDiscordOptions, RecordedRequest } from './fake-discord/types.ts';
 import { Changes } from './fake-discord/wait-for.ts';
 import { discordTimestamp, seedIds, World } from './fake-discord/world.ts';
@@ -158,6 +158,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     async deleteThread(threadId) {
       await deleteThread(world, gateway, threadId);
     },
+    updateThread: (threadId, changes) => updateThread(gateway, world.requireThread(threadId), changes),
     userRunsCommand: (input) =>
       runCommand({ world, gateway, commands, interactions, waitFor: (check, waitOptions) => changes.waitFor(check, waitOptions, describe) }, input),
     registeredCommands: (scope = {}) => commands.list(scope.guildId),
@@ -177,6 +178,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     waitFor: (check, waitOptions = {}) => changes.waitFor(check, waitOptions, describe),
 
     failNext: (rule) => faults.failNext(rule),
+    holdNext: (rule) => faults.holdNext(rule),
     rateLimitNext: (rule) => faults.rateLimitNext(rule),
     dropGateway: (dropOptions = {}) => gateway.drop(dropOptions.code ?? 4000),
     setBotPermissions(bits) {

@@ -43,6 +43,12 @@ export interface ScriptedModel {
   baseURL: string;
   /** Appends replies to the script. */
   enqueue(...steps: ScriptStep[]): void;
+  /**
+   * Answers every request the script has no reply for with this function (instead of failing the
+   * test): for tests where the number of model calls depends on timing (batching, kills at random
+   * points). Null turns it off again.
+   */
+  otherwise(step: ((body: ChatRequest) => ScriptedReply) | null): void;
   /** Every request body received, in order. */
   requests: ChatRequest[];
   /** The number of HTTP requests received (retries included). */
@@ -64,6 +70,7 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
   let attempts = 0;
   let inFlight = 0;
   let maxConcurrent = 0;
+  let fallback: ((body: ChatRequest) => ScriptedReply) | null = null;
 
   const server = createServer(async (request, response) => {
     attempts += 1;
@@ -81,7 +88,7 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
     requests.push(body as ChatRequest);
     const problems = chatRequestProblems(body);
     if (problems.length > 0) failures.push(`request ${requests.length} breaks the OpenAI spec:\n  ${problems.join('\n  ')}`);
-    const step = script.shift();
+    const step = script.shift() ?? fallback ?? undefined;
     if (step === undefined) {
       failures.push(`unexpected request ${requests.length}: the script is empty`);
       return send(response, { status: 500, body: { error: { message: 'scripted model: no reply scripted' } }, headers: { 'x-should-retry': 'false' } });
@@ -107,6 +114,7 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     enqueue: (...steps) => void script.push(...steps),
+    otherwise: (step) => void (fallback = step),
     requests,
     attemptTimes,
     get attempts() {

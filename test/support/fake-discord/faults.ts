@@ -2,13 +2,23 @@
  * Fault hooks: the next matching REST requests fail, or are rate limited with the headers and
  * body Discord sends with a 429 (https://discord.com/developers/docs/topics/rate-limits).
  */
-import type { FailRule, RateLimitRule } from './types.ts';
+import type { FailRule, HoldRule, RateLimitRule } from './types.ts';
 
-/** A response the fake sends instead of running the route. */
+/** A response the fake sends instead of the route's (`applied`: after running the route). */
 export interface FaultReply {
   status: number;
   body: unknown;
   headers: Record<string, string>;
+  /** The route runs (its effect takes place) and this reply replaces its answer. */
+  applied: boolean;
+}
+
+interface ArmedHold {
+  method: string;
+  path: RegExp;
+  /** Matching requests still to let through before the one held. */
+  skip: number;
+  ms: number;
 }
 
 interface Armed {
@@ -20,6 +30,7 @@ interface Armed {
 
 export class Faults {
   private readonly armed: Armed[] = [];
+  private readonly holds: ArmedHold[] = [];
 
   failNext(rule: FailRule): void {
     this.armed.push({
@@ -30,8 +41,26 @@ export class Faults {
         status: rule.status,
         body: rule.body ?? { message: `fake failure (${rule.status})`, code: 0 },
         headers: rule.headers ?? {},
+        applied: rule.applied ?? false,
       },
     });
+  }
+
+  holdNext(rule: HoldRule): void {
+    this.holds.push({ method: rule.method.toUpperCase(), path: rule.path, skip: rule.skip ?? 0, ms: rule.ms });
+  }
+
+  /** How long to hold the answer of this request, which took effect (0: not at all); counts holds down. */
+  takeHold(method: string, path: string): number {
+    const index = this.holds.findIndex((hold) => hold.method === method && hold.path.test(path));
+    if (index === -1) return 0;
+    const hold = this.holds[index]!;
+    if (hold.skip > 0) {
+      hold.skip -= 1;
+      return 0;
+    }
+    this.holds.splice(index, 1);
+    return hold.ms;
   }
 
   rateLimitNext(rule: RateLimitRule): void {
@@ -59,6 +88,7 @@ export class Faults {
         status: 429,
         body: { message: 'You are being rate limited.', retry_after: seconds, global: rule.global ?? false },
         headers,
+        applied: false,
       },
     });
   }
@@ -75,6 +105,9 @@ export class Faults {
 
   /** Faults never triggered (a test that armed one most likely expected it to fire). */
   leftOver(): string[] {
-    return this.armed.map((fault) => `fault for ${fault.method} ${fault.path} (status ${fault.reply.status}) never triggered`);
+    return [
+      ...this.armed.map((fault) => `fault for ${fault.method} ${fault.path} (status ${fault.reply.status}) never triggered`),
+      ...this.holds.map((hold) => `hold for ${hold.method} ${hold.path} never triggered`),
+    ];
   }
 }

@@ -15,11 +15,15 @@ import { isThread } from './world.ts';
 const nonceWindowMs = 5 * 60_000;
 
 export function messageRoutes({ world, gateway, baseUrl }: FakeServices): Route[] {
-  /** Sending needs SendMessages (SendMessagesInThreads in a thread); an archived thread reopens. */
+  /**
+   * Sending needs SendMessages (SendMessagesInThreads in a thread); in a locked thread, archived or
+   * not, only those who may manage threads post; an archived thread reopens.
+   */
   async function requireSendable(channel: FakeChannel): Promise<void> {
     world.requireBotPermission(isThread(channel) ? Bits.SendMessagesInThreads : Bits.SendMessages);
-    if (!isThread(channel) || !channel.thread_metadata?.archived) return;
-    if (channel.thread_metadata.locked && !world.botMay(Bits.ManageThreads)) throw threadLocked();
+    if (!isThread(channel)) return;
+    if (channel.thread_metadata?.locked && !world.botMay(Bits.ManageThreads)) throw threadLocked();
+    if (!channel.thread_metadata?.archived) return;
     await updateThread(gateway, channel, { archived: false });
   }
 

@@ -64,12 +64,17 @@ export function restHandler(options: RestOptions): (request: IncomingMessage, re
       checkBody(matched.route, matched.params, method, shortPath(path), body, problem);
 
       const fault = faults.take(method, path);
-      if (fault !== undefined) {
+      if (fault !== undefined && !fault.applied) {
         status = fault.status;
         return send(response, fault.status, fault.body, fault.headers);
       }
       const reply = await matched.route.handle({ params: matched.params, query: record.query, body, files });
-      const hold = options.holdResponsesMs();
+      if (fault !== undefined) {
+        // The request took effect, but the answer is lost (a proxy's 502 after Discord did the work).
+        status = fault.status;
+        return send(response, fault.status, fault.body, fault.headers);
+      }
+      const hold = Math.max(options.holdResponsesMs(), faults.takeHold(method, path));
       if (hold > 0) await new Promise((resolve) => setTimeout(resolve, hold));
       status = reply.status ?? 200;
       send(response, status, reply.body);

@@ -92,6 +92,21 @@ export interface FailRule {
   headers?: Record<string, string>;
   /** How many matching requests fail (default 1). */
   times?: number;
+  /**
+   * The request takes effect before it fails (the message is posted, the thread made), as when a
+   * proxy in front of Discord times out after Discord did the work. Default false: no effect.
+   */
+  applied?: boolean;
+}
+
+/** Holds the answer of one matching REST request; the request itself takes effect at once. */
+export interface HoldRule {
+  method: string;
+  path: RegExp;
+  /** Matching requests answered normally before the one held (default 0: the next one). */
+  skip?: number;
+  /** How long its answer waits (a crash meanwhile loses it). */
+  ms: number;
 }
 
 /** A 429 for the next matching REST request. */
@@ -162,6 +177,11 @@ export interface FakeDiscord {
   /** Deletes a thread and its messages and dispatches THREAD_DELETE. */
   deleteThread(threadId: string): Promise<void>;
   /**
+   * A moderator (or Discord itself, archiving an idle thread) changes a thread: locks, archives or
+   * renames it. Dispatches THREAD_UPDATE.
+   */
+  updateThread(threadId: string, changes: { locked?: boolean; archived?: boolean; name?: string }): Promise<FakeThread>;
+  /**
    * A user runs a registered slash or message command: INTERACTION_CREATE (type 2) with the options
    * typed as the command registered them and the member's permissions in the channel. Throws when
    * Discord's client would not let the user send it (no such command, unknown or missing required
@@ -193,8 +213,10 @@ export interface FakeDiscord {
    */
   waitFor<T>(check: () => T | undefined | null | false, options?: WaitForOptions): Promise<T>;
 
-  /** The next matching request(s) fail with `status` (the effect is not applied). */
+  /** The next matching request(s) fail with `status` (the effect is not applied unless `applied`). */
   failNext(rule: FailRule): void;
+  /** One matching request (after `skip` others) takes effect, but its answer waits `ms`. */
+  holdNext(rule: HoldRule): void;
   /** The next matching request gets a 429 with Discord's headers and body. */
   rateLimitNext(rule: RateLimitRule): void;
   /** Closes the gateway socket with a resumable code (4000 unless given); the client RESUMEs. */

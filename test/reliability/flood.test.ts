@@ -1,0 +1,112 @@
+/**
+ * A flood from one user: thirty messages in a thread, ten mentions in a channel and three /ask at
+ * once. USER_MESSAGES_PER_MINUTE lets exactly that many through, answered; the rest are refused
+ * with one public notice for the whole window (and a private one per /ask, which Discord requires
+ * an answer to); nobody else is held back. Past DAILY_TOKEN_BUDGET, the same flood makes no model
+ * call and gets one notice per person for the day.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
+import { type ChatRequest, finalAnswer } from '../support/scripted-model.ts';
+
+let world: BotWorld;
+afterEach(async () => {
+  await world?.close();
+});
+
+const answerLast = (request: ChatRequest) => finalAnswer(`Answer to «${request.messages.findLast((message) => message.role === 'user')?.content}».`);
+const notices = (pattern: RegExp) => world.discord.botMessages().filter((post) => pattern.test(post.content));
+const settle = async () => {
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await world.bot.queues.idle();
+};
+
+/** Stored user messages of `authorId`, and whether a delivered run covers each. */
+function storedOf(authorId: string): { content: string; answered: boolean }[] {
+  const runs = world.store.db.prepare('SELECT trigger_message_ids FROM runs WHERE delivered_at IS NOT NULL').pluck().all() as string[];
+  const covered = new Set(runs.flatMap((ids) => JSON.parse(ids) as number[]));
+  const rows = world.store.db.prepare("SELECT id, content FROM messages WHERE role = 'user' AND author_id = ? ORDER BY id").all(authorId) as { id: number; content: string }[];
+  return rows.map((row) => ({ content: row.content, answered: covered.has(row.id) }));
+}
+
+/** The flood; resolves with /ask's replies (a refusal, or "Started: …" for one let through). */
+async function flood(threadId: string): Promise<{ ephemeral: boolean; content: string }[]> {
+  const { discord } = world;
+  for (let index = 0; index < 30; index++) await discord.userSays({ channelId: threadId, author: 'bob', content: `flood ${index}` });
+  for (let index = 0; index < 10; index++) {
+    await discord.userSays({ channelId: discord.channels.random, author: 'bob', content: `${mentionOf(world)} mention ${index}`, mentions: [discord.botUser.id] });
+  }
+  const replies = [];
+  for (let index = 0; index < 3; index++) {
+    const ask = await discord.userRunsCommand({ name: 'ask', options: { prompt: `ask ${index}` }, author: 'bob', channelId: discord.channels.general });
+    replies.push(await ask.waitForReply());
+  }
+  return replies;
+}
+
+describe('USER_MESSAGES_PER_MINUTE under a flood', () => {
+  it('lets exactly the limit through and answers it, refuses the rest with one notice, and holds nobody else back', async () => {
+    world = await startBotWorld({ userMessagesPerMinute: 3 });
+    const { discord, model } = world;
+    model.otherwise(answerLast);
+    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `${mentionOf(world)} start`, mentions: [discord.botUser.id] });
+    const thread = await discord.waitFor(() => discord.threads()[0]);
+    await waitForBotPosts(world, thread.id, 1);
+
+    const asks = await flood(thread.id);
+    await settle();
+
+    // Exactly three let through, whichever the bot saw first (commands do not wait for messages), all answered.
+    const admitted = storedOf(discord.users.bob);
+    expect(admitted).toHaveLength(3);
+    expect(admitted.every((message) => message.answered)).toBe(true);
+    const refusal = /^You have sent 3 messages in the last minute\. I will answer again <t:\d+:R>/;
+    const askRefusals = asks.filter((reply) => refusal.test(reply.content));
+    expect(askRefusals.every((reply) => reply.ephemeral)).toBe(true);
+    expect(asks.length - askRefusals.length).toBe(admitted.filter((message) => message.content.startsWith('ask ')).length);
+    // One public notice for the whole window, pinging nobody.
+    const refusals = notices(refusal);
+    expect(refusals).toHaveLength(1);
+    expect(refusals[0]!.mentions).toEqual([]);
+    const threadsLetThrough = admitted.filter((message) => !message.content.startsWith('flood ')).length;
+    expect(discord.threads()).toHaveLength(1 + threadsLetThrough);
+    // No model call but for runs of admitted messages (one call each).
+    expect(model.requests).toHaveLength(world.store.db.prepare('SELECT count(*) FROM runs').pluck().get() as number);
+
+    // Someone else is not held back.
+    await discord.userSays({ channelId: thread.id, author: 'ada', content: 'and me?' });
+    await discord.waitFor(() => discord.botMessages(thread.id).at(-1)!.content === 'Answer to «Ada: and me?».', { what: 'Ada answered' });
+  });
+});
+
+describe('DAILY_TOKEN_BUDGET under a flood', () => {
+  it('once the budget is spent, calls no model for the flood and tells each person once', async () => {
+    world = await startBotWorld({ dailyTokenBudget: 100 });
+    const { discord, model } = world;
+    model.otherwise(answerLast);
+    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `${mentionOf(world)} spend it`, mentions: [discord.botUser.id] });
+    const thread = await discord.waitFor(() => discord.threads()[0]);
+    await waitForBotPosts(world, thread.id, 1); // 120 tokens: over the budget
+    const calls = model.requests.length;
+
+    const asks = await flood(thread.id);
+    for (let index = 0; index < 5; index++) await discord.userSays({ channelId: thread.id, author: 'ada', content: `ada ${index}` });
+    await settle();
+
+    expect(model.requests).toHaveLength(calls);
+    expect(asks.every((reply) => reply.ephemeral && /^This server has used its 100 tokens for today\. I will answer again <t:\d+:R>/.test(reply.content))).toBe(true);
+    const refusals = notices(/^This server has used its 100 tokens for today/);
+    expect(refusals.map((post) => post.message_reference?.message_id)).toEqual([
+      discord.messages(thread.id).find((message) => message.content === 'flood 0')!.id,
+      discord.messages(thread.id).find((message) => message.content === 'ada 0')!.id,
+    ]);
+    expect(discord.threads()).toHaveLength(1);
+    expect(storedOf(discord.users.bob)).toEqual([]);
+  });
+
+  // Found, not fixed here (see the report): messages admitted before the first run's tokens are
+  // recorded all run, so a flood of new threads at once spends past the budget (8 at once against
+  // 200 tokens spent 960). Holding it needs a check once a model call's turn comes (inside
+  // limitModelCalls) and a quiet refusal in executeRun.
+  it.todo('a flood of new conversations at once is held to the budget before the first run is charged');
+});
