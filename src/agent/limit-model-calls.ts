@@ -1,10 +1,21 @@
-import type { ModelClient } from './model-client.ts';
+import type { ModelClient, ModelRequest } from './model-client.ts';
+
+export interface LimitedModelClient extends ModelClient {
+  readonly active: number;
+  readonly waiting: number;
+  /**
+   * The same line of calls, with `admit` run when a call's turn has come, just before it is made:
+   * it may throw to refuse the call (the turn passes on). Checks that depend on what the calls
+   * ahead spent (a token budget) belong here, not before the wait.
+   */
+  admitting(admit: () => void): ModelClient;
+}
 
 /**
  * Lets at most `limit` model calls run at once across every conversation; the others wait their
  * turn, in order. A call whose signal fires while it waits leaves the line at once.
  */
-export function limitModelCalls(client: ModelClient, limit: number): ModelClient & { readonly active: number; readonly waiting: number } {
+export function limitModelCalls(client: ModelClient, limit: number): LimitedModelClient {
   let active = 0;
   const waiting: (() => void)[] = [];
   const release = () => {
@@ -30,6 +41,17 @@ export function limitModelCalls(client: ModelClient, limit: number): ModelClient
       waiting.push(grant);
     });
 
+  const complete = async (request: ModelRequest, signal: AbortSignal, admit?: () => void) => {
+    await acquire(signal);
+    try {
+      admit?.();
+      return await client.complete(request, signal);
+    } finally {
+      // The turn passes on once the caller has taken in this answer (its usage recorded), so that
+      // the next call's admission sees what the calls ahead spent.
+      setImmediate(release);
+    }
+  };
   return {
     model: client.model,
     get active() {
@@ -38,13 +60,7 @@ export function limitModelCalls(client: ModelClient, limit: number): ModelClient
     get waiting() {
       return waiting.length;
     },
-    async complete(request, signal) {
-      await acquire(signal);
-      try {
-        return await client.complete(request, signal);
-      } finally {
-        release();
-      }
-    },
+    complete: (request, signal) => complete(request, signal),
+    admitting: (admit) => ({ model: client.model, complete: (request, signal) => complete(request, signal, admit) }),
   };
 }

@@ -6,6 +6,7 @@ import { type FinalAnswer, finalAnswerTool, finalAnswerToolName } from './final-
 import type { ChatMessage, TokenUsage, ToolCall, ToolMessage, UserMessage } from './messages.ts';
 import { addUsage, noUsage } from './messages.ts';
 import type { ModelClient, ToolChoice } from './model-client.ts';
+import { CallRefused } from './call-refused.ts';
 import { ModelError } from './model-error.ts';
 import type { ConversationContext, RuntimeTool } from './tool.ts';
 import { runToolTurn } from './tool-turn.ts';
@@ -105,7 +106,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       stopReason: result.stopReason,
       userMessage: result.userMessage,
       error: error === undefined ? null : describeError(error),
-      errorCode: error instanceof ModelError ? error.code : error === undefined ? null : 'internal',
+      errorCode: error instanceof ModelError || error instanceof CallRefused ? error.code : error === undefined ? null : 'internal',
       steps: step,
       usage,
       durationMs: performance.now() - started,
@@ -173,7 +174,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     }
   } catch (error) {
     if (signal.aborted) return stopped(abortReason());
-    if (error instanceof ModelError) return end('failed', { userMessage: error.userMessage }, error);
+    if (error instanceof ModelError || error instanceof CallRefused) return end('failed', { userMessage: error.userMessage }, error);
     context.logger.error({ err: error, runId }, 'the agent run failed');
     return end('failed', { userMessage: 'Something went wrong on my side. The operator can find the cause in the logs.' }, error);
   }

@@ -1,6 +1,7 @@
 import { Client, DiscordjsErrorCodes, Events, GatewayIntentBits, Partials } from 'discord.js';
 import type { Store } from '../../db/store.ts';
 import type { Logger } from '../agent/logger.ts';
+import type { LimitedModelClient } from '../agent/limit-model-calls.ts';
 import type { ModelClient } from '../agent/model-client.ts';
 import type { AgentSettings } from '../agent/run-agent.ts';
 import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
@@ -33,7 +34,7 @@ export interface BotDependencies {
   operatorPrompt: string | null;
   store: Store;
   counter: TokenCounter;
-  model: ModelClient;
+  model: ModelClient & Partial<Pick<LimitedModelClient, 'admitting'>>;
   tools: readonly RuntimeTool[];
   /** Servers whose tools come and go (MCP servers): listed anew for each run. */
   toolServers?: readonly ToolServer[];
@@ -90,6 +91,7 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
           model: deps.model,
           tools: deps.tools,
           toolServers,
+          limits,
           agent: deps.agent,
           discord: deps.discord,
           memoryBudget: deps.memory.tokenBudget,

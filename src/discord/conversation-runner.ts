@@ -4,6 +4,7 @@ import type { RunRow } from '../../db/runs.ts';
 import type { Store } from '../../db/store.ts';
 import type { ChatMessage, UserMessage } from '../agent/messages.ts';
 import type { Logger } from '../agent/logger.ts';
+import type { LimitedModelClient } from '../agent/limit-model-calls.ts';
 import type { ModelClient } from '../agent/model-client.ts';
 import type { AgentSettings } from '../agent/run-agent.ts';
 import type { Requester, RuntimeTool, ToolServer } from '../agent/tool.ts';
@@ -12,6 +13,7 @@ import type { ConversationMemory } from '../memory/conversation-memory.ts';
 import { describeDiscordError, executeRun, toolsRunIn } from './execute-run.ts';
 import { postingChannel } from './posting-channel.ts';
 import type { RateLimitGate } from './rate-limit-gate.ts';
+import type { UsageLimits } from './usage-limits.ts';
 import { renderAnswer } from './render.ts';
 import { piecesNotYetPosted, sendPieces, sendText } from './send.ts';
 
@@ -27,7 +29,10 @@ export interface RunnerDependencies {
   client: Client<true>;
   store: Store;
   memory: ConversationMemory;
-  model: ModelClient;
+  /** With `admitting` (limitModelCalls), the daily budget is checked again when a run's first call has its turn. */
+  model: ModelClient & Partial<Pick<LimitedModelClient, 'admitting'>>;
+  /** The usage limits; none in tests that need none. */
+  limits?: UsageLimits;
   tools: readonly RuntimeTool[];
   toolServers: readonly ToolServer[];
   agent: AgentSettings;

@@ -1,6 +1,7 @@
 import type { SendableChannels } from 'discord.js';
 import { fanOut } from '../agent/events.ts';
 import type { Logger } from '../agent/logger.ts';
+import { CallRefused } from '../agent/call-refused.ts';
 import { ModelError } from '../agent/model-error.ts';
 import { runAgent, type RunResult } from '../agent/run-agent.ts';
 import { buildSystemPrompt } from '../agent/system-prompt.ts';
@@ -33,10 +34,21 @@ export async function executeRun(deps: RunnerDependencies, plan: RunPlan, shrunk
   // `/stop` aborts this controller; shutdown aborts every run.
   const stopper = new AbortController();
   deps.activeRuns.set(conversation.key, stopper);
+  // Messages that arrived together all passed the budget before any run was charged: the first
+  // model call of this run is admitted only if the budget still holds when its turn comes.
+  let admitted = false;
+  const requester = plan.requesters.at(-1)!;
+  const admit = () => {
+    if (admitted || !deps.limits) return;
+    admitted = true;
+    const verdict = deps.limits.admitRun(requester.id, conversation.guild_id);
+    if (!verdict.ok) throw new CallRefused(verdict.message, !verdict.tell);
+  };
+  const model = deps.model.admitting ? deps.model.admitting(admit) : deps.model;
   let result: RunResult;
   try {
     result = await runAgent({
-      model: deps.model,
+      model,
       systemPrompt: buildSystemPrompt({
         operatorPrompt: deps.operatorPrompt,
         now: new Date(),
@@ -82,6 +94,11 @@ export async function executeRun(deps: RunnerDependencies, plan: RunPlan, shrunk
   }
   if (result.error instanceof ModelError && result.error.kind === 'rate-limited' && result.error.retryAfterSeconds !== null) {
     deps.gate.rateLimited(result.error.retryAfterSeconds, conversation.key);
+  }
+  if (result.error instanceof CallRefused && result.error.quiet) {
+    // Those who asked were told already, once, that the budget is spent.
+    deps.store.runs.markDelivered(result.runId);
+    return;
   }
   const text = result.answer ? renderAnswer(result.answer) : (result.userMessage ?? 'No answer.');
   try {

@@ -43,6 +43,18 @@ export class UsageLimits {
     return { ok: true };
   }
 
+  /**
+   * The budget again, when a run's first model call has its turn: messages that arrived together
+   * all passed `check` before any run was charged. Runs already under way finish.
+   */
+  admitRun(userId: string, guildId: string | null): LimitVerdict {
+    if (this.settings.dailyTokenBudget <= 0 || guildId === null) return { ok: true };
+    const now = this.now();
+    const dayStart = Math.floor(now / 86_400_000) * 86_400_000;
+    if (this.store.runs.tokensSince(guildId, dayStart) < this.settings.dailyTokenBudget) return { ok: true };
+    return this.refuse(`budget:${guildId}:${userId}`, dayStart + 86_400_000, now, `This server has used its ${this.settings.dailyTokenBudget.toLocaleString('en-US')} tokens for today.`);
+  }
+
   private refuse(key: string, resetsAt: number, now: number, why: string): LimitVerdict {
     const tell = (this.told.get(key) ?? 0) < now;
     if (tell) this.told.set(key, resetsAt);

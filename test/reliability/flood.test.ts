@@ -104,9 +104,25 @@ describe('DAILY_TOKEN_BUDGET under a flood', () => {
     expect(storedOf(discord.users.bob)).toEqual([]);
   });
 
-  // Found, not fixed here (see the report): messages admitted before the first run's tokens are
-  // recorded all run, so a flood of new threads at once spends past the budget (8 at once against
-  // 200 tokens spent 960). Holding it needs a check once a model call's turn comes (inside
-  // limitModelCalls) and a quiet refusal in executeRun.
-  it.todo('a flood of new conversations at once is held to the budget before the first run is charged');
+  it('a flood of new conversations at once is held to the budget: each run is admitted only when its first model call has its turn', async () => {
+    // One model call at a time: 120 tokens each against 200, so the third run is refused.
+    world = await startBotWorld({ dailyTokenBudget: 200, maxConcurrentRuns: 1 });
+    const { discord, model } = world;
+    model.otherwise(answerLast);
+    for (let index = 0; index < 8; index++) {
+      await discord.userSays({ channelId: discord.channels.general, author: 'bob', content: `${mentionOf(world)} question ${index}`, mentions: [discord.botUser.id] });
+    }
+    await discord.waitFor(() => discord.threads().length === 8 && world.store.db.prepare("SELECT count(*) FROM runs WHERE status != 'running'").pluck().get() === 8, { what: 'eight runs ended' });
+    await settle();
+
+    expect(model.requests).toHaveLength(2);
+    const runs = world.store.db.prepare('SELECT status, error_code FROM runs ORDER BY started_at').all() as { status: string; error_code: string | null }[];
+    expect(runs.filter((run) => run.status === 'answered')).toHaveLength(2);
+    expect(runs.filter((run) => run.status === 'failed' && run.error_code === 'call-refused')).toHaveLength(6);
+    // Bob is told once; the other refused runs post nothing. Every question is kept.
+    expect(notices(/^This server has used its 200 tokens for today/)).toHaveLength(1);
+    expect(discord.botMessages().filter((post) => /^Answer to/.test(post.content))).toHaveLength(2);
+    expect(discord.botMessages()).toHaveLength(3);
+    expect(storedOf(discord.users.bob)).toHaveLength(8);
+  });
 });
