@@ -147,6 +147,36 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 4,
+    name: 'tokens per server per day',
+    // The daily budget is checked at every message: one row read, not a sum over the day's runs.
+    // Kept by triggers as a run's tokens grow (by the day it started); tokens spent stay counted
+    // when a deleted thread's runs go.
+    up(db) {
+      db.exec(`
+        CREATE TABLE guild_usage_days (
+          guild_id TEXT NOT NULL,
+          day INTEGER NOT NULL,
+          tokens INTEGER NOT NULL,
+          PRIMARY KEY (guild_id, day)
+        ) STRICT, WITHOUT ROWID;
+        CREATE TRIGGER runs_usage_on_insert AFTER INSERT ON runs WHEN NEW.total_tokens <> 0 BEGIN
+          INSERT INTO guild_usage_days (guild_id, day, tokens)
+            SELECT c.guild_id, NEW.started_at / 86400000, NEW.total_tokens FROM conversations c WHERE c.id = NEW.conversation_id AND c.guild_id IS NOT NULL
+            ON CONFLICT (guild_id, day) DO UPDATE SET tokens = tokens + excluded.tokens;
+        END;
+        CREATE TRIGGER runs_usage_on_update AFTER UPDATE OF total_tokens ON runs WHEN NEW.total_tokens <> OLD.total_tokens BEGIN
+          INSERT INTO guild_usage_days (guild_id, day, tokens)
+            SELECT c.guild_id, NEW.started_at / 86400000, NEW.total_tokens - OLD.total_tokens FROM conversations c WHERE c.id = NEW.conversation_id AND c.guild_id IS NOT NULL
+            ON CONFLICT (guild_id, day) DO UPDATE SET tokens = tokens + excluded.tokens;
+        END;
+        INSERT INTO guild_usage_days (guild_id, day, tokens)
+          SELECT c.guild_id, r.started_at / 86400000, sum(r.total_tokens) FROM runs r JOIN conversations c ON c.id = r.conversation_id
+          WHERE c.guild_id IS NOT NULL GROUP BY c.guild_id, r.started_at / 86400000 HAVING sum(r.total_tokens) <> 0;
+      `);
+    },
+  },
 ];
 
 export const latestVersion = migrations.at(-1)?.version ?? 0;

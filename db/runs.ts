@@ -50,11 +50,7 @@ export function createRunQueries(db: Database) {
   const byPostedMessage = db.prepare<[number, string], RunRow>(
     'SELECT * FROM runs r WHERE r.conversation_id = ? AND EXISTS (SELECT 1 FROM json_each(r.posted_message_ids) WHERE value = ?)',
   );
-  const tokensSince = db
-    .prepare<[string, number], number>(
-      'SELECT coalesce(sum(r.total_tokens), 0) FROM runs r JOIN conversations c ON c.id = r.conversation_id WHERE c.guild_id = ? AND r.started_at >= ?',
-    )
-    .pluck();
+  const tokensOnDay = db.prepare<[string, number], number>('SELECT tokens FROM guild_usage_days WHERE guild_id = ? AND day = ?').pluck();
   const latestTrigger = db.prepare<[number], number | null>(
     `SELECT max(value) FROM runs, json_each(runs.trigger_message_ids) WHERE runs.conversation_id = ?`,
   ).pluck();
@@ -92,8 +88,8 @@ export function createRunQueries(db: Database) {
     markAnswered: (id: string) => void markAnswered.run(id),
     /** The run of the conversation that posted this Discord message. */
     byPostedMessage: (conversationId: number, messageId: string) => byPostedMessage.get(conversationId, messageId),
-    /** Tokens the server's runs used since `since` (ms). */
-    tokensSince: (guildId: string, since: number) => tokensSince.get(guildId, since) ?? 0,
+    /** Tokens of the server's runs that started on the UTC day that begins at `dayStart`. */
+    tokensOnDay: (guildId: string, dayStart: number) => tokensOnDay.get(guildId, Math.floor(dayStart / 86_400_000)) ?? 0,
     /** The run's answer, or why there is none, has been posted (or given up on for good). */
     markDelivered: (id: string, now = Date.now()) => void markDelivered.run(now, id),
     /** Adds one model call's tokens as it happens, so that a crash keeps what was spent. */

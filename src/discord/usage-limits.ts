@@ -26,7 +26,7 @@ export class UsageLimits {
     this.forgetIdle(now);
     if (this.settings.dailyTokenBudget > 0) {
       const dayStart = Math.floor(now / 86_400_000) * 86_400_000;
-      const used = this.store.runs.tokensSince(guildId, dayStart);
+      const used = this.store.runs.tokensOnDay(guildId, dayStart);
       if (used >= this.settings.dailyTokenBudget) {
         return this.refuse(`budget:${guildId}:${userId}`, dayStart + 86_400_000, now, `This server has used its ${this.settings.dailyTokenBudget.toLocaleString('en-US')} tokens for today.`);
       }
@@ -51,7 +51,7 @@ export class UsageLimits {
     if (this.settings.dailyTokenBudget <= 0 || guildId === null) return { ok: true };
     const now = this.now();
     const dayStart = Math.floor(now / 86_400_000) * 86_400_000;
-    if (this.store.runs.tokensSince(guildId, dayStart) < this.settings.dailyTokenBudget) return { ok: true };
+    if (this.store.runs.tokensOnDay(guildId, dayStart) < this.settings.dailyTokenBudget) return { ok: true };
     return this.refuse(`budget:${guildId}:${userId}`, dayStart + 86_400_000, now, `This server has used its ${this.settings.dailyTokenBudget.toLocaleString('en-US')} tokens for today.`);
   }
 

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { migrations } from '../../db/migrations.ts';
+import { openDatabase } from '../../db/open-database.ts';
+import { openStore } from '../../db/store.ts';
+import { tempStore } from '../support/temp-store.ts';
+
+const day = 86_400_000;
+const monday = Date.UTC(2026, 10, 23);
+
+function conversation(store: ReturnType<typeof tempStore>['store'], key: string, guildId: string | null) {
+  if (!store.db.prepare("SELECT 1 FROM instances WHERE id = 'i'").get()) store.instances.register('i', 'bot');
+  return store.conversations.ensure({ key, title: key, guildId, channelId: guildId ? '1' : null, startedById: 'u', startedByName: 'U' }).id;
+}
+
+describe('tokens per server per day (the daily budget)', () => {
+  it('follows every run’s tokens as they grow, by server and by the day the run started', () => {
+    const { store } = tempStore();
+    const first = conversation(store, 'a', 'guild-1');
+    const second = conversation(store, 'b', 'guild-1');
+    const other = conversation(store, 'c', 'guild-2');
+    const terminal = conversation(store, 'd', null);
+    const run = (id: string, conversationId: number, at: number) => store.runs.start({ id, conversationId, instanceId: 'i', triggerMessageIds: [], model: 'm' }, at);
+    run('r1', first, monday + 1000);
+    run('r2', second, monday + 2000);
+    run('r3', other, monday + 3000);
+    run('r4', first, monday + day + 5);
+    run('r5', terminal, monday + 10);
+    store.runs.addUsage('r1', 10, 5, 15);
+    store.runs.addUsage('r1', 20, 5, 25);
+    store.runs.addUsage('r2', 1, 1, 2);
+    store.runs.addUsage('r3', 100, 0, 100);
+    store.runs.addUsage('r4', 7, 0, 7);
+    store.runs.addUsage('r5', 1000, 0, 1000);
+    store.runs.finish('r2', { status: 'answered', stopReason: null, promptTokens: 3, completionTokens: 3, totalTokens: 6, error: null, errorCode: null });
+
+    expect(store.runs.tokensOnDay('guild-1', monday)).toBe(15 + 25 + 6);
+    expect(store.runs.tokensOnDay('guild-2', monday)).toBe(100);
+    expect(store.runs.tokensOnDay('guild-1', monday + day)).toBe(7);
+    expect(store.runs.tokensOnDay('guild-3', monday)).toBe(0);
+    // The same as summing the day's runs, which is what the table stands in for.
+    const summed = store.db
+      .prepare('SELECT sum(r.total_tokens) FROM runs r JOIN conversations c ON c.id = r.conversation_id WHERE c.guild_id = ? AND r.started_at >= ? AND r.started_at < ?')
+      .pluck()
+      .get('guild-1', monday, monday + day);
+    expect(summed).toBe(46);
+  });
+
+  it('is filled from the runs already there when an older database is migrated', () => {
+    const { store, path } = tempStore();
+    const id = conversation(store, 'a', 'guild-1');
+    store.runs.start({ id: 'r1', conversationId: id, instanceId: 'i', triggerMessageIds: [], model: 'm' }, monday + 1);
+    store.runs.addUsage('r1', 30, 12, 42);
+    store.close();
+    // Back to version 3, as a bot before this migration left it.
+    const db = openDatabase(path);
+    db.exec('DROP TRIGGER runs_usage_on_insert; DROP TRIGGER runs_usage_on_update; DROP TABLE guild_usage_days;');
+    db.pragma('user_version = 3');
+    db.close();
+    expect(migrations.at(-1)!.version).toBe(4);
+
+    const reopened = openStore(path);
+    expect(reopened.runs.tokensOnDay('guild-1', monday)).toBe(42);
+    reopened.close();
+  });
+});
