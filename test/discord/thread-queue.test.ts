@@ -93,6 +93,8 @@ describe('limitModelCalls', () => {
     release.open();
     await Promise.all(calls);
     expect(most).toBe(2);
+    // A turn passes on once its caller has taken in the answer (a macrotask later).
+    await new Promise((resolve) => setImmediate(resolve));
     expect(limited.active).toBe(0);
   });
 });
