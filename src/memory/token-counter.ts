@@ -20,6 +20,12 @@ export function encodingForModel(model: string): EncodingName {
   return 'o200k_base';
 }
 
+/**
+ * Special tokens spelled out in a message ("<|endoftext|>") are text to the API, so they are counted
+ * as text; the library's default would throw, and lose the message that contains one.
+ */
+const asText = { disallowedSpecial: new Set<string>() };
+
 /** Loads the model's encoding (about a quarter of a second, once per process). */
 export async function loadTokenCounter(model: string): Promise<TokenCounter> {
   const encoding = encodingForModel(model);
@@ -29,9 +35,9 @@ export async function loadTokenCounter(model: string): Promise<TokenCounter> {
       : await import('gpt-tokenizer/encoding/o200k_base');
   return {
     encoding,
-    count: (text) => api.countTokens(text),
+    count: (text) => api.countTokens(text, asText),
     truncate(text, maxTokens) {
-      const tokens = api.encode(text);
+      const tokens = api.encode(text, asText);
       return tokens.length <= maxTokens ? text : api.decode(tokens.slice(0, maxTokens));
     },
   };
