@@ -1,0 +1,71 @@
+/**
+ * What fuzzing the model's output found, each as the smallest case that shows it: the agent loop
+ * with the real SQLite sinks (step log and memory) behind the real openai client.
+ */
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Store } from '../../db/store.ts';
+import { fanOut } from '../../src/agent/events.ts';
+import { silentLogger } from '../../src/agent/logger.ts';
+import { defaultAgentSettings, runAgent, type RunResult } from '../../src/agent/run-agent.ts';
+import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
+import { conversationMemory } from '../../src/memory/conversation-memory.ts';
+import { loadTokenCounter, type TokenCounter } from '../../src/memory/token-counter.ts';
+import { startInstance } from '../../src/run-log/instance.ts';
+import { builtInTools } from '../../tools/index.ts';
+import { modelClientFor, testContext } from '../support/agent-harness.ts';
+import { type ScriptedModel, startScriptedModel, toolCalls } from '../support/scripted-model.ts';
+import { tempStore } from '../support/temp-store.ts';
+import { conversationProblems, databaseProblems } from './invariants.ts';
+
+let model: ScriptedModel;
+let store: Store;
+let counter: TokenCounter;
+beforeAll(async () => {
+  counter = await loadTokenCounter('gpt-4.1-mini');
+});
+beforeEach(async () => {
+  model = await startScriptedModel();
+  ({ store } = tempStore());
+});
+afterEach(async () => {
+  store.close();
+  await model.close();
+});
+
+/** One run of the agent loop on a stored user message, recorded by the sinks the bot uses. */
+async function runRecorded(settings: Partial<typeof defaultAgentSettings> = {}): Promise<{ result: RunResult; conversationId: number }> {
+  const memory = conversationMemory(store, counter, { tokenBudget: 8000, messageTokenCap: 1500 });
+  const instance = startInstance(store, 'test');
+  const conversation = store.conversations.ensure({ key: 'test:1', title: 't', guildId: null, channelId: null, startedById: 'u', startedByName: 'Ada' });
+  const storedId = memory.recordUserMessage(conversation, { authorId: 'u', authorName: 'Ada', content: 'hello', discordMessageId: null })!;
+  const { history, input } = memory.loadWindow(conversation.id, [storedId]);
+  const result = await runAgent({
+    model: modelClientFor(model, { maxRetries: 0 }),
+    systemPrompt: 'test',
+    history,
+    input,
+    tools: buildToolRegistry(builtInTools),
+    context: testContext,
+    settings: { ...defaultAgentSettings, ...settings },
+    onEvent: fanOut(memory.runSinks(conversation.id, instance.id, [storedId]), silentLogger),
+  });
+  instance.stop();
+  return { result, conversationId: conversation.id };
+}
+
+const problemsOf = (conversationId: number) => [...databaseProblems(store.db), ...conversationProblems(store.db, conversationId, counter)];
+
+describe('found by fuzzing the model output', () => {
+  it('records a second final_answer of the same turn, ignored, in the step log', async () => {
+    model.enqueue(toolCalls({ name: 'final_answer', arguments: { answer: 'First.', tools_used: [] }, id: 'call_a' }, { name: 'final_answer', arguments: { answer: 'Second.', tools_used: [] }, id: 'call_b' }));
+
+    const { result, conversationId } = await runRecorded();
+
+    expect(result.answer?.answer).toBe('First.');
+    expect(problemsOf(conversationId)).toEqual([]);
+    const ignored = store.steps.ofRun(result.runId).find((step) => step.tool_call_id === 'call_b');
+    expect(ignored).toMatchObject({ status: 'error', error_kind: 'not-executed', error: 'Ignored: an answer was already given in this turn.' });
+  });
+});
+
+
