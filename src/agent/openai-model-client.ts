@@ -64,7 +64,7 @@ function readCompletion(completion: OpenAI.Chat.Completions.ChatCompletion): Mod
   if (!choice?.message) {
     throw new ModelError('invalid-response', { detail: 'the response has no choices[0].message' });
   }
-  const toolCalls = (choice.message.tool_calls ?? []).flatMap(normalizeToolCall);
+  const toolCalls = uniqueIds((choice.message.tool_calls ?? []).flatMap(normalizeToolCall));
   const message: AssistantMessage = { role: 'assistant', content: choice.message.content ?? null };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   const usage = completion.usage;
@@ -100,6 +100,20 @@ function normalizeToolCall(raw: unknown): ToolCall[] {
       },
     },
   ];
+}
+
+/**
+ * Each call of a message gets an id of its own: a server that repeats one would otherwise have
+ * two tool messages answer the same id, which the next request cannot carry (and the step log
+ * could not tell apart). A repeated id is replaced, as a missing one is.
+ */
+function uniqueIds(calls: ToolCall[]): ToolCall[] {
+  const seen = new Set<string>();
+  return calls.map((call) => {
+    const unique = seen.has(call.id) ? { ...call, id: `call_${randomUUID()}` } : call;
+    seen.add(unique.id);
+    return unique;
+  });
 }
 
 /** Maps what the SDK throws to a `ModelError`; an abort passes through as the signal's reason. */

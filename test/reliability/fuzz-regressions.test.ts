@@ -66,6 +66,25 @@ describe('found by fuzzing the model output', () => {
     const ignored = store.steps.ofRun(result.runId).find((step) => step.tool_call_id === 'call_b');
     expect(ignored).toMatchObject({ status: 'error', error_kind: 'not-executed', error: 'Ignored: an answer was already given in this turn.' });
   });
+
+  it('answers each of two calls that share a tool_call id once, so the next request is valid', async () => {
+    model.enqueue(
+      toolCalls({ name: 'calculator', arguments: { expression: '2*3' }, id: 'call_same' }, { name: 'calculator', arguments: { expression: '4*5' }, id: 'call_same' }),
+      (request) => {
+        const [assistant, ...results] = request.messages.slice(-3);
+        const ids = assistant!.tool_calls!.map((call) => call.id);
+        expect(new Set(ids).size).toBe(2);
+        expect(results.map((message) => [message.tool_call_id, message.content])).toEqual([
+          [ids[0], '6'],
+          [ids[1], '20'],
+        ]);
+        return toolCalls({ name: 'final_answer', arguments: { answer: '6 and 20', tools_used: ['calculator'] } });
+      },
+    );
+
+    const { result, conversationId } = await runRecorded();
+
+    expect(result.answer?.answer).toBe('6 and 20');
+    expect(problemsOf(conversationId)).toEqual([]);
+  });
 });
-
-
