@@ -72,14 +72,22 @@ function readCompletion(completion: OpenAI.Chat.Completions.ChatCompletion): Mod
     message,
     usage: usage
       ? {
-          promptTokens: usage.prompt_tokens ?? 0,
-          completionTokens: usage.completion_tokens ?? 0,
-          totalTokens: usage.total_tokens ?? 0,
+          promptTokens: tokenCount(usage.prompt_tokens),
+          completionTokens: tokenCount(usage.completion_tokens),
+          totalTokens: tokenCount(usage.total_tokens),
         }
       : null,
     finishReason: choice.finish_reason ?? null,
     model: completion.model,
   };
+}
+
+/**
+ * A count of tokens as the server reported it, or 0 if it is not one: a string, a negative or a
+ * fraction would be summed into the run's usage and refused by the database, losing the run's end.
+ */
+function tokenCount(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.min(Math.round(value), Number.MAX_SAFE_INTEGER) : 0;
 }
 
 /**

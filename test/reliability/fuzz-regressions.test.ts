@@ -20,6 +20,7 @@ import { conversationProblems, databaseProblems } from './invariants.ts';
 let model: ScriptedModel;
 let store: Store;
 let counter: TokenCounter;
+let stopInstance: (() => void) | undefined;
 beforeAll(async () => {
   counter = await loadTokenCounter('gpt-4.1-mini');
 });
@@ -28,6 +29,7 @@ beforeEach(async () => {
   ({ store } = tempStore());
 });
 afterEach(async () => {
+  stopInstance?.();
   store.close();
   await model.close();
 });
@@ -36,6 +38,7 @@ afterEach(async () => {
 async function runRecorded(settings: Partial<typeof defaultAgentSettings> = {}): Promise<{ result: RunResult; conversationId: number }> {
   const memory = conversationMemory(store, counter, { tokenBudget: 8000, messageTokenCap: 1500 });
   const instance = startInstance(store, 'test');
+  stopInstance = () => instance.stop();
   const conversation = store.conversations.ensure({ key: 'test:1', title: 't', guildId: null, channelId: null, startedById: 'u', startedByName: 'Ada' });
   const storedId = memory.recordUserMessage(conversation, { authorId: 'u', authorName: 'Ada', content: 'hello', discordMessageId: null })!;
   const { history, input } = memory.loadWindow(conversation.id, [storedId]);
@@ -49,7 +52,6 @@ async function runRecorded(settings: Partial<typeof defaultAgentSettings> = {}):
     settings: { ...defaultAgentSettings, ...settings },
     onEvent: fanOut(memory.runSinks(conversation.id, instance.id, [storedId]), silentLogger),
   });
-  instance.stop();
   return { result, conversationId: conversation.id };
 }
 
@@ -86,5 +88,18 @@ describe('found by fuzzing the model output', () => {
 
     expect(result.answer?.answer).toBe('6 and 20');
     expect(problemsOf(conversationId)).toEqual([]);
+  });
+
+  it('ends the run on record when the server reports token usage that is not a count', async () => {
+    const answer = toolCalls({ name: 'final_answer', arguments: { answer: 'Done.', tools_used: [] } });
+    const body = answer.body as { usage: unknown };
+    body.usage = { prompt_tokens: 'many', completion_tokens: -5, total_tokens: null };
+    model.enqueue(answer);
+
+    const { result, conversationId } = await runRecorded();
+
+    expect(result.answer?.answer).toBe('Done.');
+    expect(problemsOf(conversationId)).toEqual([]);
+    expect(store.runs.byId(result.runId)).toMatchObject({ status: 'answered', prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
   });
 });
