@@ -54,7 +54,13 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
       } catch (error) {
         throw toModelError(error, signal, options.apiKey);
       }
-      return readCompletion(completion);
+      try {
+        return readCompletion(completion);
+      } catch (error) {
+        // A reply of the wrong shape is the server's fault, not a bug of ours: say so.
+        if (error instanceof ModelError) throw error;
+        throw new ModelError('invalid-response', { detail: `the response could not be read: ${describe(error)}`, cause: error });
+      }
     },
   };
 }
@@ -64,8 +70,12 @@ function readCompletion(completion: OpenAI.Chat.Completions.ChatCompletion): Mod
   if (!choice?.message) {
     throw new ModelError('invalid-response', { detail: 'the response has no choices[0].message' });
   }
-  const toolCalls = uniqueIds((choice.message.tool_calls ?? []).flatMap(normalizeToolCall));
-  const message: AssistantMessage = { role: 'assistant', content: choice.message.content ?? null };
+  const rawCalls: unknown = choice.message.tool_calls ?? [];
+  const content: unknown = choice.message.content ?? null;
+  if (!Array.isArray(rawCalls)) throw new ModelError('invalid-response', { detail: 'choices[0].message.tool_calls is not a list' });
+  if (content !== null && typeof content !== 'string') throw new ModelError('invalid-response', { detail: 'choices[0].message.content is not text' });
+  const toolCalls = uniqueIds(rawCalls.flatMap(normalizeToolCall));
+  const message: AssistantMessage = { role: 'assistant', content };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   const usage = completion.usage;
   return {

@@ -102,4 +102,23 @@ describe('found by fuzzing the model output', () => {
     expect(problemsOf(conversationId)).toEqual([]);
     expect(store.runs.byId(result.runId)).toMatchObject({ status: 'answered', prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
   });
+
+  it.each([
+    ['tool_calls that is not a list', { role: 'assistant', content: null, tool_calls: { not: 'a list' } }],
+    ['content that is an object', { role: 'assistant', content: { text: 'an object' } }],
+    ['arguments, as JSON, nested too deep to write back', { role: 'assistant', content: null, tool_calls: ['DEEP'] }],
+  ])('reports %s as a reply the bot could not read, not as a fault of its own', async (_, message) => {
+    const reply = toolCalls({ name: 'final_answer', arguments: {} });
+    const body = reply.body as { choices: { message: unknown }[] };
+    body.choices[0]!.message = message;
+    const deep = `{"id":"call_deep","type":"function","function":{"name":"calculator","arguments":${'['.repeat(20_000)}1${']'.repeat(20_000)}}}`;
+    model.enqueue({ body: JSON.stringify(body).replace('"DEEP"', deep) });
+
+    const { result, conversationId } = await runRecorded();
+
+    expect(result.status).toBe('failed');
+    expect(store.runs.byId(result.runId)).toMatchObject({ status: 'failed', error_code: 'model-invalid-response' });
+    expect(result.userMessage).toBe('The model service sent a reply the bot could not read. Please try again.');
+    expect(problemsOf(conversationId)).toEqual([]);
+  });
 });
