@@ -100,9 +100,13 @@ function tokenCount(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.min(Math.round(value), Number.MAX_SAFE_INTEGER) : 0;
 }
 
+/** Half a surrogate pair: SQLite stores it as U+FFFD, so such an id would not match its result once stored. */
+const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /**
  * Servers that are only OpenAI-compatible leave out a call's `type` or `id`, or send its arguments
- * as an object: each call still becomes one the loop can answer. Other kinds of call are dropped.
+ * as an object: each call still becomes one the loop can answer (an id that is missing, or not
+ * well-formed Unicode, gets a new one). Other kinds of call are dropped.
  */
 function normalizeToolCall(raw: unknown): ToolCall[] {
   const call = (raw ?? {}) as { id?: unknown; type?: unknown; function?: { name?: unknown; arguments?: unknown } };
@@ -110,7 +114,7 @@ function normalizeToolCall(raw: unknown): ToolCall[] {
   const args = call.function?.arguments;
   return [
     {
-      id: typeof call.id === 'string' && call.id !== '' ? call.id : `call_${randomUUID()}`,
+      id: typeof call.id === 'string' && call.id !== '' && !loneSurrogate.test(call.id) ? call.id : `call_${randomUUID()}`,
       type: 'function',
       function: {
         name: typeof call.function?.name === 'string' ? call.function.name : '',

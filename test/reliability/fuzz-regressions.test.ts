@@ -13,7 +13,7 @@ import { loadTokenCounter, type TokenCounter } from '../../src/memory/token-coun
 import { startInstance } from '../../src/run-log/instance.ts';
 import { builtInTools } from '../../tools/index.ts';
 import { modelClientFor, testContext } from '../support/agent-harness.ts';
-import { type ScriptedModel, startScriptedModel, toolCalls } from '../support/scripted-model.ts';
+import { type ScriptedModel, finalAnswer, startScriptedModel, toolCalls } from '../support/scripted-model.ts';
 import { tempStore } from '../support/temp-store.ts';
 import { conversationProblems, databaseProblems } from './invariants.ts';
 
@@ -120,5 +120,16 @@ describe('found by fuzzing the model output', () => {
     expect(store.runs.byId(result.runId)).toMatchObject({ status: 'failed', error_code: 'model-invalid-response' });
     expect(result.userMessage).toBe('The model service sent a reply the bot could not read. Please try again.');
     expect(problemsOf(conversationId)).toEqual([]);
+  });
+
+  it('gives a tool_call id that is not well-formed Unicode a new one, so its result is found again in memory', async () => {
+    model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '6*7' }, id: 'call_\udfff' }), finalAnswer('42', ['calculator']));
+
+    const { result, conversationId } = await runRecorded();
+
+    expect(result.answer?.answer).toBe('42');
+    expect(problemsOf(conversationId)).toEqual([]);
+    const remembered = conversationMemory(store, counter, { tokenBudget: 8000, messageTokenCap: 1500 }).loadWindow(conversationId, []).history;
+    expect(remembered.find((message) => message.role === 'tool')?.content).toBe('42');
   });
 });
