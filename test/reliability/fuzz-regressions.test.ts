@@ -13,6 +13,7 @@ import { loadTokenCounter, type TokenCounter } from '../../src/memory/token-coun
 import { startInstance } from '../../src/run-log/instance.ts';
 import { builtInTools } from '../../tools/index.ts';
 import { modelClientFor, testContext } from '../support/agent-harness.ts';
+import { type BotWorld, mentionOf, startBotWorld } from '../support/bot-harness.ts';
 import { type ScriptedModel, finalAnswer, startScriptedModel, toolCalls } from '../support/scripted-model.ts';
 import { tempStore } from '../support/temp-store.ts';
 import { conversationProblems, databaseProblems } from './invariants.ts';
@@ -30,6 +31,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   stopInstance?.();
+  stopInstance = undefined;
   store.close();
   await model.close();
 });
@@ -131,5 +133,38 @@ describe('found by fuzzing the model output', () => {
     expect(problemsOf(conversationId)).toEqual([]);
     const remembered = conversationMemory(store, counter, { tokenBudget: 8000, messageTokenCap: 1500 }).loadWindow(conversationId, []).history;
     expect(remembered.find((message) => message.role === 'tool')?.content).toBe('42');
+  });
+});
+
+describe('found by fuzzing the model output, in Discord', () => {
+  let world: BotWorld;
+  afterEach(async () => {
+    await world.close();
+  });
+
+  it('posts a megabyte answer as a few messages, cut and saying so, not as hundreds', async () => {
+    world = await startBotWorld();
+    world.model.enqueue(toolCalls({ name: 'final_answer', arguments: { answer: 'word '.repeat(200_000), tools_used: [] } }));
+    await world.discord.userSays({ channelId: world.discord.channels.general, author: 'ada', content: `${mentionOf(world)} write a lot`, mentions: [world.discord.botUser.id] });
+    const thread = await world.discord.waitFor(() => world.discord.threads()[0]);
+    await world.discord.waitFor(() => world.store.runs.recent(null, 1)[0]?.delivered_at, { what: 'the answer delivered', timeoutMs: 30_000 });
+
+    const posts = world.discord.botMessages(thread.id);
+    expect(posts.length).toBeLessThanOrEqual(5);
+    expect(posts.at(-1)!.content).toMatch(/\[…cut: \d+ more characters\]$/);
+  }, 40_000);
+
+  it('shows a turn of a hundred calls in a bounded tool post: ten listed, the others counted', async () => {
+    world = await startBotWorld();
+    const calls = Array.from({ length: 100 }, (_, index) => ({ name: index % 2 ? 'calculator' : `made_up_${'x'.repeat(500)}`, arguments: { expression: `${index}+1` } }));
+    world.model.enqueue(toolCalls(...calls), toolCalls({ name: 'final_answer', arguments: { answer: 'Done.', tools_used: [] } }));
+    await world.discord.userSays({ channelId: world.discord.channels.general, author: 'ada', content: `${mentionOf(world)} many calls`, mentions: [world.discord.botUser.id] });
+    const thread = await world.discord.waitFor(() => world.discord.threads()[0]);
+    await world.discord.waitFor(() => world.discord.botMessages(thread.id).some((post) => post.content === 'Done.'), { what: 'the answer' });
+
+    const toolPosts = world.discord.botMessages(thread.id).slice(0, -1);
+    expect(toolPosts.length).toBeLessThanOrEqual(4);
+    expect(toolPosts.map((post) => post.content).join('\n').match(/🔧/g)).toHaveLength(10);
+    expect(toolPosts.at(-1)!.content).toMatch(/…and 90 more calls$/);
   });
 });
