@@ -31,7 +31,7 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
     baseURL: options.baseURL,
     maxRetries: options.maxRetries,
     timeout: options.timeoutSeconds * 1000,
-    fetch: refuseLongRetryWaits(options.maxRetryWaitSeconds * 1000),
+    fetch: fetchWhole(options.maxRetryWaitSeconds * 1000),
   });
 
   return {
@@ -188,17 +188,22 @@ export function retryAfterMs(headers: Headers | undefined): number {
 }
 
 /**
- * A fetch that marks a retryable response "do not retry" (the SDK obeys `x-should-retry`) when
- * the server asks for a longer wait than we are willing to sleep through.
+ * The fetch the SDK uses. It reads the whole body before handing the response over, so that a
+ * connection cut or stalled in the middle of the body fails inside fetch, where the SDK's request
+ * time limit and retries apply (read later, a reset was "a reply the bot could not read" and a
+ * stall lasted until the run's time limit). And it marks a retryable response "do not retry" (the
+ * SDK obeys `x-should-retry`) when the server asks for a longer wait than we will sleep through.
  */
-function refuseLongRetryWaits(maxWaitMs: number): typeof fetch {
+function fetchWhole(maxWaitMs: number): typeof fetch {
   return async (input, init) => {
     const response = await fetch(input, init);
-    if (response.ok) return response;
-    if (retryAfterMs(response.headers) <= maxWaitMs) return response;
+    const body = response.body === null ? null : await response.arrayBuffer();
     const headers = new Headers(response.headers);
-    headers.set('x-should-retry', 'false');
-    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+    // The body is decoded already, and its length is its own.
+    headers.delete('content-encoding');
+    headers.delete('content-length');
+    if (!response.ok && retryAfterMs(response.headers) > maxWaitMs) headers.set('x-should-retry', 'false');
+    return new Response(body, { status: response.status, statusText: response.statusText, headers });
   };
 }
 
