@@ -53,10 +53,21 @@ export function memoryProblems(rows: readonly MessageRow[], counter: TokenCounte
   return problems;
 }
 
-/** The step log of every run of a conversation, and its memory. */
+/**
+ * One conversation: its runs ended, and each run's steps finished and answered every call; its
+ * memory. (Cheaper than `databaseProblems` on a large database, for a check after each case.)
+ */
 export function conversationProblems(db: Database, conversationId: number, counter: TokenCounter): string[] {
-  const runIds = db.prepare('SELECT id FROM runs WHERE conversation_id = ?').pluck().all(conversationId) as string[];
+  const runs = db.prepare('SELECT id, status FROM runs WHERE conversation_id = ?').all(conversationId) as { id: string; status: string }[];
   const steps = db.prepare('SELECT * FROM steps WHERE run_id = ? ORDER BY sequence');
   const rows = db.prepare('SELECT * FROM messages WHERE conversation_id = ? ORDER BY id').all(conversationId) as MessageRow[];
-  return [...runIds.flatMap((runId) => stepLogProblems(runId, steps.all(runId) as StepRow[])), ...memoryProblems(rows, counter)];
+  return [
+    ...runs.filter((run) => run.status === 'running').map((run) => `run ${run.id} still 'running'`),
+    ...runs.flatMap((run) => {
+      const ofRun = steps.all(run.id) as StepRow[];
+      const started = ofRun.filter((step) => step.status === 'started').map((step) => `run ${run.id}: step of ${JSON.stringify(step.tool_call_id)} never finished`);
+      return [...started, ...stepLogProblems(run.id, ofRun)];
+    }),
+    ...memoryProblems(rows, counter),
+  ];
 }
