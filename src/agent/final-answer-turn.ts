@@ -22,7 +22,12 @@ export function settleFinalAnswers(turn: FinalAnswerTurn): { answer: FinalAnswer
   let answer: FinalAnswer | null = null;
   const replies = turn.calls.map((call): ToolMessage => {
     const reply = (content: string): ToolMessage => ({ role: 'tool', tool_call_id: call.id, content });
-    if (answer) return reply('Ignored: an answer was already given in this turn.');
+    if (answer) {
+      // Not run, and said so in the step log too, so that every call of the turn has its step.
+      const text = 'Ignored: an answer was already given in this turn.';
+      turn.emit({ type: 'tool-error', runId: turn.runId, step: turn.step, callId: call.id, name: finalAnswerToolName, kind: 'not-executed', error: text, durationMs: 0 });
+      return reply(text);
+    }
     const validated = validate(call.function.arguments);
     if (Array.isArray(validated)) {
       const text = `Your final_answer was not accepted:\n- ${validated.join('\n- ')}\nCall final_answer again with these fixed.`;

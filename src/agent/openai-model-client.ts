@@ -31,7 +31,7 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
     baseURL: options.baseURL,
     maxRetries: options.maxRetries,
     timeout: options.timeoutSeconds * 1000,
-    fetch: refuseLongRetryWaits(options.maxRetryWaitSeconds * 1000),
+    fetch: fetchWhole(options.maxRetryWaitSeconds * 1000),
   });
 
   return {
@@ -54,7 +54,13 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
       } catch (error) {
         throw toModelError(error, signal, options.apiKey);
       }
-      return readCompletion(completion);
+      try {
+        return readCompletion(completion);
+      } catch (error) {
+        // A reply of the wrong shape is the server's fault, not a bug of ours: say so.
+        if (error instanceof ModelError) throw error;
+        throw new ModelError('invalid-response', { detail: `the response could not be read: ${describe(error)}`, cause: error });
+      }
     },
   };
 }
@@ -64,17 +70,21 @@ function readCompletion(completion: OpenAI.Chat.Completions.ChatCompletion): Mod
   if (!choice?.message) {
     throw new ModelError('invalid-response', { detail: 'the response has no choices[0].message' });
   }
-  const toolCalls = (choice.message.tool_calls ?? []).flatMap(normalizeToolCall);
-  const message: AssistantMessage = { role: 'assistant', content: choice.message.content ?? null };
+  const rawCalls: unknown = choice.message.tool_calls ?? [];
+  const content: unknown = choice.message.content ?? null;
+  if (!Array.isArray(rawCalls)) throw new ModelError('invalid-response', { detail: 'choices[0].message.tool_calls is not a list' });
+  if (content !== null && typeof content !== 'string') throw new ModelError('invalid-response', { detail: 'choices[0].message.content is not text' });
+  const toolCalls = uniqueIds(rawCalls.flatMap(normalizeToolCall));
+  const message: AssistantMessage = { role: 'assistant', content };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   const usage = completion.usage;
   return {
     message,
     usage: usage
       ? {
-          promptTokens: usage.prompt_tokens ?? 0,
-          completionTokens: usage.completion_tokens ?? 0,
-          totalTokens: usage.total_tokens ?? 0,
+          promptTokens: tokenCount(usage.prompt_tokens),
+          completionTokens: tokenCount(usage.completion_tokens),
+          totalTokens: tokenCount(usage.total_tokens),
         }
       : null,
     finishReason: choice.finish_reason ?? null,
@@ -83,8 +93,20 @@ function readCompletion(completion: OpenAI.Chat.Completions.ChatCompletion): Mod
 }
 
 /**
+ * A count of tokens as the server reported it, or 0 if it is not one: a string, a negative or a
+ * fraction would be summed into the run's usage and refused by the database, losing the run's end.
+ */
+function tokenCount(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.min(Math.round(value), Number.MAX_SAFE_INTEGER) : 0;
+}
+
+/** Half a surrogate pair: SQLite stores it as U+FFFD, so such an id would not match its result once stored. */
+const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
  * Servers that are only OpenAI-compatible leave out a call's `type` or `id`, or send its arguments
- * as an object: each call still becomes one the loop can answer. Other kinds of call are dropped.
+ * as an object: each call still becomes one the loop can answer (an id that is missing, or not
+ * well-formed Unicode, gets a new one). Other kinds of call are dropped.
  */
 function normalizeToolCall(raw: unknown): ToolCall[] {
   const call = (raw ?? {}) as { id?: unknown; type?: unknown; function?: { name?: unknown; arguments?: unknown } };
@@ -92,7 +114,7 @@ function normalizeToolCall(raw: unknown): ToolCall[] {
   const args = call.function?.arguments;
   return [
     {
-      id: typeof call.id === 'string' && call.id !== '' ? call.id : `call_${randomUUID()}`,
+      id: typeof call.id === 'string' && call.id !== '' && !loneSurrogate.test(call.id) ? call.id : `call_${randomUUID()}`,
       type: 'function',
       function: {
         name: typeof call.function?.name === 'string' ? call.function.name : '',
@@ -100,6 +122,20 @@ function normalizeToolCall(raw: unknown): ToolCall[] {
       },
     },
   ];
+}
+
+/**
+ * Each call of a message gets an id of its own: a server that repeats one would otherwise have
+ * two tool messages answer the same id, which the next request cannot carry (and the step log
+ * could not tell apart). A repeated id is replaced, as a missing one is.
+ */
+function uniqueIds(calls: ToolCall[]): ToolCall[] {
+  const seen = new Set<string>();
+  return calls.map((call) => {
+    const unique = seen.has(call.id) ? { ...call, id: `call_${randomUUID()}` } : call;
+    seen.add(unique.id);
+    return unique;
+  });
 }
 
 /** Maps what the SDK throws to a `ModelError`; an abort passes through as the signal's reason. */
@@ -152,17 +188,22 @@ export function retryAfterMs(headers: Headers | undefined): number {
 }
 
 /**
- * A fetch that marks a retryable response "do not retry" (the SDK obeys `x-should-retry`) when
- * the server asks for a longer wait than we are willing to sleep through.
+ * The fetch the SDK uses. It reads the whole body before handing the response over, so that a
+ * connection cut or stalled in the middle of the body fails inside fetch, where the SDK's request
+ * time limit and retries apply (read later, a reset was "a reply the bot could not read" and a
+ * stall lasted until the run's time limit). And it marks a retryable response "do not retry" (the
+ * SDK obeys `x-should-retry`) when the server asks for a longer wait than we will sleep through.
  */
-function refuseLongRetryWaits(maxWaitMs: number): typeof fetch {
+function fetchWhole(maxWaitMs: number): typeof fetch {
   return async (input, init) => {
     const response = await fetch(input, init);
-    if (response.ok) return response;
-    if (retryAfterMs(response.headers) <= maxWaitMs) return response;
+    const body = response.body === null ? null : await response.arrayBuffer();
     const headers = new Headers(response.headers);
-    headers.set('x-should-retry', 'false');
-    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+    // The body is decoded already, and its length is its own.
+    headers.delete('content-encoding');
+    headers.delete('content-length');
+    if (!response.ok && retryAfterMs(response.headers) > maxWaitMs) headers.set('x-should-retry', 'false');
+    return new Response(body, { status: response.status, statusText: response.statusText, headers });
   };
 }
 

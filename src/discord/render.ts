@@ -17,21 +17,38 @@ function code(text: string): string {
   return `\`${text.replace(/`/g, 'ˋ')}\``;
 }
 
+/**
+ * What a model writes is posted within bounds, so that one reply cannot flood a thread (a
+ * megabyte was 500 messages, holding the bot's REST budget for ten seconds): an answer is cut
+ * after `maxAnswerChars`, a tool post lists `maxCallsShown` calls and counts the rest.
+ */
+export const maxAnswerChars = 8_000;
+export const maxCallsShown = 10;
+
 /** The message that shows one model turn's tool calls, once they have all finished. */
 export function renderToolTurn(calls: readonly FinishedCall[], mode: Exclude<ToolPosts, 'off'>): string {
-  if (mode === 'summary') return `🔧 ${calls.map((call) => call.name).join(', ')}`;
-  return calls
-    .map((call) => {
-      const outcome = call.ok ? `→ ${code(shorten(call.text, 300))}` : `✗ ${shorten(call.text, 300)}`;
-      return `🔧 **${call.name}** ${code(shorten(call.arguments || '{}', 300))} ${outcome}`;
-    })
-    .join('\n');
+  const shown = calls.slice(0, maxCallsShown);
+  const more = calls.length > shown.length ? `…and ${calls.length - shown.length} more calls` : null;
+  if (mode === 'summary') return `🔧 ${[...shown.map((call) => shorten(call.name, 100)), ...(more ? [more] : [])].join(', ')}`;
+  const lines = shown.map((call) => {
+    const outcome = call.ok ? `→ ${code(shorten(call.text, 300))}` : `✗ ${shorten(call.text, 300)}`;
+    return `🔧 **${shorten(call.name, 100)}** ${code(shorten(call.arguments || '{}', 300))} ${outcome}`;
+  });
+  return [...lines, ...(more ? [more] : [])].join('\n');
 }
 
 /** The answer, with the tools it relied on as a line of subtext. */
 export function renderAnswer(answer: FinalAnswer): string {
-  if (answer.tools_used.length === 0) return answer.answer;
-  return `${answer.answer}\n-# 🔧 ${answer.tools_used.join(' · ')}`;
+  const text = cutAnswer(answer.answer);
+  if (answer.tools_used.length === 0) return text;
+  return `${text}\n-# 🔧 ${answer.tools_used.join(' · ')}`;
+}
+
+function cutAnswer(text: string): string {
+  if (text.length <= maxAnswerChars) return text;
+  // Not between the halves of a surrogate pair.
+  const end = /[\ud800-\udbff]/.test(text[maxAnswerChars - 1]!) ? maxAnswerChars - 1 : maxAnswerChars;
+  return `${text.slice(0, end)}\n[…cut: ${text.length - end} more characters]`;
 }
 
 /** A thread's name from the message that started it: its first words, at most 100 characters. */

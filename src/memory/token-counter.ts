@@ -20,6 +20,12 @@ export function encodingForModel(model: string): EncodingName {
   return 'o200k_base';
 }
 
+/**
+ * Special tokens spelled out in a message ("<|endoftext|>") are text to the API, so they are counted
+ * as text; the library's default would throw, and lose the message that contains one.
+ */
+const asText = { disallowedSpecial: new Set<string>() };
+
 /** Loads the model's encoding (about a quarter of a second, once per process). */
 export async function loadTokenCounter(model: string): Promise<TokenCounter> {
   const encoding = encodingForModel(model);
@@ -29,10 +35,52 @@ export async function loadTokenCounter(model: string): Promise<TokenCounter> {
       : await import('gpt-tokenizer/encoding/o200k_base');
   return {
     encoding,
-    count: (text) => api.countTokens(text),
+    count: (text) => pieces(text).reduce((sum, piece) => sum + api.countTokens(piece, asText), 0),
     truncate(text, maxTokens) {
-      const tokens = api.encode(text);
-      return tokens.length <= maxTokens ? text : api.decode(tokens.slice(0, maxTokens));
+      let tokens: number[] = [];
+      for (const piece of pieces(text)) {
+        tokens = tokens.concat(api.encode(piece, asText));
+        if (tokens.length > maxTokens) break;
+      }
+      if (tokens.length <= maxTokens) return text;
+      let cut = api.decode(tokens.slice(0, maxTokens));
+      // A cut inside a character decodes to U+FFFD: leave the broken character out.
+      while (cut.endsWith('\uFFFD') && !text.startsWith(cut)) cut = cut.slice(0, -1);
+      return cut;
     },
   };
+}
+
+/** The longest run of letters, of other symbols or of white space that the tokenizer sees whole. */
+const maxRun = 64;
+const longRun = new RegExp(`[\\p{L}\\p{M}]{${maxRun},}|[^\\s\\p{L}\\p{M}\\p{N}]{${maxRun},}|\\s{${maxRun},}`, 'gu');
+
+/**
+ * The text in pieces the tokenizer handles in linear time. Byte-pair merging is quadratic in the
+ * length of a run it sees whole (200,000 letters without a space took 50 s, blocking the process),
+ * so a longer run is cut every `maxRun` characters, which adds at most a token per cut. Text
+ * without such a run is one piece, counted exactly as before.
+ */
+function pieces(text: string): string[] {
+  if (text.length < maxRun) return [text];
+  const result: string[] = [];
+  let start = 0;
+  for (const match of text.matchAll(longRun)) {
+    if (match.index > start) result.push(text.slice(start, match.index));
+    const end = match.index + match[0].length;
+    for (let at = match.index; at < end; ) {
+      let next = Math.min(at + maxRun, end);
+      // Never between the halves of a surrogate pair.
+      if (next < end && isHighSurrogate(text.charCodeAt(next - 1))) next -= 1;
+      result.push(text.slice(at, next));
+      at = next;
+    }
+    start = end;
+  }
+  if (start < text.length) result.push(text.slice(start));
+  return result;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }

@@ -43,6 +43,7 @@ const botToken = `${Buffer.from(seedIds.bot).toString('base64')}.GfAkE0.${'x'.re
 
 /** Starts a fake Discord on a free port. See `FakeDiscord` for the API and the teardown order. */
 export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promise<FakeDiscord> {
+  const token = options.token ?? botToken;
   const world = new World();
   const changes = new Changes();
   const problems: string[] = [];
@@ -64,7 +65,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   const messageContentAllowed = !options.disallowMessageContent;
 
   const gateway = new FakeGateway({
-    token: botToken,
+    token,
     botId: seedIds.bot,
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250,
     disallowMessageContent: options.disallowMessageContent ?? false,
@@ -79,7 +80,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   server.on('request', restHandler({
     world,
     routes: [...messageRoutes(services), ...channelRoutes(services), ...commandRoutes(services, commands), ...interactionRoutes(services, interactions)],
-    token: botToken,
+    token,
     faults,
     requests,
     latencyMs: () => latencyMs,
@@ -100,7 +101,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
 
   return {
     apiUrl: `${baseUrl}/api`,
-    token: botToken,
+    token,
     gatewayUrl,
     botUser: { id: world.botUser.id, username: world.botUser.username },
     guildId: world.guildId,

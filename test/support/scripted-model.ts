@@ -19,6 +19,13 @@ export interface ScriptedReply {
   hang?: boolean;
   /** Destroys the connection without an answer. */
   reset?: boolean;
+  /**
+   * Sends the status, the headers and only this many bytes of the body, then destroys the
+   * connection: a reset in the middle of the response.
+   */
+  resetAfterBytes?: number;
+  /** Sends the status, the headers and only this many bytes of the body, then nothing more. */
+  hangAfterBytes?: number;
 }
 
 /** A reply, or a function of the request body that returns one (to check what was sent). */
@@ -49,8 +56,15 @@ export interface ScriptedModel {
    * points). Null turns it off again.
    */
   otherwise(step: ((body: ChatRequest) => ScriptedReply) | null): void;
+  /**
+   * Removes the replies not yet requested and returns how many there were: for a test whose
+   * script holds more replies than a run may need (so they are not reported as left over).
+   */
+  drain(): number;
   /** Every request body received, in order. */
   requests: ChatRequest[];
+  /** The URL of every HTTP request received, in order (retries included). */
+  urls: string[];
   /** The number of HTTP requests received (retries included). */
   readonly attempts: number;
   /** When each HTTP request arrived (performance.now()). */
@@ -67,6 +81,7 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
   const failures: string[] = [];
   const hanging = new Set<ServerResponse>();
   const attemptTimes: number[] = [];
+  const urls: string[] = [];
   let attempts = 0;
   let inFlight = 0;
   let maxConcurrent = 0;
@@ -75,6 +90,7 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
   const server = createServer(async (request, response) => {
     attempts += 1;
     attemptTimes.push(performance.now());
+    urls.push(request.url ?? '');
     inFlight += 1;
     maxConcurrent = Math.max(maxConcurrent, inFlight);
     response.once('close', () => {
@@ -102,6 +118,11 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
     }
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     if (reply.reset) return request.socket.destroy();
+    if (reply.resetAfterBytes !== undefined) return sendPart(response, reply, reply.resetAfterBytes, () => response.socket?.destroy());
+    if (reply.hangAfterBytes !== undefined) {
+      hanging.add(response);
+      return sendPart(response, reply, reply.hangAfterBytes, () => {});
+    }
     if (reply.hang) {
       hanging.add(response);
       return;
@@ -115,7 +136,9 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
     baseURL: `http://127.0.0.1:${port}/v1`,
     enqueue: (...steps) => void script.push(...steps),
     otherwise: (step) => void (fallback = step),
+    drain: () => script.splice(0).length,
     requests,
+    urls,
     attemptTimes,
     get attempts() {
       return attempts;
@@ -148,6 +171,13 @@ function send(response: ServerResponse, reply: ScriptedReply): void {
   const body = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? {});
   response.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
   response.end(body);
+}
+
+/** The head and the first `bytes` of the body (announced whole), then `then` (a reset, or nothing). */
+function sendPart(response: ServerResponse, reply: ScriptedReply, bytes: number, then: () => void): void {
+  const body = Buffer.from(typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? {}));
+  response.writeHead(reply.status ?? 200, { 'content-type': 'application/json', 'content-length': String(body.length), ...reply.headers });
+  response.write(body.subarray(0, bytes), () => setTimeout(then, 20));
 }
 
 let callCounter = 0;

@@ -16,6 +16,8 @@ export interface FakeDiscordOptions {
   heartbeatIntervalMs?: number;
   /** How long the bot has to answer an interaction's callback; Discord's 3,000 ms unless given. */
   interactionDeadlineMs?: number;
+  /** The bot token the fake accepts (a fixed one in Discord's shape unless given). */
+  token?: string;
 }
 
 /** A message as Discord sends it in MESSAGE_CREATE (always in a guild here). */
