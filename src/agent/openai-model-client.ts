@@ -84,7 +84,8 @@ function readCompletion(completion: OpenAI.Chat.Completions.ChatCompletion): Mod
       ? {
           promptTokens: tokenCount(usage.prompt_tokens),
           completionTokens: tokenCount(usage.completion_tokens),
-          totalTokens: tokenCount(usage.total_tokens),
+          // A server that leaves the total out (or garbles it) still gets its calls charged to the budget.
+          totalTokens: tokenCount(usage.total_tokens) || tokenCount(usage.prompt_tokens) + tokenCount(usage.completion_tokens),
         }
       : null,
     finishReason: choice.finish_reason ?? null,
@@ -155,6 +156,7 @@ export function toModelError(error: unknown, signal: AbortSignal, apiKey: string
   // Servers echo keys back ("Incorrect API key provided: sk-…"): the detail goes to logs and the step log.
   const detail = maskSecrets(`model server answered ${status}: ${error.message}`, apiKey);
   const base = { status, detail, cause: error };
+  if (code === tooLargeCode) return new ModelError('invalid-response', base);
   if (status === 429) {
     if (code === 'insufficient_quota') return new ModelError('quota-exceeded', base);
     return new ModelError('rate-limited', { ...base, retryAfterSeconds: retryAfterMs(error.headers) / 1000 || null });
@@ -197,7 +199,17 @@ export function retryAfterMs(headers: Headers | undefined): number {
 function fetchWhole(maxWaitMs: number): typeof fetch {
   return async (input, init) => {
     const response = await fetch(input, init);
-    const body = response.body === null ? null : await response.arrayBuffer();
+    let body: ArrayBuffer | null;
+    try {
+      const read = await readCapped(response);
+      if (read === 'too large') return tooLargeResponse();
+      body = read;
+    } catch (error) {
+      // An error's body cut short still has its status, which says what went wrong (a 401 is not
+      // retried); only a success cut short, or an abort, is a failure of the connection.
+      if (response.ok || init?.signal?.aborted) throw error;
+      body = null;
+    }
     const headers = new Headers(response.headers);
     // The body is decoded already, and its length is its own.
     headers.delete('content-encoding');
@@ -206,6 +218,41 @@ function fetchWhole(maxWaitMs: number): typeof fetch {
     return new Response(body, { status: response.status, statusText: response.statusText, headers });
   };
 }
+
+/** A chat completion is kilobytes; this much is a misconfigured or hostile server, not an answer. */
+export const maxResponseBytes = 16 * 1024 * 1024;
+
+/** The body, read whole, or 'too large' past `maxResponseBytes` (the rest is not read). */
+async function readCapped(response: Response): Promise<ArrayBuffer | null | 'too large'> {
+  if (response.body === null) return null;
+  if (Number(response.headers.get('content-length') ?? 0) > maxResponseBytes) {
+    await response.body.cancel();
+    return 'too large';
+  }
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    length += value.byteLength;
+    if (length > maxResponseBytes) {
+      await reader.cancel();
+      return 'too large';
+    }
+    chunks.push(value);
+  }
+  const whole = Buffer.concat(chunks, length);
+  return whole.buffer.slice(whole.byteOffset, whole.byteOffset + whole.byteLength) as ArrayBuffer;
+}
+
+/** What the client sees of a response too large to read: an error it does not retry, named by its code. */
+function tooLargeResponse(): Response {
+  const error = { error: { message: `the response passed ${maxResponseBytes} bytes and was not read`, type: 'invalid_response', code: tooLargeCode } };
+  return new Response(JSON.stringify(error), { status: 502, headers: { 'content-type': 'application/json', 'x-should-retry': 'false' } });
+}
+
+const tooLargeCode = 'response_too_large';
 
 /** Hides the configured key, and anything shaped like an API key, in text bound for logs. */
 export function maskSecrets(text: string, apiKey: string | null): string {

@@ -37,9 +37,10 @@ export async function loadTokenCounter(model: string): Promise<TokenCounter> {
     encoding,
     count: (text) => pieces(text).reduce((sum, piece) => sum + api.countTokens(piece, asText), 0),
     truncate(text, maxTokens) {
-      let tokens: number[] = [];
+      const tokens: number[] = [];
       for (const piece of pieces(text)) {
-        tokens = tokens.concat(api.encode(piece, asText));
+        // Appended in place: concatenating would copy the whole list at each piece (quadratic).
+        for (const token of api.encode(piece, asText)) tokens.push(token);
         if (tokens.length > maxTokens) break;
       }
       if (tokens.length <= maxTokens) return text;

@@ -125,4 +125,22 @@ describe('DAILY_TOKEN_BUDGET under a flood', () => {
     expect(discord.botMessages()).toHaveLength(3);
     expect(storedOf(discord.users.bob)).toHaveLength(8);
   });
+
+  it('at the default of 4 model calls at once, a flood passes the budget by no more than the runs already under way', async () => {
+    world = await startBotWorld({ dailyTokenBudget: 200, maxConcurrentRuns: 4 });
+    const { discord, model } = world;
+    model.otherwise(answerLast);
+    for (let index = 0; index < 12; index++) {
+      await discord.userSays({ channelId: discord.channels.general, author: 'bob', content: `${mentionOf(world)} question ${index}`, mentions: [discord.botUser.id] });
+    }
+    await discord.waitFor(() => discord.threads().length === 12 && world.store.db.prepare("SELECT count(*) FROM runs WHERE status != 'running'").pluck().get() === 12, { what: 'twelve runs ended' });
+    await settle();
+
+    // How many start before the first is charged depends on timing: at most four together against
+    // nothing spent, at most one more once 120 of 200 are; none after that. At least the budget's
+    // two. Without the admission all twelve would run.
+    expect(model.requests.length).toBeGreaterThanOrEqual(2);
+    expect(model.requests.length).toBeLessThanOrEqual(5);
+    expect(notices(/^This server has used its 200 tokens for today/)).toHaveLength(1);
+  });
 });

@@ -105,6 +105,16 @@ describe('found by fuzzing the model output', () => {
     expect(store.runs.byId(result.runId)).toMatchObject({ status: 'answered', prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
   });
 
+  it('charges prompt and completion tokens when the server leaves the total out (the daily budget reads the total)', async () => {
+    const answer = toolCalls({ name: 'final_answer', arguments: { answer: 'Done.', tools_used: [] } });
+    (answer.body as { usage: unknown }).usage = { prompt_tokens: 30, completion_tokens: 12 };
+    model.enqueue(answer);
+
+    const { result } = await runRecorded();
+
+    expect(store.runs.byId(result.runId)).toMatchObject({ status: 'answered', prompt_tokens: 30, completion_tokens: 12, total_tokens: 42 });
+  });
+
   it.each([
     ['tool_calls that is not a list', { role: 'assistant', content: null, tool_calls: { not: 'a list' } }],
     ['content that is an object', { role: 'assistant', content: { text: 'an object' } }],

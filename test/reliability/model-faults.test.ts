@@ -131,6 +131,20 @@ const faults: Fault[] = [
     attempts: 1,
     runs: [{ status: 'failed', error_code: 'model-bad-credentials', error: /401/ }],
   },
+  {
+    name: '401 whose body is cut short: still not retried, still the credentials',
+    script: [{ ...apiError(401, 'Incorrect API key provided: sk-test.', { code: 'invalid_api_key' }), resetAfterBytes: 10 }],
+    posts: ["The model service refused the bot's credentials. The operator needs to check OPENAI_API_KEY."],
+    attempts: 1,
+    runs: [{ status: 'failed', error_code: 'model-bad-credentials', error: /401/ }],
+  },
+  {
+    name: 'a response past 16 MB: not read whole, not retried, reported as unreadable',
+    script: [{ status: 200, body: `{"pad":"${'x'.repeat(17 * 1024 * 1024)}"}` }],
+    posts: ['The model service sent a reply the bot could not read. Please try again.'],
+    attempts: 1,
+    runs: [{ status: 'failed', error_code: 'model-invalid-response', error: /passed 16777216 bytes/ }],
+  },
 ];
 
 describe('model server faults, through the whole bot', () => {
