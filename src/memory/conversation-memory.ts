@@ -1,6 +1,6 @@
 import type { ConversationRow } from '../../db/conversations.ts';
 import type { Store } from '../../db/store.ts';
-import type { AgentEventSink } from '../agent/events.ts';
+import type { AgentEvent, AgentEventSink } from '../agent/events.ts';
 import type { ChatMessage, UserMessage } from '../agent/messages.ts';
 import { stepLogSink } from '../run-log/step-log-sink.ts';
 import { memorySink } from './memory-sink.ts';
@@ -80,11 +80,33 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
       };
     },
 
-    /** The sinks that record a run: its step log, and what the conversation remembers of it. */
+    /**
+     * The sink that records a run: its step log, and what the conversation remembers of it. Both
+     * write each event in one transaction, so that a crash never leaves a call finished in the step
+     * log but unanswered in memory (a resumed run would read it as interrupted and may call it
+     * again). A failure of one is reported after the other has written.
+     */
     runSinks(conversationId: number, instanceId: string, triggerIds: readonly number[], resumedFrom: string | null = null): AgentEventSink[] {
-      return [
+      const sinks = [
         stepLogSink(store.runs, store.steps, { conversationId, instanceId, triggerMessageIds: [...triggerIds], resumedFrom }),
         memorySink(store.messages, counter, conversationId, triggerIds.length > 0 ? Math.max(...triggerIds) : null),
+      ];
+      const record = store.db.transaction((event: AgentEvent) => {
+        const failures: unknown[] = [];
+        for (const sink of sinks) {
+          try {
+            sink(event);
+          } catch (error) {
+            failures.push(error);
+          }
+        }
+        return failures;
+      });
+      return [
+        (event) => {
+          const failures = record(event);
+          if (failures.length > 0) throw failures[0];
+        },
       ];
     },
   };

@@ -56,6 +56,26 @@ const newConversation = (key = 'terminal:test') =>
   store.conversations.ensure({ key, title: key, guildId: null, channelId: null, startedById: 'u1', startedByName: 'Ada' });
 
 describe('conversation memory', () => {
+  it('writes a finished call to the step log and to memory in one transaction, so no crash can split them', async () => {
+    const memory = conversationMemory(store, counter, settings);
+    const instance = startInstance(store, 'chat');
+    const conversation = newConversation();
+    const inTransaction: Record<string, boolean[]> = { stepCompleted: [], resultRemembered: [] };
+    const complete = store.steps.complete;
+    const insert = store.messages.insert;
+    store.steps.complete = (...args) => (inTransaction.stepCompleted!.push(store.db.inTransaction), complete(...args));
+    store.messages.insert = (...args) => (inTransaction.resultRemembered!.push(store.db.inTransaction), insert(...args));
+    model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '6*7' } }), finalAnswer('42.'));
+
+    await exchange(memory, conversation.id, instance.id, 'six times seven?');
+    instance.stop();
+
+    expect(inTransaction.stepCompleted).toEqual([true]);
+    // After the question (stored on arrival, before the run): the tool's result, then the answer,
+    // each written inside its event's transaction.
+    expect(inTransaction.resultRemembered!.slice(1)).toEqual([true, true]);
+  });
+
   it('remembers user messages, tool groups and the answer, and sends them with the next message', async () => {
     const memory = conversationMemory(store, counter, settings);
     const instance = startInstance(store, 'test');
