@@ -6,8 +6,6 @@
  *
  *   npm run bench [-- --runs 500 --warmup 100]
  */
-import { fork } from 'node:child_process';
-import { once } from 'node:events';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import OpenAI from 'openai';
@@ -18,7 +16,7 @@ import { createOpenAIModelClient } from '../src/agent/openai-model-client.ts';
 import { defaultAgentSettings, runAgent } from '../src/agent/run-agent.ts';
 import { buildToolRegistry } from '../src/agent/tool-registry.ts';
 import { defineTool } from '../tools/define-tool.ts';
-import { bareLoop } from './bare-loop.ts';
+import { bareLoop, benchTask, startModelProcess } from './bare-loop.ts';
 import { openBotSinks } from './bot-sinks.ts';
 import { measureRun, printTable } from './measure.ts';
 
@@ -26,12 +24,9 @@ const { values } = parseArgs({ options: { runs: { type: 'string', default: '500'
 const runs = Number(values.runs);
 const warmup = Number(values.warmup);
 
-const server = fork(new URL('./model-server.ts', import.meta.url), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-const [portLine] = (await once(server.stdout!, 'data')) as [Buffer];
-const baseURL = `http://127.0.0.1:${portLine.toString().trim()}/v1`;
-const model = 'bench-model';
-const systemPrompt = 'You are a calculator assistant.';
-const question = 'What is (2+3) + (4*5)?';
+const server = await startModelProcess();
+const { baseURL } = server;
+const { model, systemPrompt, question } = benchTask;
 
 // --- The floor: a bare loop on the openai client, no validation, no events. ---
 const client = new OpenAI({ apiKey: 'bench', baseURL, maxRetries: 0 });
@@ -78,7 +73,7 @@ const orders = [[0, 1, 2], [2, 1, 0], [1, 2, 0], [0, 2, 1], [2, 0, 1], [1, 0, 2]
 for (let round = 0; round < warmup + runs; round++) {
   for (const index of orders[round % orders.length]!) await measureRun(contenders[index]!, contenders[index]!.run, round >= warmup);
 }
-server.kill();
+server.stop();
 // Each run with sinks writes 7 steps (3 model calls, 3 tool calls, the final answer).
 const stepsWritten = sinks.steps();
 sinks.close();

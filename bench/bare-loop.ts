@@ -2,7 +2,20 @@
  * The floor every bench compares against: the agent loop written by hand on the openai client,
  * with no validation, no time limits and no events. Shared so that every bench measures the same one.
  */
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
 import type OpenAI from 'openai';
+
+/** The task every contender runs: the model server scripts the same turns for it. */
+export const benchTask = { model: 'bench-model', systemPrompt: 'You are a calculator assistant.', question: 'What is (2+3) + (4*5)?' } as const;
+
+/** Starts model-server.ts in a process of its own; resolves with its base URL and a way to stop it. */
+export async function startModelProcess(): Promise<{ baseURL: string; stop(): void }> {
+  const server = fork(new URL('./model-server.ts', import.meta.url), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const [portLine] = (await once(server.stdout!, 'data')) as [Buffer];
+  return { baseURL: `http://127.0.0.1:${portLine.toString().trim()}/v1`, stop: () => void server.kill() };
+}
+
 
 const numbers = { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false };
 

@@ -9,8 +9,6 @@
  *
  *   cd bench && npm install && cd .. && node --import tsx bench/frameworks.ts [--runs 300 --warmup 50]
  */
-import { fork } from 'node:child_process';
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -29,7 +27,7 @@ import { silentLogger } from '../src/agent/logger.ts';
 import { createOpenAIModelClient } from '../src/agent/openai-model-client.ts';
 import { defaultAgentSettings, runAgent } from '../src/agent/run-agent.ts';
 import { buildToolRegistry } from '../src/agent/tool-registry.ts';
-import { bareLoop } from './bare-loop.ts';
+import { bareLoop, benchTask, startModelProcess } from './bare-loop.ts';
 import { openBotSinks } from './bot-sinks.ts';
 import { measureRun, printTable } from './measure.ts';
 import { defineTool } from '../tools/define-tool.ts';
@@ -55,12 +53,9 @@ globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => 
   return realFetch(input, init);
 };
 
-const server = fork(new URL('./model-server.ts', import.meta.url), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-const [portLine] = (await once(server.stdout!, 'data')) as [Buffer];
-const baseURL = `http://127.0.0.1:${portLine.toString().trim()}/v1`;
-const model = 'bench-model';
-const systemPrompt = 'You are a calculator assistant.';
-const question = 'What is (2+3) + (4*5)?';
+const server = await startModelProcess();
+const { baseURL } = server;
+const { model, systemPrompt, question } = benchTask;
 const numberArgs = z.object({ a: z.number(), b: z.number() });
 const finalArgs = z.object({ answer: z.string(), tools_used: z.array(z.string()) });
 const add = ({ a, b }: { a: number; b: number }) => String(a + b);
@@ -225,7 +220,7 @@ for (let round = 0; round < warmup + runs; round++) {
     await measureRun(contender, counted, round >= warmup);
   }
 }
-server.kill();
+server.stop();
 // Each run with sinks writes 7 steps (3 model calls, 3 tool calls, the final answer): the inspected run and every timed one.
 const stepsWritten = sinks.steps();
 sinks.close();
