@@ -33,15 +33,30 @@ async function describeAttachments(attachments: Collection<string, Attachment>, 
       try {
         const response = await fetch(attachment.url, { signal: AbortSignal.timeout(fetchTimeoutMs), redirect: 'error' });
         if (!response.ok) return `[Attachment ${label}: could not be read (HTTP ${response.status}).]`;
-        const body = await response.arrayBuffer();
-        // The size Discord reports is checked above; the body is checked again, in case it lied.
-        const text = new TextDecoder('utf-8').decode(body.slice(0, maxBytes));
+        // The size Discord reports is checked above; the body is cut again as it is read, in case it lied.
+        const text = new TextDecoder('utf-8').decode(await readUpTo(response, maxBytes));
         return `[Attachment ${attachment.name}]\n\`\`\`\n${text.replace(/```/g, 'ˋˋˋ')}\n\`\`\``;
       } catch {
         return `[Attachment ${label}: could not be read.]`;
       }
     }),
   );
+}
+
+/** The first `maxBytes` of a body, without reading (or holding) the rest. */
+async function readUpTo(response: Response, maxBytes: number): Promise<Uint8Array> {
+  if (response.body === null) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  const reader = response.body.getReader();
+  while (length < maxBytes) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    length += value.byteLength;
+  }
+  await reader.cancel().catch(() => undefined);
+  return Buffer.concat(chunks, length).subarray(0, maxBytes);
 }
 
 function formatSize(bytes: number): string {

@@ -77,6 +77,18 @@ it('reads ten attachments up to ATTACHMENT_MAX_KB each, names the one far over i
   expect(model.requests[0]!.messages.at(-1)!.content!.endsWith(cutMark)).toBe(true);
 });
 
+it('reads no more than ATTACHMENT_MAX_KB of a file whose reported size is smaller than what is served', async () => {
+  const { discord } = await start();
+  const body = Buffer.alloc(4 * 1024 * 1024, 'b');
+  const asked = await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `${mentionOf(world)} read this`, mentions: [discord.botUser.id], attachments: [{ filename: 'liar.txt', contentType: 'text/plain', body, reportedSize: 100 }] });
+  const thread = await discord.waitFor(() => discord.threads()[0]);
+
+  await waitForBotPosts(world, thread.id, 1);
+  const stored = storedContent(asked.id)!;
+  expect(stored).toContain(`[Attachment liar.txt]\n\`\`\`\n${'b'.repeat(attachmentMaxKb * 1024)}\n\`\`\``);
+  expect(stored.length).toBeLessThan(attachmentMaxKb * 1024 + 200);
+});
+
 it('takes a 4,000-character /ask prompt: shows what fits in a message, stores it whole, bounds what the model gets', async () => {
   const { discord, model } = await start();
   const prompt = words(4000, 'p');

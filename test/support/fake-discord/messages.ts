@@ -51,9 +51,10 @@ export function userMessage(world: World, fileBaseUrl: string, input: UserMessag
   message.mentions = (input.mentions ?? []).map((id) => mentionOf(world, id));
   message.mention_roles = input.mentionRoles ?? [];
   message.mention_everyone = input.mentionEveryone ?? false;
-  message.attachments = (input.attachments ?? []).map((file) =>
-    serveAttachment(world, fileBaseUrl, input.channelId, file.filename, file.contentType, Buffer.from(file.body)),
-  );
+  message.attachments = (input.attachments ?? []).map((file) => {
+    const attachment = serveAttachment(world, fileBaseUrl, input.channelId, file.filename, file.contentType, Buffer.from(file.body));
+    return file.reportedSize === undefined ? attachment : { ...attachment, size: file.reportedSize };
+  });
   if (input.replyTo !== undefined) makeReply(message, world.requireMessage(input.channelId, input.replyTo));
   return message;
 }

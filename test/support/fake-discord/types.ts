@@ -37,6 +37,8 @@ export interface FakeAttachmentInput {
   filename: string;
   contentType: string;
   body: string | Buffer;
+  /** The size Discord reports, when a test wants it to differ from the body's (a file that lies). */
+  reportedSize?: number;
 }
 
 /** What `fake.userSays` posts. */
