@@ -21,16 +21,11 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { openStore } from '../db/store.ts';
-import { commands } from '../commands/index.ts';
-import { limitModelCalls } from '../src/agent/limit-model-calls.ts';
-import { createOpenAIModelClient } from '../src/agent/openai-model-client.ts';
-import { buildToolRegistry } from '../src/agent/tool-registry.ts';
+import { botDependencies } from '../src/bot-dependencies.ts';
 import { parseConfig } from '../src/config.ts';
 import { startBot } from '../src/discord/bot.ts';
 import { createLogger } from '../src/logging.ts';
-import { loadTokenCounter } from '../src/memory/token-counter.ts';
 import { startInstance } from '../src/run-log/instance.ts';
-import { builtInTools, databaseTools } from '../tools/index.ts';
 import type { LoadResult } from './load-discord.ts';
 
 const { values } = parseArgs({
@@ -85,20 +80,7 @@ const config = loaded.config;
 const logger = createLogger(config.logLevel, pino.destination({ dest: '/dev/null', sync: true }));
 const store = openStore(config.databasePath);
 const instance = startInstance(store, 'bot', { exclusive: true, logger });
-const tools = buildToolRegistry([...builtInTools, ...databaseTools(store)]);
-const bot = await startBot({
-  discord: { ...config.discord, token: config.discord.token! },
-  commands,
-  agent: config.agent,
-  memory: config.memory,
-  operatorPrompt: config.systemPrompt,
-  store,
-  counter: await loadTokenCounter(config.model.model),
-  model: limitModelCalls(createOpenAIModelClient(config.model), config.discord.maxConcurrentRuns),
-  tools,
-  instanceId: instance.id,
-  logger,
-});
+const bot = await startBot(await botDependencies(config, { store, instanceId: instance.id, logger }));
 
 const conversationsLeft = () => (store.db.prepare('SELECT count(*) AS n FROM conversations').get() as { n: number }).n;
 /** Deletes the threads as people would, and waits until the bot has purged their conversations. */

@@ -2,17 +2,13 @@
  * `npm start`: the Discord bot. The composition root: settings, logs, database, model client,
  * tools, then the connection to Discord. No logic lives here.
  */
-import { commands } from '../commands/index.ts';
-import { builtInTools, databaseTools } from '../tools/index.ts';
-import { limitModelCalls } from './agent/limit-model-calls.ts';
-import { createOpenAIModelClient } from './agent/openai-model-client.ts';
 import { describeStatus } from './agent/tool.ts';
-import { buildToolRegistry, currentTools } from './agent/tool-registry.ts';
+import { currentTools } from './agent/tool-registry.ts';
+import { botDependencies } from './bot-dependencies.ts';
 import { type Bot, startBot } from './discord/bot.ts';
 import { UserFacingError } from './errors.ts';
 import { createLogger } from './logging.ts';
 import { mcpServers } from './mcp/mcp-servers.ts';
-import { loadTokenCounter } from './memory/token-counter.ts';
 import { type Instance, startInstance } from './run-log/instance.ts';
 import { loadConfigOrExit, openStoreOrExit } from './startup.ts';
 
@@ -59,24 +55,11 @@ const shutDown = async (signal: string) => {
 process.once('SIGINT', () => void shutDown('SIGINT'));
 process.once('SIGTERM', () => void shutDown('SIGTERM'));
 
-const tools = buildToolRegistry([...builtInTools, ...databaseTools(store)]);
 // Servers that fail to start are retried in the background; none of them stops the bot.
 await mcp.start();
+const dependencies = await botDependencies(config, { store, instanceId: instance.id, logger, toolServers: mcp.connections });
 try {
-  bot = await startBot({
-    discord: { ...config.discord, token: config.discord.token! },
-    commands,
-    agent: config.agent,
-    memory: config.memory,
-    operatorPrompt: config.systemPrompt,
-    store,
-    counter: await loadTokenCounter(config.model.model),
-    model: limitModelCalls(createOpenAIModelClient(config.model), config.discord.maxConcurrentRuns),
-    tools,
-    toolServers: mcp.connections,
-    instanceId: instance.id,
-    logger,
-  });
+  bot = await startBot(dependencies);
 } catch (error) {
   if (error instanceof UserFacingError) console.error(error.userMessage);
   else logger.fatal({ err: error }, 'could not connect to Discord');
@@ -85,4 +68,4 @@ try {
   store.close();
   process.exit(1);
 }
-logger.info({ tools: currentTools(tools, mcp.connections).map((tool) => tool.name), mcpServers: mcp.connections.map((server) => `${server.name}: ${describeStatus(server.status())}`), model: config.model.model }, 'ready');
+logger.info({ tools: currentTools(dependencies.tools, mcp.connections).map((tool) => tool.name), mcpServers: mcp.connections.map((server) => `${server.name}: ${describeStatus(server.status())}`), model: config.model.model }, 'ready');

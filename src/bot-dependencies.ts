@@ -1,0 +1,35 @@
+/**
+ * What `npm start` gives the bot, built from the settings in one place, so that a bench (bench:load)
+ * builds the bot exactly as production does.
+ */
+import type { Store } from '../db/store.ts';
+import { commands } from '../commands/index.ts';
+import { builtInTools, databaseTools } from '../tools/index.ts';
+import type { Logger } from './agent/logger.ts';
+import { limitModelCalls } from './agent/limit-model-calls.ts';
+import { createOpenAIModelClient } from './agent/openai-model-client.ts';
+import type { ToolServer } from './agent/tool.ts';
+import { buildToolRegistry } from './agent/tool-registry.ts';
+import type { Config } from './config.ts';
+import type { BotDependencies } from './discord/bot.ts';
+import { loadTokenCounter } from './memory/token-counter.ts';
+
+export async function botDependencies(
+  config: Config,
+  parts: { store: Store; instanceId: string; logger: Logger; toolServers?: readonly ToolServer[] },
+): Promise<BotDependencies> {
+  return {
+    discord: { ...config.discord, token: config.discord.token! },
+    commands,
+    agent: config.agent,
+    memory: config.memory,
+    operatorPrompt: config.systemPrompt,
+    store: parts.store,
+    counter: await loadTokenCounter(config.model.model),
+    model: limitModelCalls(createOpenAIModelClient(config.model), config.discord.maxConcurrentRuns),
+    tools: buildToolRegistry([...builtInTools, ...databaseTools(parts.store)]),
+    toolServers: parts.toolServers ?? [],
+    instanceId: parts.instanceId,
+    logger: parts.logger,
+  };
+}
