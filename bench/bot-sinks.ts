@@ -42,7 +42,7 @@ export async function openBotSinks(model: string): Promise<BotSinks> {
         [
           extra,
           logSink(logger, { conversation: conversation.key, channelId: 't' }),
-          ...memory.runSinks(conversation.id, instance.id, [triggerId]),
+          memory.runSink(conversation.id, instance.id, { triggerIds: [triggerId] }, logger),
         ],
         logger,
       );

@@ -57,7 +57,7 @@ for (let exchange = 1; exchange <= 250; exchange++) {
     tools,
     context: { conversationId: conversation.key, guildId: null, channelId: null, requester: { id: 'u', displayName: 'Ada', isModerator: false }, logger: silentLogger },
     settings: defaultAgentSettings,
-    onEvent: fanOut(memory.runSinks(conversation.id, instance.id, triggerIds), silentLogger),
+    onEvent: memory.runSink(conversation.id, instance.id, { triggerIds }, silentLogger),
   });
   const stored = exchange * 2 - 1;
   if (stored === 1 || [50, 100, 200, 300, 400, 500].includes(stored + 1)) console.log(`| ${stored} | ${lastPromptTokens} | ${history.length + input.length + 1} |`);

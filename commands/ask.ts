@@ -1,9 +1,11 @@
 import { ApplicationCommandOptionType, ChannelType, MessageFlags } from 'discord.js';
 import { defineCommand } from '../src/discord/command-context.ts';
-import { conversationKey } from '../src/discord/message-router.ts';
+import { discordConversationKey } from '../src/conversation/conversation-keys.ts';
+import { messageWork } from '../src/conversation/queued-work.ts';
+import { isAllowedPlace } from '../src/discord/allowed-places.ts';
 import { threadName } from '../src/discord/render.ts';
 import { noPings } from '../src/discord/send.ts';
-import { guildOnly, isModeratorIn, privately } from './shared.ts';
+import { guildOnly, privately, requesterIn } from './shared.ts';
 
 export const ask = defineCommand({
   name: 'ask',
@@ -20,8 +22,7 @@ export const ask = defineCommand({
     if (!channel || (channel.type !== ChannelType.GuildText && channel.type !== ChannelType.GuildAnnouncement)) {
       return privately(interaction, 'Use /ask in a text channel. In a thread of mine, just write your message.');
     }
-    const { allowedGuildIds, allowedChannelIds } = context.discord;
-    if ((allowedGuildIds.length > 0 && !allowedGuildIds.includes(interaction.guildId)) || (allowedChannelIds.length > 0 && !allowedChannelIds.includes(channel.id))) {
+    if (!isAllowedPlace(context.discord, interaction.guildId, channel.id)) {
       return privately(interaction, 'I do not hold conversations in this channel.');
     }
     const limited = context.limits.check(interaction.user.id, interaction.guildId);
@@ -33,7 +34,7 @@ export const ask = defineCommand({
     // The question, shown in the thread for everyone, is the message the answer replies to.
     const shown = await thread.send({ content: `**${name}** asked: ${prompt}`.slice(0, 2000), allowedMentions: noPings });
     const conversation = context.store.conversations.ensure({
-      key: conversationKey(thread.id),
+      key: discordConversationKey(thread.id),
       title: thread.name,
       guildId: interaction.guildId,
       channelId: channel.id,
@@ -42,10 +43,7 @@ export const ask = defineCommand({
       startedByName: name,
     });
     const storedId = context.memory.recordUserMessage(conversation, { authorId: interaction.user.id, authorName: name, content: prompt, discordMessageId: shown.id });
-    if (storedId !== null) {
-      const requester = { id: interaction.user.id, displayName: name, isModerator: isModeratorIn(interaction, context) };
-      context.queues.push(conversation.key, { kind: 'message', storedId, messageId: shown.id, messageChannelId: thread.id, requester });
-    }
+    if (storedId !== null) context.queues.push(conversation.key, messageWork(storedId, { messageId: shown.id, channelId: thread.id }, requesterIn(interaction, context)));
     await interaction.editReply({ content: `Started: <#${thread.id}>`, allowedMentions: noPings });
   },
 });

@@ -1,7 +1,9 @@
 import { ApplicationIntegrationType, InteractionContextType, PermissionFlagsBits } from 'discord.js';
 import type { ConversationRow } from '../db/conversations.ts';
 import type { CommandContext, CommandInteraction, CommandSetup } from '../src/discord/command-context.ts';
-import { isModerator } from '../src/discord/moderation.ts';
+import { discordConversationKey } from '../src/conversation/conversation-keys.ts';
+import { discordRequester, isModerator } from '../src/discord/moderation.ts';
+import type { Requester } from '../src/agent/tool.ts';
 
 /** Every command lives in servers only. */
 export const guildOnly = { contexts: [InteractionContextType.Guild], integration_types: [ApplicationIntegrationType.GuildInstall] };
@@ -16,13 +18,18 @@ export function moderatorVisibility(setup: CommandSetup): { default_member_permi
 
 export { replyPrivately as privately } from '../src/discord/reply-privately.ts';
 
+/** The person who used the command, as the agent and its tools know them. */
+export function requesterIn(interaction: CommandInteraction, context: Pick<CommandContext, 'moderatorRoleIds'>): Requester {
+  return discordRequester(interaction.user, interaction.member, interaction.channel, context.moderatorRoleIds);
+}
+
 export function isModeratorIn(interaction: CommandInteraction, context: Pick<CommandContext, 'moderatorRoleIds'>): boolean {
   return isModerator(interaction.member, interaction.channel, context.moderatorRoleIds);
 }
 
 /** The conversation of the thread (or answered message) the command was used in, if any. */
 export function conversationHere(interaction: CommandInteraction, context: CommandContext): ConversationRow | undefined {
-  return interaction.channelId ? context.store.conversations.byKey(`discord:${interaction.channelId}`) : undefined;
+  return interaction.channelId ? context.store.conversations.byKey(discordConversationKey(interaction.channelId)) : undefined;
 }
 
 /**

@@ -8,9 +8,9 @@ export const stop = defineCommand({
   async execute(interaction, context) {
     const conversation = steerableConversation(interaction, context, 'stop me here');
     if (typeof conversation === 'string') return privately(interaction, conversation);
-    const run = context.activeRuns.get(conversation.key);
-    if (!run) return privately(interaction, 'I am not working on an answer here right now.');
-    run.abort(new Error(`stopped by ${interaction.user.id}`));
+    if (!context.activeRuns.stop(conversation.key, `stopped by ${interaction.user.id}`)) {
+      return privately(interaction, 'I am not working on an answer here right now.');
+    }
     await privately(interaction, 'Stopped.');
   },
 });

@@ -1,12 +1,13 @@
 import type { ChatInputCommandInteraction } from 'discord.js';
 import type { RuntimeTool, ToolServer } from '../src/agent/tool.ts';
 import type { CommandContext } from '../src/discord/command-context.ts';
+import { toolCallsConversationKey } from '../src/conversation/conversation-keys.ts';
 import { defineCommand } from '../src/discord/command-context.ts';
 import { runDirectToolCall } from '../src/discord/direct-tool-call.ts';
 import { renderToolTurn } from '../src/discord/render.ts';
 import { argumentsFrom } from '../src/discord/tool-options.ts';
 import { isModerator } from '../src/discord/moderation.ts';
-import { conversationHere, guildOnly, isModeratorIn, privately } from './shared.ts';
+import { conversationHere, guildOnly, isModeratorIn, privately, requesterIn } from './shared.ts';
 
 /** Discord shows at most 25 suggestions, each named in at most 100 characters. */
 const maxSuggestions = 25;
@@ -35,7 +36,7 @@ export const tool = defineCommand({
     const parsed = argumentsFrom(subcommand, values);
     const validated = parsed.ok ? subcommand.tool.validate(parsed.args) : { ok: false as const, issues: parsed.issues };
     if (!validated.ok) return privately(interaction, `That input does not work for **${subcommand.tool.name}**:\n- ${validated.issues.join('\n- ')}`);
-    await runAndPost(interaction, context, subcommand.tool, validated.value, moderator);
+    await runAndPost(interaction, context, subcommand.tool, validated.value);
   },
   async autocomplete(interaction, context) {
     const server = context.toolSubcommands.servers.find((candidate) => candidate.option.name === interaction.options.getSubcommand())?.server;
@@ -80,7 +81,7 @@ async function runServerTool(interaction: ChatInputCommandInteraction<'cached'>,
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return privately(interaction, 'The arguments must be a JSON object, such as {"name": "value"}.');
   const validated = found.validate(args);
   if (!validated.ok) return privately(interaction, `That input does not work for **${found.name}**:\n- ${validated.issues.join('\n- ')}`);
-  await runAndPost(interaction, context, found, validated.value, moderator);
+  await runAndPost(interaction, context, found, validated.value);
 }
 
 /** A server's tool by the name the server gives it (the agent's name without `<server>__`). */
@@ -90,13 +91,13 @@ function shortName(server: ToolServer, candidate: RuntimeTool): string {
 }
 
 /** Runs the tool for the person, records it like the agent's calls, and posts the result here. */
-async function runAndPost(interaction: ChatInputCommandInteraction<'cached'>, context: CommandContext, chosen: RuntimeTool, args: unknown, moderator: boolean): Promise<void> {
+async function runAndPost(interaction: ChatInputCommandInteraction<'cached'>, context: CommandContext, chosen: RuntimeTool, args: unknown): Promise<void> {
   await interaction.deferReply();
   const thread = conversationHere(interaction, context);
   const conversation =
     thread ??
     context.store.conversations.ensure({
-      key: `discord:tool:${interaction.channelId}`,
+      key: toolCallsConversationKey(interaction.channelId),
       title: `/tool in #${interaction.channel?.name ?? interaction.channelId}`,
       guildId: interaction.guildId,
       channelId: interaction.channelId,
@@ -104,7 +105,7 @@ async function runAndPost(interaction: ChatInputCommandInteraction<'cached'>, co
       startedById: interaction.user.id,
       startedByName: interaction.member.displayName,
     });
-  const outcome = await runDirectToolCall(context.store, context.counter, {
+  const outcome = await runDirectToolCall(context.store, context.memory, {
     conversation,
     remember: thread !== undefined,
     tool: chosen,
@@ -113,7 +114,7 @@ async function runAndPost(interaction: ChatInputCommandInteraction<'cached'>, co
       conversationId: conversation.key,
       guildId: interaction.guildId,
       channelId: interaction.channelId,
-      requester: { id: interaction.user.id, displayName: interaction.member.displayName, isModerator: moderator },
+      requester: requesterIn(interaction, context),
       logger: context.logger,
     },
     timeoutMs: context.agent.toolTimeoutMs,
@@ -121,6 +122,12 @@ async function runAndPost(interaction: ChatInputCommandInteraction<'cached'>, co
     requester: interaction.user.id,
   });
   const shown = renderToolTurn([{ name: chosen.name, arguments: JSON.stringify(args), ok: outcome.ok, text: outcome.text }], 'all');
-  const posted = await interaction.editReply({ content: shown, allowedMentions: { parse: [] } });
-  context.store.runs.addPostedMessage(outcome.runId, posted.id);
+  try {
+    const posted = await interaction.editReply({ content: shown, allowedMentions: { parse: [] } });
+    context.store.runs.addPostedMessage(outcome.runId, posted.id);
+    context.lifecycle.deliver(outcome.runId, 'posted');
+  } catch (error) {
+    context.lifecycle.deliver(outcome.runId, 'post-failed');
+    throw error;
+  }
 }

@@ -177,6 +177,23 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 5,
+    name: 'how each run was delivered; the last message seen in each channel',
+    // Delivered runs before this version say nothing of how: null. A channel's cursor is where the
+    // catch-up after a restart starts reading its messages for mentions missed while down.
+    up(db) {
+      db.exec(`
+        ALTER TABLE runs ADD COLUMN delivery TEXT CHECK (delivery IN ('posted', 'post-failed', 'retried', 'withheld', 'nothing-to-answer', 'given-up'));
+        CREATE TABLE channel_cursors (
+          channel_id TEXT PRIMARY KEY,
+          guild_id TEXT NOT NULL,
+          last_seen_message_id TEXT NOT NULL,
+          seen_at INTEGER NOT NULL
+        ) STRICT, WITHOUT ROWID;
+      `);
+    },
+  },
 ];
 
 export const latestVersion = migrations.at(-1)?.version ?? 0;

@@ -24,7 +24,17 @@ export interface RunRow {
   delivered_at: number | null;
   /** The interrupted run this one takes up again. */
   resumed_from: string | null;
+  /** How its delivery ended (null until delivered, and for runs delivered before migration 5). */
+  delivery: RunDelivery | null;
 }
+
+/**
+ * How a run's delivery ended: its answer (or why there is none) posted, or the post tried and
+ * failed, or taken up by a retry with a smaller window, or withheld (those concerned were told
+ * already), or nothing left to answer (its messages were deleted), or given up after being cut off
+ * again and again.
+ */
+export type RunDelivery = 'posted' | 'post-failed' | 'retried' | 'withheld' | 'nothing-to-answer' | 'given-up';
 
 export interface RunEnd {
   status: Exclude<RunRowStatus, 'running'>;
@@ -46,7 +56,17 @@ export function createRunQueries(db: Database) {
        AND (r.status = 'interrupted' OR (r.status <> 'running' AND r.delivered_at IS NULL))
        AND NOT EXISTS (SELECT 1 FROM runs later WHERE later.resumed_from = r.id) ORDER BY r.started_at`,
   );
-  const markDelivered = db.prepare<[number, string]>('UPDATE runs SET delivered_at = ? WHERE id = ?');
+  const markDelivered = db.prepare<[number, string, string]>('UPDATE runs SET delivered_at = ?, delivery = ? WHERE id = ?');
+  const insertRefused = db.prepare(
+    `INSERT INTO runs (id, conversation_id, instance_id, trigger_message_ids, status, model, started_at, ended_at, error, error_code, delivered_at, delivery)
+     VALUES (@id, @conversationId, @instanceId, @triggerMessageIds, 'failed', @model, @now, @now, @error, 'call-refused', @deliveredAt, @delivery)`,
+  );
+  // The run and those it took up in turn, newest first; bounded, whatever the rows say.
+  const chain = db.prepare<[string, number], RunRow>(
+    `WITH RECURSIVE chain(id, depth) AS (SELECT ?, 0 UNION ALL SELECT r.resumed_from, chain.depth + 1 FROM runs r JOIN chain ON r.id = chain.id
+       WHERE r.resumed_from IS NOT NULL AND chain.depth < ?)
+     SELECT runs.* FROM chain JOIN runs ON runs.id = chain.id ORDER BY chain.depth`,
+  );
   const byPostedMessage = db.prepare<[number, string], RunRow>(
     'SELECT * FROM runs r WHERE r.conversation_id = ? AND EXISTS (SELECT 1 FROM json_each(r.posted_message_ids) WHERE value = ?)',
   );
@@ -78,8 +98,8 @@ export function createRunQueries(db: Database) {
   return {
     start: (run: { id: string; conversationId: number; instanceId: string; triggerMessageIds: number[]; model: string; resumedFrom?: string | null }, now = Date.now()) =>
       void insert.run(run.id, run.conversationId, run.instanceId, JSON.stringify(run.triggerMessageIds), run.model, now, run.resumedFrom ?? null),
-    /** Runs of the conversation to take up: interrupted, or answered but never posted. */
-    toResume: (conversationId: number) => toResume.all(conversationId),
+    /** Runs of the conversation to take up: interrupted, or ended but never delivered. */
+    toTakeUp: (conversationId: number) => toResume.all(conversationId),
     /** The newest message any run of the conversation was started for (0 when none). */
     latestTrigger: (conversationId: number) => latestTrigger.get(conversationId) ?? 0,
     /** Marks a run interrupted (a shutdown stopped it), to be taken up at the next start. */
@@ -90,8 +110,21 @@ export function createRunQueries(db: Database) {
     byPostedMessage: (conversationId: number, messageId: string) => byPostedMessage.get(conversationId, messageId),
     /** Tokens of the server's runs that started on the UTC day that begins at `dayStart`. */
     tokensOnDay: (guildId: string, dayStart: number) => tokensOnDay.get(guildId, Math.floor(dayStart / 86_400_000)) ?? 0,
-    /** The run's answer, or why there is none, has been posted (or given up on for good). */
-    markDelivered: (id: string, now = Date.now()) => void markDelivered.run(now, id),
+    /** The run's delivery ended, as `delivery` says: nothing more is owed for it. */
+    markDelivered: (id: string, delivery: RunDelivery, now = Date.now()) => void markDelivered.run(now, delivery, id),
+    /** A run refused before its first model call (the daily budget): failed, and delivered as `delivery` says. */
+    recordRefused: (
+      run: { id: string; conversationId: number; instanceId: string; triggerMessageIds: number[]; model: string; error: string; delivery: RunDelivery | null },
+      now = Date.now(),
+    ) =>
+      void insertRefused.run({
+        ...run,
+        triggerMessageIds: JSON.stringify(run.triggerMessageIds),
+        now,
+        deliveredAt: run.delivery === null ? null : now,
+      }),
+    /** The run and the runs it took up in turn, newest first, at most `limit`. */
+    chain: (id: string, limit = 20) => chain.all(id, limit - 1),
     /** Adds one model call's tokens as it happens, so that a crash keeps what was spent. */
     addUsage: (id: string, prompt: number, completion: number, total: number) => void addUsage.run(prompt, completion, total, id),
     finish: (id: string, end: RunEnd, now = Date.now()) => void finish.run({ id, ...end, endedAt: now }),

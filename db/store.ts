@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { createChannelCursorQueries } from './channel-cursors.ts';
 import { createConversationQueries } from './conversations.ts';
 import { createInstanceQueries } from './instances.ts';
 import { createMessageQueries } from './messages.ts';
@@ -13,6 +14,7 @@ import { createUsageQueries } from './usage.ts';
 export interface Store {
   db: Database;
   conversations: ReturnType<typeof createConversationQueries>;
+  channelCursors: ReturnType<typeof createChannelCursorQueries>;
   messages: ReturnType<typeof createMessageQueries>;
   runs: ReturnType<typeof createRunQueries>;
   steps: ReturnType<typeof createStepQueries>;
@@ -29,6 +31,7 @@ export function openStore(path: string, options: { readOnly?: boolean } = {}): S
   return {
     db,
     conversations: createConversationQueries(db),
+    channelCursors: createChannelCursorQueries(db),
     messages: createMessageQueries(db),
     runs: createRunQueries(db),
     steps: createStepQueries(db),

@@ -210,7 +210,7 @@ describe('npm run steps', () => {
 
 describe('the steps report', () => {
   const run = { id: 'c4000000-0000', conversation_id: 1, instance_id: 'i', trigger_message_ids: '[]', status: 'running', stop_reason: null, model: 'm', started_at: t0, ended_at: null,
-    prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, error: null, error_code: null, posted_message_ids: '[]', delivered_at: null, resumed_from: null } as const;
+    prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, error: null, error_code: null, posted_message_ids: '[]', delivered_at: null, resumed_from: null, delivery: null } as const;
   const step = { id: 1, run_id: run.id, sequence: 1, kind: 'tool-call', model_step: 1, message: null, tool_name: 'calculator', tool_call_id: 'c', status: 'started', result: null,
     error: null, error_kind: null, note: null, prompt_tokens: null, completion_tokens: null, duration_ms: null, started_at: t0, ended_at: null } as const;
 

@@ -1,14 +1,22 @@
 import type { ModelClient, ModelRequest } from './model-client.ts';
 
+/** A turn to call the model, held by a run before its first call. */
+export interface ModelTurn {
+  /** The client whose first call spends this turn (later calls wait in line as usual). */
+  readonly client: ModelClient;
+  /** Gives the turn back unspent (a run refused, or ended before its first call); no-op once spent. */
+  release(): void;
+}
+
 export interface LimitedModelClient extends ModelClient {
   readonly active: number;
   readonly waiting: number;
   /**
-   * The same line of calls, with `admit` run when a call's turn has come, just before it is made:
-   * it may throw to refuse the call (the turn passes on). Checks that depend on what the calls
-   * ahead spent (a token budget) belong here, not before the wait.
+   * Waits in the same line for a turn and holds it, so that the caller can check what depends on
+   * what the calls ahead spent (a token budget) before it calls: then it spends the turn on its
+   * first call, or releases it. Rejects with the signal's reason if the signal fires first.
    */
-  admitting(admit: () => void): ModelClient;
+  turn(signal: AbortSignal): Promise<ModelTurn>;
 }
 
 /**
@@ -24,6 +32,7 @@ export function limitModelCalls(client: ModelClient, limit: number): LimitedMode
   };
   const acquire = (signal: AbortSignal) =>
     new Promise<void>((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason);
       if (active < limit) {
         active += 1;
         return resolve();
@@ -41,17 +50,21 @@ export function limitModelCalls(client: ModelClient, limit: number): LimitedMode
       waiting.push(grant);
     });
 
-  const complete = async (request: ModelRequest, signal: AbortSignal, admit?: () => void) => {
-    await acquire(signal);
+  /** Makes a call in a turn already held; the turn passes on after it. */
+  const callHolding = async (request: ModelRequest, signal: AbortSignal) => {
     try {
-      admit?.();
       return await client.complete(request, signal);
     } finally {
       // The turn passes on once the caller has taken in this answer (its usage recorded), so that
-      // the next call's admission sees what the calls ahead spent.
+      // the next run's admission sees what the calls ahead spent.
       setImmediate(release);
     }
   };
+  const complete = async (request: ModelRequest, signal: AbortSignal) => {
+    await acquire(signal);
+    return callHolding(request, signal);
+  };
+
   return {
     model: client.model,
     get active() {
@@ -60,7 +73,25 @@ export function limitModelCalls(client: ModelClient, limit: number): LimitedMode
     get waiting() {
       return waiting.length;
     },
-    complete: (request, signal) => complete(request, signal),
-    admitting: (admit) => ({ model: client.model, complete: (request, signal) => complete(request, signal, admit) }),
+    complete,
+    async turn(signal) {
+      await acquire(signal);
+      let held = true;
+      return {
+        client: {
+          model: client.model,
+          complete: (request, callSignal) => {
+            if (!held) return complete(request, callSignal);
+            held = false;
+            return callHolding(request, callSignal);
+          },
+        },
+        release() {
+          if (!held) return;
+          held = false;
+          release();
+        },
+      };
+    },
   };
 }

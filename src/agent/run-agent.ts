@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { deadline } from './deadline.ts';
-import type { AgentEvent, AgentEventSink, RunStatus, StopReason } from './events.ts';
+import { type AgentEvent, type AgentEventSink, fanOut, type RunStatus, type StopReason } from './events.ts';
 import { settleFinalAnswers } from './final-answer-turn.ts';
 import { type FinalAnswer, finalAnswerTool, finalAnswerToolName } from './final-answer.ts';
 import type { ChatMessage, TokenUsage, ToolCall, ToolMessage, UserMessage } from './messages.ts';
 import { addUsage, noUsage } from './messages.ts';
 import type { ModelClient, ToolChoice } from './model-client.ts';
-import { CallRefused } from './call-refused.ts';
 import { ModelError } from './model-error.ts';
 import type { ConversationContext, RuntimeTool } from './tool.ts';
 import { runToolTurn } from './tool-turn.ts';
@@ -73,7 +72,8 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   const { model, settings, context } = options;
   const runId = options.runId ?? randomUUID();
   const started = performance.now();
-  const emit = guardSink(options.onEvent, context.logger);
+  // A sink that throws is logged, never allowed to end the run or escape from it.
+  const emit = fanOut(options.onEvent ? [options.onEvent] : [], context.logger);
   const tools = new Map(options.tools.filter((t) => t.name !== finalAnswerToolName).map((t) => [t.name, t]));
   const specs = [...[...tools.values()].map((t) => t.spec), finalAnswerTool.spec];
   const timeLimit = deadline(settings.runTimeoutMs, options.signal);
@@ -106,7 +106,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       stopReason: result.stopReason,
       userMessage: result.userMessage,
       error: error === undefined ? null : describeError(error),
-      errorCode: error instanceof ModelError || error instanceof CallRefused ? error.code : error === undefined ? null : 'internal',
+      errorCode: error instanceof ModelError ? error.code : error === undefined ? null : 'internal',
       steps: step,
       usage,
       durationMs: performance.now() - started,
@@ -174,22 +174,10 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     }
   } catch (error) {
     if (signal.aborted) return stopped(abortReason());
-    if (error instanceof ModelError || error instanceof CallRefused) return end('failed', { userMessage: error.userMessage }, error);
+    if (error instanceof ModelError) return end('failed', { userMessage: error.userMessage }, error);
     context.logger.error({ err: error, runId }, 'the agent run failed');
     return end('failed', { userMessage: 'Something went wrong on my side. The operator can find the cause in the logs.' }, error);
   }
-}
-
-/** A sink that throws is logged, never allowed to end the run or escape from it. */
-function guardSink(sink: AgentEventSink | undefined, logger: ConversationContext['logger']): AgentEventSink {
-  if (!sink) return () => {};
-  return (event) => {
-    try {
-      sink(event);
-    } catch (error) {
-      logger.error({ err: error, event: event.type, runId: event.runId }, 'an agent event sink failed');
-    }
-  };
 }
 
 /** The rule for `final_answer` beside other tools: those run, the answer waits for their results. */

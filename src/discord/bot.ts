@@ -9,14 +9,17 @@ import type { DiscordSettings } from '../config.ts';
 import { UserFacingError } from '../errors.ts';
 import { conversationMemory, type MemorySettings } from '../memory/conversation-memory.ts';
 import type { TokenCounter } from '../memory/token-counter.ts';
-import { handleWork, type QueuedWork } from './conversation-runner.ts';
+import { ActiveRuns } from '../conversation/active-runs.ts';
+import { ConversationQueues } from '../conversation/conversation-queues.ts';
+import type { QueuedWork } from '../conversation/queued-work.ts';
+import { runLifecycle } from '../conversation/run-lifecycle.ts';
+import { handleWork } from './conversation-runner.ts';
 import { inviteUrl } from './invite.ts';
 import { messageRouter } from './message-router.ts';
 import { RateLimitGate } from './rate-limit-gate.ts';
-import { catchUpAll, queueUnfinishedWork, recentConversations } from './recovery.ts';
+import { catchUp, queueUnfinishedWork, recentConversations } from './recovery.ts';
 import { startReminders } from './reminder-scheduler.ts';
 import { noPings } from './send.ts';
-import { ThreadQueues } from './thread-queue.ts';
 import type { CommandContext, CommandDefinition } from './command-context.ts';
 import { commandRouter } from './command-router.ts';
 import { commandRegistry, syncCommands } from './command-sync.ts';
@@ -34,7 +37,7 @@ export interface BotDependencies {
   operatorPrompt: string | null;
   store: Store;
   counter: TokenCounter;
-  model: ModelClient & Partial<Pick<LimitedModelClient, 'admitting'>>;
+  model: ModelClient & Partial<Pick<LimitedModelClient, 'turn'>>;
   tools: readonly RuntimeTool[];
   /** Servers whose tools come and go (MCP servers): listed anew for each run. */
   toolServers?: readonly ToolServer[];
@@ -44,7 +47,7 @@ export interface BotDependencies {
 
 export interface Bot {
   client: Client<true>;
-  queues: ThreadQueues<QueuedWork>;
+  queues: ConversationQueues<QueuedWork>;
   /**
    * Stops taking messages, lets runs in flight finish for up to `graceMs`, then aborts the rest
    * (they are taken up at the next start), and disconnects.
@@ -67,7 +70,8 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
   const memory = conversationMemory(deps.store, deps.counter, deps.memory);
   const shutdown = new AbortController();
   const gate = new RateLimitGate(logger);
-  const activeRuns = new Map<string, AbortController>();
+  const activeRuns = new ActiveRuns();
+  const lifecycle = runLifecycle(deps.store);
   const limits = new UsageLimits(deps.store, deps.discord);
   const toolServers = deps.toolServers ?? [];
   const toolCommands = toolSubcommands(deps.tools, toolServers);
@@ -81,30 +85,27 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
     throw explainLoginError(error);
   }
   const readyClient = await ready;
-  const queues = new ThreadQueues<QueuedWork>(
-    (conversationKey, batch) =>
-      handleWork(
-        {
-          client: readyClient,
-          store: deps.store,
-          memory,
-          model: deps.model,
-          tools: deps.tools,
-          toolServers,
-          limits,
-          agent: deps.agent,
-          discord: deps.discord,
-          memoryBudget: deps.memory.tokenBudget,
-          operatorPrompt: deps.operatorPrompt,
-          instanceId: deps.instanceId,
-          logger,
-          gate,
-          shutdown: shutdown.signal,
-          activeRuns,
-        },
-        conversationKey,
-        batch,
-      ),
+  const runner = {
+    client: readyClient,
+    store: deps.store,
+    lifecycle,
+    memory,
+    model: deps.model,
+    tools: deps.tools,
+    toolServers,
+    limits,
+    settings: deps.agent,
+    discord: deps.discord,
+    memoryBudget: deps.memory.tokenBudget,
+    operatorPrompt: deps.operatorPrompt,
+    instanceId: deps.instanceId,
+    logger,
+    gate,
+    shutdown: shutdown.signal,
+    activeRuns,
+  };
+  const queues = new ConversationQueues<QueuedWork>(
+    (conversationKey, batch) => handleWork(runner, conversationKey, batch),
     (error, conversationKey) => logger.error({ err: error, conversation: conversationKey }, 'answering in a conversation failed'),
   );
   const router = messageRouter({ client: readyClient, store: deps.store, memory, counter: deps.counter, queues, discord: deps.discord, limits, logger });
@@ -117,6 +118,7 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
     counter: deps.counter,
     queues,
     activeRuns,
+    lifecycle,
     discord: deps.discord,
     agent: deps.agent,
     limits,
@@ -126,8 +128,8 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
   const onCommand = commandRouter(deps.commands, commandContext);
   // Before any new message is handled: first what was left undone, then what was missed.
   const conversations = recentConversations(deps.store);
-  const unfinished = queueUnfinishedWork(deps.store, queues, conversations);
-  const caughtUp = catchUpAll(conversations, (conversation) => router.catchUp(conversation), logger);
+  const unfinished = queueUnfinishedWork(deps.store, lifecycle, queues, conversations);
+  const caughtUp = catchUp(deps.store, router, logger, conversations);
   // Every handler's failure is logged, never left to crash the process (synchronous or not).
   const guard = (what: string, work: () => Promise<void> | void) => {
     Promise.resolve()
@@ -153,7 +155,7 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
     logger.error({ err: error }, 'could not register the slash commands'),
   );
   // A new gateway session (one that could not resume) may have missed messages: catch up again.
-  client.on(Events.ShardReady, () => guard('a new session', async () => void (await catchUpAll(recentConversations(deps.store), (conversation) => router.catchUp(conversation), logger))));
+  client.on(Events.ShardReady, () => guard('a new session', async () => void (await catchUp(deps.store, router, logger))));
   logger.info({ user: readyClient.user.tag, guilds: readyClient.guilds.cache.size, invite: inviteUrl(readyClient.application.id) }, 'connected to Discord');
   const reminders = startReminders(readyClient, deps.store.reminders, logger, deps.reminderIntervalMs);
   const missed = await caughtUp;

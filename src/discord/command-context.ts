@@ -12,8 +12,10 @@ import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
 import type { DiscordSettings } from '../config.ts';
 import type { ConversationMemory } from '../memory/conversation-memory.ts';
 import type { TokenCounter } from '../memory/token-counter.ts';
-import type { QueuedWork } from './conversation-runner.ts';
-import type { ThreadQueues } from './thread-queue.ts';
+import type { ActiveRuns } from '../conversation/active-runs.ts';
+import type { ConversationQueues } from '../conversation/conversation-queues.ts';
+import type { QueuedWork } from '../conversation/queued-work.ts';
+import type { RunLifecycle } from '../conversation/run-lifecycle.ts';
 import type { ToolSubcommands } from './tool-options.ts';
 import type { UsageLimits } from './usage-limits.ts';
 
@@ -35,9 +37,11 @@ export interface CommandContext extends CommandSetup {
   store: Store;
   memory: ConversationMemory;
   counter: TokenCounter;
-  queues: ThreadQueues<QueuedWork>;
-  /** Runs in progress, by conversation key: `/stop` aborts them. */
-  activeRuns: Map<string, AbortController>;
+  queues: ConversationQueues<QueuedWork>;
+  /** Runs in progress, by conversation key: `/stop` stops them. */
+  activeRuns: ActiveRuns;
+  /** The runs' states and transitions (a `/tool` run is delivered once its result is posted). */
+  lifecycle: RunLifecycle;
   discord: DiscordSettings;
   agent: AgentSettings;
   limits: UsageLimits;

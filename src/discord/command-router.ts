@@ -1,7 +1,7 @@
 import { type Interaction, MessageFlags } from 'discord.js';
 import { isModerator } from './moderation.ts';
 import type { CommandContext, CommandDefinition, CommandInteraction } from './command-context.ts';
-import { describeDiscordError } from './execute-run.ts';
+import { describeDiscordError } from './discord-errors.ts';
 import { replyPrivately } from './reply-privately.ts';
 
 /**

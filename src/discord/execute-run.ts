@@ -1,152 +1,153 @@
-import type { SendableChannels } from 'discord.js';
-import { fanOut } from '../agent/events.ts';
-import type { Logger } from '../agent/logger.ts';
-import { CallRefused } from '../agent/call-refused.ts';
-import { ModelError } from '../agent/model-error.ts';
-import { runAgent, type RunResult } from '../agent/run-agent.ts';
-import { buildSystemPrompt } from '../agent/system-prompt.ts';
-import { currentTools, toolsFor } from '../agent/tool-registry.ts';
+import { randomUUID } from 'node:crypto';
+import type { Client, SendableChannels } from 'discord.js';
+import type { Store } from '../../db/store.ts';
+import type { LimitedModelClient } from '../agent/limit-model-calls.ts';
+import type { ModelClient } from '../agent/model-client.ts';
+import type { ConversationPlace } from '../agent/system-prompt.ts';
+import type { DiscordSettings } from '../config.ts';
+import type { ActiveRun, ActiveRuns } from '../conversation/active-runs.ts';
+import { type RunOutcome, type RunPlan, type RunSetup, runPlan } from '../conversation/conversation-run.ts';
+import type { RunLifecycle } from '../conversation/run-lifecycle.ts';
 import { logSink } from '../run-log/log-sink.ts';
-import type { RunnerDependencies, RunPlan } from './conversation-runner.ts';
+import { describeDiscordError } from './discord-errors.ts';
+import type { RateLimitGate } from './rate-limit-gate.ts';
 import { renderAnswer } from './render.ts';
 import { sendText } from './send.ts';
 import { toolPostSink } from './tool-post-sink.ts';
+import { keepTyping } from './typing.ts';
+import type { UsageLimits } from './usage-limits.ts';
 
-/** How often the typing indicator is renewed: it lasts about ten seconds. */
-const typingRenewMs = 9_000;
+export interface RunnerDependencies extends RunSetup {
+  client: Client<true>;
+  store: Store;
+  lifecycle: RunLifecycle;
+  /** With `turn` (limitModelCalls), the daily budget is checked when a run's first call has its turn. */
+  model: ModelClient & Partial<Pick<LimitedModelClient, 'turn'>>;
+  /** The usage limits; none in tests that need none. */
+  limits?: UsageLimits;
+  discord: DiscordSettings;
+  /** The memory window's token budget (halved for the retry after "context too long"). */
+  memoryBudget: number;
+  gate: RateLimitGate;
+  /** Fires at shutdown: runs stop, unposted, and are taken up at the next start. */
+  shutdown: AbortSignal;
+  activeRuns: ActiveRuns;
+}
+
+/** A run planned in Discord: where its posts go, and the message its answer replies to. */
+export interface DiscordRunPlan extends RunPlan {
+  channel: SendableChannels;
+  /** The message the answer replies to, if it is in the channel the answer goes to. */
+  replyTo: string | null;
+}
 
 /**
- * Runs the agent for a plan and posts what comes of it: tool calls as they finish, then the answer
- * or why there is none. A run stopped by shutdown posts nothing and is marked interrupted, to be
- * taken up at the next start; "context too long" is tried once more with half the window.
+ * Runs a plan and delivers what comes of it: wait for the model (rate limit, turn, budget) → run →
+ * deliver. Tool calls are posted as they finish, then the answer or why there is none. A run stopped
+ * by the shutdown posts nothing and is left interrupted; "context too long" is tried once more with
+ * half the window.
  */
-export async function executeRun(deps: RunnerDependencies, plan: RunPlan, shrunk = false): Promise<void> {
-  const { conversation, channel, logger } = { ...plan, logger: deps.logger };
-  await deps.gate.waitForModel(conversation.key, channel, deps.shutdown);
-  if (deps.shutdown.aborted) return;
-  let runId: string | null = null;
-  // Each posted message is recorded as soon as it is sent, so a later failure loses no record.
-  const recordPosted = (messageId: string) => {
-    if (runId) deps.store.runs.addPostedMessage(runId, messageId);
-  };
-  const posts = toolPostSink(channel, deps.discord.toolPosts, logger, recordPosted);
-  const typing = keepTyping(channel, logger);
-  // `/stop` aborts this controller; shutdown aborts every run.
-  const stopper = new AbortController();
-  deps.activeRuns.set(conversation.key, stopper);
-  // Messages that arrived together all passed the budget before any run was charged: the first
-  // model call of this run is admitted only if the budget still holds when its turn comes.
-  let admitted = false;
-  const requester = plan.requesters.at(-1)!;
-  const admit = () => {
-    if (admitted || !deps.limits) return;
-    admitted = true;
-    const verdict = deps.limits.admitRun(requester.id, conversation.guild_id);
-    if (!verdict.ok) throw new CallRefused(verdict.message, !verdict.tell);
-  };
-  const model = deps.model.admitting ? deps.model.admitting(admit) : deps.model;
-  let result: RunResult;
+export async function executeRun(deps: RunnerDependencies, plan: DiscordRunPlan): Promise<void> {
+  const active = deps.activeRuns.begin(plan.conversation.key);
+  let typing: { stop(): void } | null = null;
+  let admission: Admission | null = null;
   try {
-    result = await runAgent({
-      model,
-      systemPrompt: buildSystemPrompt({
-        operatorPrompt: deps.operatorPrompt,
-        now: new Date(),
-        place: describePlace(channel),
-        participants: [...new Set([conversation.started_by_name, ...plan.requesters.map((requester) => requester.displayName)].filter((name): name is string => !!name))],
-      }),
-      history: plan.history,
-      input: plan.input,
-      tools: toolsFor(currentTools(deps.tools, deps.toolServers), plan.requesters),
-      context: { conversationId: conversation.key, guildId: conversation.guild_id, channelId: channel.id, requester: plan.requesters.at(-1)!, logger },
-      settings: deps.agent,
-      signal: AbortSignal.any([deps.shutdown, stopper.signal]),
-      calledBefore: plan.calledBefore,
-      onEvent: fanOut(
-        [
-          (event) => {
-            if (event.type === 'run-start') runId = event.runId;
-          },
-          logSink(logger, { conversation: conversation.key, channelId: channel.id }),
-          ...deps.memory.runSinks(conversation.id, deps.instanceId, plan.triggerIds, plan.resumedFrom),
-          posts.sink,
-        ],
-        logger,
-      ),
-    });
-    if (deps.shutdown.aborted && result.stopReason === 'aborted') {
-      deps.store.runs.interrupt(result.runId, 'the bot shut down before the run ended');
-      return;
+    await deps.gate.waitForModel(plan.conversation.key, plan.channel, AbortSignal.any([deps.shutdown, active.stopped]));
+    if (deps.shutdown.aborted) return; // Its messages are stored: answered after the next start.
+    typing = keepTyping(plan.channel, deps.logger);
+    admission = await admit(deps, plan, active);
+    if (!admission) return;
+    let outcome = await runInDiscord(deps, plan, active, admission.model);
+    if (outcome.kind === 'context-too-long') {
+      deps.logger.warn({ runId: outcome.runId, conversation: plan.conversation.key }, 'context too long: trying again with half the memory window');
+      const taken = deps.lifecycle.retry(outcome.runId);
+      const window = deps.memory.loadWindow(plan.conversation.id, plan.triggerIds, { budget: Math.floor(deps.memoryBudget / 2), resuming: true });
+      outcome = await runInDiscord(deps, { ...plan, ...window, ...taken }, active, deps.model);
     }
-    await posts.flush();
-  } finally {
     typing.stop();
-    deps.activeRuns.delete(conversation.key);
+    await deliver(deps, plan, outcome);
+  } finally {
+    typing?.stop();
+    admission?.release();
+    active.end();
   }
+}
 
-  if (isContextTooLong(result.error) && !shrunk) {
-    logger.warn({ runId: result.runId, conversation: conversation.key }, 'context too long: trying again with half the memory window');
-    // The retry takes this run up: its tool calls stay (after the question), its failure is not posted.
-    deps.store.runs.markDelivered(result.runId);
-    const window = deps.memory.loadWindow(conversation.id, plan.triggerIds, { budget: Math.floor(deps.memoryBudget / 2), resuming: true });
-    const calledBefore = [...new Set([...plan.calledBefore, ...toolsRunIn(deps, result.runId)])];
-    return executeRun(deps, { ...plan, ...window, resumedFrom: result.runId, calledBefore }, true);
+/** A run let through to the model: the client its first call uses, and the turn to give back if unspent. */
+interface Admission {
+  model: ModelClient;
+  release(): void;
+}
+
+/**
+ * Waits for the first model call's turn and checks the daily budget then: messages that arrived
+ * together all passed it before any run was charged. A refused run is recorded, and its people are
+ * told once. Null when there is nothing to run (refused, or the bot is shutting down).
+ */
+async function admit(deps: RunnerDependencies, plan: DiscordRunPlan, active: ActiveRun): Promise<Admission | null> {
+  const unlimited = { model: deps.model, release: () => {} };
+  if (!deps.model.turn) return unlimited;
+  const turn = await deps.model.turn(AbortSignal.any([deps.shutdown, active.stopped])).catch(() => null);
+  if (deps.shutdown.aborted) {
+    turn?.release();
+    return null;
   }
-  if (result.error instanceof ModelError && result.error.kind === 'rate-limited' && result.error.retryAfterSeconds !== null) {
-    deps.gate.rateLimited(result.error.retryAfterSeconds, conversation.key);
-  }
-  if (result.error instanceof CallRefused && result.error.quiet) {
-    // Those who asked were told already, once, that the budget is spent.
-    deps.store.runs.markDelivered(result.runId);
-    return;
-  }
-  const text = result.answer ? renderAnswer(result.answer) : (result.userMessage ?? 'No answer.');
+  // Stopped while waiting: the run starts stopped, and says so.
+  if (!turn) return unlimited;
+  active.running();
+  const requester = plan.requesters.at(-1);
+  const verdict = requester && deps.limits ? deps.limits.admitRun(requester.id, plan.conversation.guild_id) : { ok: true as const };
+  if (verdict.ok) return { model: turn.client, release: () => turn.release() };
+  turn.release();
+  const runId = randomUUID();
+  const run = { id: runId, conversationId: plan.conversation.id, instanceId: deps.instanceId, triggerMessageIds: [...plan.triggerIds], model: deps.model.model };
+  deps.lifecycle.refuse({ ...run, reason: 'the daily token budget is spent', told: verdict.tell });
+  deps.logger.warn({ runId, conversation: plan.conversation.key }, 'run refused: the daily token budget is spent');
+  if (verdict.tell) await deliver(deps, plan, { kind: 'no-answer', runId, status: 'failed', userMessage: verdict.message, rateLimitSeconds: null });
+  return null;
+}
+
+/** One run, its tool calls posted as they finish. */
+async function runInDiscord(deps: RunnerDependencies, plan: DiscordRunPlan, active: ActiveRun, model: ModelClient): Promise<RunOutcome> {
+  const runId = randomUUID();
+  const { channel, conversation } = plan;
+  active.running();
+  const posts = toolPostSink(channel, deps.discord.toolPosts, deps.logger, (messageId) => deps.store.runs.addPostedMessage(runId, messageId));
+  const outcome = await runPlan(deps, plan, {
+    runId,
+    model,
+    stop: active.stopped,
+    shutdown: deps.shutdown,
+    sinks: [logSink(deps.logger, { conversation: conversation.key, channelId: channel.id }), posts.sink],
+  });
+  if (outcome.kind === 'interrupted') deps.lifecycle.interrupt(runId, 'the bot shut down before the run ended');
+  else await posts.flush();
+  return outcome;
+}
+
+/** Posts the answer, or why there is none, and records the run delivered (tried, and logged if it failed). */
+async function deliver(deps: RunnerDependencies, plan: DiscordRunPlan, outcome: RunOutcome): Promise<void> {
+  if (outcome.kind === 'interrupted') return;
+  if (outcome.kind === 'no-answer' && outcome.rateLimitSeconds !== null) deps.gate.rateLimited(outcome.rateLimitSeconds, plan.conversation.key);
+  const text = outcome.kind === 'answered' ? renderAnswer(outcome.answer) : outcome.userMessage;
+  const { runId } = outcome;
   try {
-    await sendText(channel, text, { replyTo: plan.replyTo, nonceSeed: `${result.runId}:answer`, onSent: recordPosted });
+    await sendText(plan.channel, text, {
+      replyTo: plan.replyTo,
+      nonceSeed: `${runId}:answer`,
+      onSent: (messageId) => deps.store.runs.addPostedMessage(runId, messageId),
+    });
+    deps.lifecycle.deliver(runId, 'posted');
   } catch (error) {
-    logger.error({ err: error, runId: result.runId, channelId: channel.id, cause: describeDiscordError(error) }, 'could not post the answer');
+    deps.logger.error({ err: error, runId, channelId: plan.channel.id, cause: describeDiscordError(error) }, 'could not post the answer');
+    // Only a crash before this line leaves an answer to deliver at the next start.
+    deps.lifecycle.deliver(runId, 'post-failed');
   }
-  // Tried, and logged if it failed: only a crash before this line leaves an answer to deliver at the next start.
-  deps.store.runs.markDelivered(result.runId);
 }
 
-/** The tools a run ran (finished or not), from its step log. */
-export function toolsRunIn(deps: Pick<RunnerDependencies, 'store'>, runId: string): string[] {
-  const ran = deps.store.steps
-    .ofRun(runId)
-    .filter((step) => step.kind === 'tool-call' && step.tool_name && !['unknown-tool', 'invalid-arguments', 'not-executed'].includes(step.error_kind ?? ''));
-  return [...new Set(ran.map((step) => step.tool_name!))];
-}
-
-/** Whether a failed run deserves a second try with a smaller window. */
-function isContextTooLong(error: Error | null): boolean {
-  return error instanceof ModelError && error.kind === 'context-too-long';
-}
-
-function describePlace(channel: SendableChannels) {
-  if (!('guild' in channel) || !channel.guild) return { kind: 'discord' as const, server: 'unknown', channel: 'unknown', thread: null };
-  if (channel.isThread()) return { kind: 'discord' as const, server: channel.guild.name, channel: channel.parent?.name ?? 'unknown', thread: channel.name };
-  return { kind: 'discord' as const, server: channel.guild.name, channel: 'name' in channel ? String(channel.name) : 'unknown', thread: null };
-}
-
-/** A Discord failure as an operator reads it: the permission or state that stopped it. */
-export function describeDiscordError(error: unknown): string {
-  const code = (error as { code?: unknown }).code;
-  const known: Record<number, string> = {
-    50001: 'missing access (View Channel)',
-    50013: 'missing permissions (Send Messages / Send Messages in Threads / Create Public Threads)',
-    50083: 'the thread is archived',
-    160005: 'the thread is locked',
-    10003: 'the channel no longer exists',
-  };
-  return typeof code === 'number' && known[code] ? known[code] : error instanceof Error ? error.message : String(error);
-}
-
-/** Shows "Bot is typing…" now, and again every few seconds until stopped. */
-function keepTyping(channel: SendableChannels, logger: Logger): { stop(): void } {
-  const type = () => channel.sendTyping().catch((error: unknown) => logger.debug({ err: error, channelId: channel.id }, 'typing indicator failed'));
-  void type();
-  const timer = setInterval(type, typingRenewMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
+/** Where a Discord conversation takes place, as the model should know it. */
+export function describePlace(channel: SendableChannels): ConversationPlace {
+  if (!('guild' in channel) || !channel.guild) return { kind: 'discord', server: 'unknown', channel: 'unknown', thread: null };
+  if (channel.isThread()) return { kind: 'discord', server: channel.guild.name, channel: channel.parent?.name ?? 'unknown', thread: channel.name };
+  return { kind: 'discord', server: channel.guild.name, channel: 'name' in channel ? String(channel.name) : 'unknown', thread: null };
 }

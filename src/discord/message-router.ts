@@ -5,21 +5,26 @@ import {
   type OmitPartialGroupDMChannel,
   type PartialMessage,
 } from 'discord.js';
+import type { ChannelCursorRow } from '../../db/channel-cursors.ts';
 import type { ConversationRow } from '../../db/conversations.ts';
 import type { Store } from '../../db/store.ts';
 import type { Logger } from '../agent/logger.ts';
-import type { Requester } from '../agent/tool.ts';
 import type { DiscordSettings } from '../config.ts';
+import type { ConversationQueues } from '../conversation/conversation-queues.ts';
+import { discordConversationKey } from '../conversation/conversation-keys.ts';
+import { KeyedSerializer } from '../conversation/keyed-serializer.ts';
+import { type MessageWork, messageWork, type QueuedWork } from '../conversation/queued-work.ts';
 import type { ConversationMemory } from '../memory/conversation-memory.ts';
 import type { TokenCounter } from '../memory/token-counter.ts';
 import { formatUserContent } from '../memory/window.ts';
-import type { QueuedWork } from './conversation-runner.ts';
-import { describeDiscordError } from './execute-run.ts';
+import { isAllowedPlace } from './allowed-places.ts';
+import { ChannelProgress } from './channel-progress.ts';
+import { describeDiscordError } from './discord-errors.ts';
 import { cleanText, messageText } from './incoming-message.ts';
-import { isModerator } from './moderation.ts';
+import { messagesAfter } from './messages-after.ts';
+import { discordRequester } from './moderation.ts';
 import { threadName } from './render.ts';
 import { noPings } from './send.ts';
-import type { ThreadQueues } from './thread-queue.ts';
 import type { UsageLimits } from './usage-limits.ts';
 
 export interface RouterDependencies {
@@ -27,57 +32,44 @@ export interface RouterDependencies {
   store: Store;
   memory: ConversationMemory;
   counter: TokenCounter;
-  queues: ThreadQueues<QueuedWork>;
+  queues: ConversationQueues<QueuedWork>;
   discord: DiscordSettings;
   limits: UsageLimits;
   logger: Logger;
 }
 
-type GuildMessage = OmitPartialGroupDMChannel<Message<true>>;
-
-export const conversationKey = (threadId: string) => `discord:${threadId}`;
+export type GuildMessage = OmitPartialGroupDMChannel<Message<true>>;
 
 /**
  * Decides what a message is to the bot. A mention (of its user or its managed role; @everyone and
  * @here do not count) in an allowed text channel starts a thread from that message; in a
  * conversation thread every message goes to the agent; a mention in another thread makes that
  * thread a conversation. Messages from bots are ignored.
+ *
+ * Messages of one conversation are handled one after another, in the order they came, keyed by
+ * the conversation's key: a thread made from a message takes the message's id, so a reply posted
+ * in the new thread at once waits until the message that started it is handled.
  */
 export function messageRouter(deps: RouterDependencies) {
   const { client, store, memory, discord, logger } = deps;
+  const line = new KeyedSerializer();
+  const progress = new ChannelProgress((channelId, guildId, messageId) => store.channelCursors.advance(channelId, guildId, messageId));
   const botRoleId = (message: GuildMessage) => message.guild.roles.botRoleFor(client.user)?.id ?? null;
   const mentionsBot = (message: GuildMessage) => {
     if (message.mentions.users.has(client.user.id)) return true;
     const role = botRoleId(message);
     return role !== null && message.mentions.roles.has(role);
   };
-  const allowed = (message: GuildMessage, channelId: string | null) =>
-    (discord.allowedGuildIds.length === 0 || discord.allowedGuildIds.includes(message.guildId)) &&
-    (discord.allowedChannelIds.length === 0 || (channelId !== null && discord.allowedChannelIds.includes(channelId)));
+  const requesterOf = (message: GuildMessage) => discordRequester(message.author, message.member, message.channel, discord.moderatorRoleIds);
 
   /** Stores the message (null if it already was: the gateway can deliver an event twice). */
-  async function record(message: GuildMessage, conversation: ConversationRow): Promise<QueuedWork | null> {
+  async function record(message: GuildMessage, conversation: ConversationRow): Promise<MessageWork | null> {
     const content = await messageText(message, client.user.id, botRoleId(message), discord.attachmentMaxBytes);
-    const requester = requesterOf(message, discord.moderatorRoleIds);
-    const storedId = memory.recordUserMessage(conversation, {
-      authorId: message.author.id,
-      authorName: requester.displayName,
-      content,
-      discordMessageId: message.id,
-    });
+    const requester = requesterOf(message);
+    const storedId = memory.recordUserMessage(conversation, { authorId: message.author.id, authorName: requester.displayName, content, discordMessageId: message.id });
     if (storedId === null) return null;
     if (message.channel.isThread()) store.conversations.setLastSeenMessage(conversation.id, message.id);
-    return { kind: 'message', storedId, messageId: message.id, messageChannelId: message.channelId, requester };
-  }
-
-  async function enqueue(message: GuildMessage, conversation: ConversationRow): Promise<void> {
-    if (!withinLimits(message)) {
-      // Seen and refused: not to be caught up on (and answered) later.
-      if (message.channel.isThread()) store.conversations.setLastSeenMessage(conversation.id, message.id);
-      return;
-    }
-    const work = await record(message, conversation);
-    if (work) deps.queues.push(conversation.key, work);
+    return messageWork(storedId, { messageId: message.id, channelId: message.channelId }, requester);
   }
 
   /** The per-person rate and the server's daily budget: past either, one polite reply per window. */
@@ -92,10 +84,9 @@ export function messageRouter(deps: RouterDependencies) {
     return false;
   }
 
-  /** The conversation of a thread (`threadId`), or of a message answered in its channel (no thread). */
-  function ensureConversation(message: GuildMessage, where: { threadId: string | null; key: string; title: string; channelId: string | null }): ConversationRow {
+  function ensureConversation(message: GuildMessage, where: { threadId: string; title: string; channelId: string | null }): ConversationRow {
     return store.conversations.ensure({
-      key: where.key,
+      key: discordConversationKey(where.threadId),
       title: where.title,
       guildId: message.guildId,
       channelId: where.channelId,
@@ -105,25 +96,30 @@ export function messageRouter(deps: RouterDependencies) {
     });
   }
 
-  async function handleCreate(message: GuildMessage): Promise<void> {
-    const channel = message.channel;
-    if (channel.isThread()) {
-      if (!allowed(message, channel.parentId)) return;
-      let existing = store.conversations.byKey(conversationKey(channel.id));
-      // A thread made from a message the bot answered in the channel carries that conversation on.
-      if (existing && existing.thread_id === null) existing = store.conversations.setThread(existing.id, channel.id);
-      if (!existing && !mentionsBot(message)) return;
-      const where = { threadId: channel.id, key: conversationKey(channel.id), title: channel.name, channelId: channel.parentId };
-      await enqueue(message, existing ?? ensureConversation(message, where));
+  async function handleInThread(message: GuildMessage): Promise<void> {
+    const thread = message.channel;
+    if (!thread.isThread() || !isAllowedPlace(discord, message.guildId, thread.parentId)) return;
+    let existing = store.conversations.byKey(discordConversationKey(thread.id));
+    // A thread made from a message the bot answered in the channel carries that conversation on.
+    if (existing && existing.thread_id === null) existing = store.conversations.setThread(existing.id, thread.id);
+    if (!existing && !mentionsBot(message)) return;
+    const conversation = existing ?? ensureConversation(message, { threadId: thread.id, title: thread.name, channelId: thread.parentId });
+    if (!withinLimits(message)) {
+      // Seen and refused: not to be caught up on (and answered) later.
+      store.conversations.setLastSeenMessage(conversation.id, message.id);
       return;
     }
-    if (channel.type !== ChannelType.GuildText && channel.type !== ChannelType.GuildAnnouncement) return;
-    if (!allowed(message, channel.id) || !mentionsBot(message)) return;
+    const work = await record(message, conversation);
+    if (work) deps.queues.push(conversation.key, work);
+  }
+
+  async function handleInChannel(message: GuildMessage): Promise<void> {
+    const channel = message.channel;
+    if (!mentionsBot(message) || !withinLimits(message)) return;
     const name = threadName(cleanText(message, client.user.id, botRoleId(message)), message.member?.displayName ?? message.author.displayName);
     // Stored before the thread is made (it takes the message's id), so that a crash in between
     // leaves a conversation and a message to answer at the next start, not a thread nobody knows.
-    if (!withinLimits(message)) return;
-    const conversation = ensureConversation(message, { threadId: message.id, key: conversationKey(message.id), title: name, channelId: channel.id });
+    const conversation = ensureConversation(message, { threadId: message.id, title: name, channelId: channel.id });
     const work = await record(message, conversation);
     if (!work) return;
     try {
@@ -137,47 +133,60 @@ export function messageRouter(deps: RouterDependencies) {
     deps.queues.push(conversation.key, work);
   }
 
-  // Messages of one thread are handled one after another, in the order they came. A thread
-  // started from a message has that message's id, so a reply posted in the new thread at once
-  // waits until its conversation exists, and comes after the message that started it.
-  const chains = new Map<string, Promise<void>>();
-  function inOrder(key: string, work: () => Promise<void>): Promise<void> {
-    const next = (chains.get(key) ?? Promise.resolve()).then(work);
-    const settled = next.catch(() => {});
-    chains.set(key, settled);
-    void settled.then(() => {
-      if (chains.get(key) === settled) chains.delete(key);
-    });
-    return next;
+  /** In an allowed text channel, every message moves the channel's cursor once handled (see ChannelProgress). */
+  function handleCreate(message: GuildMessage): Promise<void> {
+    const channel = message.channel;
+    if (channel.isThread()) return line.run(discordConversationKey(channel.id), () => handleInThread(message));
+    if (channel.type !== ChannelType.GuildText && channel.type !== ChannelType.GuildAnnouncement) return Promise.resolve();
+    if (!isAllowedPlace(discord, message.guildId, channel.id)) return Promise.resolve();
+    const done = progress.begin(channel.id, message.guildId, message.id);
+    // A failure is logged by the caller; the cursor moves on, or it would hold every later message back.
+    return line.run(discordConversationKey(message.id), () => handleInChannel(message)).finally(done);
   }
 
   let closed = false;
 
   return {
     /**
-     * Fetches and handles what was posted in a conversation's thread after the last message seen
-     * (while the bot was down, or its gateway session was lost). Runs in the thread's turn, so a
-     * message arriving meanwhile waits until those before it are stored.
+     * Reads what was posted in a conversation's thread after the last message seen (while the bot
+     * was down, or its gateway session was lost) and handles it. Runs in the thread's turn, so a
+     * message arriving meanwhile waits until those before it are stored. Returns how many.
      */
-    catchUp(conversation: ConversationRow): Promise<number> {
+    catchUpThread(conversation: ConversationRow): Promise<number> {
       const threadId = conversation.thread_id;
       if (!threadId) return Promise.resolve(0);
-      let handled = 0;
-      return inOrder(threadId, async () => {
+      return line.run(discordConversationKey(threadId), async () => {
         const thread = await client.channels.fetch(threadId).catch(() => null);
-        if (!thread?.isThread()) return;
-        let after = conversation.last_seen_message_id ?? threadId;
-        for (let page = 0; page < 20; page++) {
-          const batch = [...(await thread.messages.fetch({ after, limit: 100 })).values()].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
-          for (const message of batch) {
-            after = message.id;
-            if (message.author.bot || message.system || !message.inGuild()) continue;
-            await enqueue(message as GuildMessage, store.conversations.byId(conversation.id) ?? conversation);
-            handled += 1;
-          }
-          if (batch.length < 100) break;
+        if (!thread?.isThread()) return 0;
+        let handled = 0;
+        const current = store.conversations.byId(conversation.id) ?? conversation;
+        for await (const message of messagesAfter(thread, current.last_seen_message_id ?? threadId)) {
+          if (message.author.bot || message.system || !message.inGuild()) continue;
+          await handleInThread(message as GuildMessage);
+          handled += 1;
         }
-      }).then(() => handled);
+        return handled;
+      });
+    },
+
+    /**
+     * Reads what was posted in a channel after its cursor and handles the mentions among them as if
+     * they had just arrived: one already stored (or refused) is not answered again. Returns how
+     * many messages were read.
+     */
+    async catchUpChannel(cursor: ChannelCursorRow): Promise<number> {
+      const channel = await client.channels.fetch(cursor.channel_id).catch(() => null);
+      if (!channel?.isTextBased() || channel.isThread() || channel.isDMBased()) {
+        store.channelCursors.forget(cursor.channel_id); // Gone, or no longer a channel it can read.
+        return 0;
+      }
+      let read = 0;
+      for await (const message of messagesAfter(channel, cursor.last_seen_message_id)) {
+        read += 1;
+        if (message.author.bot || message.system || !message.inGuild()) continue;
+        await handleCreate(message as GuildMessage);
+      }
+      return read;
     },
 
     /** At shutdown: messages from now on are left for the catch-up at the next start. */
@@ -187,8 +196,7 @@ export function messageRouter(deps: RouterDependencies) {
 
     async onMessageCreate(message: Message): Promise<void> {
       if (closed || message.author.bot || !message.inGuild() || message.system) return;
-      const guildMessage = message as GuildMessage;
-      await inOrder(guildMessage.channel.isThread() ? guildMessage.channelId : guildMessage.id, () => handleCreate(guildMessage));
+      await handleCreate(message as GuildMessage);
     },
 
     /** An edited message is edited in memory too (a thread's first message lives in its parent channel). */
@@ -206,14 +214,14 @@ export function messageRouter(deps: RouterDependencies) {
      * their way in (a thread's first message is keyed by its own id), so none slips past it.
      */
     async onMessagesDeleted(channelId: string, messageIds: readonly string[]): Promise<void> {
-      await Promise.all([channelId, ...messageIds].map((key) => chains.get(key)));
+      await Promise.all([channelId, ...messageIds].map((id) => line.settled(discordConversationKey(id))));
       for (const id of messageIds) store.messages.deleteByDiscordId(id);
     },
 
     /** A deleted thread's conversation is purged: messages, runs and steps. */
     async onThreadDeleted(threadId: string): Promise<void> {
-      await chains.get(threadId);
-      const conversation = store.conversations.byKey(conversationKey(threadId));
+      await line.settled(discordConversationKey(threadId));
+      const conversation = store.conversations.byKey(discordConversationKey(threadId));
       if (!conversation) return;
       store.conversations.purge(conversation.id);
       logger.info({ threadId }, 'conversation purged with its thread');
@@ -221,17 +229,11 @@ export function messageRouter(deps: RouterDependencies) {
 
     /** A deleted channel takes its threads with it: their conversations are purged. */
     onChannelDeleted(channelId: string): void {
+      store.channelCursors.forget(channelId);
       const purged = store.conversations.purgeInChannel(channelId);
       if (purged > 0) logger.info({ channelId, conversations: purged }, 'conversations purged with their channel');
     },
   };
 }
 
-/** Who wrote the message, and whether Discord says they are a moderator where they wrote it. */
-function requesterOf(message: GuildMessage, moderatorRoleIds: readonly string[]): Requester {
-  return {
-    id: message.author.id,
-    displayName: message.member?.displayName ?? message.author.displayName,
-    isModerator: isModerator(message.member, message.channel, moderatorRoleIds),
-  };
-}
+export type MessageRouter = ReturnType<typeof messageRouter>;

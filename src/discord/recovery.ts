@@ -1,57 +1,71 @@
+import type { ChannelCursorRow } from '../../db/channel-cursors.ts';
 import type { ConversationRow } from '../../db/conversations.ts';
 import type { Store } from '../../db/store.ts';
 import type { Logger } from '../agent/logger.ts';
-import type { QueuedWork } from './conversation-runner.ts';
-import type { ThreadQueues } from './thread-queue.ts';
+import type { ConversationQueues } from '../conversation/conversation-queues.ts';
+import { messageWork, type QueuedWork, storedRequester } from '../conversation/queued-work.ts';
+import type { RunLifecycle } from '../conversation/run-lifecycle.ts';
+import type { MessageRouter } from './message-router.ts';
 
-/** Conversations with a message in this window are caught up on at start-up. */
+/** Conversations and channels with a message in this window are caught up on at start-up. */
 export const catchUpDays = 7;
 const maxConversations = 200;
+const maxChannels = 200;
 
 /** The Discord conversations worth catching up on. */
 export function recentConversations(store: Store): ConversationRow[] {
   return store.conversations.recentDiscord(Date.now() - catchUpDays * 86_400_000, maxConversations);
 }
 
+/** The channels whose mentions are worth catching up on. */
+function recentChannels(store: Store): ChannelCursorRow[] {
+  return store.channelCursors.recent(Date.now() - catchUpDays * 86_400_000, maxChannels);
+}
+
 /**
- * Queues, per conversation and in order, what the last process left undone: runs it was in the
- * middle of (or had ended without posting), then messages it had stored but no run took. Reads
- * the database only, in one go, before any new message is handled, so nothing new can hide them.
+ * Queues, per conversation and in order, what the last process left undone: the runs owed to
+ * their people (interrupted, or ended but never delivered), then messages it had stored but no run
+ * took. Reads the database only, in one go, before any new message is handled, so nothing new can
+ * hide them.
  */
-export function queueUnfinishedWork(store: Store, queues: ThreadQueues<QueuedWork>, conversations: readonly ConversationRow[]): { resumed: number; pending: number } {
+export function queueUnfinishedWork(
+  store: Store,
+  lifecycle: RunLifecycle,
+  queues: ConversationQueues<QueuedWork>,
+  conversations: readonly ConversationRow[],
+): { resumed: number; pending: number } {
   const counts = { resumed: 0, pending: 0 };
   for (const conversation of conversations) {
-    for (const run of store.runs.toResume(conversation.id)) {
-      queues.push(conversation.key, { kind: 'resume', run });
+    for (const run of lifecycle.owed(conversation.id)) {
+      queues.push(conversation.key, { kind: 'take-up', run });
       counts.resumed += 1;
     }
-    for (const row of store.messages.userMessagesAfter(conversation.id, store.runs.latestTrigger(conversation.id))) {
+    for (const row of store.messages.userMessagesAfter(conversation.id, lifecycle.latestAnswered(conversation.id))) {
       if (!row.discord_message_id) continue;
       // A thread's first message lives in its parent channel.
       const inThread = conversation.thread_id !== null && row.discord_message_id !== conversation.thread_id;
-      queues.push(conversation.key, {
-        kind: 'message',
-        storedId: row.id,
-        messageId: row.discord_message_id,
-        messageChannelId: (inThread ? conversation.thread_id : conversation.channel_id) ?? '',
-        // Not known to be a moderator without a fresh look at their roles: the safe default.
-        requester: { id: row.author_id ?? 'unknown', displayName: row.author_name ?? 'someone', isModerator: false },
-      });
+      const channelId = (inThread ? conversation.thread_id : conversation.channel_id) ?? '';
+      queues.push(conversation.key, messageWork(row.id, { messageId: row.discord_message_id, channelId }, storedRequester(row)));
       counts.pending += 1;
     }
   }
   return counts;
 }
 
-/** Catches up on every recent conversation's thread; logs what it found. */
-export async function catchUpAll(conversations: readonly ConversationRow[], catchUp: (conversation: ConversationRow) => Promise<number>, logger: Logger): Promise<number> {
-  const results = await Promise.all(
-    conversations.map((conversation) =>
-      catchUp(conversation).catch((error: unknown) => {
-        logger.warn({ err: error, conversation: conversation.key }, 'could not catch up on a thread');
-        return 0;
-      }),
-    ),
-  );
-  return results.reduce((sum, count) => sum + count, 0);
+/**
+ * Reads back what was posted while the bot was away, in every recent conversation's thread and
+ * every channel it answers mentions in, and handles it as if it had just arrived. Logs a place it
+ * could not read and goes on. Returns how many messages were read.
+ */
+export async function catchUp(store: Store, router: MessageRouter, logger: Logger, conversations = recentConversations(store)): Promise<number> {
+  const count = (work: Promise<number>, fields: Record<string, unknown>, what: string) =>
+    work.catch((error: unknown) => {
+      logger.warn({ ...fields, err: error }, what);
+      return 0;
+    });
+  const results = await Promise.all([
+    ...conversations.map((conversation) => count(router.catchUpThread(conversation), { conversation: conversation.key }, 'could not catch up on a thread')),
+    ...recentChannels(store).map((cursor) => count(router.catchUpChannel(cursor), { channelId: cursor.channel_id }, 'could not catch up on a channel')),
+  ]);
+  return results.reduce((sum, read) => sum + read, 0);
 }

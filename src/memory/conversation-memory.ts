@@ -1,6 +1,7 @@
 import type { ConversationRow } from '../../db/conversations.ts';
 import type { Store } from '../../db/store.ts';
-import type { AgentEvent, AgentEventSink } from '../agent/events.ts';
+import { type AgentEventSink, fanOut } from '../agent/events.ts';
+import type { Logger } from '../agent/logger.ts';
 import type { ChatMessage, UserMessage } from '../agent/messages.ts';
 import { stepLogSink } from '../run-log/step-log-sink.ts';
 import { memorySink } from './memory-sink.ts';
@@ -10,6 +11,18 @@ import { conversationOrder, formatUserContent, selectWindow, toChatMessages } fr
 export interface MemorySettings {
   tokenBudget: number;
   messageTokenCap: number;
+}
+
+/** What a run's record needs besides its conversation. */
+export interface RunRecordOptions {
+  /** The stored messages the run answers. */
+  triggerIds?: readonly number[];
+  /** The interrupted run this one takes up again. */
+  resumedFrom?: string | null;
+  /** The message the run's rows follow in memory: the newest trigger unless given. */
+  answersId?: number | null;
+  /** False to keep the run in the step log only, out of the conversation's memory. */
+  remember?: boolean;
 }
 
 /** The window always holds at least this many of the newest messages. */
@@ -84,30 +97,14 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
      * The sink that records a run: its step log, and what the conversation remembers of it. Both
      * write each event in one transaction, so that a crash never leaves a call finished in the step
      * log but unanswered in memory (a resumed run would read it as interrupted and may call it
-     * again). A failure of one is reported after the other has written.
+     * again). A failure of one is logged after the other has written.
      */
-    runSinks(conversationId: number, instanceId: string, triggerIds: readonly number[], resumedFrom: string | null = null): AgentEventSink[] {
-      const sinks = [
-        stepLogSink(store.runs, store.steps, { conversationId, instanceId, triggerMessageIds: [...triggerIds], resumedFrom }),
-        memorySink(store.messages, counter, conversationId, triggerIds.length > 0 ? Math.max(...triggerIds) : null),
-      ];
-      const record = store.db.transaction((event: AgentEvent) => {
-        const failures: unknown[] = [];
-        for (const sink of sinks) {
-          try {
-            sink(event);
-          } catch (error) {
-            failures.push(error);
-          }
-        }
-        return failures;
-      });
-      return [
-        (event) => {
-          const failures = record(event);
-          if (failures.length > 0) throw failures[0];
-        },
-      ];
+    runSink(conversationId: number, instanceId: string, run: RunRecordOptions, logger: Logger): AgentEventSink {
+      const triggerIds = [...(run.triggerIds ?? [])];
+      const answersId = run.answersId !== undefined ? run.answersId : triggerIds.length > 0 ? Math.max(...triggerIds) : null;
+      const stepLog = stepLogSink(store.runs, store.steps, { conversationId, instanceId, triggerMessageIds: triggerIds, resumedFrom: run.resumedFrom ?? null });
+      const both = fanOut(run.remember === false ? [stepLog] : [stepLog, memorySink(store.messages, counter, conversationId, answersId)], logger);
+      return store.db.transaction(both);
     },
   };
 }

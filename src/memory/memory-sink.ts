@@ -23,6 +23,14 @@ export function memorySink(messages: MessageQueries, counter: TokenCounter, conv
         for (const call of calls) groupOfCall.set(call.id, head);
         return;
       }
+      case 'tool-call': {
+        if (groupOfCall.has(event.callId)) return;
+        // A call no model turn announced (a person's `/tool`): remembered as a turn of one call.
+        const toolCalls = JSON.stringify([rememberedCall({ id: event.callId, type: 'function', function: { name: event.name, arguments: event.arguments } })]);
+        const head = messages.insertGroupHead({ ...base, runId: event.runId, role: 'assistant', content: '', toolCalls, tokenCount: counter.count(toolCalls) });
+        groupOfCall.set(event.callId, head);
+        return;
+      }
       case 'tool-result':
       case 'tool-error': {
         const groupId = groupOfCall.get(event.callId);

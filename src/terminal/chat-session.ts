@@ -1,13 +1,12 @@
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import type { ConversationRow } from '../../db/conversations.ts';
-import { fanOut } from '../agent/events.ts';
+import { randomUUID } from 'node:crypto';
 import type { Logger } from '../agent/logger.ts';
 import type { ModelClient } from '../agent/model-client.ts';
-import { type AgentSettings, runAgent, type RunResult } from '../agent/run-agent.ts';
-import { buildSystemPrompt } from '../agent/system-prompt.ts';
+import type { AgentSettings } from '../agent/run-agent.ts';
 import type { Requester, RuntimeTool, ToolServer } from '../agent/tool.ts';
-import { currentTools, toolsFor } from '../agent/tool-registry.ts';
+import { type RunOutcome, runPlan } from '../conversation/conversation-run.ts';
 import type { ConversationMemory } from '../memory/conversation-memory.ts';
 import { printToolEvents } from './print-events.ts';
 
@@ -62,36 +61,29 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
     }
     // Without a Discord id a message is never a duplicate, so it is always stored.
     const triggerIds = [memory.recordUserMessage(conversation, { authorId: user.id, authorName: user.displayName, content: text, discordMessageId: null })!];
-    const { history, input } = memory.loadWindow(conversation.id, triggerIds);
-    const onEvent = fanOut([printToolEvents(write), ...memory.runSinks(conversation.id, options.instanceId, triggerIds)], options.logger);
     running = new AbortController();
-    const result = await runAgent({
-      model: options.model,
-      systemPrompt: buildSystemPrompt({
-        operatorPrompt: options.operatorPrompt,
-        now: new Date(),
-        place: { kind: 'terminal', conversation: conversation.title },
-        participants: [user.displayName],
-      }),
-      history,
-      input,
-      tools: toolsFor(currentTools(options.tools, options.toolServers), [user]),
-      context: { conversationId: conversation.key, guildId: null, channelId: null, requester: user, logger: options.logger },
-      settings: options.settings,
-      signal: running.signal,
-      onEvent,
-    });
+    const outcome = await runPlan({ ...options, toolServers: options.toolServers ?? [] }, {
+      conversation,
+      place: { kind: 'terminal', conversation: conversation.title },
+      channelId: null,
+      requesters: [user],
+      ...memory.loadWindow(conversation.id, triggerIds),
+      triggerIds,
+      resumedFrom: null,
+      calledBefore: [],
+    }, { runId: randomUUID(), model: options.model, stop: running.signal, sinks: [printToolEvents(write)] });
     running = null;
-    write(formatResult(result));
+    write(formatOutcome(outcome));
     prompt();
   }
 }
 
 /** The answer, or why there is none, as the person at the terminal reads it. */
-export function formatResult(result: RunResult): string {
-  if (result.answer) {
-    const tools = result.answer.tools_used.length > 0 ? `\n     (tools: ${result.answer.tools_used.join(', ')})` : '';
-    return `bot: ${result.answer.answer}${tools}`;
+export function formatOutcome(outcome: RunOutcome): string {
+  if (outcome.kind === 'answered') {
+    const tools = outcome.answer.tools_used.length > 0 ? `\n     (tools: ${outcome.answer.tools_used.join(', ')})` : '';
+    return `bot: ${outcome.answer.answer}${tools}`;
   }
-  return `bot: (${result.status}) ${result.userMessage ?? ''}`.trimEnd();
+  const status = outcome.kind === 'no-answer' ? outcome.status : outcome.kind === 'interrupted' ? 'stopped' : 'failed';
+  return `bot: (${status}) ${outcome.kind === 'interrupted' ? '' : outcome.userMessage}`.trimEnd();
 }

@@ -18,7 +18,7 @@ describe('openDatabase', () => {
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'messages_fts_%' ORDER BY name").pluck().all();
-    expect(tables).toEqual(['conversations', 'guild_usage_days', 'instances', 'messages', 'messages_fts', 'reminders', 'runs', 'steps']);
+    expect(tables).toEqual(['channel_cursors', 'conversations', 'guild_usage_days', 'instances', 'messages', 'messages_fts', 'reminders', 'runs', 'steps']);
     db.close();
   });
 

@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { migrations } from '../../db/migrations.ts';
 import { openDatabase } from '../../db/open-database.ts';
 import { openStore } from '../../db/store.ts';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { tempStore } from '../support/temp-store.ts';
 
 const day = 86_400_000;
@@ -46,17 +49,13 @@ describe('tokens per server per day (the daily budget)', () => {
   });
 
   it('is filled from the runs already there when an older database is migrated', () => {
-    const { store, path } = tempStore();
-    const id = conversation(store, 'a', 'guild-1');
-    store.runs.start({ id: 'r1', conversationId: id, instanceId: 'i', triggerMessageIds: [], model: 'm' }, monday + 1);
-    store.runs.addUsage('r1', 30, 12, 42);
-    store.close();
-    // Back to version 3, as a bot before this migration left it.
-    const db = openDatabase(path);
-    db.exec('DROP TRIGGER runs_usage_on_insert; DROP TRIGGER runs_usage_on_update; DROP TABLE guild_usage_days;');
-    db.pragma('user_version = 3');
+    const path = join(mkdtempSync(join(tmpdir(), 'usage-')), 'bot.sqlite');
+    // A database as a bot before this migration (version 3) left it.
+    const db = openDatabase(path, { migrations: migrations.filter((migration) => migration.version <= 3) });
+    db.prepare("INSERT INTO instances (id, kind, pid, hostname, started_at, heartbeat_at) VALUES ('i', 'bot', 1, 'h', 0, 0)").run();
+    db.prepare("INSERT INTO conversations (id, key, title, guild_id, created_at) VALUES (1, 'discord:a', 'a', 'guild-1', ?)").run(monday);
+    db.prepare("INSERT INTO runs (id, conversation_id, instance_id, trigger_message_ids, status, model, started_at, prompt_tokens, completion_tokens, total_tokens) VALUES ('r1', 1, 'i', '[]', 'answered', 'm', ?, 30, 12, 42)").run(monday + 1);
     db.close();
-    expect(migrations.at(-1)!.version).toBe(4);
 
     const reopened = openStore(path);
     expect(reopened.runs.tokensOnDay('guild-1', monday)).toBe(42);

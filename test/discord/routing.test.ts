@@ -154,7 +154,7 @@ describe('what the bot posts', () => {
 
       expect(model.maxConcurrent).toBe(limit);
       await world.bot.queues.idle();
-      expect(world.bot.queues.activeThreads).toBe(0);
+      expect(world.bot.queues.activeConversations).toBe(0);
       await world.close();
     }
     world = undefined as unknown as BotWorld;

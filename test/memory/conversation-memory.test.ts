@@ -48,7 +48,7 @@ async function exchange(memory: ReturnType<typeof conversationMemory>, conversat
     tools,
     context: testContext,
     settings: defaultAgentSettings,
-    onEvent: fanOut(memory.runSinks(conversationId, instanceId, triggerIds), silentLogger),
+    onEvent: memory.runSink(conversationId, instanceId, { triggerIds }, silentLogger),
   });
 }
 
@@ -161,7 +161,7 @@ describe('conversation memory', () => {
     const conversation = newConversation();
     const triggerIds = [memory.recordUserMessage(conversation, { ...ada, content: 'two things' })!];
     const crashed = startInstance(store, 'test');
-    const sinks = fanOut(memory.runSinks(conversation.id, crashed.id, triggerIds), silentLogger);
+    const sinks = memory.runSink(conversation.id, crashed.id, { triggerIds }, silentLogger);
     // The run gets as far as one of two results; then the process dies.
     sinks({ type: 'run-start', runId: 'run-1', conversationId: 'c', model: 'm', toolNames: [], at: new Date() });
     const calls = [1, 2].map((n) => ({ id: `call_${n}`, type: 'function' as const, function: { name: 'calculator', arguments: `{"expression":"${n}+${n}"}` } }));

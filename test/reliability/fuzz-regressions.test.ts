@@ -52,7 +52,7 @@ async function runRecorded(settings: Partial<typeof defaultAgentSettings> = {}):
     tools: buildToolRegistry(builtInTools),
     context: testContext,
     settings: { ...defaultAgentSettings, ...settings },
-    onEvent: fanOut(memory.runSinks(conversation.id, instance.id, [storedId]), silentLogger),
+    onEvent: memory.runSink(conversation.id, instance.id, { triggerIds: [storedId] }, silentLogger),
   });
   return { result, conversationId: conversation.id };
 }

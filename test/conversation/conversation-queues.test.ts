@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { limitModelCalls } from '../../src/agent/limit-model-calls.ts';
 import type { ModelClient } from '../../src/agent/model-client.ts';
-import { ThreadQueues } from '../../src/discord/thread-queue.ts';
+import { ConversationQueues } from '../../src/conversation/conversation-queues.ts';
 
 /** A promise with its resolve function outside, to hold work until the test lets it go. */
 function gate() {
@@ -12,11 +12,11 @@ function gate() {
   return { open, opened };
 }
 
-describe('ThreadQueues', () => {
+describe('ConversationQueues', () => {
   it('runs one batch at a time per thread, batching what arrives during a run, up to the limit', async () => {
     const batches: string[][] = [];
     const first = gate();
-    const queues = new ThreadQueues<string>(
+    const queues = new ConversationQueues<string>(
       async (_thread, batch) => {
         batches.push(batch);
         if (batches.length === 1) await first.opened;
@@ -33,14 +33,14 @@ describe('ThreadQueues', () => {
     await queues.idle();
 
     expect(batches).toEqual([['a'], ['b', 'c', 'd'], ['e']]);
-    expect(queues.activeThreads).toBe(0);
+    expect(queues.activeConversations).toBe(0);
   });
 
   it('runs different threads side by side, and keeps going after a failed batch', async () => {
     const started: string[] = [];
     const errors: string[] = [];
     const hold = gate();
-    const queues = new ThreadQueues<string>(
+    const queues = new ConversationQueues<string>(
       async (thread, batch) => {
         started.push(`${thread}:${batch.join()}`);
         if (thread === 't1' && batch[0] === 'a') {

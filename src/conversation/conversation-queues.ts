@@ -1,0 +1,51 @@
+import { KeyedSerializer } from './keyed-serializer.ts';
+
+/**
+ * One queue per conversation: its runs happen one at a time, and what arrives during a run is
+ * answered by the next one, in one batch of at most `maxBatch`. Conversations run side by side.
+ * Built on the same per-key serializer as the router, keyed by conversation key.
+ */
+export class ConversationQueues<Item> {
+  private readonly waiting = new Map<string, Item[]>();
+  private readonly line = new KeyedSerializer();
+
+  constructor(
+    private readonly handle: (conversationKey: string, batch: Item[]) => Promise<void>,
+    private readonly onError: (error: unknown, conversationKey: string) => void,
+    readonly maxBatch = 20,
+  ) {}
+
+  push(conversationKey: string, item: Item): void {
+    const queue = this.waiting.get(conversationKey);
+    if (queue) {
+      queue.push(item);
+      return;
+    }
+    this.waiting.set(conversationKey, [item]);
+    void this.line.run(conversationKey, () => this.drain(conversationKey));
+  }
+
+  /** Conversations with a run going or work waiting. */
+  get activeConversations(): number {
+    return this.line.activeKeys;
+  }
+
+  /** Resolves once every queue is empty and every run has ended. */
+  idle(): Promise<void> {
+    return this.line.idle();
+  }
+
+  private async drain(conversationKey: string): Promise<void> {
+    const queue = this.waiting.get(conversationKey) ?? [];
+    // The first item starts at once; later ones wait for the run before them.
+    while (queue.length > 0) {
+      const batch = queue.splice(0, this.maxBatch);
+      try {
+        await this.handle(conversationKey, batch);
+      } catch (error) {
+        this.onError(error, conversationKey);
+      }
+    }
+    this.waiting.delete(conversationKey);
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * How a run in a conversation is composed, the same for the bot and the terminal chat: prepare
+ * (pure: the prompt, the tools, the window) → run (the agent, with the run recorded in the step log
+ * and memory) → an outcome the caller delivers. Neither Discord nor the terminal is known here.
+ */
+import type { ConversationRow } from '../../db/conversations.ts';
+import { type AgentEventSink, fanOut } from '../agent/events.ts';
+import type { FinalAnswer } from '../agent/final-answer.ts';
+import type { Logger } from '../agent/logger.ts';
+import type { ChatMessage, UserMessage } from '../agent/messages.ts';
+import type { ModelClient } from '../agent/model-client.ts';
+import { ModelError } from '../agent/model-error.ts';
+import { type AgentSettings, runAgent, type RunAgentOptions } from '../agent/run-agent.ts';
+import { buildSystemPrompt, type ConversationPlace } from '../agent/system-prompt.ts';
+import type { Requester, RuntimeTool, ToolServer } from '../agent/tool.ts';
+import { currentTools, toolsFor } from '../agent/tool-registry.ts';
+import type { ConversationMemory } from '../memory/conversation-memory.ts';
+
+/** What every run of a process is made with. */
+export interface RunSetup {
+  memory: ConversationMemory;
+  instanceId: string;
+  tools: readonly RuntimeTool[];
+  /** Servers whose tools come and go (MCP): listed anew for each run. */
+  toolServers: readonly ToolServer[];
+  settings: AgentSettings;
+  operatorPrompt: string | null;
+  logger: Logger;
+}
+
+/** One run: what it answers, what it knows, and where it takes place. */
+export interface RunPlan {
+  conversation: ConversationRow;
+  place: ConversationPlace;
+  /** The Discord channel the run answers in, for its tools (null at the terminal). */
+  channelId: string | null;
+  /** Who asked, oldest first: the last one is the requester its tools see. */
+  requesters: readonly Requester[];
+  history: readonly ChatMessage[];
+  input: readonly UserMessage[];
+  /** The stored messages it answers. */
+  triggerIds: readonly number[];
+  /** The run it takes up again (after a crash, or a retry with a smaller window). */
+  resumedFrom: string | null;
+  /** Tools the runs it takes up already called. */
+  calledBefore: readonly string[];
+}
+
+/** How a run ended, as its deliverer needs to know it. */
+export type RunOutcome =
+  | { kind: 'answered'; runId: string; answer: FinalAnswer }
+  /** No answer: a limit, `/stop`, or the model service; `userMessage` says so to people. */
+  | { kind: 'no-answer'; runId: string; status: 'stopped' | 'failed'; userMessage: string; rateLimitSeconds: number | null }
+  /** The model's context was too long for the window: worth one more try with a smaller one. */
+  | { kind: 'context-too-long'; runId: string; userMessage: string }
+  /** Stopped by the shutdown: to be taken up at the next start, nothing posted. */
+  | { kind: 'interrupted'; runId: string };
+
+/** The agent's options for a plan: pure, so the same plan always makes the same request. */
+export function prepareRun(setup: RunSetup, plan: RunPlan, now: Date): Omit<RunAgentOptions, 'model' | 'runId' | 'signal' | 'onEvent'> {
+  const participants = [plan.conversation.started_by_name, ...plan.requesters.map((requester) => requester.displayName)];
+  const requester = plan.requesters.at(-1) ?? { id: 'unknown', displayName: 'someone', isModerator: false };
+  return {
+    systemPrompt: buildSystemPrompt({
+      operatorPrompt: setup.operatorPrompt,
+      now,
+      place: plan.place,
+      participants: [...new Set(participants.filter((name): name is string => !!name))],
+    }),
+    history: plan.history,
+    input: plan.input,
+    tools: toolsFor(currentTools(setup.tools, setup.toolServers), plan.requesters),
+    context: { conversationId: plan.conversation.key, guildId: plan.conversation.guild_id, channelId: plan.channelId, requester, logger: setup.logger },
+    settings: setup.settings,
+    calledBefore: plan.calledBefore,
+  };
+}
+
+/**
+ * Runs a plan: the run is recorded (step log and memory, each event in one transaction) and its
+ * events go to `sinks` too. `stop` ends the run as stopped (`/stop`, Ctrl-C); `shutdown` ends it as
+ * interrupted, to be taken up at the next start.
+ */
+export async function runPlan(
+  setup: RunSetup,
+  plan: RunPlan,
+  options: { runId: string; model: ModelClient; sinks: readonly AgentEventSink[]; stop?: AbortSignal; shutdown?: AbortSignal },
+): Promise<RunOutcome> {
+  const signals = [options.stop, options.shutdown].filter((signal): signal is AbortSignal => signal !== undefined);
+  const record = setup.memory.runSink(plan.conversation.id, setup.instanceId, { triggerIds: plan.triggerIds, resumedFrom: plan.resumedFrom }, setup.logger);
+  const result = await runAgent({
+    ...prepareRun(setup, plan, new Date()),
+    runId: options.runId,
+    model: options.model,
+    signal: signals.length > 0 ? AbortSignal.any(signals) : undefined,
+    onEvent: fanOut([record, ...options.sinks], setup.logger),
+  });
+  const runId = result.runId;
+  if (result.answer) return { kind: 'answered', runId, answer: result.answer };
+  if (options.shutdown?.aborted && result.stopReason === 'aborted') return { kind: 'interrupted', runId };
+  const userMessage = result.userMessage ?? 'No answer.';
+  const error = result.error instanceof ModelError ? result.error : null;
+  if (error?.kind === 'context-too-long') return { kind: 'context-too-long', runId, userMessage };
+  const status = result.status === 'stopped' ? 'stopped' : 'failed';
+  return { kind: 'no-answer', runId, status, userMessage, rateLimitSeconds: error?.kind === 'rate-limited' ? error.retryAfterSeconds : null };
+}

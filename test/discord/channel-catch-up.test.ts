@@ -1,0 +1,50 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
+import { finalAnswer } from '../support/scripted-model.ts';
+
+let world: BotWorld;
+afterEach(async () => {
+  await world?.close();
+});
+
+/** Waits until the bot has handled a message of the channel (its cursor is at or past it). */
+const seen = (channelId: string, messageId: string) =>
+  world.discord.waitFor(
+    () => {
+      const cursor = world.store.channelCursors.recent(0, 10).find((row) => row.channel_id === channelId);
+      return cursor !== undefined && BigInt(cursor.last_seen_message_id) >= BigInt(messageId);
+    },
+    { what: `the cursor of ${channelId} at ${messageId}` },
+  );
+
+describe('mentions in a channel while the bot was stopped', () => {
+  it('answers them after the restart, in a thread, exactly once', async () => {
+    world = await startBotWorld();
+    const { discord, model } = world;
+    const { general, random } = discord.channels;
+    const before = await discord.userSays({ channelId: general, author: 'ada', content: 'just chatting' });
+    await seen(general, before.id);
+
+    model.enqueue(finalAnswer('Sorry for the wait: 4.'));
+    let missed = '';
+    await world.restart({
+      whileDown: async () => {
+        await discord.userSays({ channelId: general, author: 'bob', content: 'anyone there?' });
+        missed = (await discord.userSays({ channelId: general, author: 'ada', content: `${mentionOf(world)} what is 2+2?`, mentions: [discord.botUser.id] })).id;
+        // A channel the bot never saw is not read back: it may hold years of history.
+        await discord.userSays({ channelId: random, author: 'ada', content: `${mentionOf(world)} old news`, mentions: [discord.botUser.id] });
+      },
+    });
+
+    const thread = await discord.waitFor(() => discord.threads().find((candidate) => candidate.id === missed), { what: 'a thread from the missed mention' });
+    expect((await waitForBotPosts(world, thread.id, 1))[0]!.content).toBe('Sorry for the wait: 4.');
+    expect(model.requests[0]!.messages.at(-1)).toEqual({ role: 'user', content: 'Ada: what is 2+2?' });
+
+    // Caught up once: a second restart (catch-up is awaited before startBot returns) finds nothing new.
+    await world.restart();
+    await world.bot.queues.idle();
+    expect(model.requests).toHaveLength(1);
+    expect(discord.threads().map((candidate) => candidate.id)).toEqual([missed]);
+    expect(discord.botMessages(thread.id)).toHaveLength(1);
+  });
+});
