@@ -50,10 +50,11 @@ export function createRunQueries(db: Database) {
   const insert = db.prepare<[string, number, string, string, string, number, string | null]>(
     `INSERT INTO runs (id, conversation_id, instance_id, trigger_message_ids, status, model, started_at, resumed_from) VALUES (?, ?, ?, ?, 'running', ?, ?, ?)`,
   );
-  // Interrupted and not yet taken up again, or ended but never posted (a crash in between), oldest first.
+  // Interrupted or ended, never delivered (a crash in between), and not taken up by a later run,
+  // oldest first. A run given up on, or with nothing left to answer, is delivered: never again.
   const toResume = db.prepare<[number], RunRow>(
     `SELECT * FROM runs r WHERE r.conversation_id = ?
-       AND (r.status = 'interrupted' OR (r.status <> 'running' AND r.delivered_at IS NULL))
+       AND r.status <> 'running' AND r.delivered_at IS NULL
        AND NOT EXISTS (SELECT 1 FROM runs later WHERE later.resumed_from = r.id) ORDER BY r.started_at`,
   );
   const markDelivered = db.prepare<[number, string, string]>('UPDATE runs SET delivered_at = ?, delivery = ? WHERE id = ?');

@@ -1,6 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { limitModelCalls } from '../../src/agent/limit-model-calls.ts';
-import type { ModelClient } from '../../src/agent/model-client.ts';
 import { ConversationQueues } from '../../src/conversation/conversation-queues.ts';
 
 /** A promise with its resolve function outside, to hold work until the test lets it go. */
@@ -61,40 +59,5 @@ describe('ConversationQueues', () => {
 
     expect(started).toEqual(['t1:a', 't2:x', 't1:b']);
     expect(errors).toEqual(['t1: boom']);
-  });
-});
-
-describe('limitModelCalls', () => {
-  it('lets at most N model calls run at once, and lets a waiting call leave when aborted', async () => {
-    let running = 0;
-    let most = 0;
-    const release = gate();
-    const slow: ModelClient = {
-      model: 'slow',
-      async complete() {
-        running += 1;
-        most = Math.max(most, running);
-        await release.opened;
-        running -= 1;
-        return { message: { role: 'assistant', content: 'ok' }, usage: null, finishReason: 'stop', model: 'slow' };
-      },
-    };
-    const limited = limitModelCalls(slow, 2);
-    const request = { messages: [], tools: [], toolChoice: 'required' as const };
-    const calls = [1, 2, 3, 4].map(() => limited.complete(request, new AbortController().signal));
-    const leaving = new AbortController();
-    const aborted = limited.complete(request, leaving.signal);
-    await new Promise((resolve) => setImmediate(resolve));
-
-    expect([limited.active, limited.waiting]).toEqual([2, 3]);
-    leaving.abort(new Error('gone'));
-    await expect(aborted).rejects.toThrow('gone');
-    expect(limited.waiting).toBe(2);
-    release.open();
-    await Promise.all(calls);
-    expect(most).toBe(2);
-    // A turn passes on once its caller has taken in the answer (a macrotask later).
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(limited.active).toBe(0);
   });
 });
