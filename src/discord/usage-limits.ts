@@ -24,13 +24,8 @@ export class UsageLimits {
   check(userId: string, guildId: string): LimitVerdict {
     const now = this.now();
     this.forgetIdle(now);
-    if (this.settings.dailyTokenBudget > 0) {
-      const dayStart = Math.floor(now / 86_400_000) * 86_400_000;
-      const used = this.store.runs.tokensOnDay(guildId, dayStart);
-      if (used >= this.settings.dailyTokenBudget) {
-        return this.refuse(`budget:${guildId}:${userId}`, dayStart + 86_400_000, now, `This server has used its ${this.settings.dailyTokenBudget.toLocaleString('en-US')} tokens for today.`);
-      }
-    }
+    const budget = this.budget(userId, guildId, now);
+    if (!budget.ok) return budget;
     if (this.settings.userMessagesPerMinute > 0) {
       const times = (this.recent.get(userId) ?? []).filter((time) => time > now - 60_000);
       if (times.length >= this.settings.userMessagesPerMinute) {
@@ -48,11 +43,16 @@ export class UsageLimits {
    * all passed `check` before any run was charged. Runs already under way finish.
    */
   admitRun(userId: string, guildId: string | null): LimitVerdict {
-    if (this.settings.dailyTokenBudget <= 0 || guildId === null) return { ok: true };
-    const now = this.now();
+    return guildId === null ? { ok: true } : this.budget(userId, guildId, this.now());
+  }
+
+  /** The server's daily token budget (UTC days): spent, the person is told once when it resets. */
+  private budget(userId: string, guildId: string, now: number): LimitVerdict {
+    if (this.settings.dailyTokenBudget <= 0) return { ok: true };
     const dayStart = Math.floor(now / 86_400_000) * 86_400_000;
     if (this.store.runs.tokensOnDay(guildId, dayStart) < this.settings.dailyTokenBudget) return { ok: true };
-    return this.refuse(`budget:${guildId}:${userId}`, dayStart + 86_400_000, now, `This server has used its ${this.settings.dailyTokenBudget.toLocaleString('en-US')} tokens for today.`);
+    const why = `This server has used its ${this.settings.dailyTokenBudget.toLocaleString('en-US')} tokens for today.`;
+    return this.refuse(`budget:${guildId}:${userId}`, dayStart + 86_400_000, now, why);
   }
 
   private refuse(key: string, resetsAt: number, now: number, why: string): LimitVerdict {

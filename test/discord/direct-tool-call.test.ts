@@ -37,7 +37,7 @@ describe('/tool through the agent sinks', () => {
     const conversation = store.conversations.ensure({ key: 'discord:1', title: 't', guildId: 'g', channelId: 'c', threadId: '1', startedById: 'u', startedByName: 'Ada' });
     const inTransaction: boolean[] = [];
     const { insert, insertGroupHead } = store.messages;
-    store.messages.insertGroupHead = (...args) => (inTransaction.push(store.db.inTransaction), insertGroupHead(...args));
+    store.messages.insertGroupHead = Object.assign((...args: Parameters<typeof insertGroupHead>) => (inTransaction.push(store.db.inTransaction), insertGroupHead(...args)), insertGroupHead);
     store.messages.insert = (...args) => (inTransaction.push(store.db.inTransaction), insert(...args));
 
     const direct = await runDirectToolCall(store, memory, {
