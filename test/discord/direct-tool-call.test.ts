@@ -36,8 +36,9 @@ describe('/tool through the agent sinks', () => {
     const memory = conversationMemory(store, counter, { tokenBudget: 8000, messageTokenCap: 1500 });
     const conversation = store.conversations.ensure({ key: 'discord:1', title: 't', guildId: 'g', channelId: 'c', threadId: '1', startedById: 'u', startedByName: 'Ada' });
     const inTransaction: boolean[] = [];
-    const { insert, insertGroupHead } = store.messages;
-    store.messages.insertGroupHead = Object.assign((...args: Parameters<typeof insertGroupHead>) => (inTransaction.push(store.db.inTransaction), insertGroupHead(...args)), insertGroupHead);
+    const { insert } = store.messages;
+    const { complete } = store.steps;
+    store.steps.complete = (...args) => (inTransaction.push(store.db.inTransaction), complete(...args));
     store.messages.insert = (...args) => (inTransaction.push(store.db.inTransaction), insert(...args));
 
     const direct = await runDirectToolCall(store, memory, {
@@ -45,7 +46,8 @@ describe('/tool through the agent sinks', () => {
     });
 
     expect(direct).toMatchObject({ ok: true, text: '42' });
-    expect(inTransaction).toEqual([true, true]); // The call, then its result, each inside its event's transaction.
+    // The step completed and the result remembered, both inside the tool-result event's transaction.
+    expect(inTransaction).toEqual([true, true]);
     const [step] = store.steps.ofRun(direct.runId);
     expect(store.runs.byId(direct.runId)).toMatchObject({ model: 'direct (/tool by u)', status: 'answered' });
 
