@@ -5,6 +5,8 @@ import { messageWork } from '../src/conversation/queued-work.ts';
 import { isAllowedPlace } from '../src/discord/allowed-places.ts';
 import { threadName } from '../src/discord/render.ts';
 import { noPings } from '../src/discord/send.ts';
+import { discordMessageLimit } from '../src/discord/split-message.ts';
+import { truncate } from '../src/text/truncate.ts';
 import { guildOnly, privately, requesterIn } from './shared.ts';
 
 export const ask = defineCommand({
@@ -32,7 +34,7 @@ export const ask = defineCommand({
     await interaction.deferReply({ flags: MessageFlags.Ephemeral });
     const thread = await channel.threads.create({ name: threadName(prompt, name), autoArchiveDuration: 1440 });
     // The question, shown in the thread for everyone, is the message the answer replies to.
-    const shown = await thread.send({ content: `**${name}** asked: ${prompt}`.slice(0, 2000), allowedMentions: noPings });
+    const shown = await thread.send({ content: truncate(`**${name}** asked: ${prompt}`, discordMessageLimit), allowedMentions: noPings });
     const conversation = context.store.conversations.ensure({
       key: discordConversationKey(thread.id),
       title: thread.name,

@@ -7,6 +7,7 @@ import { runDirectToolCall } from '../src/discord/direct-tool-call.ts';
 import { renderToolTurn } from '../src/discord/render.ts';
 import { argumentsFrom } from '../src/discord/tool-options.ts';
 import { isModerator } from '../src/discord/moderation.ts';
+import { truncate, truncateLine } from '../src/text/truncate.ts';
 import { conversationHere, guildOnly, isModeratorIn, privately, requesterIn } from './shared.ts';
 
 /** Discord shows at most 25 suggestions, each named in at most 100 characters. */
@@ -44,7 +45,7 @@ export const tool = defineCommand({
     const status = server.status();
     if (status.state !== 'up') {
       const why = status.state === 'starting' ? 'it is starting' : 'it is down, restarting';
-      return interaction.respond([{ name: `The ${server.name} server is unavailable right now (${why})`.slice(0, maxSuggestionName), value: 'unavailable' }]);
+      return interaction.respond([{ name: truncate(`The ${server.name} server is unavailable right now (${why})`, maxSuggestionName), value: 'unavailable' }]);
     }
     const typed = interaction.options.getFocused().toLowerCase();
     const choices = server
@@ -52,7 +53,7 @@ export const tool = defineCommand({
       .map((candidate) => ({ tool: candidate, shortName: shortName(server, candidate) }))
       .filter(({ shortName: named }) => named.toLowerCase().includes(typed))
       .slice(0, maxSuggestions)
-      .map(({ tool: candidate, shortName: named }) => ({ name: `${named}: ${candidate.description}`.replace(/\s+/g, ' ').slice(0, maxSuggestionName), value: named }));
+      .map(({ tool: candidate, shortName: named }) => ({ name: truncateLine(`${named}: ${candidate.description}`, maxSuggestionName), value: named }));
     await interaction.respond(choices);
   },
 });

@@ -25,3 +25,21 @@ export class UserFacingError extends BotError {
     this.userMessage = userMessage;
   }
 }
+
+/**
+ * What a person or the model may read of a failure: a `UserFacingError`'s `userMessage`, another
+ * error's `message`, or anything else thrown as text.
+ */
+export function errorMessage(error: unknown): string {
+  return error instanceof UserFacingError ? error.userMessage : error instanceof Error ? error.message : String(error);
+}
+
+/** A failure for logs and the step log: the error's name and message ("TypeError: x is not a function"), or anything else thrown as text. */
+export function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+/** What was thrown, as an `Error` (a thrown string or object becomes one with its text as message). */
+export function toError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { truncateWithNote } from '../src/text/truncate.ts';
 import { classifyAddress } from '../src/web/address-policy.ts';
 import { FetchError } from '../src/web/fetch-error.ts';
 import { isReadableType, readableText } from '../src/web/readable-text.ts';
@@ -47,16 +48,14 @@ export function fetchUrlTool(options: FetchUrlOptions = {}) {
       if (readable.kind === 'html' && readable.title) lines.push(`Title: ${readable.title}`);
       if (page.contentType.mediaType) lines.push(`Content-Type: ${page.contentType.mediaType}`);
       if (page.body.truncated) lines.push(`Note: the body is longer than ${limits.maxBytes.toLocaleString('en-US')} bytes; only that much was read.`);
-      return `${lines.join('\n')}\n\n${cut(readable.text.trim() || '(empty body)', limits.maxChars)}`;
+      return `${lines.join('\n')}\n\n${truncateWithNote(readable.text.trim() || '(empty body)', limits.maxChars, truncatedNote)}`;
     },
   });
 }
 
-/** The text, cut to `maxChars` (never inside a surrogate pair) with a line saying so. */
-function cut(text: string, maxChars: number): string {
-  if (text.length <= maxChars) return text;
-  const end = /[\uD800-\uDBFF]/.test(text[maxChars - 1] ?? '') ? maxChars - 1 : maxChars;
-  return `${text.slice(0, end)}\n\n[Truncated: showing the first ${end.toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')} characters.]`;
+/** The note after a page cut to `maxChars`: the model should know the page goes on. */
+function truncatedNote(shown: number, total: number): string {
+  return `\n\n[Truncated: showing the first ${shown.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} characters.]`;
 }
 
 export const fetchUrl = fetchUrlTool();

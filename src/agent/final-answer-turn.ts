@@ -1,3 +1,4 @@
+import { errorMessage } from '../errors.ts';
 import type { AgentEventSink } from './events.ts';
 import { correctToolsUsed, type FinalAnswer, finalAnswerSchema, finalAnswerToolName } from './final-answer.ts';
 import type { ToolCall, ToolMessage } from './messages.ts';
@@ -47,7 +48,7 @@ function validate(text: string): FinalAnswer | string[] {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    return [`the arguments are not valid JSON (${error instanceof Error ? error.message : String(error)})`];
+    return [`the arguments are not valid JSON (${errorMessage(error)})`];
   }
   const result = zodValidate(finalAnswerSchema, parsed);
   return result.ok ? (result.value as FinalAnswer) : result.issues;

@@ -1,4 +1,5 @@
 import { UserFacingError } from '../errors.ts';
+import { formatWait } from '../text/duration.ts';
 
 /** What went wrong with the model service, in terms a person can act on. */
 export type ModelErrorKind =
@@ -56,11 +57,4 @@ function userMessageFor(kind: ModelErrorKind, retryAfterSeconds: number | null):
     case 'rejected':
       return 'The model service refused the request. The operator can find the cause in the logs.';
   }
-}
-
-/** "45 seconds", "3 minutes", "2 hours": rounded up, for people. */
-export function formatWait(seconds: number): string {
-  if (seconds < 90) return `${Math.max(1, Math.ceil(seconds))} seconds`;
-  if (seconds < 90 * 60) return `${Math.ceil(seconds / 60)} minutes`;
-  return `${Math.ceil(seconds / 3600)} hours`;
 }

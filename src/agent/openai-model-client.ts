@@ -6,6 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import { describeError } from '../errors.ts';
+import { readUpTo } from '../streams/read-up-to.ts';
 import type { AssistantMessage, ToolCall } from './messages.ts';
 import { ModelError } from './model-error.ts';
 import { untilAborted } from './until-aborted.ts';
@@ -59,7 +61,7 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
       } catch (error) {
         // A reply of the wrong shape is the server's fault, not a bug of ours: say so.
         if (error instanceof ModelError) throw error;
-        throw new ModelError('invalid-response', { detail: `the response could not be read: ${describe(error)}`, cause: error });
+        throw new ModelError('invalid-response', { detail: `the response could not be read: ${describeError(error)}`, cause: error });
       }
     },
   };
@@ -149,7 +151,7 @@ export function toModelError(error: unknown, signal: AbortSignal, apiKey: string
     return new ModelError('unavailable', { detail: `cannot reach the model server: ${error.message}`, cause: error });
   }
   if (!(error instanceof OpenAI.APIError)) {
-    return new ModelError('invalid-response', { detail: describe(error), cause: error });
+    return new ModelError('invalid-response', { detail: describeError(error), cause: error });
   }
   const status = error.status ?? null;
   const code = typeof error.code === 'string' ? error.code : '';
@@ -229,21 +231,9 @@ async function readCapped(response: Response): Promise<ArrayBuffer | null | 'too
     await response.body.cancel();
     return 'too large';
   }
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    length += value.byteLength;
-    if (length > maxResponseBytes) {
-      await reader.cancel();
-      return 'too large';
-    }
-    chunks.push(value);
-  }
-  const whole = Buffer.concat(chunks, length);
-  return whole.buffer.slice(whole.byteOffset, whole.byteOffset + whole.byteLength) as ArrayBuffer;
+  const { bytes, truncated } = await readUpTo(response.body, maxResponseBytes);
+  if (truncated) return 'too large';
+  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 }
 
 /** What the client sees of a response too large to read: an error it does not retry, named by its code. */
@@ -258,8 +248,4 @@ const tooLargeCode = 'response_too_large';
 export function maskSecrets(text: string, apiKey: string | null): string {
   const masked = apiKey && apiKey.length >= 4 ? text.split(apiKey).join('[redacted]') : text;
   return masked.replace(/\b(sk-[A-Za-z0-9_*-]{2})[A-Za-z0-9_*-]{6,}/g, '$1…[redacted]');
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

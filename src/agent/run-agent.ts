@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { describeError, toError } from '../errors.ts';
+import { formatTimeLimit } from '../text/duration.ts';
 import { deadline } from './deadline.ts';
 import { type AgentEvent, type AgentEventSink, fanOut, type RunStatus, type StopReason } from './events.ts';
 import { settleFinalAnswers } from './final-answer-turn.ts';
@@ -94,7 +96,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       answer: fields.answer ?? null,
       stopReason: fields.stopReason ?? null,
       userMessage: fields.userMessage ?? null,
-      error: error === undefined ? null : error instanceof Error ? error : new Error(String(error)),
+      error: error === undefined ? null : toError(error),
       transcript: messages.slice(firstNew),
       steps: step,
       usage,
@@ -209,14 +211,10 @@ function stopMessage(reason: StopReason, settings: AgentSettings): string {
     case 'step-limit':
       return `I stopped after ${settings.maxSteps} steps without reaching an answer. Try a narrower question.`;
     case 'time-limit':
-      return `I ran out of time (${Math.round(settings.runTimeoutMs / 1000)} seconds) before reaching an answer.`;
+      return `I ran out of time (${formatTimeLimit(settings.runTimeoutMs)}) before reaching an answer.`;
     case 'aborted':
       return 'Stopped before an answer was reached.';
     case 'no-answer':
       return 'The model replied without an answer. Please try again, or rephrase.';
   }
-}
-
-function describeError(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { FunctionSpec } from './model-client.ts';
+import { mapSchema } from './schema-walk.ts';
 import { isStrictCompatible } from './strict-schema.ts';
 import type { RuntimeTool, ToolContext, ValidationResult } from './tool.ts';
 
@@ -56,20 +57,8 @@ export function fromJsonSchemaTool(tool: Omit<RuntimeTool, 'spec'>): RuntimeTool
 }
 
 /** Adds `additionalProperties: false` to every object schema that does not say otherwise. */
-function closeObjects(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(closeObjects);
-  if (typeof node !== 'object' || node === null) return node;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) {
-    out[key] = key === 'properties' || key === '$defs' ? mapValues(value, closeObjects) : closeObjects(value);
-  }
-  if (out.type === 'object' && !('additionalProperties' in out)) out.additionalProperties = false;
-  return out;
-}
-
-function mapValues(value: unknown, map: (item: unknown) => unknown): unknown {
-  if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, map(item)]));
+function closeObjects(schema: unknown): unknown {
+  return mapSchema(schema, (node) => (node.type === 'object' && !('additionalProperties' in node) ? { ...node, additionalProperties: false } : node));
 }
 
 export function zodValidate(schema: z.ZodType, input: unknown): ValidationResult {

@@ -1,3 +1,4 @@
+import { truncate } from '../text/truncate.ts';
 import { finalAnswerToolName } from './final-answer.ts';
 
 /** Where the conversation takes place, as the model should know it. */
@@ -58,5 +59,5 @@ function formatNow(now: Date): string {
 
 /** Names come from users: quoted, with quotes and line breaks removed, so they cannot add lines. */
 function quote(name: string): string {
-  return `"${name.replace(/["\r\n]/g, ' ').slice(0, 100)}"`;
+  return `"${truncate(name.replace(/["\r\n]/g, ' '), 100)}"`;
 }

@@ -1,4 +1,6 @@
-import { UserFacingError } from '../errors.ts';
+import { errorMessage } from '../errors.ts';
+import { formatTimeLimit } from '../text/duration.ts';
+import { truncateWithNote } from '../text/truncate.ts';
 import { type Deadline, deadline } from './deadline.ts';
 import type { AgentEventSink, ToolErrorKind } from './events.ts';
 import type { ToolCall, ToolMessage } from './messages.ts';
@@ -87,8 +89,7 @@ function parseArguments(text: string): { ok: true; value: unknown } | { ok: fals
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return { ok: false, text: `The arguments are not valid JSON (${reason}). Send one JSON object that matches the schema.` };
+    return { ok: false, text: `The arguments are not valid JSON (${errorMessage(error)}). Send one JSON object that matches the schema.` };
   }
 }
 
@@ -101,11 +102,10 @@ async function execute(turn: ToolTurn, limit: Deadline, tool: RuntimeTool, args:
   } catch (error) {
     if (turn.runSignal.aborted) return { ok: false, kind: 'cancelled', text: 'Cancelled: the run was stopped.' };
     if (limit.expired) {
-      return { ok: false, kind: 'timeout', text: `Error: ${tool.name} did not finish within ${turn.toolTimeoutMs / 1000} seconds.` };
+      return { ok: false, kind: 'timeout', text: `Error: ${tool.name} did not finish within ${formatTimeLimit(turn.toolTimeoutMs)}.` };
     }
     turn.context.logger.warn({ err: error, tool: tool.name }, 'a tool failed');
-    const message = error instanceof UserFacingError ? error.userMessage : error instanceof Error ? error.message : String(error);
-    return { ok: false, kind: 'threw', text: `Error: ${message}` };
+    return { ok: false, kind: 'threw', text: `Error: ${errorMessage(error)}` };
   }
 }
 
@@ -113,6 +113,5 @@ async function execute(turn: ToolTurn, limit: Deadline, tool: RuntimeTool, args:
 export function formatObservation(result: unknown): string {
   const text =
     typeof result === 'string' ? result : result === undefined || result === null ? '(no result)' : JSON.stringify(result);
-  if (text.length <= maxObservationChars) return text;
-  return `${text.slice(0, maxObservationChars)}\n[cut: ${text.length - maxObservationChars} more characters]`;
+  return truncateWithNote(text, maxObservationChars, (shown, total) => `\n[cut: ${total - shown} more characters]`);
 }

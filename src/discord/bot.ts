@@ -6,7 +6,7 @@ import type { ModelClient } from '../agent/model-client.ts';
 import type { AgentSettings } from '../agent/run-agent.ts';
 import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
 import type { DiscordSettings } from '../config.ts';
-import { UserFacingError } from '../errors.ts';
+import { toError, UserFacingError } from '../errors.ts';
 import { conversationMemory, type MemorySettings } from '../memory/conversation-memory.ts';
 import type { TokenCounter } from '../memory/token-counter.ts';
 import { ActiveRuns } from '../conversation/active-runs.ts';
@@ -194,5 +194,5 @@ function explainLoginError(error: unknown): Error {
       { cause: error },
     );
   }
-  return error instanceof Error ? error : new Error(String(error));
+  return toError(error);
 }

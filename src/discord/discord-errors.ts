@@ -1,3 +1,5 @@
+import { errorMessage } from '../errors.ts';
+
 /** Discord's JSON error codes the bot meets, in words an operator can act on. */
 const knownCodes: Record<number, string> = {
   50001: 'missing access (View Channel)',
@@ -10,5 +12,5 @@ const knownCodes: Record<number, string> = {
 /** A Discord failure as an operator reads it: the permission or state that stopped it. */
 export function describeDiscordError(error: unknown): string {
   const code = (error as { code?: unknown }).code;
-  return typeof code === 'number' && knownCodes[code] ? knownCodes[code] : error instanceof Error ? error.message : String(error);
+  return typeof code === 'number' && knownCodes[code] ? knownCodes[code] : errorMessage(error);
 }

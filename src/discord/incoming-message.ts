@@ -1,4 +1,5 @@
 import { cleanContent, type Attachment, type Collection, type Message } from 'discord.js';
+import { readUpTo } from '../streams/read-up-to.ts';
 
 /** Attachments read as text: by type, or by name where the type is missing or generic. */
 const textTypes = /^(text\/|application\/(json|xml|x-yaml|yaml|toml|x-sh|javascript|typescript|sql|csv))/;
@@ -34,29 +35,14 @@ async function describeAttachments(attachments: Collection<string, Attachment>, 
         const response = await fetch(attachment.url, { signal: AbortSignal.timeout(fetchTimeoutMs), redirect: 'error' });
         if (!response.ok) return `[Attachment ${label}: could not be read (HTTP ${response.status}).]`;
         // The size Discord reports is checked above; the body is cut again as it is read, in case it lied.
-        const text = new TextDecoder('utf-8').decode(await readUpTo(response, maxBytes));
+        const body = response.body === null ? new Uint8Array() : (await readUpTo(response.body, maxBytes)).bytes;
+        const text = new TextDecoder('utf-8').decode(body);
         return `[Attachment ${attachment.name}]\n\`\`\`\n${text.replace(/```/g, 'ˋˋˋ')}\n\`\`\``;
       } catch {
         return `[Attachment ${label}: could not be read.]`;
       }
     }),
   );
-}
-
-/** The first `maxBytes` of a body, without reading (or holding) the rest. */
-async function readUpTo(response: Response, maxBytes: number): Promise<Uint8Array> {
-  if (response.body === null) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  const reader = response.body.getReader();
-  while (length < maxBytes) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    length += value.byteLength;
-  }
-  await reader.cancel().catch(() => undefined);
-  return Buffer.concat(chunks, length).subarray(0, maxBytes);
 }
 
 function formatSize(bytes: number): string {

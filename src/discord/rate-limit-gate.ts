@@ -1,6 +1,6 @@
 import type { SendableChannels } from 'discord.js';
 import type { Logger } from '../agent/logger.ts';
-import { formatWait } from '../agent/model-error.ts';
+import { formatWait } from '../text/duration.ts';
 import { sendText } from './send.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { FinalAnswer } from '../agent/final-answer.ts';
-import { shorten } from '../terminal/print-events.ts';
+import { truncateLine, truncateWithNote } from '../text/truncate.ts';
 
 /** One tool call of a turn and how it ended, for the post that shows it. */
 export interface FinishedCall {
@@ -29,31 +29,22 @@ export const maxCallsShown = 10;
 export function renderToolTurn(calls: readonly FinishedCall[], mode: Exclude<ToolPosts, 'off'>): string {
   const shown = calls.slice(0, maxCallsShown);
   const more = calls.length > shown.length ? `…and ${calls.length - shown.length} more calls` : null;
-  if (mode === 'summary') return `🔧 ${[...shown.map((call) => shorten(call.name, 100)), ...(more ? [more] : [])].join(', ')}`;
+  if (mode === 'summary') return `🔧 ${[...shown.map((call) => truncateLine(call.name, 100)), ...(more ? [more] : [])].join(', ')}`;
   const lines = shown.map((call) => {
-    const outcome = call.ok ? `→ ${code(shorten(call.text, 300))}` : `✗ ${shorten(call.text, 300)}`;
-    return `🔧 **${shorten(call.name, 100)}** ${code(shorten(call.arguments || '{}', 300))} ${outcome}`;
+    const outcome = call.ok ? `→ ${code(truncateLine(call.text, 300))}` : `✗ ${truncateLine(call.text, 300)}`;
+    return `🔧 **${truncateLine(call.name, 100)}** ${code(truncateLine(call.arguments || '{}', 300))} ${outcome}`;
   });
   return [...lines, ...(more ? [more] : [])].join('\n');
 }
 
 /** The answer, with the tools it relied on as a line of subtext. */
 export function renderAnswer(answer: FinalAnswer): string {
-  const text = cutAnswer(answer.answer);
+  const text = truncateWithNote(answer.answer, maxAnswerChars, (shown, total) => `\n[…cut: ${total - shown} more characters]`);
   if (answer.tools_used.length === 0) return text;
   return `${text}\n-# 🔧 ${answer.tools_used.join(' · ')}`;
 }
 
-function cutAnswer(text: string): string {
-  if (text.length <= maxAnswerChars) return text;
-  // Not between the halves of a surrogate pair.
-  const end = /[\ud800-\udbff]/.test(text[maxAnswerChars - 1]!) ? maxAnswerChars - 1 : maxAnswerChars;
-  return `${text.slice(0, end)}\n[…cut: ${text.length - end} more characters]`;
-}
-
 /** A thread's name from the message that started it: its first words, at most 100 characters. */
 export function threadName(text: string, authorName: string): string {
-  const words = text.replace(/\s+/g, ' ').trim();
-  const name = words === '' ? `Chat with ${authorName}` : words;
-  return name.length <= 100 ? name : `${name.slice(0, 99).trimEnd()}…`;
+  return truncateLine(text, 100) || truncateLine(`Chat with ${authorName}`, 100);
 }

@@ -1,8 +1,8 @@
 import { MessageFlags } from 'discord.js';
 import type { CommandInteraction } from './command-context.ts';
+import { truncate } from '../text/truncate.ts';
 import { noPings } from './send.ts';
-
-const maxContentLength = 2000;
+import { discordMessageLimit } from './split-message.ts';
 
 /**
  * An answer only the person who ran the command sees. After a deferral it fills the deferred
@@ -10,7 +10,7 @@ const maxContentLength = 2000;
  */
 export async function replyPrivately(interaction: CommandInteraction, content: string): Promise<void> {
   // What a person typed can come back in the words (a name, a list of issues): never past Discord's 2,000 characters.
-  const message = { content: content.length <= maxContentLength ? content : `${content.slice(0, maxContentLength - 1)}…`, allowedMentions: noPings };
+  const message = { content: truncate(content, discordMessageLimit), allowedMentions: noPings };
   if (interaction.deferred && !interaction.ephemeral && !interaction.replied) {
     // Deferred in public (as /tool is): the public placeholder goes, and the words stay private.
     await interaction.deleteReply().catch(() => {});

@@ -1,3 +1,5 @@
+import { safeCutIndex } from '../text/truncate.ts';
+
 /**
  * Splits text for Discord's 2,000-character messages: at a line break where it can, else at a
  * space, else anywhere (never inside a surrogate pair). A piece that ends inside a code block
@@ -44,7 +46,7 @@ export function splitPieces(text: string, limit = discordMessageLimit): Piece[] 
     let piece: Piece;
     let after: Fence | null;
     for (;;) {
-      const body = text.slice(position, position + cutPoint(text.slice(position, position + room)));
+      const body = text.slice(position, position + cutPoint(text, position, room));
       after = fenceStateAfter(body, open);
       const close = after && repairable(after) ? `${body.endsWith('\n') ? '' : '\n'}${after.marker}` : '';
       piece = { body, reopen, close };
@@ -69,15 +71,18 @@ interface Fence {
   info: string;
 }
 
-/** Where to cut `window` (the most that fits): after its last line break, else its last space. */
-function cutPoint(window: string): number {
+/**
+ * How much of `text` from `position` goes in a piece of at most `room`: up to the last line break,
+ * else the last space, else as much as fits without separating a surrogate pair (a whole pair
+ * when the room is one).
+ */
+function cutPoint(text: string, position: number, room: number): number {
+  const window = text.slice(position, position + room);
   const newline = window.lastIndexOf('\n');
   if (newline > 0) return newline + 1;
   const space = window.lastIndexOf(' ');
   if (space > 0) return space + 1;
-  const last = window.charCodeAt(window.length - 1);
-  // Do not separate the halves of a surrogate pair.
-  return last >= 0xd800 && last <= 0xdbff && window.length > 1 ? window.length - 1 : window.length;
+  return Math.max(1, safeCutIndex(text, position + room) - position);
 }
 
 /** The code block open at the end of `text`, given the one open at its start. */

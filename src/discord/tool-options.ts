@@ -10,6 +10,8 @@ import {
   ApplicationCommandOptionType,
 } from 'discord.js';
 import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
+import { errorMessage } from '../errors.ts';
+import { truncateLine } from '../text/truncate.ts';
 
 export const discordLimits = { subcommands: 25, options: 25, name: 32, description: 100, choices: 25, choiceValue: 100, commandCharacters: 8000 } as const;
 const discordName = /^[-_\p{Ll}\p{N}]{1,32}$/u;
@@ -176,9 +178,9 @@ function bounds(schema: JsonSchema, integer: boolean): { min_value?: number; max
   return result;
 }
 
+/** A description as Discord takes it: one line, 1 to 100 characters. */
 function shortDescription(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim() || '-';
-  return line.length <= discordLimits.description ? line : `${line.slice(0, discordLimits.description - 1)}…`;
+  return truncateLine(text, discordLimits.description) || '-';
 }
 
 /**
@@ -201,7 +203,7 @@ export function argumentsFrom(subcommand: ToolSubcommand, values: ReadonlyMap<st
     try {
       args[argument] = JSON.parse(String(value));
     } catch (error) {
-      issues.push(`${argument}: not valid JSON (${(error as Error).message})`);
+      issues.push(`${argument}: not valid JSON (${errorMessage(error)})`);
     }
   }
   return issues.length > 0 ? { ok: false, issues } : { ok: true, args };

@@ -1,4 +1,5 @@
 import type { Store } from '../../db/store.ts';
+import { formatWait } from '../text/duration.ts';
 
 export interface UsageLimitSettings {
   userMessagesPerMinute: number;
@@ -58,8 +59,8 @@ export class UsageLimits {
   private refuse(key: string, resetsAt: number, now: number, why: string): LimitVerdict {
     const tell = (this.told.get(key) ?? 0) < now;
     if (tell) this.told.set(key, resetsAt);
-    const seconds = Math.max(1, Math.ceil((resetsAt - now) / 1000));
-    return { ok: false, tell, message: `${why} I will answer again <t:${Math.floor(resetsAt / 1000)}:R> (in about ${formatSeconds(seconds)}).` };
+    const when = `<t:${Math.floor(resetsAt / 1000)}:R> (in about ${formatWait((resetsAt - now) / 1000)})`;
+    return { ok: false, tell, message: `${why} I will answer again ${when}.` };
   }
 
   /** Drops what no longer matters, so the maps do not grow with everyone ever seen. */
@@ -67,10 +68,4 @@ export class UsageLimits {
     if (this.recent.size >= 1000) for (const [user, times] of this.recent) if (times.every((time) => time <= now - 60_000)) this.recent.delete(user);
     if (this.told.size >= 1000) for (const [key, until] of this.told) if (until < now) this.told.delete(key);
   }
-}
-
-function formatSeconds(seconds: number): string {
-  if (seconds < 90) return `${seconds} seconds`;
-  if (seconds < 90 * 60) return `${Math.ceil(seconds / 60)} minutes`;
-  return `${Math.ceil(seconds / 3600)} hours`;
 }

@@ -11,7 +11,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Logger } from '../agent/logger.ts';
 import type { RuntimeTool, ToolContext, ToolServer, ToolServerStatus } from '../agent/tool.ts';
-import { UserFacingError } from '../errors.ts';
+import { errorMessage, UserFacingError } from '../errors.ts';
+import { cutAt, truncate, truncateLine } from '../text/truncate.ts';
 import type { McpServerConfig } from './mcp-config.ts';
 import { type CallResult, type ListedTool, toolsFromListing } from './mcp-tools.ts';
 
@@ -109,7 +110,7 @@ export class McpConnection implements ToolServer {
       }
       // Not an answer from the server (a refused connection, an HTTP error, a lost session): it may be gone.
       if (!(error instanceof McpError)) void this.checkAlive(client);
-      throw new UserFacingError('mcp_call_failed', `the ${this.name} MCP server could not run ${tool}: ${cut((error as Error).message)}`, { cause: error });
+      throw new UserFacingError('mcp_call_failed', `the ${this.name} MCP server could not run ${tool}: ${truncateLine(errorMessage(error), maxReasonLength)}`, { cause: error });
     }
   }
 
@@ -156,7 +157,7 @@ export class McpConnection implements ToolServer {
     } catch (error) {
       if (this.connecting === client) this.connecting = null;
       await client.close().catch(() => undefined);
-      this.failed(timedOut ? `it did not start within ${this.timings.startTimeoutMs / 1000} s` : `it could not be started: ${(error as Error).message}`);
+      this.failed(timedOut ? `it did not start within ${this.timings.startTimeoutMs / 1000} s` : `it could not be started: ${errorMessage(error)}`);
     } finally {
       clearTimeout(deadline);
     }
@@ -202,13 +203,13 @@ export class McpConnection implements ToolServer {
       if (logged >= stderrLinesPerWindow) dropped += 1;
       else {
         logged += 1;
-        this.logger.info({ mcpServer: this.name, stderr: line.slice(0, maxStderrLine) }, 'MCP server stderr');
+        this.logger.info({ mcpServer: this.name, stderr: truncate(line, maxStderrLine) }, 'MCP server stderr');
       }
     };
     stderr?.on('data', (chunk: string) => {
       const lines = (pending + chunk).split(/\r?\n|\r/);
       // A line that never ends is cut, not kept growing.
-      pending = (lines.pop() ?? '').slice(0, maxStderrLine);
+      pending = cutAt(lines.pop() ?? '', maxStderrLine);
       for (const line of lines) if (line.trim() !== '') log(line);
     });
     return transport;
@@ -242,7 +243,7 @@ export class McpConnection implements ToolServer {
     if (this.closed) return;
     const waitMs = Math.min(this.timings.firstBackoffMs * 2 ** this.failures, this.timings.maxBackoffMs);
     this.failures += 1;
-    this.state = { state: 'down', reason: `${cut(reason)}; restarting` };
+    this.state = { state: 'down', reason: `${truncateLine(reason, maxReasonLength)}; restarting` };
     this.logger.warn({ mcpServer: this.name, reason, retryInMs: waitMs, failuresInARow: this.failures }, 'MCP server down');
     if (this.restartTimer) clearTimeout(this.restartTimer);
     this.restartTimer = setTimeout(() => {
@@ -251,11 +252,6 @@ export class McpConnection implements ToolServer {
     }, waitMs);
     this.restartTimer.unref();
   }
-}
-
-function cut(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length <= maxReasonLength ? line : `${line.slice(0, maxReasonLength - 1)}…`;
 }
 
 /** Every page of `tools/list`. */

@@ -7,8 +7,10 @@ import { createHash } from 'node:crypto';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { fromJsonSchemaTool } from '../agent/runtime-tool.ts';
+import { mapSchema } from '../agent/schema-walk.ts';
 import type { RuntimeTool, ToolContext, ValidationResult } from '../agent/tool.ts';
-import { UserFacingError } from '../errors.ts';
+import { errorMessage, UserFacingError } from '../errors.ts';
+import { truncate } from '../text/truncate.ts';
 
 /** A tool as `tools/list` gives it. */
 export interface ListedTool {
@@ -78,14 +80,14 @@ export function toolsFromListing(
     try {
       validate = (isDraft2020(entry.inputSchema) ? draft2020 : draft7).compile(inputSchema);
     } catch (error) {
-      leftOut.push({ tool: entry.name, reason: `its input schema is not valid JSON Schema (${(error as Error).message})` });
+      leftOut.push({ tool: entry.name, reason: `its input schema is not valid JSON Schema (${errorMessage(error)})` });
       continue;
     }
     names.add(name);
     tools.push(
       fromJsonSchemaTool({
         name,
-        description: shorten((entry.description ?? '').trim() || `The "${entry.name}" tool of the ${server.name} MCP server.`),
+        description: truncate((entry.description ?? '').trim() || `The "${entry.name}" tool of the ${server.name} MCP server.`, maxDescriptionLength),
         inputSchema,
         moderatorOnly: server.moderatorOnly,
         validate: (input) => validation(validate, input),
@@ -94,10 +96,6 @@ export function toolsFromListing(
     );
   }
   return { tools, leftOut };
-}
-
-function shorten(text: string): string {
-  return text.length <= maxDescriptionLength ? text : `${text.slice(0, maxDescriptionLength - 1)}…`;
 }
 
 /**
@@ -110,19 +108,11 @@ function modelSchema(schema: Record<string, unknown>): Record<string, unknown> {
   return withArrayItems({ ...rest, type: 'object', properties: (rest.properties as object | undefined) ?? {} }) as Record<string, unknown>;
 }
 
-function withArrayItems(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(withArrayItems);
-  if (typeof node !== 'object' || node === null) return node;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) {
-    // Under `properties`, `$defs` and the like, keys are names, not keywords: recurse into the values.
-    out[key] = key === 'properties' || key === '$defs' || key === 'definitions' || key === 'patternProperties'
-      ? Object.fromEntries(Object.entries((value ?? {}) as object).map(([name, child]) => [name, withArrayItems(child)]))
-      : withArrayItems(value);
-  }
-  const types = ([] as unknown[]).concat(out.type ?? []);
-  if (types.includes('array') && !('items' in out) && !('prefixItems' in out)) out.items = {};
-  return out;
+function withArrayItems(schema: unknown): unknown {
+  return mapSchema(schema, (node) => {
+    const types = ([] as unknown[]).concat(node.type ?? []);
+    return types.includes('array') && !('items' in node) && !('prefixItems' in node) ? { ...node, items: {} } : node;
+  });
 }
 
 function isDraft2020(schema: Record<string, unknown>): boolean {
@@ -131,10 +121,11 @@ function isDraft2020(schema: Record<string, unknown>): boolean {
 
 function validation(validate: ValidateFunction, input: unknown): ValidationResult {
   if (validate(input)) return { ok: true, value: input };
-  return { ok: false, issues: (validate.errors ?? []).map(describeError) };
+  return { ok: false, issues: (validate.errors ?? []).map(validationIssue) };
 }
 
-function describeError(error: ErrorObject): string {
+/** One of ajv's validation errors as an issue line: where in the input ("a.b"), then what is wrong. */
+function validationIssue(error: ErrorObject): string {
   const at = error.instancePath.replace(/^\//, '').replaceAll('/', '.');
   const detail = error.keyword === 'additionalProperties' ? `unknown field "${(error.params as { additionalProperty: string }).additionalProperty}"` : error.message ?? error.keyword;
   return at ? `${at}: ${detail}` : detail;

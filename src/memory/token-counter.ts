@@ -3,6 +3,7 @@
  * download). Models it does not know, such as local ones, fall back to o200k_base: a count that
  * is close is all a budget needs.
  */
+import { safeCutIndex } from '../text/truncate.ts';
 
 export type EncodingName = 'o200k_base' | 'cl100k_base';
 
@@ -70,9 +71,7 @@ function pieces(text: string): string[] {
     if (match.index > start) result.push(text.slice(start, match.index));
     const end = match.index + match[0].length;
     for (let at = match.index; at < end; ) {
-      let next = Math.min(at + maxRun, end);
-      // Never between the halves of a surrogate pair.
-      if (next < end && isHighSurrogate(text.charCodeAt(next - 1))) next -= 1;
+      const next = Math.min(safeCutIndex(text, at + maxRun), end);
       result.push(text.slice(at, next));
       at = next;
     }
@@ -80,8 +79,4 @@ function pieces(text: string): string[] {
   }
   if (start < text.length) result.push(text.slice(start));
   return result;
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
 }

@@ -7,7 +7,8 @@ import type { RunRow } from '../../db/runs.ts';
 import type { StepRow } from '../../db/steps.ts';
 import { finalAnswerToolName } from '../agent/final-answer.ts';
 import type { AssistantMessage } from '../agent/messages.ts';
-import { shorten } from './print-events.ts';
+import { formatElapsed } from '../text/duration.ts';
+import { truncateLine } from '../text/truncate.ts';
 
 /** One run with what the report shows beside it. */
 export interface RunReport {
@@ -25,13 +26,6 @@ export function formatTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  const seconds = Math.round(ms / 1000);
-  return `${Math.floor(seconds / 60)}m ${String(seconds % 60).padStart(2, '0')}s`;
-}
-
 /** The distinct tools a run called, in the order first called; `final_answer` is how it ends, not a tool. */
 export function toolsUsed(steps: readonly StepRow[]): string[] {
   const names = steps.filter((step) => step.kind === 'tool-call' && step.tool_name !== null && step.tool_name !== finalAnswerToolName).map((step) => step.tool_name!);
@@ -43,7 +37,7 @@ function statusText(run: RunRow): string {
 }
 
 function durationText(run: RunRow): string {
-  return run.ended_at === null ? '-' : formatDuration(run.ended_at - run.started_at);
+  return run.ended_at === null ? '-' : formatElapsed(run.ended_at - run.started_at);
 }
 
 /** Plain-text columns padded to their widest cell; the last column is left ragged. */
@@ -57,13 +51,13 @@ export function formatRunsTable(reports: readonly RunReport[]): string {
   const header = ['RUN', 'CONVERSATION', 'STATUS', 'STARTED', 'DURATION', 'TOKENS', 'TOOLS', 'ERROR'];
   const rows = reports.map(({ run, conversation, steps }) => [
     run.id.slice(0, 8),
-    shorten(conversation?.title ?? `#${run.conversation_id}`, 30),
+    truncateLine(conversation?.title ?? `#${run.conversation_id}`, 30),
     statusText(run),
     formatTime(run.started_at),
     durationText(run),
     String(run.total_tokens),
     toolsUsed(steps).join(', ') || '-',
-    run.error === null ? '' : shorten(run.error, 60),
+    run.error === null ? '' : truncateLine(run.error, 60),
   ]);
   return alignColumns([header, ...rows]).join('\n');
 }
@@ -92,26 +86,26 @@ function argumentsByCallId(steps: readonly StepRow[]): Map<string, string> {
 
 function formatModelCall(step: StepRow): string {
   const parts = [`#${step.sequence} step ${step.model_step} model-call`];
-  if (step.duration_ms !== null) parts.push(formatDuration(step.duration_ms));
+  if (step.duration_ms !== null) parts.push(formatElapsed(step.duration_ms));
   const line = [parts.join(' ')];
   if (step.prompt_tokens !== null || step.completion_tokens !== null) line.push(`tokens ${step.prompt_tokens ?? '?'}+${step.completion_tokens ?? '?'}`);
   const message = assistantMessageOf(step);
   const calls = message?.tool_calls ?? [];
   if (calls.length > 0) line.push(`→ calls: ${calls.map((call) => call.function.name).join(', ')}`);
-  else if (message?.content) line.push(`→ text: ${JSON.stringify(shorten(message.content, textWidth))}`);
+  else if (message?.content) line.push(`→ text: ${JSON.stringify(truncateLine(message.content, textWidth))}`);
   else line.push(message === null ? '→ (message unreadable)' : '→ (empty reply)');
   return line.join('  ');
 }
 
 function formatToolCall(step: StepRow, run: RunRow, callArguments: ReadonlyMap<string, string>): string {
   const rawArguments = step.arguments ?? (step.tool_call_id === null ? undefined : callArguments.get(step.tool_call_id));
-  const head = [`#${step.sequence} tool-call ${step.tool_name ?? '?'}`, ...(rawArguments === undefined ? [] : [shorten(rawArguments, textWidth)])].join(' ');
-  const took = step.duration_ms === null ? '' : ` (${formatDuration(step.duration_ms)})`;
+  const head = [`#${step.sequence} tool-call ${step.tool_name ?? '?'}`, ...(rawArguments === undefined ? [] : [truncateLine(rawArguments, textWidth)])].join(' ');
+  const took = step.duration_ms === null ? '' : ` (${formatElapsed(step.duration_ms)})`;
   switch (step.status) {
     case 'ok':
-      return `${head} → ${shorten(step.result ?? '', textWidth)}${took}`;
+      return `${head} → ${truncateLine(step.result ?? '', textWidth)}${took}`;
     case 'error':
-      return `${head} ✗ ${step.error_kind ?? 'error'}: ${shorten(step.error ?? '', textWidth)}${took}`;
+      return `${head} ✗ ${step.error_kind ?? 'error'}: ${truncateLine(step.error ?? '', textWidth)}${took}`;
     case 'started':
       // While the run is live the call may still answer; once the run has ended it never will.
       return `${head} … ${run.status === 'running' ? 'not finished yet' : 'never finished'}`;
@@ -125,7 +119,7 @@ function formatFinalAnswer(step: StepRow): string {
   } catch {
     // Shown as unreadable below rather than hiding the step.
   }
-  const text = typeof answer.answer === 'string' ? JSON.stringify(shorten(answer.answer, textWidth)) : '(unreadable)';
+  const text = typeof answer.answer === 'string' ? JSON.stringify(truncateLine(answer.answer, textWidth)) : '(unreadable)';
   const tools = Array.isArray(answer.tools_used) && answer.tools_used.length > 0 ? answer.tools_used.join(', ') : 'none';
   const fallback = step.note === null ? '' : ` [${step.note}]`;
   return `#${step.sequence} final answer: ${text} (tools: ${tools})${fallback}`;

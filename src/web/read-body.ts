@@ -1,17 +1,14 @@
 import type { IncomingMessage } from 'node:http';
 import { pipeline, type Readable, type Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { readUpTo, type ReadUpTo } from '../streams/read-up-to.ts';
 import { FetchError } from './fetch-error.ts';
 
 /** The encodings we ask for with Accept-Encoding. */
 export const acceptEncoding = 'gzip, deflate, br';
 
 /** A response body as read: at most the cap, counted after decompression. */
-export interface Body {
-  bytes: Buffer;
-  /** True when the body went on past the cap and reading stopped there. */
-  truncated: boolean;
-}
+export type Body = ReadUpTo;
 
 /**
  * Reads a response body, decompressing it, and stops at `maxBytes` of decompressed output: zlib
@@ -31,23 +28,10 @@ export async function readBody(response: IncomingMessage, maxBytes: number, url:
     throw error;
   }
   // pipeline() returns its last stream and destroys them all on an error, which that last stream
-  // then throws into the loop below; the callback has nothing left to do.
+  // then throws into the read below; the callback has nothing left to do.
   const source: Readable = decoders.length === 0 ? response : (pipeline([response, ...decoders], () => {}) as Transform);
-  const chunks: Buffer[] = [];
-  let total = 0;
-  let truncated = false;
   try {
-    for await (const chunk of source as AsyncIterable<Buffer>) {
-      const room = maxBytes - total;
-      if (chunk.length > room) {
-        chunks.push(chunk.subarray(0, room));
-        total = maxBytes;
-        truncated = true;
-        break;
-      }
-      chunks.push(chunk);
-      total += chunk.length;
-    }
+    return await readUpTo(source as AsyncIterable<Buffer>, maxBytes);
   } catch (error) {
     if (decoders.length > 0 && isZlibError(error)) {
       throw new FetchError('fetch-bad-encoding', `The response from ${url} could not be decompressed (${encodings.join(', ')}).`, { cause: error });
@@ -57,7 +41,6 @@ export async function readBody(response: IncomingMessage, maxBytes: number, url:
     response.destroy();
     for (const decoder of decoders) decoder.destroy();
   }
-  return { bytes: Buffer.concat(chunks, total), truncated };
 }
 
 function decoderFor(encoding: string, url: string): Transform {

@@ -4,6 +4,8 @@ import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { addAbortSignal } from 'node:stream';
 import { untilAborted } from '../agent/until-aborted.ts';
+import { formatTimeLimit } from '../text/duration.ts';
+import { truncate } from '../text/truncate.ts';
 import { type AddressVerdict, classifyAddress } from './address-policy.ts';
 import { FetchError } from './fetch-error.ts';
 import { acceptEncoding, type Body, readBody } from './read-body.ts';
@@ -24,6 +26,9 @@ export interface FetchLimits {
 }
 
 export const defaultFetchLimits: FetchLimits = { maxBytes: 2_000_000, timeoutMs: 15_000, maxRedirects: 5 };
+
+/** URLs in messages are cut to this, so that a huge one does not fill the answer. */
+const maxUrlChars = 200;
 
 export interface SafeGetOptions {
   resolve: Resolver;
@@ -70,7 +75,7 @@ export async function safeGet(requested: string, options: SafeGetOptions): Promi
     return await untilAborted(follow(requested, options, signal), signal);
   } catch (error) {
     if (timeout.aborted && !options.signal?.aborted) {
-      throw new FetchError('fetch-timeout', `${shorten(requested)} did not finish within ${options.limits.timeoutMs / 1000} seconds.`, { cause: error });
+      throw new FetchError('fetch-timeout', `${truncate(requested, maxUrlChars)} did not finish within ${formatTimeLimit(options.limits.timeoutMs)}.`, { cause: error });
     }
     throw error;
   }
@@ -85,7 +90,7 @@ async function follow(requested: string, options: SafeGetOptions, signal: AbortS
     if (redirectStatuses.has(response.statusCode ?? 0) && location) {
       response.destroy();
       if (redirects >= options.limits.maxRedirects) {
-        throw new FetchError('fetch-too-many-redirects', `${shorten(first)} redirected more than ${options.limits.maxRedirects} times; I stopped following.`);
+        throw new FetchError('fetch-too-many-redirects', `${truncate(first, maxUrlChars)} redirected more than ${options.limits.maxRedirects} times; I stopped following.`);
       }
       url = target(location, url);
       continue;
@@ -93,7 +98,7 @@ async function follow(requested: string, options: SafeGetOptions, signal: AbortS
     const contentType = parseContentType(response.headers['content-type']);
     if (options.acceptsType && !options.acceptsType(contentType.mediaType)) {
       response.destroy();
-      throw new FetchError('fetch-unreadable-type', `${shorten(url.href)} is ${contentType.mediaType}, which I cannot read as text.`);
+      throw new FetchError('fetch-unreadable-type', `${truncate(url.href, maxUrlChars)} is ${contentType.mediaType}, which I cannot read as text.`);
     }
     addAbortSignal(signal, response);
     const body = await readBody(response, options.limits.maxBytes, url.href);
@@ -110,7 +115,7 @@ async function follow(requested: string, options: SafeGetOptions, signal: AbortS
 
 /** Parses a URL to fetch (a redirect's Location against the URL that sent it) and refuses what we do not fetch. */
 function target(text: string, from: URL | null): URL {
-  const where = from ? `${shorten(from.href)} redirected to ${shorten(text)}` : shorten(text);
+  const where = from ? `${truncate(from.href, maxUrlChars)} redirected to ${truncate(text, maxUrlChars)}` : truncate(text, maxUrlChars);
   let url: URL;
   try {
     url = new URL(text, from ?? undefined);
@@ -118,7 +123,7 @@ function target(text: string, from: URL | null): URL {
     throw new FetchError('fetch-invalid-url', from ? `${where}, which is not a valid URL.` : `"${where}" is not a valid URL; give a full http:// or https:// address.`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new FetchError('fetch-invalid-url', `${from ? where : shorten(url.href)}: I fetch only http:// and https:// URLs, not ${url.protocol}`);
+    throw new FetchError('fetch-invalid-url', `${from ? where : truncate(url.href, maxUrlChars)}: I fetch only http:// and https:// URLs, not ${url.protocol}`);
   }
   if (url.username || url.password) {
     throw new FetchError('fetch-invalid-url', `${from ? where : 'That URL'} has a user name or password in it; I do not send credentials.`);
@@ -200,10 +205,6 @@ function connectionError(error: Error, url: URL): FetchError {
     ENETUNREACH: 'the network is unreachable',
   };
   const reason = reasons[code] ?? (code.startsWith('HPE_') ? 'the answer was not valid HTTP' : error.message);
-  return new FetchError('fetch-failed', `Could not fetch ${shorten(url.href)}: ${reason}.`, { cause: error });
+  return new FetchError('fetch-failed', `Could not fetch ${truncate(url.href, maxUrlChars)}: ${reason}.`, { cause: error });
 }
 
-/** URLs in messages are cut, so that a huge one does not fill the answer. */
-function shorten(text: string): string {
-  return text.length <= 200 ? text : `${text.slice(0, 200)}…`;
-}

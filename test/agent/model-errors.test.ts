@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ModelError } from '../../src/agent/model-error.ts';
+import { maxResponseBytes } from '../../src/agent/openai-model-client.ts';
 import { runOnce } from '../support/agent-harness.ts';
 import { type ScriptedModel, apiError, finalAnswer, startScriptedModel } from '../support/scripted-model.ts';
 
@@ -98,6 +99,19 @@ describe('model service errors', () => {
     const run = await runOnce(model);
 
     expect(modelError(run).kind).toBe('invalid-response');
+  });
+
+  it('refuses a response past maxResponseBytes, with or without its length announced, and does not retry it', async () => {
+    const huge = `{"padding": "${'x'.repeat(maxResponseBytes)}"}`;
+    // Without Content-Length (chunked), the body is read up to the cap; with it, not at all.
+    model.enqueue({ status: 200, body: huge }, { status: 200, body: huge, headers: { 'content-length': String(huge.length) } });
+
+    for (let attempt = 1; attempt <= 2; attempt += 1) {
+      const run = await runOnce(model, { client: { maxRetries: 2 } });
+      expect(model.attempts).toBe(attempt);
+      expect(modelError(run).kind).toBe('invalid-response');
+      expect(modelError(run).message).toMatch(/passed 16777216 bytes/);
+    }
   });
 
   it('reports a connection reset after the retries as the service unavailable', async () => {
