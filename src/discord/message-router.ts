@@ -71,7 +71,7 @@ export function messageRouter(deps: RouterDependencies) {
   }
 
   async function enqueue(message: GuildMessage, conversation: ConversationRow): Promise<void> {
-    if (!withinLimits(message)) {
+    if (!(await withinLimits(message))) {
       // Seen and refused: not to be caught up on (and answered) later.
       if (message.channel.isThread()) store.conversations.setLastSeenMessage(conversation.id, message.id);
       return;
@@ -80,12 +80,15 @@ export function messageRouter(deps: RouterDependencies) {
     if (work) deps.queues.push(conversation.key, work);
   }
 
-  /** The per-person rate and the server's daily budget: past either, one polite reply per window. */
-  function withinLimits(message: GuildMessage): boolean {
+  /**
+   * The per-person rate and the server's daily budget: past either, one polite reply per window,
+   * posted before the message counts as handled.
+   */
+  async function withinLimits(message: GuildMessage): Promise<boolean> {
     const verdict = deps.limits.check(message.author.id, message.guildId);
     if (verdict.ok) return true;
     if (verdict.tell) {
-      void message
+      await message
         .reply({ content: verdict.message, allowedMentions: noPings })
         .catch((error: unknown) => logger.warn({ err: error, channelId: message.channelId }, 'could not post the limit notice'));
     }
@@ -122,7 +125,7 @@ export function messageRouter(deps: RouterDependencies) {
     const name = threadName(cleanText(message, client.user.id, botRoleId(message)), message.member?.displayName ?? message.author.displayName);
     // Stored before the thread is made (it takes the message's id), so that a crash in between
     // leaves a conversation and a message to answer at the next start, not a thread nobody knows.
-    if (!withinLimits(message)) return;
+    if (!(await withinLimits(message))) return;
     const conversation = ensureConversation(message, { threadId: message.id, key: conversationKey(message.id), title: name, channelId: channel.id });
     const work = await record(message, conversation);
     if (!work) return;
