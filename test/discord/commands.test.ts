@@ -205,7 +205,9 @@ describe('refusals and odd cases', () => {
     world = await startBotWorld({ allowedChannelIds: ['100000000000000011'] });
     const interaction = await world.discord.userRunsCommand({ name: 'ask', options: { prompt: 'hi' }, author: 'ada', channelId: world.discord.channels.general });
     expect(await interaction.waitForReply()).toMatchObject({ ephemeral: true, content: 'I do not hold conversations in this channel.' });
+    await world.handled('interaction', interaction.id);
     expect(world.discord.threads()).toEqual([]);
+    expect(world.model.requests).toHaveLength(0);
   });
 
   it('/tool keeps an error after its public deferral private', async () => {
