@@ -154,16 +154,4 @@ export const waitForBotPosts = (world: BotWorld, channelId: string, count: numbe
     return posts.length >= count && posts;
   }, { what: `${count} bot messages in ${channelId}` });
 
-/** One line a `recordingLogger` kept. */
-export interface LogLine {
-  level: 'debug' | 'info' | 'warn' | 'error';
-  msg: string | undefined;
-  fields: Record<string, unknown>;
-}
-
-/** A logger that keeps every line, for tests that check what an operator would read. */
-export function recordingLogger(): { logger: Logger; lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const at = (level: LogLine['level']) => (fields: object, msg?: string) => void lines.push({ level, msg, fields: fields as Record<string, unknown> });
-  return { logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }, lines };
-}
+export { type LogLine, recordingLogger } from './recording-logger.ts';
