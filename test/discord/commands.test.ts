@@ -217,6 +217,7 @@ describe('refusals and odd cases', () => {
     const interaction = await world.discord.userRunsCommand({ name: 'tool', subcommand: 'broken', author: 'bob', channelId: world.discord.channels.general });
     const reply = await interaction.waitForReply((candidate) => candidate.content !== '');
     expect(reply).toMatchObject({ ephemeral: true, content: expect.stringContaining('Something went wrong with that command') });
+    await world.handled('interaction', interaction.id);
     expect(world.discord.botMessages(world.discord.channels.general).filter((message) => message.content !== '')).toEqual([]);
     // Its database is closed already: tear down the rest by hand.
     await world.bot.stop({ graceMs: 0 });
