@@ -240,7 +240,8 @@ describe('fake Discord: interactions', () => {
   it('answers a callback after the deadline with 10062 and records that the bot was too slow', async () => {
     const { fake, client } = await ready({ interactionDeadlineMs: 100 });
     const handled = onNextInteraction(client, async (interaction) => {
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Answers only once the fake has seen the deadline pass.
+      await fake.waitFor(() => fake.problems.some((problem) => problem.includes('did not answer within')), { what: 'the deadline missed' });
       return (interaction as ChatInputCommandInteraction).reply({ content: 'too late' }).catch((error: unknown) => error);
     });
     const interaction = await fake.userRunsCommand({ name: 'tool', subcommand: 'list', author: 'bob', channelId: fake.channels.general });

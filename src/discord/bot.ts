@@ -43,6 +43,14 @@ export interface BotDependencies {
   toolServers?: readonly ToolServer[];
   instanceId: string;
   logger: Logger;
+  /** Told once each gateway event's handler has settled, whether it succeeded or failed (tests wait on it). */
+  onHandled?: (event: HandledEvent) => void;
+}
+
+/** A gateway event the bot has finished handling: a message's, an interaction's or a channel's id. */
+export interface HandledEvent {
+  kind: 'message' | 'edit' | 'deletion' | 'thread-deletion' | 'channel-deletion' | 'interaction';
+  id: string;
 }
 
 export interface Bot {
@@ -131,21 +139,23 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
   const unfinished = queueUnfinishedWork(deps.store, lifecycle, queues, conversations);
   const caughtUp = catchUp(deps.store, router, logger, conversations);
   // Every handler's failure is logged, never left to crash the process (synchronous or not).
-  const guard = (what: string, work: () => Promise<void> | void) => {
+  const guard = (what: string, work: () => Promise<void> | void, ...handled: HandledEvent[]) => {
     Promise.resolve()
       .then(work)
-      .catch((error: unknown) => logger.error({ err: error }, `handling ${what} failed`));
+      .catch((error: unknown) => logger.error({ err: error }, `handling ${what} failed`))
+      .then(() => handled.forEach((event) => deps.onHandled?.(event)));
   };
-  client.on(Events.MessageCreate, (message) => guard('a message', () => router.onMessageCreate(message)));
-  client.on(Events.MessageUpdate, (_old, message) => guard('an edit', () => router.onMessageUpdate(message)));
-  client.on(Events.InteractionCreate, (interaction) => guard('a command', () => onCommand(interaction)));
+  client.on(Events.MessageCreate, (message) => guard('a message', () => router.onMessageCreate(message), { kind: 'message', id: message.id }));
+  client.on(Events.MessageUpdate, (_old, message) => guard('an edit', () => router.onMessageUpdate(message), { kind: 'edit', id: message.id }));
+  client.on(Events.InteractionCreate, (interaction) => guard('a command', () => onCommand(interaction), { kind: 'interaction', id: interaction.id }));
   // Raw events: discord.js emits deletions only for what its cache still holds.
   client.on(Events.Raw, (packet: { t?: string; d?: Record<string, unknown> }) => {
     const data = packet.d ?? {};
-    if (packet.t === 'MESSAGE_DELETE') guard('a deletion', () => router.onMessagesDeleted(String(data.channel_id), [String(data.id)]));
-    if (packet.t === 'MESSAGE_DELETE_BULK') guard('a bulk deletion', () => router.onMessagesDeleted(String(data.channel_id), (data.ids as string[]) ?? []));
-    if (packet.t === 'THREAD_DELETE') guard('a thread deletion', () => router.onThreadDeleted(String(data.id)));
-    if (packet.t === 'CHANNEL_DELETE') guard('a channel deletion', () => router.onChannelDeleted(String(data.id)));
+    const ids = (data.ids as string[] | undefined) ?? [];
+    if (packet.t === 'MESSAGE_DELETE') guard('a deletion', () => router.onMessagesDeleted(String(data.channel_id), [String(data.id)]), { kind: 'deletion', id: String(data.id) });
+    if (packet.t === 'MESSAGE_DELETE_BULK') guard('a bulk deletion', () => router.onMessagesDeleted(String(data.channel_id), ids), ...ids.map((id) => ({ kind: 'deletion' as const, id })));
+    if (packet.t === 'THREAD_DELETE') guard('a thread deletion', () => router.onThreadDeleted(String(data.id)), { kind: 'thread-deletion', id: String(data.id) });
+    if (packet.t === 'CHANNEL_DELETE') guard('a channel deletion', () => router.onChannelDeleted(String(data.id)), { kind: 'channel-deletion', id: String(data.id) });
   });
   client.on(Events.Error, (error) => logger.error({ err: error }, 'discord client error'));
   client.on(Events.ShardDisconnect, (event, shard) => logger.warn({ code: event.code, shard }, 'gateway disconnected'));

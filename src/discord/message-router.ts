@@ -72,12 +72,15 @@ export function messageRouter(deps: RouterDependencies) {
     return messageWork(storedId, { messageId: message.id, channelId: message.channelId }, requester);
   }
 
-  /** The per-person rate and the server's daily budget: past either, one polite reply per window. */
-  function withinLimits(message: GuildMessage): boolean {
+  /**
+   * The per-person rate and the server's daily budget: past either, one polite reply per window,
+   * posted before the message counts as handled.
+   */
+  async function withinLimits(message: GuildMessage): Promise<boolean> {
     const verdict = deps.limits.check(message.author.id, message.guildId);
     if (verdict.ok) return true;
     if (verdict.tell) {
-      void message
+      await message
         .reply({ content: verdict.message, allowedMentions: noPings })
         .catch((error: unknown) => logger.warn({ err: error, channelId: message.channelId }, 'could not post the limit notice'));
     }
@@ -104,7 +107,7 @@ export function messageRouter(deps: RouterDependencies) {
     if (existing && existing.thread_id === null) existing = store.conversations.setThread(existing.id, thread.id);
     if (!existing && !mentionsBot(message)) return;
     const conversation = existing ?? ensureConversation(message, { threadId: thread.id, title: thread.name, channelId: thread.parentId });
-    if (!withinLimits(message)) {
+    if (!(await withinLimits(message))) {
       // Seen and refused: not to be caught up on (and answered) later.
       store.conversations.setLastSeenMessage(conversation.id, message.id);
       return;
@@ -115,7 +118,7 @@ export function messageRouter(deps: RouterDependencies) {
 
   async function handleInChannel(message: GuildMessage): Promise<void> {
     const channel = message.channel;
-    if (!mentionsBot(message) || !withinLimits(message)) return;
+    if (!mentionsBot(message) || !(await withinLimits(message))) return;
     const name = threadName(cleanText(message, client.user.id, botRoleId(message)), message.member?.displayName ?? message.author.displayName);
     // Stored before the thread is made (it takes the message's id), so that a crash in between
     // leaves a conversation and a message to answer at the next start, not a thread nobody knows.

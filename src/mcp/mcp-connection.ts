@@ -117,6 +117,7 @@ export class McpConnection implements ToolServer {
   private async connect(): Promise<void> {
     if (this.closed) return;
     this.state = { state: 'starting' };
+    this.logger.debug({ mcpServer: this.name, failuresInARow: this.failures }, 'MCP server starting');
     const client = new Client(this.clientInfo, {
       capabilities: {},
       listChanged: {
@@ -224,6 +225,7 @@ export class McpConnection implements ToolServer {
   private async checkAlive(client: Client): Promise<void> {
     try {
       await client.ping({ timeout: this.timings.pingTimeoutMs });
+      this.logger.debug({ mcpServer: this.name }, 'MCP server answered the ping: kept');
     } catch {
       if (this.client !== client) return;
       this.logger.warn({ mcpServer: this.name, pingTimeoutMs: this.timings.pingTimeoutMs }, 'MCP server stopped answering: restarting it');

@@ -205,7 +205,9 @@ describe('refusals and odd cases', () => {
     world = await startBotWorld({ allowedChannelIds: ['100000000000000011'] });
     const interaction = await world.discord.userRunsCommand({ name: 'ask', options: { prompt: 'hi' }, author: 'ada', channelId: world.discord.channels.general });
     expect(await interaction.waitForReply()).toMatchObject({ ephemeral: true, content: 'I do not hold conversations in this channel.' });
+    await world.handled('interaction', interaction.id);
     expect(world.discord.threads()).toEqual([]);
+    expect(world.model.requests).toHaveLength(0);
   });
 
   it('/tool keeps an error after its public deferral private', async () => {
@@ -215,6 +217,7 @@ describe('refusals and odd cases', () => {
     const interaction = await world.discord.userRunsCommand({ name: 'tool', subcommand: 'broken', author: 'bob', channelId: world.discord.channels.general });
     const reply = await interaction.waitForReply((candidate) => candidate.content !== '');
     expect(reply).toMatchObject({ ephemeral: true, content: expect.stringContaining('Something went wrong with that command') });
+    await world.handled('interaction', interaction.id);
     expect(world.discord.botMessages(world.discord.channels.general).filter((message) => message.content !== '')).toEqual([]);
     // Its database is closed already: tear down the rest by hand.
     await world.bot.stop({ graceMs: 0 });
@@ -291,10 +294,10 @@ describe('limits on use', () => {
     world = await startBotWorld({ dailyTokenBudget: 100 });
     const { discord, model } = world;
     const thread = await conversation('spend it all'); // 120 tokens: over the budget
-    await discord.userSays({ channelId: thread.id, author: 'ada', content: 'more?' });
-    await discord.userSays({ channelId: thread.id, author: 'ada', content: 'still?' });
-    const notice = (await botPosts(thread.id, 2))[1]!;
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    const more = await discord.userSays({ channelId: thread.id, author: 'ada', content: 'more?' });
+    const still = await discord.userSays({ channelId: thread.id, author: 'ada', content: 'still?' });
+    await world.handled('message', more.id, still.id);
+    const notice = discord.botMessages(thread.id)[1]!;
 
     expect(notice.content).toMatch(/^This server has used its 100 tokens for today\. I will answer again <t:\d+:R>/);
     expect(discord.botMessages(thread.id)).toHaveLength(2);
@@ -308,10 +311,10 @@ describe('limits on use', () => {
     model.enqueue(finalAnswer('Two.'));
     await discord.userSays({ channelId: thread.id, author: 'ada', content: 'two' });
     await botPosts(thread.id, 2);
-    await discord.userSays({ channelId: thread.id, author: 'ada', content: 'three' });
-    await discord.userSays({ channelId: thread.id, author: 'ada', content: 'four' });
-    const notice = (await botPosts(thread.id, 3))[2]!;
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    const three = await discord.userSays({ channelId: thread.id, author: 'ada', content: 'three' });
+    const four = await discord.userSays({ channelId: thread.id, author: 'ada', content: 'four' });
+    await world.handled('message', three.id, four.id);
+    const notice = discord.botMessages(thread.id)[2]!;
 
     expect(notice.content).toMatch(/^You have sent 2 messages in the last minute\. I will answer again <t:\d+:R>/);
     expect(discord.botMessages(thread.id)).toHaveLength(3);

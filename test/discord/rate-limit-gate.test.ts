@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { SendableChannels } from 'discord.js';
 import { silentLogger } from '../../src/agent/logger.ts';
 import { RateLimitGate } from '../../src/discord/rate-limit-gate.ts';
@@ -23,9 +23,12 @@ describe('RateLimitGate', () => {
 
     const controller = new AbortController();
     const waiting = gate.waitForModel('other', channel(posted), controller.signal);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await vi.waitFor(() => expect(posted).toHaveLength(1));
     gate.rateLimited(120, 'hit'); // an extension: nobody is told again
-    await gate.waitForModel('other', channel(posted), AbortSignal.abort());
+    // A notice would be posted (all in microtasks: the channel answers at once) before this abort runs.
+    const later = new AbortController();
+    setImmediate(() => later.abort());
+    await gate.waitForModel('other', channel(posted), later.signal);
     controller.abort();
     await waiting;
 

@@ -13,20 +13,16 @@ const botPosts = (channelId: string, count: number) =>
     return posts.length >= count && posts;
   }, { what: `${count} bot messages` });
 
-/** Lets the bot handle what is in flight; then nothing more should have happened. */
-const settle = async () => {
-  await new Promise((resolve) => setTimeout(resolve, 150));
-  await world.bot.queues.idle();
-};
-
 describe('what the bot answers', () => {
   it('ignores bots, @everyone, and channels or servers outside the allow-lists', async () => {
     world = await startBotWorld({ allowedChannelIds: ['100000000000000010'] });
     const { discord } = world;
-    await discord.userSays({ channelId: discord.channels.general, author: { id: '400000000000000001', username: 'other-bot', bot: true }, content: `<@${discord.botUser.id}> hi`, mentions: [discord.botUser.id] });
-    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: '@everyone hello', mentionEveryone: true });
-    await discord.userSays({ channelId: discord.channels.random, author: 'ada', content: `<@${discord.botUser.id}> hi`, mentions: [discord.botUser.id] });
-    await settle();
+    const said = [
+      await discord.userSays({ channelId: discord.channels.general, author: { id: '400000000000000001', username: 'other-bot', bot: true }, content: `<@${discord.botUser.id}> hi`, mentions: [discord.botUser.id] }),
+      await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: '@everyone hello', mentionEveryone: true }),
+      await discord.userSays({ channelId: discord.channels.random, author: 'ada', content: `<@${discord.botUser.id}> hi`, mentions: [discord.botUser.id] }),
+    ];
+    await world.handled('message', ...said.map((message) => message.id));
 
     expect(discord.threads()).toEqual([]);
     expect(world.model.requests).toHaveLength(0);
@@ -42,8 +38,8 @@ describe('what the bot answers', () => {
     expect((await botPosts(first.id, 1))[0]!.content).toBe('Role mention heard.');
 
     const existing = await discord.createThread(discord.channels.random, 'planning', discord.users.bob);
-    await discord.userSays({ channelId: existing.id, author: 'bob', content: 'before the bot is asked' });
-    await settle();
+    const before = await discord.userSays({ channelId: existing.id, author: 'bob', content: 'before the bot is asked' });
+    await world.handled('message', before.id);
     expect(model.requests).toHaveLength(1);
     await discord.userSays({ channelId: existing.id, author: 'bob', content: `<@${discord.botUser.id}> join us`, mentions: [discord.botUser.id] });
     expect((await botPosts(existing.id, 1))[0]!.content).toBe('Thread adopted.');
@@ -135,10 +131,10 @@ describe('what the bot posts', () => {
 
     world = await startBotWorld({ toolPosts: 'off' });
     world.model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '1+1' } }), finalAnswer('Done.', ['calculator']));
-    await world.discord.userSays({ channelId: world.discord.channels.general, author: 'ada', content: `<@${world.discord.botUser.id}> go`, mentions: [world.discord.botUser.id] });
+    const asked = await world.discord.userSays({ channelId: world.discord.channels.general, author: 'ada', content: `<@${world.discord.botUser.id}> go`, mentions: [world.discord.botUser.id] });
     const quiet = await world.discord.waitFor(() => world.discord.threads()[0]);
     expect((await botPosts(quiet.id, 1)).map((post) => post.content)).toEqual(['Done.\n-# 🔧 calculator']);
-    await settle();
+    await world.handled('message', asked.id);
     expect(world.discord.botMessages(quiet.id)).toHaveLength(1);
   });
 
@@ -165,8 +161,8 @@ describe('allow-lists, failures and backlogs', () => {
   it('ignores servers outside ALLOWED_GUILD_IDS', async () => {
     world = await startBotWorld({ allowedGuildIds: ['999999999999999999'] });
     const { discord } = world;
-    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@${discord.botUser.id}> hi`, mentions: [discord.botUser.id] });
-    await settle();
+    const asked = await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@${discord.botUser.id}> hi`, mentions: [discord.botUser.id] });
+    await world.handled('message', asked.id);
 
     expect(discord.threads()).toEqual([]);
     expect(world.model.requests).toHaveLength(0);
@@ -222,8 +218,9 @@ describe('allow-lists, failures and backlogs', () => {
     const regret = await discord.userSays({ channelId: thread.id, author: 'bob', content: 'never mind' });
     await discord.userDeletes(thread.id, regret.id);
 
-    await botPosts(thread.id, 1);
-    await settle();
+    await world.handled('message', regret.id);
+    await world.handled('deletion', regret.id);
+    expect(discord.botMessages(thread.id).map((post) => post.content)).toEqual(['First.']);
     expect(model.requests).toHaveLength(1);
   });
 

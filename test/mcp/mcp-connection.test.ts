@@ -6,6 +6,7 @@ import { type Logger, silentLogger } from '../../src/agent/logger.ts';
 import type { RuntimeTool, ToolContext } from '../../src/agent/tool.ts';
 import { McpConnection, type McpTimings } from '../../src/mcp/mcp-connection.ts';
 import { testServerConfig, type TestServerMode } from '../support/mcp-test-server.ts';
+import { type LogLine, recordingLogger } from '../support/recording-logger.ts';
 
 // Roomy start timeouts (a start of the test server takes 1-2 s on a busy machine); short waits between restarts.
 const fast: McpTimings = { startTimeoutMs: 15_000, pingTimeoutMs: 1_000, firstBackoffMs: 100, maxBackoffMs: 400, stableAfterMs: 60_000 };
@@ -44,6 +45,16 @@ async function until(check: () => boolean, what: string, timeoutMs = 30_000): Pr
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/** The lines the connection logged with this message. */
+const logged = (lines: LogLine[], msg: string) => lines.filter((line) => line.msg === msg);
+
+/**
+ * Resolves once every restart the connection had scheduled so far is due: each waits at most
+ * `maxBackoffMs`, and Node runs timers in the order they fall due, so a timer set now for longer
+ * fires after all of them. Not a guess at how fast anything runs.
+ */
+const afterScheduledRestarts = (timings: McpTimings) => new Promise((resolve) => setTimeout(resolve, timings.maxBackoffMs + 1));
 
 describe('an MCP server over stdio', () => {
   it('lists its tools as <server>__<tool>, within 64 characters, with their schemas, sent non-strict', async () => {
@@ -109,12 +120,15 @@ describe('an MCP server over stdio', () => {
   });
 
   it('a call that never answers ends at the tool’s time limit; a server that still answers pings is kept', async () => {
-    const { connection, starts } = connect();
+    const { logger, lines } = recordingLogger();
+    const { connection, starts } = connect({ logger });
     await connection.start();
 
     await expect(named(connection, 'test__hang').execute({}, context(300))).rejects.toThrow();
-    // Past the ping's time limit (1 s): a wrong restart would have begun by now.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // The timed-out call makes the connection ping the server: wait for its verdict.
+    const verdicts = () => [...logged(lines, 'MCP server answered the ping: kept'), ...logged(lines, 'MCP server stopped answering: restarting it')];
+    await until(() => verdicts().length > 0, 'the ping after the timed-out call');
+    expect(verdicts().map((line) => line.msg)).toEqual(['MCP server answered the ping: kept']);
     expect(connection.status()).toEqual({ state: 'up' });
     expect(starts()).toBe(1);
     expect(await named(connection, 'test__echo').execute({ text: 'still here' }, context())).toBe('echo: still here');
@@ -139,17 +153,18 @@ describe('an MCP server over stdio', () => {
   }, 40_000);
 
   it('closing while a server is still starting ends that start, and nothing is started again', async () => {
-    const { connection, starts } = connect({ mode: 'hang-on-start' });
+    const { logger, lines } = recordingLogger();
+    // No start timeout to end the attempt: only closing can, within the test's time.
+    const { connection, starts } = connect({ mode: 'hang-on-start', logger, timings: { ...fast, startTimeoutMs: 600_000 } });
     const first = connection.start();
     await until(() => starts() === 1, 'the start');
-    const began = Date.now();
     await connection.close();
     await first;
 
-    expect(Date.now() - began).toBeLessThan(10_000);
     expect(connection.status()).toEqual({ state: 'down', reason: 'the bot is shutting down' });
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(starts()).toBe(1);
+    // The attempt has ended; a restart is scheduled only with a "down" line, and there is none.
+    expect(logged(lines, 'MCP server down')).toEqual([]);
+    expect(logged(lines, 'MCP server starting')).toHaveLength(1);
   });
 
   it('lists the tools again when the server says they changed', async () => {
@@ -163,10 +178,10 @@ describe('an MCP server over stdio', () => {
   });
 
   it('a server flooding stderr is logged a bounded number of lines, each cut short', async () => {
-    const lines: Record<string, unknown>[] = [];
-    const recording: Logger = { ...silentLogger, info: (fields, message) => void (message === 'MCP server stderr' && lines.push(fields as Record<string, unknown>)) };
-    const { connection } = connect({ mode: 'noisy', logger: recording });
+    const { logger, lines: all } = recordingLogger();
+    const { connection } = connect({ mode: 'noisy', logger });
     await connection.start();
+    const lines = logged(all, 'MCP server stderr').map((line) => line.fields);
 
     expect(connection.status()).toEqual({ state: 'up' });
     expect(lines.length).toBeGreaterThan(0);
@@ -175,14 +190,29 @@ describe('an MCP server over stdio', () => {
   });
 
   it('a server that exits at start is retried, waiting longer each time', async () => {
-    const { connection, starts } = connect({ mode: 'exit-on-start', timings: { ...fast, firstBackoffMs: 200, maxBackoffMs: 800 } });
+    const { logger, lines } = recordingLogger();
+    const timings = { ...fast, firstBackoffMs: 200, maxBackoffMs: 400 };
+    const { connection } = connect({ mode: 'exit-on-start', logger, timings });
     await connection.start();
     expect(connection.status()).toMatchObject({ state: 'down' });
 
-    await until(() => starts() >= 3, 'two restarts');
+    // Each failure schedules the next start and says after how long: twice as long each time, up to the cap.
+    await until(() => logged(lines, 'MCP server down').length >= 3, 'three failed starts');
+    const closing = performance.now();
     await connection.close();
-    const afterClose = starts();
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect(starts()).toBe(afterClose);
+    const downs = logged(lines, 'MCP server down').slice(0, 3);
+    const waits = downs.map((line) => line.fields.retryInMs);
+    expect(waits).toEqual([200, 400, 400]);
+    // And each next start came no sooner than the wait scheduled before it (a bound no slow machine breaks;
+    // 1 ms for Node's millisecond timer clock against performance.now()).
+    const startedAt = logged(lines, 'MCP server starting').map((line) => line.at);
+    for (const [index, down] of downs.slice(0, 2).entries()) {
+      expect(startedAt[index + 1]! - down.at).toBeGreaterThanOrEqual((down.fields.retryInMs as number) - 1);
+    }
+
+    // Closed with a restart pending or an attempt in flight: nothing starts again, nor is scheduled.
+    await afterScheduledRestarts(timings);
+    expect(lines.filter((line) => line.at > closing && (line.msg === 'MCP server starting' || line.msg === 'MCP server down'))).toEqual([]);
+    expect(connection.status()).toEqual({ state: 'down', reason: 'the bot is shutting down' });
   });
 });

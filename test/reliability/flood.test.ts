@@ -16,10 +16,6 @@ afterEach(async () => {
 
 const answerLast = (request: ChatRequest) => finalAnswer(`Answer to «${request.messages.findLast((message) => message.role === 'user')?.content}».`);
 const notices = (pattern: RegExp) => world.discord.botMessages().filter((post) => pattern.test(post.content));
-const settle = async () => {
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  await world.bot.queues.idle();
-};
 
 /** Stored user messages of `authorId`, and whether a delivered run covers each. */
 function storedOf(authorId: string): { content: string; answered: boolean }[] {
@@ -29,19 +25,34 @@ function storedOf(authorId: string): { content: string; answered: boolean }[] {
   return rows.map((row) => ({ content: row.content, answered: covered.has(row.id) }));
 }
 
-/** The flood; resolves with /ask's replies (a refusal, or "Started: …" for one let through). */
+/**
+ * The flood; resolves with /ask's replies (a refusal, or "Started: …" for one let through) once
+ * the bot has handled every message and command of it and ended every run they queued.
+ */
 async function flood(threadId: string): Promise<{ ephemeral: boolean; content: string }[]> {
   const { discord } = world;
-  for (let index = 0; index < 30; index++) await discord.userSays({ channelId: threadId, author: 'bob', content: `flood ${index}` });
+  const said = [];
+  for (let index = 0; index < 30; index++) said.push(await discord.userSays({ channelId: threadId, author: 'bob', content: `flood ${index}` }));
   for (let index = 0; index < 10; index++) {
-    await discord.userSays({ channelId: discord.channels.random, author: 'bob', content: `${mentionOf(world)} mention ${index}`, mentions: [discord.botUser.id] });
+    said.push(await discord.userSays({ channelId: discord.channels.random, author: 'bob', content: `${mentionOf(world)} mention ${index}`, mentions: [discord.botUser.id] }));
   }
   const replies = [];
+  const asks = [];
   for (let index = 0; index < 3; index++) {
     const ask = await discord.userRunsCommand({ name: 'ask', options: { prompt: `ask ${index}` }, author: 'bob', channelId: discord.channels.general });
+    asks.push(ask);
     replies.push(await ask.waitForReply());
   }
+  await world.handled('message', ...said.map((message) => message.id));
+  await world.handled('interaction', ...asks.map((ask) => ask.id));
   return replies;
+}
+
+/** Sends each text as `author` in `channelId`, and waits until the bot has handled them all. */
+async function say(channelId: string, author: 'ada' | 'bob', texts: string[]): Promise<void> {
+  const said = [];
+  for (const content of texts) said.push(await world.discord.userSays({ channelId, author, content, mentions: content.includes(mentionOf(world)) ? [world.discord.botUser.id] : [] }));
+  await world.handled('message', ...said.map((message) => message.id));
 }
 
 describe('USER_MESSAGES_PER_MINUTE under a flood', () => {
@@ -54,7 +65,6 @@ describe('USER_MESSAGES_PER_MINUTE under a flood', () => {
     await waitForBotPosts(world, thread.id, 1);
 
     const asks = await flood(thread.id);
-    await settle();
 
     // Exactly three let through, whichever the bot saw first (commands do not wait for messages), all answered.
     const admitted = storedOf(discord.users.bob);
@@ -90,8 +100,7 @@ describe('DAILY_TOKEN_BUDGET under a flood', () => {
     const calls = model.requests.length;
 
     const asks = await flood(thread.id);
-    for (let index = 0; index < 5; index++) await discord.userSays({ channelId: thread.id, author: 'ada', content: `ada ${index}` });
-    await settle();
+    await say(thread.id, 'ada', Array.from({ length: 5 }, (_, index) => `ada ${index}`));
 
     expect(model.requests).toHaveLength(calls);
     expect(asks.every((reply) => reply.ephemeral && /^This server has used its 100 tokens for today\. I will answer again <t:\d+:R>/.test(reply.content))).toBe(true);
@@ -109,12 +118,9 @@ describe('DAILY_TOKEN_BUDGET under a flood', () => {
     world = await startBotWorld({ dailyTokenBudget: 200, maxConcurrentRuns: 1 });
     const { discord, model } = world;
     model.otherwise(answerLast);
-    for (let index = 0; index < 8; index++) {
-      await discord.userSays({ channelId: discord.channels.general, author: 'bob', content: `${mentionOf(world)} question ${index}`, mentions: [discord.botUser.id] });
-    }
-    await discord.waitFor(() => discord.threads().length === 8 && world.store.db.prepare("SELECT count(*) FROM runs WHERE status != 'running'").pluck().get() === 8, { what: 'eight runs ended' });
-    await settle();
+    await say(discord.channels.general, 'bob', Array.from({ length: 8 }, (_, index) => `${mentionOf(world)} question ${index}`));
 
+    expect(discord.threads()).toHaveLength(8);
     expect(model.requests).toHaveLength(2);
     const runs = world.store.db.prepare('SELECT status, error_code FROM runs ORDER BY started_at').all() as { status: string; error_code: string | null }[];
     expect(runs.filter((run) => run.status === 'answered')).toHaveLength(2);
@@ -130,11 +136,10 @@ describe('DAILY_TOKEN_BUDGET under a flood', () => {
     world = await startBotWorld({ dailyTokenBudget: 200, maxConcurrentRuns: 4 });
     const { discord, model } = world;
     model.otherwise(answerLast);
-    for (let index = 0; index < 12; index++) {
-      await discord.userSays({ channelId: discord.channels.general, author: 'bob', content: `${mentionOf(world)} question ${index}`, mentions: [discord.botUser.id] });
-    }
-    await discord.waitFor(() => discord.threads().length === 12 && world.store.db.prepare("SELECT count(*) FROM runs WHERE status != 'running'").pluck().get() === 12, { what: 'twelve runs ended' });
-    await settle();
+    await say(discord.channels.general, 'bob', Array.from({ length: 12 }, (_, index) => `${mentionOf(world)} question ${index}`));
+
+    expect(discord.threads()).toHaveLength(12);
+    expect(world.store.db.prepare("SELECT count(*) FROM runs WHERE status = 'running'").pluck().get()).toBe(0);
 
     // How many start before the first is charged depends on timing: at most four together against
     // nothing spent, at most one more once 120 of 200 are; none after that. At least the budget's

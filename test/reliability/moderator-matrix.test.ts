@@ -53,18 +53,22 @@ describe('moderators named by MODERATOR_ROLE_IDS (commands shown to everyone, th
       { name: 'Agent steps', type: 'message' as const, targetMessageId: answerId, channelId: threadId },
       { name: 'usage', channelId: discord.channels.general },
     ];
+    const ran: string[] = [];
     for (const command of cases) {
       const byBob = await discord.userRunsCommand({ ...command, author: 'bob' });
+      ran.push(byBob.id);
       const bobReply = await byBob.waitForReply();
       expect(bobReply, `${command.name} ${JSON.stringify(command.options ?? {})} by a member`).toMatchObject({ ephemeral: true, content: refusal });
       expect(bobReply.files).toEqual([]);
       const byCarol = await discord.userRunsCommand({ ...command, author: carol });
+      ran.push(byCarol.id);
       const carolReply = await byCarol.waitForReply();
       expect(carolReply.ephemeral, `${command.name} by a moderator`).toBe(true);
       expect(carolReply.content, `${command.name} by a moderator`).not.toBe(refusal);
       expect(carolReply.content + carolReply.files.map((file) => file.content).join('')).toMatch(/calculator|Last 7 days/);
     }
-    // Nothing of the log reached the channel either.
+    // Nothing of the log reached the channel either, once every command is handled.
+    await world.handled('interaction', ...ran);
     expect(discord.botMessages().filter((post) => post.content.includes('tool-call'))).toEqual([]);
   });
 
@@ -73,6 +77,7 @@ describe('moderators named by MODERATOR_ROLE_IDS (commands shown to everyone, th
     await carolsConversation();
     const refused = await discord.userRunsCommand({ name: 'tool', subcommand: 'search_server', options: { query: 'secret plan' }, author: 'bob', channelId: discord.channels.general });
     expect(await refused.waitForReply()).toMatchObject({ ephemeral: true, content: 'Only moderators can run **search_server**.' });
+    await world.handled('interaction', refused.id);
     expect(world.store.db.prepare("SELECT count(*) FROM steps WHERE tool_name = 'search_server'").pluck().get()).toBe(0);
 
     const allowed = await discord.userRunsCommand({ name: 'tool', subcommand: 'search_server', options: { query: 'secret plan' }, author: carol, channelId: discord.channels.general });

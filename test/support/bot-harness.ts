@@ -12,7 +12,7 @@ import { type Logger, silentLogger } from '../../src/agent/logger.ts';
 import { type AgentSettings, defaultAgentSettings } from '../../src/agent/run-agent.ts';
 import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
 import type { DiscordSettings } from '../../src/config.ts';
-import { type Bot, startBot } from '../../src/discord/bot.ts';
+import { type Bot, type HandledEvent, startBot } from '../../src/discord/bot.ts';
 import type { MemorySettings } from '../../src/memory/conversation-memory.ts';
 import { loadTokenCounter } from '../../src/memory/token-counter.ts';
 import { type Instance, startInstance } from '../../src/run-log/instance.ts';
@@ -30,6 +30,14 @@ export interface BotWorld {
   bot: Bot;
   store: Store;
   databasePath: string;
+  /**
+   * Resolves once the bot has handled each of these gateway events (its handler settled, whether
+   * it succeeded or failed) and then every run they queued has ended: the moment a test may
+   * assert that nothing more happened. Events are recorded from the bot's start, so one handled
+   * before this is called is not missed. An id counts once per kind (a second edit of the same
+   * message is not told apart from the first).
+   */
+  handled(kind: HandledEvent['kind'], ...ids: string[]): Promise<void>;
   /**
    * Stops the bot as SIGTERM does (runs in flight get `graceMs`, then are aborted) and closes the
    * database; `whileDown` runs before it comes back on the same database.
@@ -63,6 +71,8 @@ export async function startBotWorld(
   let instance: Instance;
   let currentCommands = extra.commands ?? commands;
   let bot: Bot;
+  const handled = new Set<string>();
+  const handledKey = (event: HandledEvent) => `${event.kind} ${event.id}`;
 
   const start = async () => {
     store = openStore(databasePath);
@@ -94,6 +104,7 @@ export async function startBotWorld(
       reminderIntervalMs: extra.reminderIntervalMs,
       instanceId: instance.id,
       logger: extra.logger ?? silentLogger,
+      onHandled: (event) => void handled.add(handledKey(event)),
     });
   };
   const stop = async (graceMs?: number) => {
@@ -114,6 +125,11 @@ export async function startBotWorld(
       return store;
     },
     databasePath,
+    async handled(kind, ...ids) {
+      const waiting = () => ids.filter((id) => !handled.has(handledKey({ kind, id })));
+      await discord.waitFor(() => waiting().length === 0, { what: `the bot to handle ${kind} ${waiting().join(', ')}` });
+      await bot.queues.idle();
+    },
     async restart(options = {}) {
       await stop(options.graceMs);
       await options.whileDown?.();
@@ -138,16 +154,4 @@ export const waitForBotPosts = (world: BotWorld, channelId: string, count: numbe
     return posts.length >= count && posts;
   }, { what: `${count} bot messages in ${channelId}` });
 
-/** One line a `recordingLogger` kept. */
-export interface LogLine {
-  level: 'debug' | 'info' | 'warn' | 'error';
-  msg: string | undefined;
-  fields: Record<string, unknown>;
-}
-
-/** A logger that keeps every line, for tests that check what an operator would read. */
-export function recordingLogger(): { logger: Logger; lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const at = (level: LogLine['level']) => (fields: object, msg?: string) => void lines.push({ level, msg, fields: fields as Record<string, unknown> });
-  return { logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }, lines };
-}
+export { type LogLine, recordingLogger } from './recording-logger.ts';
