@@ -94,7 +94,8 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       answer: fields.answer ?? null,
       stopReason: fields.stopReason ?? null,
       userMessage: fields.userMessage ?? null,
-      error: error === undefined ? null : error instanceof Error ? error : new Error(String(error)),
+      // A thrown non-Error keeps its value as the cause; its message is the one the run-end event carries.
+      error: error === undefined ? null : error instanceof Error ? error : new Error(describeError(error), { cause: error }),
       transcript: messages.slice(firstNew),
       steps: step,
       usage,
