@@ -48,7 +48,8 @@ async function load(threads: number, messages: number, timeoutMs: number, offset
     for (; scanned < discord.requests.length; scanned++) {
       const request = discord.requests[scanned]!;
       if (request.status === undefined) break; // its body may not be parsed yet
-      const tag = /Answered (t\d+m\d+)\./.exec(String((request.body as { content?: unknown } | undefined)?.content ?? ''))?.[1];
+      const content = (request.body as { content?: unknown } | undefined)?.content;
+      const tag = typeof content === 'string' ? /Answered (t\d+m\d+)\./.exec(content)?.[1] : undefined;
       if (request.method !== 'POST' || tag === undefined) continue;
       const waiter = waiting.get(tag);
       if (answered.has(tag) || !waiter) failures.push(`${tag}: an answer nobody waited for (twice?)`);

@@ -39,7 +39,7 @@ export function describeError(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
-/** What was thrown, as an `Error` (a thrown string or object becomes one with its text as message). */
+/** What was thrown, as an `Error` (a thrown string or object becomes one with its text as message, and itself as cause). */
 export function toError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
+  return error instanceof Error ? error : new Error(String(error), { cause: error });
 }

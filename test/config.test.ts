@@ -129,10 +129,10 @@ describe('settings', () => {
 
   it('is documented: the README table and .env.example list exactly the settings that exist', () => {
     const readme = readFileSync(`${projectRoot}README.md`, 'utf8');
-    const documented = [...readme.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1]);
+    const documented = [...readme.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1]!);
     expect(documented.sort()).toEqual([...settingNames].sort());
     const example = readFileSync(`${projectRoot}.env.example`, 'utf8');
-    const listed = [...example.matchAll(/^#?\s*([A-Z_]+)=/gm)].map((match) => match[1]);
+    const listed = [...example.matchAll(/^#?\s*([A-Z_]+)=/gm)].map((match) => match[1]!);
     expect(listed.sort()).toEqual([...settingNames].sort());
   });
 });

@@ -13,7 +13,10 @@ export function commandRouter(commands: readonly CommandDefinition[], context: C
   return async (interaction: Interaction): Promise<void> => {
     if (interaction.isAutocomplete()) {
       const command = byName.get(interaction.commandName);
-      if (!interaction.inCachedGuild() || !command?.autocomplete) return void (await interaction.respond([]));
+      if (!interaction.inCachedGuild() || !command?.autocomplete) {
+        await interaction.respond([]);
+        return;
+      }
       try {
         await command.autocomplete(interaction, context);
       } catch (error) {

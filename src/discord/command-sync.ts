@@ -12,7 +12,9 @@ export function normalizeCommand(command: Record<string, unknown>, guildScope = 
     type: command.type ?? 1,
     description: command.description ?? '',
     options: normalizeOptions(command.options),
-    default_member_permissions: permissions === undefined || permissions === null ? null : String(permissions),
+    // A bit set: a string from the API and the builders, a bigint or number when written by hand.
+    default_member_permissions:
+      typeof permissions === 'string' || typeof permissions === 'bigint' || typeof permissions === 'number' ? String(permissions) : null,
     ...(guildScope ? {} : { contexts: command.contexts ?? null, integration_types: command.integration_types ?? [0] }),
     nsfw: command.nsfw ?? false,
   };

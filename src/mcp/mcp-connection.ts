@@ -82,11 +82,11 @@ export class McpConnection implements ToolServer {
   async close(): Promise<void> {
     this.closed = true;
     if (this.restartTimer) clearTimeout(this.restartTimer);
-    const clients = [this.client, this.connecting];
+    const clients = [this.client, this.connecting].filter((client) => client !== null);
     this.client = null;
     this.connecting = null;
     this.state = { state: 'down', reason: 'the bot is shutting down' };
-    await Promise.all(clients.map((client) => client?.close().catch(() => undefined)));
+    await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
   }
 
   /** Calls one of the server's tools, by its own name, bounded by the context's signal. */

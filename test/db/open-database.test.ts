@@ -79,7 +79,7 @@ describe('openDatabase', () => {
 
   it('opens read-only for viewers: never creates, migrates or writes', () => {
     const path = tempPath();
-    expect(() => openDatabaseReadOnly(path)).toThrow();
+    expect(() => openDatabaseReadOnly(path)).toThrow('Cannot open database because the directory does not exist');
     expect(existsSync(path)).toBe(false);
 
     const old = new BetterSqlite3((openDatabase(path).close(), path));

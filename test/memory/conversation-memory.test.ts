@@ -61,8 +61,8 @@ describe('conversation memory', () => {
     const instance = startInstance(store, 'chat');
     const conversation = newConversation();
     const inTransaction: Record<string, boolean[]> = { stepCompleted: [], resultRemembered: [] };
-    const complete = store.steps.complete;
-    const insert = store.messages.insert;
+    const complete = store.steps.complete.bind(store.steps);
+    const insert = store.messages.insert.bind(store.messages);
     store.steps.complete = (...args) => (inTransaction.stepCompleted!.push(store.db.inTransaction), complete(...args));
     store.messages.insert = (...args) => (inTransaction.resultRemembered!.push(store.db.inTransaction), insert(...args));
     model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '6*7' } }), finalAnswer('42.'));

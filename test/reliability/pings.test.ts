@@ -22,7 +22,7 @@ const messageBodies = () =>
     const body = request.body as Record<string, unknown> | undefined;
     if (!body) return [];
     if (request.method === 'POST' && /^\/interactions\/\d+\/[^/]+\/callback$/.test(request.path)) return body.type === 4 ? [{ request, message: body.data as Record<string, unknown> }] : [];
-    if (/^\/channels\/\d+\/messages(\/\d+)?$/.test(request.path) || /^\/webhooks\//.test(request.path)) return typeof body.content === 'string' ? [{ request, message: body }] : [];
+    if (/^\/channels\/\d+\/messages(\/\d+)?$/.test(request.path) || request.path.startsWith('/webhooks/')) return typeof body.content === 'string' ? [{ request, message: body }] : [];
     return [];
   });
 

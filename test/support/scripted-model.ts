@@ -87,7 +87,15 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
   let maxConcurrent = 0;
   let fallback: ((body: ChatRequest) => ScriptedReply) | null = null;
 
-  const server = createServer(async (request, response) => {
+  // Node does not await a request listener, so a rejection would go unhandled: it is recorded as a
+  // failure instead, unless the client went away before its request was whole (nobody to answer).
+  const server = createServer((request, response) => {
+    answer(request, response).catch((error: unknown) => {
+      if (request.complete) failures.push(`${request.method} ${request.url}: the scripted model failed: ${String(error)}`);
+      response.destroy();
+    });
+  });
+  async function answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
     attempts += 1;
     attemptTimes.push(performance.now());
     urls.push(request.url ?? '');
@@ -117,7 +125,10 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
       return send(response, { status: 500, body: { error: { message: 'scripted check failed' } }, headers: { 'x-should-retry': 'false' } });
     }
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
-    if (reply.reset) return request.socket.destroy();
+    if (reply.reset) {
+      request.socket.destroy();
+      return;
+    }
     if (reply.resetAfterBytes !== undefined) return sendPart(response, reply, reply.resetAfterBytes, () => response.socket?.destroy());
     if (reply.hangAfterBytes !== undefined) {
       hanging.add(response);
@@ -128,7 +139,7 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
       return;
     }
     send(response, reply);
-  });
+  }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 

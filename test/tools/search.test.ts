@@ -1,5 +1,10 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Store } from '../../db/store.ts';
+import { migrations } from '../../db/migrations.ts';
+import { openDatabase } from '../../db/open-database.ts';
+import { openStore, type Store } from '../../db/store.ts';
 import { silentLogger } from '../../src/agent/logger.ts';
 import { fromZodTool } from '../../src/agent/runtime-tool.ts';
 import { searchConversation } from '../../tools/search-conversation.ts';
@@ -75,13 +80,7 @@ describe('search_conversation and search_server', () => {
 });
 
 describe('upgrading a database to full-text search', () => {
-  it('indexes the messages a version-1 database already holds', async () => {
-    const { mkdtempSync } = await import('node:fs');
-    const { join } = await import('node:path');
-    const { tmpdir } = await import('node:os');
-    const { openDatabase } = await import('../../db/open-database.ts');
-    const { migrations } = await import('../../db/migrations.ts');
-    const { openStore } = await import('../../db/store.ts');
+  it('indexes the messages a version-1 database already holds', () => {
     const path = join(mkdtempSync(join(tmpdir(), 'upgrade-')), 'bot.sqlite');
     const old = openDatabase(path, { migrations: migrations.filter((migration) => migration.version === 1) });
     old.prepare("INSERT INTO conversations (key, title, guild_id, created_at) VALUES ('discord:9', 'old thread', 'g', 1)").run();

@@ -62,7 +62,7 @@ interface Resolving {
   invoker: bigint;
   /** The option being typed, for an autocomplete interaction. */
   focused?: string;
-  fail(message: string): Error;
+  fail: (message: string) => Error;
 }
 
 function leafOptions(world: World, registered: FakeRegisteredOption[], given: Record<string, FakeOptionValue>, resolving: Resolving): InteractionDataOption[] {

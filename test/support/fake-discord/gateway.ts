@@ -7,7 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { GatewayDispatchEvents, GatewayIntentBits, GatewayOpcodes } from 'discord.js';
-import { WebSocket, WebSocketServer } from 'ws';
+import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import type { DispatchRecord, GatewayPayloadRecord } from './types.ts';
 
 export interface GatewayOptions {
@@ -75,16 +75,17 @@ export class FakeGateway {
     socket.on('message', (data) => {
       let payload: { op?: unknown; d?: unknown };
       try {
-        payload = JSON.parse(String(data)) as { op?: unknown; d?: unknown };
+        payload = JSON.parse(frameText(data)) as { op?: unknown; d?: unknown };
       } catch {
-        this.options.problem(`gateway: a frame that is not JSON: ${String(data).slice(0, 100)}`);
+        this.options.problem(`gateway: a frame that is not JSON: ${frameText(data).slice(0, 100)}`);
         return socket.close(closeCodes.decodeError, 'Error while decoding payload.');
       }
       this.payloads.push({ op: Number(payload.op), d: payload.d, time: performance.now() });
       this.options.changed();
       switch (payload.op) {
         case GatewayOpcodes.Heartbeat:
-          return send(socket, { op: GatewayOpcodes.HeartbeatAck });
+          void send(socket, { op: GatewayOpcodes.HeartbeatAck });
+          return;
         case GatewayOpcodes.Identify:
           if (session) return socket.close(closeCodes.alreadyAuthenticated, 'Already authenticated.');
           session = this.identify(socket, payload.d as IdentifyData);
@@ -103,7 +104,7 @@ export class FakeGateway {
           return socket.close(closeCodes.unknownOpcode, 'Unknown opcode.');
       }
     });
-    send(socket, { op: GatewayOpcodes.Hello, d: { heartbeat_interval: this.options.heartbeatIntervalMs } });
+    void send(socket, { op: GatewayOpcodes.Hello, d: { heartbeat_interval: this.options.heartbeatIntervalMs } });
   }
 
   private identify(socket: WebSocket, data: IdentifyData): Session | undefined {
@@ -120,8 +121,8 @@ export class FakeGateway {
     const id = `fake-session-${++this.sessionCounter}`;
     const session: Session = { id, intents, seq: 0, log: [], socket };
     this.sessions.set(id, session);
-    this.sendTo(session, GatewayDispatchEvents.Ready, this.options.ready(id), false);
-    for (const { t, d } of this.options.initialDispatches()) this.sendTo(session, t, d, true);
+    void this.sendTo(session, GatewayDispatchEvents.Ready, this.options.ready(id), false);
+    for (const { t, d } of this.options.initialDispatches()) void this.sendTo(session, t, d, true);
     return session;
   }
 
@@ -129,15 +130,15 @@ export class FakeGateway {
     const session = this.sessions.get(data?.session_id);
     if (session === undefined || data.token !== this.options.token) {
       // Not resumable: the client is to IDENTIFY again on a new connection.
-      send(socket, { op: GatewayOpcodes.InvalidSession, d: false });
+      void send(socket, { op: GatewayOpcodes.InvalidSession, d: false });
       return undefined;
     }
     if (session.socket && session.socket !== socket) session.socket.close(closeCodes.unknownError, 'Session resumed elsewhere.');
     session.socket = socket;
     for (const entry of session.log) {
-      if (entry.s > Number(data.seq ?? 0)) send(socket, { op: GatewayOpcodes.Dispatch, t: entry.t, s: entry.s, d: entry.d });
+      if (entry.s > Number(data.seq ?? 0)) void send(socket, { op: GatewayOpcodes.Dispatch, t: entry.t, s: entry.s, d: entry.d });
     }
-    this.sendTo(session, GatewayDispatchEvents.Resumed, {}, false);
+    void this.sendTo(session, GatewayDispatchEvents.Resumed, {}, false);
     return session;
   }
 
@@ -202,8 +203,22 @@ interface ResumeData {
   seq?: number;
 }
 
+/**
+ * Writes a frame; resolves once it is written. It never rejects (a failed write shows as the socket
+ * closing, which the client handles), and `ws` writes frames in the order they are sent, so replies
+ * to the client are sent without waiting (`void send(...)`); only `dispatch` waits, for its caller.
+ */
 function send(socket: WebSocket, payload: object): Promise<void> {
   return new Promise((resolve) => socket.send(JSON.stringify(payload), () => resolve()));
+}
+
+/**
+ * A frame's text. `ws` hands a message over as a Buffer, an ArrayBuffer or a list of fragments,
+ * depending on `binaryType` (https://github.com/websockets/ws/blob/master/doc/ws.md#event-message).
+ */
+function frameText(data: RawData): string {
+  const bytes = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+  return bytes.toString('utf8');
 }
 
 /** The intent an event needs (0: always sent). Guild events only: the fake has no DMs. */

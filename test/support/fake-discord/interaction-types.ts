@@ -1,7 +1,7 @@
 /**
  * The public shape of the fake's application commands and interactions (re-exported by types.ts).
  */
-import type { FakeAuthor, WaitForOptions } from './types.ts';
+import type { FakeAuthor, WaitForOptions } from './shared-types.ts';
 
 /**
  * A registered application command as Discord returns it from GET/PUT …/commands: the bot's

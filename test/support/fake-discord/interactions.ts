@@ -105,7 +105,7 @@ export interface RunCommandServices {
   gateway: FakeGateway;
   commands: CommandStore;
   interactions: InteractionStore;
-  waitFor<T>(check: () => T | undefined | null | false, options: WaitForOptions): Promise<T>;
+  waitFor: <T>(check: () => T | undefined | null | false, options: WaitForOptions) => Promise<T>;
 }
 
 /** `fake.userRunsCommand`: checks what Discord's client checks, dispatches, returns the handle. */

@@ -20,16 +20,16 @@ export interface RestOptions {
   requests: RecordedRequest[];
   latencyMs(): number;
   holdResponsesMs(): number;
-  problem(message: string): void;
+  problem: (message: string) => void;
   changed(): void;
 }
 
 const apiPrefix = '/api/v10';
 
-export function restHandler(options: RestOptions): (request: IncomingMessage, response: ServerResponse) => Promise<void> {
+export function restHandler(options: RestOptions): (request: IncomingMessage, response: ServerResponse) => void {
   const { routes, faults, problem } = options;
 
-  return async (request, response) => {
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const method = request.method ?? 'GET';
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     const raw = await readRaw(request);
@@ -60,7 +60,7 @@ export function restHandler(options: RestOptions): (request: IncomingMessage, re
         throw notFound();
       }
       if (!matched.route.noAuth && headers.authorization !== `Bot ${options.token}`) throw unauthorized();
-      if (!/^DiscordBot \(/.test(headers['user-agent'] ?? '')) problem(`REST: ${method} ${path} without Discord's "DiscordBot (url, version)" User-Agent`);
+      if (!(headers['user-agent'] ?? '').startsWith('DiscordBot (')) problem(`REST: ${method} ${path} without Discord's "DiscordBot (url, version)" User-Agent`);
       checkBody(matched.route, matched.params, method, shortPath(path), body, problem);
 
       const fault = faults.take(method, path);
@@ -89,6 +89,14 @@ export function restHandler(options: RestOptions): (request: IncomingMessage, re
       record.status = status;
       options.changed();
     }
+  };
+  // Node does not await a request listener, so a rejection (reading the body) would go unhandled: it
+  // is recorded as a problem, unless the client went away before its request was whole.
+  return (request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      if (request.complete) problem(`REST: the fake failed on ${request.method} ${request.url}: ${String(error)}`);
+      response.destroy();
+    });
   };
 }
 

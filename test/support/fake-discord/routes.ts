@@ -16,7 +16,7 @@ export interface FakeServices {
   gatewayUrl: string;
   messageContentAllowed: boolean;
   /** Records a breach of Discord's rules that the route found (rest.ts records the spec's). */
-  problem(message: string): void;
+  problem: (message: string) => void;
 }
 
 export interface RouteContext {

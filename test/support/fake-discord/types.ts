@@ -3,8 +3,10 @@
  */
 import type { APIThreadChannel, APITextChannel, GatewayMessageCreateDispatchData } from 'discord.js';
 import type { CreateRoleInput, FakeInteraction, FakeRegisteredCommand, RunCommandInput } from './interaction-types.ts';
+import type { FakeAuthor, WaitForOptions } from './shared-types.ts';
 
 export type * from './interaction-types.ts';
+export type * from './shared-types.ts';
 
 /** Options of `startFakeDiscord`. */
 export interface FakeDiscordOptions {
@@ -28,9 +30,6 @@ export type FakeChannel = (APITextChannel | APIThreadChannel) & { guild_id: stri
 
 /** A thread as Discord sends it. */
 export type FakeThread = APIThreadChannel & { guild_id: string; parent_id: string };
-
-/** One of the seeded users by name, or any other user (added to the guild as a member on first use). */
-export type FakeAuthor = 'ada' | 'bob' | { id: string; username: string; bot?: boolean };
 
 /** A file a user attaches; the fake serves `body` at the attachment's `url`. */
 export interface FakeAttachmentInput {
@@ -121,13 +120,6 @@ export interface RateLimitRule {
   retryAfterSeconds: number;
   /** A global rate limit (`x-ratelimit-global: true`, scope "global") rather than a route's. */
   global?: boolean;
-}
-
-/** Options of `fake.waitFor`. */
-export interface WaitForOptions {
-  timeoutMs?: number;
-  /** Says what was awaited, in the timeout error. */
-  what?: string;
 }
 
 /**

@@ -8,7 +8,8 @@ export class Changes {
   private readonly listeners = new Set<() => void>();
 
   notify(): void {
-    for (const listener of [...this.listeners]) listener();
+    // A copy: a listener added while these run waits for the next change.
+    for (const listener of Array.from(this.listeners)) listener();
   }
 
   /**
