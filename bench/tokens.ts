@@ -7,7 +7,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../db/store.ts';
-import { fanOut } from '../src/agent/events.ts';
 import { silentLogger } from '../src/agent/logger.ts';
 import type { ModelClient } from '../src/agent/model-client.ts';
 import { defaultAgentSettings, runAgent } from '../src/agent/run-agent.ts';

@@ -8,7 +8,7 @@ const typingRenewMs = 9_000;
 export function keepTyping(channel: SendableChannels, logger: Logger): { stop(): void } {
   const type = () => channel.sendTyping().catch((error: unknown) => logger.debug({ err: error, channelId: channel.id }, 'typing indicator failed'));
   void type();
-  const timer = setInterval(type, typingRenewMs);
+  const timer = setInterval(() => void type(), typingRenewMs);
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }

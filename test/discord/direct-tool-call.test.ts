@@ -36,8 +36,8 @@ describe('/tool through the agent sinks', () => {
     const memory = conversationMemory(store, counter, { tokenBudget: 8000, messageTokenCap: 1500 });
     const conversation = store.conversations.ensure({ key: 'discord:1', title: 't', guildId: 'g', channelId: 'c', threadId: '1', startedById: 'u', startedByName: 'Ada' });
     const inTransaction: boolean[] = [];
-    const { insert } = store.messages;
-    const { complete } = store.steps;
+    const insert = store.messages.insert.bind(store.messages);
+    const complete = store.steps.complete.bind(store.steps);
     store.steps.complete = (...args) => (inTransaction.push(store.db.inTransaction), complete(...args));
     store.messages.insert = (...args) => (inTransaction.push(store.db.inTransaction), insert(...args));
 

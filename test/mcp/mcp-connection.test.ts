@@ -124,7 +124,7 @@ describe('an MCP server over stdio', () => {
     const { connection, starts } = connect({ logger });
     await connection.start();
 
-    await expect(named(connection, 'test__hang').execute({}, context(300))).rejects.toThrow();
+    await expect(named(connection, 'test__hang').execute({}, context(300))).rejects.toThrow(/TimeoutError/);
     // The timed-out call makes the connection ping the server: wait for its verdict.
     const verdicts = () => [...logged(lines, 'MCP server answered the ping: kept'), ...logged(lines, 'MCP server stopped answering: restarting it')];
     await until(() => verdicts().length > 0, 'the ping after the timed-out call');
@@ -138,7 +138,7 @@ describe('an MCP server over stdio', () => {
     const { connection, starts } = connect();
     await connection.start();
 
-    await expect(named(connection, 'test__freeze').execute({}, context(300))).rejects.toThrow();
+    await expect(named(connection, 'test__freeze').execute({}, context(300))).rejects.toThrow(/TimeoutError/);
     await until(() => starts() === 2 && connection.status().state === 'up', 'the restart');
     expect(await named(connection, 'test__echo').execute({ text: 'back' }, context())).toBe('echo: back');
   });

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import BetterSqlite3 from 'better-sqlite3';
 import { openStore, type Store } from '../../db/store.ts';
 import { windowQuery } from '../../db/messages.ts';
-import { fanOut } from '../../src/agent/events.ts';
 import { silentLogger } from '../../src/agent/logger.ts';
 import { defaultAgentSettings, runAgent } from '../../src/agent/run-agent.ts';
 import { buildToolRegistry } from '../../src/agent/tool-registry.ts';

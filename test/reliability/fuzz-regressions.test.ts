@@ -4,7 +4,6 @@
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../db/store.ts';
-import { fanOut } from '../../src/agent/events.ts';
 import { silentLogger } from '../../src/agent/logger.ts';
 import { defaultAgentSettings, runAgent, type RunResult } from '../../src/agent/run-agent.ts';
 import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
