@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { migrations } from '../../db/migrations.ts';
 import { openDatabase } from '../../db/open-database.ts';
@@ -46,17 +49,14 @@ describe('tokens per server per day (the daily budget)', () => {
   });
 
   it('is filled from the runs already there when an older database is migrated', () => {
-    const { store, path } = tempStore();
-    const id = conversation(store, 'a', 'guild-1');
-    store.runs.start({ id: 'r1', conversationId: id, instanceId: 'i', triggerMessageIds: [], model: 'm' }, monday + 1);
-    store.runs.addUsage('r1', 30, 12, 42);
-    store.close();
-    // Back to version 3, as a bot before this migration left it.
-    const db = openDatabase(path);
-    db.exec('DROP TRIGGER runs_usage_on_insert; DROP TRIGGER runs_usage_on_update; DROP TABLE guild_usage_days;');
-    db.pragma('user_version = 3');
+    // A database as a bot before this migration left it: built at version 3, whatever comes later.
+    const path = join(mkdtempSync(join(tmpdir(), 'store-')), 'bot.sqlite');
+    const db = openDatabase(path, { migrations: migrations.filter((migration) => migration.version <= 3) });
+    db.prepare("INSERT INTO instances (id, kind, pid, hostname, started_at, heartbeat_at) VALUES ('i', 'bot', 1, 'h', 0, 0)").run();
+    const id = db.prepare("INSERT INTO conversations (key, title, guild_id, created_at) VALUES ('a', 'a', 'guild-1', 0)").run().lastInsertRowid;
+    db.prepare("INSERT INTO runs (id, conversation_id, instance_id, trigger_message_ids, status, model, started_at, total_tokens) VALUES ('r1', ?, 'i', '[]', 'answered', 'm', ?, 42)").run(id, monday + 1);
+    expect(db.pragma('user_version', { simple: true })).toBe(3);
     db.close();
-    expect(migrations.at(-1)!.version).toBe(4);
 
     const reopened = openStore(path);
     expect(reopened.runs.tokensOnDay('guild-1', monday)).toBe(42);

@@ -1,4 +1,9 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { migrations } from '../../db/migrations.ts';
+import { openDatabase } from '../../db/open-database.ts';
 import { openStore, type Store } from '../../db/store.ts';
 import { silentLogger } from '../../src/agent/logger.ts';
 import { fromZodTool } from '../../src/agent/runtime-tool.ts';
@@ -25,6 +30,24 @@ describe('remind_me', () => {
     await expect(tool.execute({ text: 'x', in_minutes: 5, at: '2026-11-23T09:00:00+01:00' }, context)).rejects.toThrow('give exactly one of in_minutes or at');
     await expect(tool.execute({ text: 'x', in_minutes: null, at: '2026-11-22T11:00:00Z' }, context)).rejects.toThrow('already passed');
     expect(tool.validate({ text: 'x', in_minutes: null, at: 'tomorrow' }).ok).toBe(false);
+  });
+
+  it('keeps the reminders of an older database: those marked sent count as delivered, waiting ones stay due', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'reminders-')), 'bot.sqlite');
+    const old = openDatabase(path, { migrations: migrations.filter((migration) => migration.version <= 4) });
+    const insert = old.prepare("INSERT INTO reminders (guild_id, channel_id, user_id, text, due_at, created_at, sent_at) VALUES ('g', 't', 'u1', ?, ?, 0, ?)");
+    insert.run('sent', now - 2, now - 1);
+    insert.run('waiting', now + 60_000, null);
+    old.close();
+
+    const migrated = openStore(path);
+    try {
+      expect(migrated.reminders.due(now + 60_000).map((row) => row.text)).toEqual(['waiting']);
+      expect(migrated.reminders.byId(1)).toMatchObject({ text: 'sent', delivered_at: now - 1, attempts: 0, claimed_by: null });
+      expect(migrated.reminders.pendingFor('u1')).toBe(1);
+    } finally {
+      migrated.close();
+    }
   });
 
   it('is claimed by one instance only, even when two saw it due (two connections to one file)', () => {
