@@ -179,6 +179,29 @@ export const migrations: readonly Migration[] = [
   },
   {
     version: 5,
+    name: 'reminders posted at least once',
+    // A reminder was claimed by setting sent_at, then posted: a crash in between lost it. Now the
+    // claim names the instance posting it, `delivered_at` is set once Discord confirms, and a claim
+    // whose instance is gone is taken over. Rows sent before this version count as delivered (the
+    // old code marked them before posting; nothing says which were lost).
+    up(db) {
+      db.exec(`
+        DROP INDEX reminders_due;
+        ALTER TABLE reminders RENAME COLUMN sent_at TO delivered_at;
+        ALTER TABLE reminders ADD COLUMN claimed_by TEXT;
+        ALTER TABLE reminders ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE reminders ADD COLUMN first_attempt_at INTEGER;
+        ALTER TABLE reminders ADD COLUMN retry_at INTEGER;
+        ALTER TABLE reminders ADD COLUMN content TEXT;
+        ALTER TABLE reminders ADD COLUMN message_id TEXT;
+        ALTER TABLE reminders ADD COLUMN given_up_at INTEGER;
+        ALTER TABLE reminders ADD COLUMN last_error TEXT;
+        CREATE INDEX reminders_due ON reminders (due_at) WHERE delivered_at IS NULL AND given_up_at IS NULL;
+      `);
+    },
+  },
+  {
+    version: 6,
     name: 'how each run was delivered; the last message seen in each channel',
     // Delivered runs before this version say nothing of how: null. A channel's cursor is where the
     // catch-up after a restart starts reading its messages for mentions missed while down.

@@ -18,7 +18,7 @@ import { inviteUrl } from './invite.ts';
 import { messageRouter } from './message-router.ts';
 import { RateLimitGate } from './rate-limit-gate.ts';
 import { catchUp, queueUnfinishedWork, recentConversations } from './recovery.ts';
-import { startReminders } from './reminder-scheduler.ts';
+import { type ReminderScheduler, startReminders } from './reminder-scheduler.ts';
 import { noPings } from './send.ts';
 import type { CommandContext, CommandDefinition } from './command-context.ts';
 import { commandRouter } from './command-router.ts';
@@ -56,6 +56,8 @@ export interface HandledEvent {
 export interface Bot {
   client: Client<true>;
   queues: ConversationQueues<QueuedWork>;
+  /** The reminder scheduler (tests run a pass with `tick()` and wait for what it did). */
+  reminders: ReminderScheduler;
   /**
    * Stops taking messages, lets runs in flight finish for up to `graceMs`, then aborts the rest
    * (they are taken up at the next start), and disconnects.
@@ -168,13 +170,14 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
   // A new gateway session (one that could not resume) may have missed messages: catch up again.
   client.on(Events.ShardReady, () => guard('a new session', async () => void (await catchUp(deps.store, router, logger))));
   logger.info({ user: readyClient.user.tag, guilds: readyClient.guilds.cache.size, invite: inviteUrl(readyClient.application.id) }, 'connected to Discord');
-  const reminders = startReminders(readyClient, deps.store.reminders, logger, deps.reminderIntervalMs);
+  const reminders = startReminders(readyClient, deps.store.reminders, deps.instanceId, logger, { intervalMs: deps.reminderIntervalMs });
   const missed = await caughtUp;
   if (unfinished.resumed + unfinished.pending + missed > 0) logger.info({ ...unfinished, missed }, 'caught up after downtime');
 
   return {
     client: readyClient,
     queues,
+    reminders,
     async stop({ graceMs = 5_000 } = {}) {
       router.close();
       reminders.stop();

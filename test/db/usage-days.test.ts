@@ -1,10 +1,10 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { migrations } from '../../db/migrations.ts';
 import { openDatabase } from '../../db/open-database.ts';
 import { openStore } from '../../db/store.ts';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { tempStore } from '../support/temp-store.ts';
 
 const day = 86_400_000;
@@ -49,12 +49,13 @@ describe('tokens per server per day (the daily budget)', () => {
   });
 
   it('is filled from the runs already there when an older database is migrated', () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'usage-')), 'bot.sqlite');
-    // A database as a bot before this migration (version 3) left it.
+    // A database as a bot before this migration left it: built at version 3, whatever comes later.
+    const path = join(mkdtempSync(join(tmpdir(), 'store-')), 'bot.sqlite');
     const db = openDatabase(path, { migrations: migrations.filter((migration) => migration.version <= 3) });
     db.prepare("INSERT INTO instances (id, kind, pid, hostname, started_at, heartbeat_at) VALUES ('i', 'bot', 1, 'h', 0, 0)").run();
-    db.prepare("INSERT INTO conversations (id, key, title, guild_id, created_at) VALUES (1, 'discord:a', 'a', 'guild-1', ?)").run(monday);
-    db.prepare("INSERT INTO runs (id, conversation_id, instance_id, trigger_message_ids, status, model, started_at, prompt_tokens, completion_tokens, total_tokens) VALUES ('r1', 1, 'i', '[]', 'answered', 'm', ?, 30, 12, 42)").run(monday + 1);
+    const id = db.prepare("INSERT INTO conversations (key, title, guild_id, created_at) VALUES ('a', 'a', 'guild-1', 0)").run().lastInsertRowid;
+    db.prepare("INSERT INTO runs (id, conversation_id, instance_id, trigger_message_ids, status, model, started_at, total_tokens) VALUES ('r1', ?, 'i', '[]', 'answered', 'm', ?, 42)").run(id, monday + 1);
+    expect(db.pragma('user_version', { simple: true })).toBe(3);
     db.close();
 
     const reopened = openStore(path);

@@ -181,6 +181,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     failNext: (rule) => faults.failNext(rule),
     holdNext: (rule) => faults.holdNext(rule),
     rateLimitNext: (rule) => faults.rateLimitNext(rule),
+    forgetNonces: () => world.nonces.clear(),
     dropGateway: (dropOptions = {}) => gateway.drop(dropOptions.code ?? 4000),
     setBotPermissions(bits) {
       const everyone = world.roles.get(seedIds.guild)!;

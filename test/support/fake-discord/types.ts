@@ -215,6 +215,8 @@ export interface FakeDiscord {
   holdNext(rule: HoldRule): void;
   /** The next matching request gets a 429 with Discord's headers and body. */
   rateLimitNext(rule: RateLimitRule): void;
+  /** Forgets the nonces seen, as Discord does after a few minutes: a repeated nonce posts again. */
+  forgetNonces(): void;
   /** Closes the gateway socket with a resumable code (4000 unless given); the client RESUMEs. */
   dropGateway(options?: { code?: number }): void;
   /**
