@@ -25,7 +25,9 @@ import { projectRoot, tsxLoader } from '../test/support/run-process.ts';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, kill: { type: 'string', default: 'group' } } });
 const rounds = Number(values.rounds);
-if (values.kill !== 'group' && values.kill !== 'zombie') throw new Error('--kill is group (npm start\'s process group) or zombie (the bot alone, under a parent that does not reap it)');
+if (values.kill !== 'group' && values.kill !== 'zombie') {
+  throw new Error("--kill is group (npm start's process group) or zombie (the bot alone, under a parent that does not reap it)");
+}
 const kill = values.kill;
 
 interface Started {
@@ -36,7 +38,9 @@ interface Started {
 }
 
 /** Starts `command` in a process group of its own; resolves at the bot's `ready`, or with the exit code and stderr if it stops first. */
-function start(discord: FakeDiscord, databasePath: string, command: string, args: string[]): Promise<Started | { code: number | null; stderr: string }> {
+type Outcome = Started | { code: number | null; stderr: string };
+
+function start(discord: FakeDiscord, databasePath: string, command: string, args: string[]): Promise<Outcome> {
   const child = spawn(command, args, {
     cwd: projectRoot,
     detached: true,

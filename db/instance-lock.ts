@@ -22,7 +22,7 @@
  * Nothing but the empty file is ever written: the journal is kept in memory and the transaction is
  * never committed, so a killed holder leaves no journal behind.
  */
-import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 
@@ -48,11 +48,13 @@ export function instanceLockPath(folder: string, instanceId: string): string {
   return join(folder, `${instanceId}${suffix}`);
 }
 
-/** Creates the instance's lock file and locks it for the life of this process (or until `release`). Throws if the folder or file cannot be made. */
+/**
+ * Creates the instance's lock file and locks it for the life of this process (or until `release`,
+ * which also removes the folder if it is left empty). Throws if the folder or file cannot be made.
+ */
 export function holdInstanceLock(folder: string, instanceId: string): HeldInstanceLock {
-  mkdirSync(folder, { recursive: true });
   const path = instanceLockPath(folder, instanceId);
-  const connection = new BetterSqlite3(path);
+  const connection = openCreatingFolder(folder, path);
   try {
     connection.pragma('journal_mode = MEMORY');
     connection.exec('BEGIN EXCLUSIVE');
@@ -66,8 +68,26 @@ export function holdInstanceLock(folder: string, instanceId: string): HeldInstan
     release() {
       connection.close();
       removeInstanceLock(path);
+      try {
+        // A clean stop leaves nothing beside the database but its own files.
+        rmdirSync(folder);
+      } catch {
+        // Another instance's lock is in it (ENOTEMPTY), or another stop removed it.
+      }
     },
   };
+}
+
+function openCreatingFolder(folder: string, path: string): Database {
+  for (let attempt = 1; ; attempt++) {
+    mkdirSync(folder, { recursive: true });
+    try {
+      return new BetterSqlite3(path);
+    } catch (error) {
+      // Another instance's stop removed the folder, empty, between the two calls: once more.
+      if (attempt === 2 || existsSync(folder)) throw error;
+    }
+  }
 }
 
 /** Asks, without waiting, whether the lock at `path` is held. */
@@ -92,8 +112,13 @@ export function probeInstanceLock(path: string): InstanceLockState {
   }
 }
 
+/** Deletes a lock file if it can: one left behind costs nothing but a few bytes, and the next start tries again. */
 export function removeInstanceLock(path: string): void {
-  rmSync(path, { force: true });
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // A folder we may not write to: its lock files stay.
+  }
 }
 
 /** The lock files in `folder`: the instance each belongs to and when it was made. Empty if there is no folder. */

@@ -1,14 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { type HeldInstanceLock, holdInstanceLock, instanceLockFiles, instanceLockFolder, instanceLockPath, probeInstanceLock, removeInstanceLock } from '../../db/instance-lock.ts';
+import {
+  type HeldInstanceLock,
+  holdInstanceLock,
+  instanceLockFiles,
+  instanceLockFolder,
+  instanceLockPath,
+  probeInstanceLock,
+  removeInstanceLock,
+} from '../../db/instance-lock.ts';
 import { heartbeatMs, isAlive, ownInstanceIds, staleAfterMs } from '../../db/instances.ts';
 import type { Store } from '../../db/store.ts';
 import type { Logger } from '../agent/logger.ts';
 import { UserFacingError } from '../errors.ts';
 
-/** A process using the database: it owns the runs it starts, and beats while it lives. */
+/** A process using the database: it owns the runs it starts, and holds its lock and beats while it lives. */
 export interface Instance {
   id: string;
-  /** Marks the instance stopped and its unfinished runs interrupted; stops the heartbeat. */
+  /** Marks the instance stopped and its unfinished runs interrupted; stops the heartbeat; lets its lock go and deletes it. */
   stop(): void;
 }
 
@@ -28,7 +36,11 @@ export class InstanceAlreadyRunningError extends UserFacingError {
  * `exclusive`, a live instance of the same kind refuses the start. Last, lock files of instances
  * that are gone are deleted.
  */
-export function startInstance(store: Pick<Store, 'db' | 'instances' | 'runs'>, kind: string, options: { exclusive?: boolean; logger?: Logger } = {}): Instance {
+export function startInstance(
+  store: Pick<Store, 'db' | 'instances' | 'runs'>,
+  kind: string,
+  options: { exclusive?: boolean; logger?: Logger } = {},
+): Instance {
   const { instances, runs } = store;
   const id = randomUUID();
   const lockFolder = instanceLockFolder(store.db);

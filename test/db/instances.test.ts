@@ -26,7 +26,14 @@ function otherInstance(store: Store, id: string, row: { hostname: string; heartb
   store.db
     .prepare('INSERT INTO instances (id, kind, pid, hostname, started_at, heartbeat_at) VALUES (?, ?, ?, ?, ?, ?)')
     .run(id, 'bot', row.pid ?? 1, row.hostname, row.heartbeatAt, row.heartbeatAt);
-  const conversation = store.conversations.ensure({ key: `test:${id}`, title: id, guildId: null, channelId: null, startedById: null, startedByName: null });
+  const conversation = store.conversations.ensure({
+    key: `test:${id}`,
+    title: id,
+    guildId: null,
+    channelId: null,
+    startedById: null,
+    startedByName: null,
+  });
   store.runs.start({ id: `run-${id}`, conversationId: conversation.id, instanceId: id, triggerMessageIds: [], model: 'm' });
   return `run-${id}`;
 }
@@ -132,7 +139,9 @@ describe('a live bot in another process', () => {
       error = caught;
     }
     expect(error).toBeInstanceOf(InstanceAlreadyRunningError);
-    expect((error as InstanceAlreadyRunningError).userMessage).toBe(`Another bot (process ${live.pid} on ${hostname()}) is already using this database. Stop it first, or point DATABASE_PATH at another file.`);
+    expect((error as InstanceAlreadyRunningError).userMessage).toBe(
+      `Another bot (process ${live.pid} on ${hostname()}) is already using this database. Stop it first, or point DATABASE_PATH at another file.`,
+    );
     // The refused start leaves no lock file behind: only the live bot's.
     expect(store.db.prepare('SELECT count(*) FROM instances').pluck().get()).toBe(1);
 
@@ -153,7 +162,7 @@ describe('a live bot in another process', () => {
 });
 
 describe('lock files', () => {
-  it('are deleted by a clean stop, each instance its own', () => {
+  it('are deleted by a clean stop, each instance its own, and the last one takes the folder with it', () => {
     const { store } = tempStore();
     const first = startInstance(store, 'chat');
     const second = startInstance(store, 'chat');
@@ -165,7 +174,7 @@ describe('lock files', () => {
     expect(existsSync(firstLock!)).toBe(false);
     expect(existsSync(secondLock!)).toBe(true);
     second.stop();
-    expect(existsSync(secondLock!)).toBe(false);
+    expect(existsSync(lockFolder(store))).toBe(false);
   });
 
   it('left by gone instances are deleted at the next start: of a stopped row, and of no row when old; a new one (an instance starting) stays', () => {

@@ -49,13 +49,17 @@ it('a live bot refuses a second one on the same database, with one clear message
   });
 
   expect(second.code).toBe(1);
-  expect(second.stderr.trim()).toBe(`Another bot (process ${pid} on ${hostname()}) is already using this database. Stop it first, or point DATABASE_PATH at another file.`);
+  expect(second.stderr.trim()).toBe(
+    `Another bot (process ${pid} on ${hostname()}) is already using this database. Stop it first, or point DATABASE_PATH at another file.`,
+  );
 });
 
-it("starts again at once after npm start's process group is SIGKILLed, and answers the run the kill cut short, once", { timeout: 60_000 }, async () => {
+const title = "starts again at once after npm start's process group is SIGKILLed, and answers the run the kill cut short, once";
+it(title, { timeout: 60_000 }, async () => {
   model.enqueue({ hang: true });
   const killed = await npmStart();
-  await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@${discord.botUser.id}> hello?`, mentions: [discord.botUser.id] });
+  const mention = `<@${discord.botUser.id}> hello?`;
+  await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: mention, mentions: [discord.botUser.id] });
   const thread = await discord.waitFor(() => discord.threads()[0]);
   await discord.waitFor(() => model.requests.length === 1, { what: 'the model asked' });
 

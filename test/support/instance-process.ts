@@ -28,7 +28,8 @@ export interface HeldInstance {
 export async function startHeldInstance(databasePath: string, kind: string): Promise<HeldInstance> {
   const script = fileURLToPath(import.meta.url);
   const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
-  const parent = spawn('sh', ['-c', `${quote(process.execPath)} --import ${quote(tsxLoader)} ${quote(script)} ${quote(databasePath)} ${quote(kind)} & exec sleep 600`], {
+  const command = [process.execPath, '--import', tsxLoader, script, databasePath, kind].map(quote).join(' ');
+  const parent = spawn('sh', ['-c', `${command} & exec sleep 600`], {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env.PATH, HOME: process.env.HOME },
@@ -75,7 +76,14 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.log(JSON.stringify({ error: String(error instanceof UserFacingError ? error.userMessage : error) }));
     process.exit(1);
   }
-  const conversation = store.conversations.ensure({ key: `test:${instance.id}`, title: 'held', guildId: null, channelId: null, startedById: null, startedByName: null });
+  const conversation = store.conversations.ensure({
+    key: `test:${instance.id}`,
+    title: 'held',
+    guildId: null,
+    channelId: null,
+    startedById: null,
+    startedByName: null,
+  });
   const runId = `run-${instance.id}`;
   store.runs.start({ id: runId, conversationId: conversation.id, instanceId: instance.id, triggerMessageIds: [], model: 'm' });
   console.log(JSON.stringify({ pid: process.pid, instanceId: instance.id, runId }));
