@@ -35,7 +35,7 @@ const config = loadConfigOrExit('chat');
 const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, pino.destination(2));
 
 const store = openStoreOrExit(config.databasePath);
-const instance = startInstance(store, 'chat');
+const instance = startInstance(store, 'chat', { logger });
 const mcp = mcpServers(config.mcpServers, logger);
 const shutDown = async () => {
   await mcp.close();

@@ -1,13 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { heartbeatMs, isAlive, ownInstanceIds } from '../../db/instances.ts';
+import {
+  type HeldInstanceLock,
+  holdInstanceLock,
+  instanceLockFiles,
+  instanceLockFolder,
+  instanceLockPath,
+  probeInstanceLock,
+  removeInstanceLock,
+} from '../../db/instance-lock.ts';
+import { heartbeatMs, isAlive, ownInstanceIds, staleAfterMs } from '../../db/instances.ts';
 import type { Store } from '../../db/store.ts';
 import type { Logger } from '../agent/logger.ts';
 import { UserFacingError } from '../errors.ts';
 
-/** A process using the database: it owns the runs it starts, and beats while it lives. */
+/** A process using the database: it owns the runs it starts, and holds its lock and beats while it lives. */
 export interface Instance {
   id: string;
-  /** Marks the instance stopped and its unfinished runs interrupted; stops the heartbeat. */
+  /** Marks the instance stopped and its unfinished runs interrupted; stops the heartbeat; lets its lock go and deletes it. */
   stop(): void;
 }
 
@@ -21,29 +30,45 @@ export class InstanceAlreadyRunningError extends UserFacingError {
 }
 
 /**
- * Registers this process. First, the runs of instances that are gone (stopped, silent for too long,
- * or a dead process on this machine) are marked interrupted; runs of live instances are left
- * alone. With `exclusive`, a live instance of the same kind refuses the start.
+ * Registers this process. First it takes its lock (db/instance-lock.ts), so that its row never
+ * exists without it. Then, in one write transaction, the runs of instances that are gone (the table
+ * in db/instances.ts) are marked interrupted and their rows stopped; live ones are left alone. With
+ * `exclusive`, a live instance of the same kind refuses the start. Last, lock files of instances
+ * that are gone are deleted.
  */
-export function startInstance(store: Pick<Store, 'db' | 'instances' | 'runs'>, kind: string, options: { exclusive?: boolean; logger?: Logger } = {}): Instance {
+export function startInstance(
+  store: Pick<Store, 'db' | 'instances' | 'runs'>,
+  kind: string,
+  options: { exclusive?: boolean; logger?: Logger } = {},
+): Instance {
   const { instances, runs } = store;
   const id = randomUUID();
-  // One write transaction: two processes starting at once cannot both pass the exclusive check.
-  store.db
-    .transaction(() => {
-      const now = Date.now();
-      for (const other of instances.notStopped()) {
-        if (isAlive(other, now)) {
-          if (options.exclusive && other.kind === kind) throw new InstanceAlreadyRunningError(kind, other.pid, other.hostname);
-          continue;
+  const lockFolder = instanceLockFolder(store.db);
+  const lock = lockFolder === null ? null : tryToHoldLock(lockFolder, id, options.logger);
+  try {
+    // One write transaction: two processes starting at once cannot both pass the exclusive check
+    // (the second sees the first's row, and its lock, already held).
+    store.db
+      .transaction(() => {
+        const now = Date.now();
+        for (const other of instances.notStopped()) {
+          const lockState = lockFolder === null ? 'none' : probeInstanceLock(instanceLockPath(lockFolder, other.id));
+          if (isAlive(other, now, lockState)) {
+            if (options.exclusive && other.kind === kind) throw new InstanceAlreadyRunningError(kind, other.pid, other.hostname);
+            continue;
+          }
+          runs.interruptAllOf(other.id, now);
+          instances.stop(other.id, now);
         }
-        runs.interruptAllOf(other.id, now);
-        instances.stop(other.id, now);
-      }
-      instances.register(id, kind, now);
-    })
-    .immediate();
+        instances.register(id, kind, now);
+      })
+      .immediate();
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   ownInstanceIds.add(id);
+  if (lockFolder !== null) removeLocksOfGoneInstances(store, lockFolder);
   const timer = setInterval(() => {
     try {
       instances.heartbeat(id);
@@ -60,6 +85,31 @@ export function startInstance(store: Pick<Store, 'db' | 'instances' | 'runs'>, k
       runs.interruptAllOf(id);
       instances.stop(id);
       ownInstanceIds.delete(id);
+      lock?.release();
     },
   };
+}
+
+/** The lock, or null if its folder or file cannot be made: then others judge this instance by its heartbeat and pid, as before locks. */
+function tryToHoldLock(folder: string, id: string, logger: Logger | undefined): HeldInstanceLock | null {
+  try {
+    return holdInstanceLock(folder, id);
+  } catch (error) {
+    logger?.warn({ err: error, folder }, 'cannot make the instance lock file; other processes will judge this one by its heartbeat');
+    return null;
+  }
+}
+
+/**
+ * Deletes the lock files of stopped instances (a process that died after its row was stopped and
+ * before it deleted its file), and of instances with no row made long ago (one killed while it
+ * started). Each is probed first: a held lock is never deleted.
+ */
+function removeLocksOfGoneInstances(store: Pick<Store, 'instances'>, folder: string): void {
+  const now = Date.now();
+  for (const file of instanceLockFiles(folder)) {
+    const row = store.instances.byId(file.instanceId);
+    const gone = row ? row.stopped_at !== null : now - file.modifiedAt > staleAfterMs;
+    if (gone && probeInstanceLock(file.path) === 'free') removeInstanceLock(file.path);
+  }
 }

@@ -21,6 +21,11 @@ export interface BotProcessOptions {
   nodeArgs?: string[];
   /** Opens an IPC channel (`child.send`, `child.on('message')`) for a probe loaded with `nodeArgs`. */
   ipc?: boolean;
+  /**
+   * Runs `npm start` itself (npm, then node under it) in a process group of its own, as a shell
+   * does; `process.kill(-child.pid, signal)` reaches the whole group. Not with `nodeArgs`.
+   */
+  npmStart?: boolean;
 }
 
 export async function startBotProcess(
@@ -30,9 +35,13 @@ export async function startBotProcess(
   env: Record<string, string> = {},
   options: BotProcessOptions = {},
 ): Promise<BotProcess> {
-  // Node itself with tsx's loader, as `npm start` runs it: one process, so SIGKILL kills the bot.
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', tsxLoader, `${projectRoot}src/main.ts`], {
+  // By default node itself with tsx's loader, as `npm start` runs it: one process, so SIGKILL kills the bot.
+  const [command, args] = options.npmStart
+    ? ['npm', ['start', '--silent']]
+    : [process.execPath, [...(options.nodeArgs ?? []), '--import', tsxLoader, `${projectRoot}src/main.ts`]];
+  const child = spawn(command, args, {
     cwd: projectRoot,
+    detached: options.npmStart ?? false,
     stdio: options.ipc ? ['pipe', 'pipe', 'pipe', 'ipc'] : 'pipe',
     env: {
       PATH: process.env.PATH,
