@@ -41,7 +41,7 @@ async function npmStart(): Promise<BotProcess> {
 // Each test starts two cold processes (npm, node, tsx): more than the default timeout on a busy machine.
 it('a live bot refuses a second one on the same database, with one clear message', { timeout: 60_000 }, async () => {
   const bot = await npmStart();
-  const { pid } = await bot.waitForLog('ready');
+  const pid = Number((await bot.waitForLog('ready')).pid);
 
   const second = await runScript('src/main.ts', {
     cwd: mkdtempSync(join(tmpdir(), 'second-')),
@@ -54,8 +54,7 @@ it('a live bot refuses a second one on the same database, with one clear message
   );
 });
 
-const title = "starts again at once after npm start's process group is SIGKILLed, and answers the run the kill cut short, once";
-it(title, { timeout: 60_000 }, async () => {
+it("starts again at once after npm start's process group is SIGKILLed, and answers the run the kill cut short, once", { timeout: 60_000 }, async () => {
   model.enqueue({ hang: true });
   const killed = await npmStart();
   const mention = `<@${discord.botUser.id}> hello?`;
