@@ -20,7 +20,9 @@ import { bareLoop, benchTask, startModelProcess } from './bare-loop.ts';
 import { openBotSinks } from './bot-sinks.ts';
 import { measureRun, printTable } from './measure.ts';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '500' }, warmup: { type: 'string', default: '100' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '500' }, warmup: { type: 'string', default: '100' } },
+});
 const runs = Number(values.runs);
 const warmup = Number(values.warmup);
 
@@ -38,8 +40,22 @@ const tools = buildToolRegistry([
   defineTool({ name: 'add', description: 'a + b', parameters: numberArgs, execute: ({ a, b }) => String(a + b) }),
   defineTool({ name: 'multiply', description: 'a × b', parameters: numberArgs, execute: ({ a, b }) => String(a * b) }),
 ]);
-const modelClient = createOpenAIModelClient({ apiKey: 'bench', baseURL, model, temperature: 0, maxRetries: 0, timeoutSeconds: 30, maxRetryWaitSeconds: 0 });
-const context = { conversationId: 'bench', guildId: null, channelId: null, requester: { id: 'b', displayName: 'bench', isModerator: false }, logger: silentLogger };
+const modelClient = createOpenAIModelClient({
+  apiKey: 'bench',
+  baseURL,
+  model,
+  temperature: 0,
+  maxRetries: 0,
+  timeoutSeconds: 30,
+  maxRetryWaitSeconds: 0,
+});
+const context = {
+  conversationId: 'bench',
+  guildId: null,
+  channelId: null,
+  requester: { id: 'b', displayName: 'bench', isModerator: false },
+  logger: silentLogger,
+};
 
 async function ours(withSinks: boolean): Promise<{ answer: string; requests: number }> {
   let requests = 0;
@@ -63,21 +79,42 @@ async function ours(withSinks: boolean): Promise<{ answer: string; requests: num
 const sinks = await openBotSinks(model);
 
 const contenders = [
-  { name: 'floor: bare loop on the openai client', run: () => bareLoop(client, task), times: [] as number[], cpu: [] as number[] },
+  {
+    name: 'floor: bare loop on the openai client',
+    run: () => bareLoop(client, task),
+    times: [] as number[],
+    cpu: [] as number[],
+  },
   { name: 'ours: runAgent', run: () => ours(false), times: [] as number[], cpu: [] as number[] },
-  { name: "ours: runAgent + the bot's sinks (step log and memory in SQLite, log lines)", run: () => ours(true), times: [] as number[], cpu: [] as number[] },
+  {
+    name: "ours: runAgent + the bot's sinks (step log and memory in SQLite, log lines)",
+    run: () => ours(true),
+    times: [] as number[],
+    cpu: [] as number[],
+  },
 ];
 
 // Every order of the three in turn, so that none always follows the same neighbour.
-const orders = [[0, 1, 2], [2, 1, 0], [1, 2, 0], [0, 2, 1], [2, 0, 1], [1, 0, 2]];
+const orders = [
+  [0, 1, 2],
+  [2, 1, 0],
+  [1, 2, 0],
+  [0, 2, 1],
+  [2, 0, 1],
+  [1, 0, 2],
+];
 for (let round = 0; round < warmup + runs; round++) {
-  for (const index of orders[round % orders.length]!) await measureRun(contenders[index]!, contenders[index]!.run, round >= warmup);
+  for (const index of orders[round % orders.length]!)
+    await measureRun(contenders[index]!, contenders[index]!.run, round >= warmup);
 }
 server.stop();
 // Each run with sinks writes 7 steps (3 model calls, 3 tool calls, the final answer).
 const stepsWritten = sinks.steps();
 sinks.close();
-if (stepsWritten !== 7 * (warmup + runs)) throw new Error(`the step log holds ${stepsWritten} steps, expected ${7 * (warmup + runs)}`);
+if (stepsWritten !== 7 * (warmup + runs))
+  throw new Error(`the step log holds ${stepsWritten} steps, expected ${7 * (warmup + runs)}`);
 
-console.log(`Node ${process.version}, ${cpus().length} cores; ${runs} runs each after ${warmup} warm-up rounds, interleaved; 3 model requests per run.\n`);
+console.log(
+  `Node ${process.version}, ${cpus().length} cores; ${runs} runs each after ${warmup} warm-up rounds, interleaved; 3 model requests per run.\n`,
+);
 printTable(contenders, 3);

@@ -34,8 +34,21 @@ export async function openBotSinks(model: string): Promise<BotSinks> {
   // The bot's logger at its default level (info: a line at each run's start and end), written
   // synchronously to /dev/null so that the formatting is paid but no terminal is.
   const logger = createLogger('info', pino.destination({ dest: '/dev/null', sync: true }));
-  const conversation = store.conversations.ensure({ key: 'discord:bench', title: 'bench', guildId: 'g', channelId: 'c', threadId: 't', startedById: 'u', startedByName: 'Ada' });
-  const triggerId = memory.recordUserMessage(conversation, { authorId: 'u', authorName: 'Ada', content: 'What is (2+3) + (4*5)?', discordMessageId: null })!;
+  const conversation = store.conversations.ensure({
+    key: 'discord:bench',
+    title: 'bench',
+    guildId: 'g',
+    channelId: 'c',
+    threadId: 't',
+    startedById: 'u',
+    startedByName: 'Ada',
+  });
+  const triggerId = memory.recordUserMessage(conversation, {
+    authorId: 'u',
+    authorName: 'Ada',
+    content: 'What is (2+3) + (4*5)?',
+    discordMessageId: null,
+  })!;
   return {
     forRun(extra) {
       return fanOut(

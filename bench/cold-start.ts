@@ -51,7 +51,8 @@ async function startOnce(discord: FakeDiscord, databasePath: string): Promise<St
   });
   const readyAt = await readyLine(child);
   const registered = discord.registeredCommands().length;
-  if (registered !== commands.length) throw new Error(`ready with ${registered} of ${commands.length} commands registered`);
+  if (registered !== commands.length)
+    throw new Error(`ready with ${registered} of ${commands.length} commands registered`);
   const requests = discord.requests.slice(firstRequest);
   child.kill('SIGTERM');
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -68,9 +69,16 @@ function readyLine(child: ChildProcess): Promise<number> {
     child.stdout!.on('data', (chunk: Buffer) => {
       const now = performance.now();
       stdout += chunk.toString();
-      if (stdout.split('\n').some((line) => line.startsWith('{') && (JSON.parse(line) as { msg?: string }).msg === 'ready')) resolve(now);
+      if (
+        stdout
+          .split('\n')
+          .some((line) => line.startsWith('{') && (JSON.parse(line) as { msg?: string }).msg === 'ready')
+      )
+        resolve(now);
     });
-    child.on('close', (code) => reject(new Error(`the bot exited (${code}) before ready:\n${stderr.slice(0, 1000)}\n${stdout.slice(-1000)}`)));
+    child.on('close', (code) =>
+      reject(new Error(`the bot exited (${code}) before ready:\n${stderr.slice(0, 1000)}\n${stdout.slice(-1000)}`)),
+    );
   });
 }
 
@@ -90,7 +98,9 @@ for (let round = 0; round < rounds; round++) {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const range = (values: number[]) => `${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)}`;
-console.log(`Node ${process.version}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; ${rounds} rounds, each on a new fake Discord and database; ${commands.length} commands.\n`);
+console.log(
+  `Node ${process.version}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; ${rounds} rounds, each on a new fake Discord and database; ${commands.length} commands.\n`,
+);
 console.log('| start | to the first request to Discord, median ms | to ready, median ms | range ms | REST requests |');
 console.log('|---|--:|--:|--:|--:|');
 for (const [name, starts] of [
@@ -98,5 +108,7 @@ for (const [name, starts] of [
   ['restart (commands unchanged)', restarts],
 ] as const) {
   const toReady = starts.map((start) => start.toReadyMs);
-  console.log(`| ${name} | ${median(starts.map((start) => start.toFirstRequestMs)).toFixed(0)} | ${median(toReady).toFixed(0)} | ${range(toReady)} | ${median(starts.map((start) => start.requests))} |`);
+  console.log(
+    `| ${name} | ${median(starts.map((start) => start.toFirstRequestMs)).toFixed(0)} | ${median(toReady).toFixed(0)} | ${range(toReady)} | ${median(starts.map((start) => start.requests))} |`,
+  );
 }

@@ -24,7 +24,12 @@ function completion(tag: string) {
     choices: [
       {
         index: 0,
-        message: { role: 'assistant', content: null, refusal: null, tool_calls: [{ id: `call_${id}`, type: 'function', function: { name: 'final_answer', arguments: answer } }] },
+        message: {
+          role: 'assistant',
+          content: null,
+          refusal: null,
+          tool_calls: [{ id: `call_${id}`, type: 'function', function: { name: 'final_answer', arguments: answer } }],
+        },
         finish_reason: 'tool_calls',
         logprobs: null,
       },
@@ -40,7 +45,9 @@ const server = createServer((request, response) => {
   const chunks: Buffer[] = [];
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('end', () => {
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { messages: { role: string; content?: string }[] };
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+      messages: { role: string; content?: string }[];
+    };
     const lastUser = body.messages.findLast((message) => message.role === 'user');
     const tag = /\[(t\d+m\d+)\]/.exec(lastUser?.content ?? '')?.[1] ?? 'nothing';
     setTimeout(() => {

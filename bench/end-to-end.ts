@@ -8,7 +8,8 @@ import { type BotWorld, startBotWorld } from '../test/support/bot-harness.ts';
 import { finalAnswer, toolCalls } from '../test/support/scripted-model.ts';
 
 const runs = Number(process.env.RUNS ?? 200);
-const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+const quantile = (values: number[], q: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
 
 // Hop by hop: each exchange's moments, taken where the message passes (all in this process, so
 // on one clock). Marks are kept for the exchange under way; the first of each name counts.
@@ -49,21 +50,39 @@ wrap(storedMessages, 'insert', null, 'user message stored');
 wrap(storedMessages, 'iterateNewest', 'window load begins', null);
 wrap(storedRuns, 'start', 'run starts (step log)', null);
 // Every REST call the bot makes, when it asks discord.js for it (before the queue and the limits).
-const rest = client.rest as unknown as { queueRequest(request: { method: string; fullRoute: string }): Promise<unknown> };
+const rest = client.rest as unknown as {
+  queueRequest(request: { method: string; fullRoute: string }): Promise<unknown>;
+};
 const queueRequest = rest.queueRequest.bind(rest);
 rest.queueRequest = (request) => {
   mark(request.fullRoute.endsWith('/typing') ? 'typing asked of discord.js' : `${request.method} asked of discord.js`);
   return queueRequest(request);
 };
 model.enqueue(finalAnswer('Ready.'));
-await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@${discord.botUser.id}> start`, mentions: [discord.botUser.id] });
+await discord.userSays({
+  channelId: discord.channels.general,
+  author: 'ada',
+  content: `<@${discord.botUser.id}> start`,
+  mentions: [discord.botUser.id],
+});
 const thread = await discord.waitFor(() => discord.threads()[0]);
 await discord.waitFor(() => discord.botMessages(thread.id).length === 1);
 
 /** One message answered with `tools` tool calls; returns its latency, the REST calls it made and its moments. */
-async function exchange(tools: number, index: number): Promise<{ latencyMs: number; restCalls: number; marks: Record<string, number> }> {
+async function exchange(
+  tools: number,
+  index: number,
+): Promise<{ latencyMs: number; restCalls: number; marks: Record<string, number> }> {
   marks = {};
-  if (tools > 0) model.enqueue(toolCalls(...Array.from({ length: tools }, (_, call) => ({ name: 'calculator', arguments: { expression: `${index}+${call}` } }))));
+  if (tools > 0)
+    model.enqueue(
+      toolCalls(
+        ...Array.from({ length: tools }, (_, call) => ({
+          name: 'calculator',
+          arguments: { expression: `${index}+${call}` },
+        })),
+      ),
+    );
   model.enqueue(finalAnswer(`Answer ${index}.`));
   const before = discord.requests.length;
   const modelBefore = model.attemptTimes.length;
@@ -72,11 +91,22 @@ async function exchange(tools: number, index: number): Promise<{ latencyMs: numb
   await discord.userSays({ channelId: thread.id, author: 'ada', content: `question ${index}` });
   mark('frame written by the fake');
   const answer = await discord.waitFor(() =>
-    discord.requests.slice(before).find((request) => request.method === 'POST' && (request.body as { content?: string } | undefined)?.content === `Answer ${index}.`),
+    discord.requests
+      .slice(before)
+      .find(
+        (request) =>
+          request.method === 'POST' &&
+          (request.body as { content?: string } | undefined)?.content === `Answer ${index}.`,
+      ),
   );
   await world.bot.queues.idle();
   const typing = discord.requests.slice(before).find((request) => request.path.endsWith('/typing'));
-  const moments = { ...marks, 'model request at the server': model.attemptTimes[modelBefore]!, 'answer POST at the fake': answer.time, ...(typing ? { 'typing POST at the fake': typing.time } : {}) };
+  const moments = {
+    ...marks,
+    'model request at the server': model.attemptTimes[modelBefore]!,
+    'answer POST at the fake': answer.time,
+    ...(typing ? { 'typing POST at the fake': typing.time } : {}),
+  };
   return { latencyMs: answer.time - started, restCalls: discord.requests.length - before, marks: moments };
 }
 
@@ -101,7 +131,8 @@ const hopNotes: Record<string, string> = {
   'messageCreate emitted': 'discord.js: the Message object, caches',
   'user message stored': 'the bot: routing, the daily token budget (SQLite), storing the message (SQLite, token count)',
   'window load begins': "the bot: the thread's queue, the conversation and channel looked up",
-  'run starts (step log)': 'the bot: the memory window (SQLite, up to 400 rows), the typing indicator asked for, the system prompt',
+  'run starts (step log)':
+    'the bot: the memory window (SQLite, up to 400 rows), the typing indicator asked for, the system prompt',
   'model request sent': 'the bot: the run-start sinks (SQLite), the request built, the openai client',
   'model request at the server': 'the openai client and undici to the loopback server',
   'model response headers': "the scripted model's work (its OpenAI-spec check of the request) and the response",
@@ -122,7 +153,8 @@ const typingAfterMessage: number[] = [];
 for (let index = 0; index < runs; index++) {
   const result = await exchange(0, 1000 + index);
   latencies.push(result.latencyMs);
-  for (let hop = 1; hop < path.length; hop++) (hops[path[hop]!] ??= []).push(result.marks[path[hop]!]! - result.marks[path[hop - 1]!]!);
+  for (let hop = 1; hop < path.length; hop++)
+    (hops[path[hop]!] ??= []).push(result.marks[path[hop]!]! - result.marks[path[hop - 1]!]!);
   typingAfterMessage.push(result.marks['typing POST at the fake']! - result.marks['messageCreate emitted']!);
   await pace();
 }
@@ -130,14 +162,18 @@ const calls: Record<number, number> = {};
 for (const tools of [0, 1, 3]) calls[tools] = (await exchange(tools, 5000 + tools)).restCalls;
 await world.close();
 
-console.log(`Node ${process.version}; ${runs} messages in one thread, one at a time (60 ms apart, under Discord's 50 requests/s), after 20 warm-up messages.\n`);
+console.log(
+  `Node ${process.version}; ${runs} messages in one thread, one at a time (60 ms apart, under Discord's 50 requests/s), after 20 warm-up messages.\n`,
+);
 console.log('| measure | value |');
 console.log('|---|--:|');
 console.log(`| MESSAGE_CREATE → answer's REST call, p50 | ${quantile(latencies, 0.5).toFixed(2)} ms |`);
 console.log(`| MESSAGE_CREATE → answer's REST call, p99 | ${quantile(latencies, 0.99).toFixed(2)} ms |`);
 for (const tools of [0, 1, 3]) {
   const turns = tools === 0 ? 1 : 2;
-  console.log(`| REST calls per run, ${tools} tool calls (${turns} model turns; target ≤ ${turns + 2}) | ${calls[tools]} |`);
+  console.log(
+    `| REST calls per run, ${tools} tool calls (${turns} model turns; target ≤ ${turns + 2}) | ${calls[tools]} |`,
+  );
 }
 
 console.log('\nWhere the time goes, hop by hop (0 tool calls; each hop from the moment above it):\n');
@@ -145,7 +181,13 @@ console.log('| hop: until… | what happens in it | p50 ms | p90 ms | p99 ms |')
 console.log('|---|---|--:|--:|--:|');
 for (const hop of path.slice(1)) {
   const values = hops[hop]!;
-  console.log(`| ${hop} | ${hopNotes[hop]} | ${quantile(values, 0.5).toFixed(2)} | ${quantile(values, 0.9).toFixed(2)} | ${quantile(values, 0.99).toFixed(2)} |`);
+  console.log(
+    `| ${hop} | ${hopNotes[hop]} | ${quantile(values, 0.5).toFixed(2)} | ${quantile(values, 0.9).toFixed(2)} | ${quantile(values, 0.99).toFixed(2)} |`,
+  );
 }
-console.log(`| (total) | | ${quantile(latencies, 0.5).toFixed(2)} | ${quantile(latencies, 0.9).toFixed(2)} | ${quantile(latencies, 0.99).toFixed(2)} |`);
-console.log(`| (beside it) typing POST at the fake, after messageCreate | sent without waiting, so not on the answer's path | ${quantile(typingAfterMessage, 0.5).toFixed(2)} | ${quantile(typingAfterMessage, 0.9).toFixed(2)} | ${quantile(typingAfterMessage, 0.99).toFixed(2)} |`);
+console.log(
+  `| (total) | | ${quantile(latencies, 0.5).toFixed(2)} | ${quantile(latencies, 0.9).toFixed(2)} | ${quantile(latencies, 0.99).toFixed(2)} |`,
+);
+console.log(
+  `| (beside it) typing POST at the fake, after messageCreate | sent without waiting, so not on the answer's path | ${quantile(typingAfterMessage, 0.5).toFixed(2)} | ${quantile(typingAfterMessage, 0.9).toFixed(2)} | ${quantile(typingAfterMessage, 0.99).toFixed(2)} |`,
+);

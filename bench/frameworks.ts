@@ -18,7 +18,13 @@ import type { AgentAction, AgentFinish } from '@langchain/core/agents';
 import { ChatPromptTemplate, MessagesPlaceholder } from '@langchain/core/prompts';
 import { RunnableLambda } from '@langchain/core/runnables';
 import { ChatOpenAI } from '@langchain/openai';
-import { Agent as OpenAIAgent, OpenAIChatCompletionsModel, run as runOpenAIAgent, setTracingDisabled, tool as openAIAgentsTool } from '@openai/agents';
+import {
+  Agent as OpenAIAgent,
+  OpenAIChatCompletionsModel,
+  run as runOpenAIAgent,
+  setTracingDisabled,
+  tool as openAIAgentsTool,
+} from '@openai/agents';
 import { generateText, hasToolCall, stepCountIs, tool as aiTool } from 'ai';
 import { createAgent, createMiddleware, tool as langchainTool } from 'langchain';
 import OpenAI from 'openai';
@@ -32,7 +38,9 @@ import { openBotSinks } from './bot-sinks.ts';
 import { measureRun, printTable } from './measure.ts';
 import { defineTool } from '../tools/define-tool.ts';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '300' }, warmup: { type: 'string', default: '50' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '300' }, warmup: { type: 'string', default: '50' } },
+});
 const runs = Number(values.runs);
 const warmup = Number(values.warmup);
 
@@ -71,11 +79,33 @@ const tools = buildToolRegistry([
   defineTool({ name: 'add', description: 'a + b', parameters: numberArgs, execute: add }),
   defineTool({ name: 'multiply', description: 'a × b', parameters: numberArgs, execute: multiply }),
 ]);
-const modelClient = createOpenAIModelClient({ apiKey: 'bench', baseURL, model, temperature: 0, maxRetries: 0, timeoutSeconds: 30, maxRetryWaitSeconds: 0 });
-const context = { conversationId: 'bench', guildId: null, channelId: null, requester: { id: 'b', displayName: 'bench', isModerator: false }, logger: silentLogger };
+const modelClient = createOpenAIModelClient({
+  apiKey: 'bench',
+  baseURL,
+  model,
+  temperature: 0,
+  maxRetries: 0,
+  timeoutSeconds: 30,
+  maxRetryWaitSeconds: 0,
+});
+const context = {
+  conversationId: 'bench',
+  guildId: null,
+  channelId: null,
+  requester: { id: 'b', displayName: 'bench', isModerator: false },
+  logger: silentLogger,
+};
 
 async function ours(): Promise<string> {
-  const result = await runAgent({ model: modelClient, systemPrompt, history: [], input: [{ role: 'user', content: question }], tools, context, settings: defaultAgentSettings });
+  const result = await runAgent({
+    model: modelClient,
+    systemPrompt,
+    history: [],
+    input: [{ role: 'user', content: question }],
+    tools,
+    context,
+    settings: defaultAgentSettings,
+  });
   return result.answer?.answer ?? `(${result.status}: ${result.userMessage})`;
 }
 
@@ -83,19 +113,42 @@ async function ours(): Promise<string> {
 const sinks = await openBotSinks(model);
 async function oursWithSinks(): Promise<string> {
   const onEvent = sinks.forRun(() => {});
-  const result = await runAgent({ model: modelClient, systemPrompt, history: [], input: [{ role: 'user', content: question }], tools, context, settings: defaultAgentSettings, onEvent });
+  const result = await runAgent({
+    model: modelClient,
+    systemPrompt,
+    history: [],
+    input: [{ role: 'user', content: question }],
+    tools,
+    context,
+    settings: defaultAgentSettings,
+    onEvent,
+  });
   return result.answer?.answer ?? `(${result.status}: ${result.userMessage})`;
 }
 
 // --- (c) LangChain createAgent: a middleware forces tool choice; final_answer returns directly. ---
-const langchainModel = () => new ChatOpenAI({ model, apiKey: 'bench', temperature: 0, maxRetries: 0, configuration: { baseURL } });
+const langchainModel = () =>
+  new ChatOpenAI({ model, apiKey: 'bench', temperature: 0, maxRetries: 0, configuration: { baseURL } });
 const langchainTools = (returnDirect: boolean) => [
   langchainTool(add, { name: 'add', description: 'a + b', schema: numberArgs }),
   langchainTool(multiply, { name: 'multiply', description: 'a × b', schema: numberArgs }),
-  langchainTool(({ answer }: z.infer<typeof finalArgs>) => answer, { name: 'final_answer', description: 'Answer.', schema: finalArgs, returnDirect }),
+  langchainTool(({ answer }: z.infer<typeof finalArgs>) => answer, {
+    name: 'final_answer',
+    description: 'Answer.',
+    schema: finalArgs,
+    returnDirect,
+  }),
 ];
-const forceToolChoice = createMiddleware({ name: 'ForceToolChoice', wrapModelCall: (request, handler) => handler({ ...request, toolChoice: 'required' }) });
-const langchainAgent = createAgent({ model: langchainModel(), tools: langchainTools(true), systemPrompt, middleware: [forceToolChoice] });
+const forceToolChoice = createMiddleware({
+  name: 'ForceToolChoice',
+  wrapModelCall: (request, handler) => handler({ ...request, toolChoice: 'required' }),
+});
+const langchainAgent = createAgent({
+  model: langchainModel(),
+  tools: langchainTools(true),
+  systemPrompt,
+  middleware: [forceToolChoice],
+});
 
 async function langchainCreateAgent(): Promise<string> {
   const state = await langchainAgent.invoke({ messages: [{ role: 'user', content: question }] });
@@ -108,11 +161,23 @@ async function langchainCreateAgent(): Promise<string> {
 // AgentFinish (the executor then stops after 3 requests, as the others do).
 async function classicExecutor(streamRunnable: boolean | undefined) {
   const classicTools = langchainTools(false);
-  const prompt = ChatPromptTemplate.fromMessages([['system', systemPrompt], ['human', '{input}'], new MessagesPlaceholder('agent_scratchpad')]);
+  const prompt = ChatPromptTemplate.fromMessages([
+    ['system', systemPrompt],
+    ['human', '{input}'],
+    new MessagesPlaceholder('agent_scratchpad'),
+  ]);
   // model-server.ts answers in JSON, never in server-sent events: in the default (streaming)
   // mode the executor still streams through the runnables, but the model call is a plain request.
   const disableStreaming = streamRunnable !== false;
-  const llm = new ChatOpenAI({ model, apiKey: 'bench', temperature: 0, maxRetries: 0, configuration: { baseURL }, modelKwargs: { tool_choice: 'required' }, disableStreaming });
+  const llm = new ChatOpenAI({
+    model,
+    apiKey: 'bench',
+    temperature: 0,
+    maxRetries: 0,
+    configuration: { baseURL },
+    modelKwargs: { tool_choice: 'required' },
+    disableStreaming,
+  });
   const agent = await createOpenAIToolsAgent({ llm, tools: classicTools, prompt, streamRunnable });
   const finish = RunnableLambda.from((step: AgentAction[] | AgentFinish): AgentAction[] | AgentFinish => {
     const final = Array.isArray(step) ? step.find((action) => action.tool === 'final_answer') : undefined;
@@ -161,7 +226,12 @@ const agentsAgent = new OpenAIAgent({
   tools: [
     openAIAgentsTool({ name: 'add', description: 'a + b', parameters: numberArgs, execute: add }),
     openAIAgentsTool({ name: 'multiply', description: 'a × b', parameters: numberArgs, execute: multiply }),
-    openAIAgentsTool({ name: 'final_answer', description: 'Answer.', parameters: finalArgs, execute: ({ answer }) => answer }),
+    openAIAgentsTool({
+      name: 'final_answer',
+      description: 'Answer.',
+      parameters: finalArgs,
+      execute: ({ answer }) => answer,
+    }),
   ],
 });
 
@@ -169,14 +239,21 @@ async function openAIAgents(): Promise<string> {
   return String((await runOpenAIAgent(agentsAgent, question)).finalOutput);
 }
 
-const version = (path: string) => (JSON.parse(readFileSync(new URL(`${path}/package.json`, import.meta.url), 'utf8')) as { version: string }).version;
+const version = (path: string) =>
+  (JSON.parse(readFileSync(new URL(`${path}/package.json`, import.meta.url), 'utf8')) as { version: string }).version;
 const v = (name: string) => version(`./node_modules/${name}`);
 const contenders = [
   { name: `floor: bare loop on the openai ${version('../node_modules/openai')} client`, run: bareLoopAnswer },
   { name: 'ours: runAgent', run: ours },
   { name: "ours: runAgent + the bot's sinks (step log and memory in SQLite, log lines)", run: oursWithSinks },
-  { name: `LangChain ${v('langchain')} createAgent (@langchain/core ${v('@langchain/core')}, @langchain/openai ${v('@langchain/openai')})`, run: langchainCreateAgent },
-  { name: `LangChain classic ${v('@langchain/classic')} AgentExecutor, streamRunnable default (true; model call not streamed)`, run: classicStreaming },
+  {
+    name: `LangChain ${v('langchain')} createAgent (@langchain/core ${v('@langchain/core')}, @langchain/openai ${v('@langchain/openai')})`,
+    run: langchainCreateAgent,
+  },
+  {
+    name: `LangChain classic ${v('@langchain/classic')} AgentExecutor, streamRunnable default (true; model call not streamed)`,
+    run: classicStreaming,
+  },
   { name: `LangChain classic ${v('@langchain/classic')} AgentExecutor, streamRunnable: false`, run: classicInvoke },
   { name: `Vercel AI SDK ${v('ai')} generateText (@ai-sdk/openai ${v('@ai-sdk/openai')})`, run: aiSdk },
   { name: `OpenAI Agents SDK ${v('@openai/agents')}`, run: openAIAgents },
@@ -190,9 +267,21 @@ for (const contender of contenders) {
   const bodies = inspecting as { tool_choice?: unknown; tools?: { function: { name: string } }[]; stream?: boolean }[];
   inspecting = null;
   const choices = bodies.map((body) => JSON.stringify(body.tool_choice));
-  const names = bodies.map((body) => (body.tools ?? []).map((t) => t.function.name).sort().join(','));
-  if (answer !== '25' || requests !== 3 || choices.some((c) => c !== '"required"') || names.some((n) => n !== 'add,final_answer,multiply')) {
-    throw new Error(`${contender.name}: answered ${answer} in ${requests} requests, tool_choice ${choices}, tools ${names}`);
+  const names = bodies.map((body) =>
+    (body.tools ?? [])
+      .map((t) => t.function.name)
+      .sort()
+      .join(','),
+  );
+  if (
+    answer !== '25' ||
+    requests !== 3 ||
+    choices.some((c) => c !== '"required"') ||
+    names.some((n) => n !== 'add,final_answer,multiply')
+  ) {
+    throw new Error(
+      `${contender.name}: answered ${answer} in ${requests} requests, tool_choice ${choices}, tools ${names}`,
+    );
   }
   if (bodies.some((body) => body.stream)) console.log(`(${contender.name} sends stream: true)`);
 }
@@ -201,7 +290,7 @@ for (const contender of contenders) {
 // leaves garbage that the next one may pay to collect, and a fixed or reversed order would always
 // put the same neighbour after it.
 let seed = 8;
-const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 const shuffled = <T>(items: T[]) => {
   const copy = [...items];
   for (let i = copy.length - 1; i > 0; i--) {
@@ -224,7 +313,8 @@ server.stop();
 // Each run with sinks writes 7 steps (3 model calls, 3 tool calls, the final answer): the inspected run and every timed one.
 const stepsWritten = sinks.steps();
 sinks.close();
-if (stepsWritten !== 7 * (1 + warmup + runs)) throw new Error(`the step log holds ${stepsWritten} steps, expected ${7 * (1 + warmup + runs)}`);
+if (stepsWritten !== 7 * (1 + warmup + runs))
+  throw new Error(`the step log holds ${stepsWritten} steps, expected ${7 * (1 + warmup + runs)}`);
 if (strangers.size > 0) throw new Error(`contacted other hosts than 127.0.0.1: ${[...strangers].join(', ')}`);
 
 console.log(

@@ -53,14 +53,16 @@ async function load(threads: number, messages: number, timeoutMs: number, offset
       if (request.method !== 'POST' || tag === undefined) continue;
       const waiter = waiting.get(tag);
       if (answered.has(tag) || !waiter) failures.push(`${tag}: an answer nobody waited for (twice?)`);
-      else if (request.path !== `/channels/${waiter.channelId}/messages`) failures.push(`${tag}: answered in ${request.path}, not in its thread ${waiter.channelId}`);
+      else if (request.path !== `/channels/${waiter.channelId}/messages`)
+        failures.push(`${tag}: answered in ${request.path}, not in its thread ${waiter.channelId}`);
       answered.add(tag);
       waiting.delete(tag);
       waiter?.resolve(request.time);
     }
   };
   const timer = setInterval(scan, 2);
-  const answerOf = (tag: string, channelId: string) => new Promise<number>((resolve) => waiting.set(tag, { channelId, resolve }));
+  const answerOf = (tag: string, channelId: string) =>
+    new Promise<number>((resolve) => waiting.set(tag, { channelId, resolve }));
 
   const latenciesMs: number[] = [];
   const started = performance.now();
@@ -84,15 +86,27 @@ async function load(threads: number, messages: number, timeoutMs: number, offset
     // One person per thread, as in a busy server (and within the bot's default per-person limit).
     const author = { id: String(400_000_000_000_000_000n + BigInt(index)), username: `person-${index}` };
     // The bot starts a thread from the message that mentions it; the thread takes the message's id.
-    const opening = await ask(`t${index}m0`, null, { channelId: discord.channels.general, author, content: `<@${botId}> [t${index}m0] What is new?`, mentions: [botId] });
+    const opening = await ask(`t${index}m0`, null, {
+      channelId: discord.channels.general,
+      author,
+      content: `<@${botId}> [t${index}m0] What is new?`,
+      mentions: [botId],
+    });
     threadIds.push(opening.id);
     for (let turn = 1; turn < messages; turn++) {
-      await ask(`t${index}m${turn}`, opening.id, { channelId: opening.id, author, content: `[t${index}m${turn}] And then?` });
+      await ask(`t${index}m${turn}`, opening.id, {
+        channelId: opening.id,
+        author,
+        content: `[t${index}m${turn}] And then?`,
+      });
     }
   };
   const all = Promise.all(Array.from({ length: threads }, (_, index) => conversation(index)));
   const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs).unref());
-  if ((await Promise.race([all, timeout])) === 'timeout') failures.push(`timed out after ${timeoutMs} ms with ${waiting.size} questions unanswered: ${[...waiting.keys()].slice(0, 10).join(', ')}…`);
+  if ((await Promise.race([all, timeout])) === 'timeout')
+    failures.push(
+      `timed out after ${timeoutMs} ms with ${waiting.size} questions unanswered: ${[...waiting.keys()].slice(0, 10).join(', ')}…`,
+    );
   clearInterval(timer);
   scan();
 
@@ -127,18 +141,32 @@ async function load(threads: number, messages: number, timeoutMs: number, offset
   };
 }
 
-process.on('message', (message: { type: string; threads?: number; messages?: number; timeoutMs?: number; offset?: number; threadIds?: string[] }) => {
-  if (message.type === 'delete') {
-    void Promise.all(message.threadIds!.map((id) => discord.deleteThread(id))).then(() => process.send!({ type: 'deleted' }));
-  }
-  if (message.type === 'load') {
-    void load(message.threads!, message.messages!, message.timeoutMs!, message.offset ?? 0).then((result) => process.send!(result));
-  }
-  if (message.type === 'close') {
-    discord
-      .close()
-      .then(() => process.send!({ type: 'closed', problems: [] }))
-      .catch((error: unknown) => process.send!({ type: 'closed', problems: [String(error)] }));
-  }
-});
+process.on(
+  'message',
+  (message: {
+    type: string;
+    threads?: number;
+    messages?: number;
+    timeoutMs?: number;
+    offset?: number;
+    threadIds?: string[];
+  }) => {
+    if (message.type === 'delete') {
+      void Promise.all(message.threadIds!.map((id) => discord.deleteThread(id))).then(() =>
+        process.send!({ type: 'deleted' }),
+      );
+    }
+    if (message.type === 'load') {
+      void load(message.threads!, message.messages!, message.timeoutMs!, message.offset ?? 0).then((result) =>
+        process.send!(result),
+      );
+    }
+    if (message.type === 'close') {
+      discord
+        .close()
+        .then(() => process.send!({ type: 'closed', problems: [] }))
+        .catch((error: unknown) => process.send!({ type: 'closed', problems: [String(error)] }));
+    }
+  },
+);
 process.on('disconnect', () => process.exit(0));

@@ -45,9 +45,16 @@ if (!gc) throw new Error('run with node --expose-gc (npm run bench:load does)');
 
 // --- The model and Discord, each in its own process. ---
 const tsx = ['--import', 'tsx'];
-const model = fork(new URL('./echo-model-server.ts', import.meta.url), [], { execArgv: tsx, env: { ...process.env, LATENCY_MS: String(latencyMs) }, stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+const model = fork(new URL('./echo-model-server.ts', import.meta.url), [], {
+  execArgv: tsx,
+  env: { ...process.env, LATENCY_MS: String(latencyMs) },
+  stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+});
 const [portLine] = (await once(model.stdout!, 'data')) as [Buffer];
-const discord = fork(new URL('./load-discord.ts', import.meta.url), [], { execArgv: tsx, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const discord = fork(new URL('./load-discord.ts', import.meta.url), [], {
+  execArgv: tsx,
+  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+});
 const [{ apiUrl, token }] = (await once(discord, 'message')) as [{ apiUrl: string; token: string }];
 const ask = <T>(child: typeof discord, message: object, type?: string) =>
   new Promise<T>((resolve) => {
@@ -86,7 +93,8 @@ const conversationsLeft = () => (store.db.prepare('SELECT count(*) AS n FROM con
 /** Deletes the threads as people would, and waits until the bot has purged their conversations. */
 async function deleteThreads(threadIds: string[]): Promise<void> {
   await ask(discord, { type: 'delete', threadIds }, 'deleted');
-  for (let waited = 0; conversationsLeft() > 0 && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+  for (let waited = 0; conversationsLeft() > 0 && waited < 10_000; waited += 20)
+    await new Promise((resolve) => setTimeout(resolve, 20));
 }
 /** Collects twice, with a turn of the loop between, and returns what is still in use. */
 async function settledMemory(): Promise<NodeJS.MemoryUsage> {
@@ -98,8 +106,13 @@ async function settledMemory(): Promise<NodeJS.MemoryUsage> {
 
 // --- A warm-up round (10 threads, then deleted), so that the start is a bot that has run before:
 // code compiled, connections open. Memory that grows once is not memory that grows per thread.
-const warmUp = await ask<LoadResult>(discord, { type: 'load', threads: 10, messages: messagesPerThread, timeoutMs: 60_000, offset: 100_000 }, 'result');
-if (warmUp.answers !== 10 * messagesPerThread || warmUp.failures.length > 0) throw new Error(`warm-up: ${warmUp.answers} answers; ${warmUp.failures.join('; ')}`);
+const warmUp = await ask<LoadResult>(
+  discord,
+  { type: 'load', threads: 10, messages: messagesPerThread, timeoutMs: 60_000, offset: 100_000 },
+  'result',
+);
+if (warmUp.answers !== 10 * messagesPerThread || warmUp.failures.length > 0)
+  throw new Error(`warm-up: ${warmUp.answers} answers; ${warmUp.failures.join('; ')}`);
 await bot.queues.idle();
 await deleteThreads(warmUp.threadIds);
 
@@ -121,11 +134,18 @@ loopDelay.enable();
 // machine's doing (other processes taking the cores), not the bot's.
 const control = spawn(
   process.execPath,
-  ['-e', `const h = require('node:perf_hooks').monitorEventLoopDelay({ resolution: ${loopResolutionMs} }); h.enable(); process.stdin.resume(); process.stdin.on('end', () => { h.disable(); console.log(JSON.stringify({ p50: h.percentile(50), p99: h.percentile(99), max: h.max })); });`],
+  [
+    '-e',
+    `const h = require('node:perf_hooks').monitorEventLoopDelay({ resolution: ${loopResolutionMs} }); h.enable(); process.stdin.resume(); process.stdin.on('end', () => { h.disable(); console.log(JSON.stringify({ p50: h.percentile(50), p99: h.percentile(99), max: h.max })); });`,
+  ],
   { stdio: ['pipe', 'pipe', 'inherit'] },
 );
 const cpuBefore = process.cpuUsage();
-const result = await ask<LoadResult>(discord, { type: 'load', threads, messages: messagesPerThread, timeoutMs: 600_000, offset: 0 }, 'result');
+const result = await ask<LoadResult>(
+  discord,
+  { type: 'load', threads, messages: messagesPerThread, timeoutMs: 600_000, offset: 0 },
+  'result',
+);
 const cpu = process.cpuUsage(cpuBefore);
 loopDelay.disable();
 control.stdin!.end();
@@ -139,11 +159,18 @@ const maxInFlight = modelReport.maxInFlight;
 const after = await settledMemory();
 const cachedNow = () => ({
   channels: bot.client.channels.cache.size,
-  messages: [...bot.client.channels.cache.values()].reduce((sum, channel) => sum + ('messages' in channel ? channel.messages.cache.size : 0), 0),
+  messages: [...bot.client.channels.cache.values()].reduce(
+    (sum, channel) => sum + ('messages' in channel ? channel.messages.cache.size : 0),
+    0,
+  ),
 });
 const cached = cachedNow();
 // The warm-up's runs were purged with its threads: these are the measured load's.
-const stored = store.db.prepare("SELECT (SELECT count(*) FROM runs WHERE status = 'answered') AS runs, (SELECT count(*) FROM messages) AS messages").get() as { runs: number; messages: number };
+const stored = store.db
+  .prepare(
+    "SELECT (SELECT count(*) FROM runs WHERE status = 'answered') AS runs, (SELECT count(*) FROM messages) AS messages",
+  )
+  .get() as { runs: number; messages: number };
 
 // Then the people delete their threads: discord.js drops them from its caches and the bot purges
 // their conversations. What is left in the heap after that is what the bot itself kept.
@@ -171,7 +198,8 @@ if (maxInFlight > concurrency) failures.push(`${maxInFlight} model calls at once
 if (failures.length > 0) throw new Error(`load bench failed:\n  ${failures.join('\n  ')}`);
 
 // --- The table. ---
-const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+const quantile = (values: number[], q: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
 // Each thread's questions follow one another, so nothing can finish before messages × latency either.
 const modelIdealMs = Math.max(Math.ceil(modelCalls / concurrency), messagesPerThread) * latencyMs;
 const discordIdealMs = (result.restTotal / 50) * 1000;
@@ -191,18 +219,36 @@ console.log('| measure | value |');
 console.log('|---|--:|');
 console.log(`| questions answered (each in its own thread, checked) | ${result.answers} of ${expected} |`);
 console.log(`| model calls; most at once | ${modelCalls}; ${maxInFlight} |`);
-console.log(`| REST calls (${restKinds}) | ${result.restTotal} (${(result.restTotal / expected).toFixed(2)} per run) |`);
+console.log(
+  `| REST calls (${restKinds}) | ${result.restTotal} (${(result.restTotal / expected).toFixed(2)} per run) |`,
+);
 console.log(`| most REST calls in any one second | ${result.maxPerSecond} |`);
-console.log(`| ideal, model limit: max(⌈${modelCalls} calls / ${concurrency}⌉, ${messagesPerThread} in a row) × ${latencyMs} ms | ${(modelIdealMs / 1000).toFixed(1)} s |`);
+console.log(
+  `| ideal, model limit: max(⌈${modelCalls} calls / ${concurrency}⌉, ${messagesPerThread} in a row) × ${latencyMs} ms | ${(modelIdealMs / 1000).toFixed(1)} s |`,
+);
 console.log(`| ideal, Discord: ${result.restTotal} calls / 50 per s | ${(discordIdealMs / 1000).toFixed(1)} s |`);
-console.log(`| total time, first question → last answer (${binds} binds) | ${(result.totalMs / 1000).toFixed(1)} s = ${((idealMs / result.totalMs) * 100).toFixed(0)}% of ideal |`);
-console.log(`| question → its answer, p50 / p99 | ${(quantile(result.latenciesMs, 0.5) / 1000).toFixed(2)} s / ${(quantile(result.latenciesMs, 0.99) / 1000).toFixed(2)} s |`);
-console.log(`| event-loop delay p50 / p99 / max | ${ms(loopDelay.percentile(50))} / ${ms(loopDelay.percentile(99))} / ${ms(loopDelay.max)} ms |`);
-console.log(`| the same, in an idle node process meanwhile (the machine's share) | ${ms(idle.p50)} / ${ms(idle.p99)} / ${ms(idle.max)} ms |`);
-console.log(`| bot process CPU during the load (user + system) | ${((cpu.user + cpu.system) / 1000 / result.totalMs * 100).toFixed(0)}% of one core |`);
-console.log(`| RSS: start → peak → after the run → threads deleted | ${mib(before.rss).toFixed(0)} → ${mib(peak.rss).toFixed(0)} → ${mib(after.rss).toFixed(0)} → ${mib(afterDeletion.rss).toFixed(0)} MiB |`);
+console.log(
+  `| total time, first question → last answer (${binds} binds) | ${(result.totalMs / 1000).toFixed(1)} s = ${((idealMs / result.totalMs) * 100).toFixed(0)}% of ideal |`,
+);
+console.log(
+  `| question → its answer, p50 / p99 | ${(quantile(result.latenciesMs, 0.5) / 1000).toFixed(2)} s / ${(quantile(result.latenciesMs, 0.99) / 1000).toFixed(2)} s |`,
+);
+console.log(
+  `| event-loop delay p50 / p99 / max | ${ms(loopDelay.percentile(50))} / ${ms(loopDelay.percentile(99))} / ${ms(loopDelay.max)} ms |`,
+);
+console.log(
+  `| the same, in an idle node process meanwhile (the machine's share) | ${ms(idle.p50)} / ${ms(idle.p99)} / ${ms(idle.max)} ms |`,
+);
+console.log(
+  `| bot process CPU during the load (user + system) | ${(((cpu.user + cpu.system) / 1000 / result.totalMs) * 100).toFixed(0)}% of one core |`,
+);
+console.log(
+  `| RSS: start → peak → after the run → threads deleted | ${mib(before.rss).toFixed(0)} → ${mib(peak.rss).toFixed(0)} → ${mib(after.rss).toFixed(0)} → ${mib(afterDeletion.rss).toFixed(0)} MiB |`,
+);
 console.log(
   `| heap used (after gc): start → peak → after the run → threads deleted | ${mib(before.heapUsed).toFixed(1)} → ${mib(peak.heapUsed).toFixed(1)} → ${mib(after.heapUsed).toFixed(1)} → ${mib(afterDeletion.heapUsed).toFixed(1)} MiB |`,
 );
-console.log(`| discord.js caches: after the run → threads deleted | ${cached.channels} → ${cachedAfterDeletion.channels} channels, ${cached.messages} → ${cachedAfterDeletion.messages} messages |`);
+console.log(
+  `| discord.js caches: after the run → threads deleted | ${cached.channels} → ${cachedAfterDeletion.channels} channels, ${cached.messages} → ${cachedAfterDeletion.messages} messages |`,
+);
 console.log(`| SQLite after the run | ${stored.runs} runs, ${stored.messages} messages (purged with their threads) |`);

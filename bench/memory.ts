@@ -16,9 +16,12 @@ const counter = await loadTokenCounter('gpt-4.1-mini');
 const settings = { tokenBudget: 8000, messageTokenCap: 1500 };
 const sentence = 'Could you check what the build server said about the failing test in the payments module yesterday?';
 
-const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+const quantile = (values: number[], q: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
 
-console.log(`Node ${process.version}; window budget ${settings.tokenBudget} tokens; ${loads} loads per size, interleaved across sizes.\n`);
+console.log(
+  `Node ${process.version}; window budget ${settings.tokenBudget} tokens; ${loads} loads per size, interleaved across sizes.\n`,
+);
 
 // First build every thread (timing the appends), then time the loads round-robin, so that each
 // size is measured in the same process state (heap size and JIT warmth otherwise differ by 1.5x).
@@ -27,14 +30,42 @@ const threads = sizes.map((size) => {
   const store = openStore(join(folder, 'bot.sqlite'));
   const memory = conversationMemory(store, counter, settings);
   // Another conversation's messages are interleaved, as in a busy server.
-  const conversation = store.conversations.ensure({ key: 'discord:bench', title: 'bench', guildId: 'g', channelId: 'c', startedById: 'u', startedByName: 'Ada' });
-  const other = store.conversations.ensure({ key: 'discord:other', title: 'other', guildId: 'g', channelId: 'c', startedById: 'u', startedByName: 'Bob' });
+  const conversation = store.conversations.ensure({
+    key: 'discord:bench',
+    title: 'bench',
+    guildId: 'g',
+    channelId: 'c',
+    startedById: 'u',
+    startedByName: 'Ada',
+  });
+  const other = store.conversations.ensure({
+    key: 'discord:other',
+    title: 'other',
+    guildId: 'g',
+    channelId: 'c',
+    startedById: 'u',
+    startedByName: 'Bob',
+  });
   const started = performance.now();
   for (let index = 0; index < size; index++) {
-    memory.recordUserMessage(index % 4 === 3 ? other : conversation, { authorId: 'u', authorName: 'Ada', content: `${index}: ${sentence}`, discordMessageId: `m${index}` });
+    memory.recordUserMessage(index % 4 === 3 ? other : conversation, {
+      authorId: 'u',
+      authorName: 'Ada',
+      content: `${index}: ${sentence}`,
+      discordMessageId: `m${index}`,
+    });
   }
   const appendRate = size / ((performance.now() - started) / 1000);
-  return { size, folder, store, memory, conversationId: conversation.id, appendRate, times: [] as number[], windowSize: 0 };
+  return {
+    size,
+    folder,
+    store,
+    memory,
+    conversationId: conversation.id,
+    appendRate,
+    times: [] as number[],
+    windowSize: 0,
+  };
 });
 
 for (let round = 0; round < loads + 30; round++) {
@@ -47,7 +78,9 @@ for (let round = 0; round < loads + 30; round++) {
   }
 }
 
-console.log('| messages in the thread | append, messages/s | window load median ms | p90 ms | messages in window | × the 1,000 load |');
+console.log(
+  '| messages in the thread | append, messages/s | window load median ms | p90 ms | messages in window | × the 1,000 load |',
+);
 console.log('|--:|--:|--:|--:|--:|--:|');
 const baseline = quantile(threads[0]!.times, 0.5);
 for (const thread of threads) {

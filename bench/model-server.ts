@@ -26,7 +26,14 @@ function reply(messages: { role: string; content?: string }[]) {
     object: 'chat.completion',
     created: 0,
     model: 'bench-model',
-    choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: toolCalls, refusal: null }, finish_reason: 'tool_calls', logprobs: null }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: null, tool_calls: toolCalls, refusal: null },
+        finish_reason: 'tool_calls',
+        logprobs: null,
+      },
+    ],
     usage,
   };
 }
@@ -35,7 +42,9 @@ const server = createServer((request, response) => {
   const chunks: Buffer[] = [];
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('end', () => {
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { messages: { role: string; content?: string }[] };
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+      messages: { role: string; content?: string }[];
+    };
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end(JSON.stringify(reply(body.messages)));
   });

@@ -23,10 +23,14 @@ import { type FakeDiscord, startFakeDiscord } from '../test/support/fake-discord
 import { processState } from '../test/support/process-state.ts';
 import { projectRoot, tsxLoader } from '../test/support/run-process.ts';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, kill: { type: 'string', default: 'group' } } });
+const { values } = parseArgs({
+  options: { rounds: { type: 'string', default: '5' }, kill: { type: 'string', default: 'group' } },
+});
 const rounds = Number(values.rounds);
 if (values.kill !== 'group' && values.kill !== 'zombie') {
-  throw new Error("--kill is group (npm start's process group) or zombie (the bot alone, under a parent that does not reap it)");
+  throw new Error(
+    "--kill is group (npm start's process group) or zombie (the bot alone, under a parent that does not reap it)",
+  );
 }
 const kill = values.kill;
 
@@ -72,10 +76,14 @@ function start(discord: FakeDiscord, databasePath: string, command: string, args
   });
 }
 
-const npmStart = (discord: FakeDiscord, databasePath: string) => start(discord, databasePath, 'npm', ['start', '--silent']);
+const npmStart = (discord: FakeDiscord, databasePath: string) =>
+  start(discord, databasePath, 'npm', ['start', '--silent']);
 /** The bot under a parent that never waits for it: sh starts it in the background and becomes `sleep`. */
 const unreapedStart = (discord: FakeDiscord, databasePath: string) =>
-  start(discord, databasePath, 'sh', ['-c', `"${process.execPath}" --import ${tsxLoader} ${projectRoot}src/main.ts & exec sleep 600`]);
+  start(discord, databasePath, 'sh', [
+    '-c',
+    `"${process.execPath}" --import ${tsxLoader} ${projectRoot}src/main.ts & exec sleep 600`,
+  ]);
 
 interface Round {
   restartMs: number;
@@ -92,7 +100,8 @@ for (let round = 0; round < rounds; round++) {
   const databasePath = join(folder, 'bot.sqlite');
   let first: Started | undefined;
   try {
-    const started = kill === 'group' ? await npmStart(discord, databasePath) : await unreapedStart(discord, databasePath);
+    const started =
+      kill === 'group' ? await npmStart(discord, databasePath) : await unreapedStart(discord, databasePath);
     if (!('botPid' in started)) throw new Error(`the first start failed (${started.code}): ${started.stderr}`);
     first = started;
     if (kill === 'group') process.kill(-first.child.pid!, 'SIGKILL');
@@ -103,12 +112,18 @@ for (let round = 0; round < rounds; round++) {
     for (;;) {
       const next = await npmStart(discord, databasePath);
       if ('botPid' in next) {
-        results.push({ restartMs: performance.now() - killedAt, refused, killedBotAtReady: processState(first.botPid) ?? 'gone', refusal });
+        results.push({
+          restartMs: performance.now() - killedAt,
+          refused,
+          killedBotAtReady: processState(first.botPid) ?? 'gone',
+          refusal,
+        });
         process.kill(-next.child.pid!, 'SIGTERM');
         await new Promise((resolve) => next.child.on('close', resolve));
         break;
       }
-      if (!next.stderr.includes('already using this database')) throw new Error(`the restart failed (${next.code}): ${next.stderr}`);
+      if (!next.stderr.includes('already using this database'))
+        throw new Error(`the restart failed (${next.code}): ${next.stderr}`);
       refused++;
       refusal ||= next.stderr.trim();
     }
@@ -122,10 +137,14 @@ for (let round = 0; round < rounds; round++) {
 }
 
 const median = (numbers: number[]) => [...numbers].sort((a, b) => a - b)[Math.floor(numbers.length / 2)]!;
-console.log(`Node ${process.version}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; ${rounds} rounds; killed: ${kill}.\n`);
+console.log(
+  `Node ${process.version}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; ${rounds} rounds; killed: ${kill}.\n`,
+);
 console.log('| round | the killed bot when the new one was ready | starts refused | SIGKILL → ready, ms |');
 console.log('|--:|---|--:|--:|');
-results.forEach((result, index) => console.log(`| ${index + 1} | ${result.killedBotAtReady} | ${result.refused} | ${result.restartMs.toFixed(0)} |`));
+results.forEach((result, index) =>
+  console.log(`| ${index + 1} | ${result.killedBotAtReady} | ${result.refused} | ${result.restartMs.toFixed(0)} |`),
+);
 console.log(`\nmedian SIGKILL → ready: ${median(results.map((result) => result.restartMs)).toFixed(0)} ms`);
 const refusal = results.find((result) => result.refusal)?.refusal;
 if (refusal) console.log(`a refusal said: ${refusal}`);

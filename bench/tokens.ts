@@ -23,7 +23,14 @@ const folder = mkdtempSync(join(tmpdir(), 'bench-tokens-'));
 const store = openStore(join(folder, 'bot.sqlite'));
 const memory = conversationMemory(store, counter, { tokenBudget: budget, messageTokenCap: 4000 });
 const instance = startInstance(store, 'bench');
-const conversation = store.conversations.ensure({ key: 'terminal:tokens', title: 'tokens', guildId: null, channelId: null, startedById: 'u', startedByName: 'Ada' });
+const conversation = store.conversations.ensure({
+  key: 'terminal:tokens',
+  title: 'tokens',
+  guildId: null,
+  channelId: null,
+  startedById: 'u',
+  startedByName: 'Ada',
+});
 const tools = buildToolRegistry(builtInTools);
 const sentence = 'Here is another question about the release plan, the failing tests and who reviews what this week';
 
@@ -31,10 +38,26 @@ let lastPromptTokens = 0;
 const model: ModelClient = {
   model: 'stand-in',
   async complete(request) {
-    lastPromptTokens = request.messages.reduce((sum, message) => sum + counter.count(message.content ?? '') + counter.count(JSON.stringify('tool_calls' in message ? (message.tool_calls ?? '') : '')), 0);
+    lastPromptTokens = request.messages.reduce(
+      (sum, message) =>
+        sum +
+        counter.count(message.content ?? '') +
+        counter.count(JSON.stringify('tool_calls' in message ? (message.tool_calls ?? '') : '')),
+      0,
+    );
     const content = `Answer: ${sentence}.`;
     return {
-      message: { role: 'assistant', content: null, tool_calls: [{ id: `c${Math.random()}`, type: 'function', function: { name: 'final_answer', arguments: JSON.stringify({ answer: content, tools_used: [] }) } }] },
+      message: {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          {
+            id: `c${Math.random()}`,
+            type: 'function',
+            function: { name: 'final_answer', arguments: JSON.stringify({ answer: content, tools_used: [] }) },
+          },
+        ],
+      },
       usage: null,
       finishReason: 'tool_calls',
       model: 'stand-in',
@@ -46,20 +69,39 @@ console.log(`Memory budget ${budget} tokens; each exchange is a user message and
 console.log('| messages in the thread | prompt tokens of the next call | messages sent |');
 console.log('|--:|--:|--:|');
 for (let exchange = 1; exchange <= 250; exchange++) {
-  const triggerIds = [memory.recordUserMessage(conversation, { authorId: 'u', authorName: 'Ada', content: `${exchange}: ${sentence}?`, discordMessageId: null })!];
+  const triggerIds = [
+    memory.recordUserMessage(conversation, {
+      authorId: 'u',
+      authorName: 'Ada',
+      content: `${exchange}: ${sentence}?`,
+      discordMessageId: null,
+    })!,
+  ];
   const { history, input } = memory.loadWindow(conversation.id, triggerIds);
   await runAgent({
     model,
-    systemPrompt: buildSystemPrompt({ operatorPrompt: null, now: new Date(), place: { kind: 'terminal', conversation: 'tokens' }, participants: ['Ada'] }),
+    systemPrompt: buildSystemPrompt({
+      operatorPrompt: null,
+      now: new Date(),
+      place: { kind: 'terminal', conversation: 'tokens' },
+      participants: ['Ada'],
+    }),
     history,
     input,
     tools,
-    context: { conversationId: conversation.key, guildId: null, channelId: null, requester: { id: 'u', displayName: 'Ada', isModerator: false }, logger: silentLogger },
+    context: {
+      conversationId: conversation.key,
+      guildId: null,
+      channelId: null,
+      requester: { id: 'u', displayName: 'Ada', isModerator: false },
+      logger: silentLogger,
+    },
     settings: defaultAgentSettings,
     onEvent: memory.runSink(conversation.id, instance.id, { triggerIds }, silentLogger),
   });
   const stored = exchange * 2 - 1;
-  if (stored === 1 || [50, 100, 200, 300, 400, 500].includes(stored + 1)) console.log(`| ${stored} | ${lastPromptTokens} | ${history.length + input.length + 1} |`);
+  if (stored === 1 || [50, 100, 200, 300, 400, 500].includes(stored + 1))
+    console.log(`| ${stored} | ${lastPromptTokens} | ${history.length + input.length + 1} |`);
 }
 instance.stop();
 store.close();

@@ -15,7 +15,15 @@ export const ask = defineCommand({
   data: () => ({
     name: 'ask',
     description: 'Start a conversation with me in a new thread.',
-    options: [{ type: ApplicationCommandOptionType.String, name: 'prompt', description: 'What you want to ask.', required: true, max_length: 4000 }],
+    options: [
+      {
+        type: ApplicationCommandOptionType.String,
+        name: 'prompt',
+        description: 'What you want to ask.',
+        required: true,
+        max_length: 4000,
+      },
+    ],
     ...guildOnly,
   }),
   async execute(interaction, context) {
@@ -34,7 +42,10 @@ export const ask = defineCommand({
     await interaction.deferReply({ flags: MessageFlags.Ephemeral });
     const thread = await channel.threads.create({ name: threadName(prompt, name), autoArchiveDuration: 1440 });
     // The question, shown in the thread for everyone, is the message the answer replies to.
-    const shown = await thread.send({ content: truncate(`**${name}** asked: ${prompt}`, discordMessageLimit), allowedMentions: noPings });
+    const shown = await thread.send({
+      content: truncate(`**${name}** asked: ${prompt}`, discordMessageLimit),
+      allowedMentions: noPings,
+    });
     const conversation = context.store.conversations.ensure({
       key: discordConversationKey(thread.id),
       title: thread.name,
@@ -44,8 +55,17 @@ export const ask = defineCommand({
       startedById: interaction.user.id,
       startedByName: name,
     });
-    const storedId = context.memory.recordUserMessage(conversation, { authorId: interaction.user.id, authorName: name, content: prompt, discordMessageId: shown.id });
-    if (storedId !== null) context.queues.push(conversation.key, messageWork(storedId, { messageId: shown.id, channelId: thread.id }, requesterIn(interaction, context)));
+    const storedId = context.memory.recordUserMessage(conversation, {
+      authorId: interaction.user.id,
+      authorName: name,
+      content: prompt,
+      discordMessageId: shown.id,
+    });
+    if (storedId !== null)
+      context.queues.push(
+        conversation.key,
+        messageWork(storedId, { messageId: shown.id, channelId: thread.id }, requesterIn(interaction, context)),
+      );
     await interaction.editReply({ content: `Started: <#${thread.id}>`, allowedMentions: noPings });
   },
 });

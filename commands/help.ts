@@ -9,7 +9,9 @@ export const help = defineCommand({
   moderatorOnly: false,
   data: () => ({ name: 'help', description: 'What this bot does, and the tools it can use.', ...guildOnly }),
   async execute(interaction, context) {
-    const tools = currentTools(context.tools, context.toolServers).map((tool) => `- **${tool.name}**${tool.moderatorOnly ? ' (moderators)' : ''}: ${tool.description}`);
+    const tools = currentTools(context.tools, context.toolServers).map(
+      (tool) => `- **${tool.name}**${tool.moderatorOnly ? ' (moderators)' : ''}: ${tool.description}`,
+    );
     const pieces = splitMessage(
       [
         'Mention me in a channel and I open a thread for the conversation; in that thread I answer every message and remember what was said.',
@@ -17,7 +19,13 @@ export const help = defineCommand({
         '',
         '**Tools**',
         ...tools,
-        ...(context.toolServers.length === 0 ? [] : ['', '**MCP servers**', ...context.toolServers.map((server) => `- **${server.name}**: ${describeStatus(server.status())}`)]),
+        ...(context.toolServers.length === 0
+          ? []
+          : [
+              '',
+              '**MCP servers**',
+              ...context.toolServers.map((server) => `- **${server.name}**: ${describeStatus(server.status())}`),
+            ]),
       ].join('\n'),
     );
     // Many tools with long descriptions pass one message: the rest follow, private too.

@@ -10,6 +10,9 @@ export const reset = defineCommand({
     if (typeof conversation === 'string') return privately(interaction, conversation);
     // A marker: older messages stay in the database and the step log, out of the memory window.
     context.store.conversations.resetMemory(conversation.id, context.store.messages.newestId(conversation.id));
-    await interaction.reply({ content: `${interaction.member.displayName} reset this conversation: I start afresh from here.`, allowedMentions: { parse: [] } });
+    await interaction.reply({
+      content: `${interaction.member.displayName} reset this conversation: I start afresh from here.`,
+      allowedMentions: { parse: [] },
+    });
   },
 });

@@ -6,37 +6,58 @@ import { discordRequester, isModerator } from '../src/discord/moderation.ts';
 import type { Requester } from '../src/agent/tool.ts';
 
 /** Every command lives in servers only. */
-export const guildOnly = { contexts: [InteractionContextType.Guild], integration_types: [ApplicationIntegrationType.GuildInstall] };
+export const guildOnly = {
+  contexts: [InteractionContextType.Guild],
+  integration_types: [ApplicationIntegrationType.GuildInstall],
+};
 
 /**
  * Who sees a moderator command in the menu: without moderator roles, members who may manage
  * messages; with roles configured, left unset so role holders see it too (checked again on use).
  */
 export function moderatorVisibility(setup: CommandSetup): { default_member_permissions: string | null } {
-  return { default_member_permissions: setup.moderatorRoleIds.length === 0 ? PermissionFlagsBits.ManageMessages.toString() : null };
+  return {
+    default_member_permissions:
+      setup.moderatorRoleIds.length === 0 ? PermissionFlagsBits.ManageMessages.toString() : null,
+  };
 }
 
 export { replyPrivately as privately } from '../src/discord/reply-privately.ts';
 
 /** The person who used the command, as the agent and its tools know them. */
-export function requesterIn(interaction: CommandInteraction, context: Pick<CommandContext, 'moderatorRoleIds'>): Requester {
+export function requesterIn(
+  interaction: CommandInteraction,
+  context: Pick<CommandContext, 'moderatorRoleIds'>,
+): Requester {
   return discordRequester(interaction.user, interaction.member, interaction.channel, context.moderatorRoleIds);
 }
 
-export function isModeratorIn(interaction: CommandInteraction, context: Pick<CommandContext, 'moderatorRoleIds'>): boolean {
+export function isModeratorIn(
+  interaction: CommandInteraction,
+  context: Pick<CommandContext, 'moderatorRoleIds'>,
+): boolean {
   return isModerator(interaction.member, interaction.channel, context.moderatorRoleIds);
 }
 
 /** The conversation of the thread (or answered message) the command was used in, if any. */
-export function conversationHere(interaction: CommandInteraction, context: CommandContext): ConversationRow | undefined {
-  return interaction.channelId ? context.store.conversations.byKey(discordConversationKey(interaction.channelId)) : undefined;
+export function conversationHere(
+  interaction: CommandInteraction,
+  context: CommandContext,
+): ConversationRow | undefined {
+  return interaction.channelId
+    ? context.store.conversations.byKey(discordConversationKey(interaction.channelId))
+    : undefined;
 }
 
 /**
  * The conversation here, if the person may steer it (its starter, or a moderator); otherwise the
  * sentence that says why not.
  */
-export function steerableConversation(interaction: CommandInteraction, context: CommandContext, action: string): ConversationRow | string {
+export function steerableConversation(
+  interaction: CommandInteraction,
+  context: CommandContext,
+  action: string,
+): ConversationRow | string {
   const conversation = conversationHere(interaction, context);
   if (!conversation) return 'This is not one of my conversations.';
   if (conversation.started_by_id !== interaction.user.id && !isModeratorIn(interaction, context)) {

@@ -8,7 +8,11 @@ import { formatRunDetail, formatRunsTable, type RunReport } from '../src/termina
 const messageRoom = 1900;
 
 export function reportOf(context: CommandContext, run: RunRow, conversation: ConversationRow | undefined): RunReport {
-  return { run, conversation: conversation ? { id: conversation.id, key: conversation.key, title: conversation.title } : null, steps: context.store.steps.ofRun(run.id) };
+  return {
+    run,
+    conversation: conversation ? { id: conversation.id, key: conversation.key, title: conversation.title } : null,
+    steps: context.store.steps.ofRun(run.id),
+  };
 }
 
 /** Shows a report privately: in a code block when it fits in a message, else as an attached Markdown file. */
@@ -18,7 +22,11 @@ export async function showReport(interaction: CommandInteraction, text: string, 
     ? { content: `\`\`\`\n${text.replace(/```/g, 'ˋˋˋ')}\n\`\`\``, allowedMentions: noPings }
     : {
         content: 'The step log is too long for a message: here it is as a file.',
-        files: [new AttachmentBuilder(Buffer.from(`# Agent step log\n\n\`\`\`\n${text}\n\`\`\`\n`, 'utf8'), { name: fileName })],
+        files: [
+          new AttachmentBuilder(Buffer.from(`# Agent step log\n\n\`\`\`\n${text}\n\`\`\`\n`, 'utf8'), {
+            name: fileName,
+          }),
+        ],
         allowedMentions: noPings,
       };
   if (interaction.deferred) await interaction.editReply(payload);

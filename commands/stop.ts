@@ -12,6 +12,9 @@ export const stop = defineCommand({
     if (!context.activeRuns.stop(conversation.key, `stopped by ${interaction.user.id}`)) {
       return privately(interaction, 'I am not working on an answer here right now.');
     }
-    await privately(interaction, state === 'waiting' ? 'Stopped before it began: it was still waiting for its turn with the model.' : 'Stopped.');
+    await privately(
+      interaction,
+      state === 'waiting' ? 'Stopped before it began: it was still waiting for its turn with the model.' : 'Stopped.',
+    );
   },
 });

@@ -20,7 +20,9 @@ export const tool = defineCommand({
   data: (setup) => ({
     name: 'tool',
     description: 'Run one of my tools yourself, without the model.',
-    options: [...setup.toolSubcommands.subcommands, ...setup.toolSubcommands.servers].map((subcommand) => subcommand.option),
+    options: [...setup.toolSubcommands.subcommands, ...setup.toolSubcommands.servers].map(
+      (subcommand) => subcommand.option,
+    ),
     ...guildOnly,
   }),
   async execute(interaction, context) {
@@ -32,20 +34,40 @@ export const tool = defineCommand({
 
     const subcommand = context.toolSubcommands.subcommands.find((candidate) => candidate.option.name === name);
     if (!subcommand) return privately(interaction, `There is no tool called "${name}" any more.`);
-    if (subcommand.tool.moderatorOnly && !moderator) return privately(interaction, `Only moderators can run **${subcommand.tool.name}**.`);
-    const values = new Map((interaction.options.data[0]?.options ?? []).flatMap((option) => (option.value === undefined ? [] : [[option.name, option.value] as const])));
+    if (subcommand.tool.moderatorOnly && !moderator)
+      return privately(interaction, `Only moderators can run **${subcommand.tool.name}**.`);
+    const values = new Map(
+      (interaction.options.data[0]?.options ?? []).flatMap((option) =>
+        option.value === undefined ? [] : [[option.name, option.value] as const],
+      ),
+    );
     const parsed = argumentsFrom(subcommand, values);
     const validated = parsed.ok ? subcommand.tool.validate(parsed.args) : { ok: false as const, issues: parsed.issues };
-    if (!validated.ok) return privately(interaction, `That input does not work for **${subcommand.tool.name}**:\n- ${validated.issues.join('\n- ')}`);
+    if (!validated.ok)
+      return privately(
+        interaction,
+        `That input does not work for **${subcommand.tool.name}**:\n- ${validated.issues.join('\n- ')}`,
+      );
     await runAndPost(interaction, context, subcommand.tool, validated.value);
   },
   async autocomplete(interaction, context) {
-    const server = context.toolSubcommands.servers.find((candidate) => candidate.option.name === interaction.options.getSubcommand())?.server;
-    if (!server || (server.moderatorOnly && !isModerator(interaction.member, interaction.channel, context.moderatorRoleIds))) return interaction.respond([]);
+    const server = context.toolSubcommands.servers.find(
+      (candidate) => candidate.option.name === interaction.options.getSubcommand(),
+    )?.server;
+    if (
+      !server ||
+      (server.moderatorOnly && !isModerator(interaction.member, interaction.channel, context.moderatorRoleIds))
+    )
+      return interaction.respond([]);
     const status = server.status();
     if (status.state !== 'up') {
       const why = status.state === 'starting' ? 'it is starting' : 'it is down, restarting';
-      return interaction.respond([{ name: truncate(`The ${server.name} server is unavailable right now (${why})`, maxSuggestionName), value: 'unavailable' }]);
+      return interaction.respond([
+        {
+          name: truncate(`The ${server.name} server is unavailable right now (${why})`, maxSuggestionName),
+          value: 'unavailable',
+        },
+      ]);
     }
     const typed = interaction.options.getFocused().toLowerCase();
     const choices = server
@@ -53,35 +75,60 @@ export const tool = defineCommand({
       .map((candidate) => ({ tool: candidate, shortName: shortName(server, candidate) }))
       .filter(({ shortName: named }) => named.toLowerCase().includes(typed))
       .slice(0, maxSuggestions)
-      .map(({ tool: candidate, shortName: named }) => ({ name: truncateLine(`${named}: ${candidate.description}`, maxSuggestionName), value: named }));
+      .map(({ tool: candidate, shortName: named }) => ({
+        name: truncateLine(`${named}: ${candidate.description}`, maxSuggestionName),
+        value: named,
+      }));
     await interaction.respond(choices);
   },
 });
 
 /** `/tool <server> tool:<name> arguments:<JSON>`: one of an MCP server's tools, as it lists them now. */
-async function runServerTool(interaction: ChatInputCommandInteraction<'cached'>, context: CommandContext, server: ToolServer, moderator: boolean): Promise<void> {
-  if (server.moderatorOnly && !moderator) return privately(interaction, `Only moderators can run the tools of **${server.name}**.`);
+async function runServerTool(
+  interaction: ChatInputCommandInteraction<'cached'>,
+  context: CommandContext,
+  server: ToolServer,
+  moderator: boolean,
+): Promise<void> {
+  if (server.moderatorOnly && !moderator)
+    return privately(interaction, `Only moderators can run the tools of **${server.name}**.`);
   const status = server.status();
   if (status.state !== 'up') {
     const why = status.state === 'starting' ? 'it is still starting' : status.reason;
-    return privately(interaction, `The **${server.name}** MCP server is unavailable right now (${why}). Try again in a little while.`);
+    return privately(
+      interaction,
+      `The **${server.name}** MCP server is unavailable right now (${why}). Try again in a little while.`,
+    );
   }
   const wanted = interaction.options.getString('tool', true);
-  const found = server.tools().find((candidate) => shortName(server, candidate) === wanted || candidate.name === wanted);
+  const found = server
+    .tools()
+    .find((candidate) => shortName(server, candidate) === wanted || candidate.name === wanted);
   if (!found) {
     const names = server.tools().map((candidate) => `\`${shortName(server, candidate)}\``);
-    return privately(interaction, `**${server.name}** has no tool called "${wanted}". It has: ${names.join(', ') || 'none right now'}.`);
+    return privately(
+      interaction,
+      `**${server.name}** has no tool called "${wanted}". It has: ${names.join(', ') || 'none right now'}.`,
+    );
   }
   const text = interaction.options.getString('arguments') ?? '{}';
   let args: unknown;
   try {
     args = JSON.parse(text);
   } catch (error) {
-    return privately(interaction, `The arguments must be a JSON object, such as {"name": "value"}: ${(error as Error).message}`);
+    return privately(
+      interaction,
+      `The arguments must be a JSON object, such as {"name": "value"}: ${(error as Error).message}`,
+    );
   }
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) return privately(interaction, 'The arguments must be a JSON object, such as {"name": "value"}.');
+  if (typeof args !== 'object' || args === null || Array.isArray(args))
+    return privately(interaction, 'The arguments must be a JSON object, such as {"name": "value"}.');
   const validated = found.validate(args);
-  if (!validated.ok) return privately(interaction, `That input does not work for **${found.name}**:\n- ${validated.issues.join('\n- ')}`);
+  if (!validated.ok)
+    return privately(
+      interaction,
+      `That input does not work for **${found.name}**:\n- ${validated.issues.join('\n- ')}`,
+    );
   await runAndPost(interaction, context, found, validated.value);
 }
 
@@ -92,7 +139,12 @@ function shortName(server: ToolServer, candidate: RuntimeTool): string {
 }
 
 /** Runs the tool for the person, records it like the agent's calls, and posts the result here. */
-async function runAndPost(interaction: ChatInputCommandInteraction<'cached'>, context: CommandContext, chosen: RuntimeTool, args: unknown): Promise<void> {
+async function runAndPost(
+  interaction: ChatInputCommandInteraction<'cached'>,
+  context: CommandContext,
+  chosen: RuntimeTool,
+  args: unknown,
+): Promise<void> {
   await interaction.deferReply();
   const thread = conversationHere(interaction, context);
   const conversation =
@@ -122,7 +174,10 @@ async function runAndPost(interaction: ChatInputCommandInteraction<'cached'>, co
     instanceId: context.instanceId,
     requester: interaction.user.id,
   });
-  const shown = renderToolTurn([{ name: chosen.name, arguments: JSON.stringify(args), ok: outcome.ok, text: outcome.text }], 'all');
+  const shown = renderToolTurn(
+    [{ name: chosen.name, arguments: JSON.stringify(args), ok: outcome.ok, text: outcome.text }],
+    'all',
+  );
   try {
     const posted = await interaction.editReply({ content: shown, allowedMentions: { parse: [] } });
     context.store.runs.addPostedMessage(outcome.runId, posted.id);

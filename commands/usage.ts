@@ -7,15 +7,24 @@ const days = 7;
 export const usage = defineCommand({
   name: 'usage',
   moderatorOnly: true,
-  data: (setup) => ({ name: 'usage', description: "Moderators: this server's tokens and runs per day, busiest threads and people.", ...moderatorVisibility(setup), ...guildOnly }),
+  data: (setup) => ({
+    name: 'usage',
+    description: "Moderators: this server's tokens and runs per day, busiest threads and people.",
+    ...moderatorVisibility(setup),
+    ...guildOnly,
+  }),
   async execute(interaction, context) {
     // Server-wide figures (thread titles of every channel) for server-wide moderators only.
-    if (!isServerModerator(interaction.member, context.moderatorRoleIds)) return privately(interaction, '/usage is for moderators of the whole server.');
-    const since = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate()) - (days - 1) * 86_400_000;
+    if (!isServerModerator(interaction.member, context.moderatorRoleIds))
+      return privately(interaction, '/usage is for moderators of the whole server.');
+    const since =
+      Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate()) -
+      (days - 1) * 86_400_000;
     const { usage: queries } = context.store;
     const perDay = queries.perDay(interaction.guildId, since);
     if (perDay.length === 0) return privately(interaction, `No runs in this server in the last ${days} days.`);
-    const line = (name: string, runs: number, tokens: number) => `- ${name}: ${tokens.toLocaleString('en-US')} tokens, ${runs} runs`;
+    const line = (name: string, runs: number, tokens: number) =>
+      `- ${name}: ${tokens.toLocaleString('en-US')} tokens, ${runs} runs`;
     const budget = context.discord.dailyTokenBudget;
     await privately(
       interaction,
@@ -23,9 +32,13 @@ export const usage = defineCommand({
         `**Last ${days} days** (UTC)${budget > 0 ? `, daily budget ${budget.toLocaleString('en-US')} tokens` : ''}`,
         ...perDay.map((day) => line(day.day, day.runs, day.tokens)),
         '**Busiest threads**',
-        ...queries.busiestThreads(interaction.guildId, since).map((thread) => line(thread.name.replace(/[*_`~|]/g, ''), thread.runs, thread.tokens)),
+        ...queries
+          .busiestThreads(interaction.guildId, since)
+          .map((thread) => line(thread.name.replace(/[*_`~|]/g, ''), thread.runs, thread.tokens)),
         '**Busiest people**',
-        ...queries.busiestUsers(interaction.guildId, since).map((user) => line(user.name.replace(/[*_`~|]/g, ''), user.runs, user.tokens)),
+        ...queries
+          .busiestUsers(interaction.guildId, since)
+          .map((user) => line(user.name.replace(/[*_`~|]/g, ''), user.runs, user.tokens)),
       ].join('\n'),
     );
   },

@@ -20,11 +20,14 @@ export function createChannelCursorQueries(db: Database) {
      WHERE length(excluded.last_seen_message_id) > length(last_seen_message_id)
         OR (length(excluded.last_seen_message_id) = length(last_seen_message_id) AND excluded.last_seen_message_id > last_seen_message_id)`,
   );
-  const recent = db.prepare<[number, number], ChannelCursorRow>('SELECT * FROM channel_cursors WHERE seen_at >= ? ORDER BY seen_at DESC LIMIT ?');
+  const recent = db.prepare<[number, number], ChannelCursorRow>(
+    'SELECT * FROM channel_cursors WHERE seen_at >= ? ORDER BY seen_at DESC LIMIT ?',
+  );
   const forget = db.prepare<[string]>('DELETE FROM channel_cursors WHERE channel_id = ?');
   return {
     /** Moves the channel's cursor to `messageId`, unless it is past it already. */
-    advance: (channelId: string, guildId: string, messageId: string, now = Date.now()) => void advance.run({ channelId, guildId, messageId, now }),
+    advance: (channelId: string, guildId: string, messageId: string, now = Date.now()) =>
+      void advance.run({ channelId, guildId, messageId, now }),
     /** Channels seen since `since`, most recent first, at most `limit`. */
     recent: (since: number, limit: number) => recent.all(since, limit),
     forget: (channelId: string) => void forget.run(channelId),

@@ -29,7 +29,9 @@ export interface NewConversation {
 }
 
 export function createConversationQueries(db: Database) {
-  const insert = db.prepare<[string, string, string | null, string | null, string | null, string | null, string | null, number]>(
+  const insert = db.prepare<
+    [string, string, string | null, string | null, string | null, string | null, string | null, number]
+  >(
     `INSERT INTO conversations (key, title, guild_id, channel_id, thread_id, started_by_id, started_by_name, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING`,
   );
@@ -41,7 +43,9 @@ export function createConversationQueries(db: Database) {
   );
   const byKey = db.prepare<[string], ConversationRow>('SELECT * FROM conversations WHERE key = ?');
   const byId = db.prepare<[number], ConversationRow>('SELECT * FROM conversations WHERE id = ?');
-  const search = db.prepare<[string, string], ConversationRow>('SELECT * FROM conversations WHERE key = ? OR title = ? ORDER BY id DESC');
+  const search = db.prepare<[string, string], ConversationRow>(
+    'SELECT * FROM conversations WHERE key = ? OR title = ? ORDER BY id DESC',
+  );
   const setLastSeen = db.prepare<[string, number]>('UPDATE conversations SET last_seen_message_id = ? WHERE id = ?');
   const setMemoryStart = db.prepare<[number, number]>('UPDATE conversations SET memory_starts_after = ? WHERE id = ?');
   const setThread = db.prepare<[string | null, number]>('UPDATE conversations SET thread_id = ? WHERE id = ?');
@@ -51,7 +55,16 @@ export function createConversationQueries(db: Database) {
   return {
     /** The conversation with this key, created on first use. */
     ensure(conversation: NewConversation, now = Date.now()): ConversationRow {
-      insert.run(conversation.key, conversation.title, conversation.guildId, conversation.channelId, conversation.threadId ?? null, conversation.startedById, conversation.startedByName, now);
+      insert.run(
+        conversation.key,
+        conversation.title,
+        conversation.guildId,
+        conversation.channelId,
+        conversation.threadId ?? null,
+        conversation.startedById,
+        conversation.startedByName,
+        now,
+      );
       return byKey.get(conversation.key)!;
     },
     byKey: (key: string) => byKey.get(key),

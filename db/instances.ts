@@ -78,7 +78,8 @@ export function createInstanceQueries(db: Database) {
   const byId = db.prepare<[string], InstanceRow>('SELECT * FROM instances WHERE id = ?');
 
   return {
-    register: (id: string, kind: string, now = Date.now()) => void insert.run(id, kind, process.pid, hostname(), now, now),
+    register: (id: string, kind: string, now = Date.now()) =>
+      void insert.run(id, kind, process.pid, hostname(), now, now),
     heartbeat: (id: string, now = Date.now()) => void beat.run(now, id),
     stop: (id: string, now = Date.now()) => void stop.run(now, id),
     byId: (id: string) => byId.get(id),

@@ -52,14 +52,22 @@ export function createMessageQueries(db: Database) {
   );
   const setOwnGroup = db.prepare<[number]>('UPDATE messages SET group_id = id WHERE id = ?');
   const newest = db.prepare<[number, number, number], MessageRow>(windowQuery);
-  const edit = db.prepare<[string, number, string]>('UPDATE messages SET content = ?, token_count = ? WHERE discord_message_id = ?');
+  const edit = db.prepare<[string, number, string]>(
+    'UPDATE messages SET content = ?, token_count = ? WHERE discord_message_id = ?',
+  );
   const removeByDiscordId = db.prepare<[string]>('DELETE FROM messages WHERE discord_message_id = ?');
-  const count = db.prepare<[number], { count: number }>('SELECT count(*) AS count FROM messages WHERE conversation_id = ?');
+  const count = db.prepare<[number], { count: number }>(
+    'SELECT count(*) AS count FROM messages WHERE conversation_id = ?',
+  );
   const exists = db.prepare<[string], number>('SELECT 1 FROM messages WHERE discord_message_id = ?').pluck();
   const byId = db.prepare<[number], MessageRow>('SELECT * FROM messages WHERE id = ?');
-  const newestId = db.prepare<[number], number | null>('SELECT max(id) FROM messages WHERE conversation_id = ?').pluck();
+  const newestId = db
+    .prepare<[number], number | null>('SELECT max(id) FROM messages WHERE conversation_id = ?')
+    .pluck();
   // Stored user messages no run was started for: answered after a restart.
-  const unanswered = db.prepare<[number, number], MessageRow>(`SELECT * FROM messages WHERE conversation_id = ? AND role = 'user' AND id > ? ORDER BY id`);
+  const unanswered = db.prepare<[number, number], MessageRow>(
+    `SELECT * FROM messages WHERE conversation_id = ? AND role = 'user' AND id > ? ORDER BY id`,
+  );
 
   return {
     /** The new row's id, or null when a message with that Discord id is already stored (a replayed event). */
@@ -74,8 +82,10 @@ export function createMessageQueries(db: Database) {
       return id;
     }),
     /** Newest first, after `afterId`, at most `limit` rows: iterate and stop when the window is full. */
-    iterateNewest: (conversationId: number, afterId: number, limit = maxWindowRows) => newest.iterate(conversationId, afterId, limit),
-    editByDiscordId: (discordMessageId: string, content: string, tokenCount: number) => edit.run(content, tokenCount, discordMessageId).changes > 0,
+    iterateNewest: (conversationId: number, afterId: number, limit = maxWindowRows) =>
+      newest.iterate(conversationId, afterId, limit),
+    editByDiscordId: (discordMessageId: string, content: string, tokenCount: number) =>
+      edit.run(content, tokenCount, discordMessageId).changes > 0,
     deleteByDiscordId: (discordMessageId: string) => removeByDiscordId.run(discordMessageId).changes > 0,
     count: (conversationId: number) => count.get(conversationId)!.count,
     hasDiscordId: (discordMessageId: string) => exists.get(discordMessageId) !== undefined,

@@ -45,7 +45,9 @@ export function createReminderQueries(db: Database) {
   const insert = db.prepare<[string | null, string, string, string, number, number]>(
     'INSERT INTO reminders (guild_id, channel_id, user_id, text, due_at, created_at) VALUES (?, ?, ?, ?, ?, ?)',
   );
-  const due = db.prepare<{ now: number; limit: number }, ReminderRow>(`SELECT * FROM reminders WHERE ${claimable} ORDER BY due_at LIMIT @limit`);
+  const due = db.prepare<{ now: number; limit: number }, ReminderRow>(
+    `SELECT * FROM reminders WHERE ${claimable} ORDER BY due_at LIMIT @limit`,
+  );
   // One statement that checks and claims: of two processes, only one gets the row back.
   const claim = db.prepare<{ id: number; instance: string; content: string; now: number }, ReminderRow>(`
     UPDATE reminders SET claimed_by = @instance, attempts = attempts + 1, first_attempt_at = coalesce(first_attempt_at, @now), content = coalesce(content, @content)
@@ -60,11 +62,21 @@ export function createReminderQueries(db: Database) {
   const giveUp = db.prepare<{ id: number; instance: string; now: number; error: string }>(
     'UPDATE reminders SET claimed_by = NULL, given_up_at = @now, last_error = @error WHERE id = @id AND claimed_by = @instance AND delivered_at IS NULL',
   );
-  const pending = db.prepare<[string], number>('SELECT count(*) FROM reminders WHERE user_id = ? AND delivered_at IS NULL AND given_up_at IS NULL').pluck();
+  const pending = db
+    .prepare<[string], number>(
+      'SELECT count(*) FROM reminders WHERE user_id = ? AND delivered_at IS NULL AND given_up_at IS NULL',
+    )
+    .pluck();
   const byId = db.prepare<[number], ReminderRow>('SELECT * FROM reminders WHERE id = ?');
   return {
-    add: (reminder: { guildId: string | null; channelId: string; userId: string; text: string; dueAt: number }, now = Date.now()) =>
-      Number(insert.run(reminder.guildId, reminder.channelId, reminder.userId, reminder.text, reminder.dueAt, now).lastInsertRowid),
+    add: (
+      reminder: { guildId: string | null; channelId: string; userId: string; text: string; dueAt: number },
+      now = Date.now(),
+    ) =>
+      Number(
+        insert.run(reminder.guildId, reminder.channelId, reminder.userId, reminder.text, reminder.dueAt, now)
+          .lastInsertRowid,
+      ),
     /** Reminders an instance may claim now, oldest due first. */
     due: (now: number, limit = 50) => due.all({ now, limit }),
     /**
@@ -72,13 +84,16 @@ export function createReminderQueries(db: Database) {
      * attempt if there was one; undefined if it is not claimable (delivered, or another live
      * instance holds it).
      */
-    claim: (id: number, instance: string, content: string, now = Date.now()) => claim.get({ id, instance, content, now }),
+    claim: (id: number, instance: string, content: string, now = Date.now()) =>
+      claim.get({ id, instance, content, now }),
     /** Discord confirmed it (`messageId`), or the channel shows it already (null). */
     delivered: (id: number, messageId: string | null, now = Date.now()) => void delivered.run({ id, messageId, now }),
     /** The attempt failed: lets go of the claim, to be tried again from `retryAt`. */
-    retryLater: (id: number, instance: string, retryAt: number, error: string) => void release.run({ id, instance, retryAt, error }),
+    retryLater: (id: number, instance: string, retryAt: number, error: string) =>
+      void release.run({ id, instance, retryAt, error }),
     /** No more attempts. */
-    giveUp: (id: number, instance: string, error: string, now = Date.now()) => void giveUp.run({ id, instance, now, error }),
+    giveUp: (id: number, instance: string, error: string, now = Date.now()) =>
+      void giveUp.run({ id, instance, now, error }),
     /** Reminders the person still waits for (neither delivered nor given up). */
     pendingFor: (userId: string) => pending.get(userId) ?? 0,
     byId: (id: number) => byId.get(id),

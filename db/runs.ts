@@ -57,7 +57,9 @@ export function createRunQueries(db: Database) {
        AND r.status <> 'running' AND r.delivered_at IS NULL
        AND NOT EXISTS (SELECT 1 FROM runs later WHERE later.resumed_from = r.id) ORDER BY r.started_at`,
   );
-  const markDelivered = db.prepare<[number, string, string]>('UPDATE runs SET delivered_at = ?, delivery = ? WHERE id = ?');
+  const markDelivered = db.prepare<[number, string, string]>(
+    'UPDATE runs SET delivered_at = ?, delivery = ? WHERE id = ?',
+  );
   const insertRefused = db.prepare(
     `INSERT INTO runs (id, conversation_id, instance_id, trigger_message_ids, status, model, started_at, ended_at, error, error_code, delivered_at, delivery)
      VALUES (@id, @conversationId, @instanceId, @triggerMessageIds, 'failed', @model, @now, @now, @error, 'call-refused', @deliveredAt, @delivery)`,
@@ -71,11 +73,17 @@ export function createRunQueries(db: Database) {
   const byPostedMessage = db.prepare<[number, string], RunRow>(
     'SELECT * FROM runs r WHERE r.conversation_id = ? AND EXISTS (SELECT 1 FROM json_each(r.posted_message_ids) WHERE value = ?)',
   );
-  const tokensOnDay = db.prepare<[string, number], number>('SELECT tokens FROM guild_usage_days WHERE guild_id = ? AND day = ?').pluck();
-  const latestTrigger = db.prepare<[number], number | null>(
-    `SELECT max(value) FROM runs, json_each(runs.trigger_message_ids) WHERE runs.conversation_id = ?`,
-  ).pluck();
-  const markInterrupted = db.prepare<[number, string, string]>(`UPDATE runs SET status = 'interrupted', ended_at = ?, error = ? WHERE id = ?`);
+  const tokensOnDay = db
+    .prepare<[string, number], number>('SELECT tokens FROM guild_usage_days WHERE guild_id = ? AND day = ?')
+    .pluck();
+  const latestTrigger = db
+    .prepare<[number], number | null>(
+      `SELECT max(value) FROM runs, json_each(runs.trigger_message_ids) WHERE runs.conversation_id = ?`,
+    )
+    .pluck();
+  const markInterrupted = db.prepare<[number, string, string]>(
+    `UPDATE runs SET status = 'interrupted', ended_at = ?, error = ? WHERE id = ?`,
+  );
   const markAnswered = db.prepare<[string]>(`UPDATE runs SET status = 'answered', error = NULL WHERE id = ?`);
   const finish = db.prepare(
     `UPDATE runs SET status = @status, stop_reason = @stopReason, ended_at = @endedAt, prompt_tokens = @promptTokens,
@@ -85,11 +93,17 @@ export function createRunQueries(db: Database) {
   const addUsage = db.prepare<[number, number, number, string]>(
     'UPDATE runs SET prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?, total_tokens = total_tokens + ? WHERE id = ?',
   );
-  const addPosted = db.prepare<[string, string]>(`UPDATE runs SET posted_message_ids = json_insert(posted_message_ids, '$[#]', ?) WHERE id = ?`);
+  const addPosted = db.prepare<[string, string]>(
+    `UPDATE runs SET posted_message_ids = json_insert(posted_message_ids, '$[#]', ?) WHERE id = ?`,
+  );
   const byId = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?');
   // Not LIKE: "%" and "_" in what a person typed must not act as wildcards.
-  const byPrefix = db.prepare<[{ prefix: string }], RunRow>('SELECT * FROM runs WHERE substr(id, 1, length(@prefix)) = @prefix ORDER BY started_at DESC LIMIT 2');
-  const recent = db.prepare<[number, number], RunRow>('SELECT * FROM runs WHERE conversation_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?');
+  const byPrefix = db.prepare<[{ prefix: string }], RunRow>(
+    'SELECT * FROM runs WHERE substr(id, 1, length(@prefix)) = @prefix ORDER BY started_at DESC LIMIT 2',
+  );
+  const recent = db.prepare<[number, number], RunRow>(
+    'SELECT * FROM runs WHERE conversation_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?',
+  );
   const recentAll = db.prepare<[number], RunRow>('SELECT * FROM runs ORDER BY started_at DESC, rowid DESC LIMIT ?');
   const runningOf = db.prepare<[string], RunRow>(`SELECT * FROM runs WHERE status = 'running' AND instance_id = ?`);
   const interrupt = db.prepare<[number, string]>(
@@ -97,8 +111,26 @@ export function createRunQueries(db: Database) {
   );
 
   return {
-    start: (run: { id: string; conversationId: number; instanceId: string; triggerMessageIds: number[]; model: string; resumedFrom?: string | null }, now = Date.now()) =>
-      void insert.run(run.id, run.conversationId, run.instanceId, JSON.stringify(run.triggerMessageIds), run.model, now, run.resumedFrom ?? null),
+    start: (
+      run: {
+        id: string;
+        conversationId: number;
+        instanceId: string;
+        triggerMessageIds: number[];
+        model: string;
+        resumedFrom?: string | null;
+      },
+      now = Date.now(),
+    ) =>
+      void insert.run(
+        run.id,
+        run.conversationId,
+        run.instanceId,
+        JSON.stringify(run.triggerMessageIds),
+        run.model,
+        now,
+        run.resumedFrom ?? null,
+      ),
     /** Runs of the conversation to take up: interrupted, or ended but never delivered. */
     toTakeUp: (conversationId: number) => toResume.all(conversationId),
     /** The newest message any run of the conversation was started for (0 when none). */
@@ -110,12 +142,21 @@ export function createRunQueries(db: Database) {
     /** The run of the conversation that posted this Discord message. */
     byPostedMessage: (conversationId: number, messageId: string) => byPostedMessage.get(conversationId, messageId),
     /** Tokens of the server's runs that started on the UTC day that begins at `dayStart`. */
-    tokensOnDay: (guildId: string, dayStart: number) => tokensOnDay.get(guildId, Math.floor(dayStart / 86_400_000)) ?? 0,
+    tokensOnDay: (guildId: string, dayStart: number) =>
+      tokensOnDay.get(guildId, Math.floor(dayStart / 86_400_000)) ?? 0,
     /** The run's delivery ended, as `delivery` says: nothing more is owed for it. */
     markDelivered: (id: string, delivery: RunDelivery, now = Date.now()) => void markDelivered.run(now, delivery, id),
     /** A run refused before its first model call (the daily budget): failed, and delivered as `delivery` says. */
     recordRefused: (
-      run: { id: string; conversationId: number; instanceId: string; triggerMessageIds: number[]; model: string; error: string; delivery: RunDelivery | null },
+      run: {
+        id: string;
+        conversationId: number;
+        instanceId: string;
+        triggerMessageIds: number[];
+        model: string;
+        error: string;
+        delivery: RunDelivery | null;
+      },
       now = Date.now(),
     ) =>
       void insertRefused.run({
@@ -127,13 +168,15 @@ export function createRunQueries(db: Database) {
     /** The run and the runs it took up in turn, newest first, at most `limit`. */
     chain: (id: string, limit = 20) => chain.all(id, limit - 1),
     /** Adds one model call's tokens as it happens, so that a crash keeps what was spent. */
-    addUsage: (id: string, prompt: number, completion: number, total: number) => void addUsage.run(prompt, completion, total, id),
+    addUsage: (id: string, prompt: number, completion: number, total: number) =>
+      void addUsage.run(prompt, completion, total, id),
     finish: (id: string, end: RunEnd, now = Date.now()) => void finish.run({ id, ...end, endedAt: now }),
     addPostedMessage: (id: string, discordMessageId: string) => void addPosted.run(discordMessageId, id),
     byId: (id: string) => byId.get(id),
     /** Runs whose id starts with `prefix`: two at the most, enough to tell "one" from "several". */
     byPrefix: (prefix: string) => byPrefix.all({ prefix }),
-    recent: (conversationId: number | null, limit: number) => (conversationId === null ? recentAll.all(limit) : recent.all(conversationId, limit)),
+    recent: (conversationId: number | null, limit: number) =>
+      conversationId === null ? recentAll.all(limit) : recent.all(conversationId, limit),
     runningOf: (instanceId: string) => runningOf.all(instanceId),
     /** Marks the instance's running runs interrupted; returns how many. */
     interruptAllOf: (instanceId: string, now = Date.now()) => interrupt.run(now, instanceId).changes,

@@ -42,8 +42,17 @@ export function createStepQueries(db: Database) {
 
   return {
     insert: (step: NewStep) => Number(insert.run({ ended_at: null, note: null, ...step }).lastInsertRowid),
-    complete: (id: number, end: { status: 'ok' | 'error'; result: string | null; error: string | null; error_kind: string | null; duration_ms: number }, now = Date.now()) =>
-      void complete.run({ id, ...end, ended_at: now }),
+    complete: (
+      id: number,
+      end: {
+        status: 'ok' | 'error';
+        result: string | null;
+        error: string | null;
+        error_kind: string | null;
+        duration_ms: number;
+      },
+      now = Date.now(),
+    ) => void complete.run({ id, ...end, ended_at: now }),
     ofRun: (runId: string) => ofRun.all(runId),
   };
 }

@@ -14,32 +14,34 @@ const constants = new Map<string, number>([
   ['tau', 2 * Math.PI],
 ]);
 
-const functions = new Map<string, { arity: [number, number]; apply: (...args: number[]) => number }>(Object.entries({
-  sqrt: { arity: [1, 1], apply: Math.sqrt },
-  cbrt: { arity: [1, 1], apply: Math.cbrt },
-  abs: { arity: [1, 1], apply: Math.abs },
-  floor: { arity: [1, 1], apply: Math.floor },
-  ceil: { arity: [1, 1], apply: Math.ceil },
-  trunc: { arity: [1, 1], apply: Math.trunc },
-  sign: { arity: [1, 1], apply: Math.sign },
-  round: { arity: [1, 2], apply: (x, digits = 0) => roundTo(x, digits) },
-  exp: { arity: [1, 1], apply: Math.exp },
-  ln: { arity: [1, 1], apply: Math.log },
-  log: { arity: [1, 2], apply: (x, base = 10) => Math.log(x) / Math.log(base) },
-  log2: { arity: [1, 1], apply: Math.log2 },
-  log10: { arity: [1, 1], apply: Math.log10 },
-  sin: { arity: [1, 1], apply: Math.sin },
-  cos: { arity: [1, 1], apply: Math.cos },
-  tan: { arity: [1, 1], apply: Math.tan },
-  asin: { arity: [1, 1], apply: Math.asin },
-  acos: { arity: [1, 1], apply: Math.acos },
-  atan: { arity: [1, 1], apply: Math.atan },
-  atan2: { arity: [2, 2], apply: Math.atan2 },
-  hypot: { arity: [1, 16], apply: Math.hypot },
-  min: { arity: [1, 16], apply: Math.min },
-  max: { arity: [1, 16], apply: Math.max },
-  pow: { arity: [2, 2], apply: Math.pow },
-} satisfies Record<string, { arity: [number, number]; apply: (...args: number[]) => number }>));
+const functions = new Map<string, { arity: [number, number]; apply: (...args: number[]) => number }>(
+  Object.entries({
+    sqrt: { arity: [1, 1], apply: Math.sqrt },
+    cbrt: { arity: [1, 1], apply: Math.cbrt },
+    abs: { arity: [1, 1], apply: Math.abs },
+    floor: { arity: [1, 1], apply: Math.floor },
+    ceil: { arity: [1, 1], apply: Math.ceil },
+    trunc: { arity: [1, 1], apply: Math.trunc },
+    sign: { arity: [1, 1], apply: Math.sign },
+    round: { arity: [1, 2], apply: (x, digits = 0) => roundTo(x, digits) },
+    exp: { arity: [1, 1], apply: Math.exp },
+    ln: { arity: [1, 1], apply: Math.log },
+    log: { arity: [1, 2], apply: (x, base = 10) => Math.log(x) / Math.log(base) },
+    log2: { arity: [1, 1], apply: Math.log2 },
+    log10: { arity: [1, 1], apply: Math.log10 },
+    sin: { arity: [1, 1], apply: Math.sin },
+    cos: { arity: [1, 1], apply: Math.cos },
+    tan: { arity: [1, 1], apply: Math.tan },
+    asin: { arity: [1, 1], apply: Math.asin },
+    acos: { arity: [1, 1], apply: Math.acos },
+    atan: { arity: [1, 1], apply: Math.atan },
+    atan2: { arity: [2, 2], apply: Math.atan2 },
+    hypot: { arity: [1, 16], apply: Math.hypot },
+    min: { arity: [1, 16], apply: Math.min },
+    max: { arity: [1, 16], apply: Math.max },
+    pow: { arity: [2, 2], apply: Math.pow },
+  } satisfies Record<string, { arity: [number, number]; apply: (...args: number[]) => number }>),
+);
 
 export const supportedNames = [...constants.keys(), ...functions.keys()];
 
@@ -98,14 +100,16 @@ function normalizeSymbol(symbol: string): string {
   return symbol === '**' ? '^' : symbol === '×' ? '*' : symbol === '÷' ? '/' : symbol;
 }
 
-const binary = new Map<string, { precedence: number; right: boolean; apply: (a: number, b: number) => number }>(Object.entries({
-  '+': { precedence: 1, right: false, apply: (a: number, b: number) => a + b },
-  '-': { precedence: 1, right: false, apply: (a: number, b: number) => a - b },
-  '*': { precedence: 2, right: false, apply: (a: number, b: number) => a * b },
-  '/': { precedence: 2, right: false, apply: (a: number, b: number) => a / b },
-  '%': { precedence: 2, right: false, apply: (a: number, b: number) => a % b },
-  '^': { precedence: 4, right: true, apply: (a: number, b: number) => a ** b },
-}));
+const binary = new Map<string, { precedence: number; right: boolean; apply: (a: number, b: number) => number }>(
+  Object.entries({
+    '+': { precedence: 1, right: false, apply: (a: number, b: number) => a + b },
+    '-': { precedence: 1, right: false, apply: (a: number, b: number) => a - b },
+    '*': { precedence: 2, right: false, apply: (a: number, b: number) => a * b },
+    '/': { precedence: 2, right: false, apply: (a: number, b: number) => a / b },
+    '%': { precedence: 2, right: false, apply: (a: number, b: number) => a % b },
+    '^': { precedence: 4, right: true, apply: (a: number, b: number) => a ** b },
+  }),
+);
 const unaryPrecedence = 3;
 
 /** Precedence climbing over the tokens; `depth` bounds nesting so the stack cannot overflow. */
@@ -162,7 +166,9 @@ class Parser {
     this.expectSymbol(')');
     const [least, most] = fn.arity;
     if (args.length < least || args.length > most) {
-      throw new ArithmeticError(`${token.text}() takes ${least === most ? least : `${least} to ${most}`} argument(s), not ${args.length}`);
+      throw new ArithmeticError(
+        `${token.text}() takes ${least === most ? least : `${least} to ${most}`} argument(s), not ${args.length}`,
+      );
     }
     return fn.apply(...args);
   }

@@ -19,7 +19,9 @@ import { runChatSession } from './terminal/chat-session.ts';
 const usage = 'usage: npm run chat -- [--thread NAME]';
 let thread: string;
 try {
-  const { values } = parseArgs({ options: { thread: { type: 'string', default: 'console' }, help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseArgs({
+    options: { thread: { type: 'string', default: 'console' }, help: { type: 'boolean', short: 'h' } },
+  });
   if (values.help) {
     console.log(usage);
     process.exit(0);

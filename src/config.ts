@@ -71,53 +71,63 @@ const idList = () =>
 export const defaultBaseURL = 'https://api.openai.com/v1';
 
 /** Every setting: the README's table and `.env.example` list exactly these (a test checks). */
-export const settingsSchema = z
-  .object({
-    OPENAI_API_KEY: optionalText(),
-    OPENAI_BASE_URL: httpUrl(defaultBaseURL),
-    OPENAI_MODEL: text('gpt-4.1-mini'),
-    OPENAI_TEMPERATURE: decimal(0, 2, 0),
-    OPENAI_MAX_RETRIES: whole(0, 10, 2),
-    OPENAI_TIMEOUT_SECONDS: whole(1, 3600, 60),
-    OPENAI_MAX_RETRY_WAIT_SECONDS: whole(0, 3600, 30),
-    MAX_STEPS: whole(1, 50, 10),
-    MAX_TOOL_CALLS_PER_TURN: whole(1, 64, 8),
-    RUN_TIMEOUT_SECONDS: whole(5, 3600, 120),
-    TOOL_TIMEOUT_SECONDS: whole(1, 600, 30),
-    DATABASE_PATH: text('./data/bot.sqlite'),
-    MEMORY_TOKEN_BUDGET: whole(200, 1_000_000, 8000),
-    MEMORY_MESSAGE_TOKEN_CAP: whole(50, 100_000, 4000),
-    SYSTEM_PROMPT: optionalText(),
-    SYSTEM_PROMPT_FILE: optionalText(),
-    DISCORD_TOKEN: optionalText(),
-    DISCORD_API_URL: httpUrl('https://discord.com/api').refine((url) => !/\/v\d+\/?$/.test(url), {
-      message: 'must not end in a version such as /v10 (the client adds it): use https://discord.com/api',
-    }),
-    ALLOWED_GUILD_IDS: idList(),
-    ALLOWED_CHANNEL_IDS: idList(),
-    TOOL_POSTS: z.preprocess(blankToUndefined, z.enum(['all', 'summary', 'off'], { error: 'must be all, summary or off' }).default('all')),
-    MAX_CONCURRENT_RUNS: whole(1, 100, 4),
-    ATTACHMENT_MAX_KB: whole(1, 10_000, 16),
-    DISCORD_GUILD_ID: z.preprocess(blankToUndefined, z.string().regex(/^\d{17,20}$/, 'must be a Discord server id (17 to 20 digits)').optional()),
-    MODERATOR_ROLE_IDS: idList(),
-    USER_MESSAGES_PER_MINUTE: whole(0, 1000, 10),
-    DAILY_TOKEN_BUDGET: whole(0, 1_000_000_000, 1_000_000),
-    MCP_CONFIG: optionalText(),
-    LOG_LEVEL: z.preprocess(
-      blankToUndefined,
-      z
-        .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
-          error: 'must be one of fatal, error, warn, info, debug, trace, silent',
-        })
-        .default('info'),
-    ),
-  });
+export const settingsSchema = z.object({
+  OPENAI_API_KEY: optionalText(),
+  OPENAI_BASE_URL: httpUrl(defaultBaseURL),
+  OPENAI_MODEL: text('gpt-4.1-mini'),
+  OPENAI_TEMPERATURE: decimal(0, 2, 0),
+  OPENAI_MAX_RETRIES: whole(0, 10, 2),
+  OPENAI_TIMEOUT_SECONDS: whole(1, 3600, 60),
+  OPENAI_MAX_RETRY_WAIT_SECONDS: whole(0, 3600, 30),
+  MAX_STEPS: whole(1, 50, 10),
+  MAX_TOOL_CALLS_PER_TURN: whole(1, 64, 8),
+  RUN_TIMEOUT_SECONDS: whole(5, 3600, 120),
+  TOOL_TIMEOUT_SECONDS: whole(1, 600, 30),
+  DATABASE_PATH: text('./data/bot.sqlite'),
+  MEMORY_TOKEN_BUDGET: whole(200, 1_000_000, 8000),
+  MEMORY_MESSAGE_TOKEN_CAP: whole(50, 100_000, 4000),
+  SYSTEM_PROMPT: optionalText(),
+  SYSTEM_PROMPT_FILE: optionalText(),
+  DISCORD_TOKEN: optionalText(),
+  DISCORD_API_URL: httpUrl('https://discord.com/api').refine((url) => !/\/v\d+\/?$/.test(url), {
+    message: 'must not end in a version such as /v10 (the client adds it): use https://discord.com/api',
+  }),
+  ALLOWED_GUILD_IDS: idList(),
+  ALLOWED_CHANNEL_IDS: idList(),
+  TOOL_POSTS: z.preprocess(
+    blankToUndefined,
+    z.enum(['all', 'summary', 'off'], { error: 'must be all, summary or off' }).default('all'),
+  ),
+  MAX_CONCURRENT_RUNS: whole(1, 100, 4),
+  ATTACHMENT_MAX_KB: whole(1, 10_000, 16),
+  DISCORD_GUILD_ID: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .regex(/^\d{17,20}$/, 'must be a Discord server id (17 to 20 digits)')
+      .optional(),
+  ),
+  MODERATOR_ROLE_IDS: idList(),
+  USER_MESSAGES_PER_MINUTE: whole(0, 1000, 10),
+  DAILY_TOKEN_BUDGET: whole(0, 1_000_000_000, 1_000_000),
+  MCP_CONFIG: optionalText(),
+  LOG_LEVEL: z.preprocess(
+    blankToUndefined,
+    z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+        error: 'must be one of fatal, error, warn, info, debug, trace, silent',
+      })
+      .default('info'),
+  ),
+});
 
 /** Rules across settings, checked on the raw values so they are reported with every other problem. */
 function crossProblems(merged: Environment, purpose: ConfigPurpose): string[] {
   const problems: string[] = [];
   if (purpose === 'bot' && blankToUndefined(merged.DISCORD_TOKEN) === undefined) {
-    problems.push('DISCORD_TOKEN is required to connect to Discord: copy the bot token from the Developer Portal (your application → Bot → Reset Token)');
+    problems.push(
+      'DISCORD_TOKEN is required to connect to Discord: copy the bot token from the Developer Portal (your application → Bot → Reset Token)',
+    );
   }
   const present = (name: string) => blankToUndefined(merged[name]) !== undefined;
   const baseURL = present('OPENAI_BASE_URL') ? String(merged.OPENAI_BASE_URL) : defaultBaseURL;
@@ -205,7 +215,10 @@ export function parseConfig(
       systemPrompt = readText(settings.SYSTEM_PROMPT_FILE).trim() || null;
     } catch (error) {
       const reason = (error as NodeJS.ErrnoException).code ?? String(error);
-      return { ok: false, problems: [`SYSTEM_PROMPT_FILE cannot be read (${reason}): "${settings.SYSTEM_PROMPT_FILE}"`] };
+      return {
+        ok: false,
+        problems: [`SYSTEM_PROMPT_FILE cannot be read (${reason}): "${settings.SYSTEM_PROMPT_FILE}"`],
+      };
     }
   }
   let mcpServers: McpServerConfig[] = [];
@@ -218,7 +231,11 @@ export function parseConfig(
       return { ok: false, problems: [`MCP_CONFIG cannot be read (${reason}): "${settings.MCP_CONFIG}"`] };
     }
     const parsedMcp = parseMcpConfig(mcpText);
-    if (!parsedMcp.ok) return { ok: false, problems: parsedMcp.problems.map((problem) => `MCP_CONFIG "${settings.MCP_CONFIG}": ${problem}`) };
+    if (!parsedMcp.ok)
+      return {
+        ok: false,
+        problems: parsedMcp.problems.map((problem) => `MCP_CONFIG "${settings.MCP_CONFIG}": ${problem}`),
+      };
     mcpServers = parsedMcp.servers;
   }
   return {
@@ -265,7 +282,10 @@ function describeIssue(issue: z.core.$ZodIssue, merged: Environment): string {
   const name = String(issue.path[0] ?? 'settings');
   const value = merged[name];
   // Secrets and long texts are never echoed back.
-  const shown = value === undefined || name === 'OPENAI_API_KEY' || name === 'DISCORD_TOKEN' || name === 'SYSTEM_PROMPT' ? '' : ` (it is "${value}")`;
+  const shown =
+    value === undefined || name === 'OPENAI_API_KEY' || name === 'DISCORD_TOKEN' || name === 'SYSTEM_PROMPT'
+      ? ''
+      : ` (it is "${value}")`;
   return `${name} ${issue.message}${shown}`;
 }
 

@@ -26,11 +26,24 @@ try {
   store.close();
   // MCP servers' subcommands come from the configuration alone: nothing is started.
   const toolServers = config.mcpServers.map((server) => new McpConnection(server, logger));
-  const setup = { tools, toolServers, toolSubcommands: toolSubcommands(tools, toolServers), moderatorRoleIds: config.discord.moderatorRoleIds };
-  const changed = await syncCommands(commandRegistry(rest, application.id, config.discord.commandGuildId), commands.map((command) => command.data(setup)), logger);
+  const setup = {
+    tools,
+    toolServers,
+    toolSubcommands: toolSubcommands(tools, toolServers),
+    moderatorRoleIds: config.discord.moderatorRoleIds,
+  };
+  const changed = await syncCommands(
+    commandRegistry(rest, application.id, config.discord.commandGuildId),
+    commands.map((command) => command.data(setup)),
+    logger,
+  );
   console.log(changed ? 'Commands registered.' : 'Commands already up to date: nothing to do.');
 } catch (error) {
   const status = (error as { status?: number }).status;
-  console.error(status === 401 ? 'Discord rejected DISCORD_TOKEN: copy the bot token again from the Developer Portal.' : `Could not register the commands: ${(error as Error).message}`);
+  console.error(
+    status === 401
+      ? 'Discord rejected DISCORD_TOKEN: copy the bot token again from the Developer Portal.'
+      : `Could not register the commands: ${(error as Error).message}`,
+  );
   process.exit(1);
 }

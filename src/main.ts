@@ -57,7 +57,12 @@ process.once('SIGTERM', () => void shutDown('SIGTERM'));
 
 // Servers that fail to start are retried in the background; none of them stops the bot.
 await mcp.start();
-const dependencies = await botDependencies(config, { store, instanceId: instance.id, logger, toolServers: mcp.connections });
+const dependencies = await botDependencies(config, {
+  store,
+  instanceId: instance.id,
+  logger,
+  toolServers: mcp.connections,
+});
 try {
   bot = await startBot(dependencies);
 } catch (error) {
@@ -68,4 +73,11 @@ try {
   store.close();
   process.exit(1);
 }
-logger.info({ tools: currentTools(dependencies.tools, mcp.connections).map((tool) => tool.name), mcpServers: mcp.connections.map((server) => `${server.name}: ${describeStatus(server.status())}`), model: config.model.model }, 'ready');
+logger.info(
+  {
+    tools: currentTools(dependencies.tools, mcp.connections).map((tool) => tool.name),
+    mcpServers: mcp.connections.map((server) => `${server.name}: ${describeStatus(server.status())}`),
+    model: config.model.model,
+  },
+  'ready',
+);

@@ -17,7 +17,11 @@ export function openStoreOrExit(path: string): Store {
   try {
     return openStore(path);
   } catch (error) {
-    console.error(error instanceof UserFacingError ? error.userMessage : `Cannot open the database ${path}: ${(error as Error).message}`);
+    console.error(
+      error instanceof UserFacingError
+        ? error.userMessage
+        : `Cannot open the database ${path}: ${(error as Error).message}`,
+    );
     process.exit(1);
   }
 }

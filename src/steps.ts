@@ -54,10 +54,17 @@ function readOptions(args: string[]): Options | number {
     console.error(`${problem}\n${usage}`);
     return 2;
   };
-  if (values.last !== undefined && !/^[1-9]\d{0,5}$/.test(values.last)) return fail(`--last must be a whole number of runs from 1 (it is "${values.last}")`);
-  if (values.run !== undefined && (values.thread !== undefined || values.last !== undefined)) return fail('--run shows one run: it does not combine with --thread or --last');
+  if (values.last !== undefined && !/^[1-9]\d{0,5}$/.test(values.last))
+    return fail(`--last must be a whole number of runs from 1 (it is "${values.last}")`);
+  if (values.run !== undefined && (values.thread !== undefined || values.last !== undefined))
+    return fail('--run shows one run: it does not combine with --thread or --last');
   if (values.run !== undefined && values.run.trim() === '') return fail('--run needs a run id or the start of one');
-  return { thread: values.thread ?? null, run: values.run?.trim() ?? null, last: Number(values.last ?? 10), json: values.json };
+  return {
+    thread: values.thread ?? null,
+    run: values.run?.trim() ?? null,
+    last: Number(values.last ?? 10),
+    json: values.json,
+  };
 }
 
 /**
@@ -85,12 +92,18 @@ function report(store: Store, options: Options): { code: number; out: string[] }
     const row = conversations.get(id);
     return row ? { id: row.id, key: row.key, title: row.title } : null;
   };
-  const toReport = (run: RunRow): RunReport => ({ run, conversation: conversationOf(run.conversation_id), steps: store.steps.ofRun(run.id) });
+  const toReport = (run: RunRow): RunReport => ({
+    run,
+    conversation: conversationOf(run.conversation_id),
+    steps: store.steps.ofRun(run.id),
+  });
 
   if (options.run !== null) {
     const run = findRun(store, options.run);
     if (!run) {
-      console.error(`No run has the id "${options.run}", and no single run's id starts with it (none or several do). Copy an id from npm run steps.`);
+      console.error(
+        `No run has the id "${options.run}", and no single run's id starts with it (none or several do). Copy an id from npm run steps.`,
+      );
       return { code: 1, out: [] };
     }
     return { code: 0, out: [options.json ? runsToJson([toReport(run)]) : formatRunDetail(toReport(run))] };
@@ -111,7 +124,9 @@ function report(store: Store, options: Options): { code: number; out: string[] }
     }
     // Titles are not unique (two Discord threads may share a name): show them all, and say so.
     if (matches.length > 1 && !options.json) {
-      out.push(`${matches.length} conversations are called "${options.thread}" (${matches.map((row) => row.key).join(', ')}): their runs are shown together; pass a key for one.`);
+      out.push(
+        `${matches.length} conversations are called "${options.thread}" (${matches.map((row) => row.key).join(', ')}): their runs are shown together; pass a key for one.`,
+      );
     }
     runs = matches
       .flatMap((conversation) => store.runs.recent(conversation.id, options.last))
@@ -121,7 +136,11 @@ function report(store: Store, options: Options): { code: number; out: string[] }
   const reports = runs.map(toReport);
   if (options.json) return { code: 0, out: [runsToJson(reports)] };
   if (reports.length === 0) {
-    out.push(options.thread === null ? 'No runs are logged in this database yet.' : `No runs are logged for "${options.thread}" yet.`);
+    out.push(
+      options.thread === null
+        ? 'No runs are logged in this database yet.'
+        : `No runs are logged for "${options.thread}" yet.`,
+    );
   } else {
     out.push(formatRunsTable(reports), '', "npm run steps -- --run <id> for one run's steps");
   }
@@ -135,14 +154,20 @@ function main(args: string[]): number {
   const path = databasePath();
   // openStore would create an empty database; a typo in DATABASE_PATH must not look like "no runs".
   if (!existsSync(path)) {
-    console.error(`There is no database at ${path} (DATABASE_PATH): nothing has been logged there. Point DATABASE_PATH at the bot's database.`);
+    console.error(
+      `There is no database at ${path} (DATABASE_PATH): nothing has been logged there. Point DATABASE_PATH at the bot's database.`,
+    );
     return 1;
   }
   let store: Store;
   try {
     store = openStore(path, { readOnly: true });
   } catch (error) {
-    console.error(error instanceof UserFacingError ? error.userMessage : `Cannot open the database ${path}: ${(error as Error).message}`);
+    console.error(
+      error instanceof UserFacingError
+        ? error.userMessage
+        : `Cannot open the database ${path}: ${(error as Error).message}`,
+    );
     return 1;
   }
   try {

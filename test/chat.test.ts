@@ -33,7 +33,13 @@ describe('npm run chat', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
-      ['  → calculator {"expression":"2+3*4"}', '  ← calculator: 14', 'bot: 2 + 3 × 4 = **14**', '     (tools: calculator)', ''].join('\n'),
+      [
+        '  → calculator {"expression":"2+3*4"}',
+        '  ← calculator: 14',
+        'bot: 2 + 3 × 4 = **14**',
+        '     (tools: calculator)',
+        '',
+      ].join('\n'),
     );
     expect(model.requests[0]!.messages[1]).toEqual({ role: 'user', content: 'ada: what is 2+3*4?' });
   });
@@ -41,12 +47,23 @@ describe('npm run chat', () => {
   it('uses the tools of the MCP servers in MCP_CONFIG', async () => {
     const { command, args } = testServerConfig('files');
     writeFileSync(join(cwd, 'mcp.json'), JSON.stringify({ mcpServers: { files: { command, args } } }));
-    model.enqueue(toolCalls({ name: 'files__echo', arguments: { text: 'hi' } }), finalAnswer('It echoed.', ['files__echo']));
+    model.enqueue(
+      toolCalls({ name: 'files__echo', arguments: { text: 'hi' } }),
+      finalAnswer('It echoed.', ['files__echo']),
+    );
 
     const result = await chat('echo hi\n', { MCP_CONFIG: 'mcp.json' });
 
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe(['  → files__echo {"text":"hi"}', '  ← files__echo: echo: hi', 'bot: It echoed.', '     (tools: files__echo)', ''].join('\n'));
+    expect(result.stdout).toBe(
+      [
+        '  → files__echo {"text":"hi"}',
+        '  ← files__echo: echo: hi',
+        'bot: It echoed.',
+        '     (tools: files__echo)',
+        '',
+      ].join('\n'),
+    );
     expect(model.requests[0]!.tools!.map((tool) => tool.function.name)).toContain('files__add');
   });
 
@@ -71,7 +88,11 @@ describe('npm run chat', () => {
     expect((await chat('my name is Ada\n')).code).toBe(0);
 
     model.enqueue((request) => {
-      expect(request.messages.slice(1).map((message) => message.content)).toEqual(['ada: my name is Ada', 'Noted, Ada.', 'ada: what is my name?']);
+      expect(request.messages.slice(1).map((message) => message.content)).toEqual([
+        'ada: my name is Ada',
+        'Noted, Ada.',
+        'ada: what is my name?',
+      ]);
       return finalAnswer('Your name is Ada.');
     });
     expect((await chat('what is my name?\n')).stdout).toContain('bot: Your name is Ada.');
@@ -80,7 +101,12 @@ describe('npm run chat', () => {
       expect(request.messages.slice(1).map((message) => message.content)).toEqual(['ada: what is my name?']);
       return finalAnswer('I do not know yet.');
     });
-    const other = await runScript('src/chat.ts', { cwd, args: ['--thread', 'other'], stdin: 'what is my name?\n', env: { OPENAI_BASE_URL: model.baseURL, USER: 'ada' } });
+    const other = await runScript('src/chat.ts', {
+      cwd,
+      args: ['--thread', 'other'],
+      stdin: 'what is my name?\n',
+      env: { OPENAI_BASE_URL: model.baseURL, USER: 'ada' },
+    });
     expect(other.stdout).toContain('bot: I do not know yet.');
   });
 
@@ -90,11 +116,14 @@ describe('npm run chat', () => {
     const result = await chat('hello\nhello again\n', { OPENAI_API_KEY: 'sk-wrong-key-123456', LOG_LEVEL: 'debug' });
 
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain("bot: (failed) The model service refused the bot's credentials. The operator needs to check OPENAI_API_KEY.");
+    expect(result.stdout).toContain(
+      "bot: (failed) The model service refused the bot's credentials. The operator needs to check OPENAI_API_KEY.",
+    );
     expect(result.stdout).toContain('bot: Back again.');
     // The server echoed the key; it reaches neither the output, the logs, nor the database.
     expect(result.stdout + result.stderr).not.toContain('wrong-key-123456');
-    for (const file of readdirSync(join(cwd, 'data'))) expect(readFileSync(join(cwd, 'data', file)).toString('latin1')).not.toContain('wrong-key-123456');
+    for (const file of readdirSync(join(cwd, 'data')))
+      expect(readFileSync(join(cwd, 'data', file)).toString('latin1')).not.toContain('wrong-key-123456');
     expect(readdirSync(join(cwd, 'data'))).toContain('bot.sqlite');
   });
 
@@ -111,7 +140,10 @@ describe('npm run chat', () => {
   });
 
   it('reads settings from .env in the working directory, with the environment winning', async () => {
-    writeFileSync(join(cwd, '.env'), `OPENAI_BASE_URL=http://127.0.0.1:9/v1\nOPENAI_MODEL=from-dotenv\nSYSTEM_PROMPT="You are Rex, a pirate."\n`);
+    writeFileSync(
+      join(cwd, '.env'),
+      `OPENAI_BASE_URL=http://127.0.0.1:9/v1\nOPENAI_MODEL=from-dotenv\nSYSTEM_PROMPT="You are Rex, a pirate."\n`,
+    );
     model.enqueue((request) => {
       expect(request.model).toBe('from-dotenv');
       expect(request.messages[0]!.content).toMatch(/^You are Rex, a pirate\./);
@@ -125,7 +157,11 @@ describe('npm run chat', () => {
   });
 
   it('refuses an unknown flag with its usage', async () => {
-    const result = await runScript('src/chat.ts', { cwd, args: ['--thred', 'x'], env: { OPENAI_BASE_URL: model.baseURL } });
+    const result = await runScript('src/chat.ts', {
+      cwd,
+      args: ['--thred', 'x'],
+      env: { OPENAI_BASE_URL: model.baseURL },
+    });
 
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('usage: npm run chat -- [--thread NAME]');

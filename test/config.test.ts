@@ -9,7 +9,15 @@ describe('settings', () => {
     expect(result).toEqual({
       ok: true,
       config: {
-        model: { apiKey: 'sk-1', baseURL: 'https://api.openai.com/v1', model: 'gpt-4.1-mini', temperature: 0, maxRetries: 2, timeoutSeconds: 60, maxRetryWaitSeconds: 30 },
+        model: {
+          apiKey: 'sk-1',
+          baseURL: 'https://api.openai.com/v1',
+          model: 'gpt-4.1-mini',
+          temperature: 0,
+          maxRetries: 2,
+          timeoutSeconds: 60,
+          maxRetryWaitSeconds: 30,
+        },
         agent: { maxSteps: 10, maxToolCallsPerTurn: 8, runTimeoutMs: 120_000, toolTimeoutMs: 30_000 },
         databasePath: './data/bot.sqlite',
         memory: { tokenBudget: 8000, messageTokenCap: 4000 },
@@ -36,11 +44,29 @@ describe('settings', () => {
   it('needs DISCORD_TOKEN for the bot only, and reads id allow-lists', () => {
     expect(parseConfig({ OPENAI_API_KEY: 'k' }, null, { purpose: 'bot' })).toEqual({
       ok: false,
-      problems: ['DISCORD_TOKEN is required to connect to Discord: copy the bot token from the Developer Portal (your application → Bot → Reset Token)'],
+      problems: [
+        'DISCORD_TOKEN is required to connect to Discord: copy the bot token from the Developer Portal (your application → Bot → Reset Token)',
+      ],
     });
-    const result = parseConfig({ OPENAI_API_KEY: 'k', DISCORD_TOKEN: 't', ALLOWED_GUILD_IDS: '100000000000000001, 100000000000000002', DISCORD_API_URL: 'http://127.0.0.1:9/api/' }, null, { purpose: 'bot' });
-    expect(result.ok && result.config.discord).toMatchObject({ token: 't', apiUrl: 'http://127.0.0.1:9/api', allowedGuildIds: ['100000000000000001', '100000000000000002'] });
-    const bad = parseConfig({ OPENAI_API_KEY: 'k', ALLOWED_CHANNEL_IDS: 'general', DISCORD_API_URL: 'https://discord.com/api/v10' }, null);
+    const result = parseConfig(
+      {
+        OPENAI_API_KEY: 'k',
+        DISCORD_TOKEN: 't',
+        ALLOWED_GUILD_IDS: '100000000000000001, 100000000000000002',
+        DISCORD_API_URL: 'http://127.0.0.1:9/api/',
+      },
+      null,
+      { purpose: 'bot' },
+    );
+    expect(result.ok && result.config.discord).toMatchObject({
+      token: 't',
+      apiUrl: 'http://127.0.0.1:9/api',
+      allowedGuildIds: ['100000000000000001', '100000000000000002'],
+    });
+    const bad = parseConfig(
+      { OPENAI_API_KEY: 'k', ALLOWED_CHANNEL_IDS: 'general', DISCORD_API_URL: 'https://discord.com/api/v10' },
+      null,
+    );
     expect(bad.ok ? [] : bad.problems).toEqual([
       'DISCORD_API_URL must not end in a version such as /v10 (the client adds it): use https://discord.com/api (it is "https://discord.com/api/v10")',
       'ALLOWED_CHANNEL_IDS must list Discord ids (17 to 20 digits), separated by commas (it is "general")',
@@ -59,17 +85,36 @@ describe('settings', () => {
   });
 
   it('lets the environment win over .env', () => {
-    const result = parseConfig({ OPENAI_API_KEY: 'sk-env', MAX_STEPS: '4' }, 'OPENAI_API_KEY=sk-file\nMAX_STEPS=7\nOPENAI_MODEL=file-model\n');
-    expect(result.ok && [result.config.model.apiKey, result.config.agent.maxSteps, result.config.model.model]).toEqual(['sk-env', 4, 'file-model']);
+    const result = parseConfig(
+      { OPENAI_API_KEY: 'sk-env', MAX_STEPS: '4' },
+      'OPENAI_API_KEY=sk-file\nMAX_STEPS=7\nOPENAI_MODEL=file-model\n',
+    );
+    expect(result.ok && [result.config.model.apiKey, result.config.agent.maxSteps, result.config.model.model]).toEqual([
+      'sk-env',
+      4,
+      'file-model',
+    ]);
   });
 
   it('does not let a blank variable in the environment hide a value in .env', () => {
-    const result = parseConfig({ OPENAI_API_KEY: '', OPENAI_MODEL: '  ' }, 'OPENAI_API_KEY=sk-file\nOPENAI_MODEL=file-model\n');
+    const result = parseConfig(
+      { OPENAI_API_KEY: '', OPENAI_MODEL: '  ' },
+      'OPENAI_API_KEY=sk-file\nOPENAI_MODEL=file-model\n',
+    );
     expect(result.ok && [result.config.model.apiKey, result.config.model.model]).toEqual(['sk-file', 'file-model']);
   });
 
   it('reports every problem at once, and never echoes the key or the prompt', () => {
-    const result = parseConfig({ OPENAI_API_KEY: '', MAX_STEPS: 'ten', LOG_LEVEL: 'loud', SYSTEM_PROMPT: 'secret persona', SYSTEM_PROMPT_FILE: 'p.txt' }, null);
+    const result = parseConfig(
+      {
+        OPENAI_API_KEY: '',
+        MAX_STEPS: 'ten',
+        LOG_LEVEL: 'loud',
+        SYSTEM_PROMPT: 'secret persona',
+        SYSTEM_PROMPT_FILE: 'p.txt',
+      },
+      null,
+    );
     expect(result.ok).toBe(false);
     const message = formatProblems(result.ok ? [] : result.problems);
     expect(message).toBe(
@@ -100,8 +145,21 @@ describe('settings', () => {
 
   it('reads MCP_CONFIG: stdio and HTTP servers, and every problem in the file, named', () => {
     const files: Record<string, string> = {
-      'mcp.json': JSON.stringify({ mcpServers: { files: { command: 'npx', args: ['-y', 'server-files'], env: { ROOT: '/srv' } }, Search: { url: 'https://mcp.example.com/mcp', moderatorOnly: true } } }),
-      'bad.json': JSON.stringify({ mcpServers: { 'has space': { command: 'x' }, a: { command: '' }, b: { url: 'ftp://x' }, c: { command: 'x', enviroment: {} }, A: { command: 'x' } } }),
+      'mcp.json': JSON.stringify({
+        mcpServers: {
+          files: { command: 'npx', args: ['-y', 'server-files'], env: { ROOT: '/srv' } },
+          Search: { url: 'https://mcp.example.com/mcp', moderatorOnly: true },
+        },
+      }),
+      'bad.json': JSON.stringify({
+        mcpServers: {
+          'has space': { command: 'x' },
+          a: { command: '' },
+          b: { url: 'ftp://x' },
+          c: { command: 'x', enviroment: {} },
+          A: { command: 'x' },
+        },
+      }),
       'broken.json': '{ "mcpServers": ',
     };
     const read = (path: string) => {
@@ -111,7 +169,14 @@ describe('settings', () => {
     };
     const ok = parseConfig({ OPENAI_API_KEY: 'k', MCP_CONFIG: 'mcp.json' }, null, { readText: read });
     expect(ok.ok && ok.config.mcpServers).toEqual([
-      { name: 'files', transport: 'stdio', command: 'npx', args: ['-y', 'server-files'], env: { ROOT: '/srv' }, moderatorOnly: false },
+      {
+        name: 'files',
+        transport: 'stdio',
+        command: 'npx',
+        args: ['-y', 'server-files'],
+        env: { ROOT: '/srv' },
+        moderatorOnly: false,
+      },
       { name: 'Search', transport: 'http', url: 'https://mcp.example.com/mcp', headers: {}, moderatorOnly: true },
     ]);
     const bad = parseConfig({ OPENAI_API_KEY: 'k', MCP_CONFIG: 'bad.json' }, null, { readText: read });
@@ -123,8 +188,13 @@ describe('settings', () => {
       'MCP_CONFIG "bad.json": server "A": another server has the same name in lower case (names become /tool subcommands)',
     ]);
     const broken = parseConfig({ OPENAI_API_KEY: 'k', MCP_CONFIG: 'broken.json' }, null, { readText: read });
-    expect(broken.ok ? [] : broken.problems).toEqual([expect.stringMatching(/^MCP_CONFIG "broken.json": is not valid JSON \(/)]);
-    expect(parseConfig({ OPENAI_API_KEY: 'k', MCP_CONFIG: 'gone.json' }, null, { readText: read })).toEqual({ ok: false, problems: ['MCP_CONFIG cannot be read (ENOENT): "gone.json"'] });
+    expect(broken.ok ? [] : broken.problems).toEqual([
+      expect.stringMatching(/^MCP_CONFIG "broken.json": is not valid JSON \(/),
+    ]);
+    expect(parseConfig({ OPENAI_API_KEY: 'k', MCP_CONFIG: 'gone.json' }, null, { readText: read })).toEqual({
+      ok: false,
+      problems: ['MCP_CONFIG cannot be read (ENOENT): "gone.json"'],
+    });
   });
 
   it('is documented: the README table and .env.example list exactly the settings that exist', () => {

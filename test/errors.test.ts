@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { BotError, describeError, errorMessage, toError, UserFacingError } from '../src/errors.ts';
 
 describe('error description', () => {
-  const userFacing = new UserFacingError('quota', 'You have used your quota for today.', { detail: 'user 42: 100,000 tokens' });
+  const userFacing = new UserFacingError('quota', 'You have used your quota for today.', {
+    detail: 'user 42: 100,000 tokens',
+  });
 
   it('errorMessage: what a person or the model may read', () => {
     expect(errorMessage(userFacing)).toBe('You have used your quota for today.');

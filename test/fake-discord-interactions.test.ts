@@ -59,7 +59,11 @@ const showSteps = new ContextMenuCommandBuilder().setName('Show steps').setType(
 /** Logged in, with `tool` and `Show steps` registered globally and `reset` for the guild. */
 async function ready(options: FakeDiscordOptions = {}) {
   const server = (fake = await startFakeDiscord(options));
-  const bot = (client = new Client({ intents: [GatewayIntentBits.Guilds], rest: { api: server.apiUrl }, allowedMentions: { parse: [], repliedUser: false } }));
+  const bot = (client = new Client({
+    intents: [GatewayIntentBits.Guilds],
+    rest: { api: server.apiUrl },
+    allowedMentions: { parse: [], repliedUser: false },
+  }));
   const isReady = once(bot, Events.ClientReady);
   await bot.login(server.token);
   await isReady;
@@ -70,7 +74,9 @@ async function ready(options: FakeDiscordOptions = {}) {
 
 /** Runs `handler` on the next interaction and resolves with what it returned or threw. */
 function onNextInteraction<T>(bot: Client, handler: (interaction: Interaction) => Promise<T>): Promise<T> {
-  return new Promise((resolve, reject) => bot.once(Events.InteractionCreate, (interaction) => void handler(interaction).then(resolve, reject)));
+  return new Promise((resolve, reject) =>
+    bot.once(Events.InteractionCreate, (interaction) => void handler(interaction).then(resolve, reject)),
+  );
 }
 
 describe('fake Discord: application commands', () => {
@@ -105,14 +111,22 @@ describe('fake Discord: application commands', () => {
       nsfw: false,
     });
     // What the bot sent differs: `required: false`, `options: []`, no id/version/defaults.
-    const put = fake.requests.find((request) => request.method === 'PUT' && request.path.endsWith('/commands') && !request.path.includes('/guilds/'))!;
+    const put = fake.requests.find(
+      (request) => request.method === 'PUT' && request.path.endsWith('/commands') && !request.path.includes('/guilds/'),
+    )!;
     expect((put.body as { options: { options: unknown[] }[] }[])[0]!.options[1]!.options).toEqual([]);
     expect(fake.registeredCommands()[1]).toMatchObject({ type: 3, name: 'Show steps', description: '' });
     expect(fake.registeredCommands({ guildId: fake.guildId })).toEqual([
-      expect.objectContaining({ name: 'reset', guild_id: fake.guildId, default_member_permissions: String(PermissionFlagsBits.ManageMessages), nsfw: false }),
+      expect.objectContaining({
+        name: 'reset',
+        guild_id: fake.guildId,
+        default_member_permissions: String(PermissionFlagsBits.ManageMessages),
+        nsfw: false,
+      }),
     ]);
     // Discord drops the global-only fields from guild commands, even when the bot sent them.
-    for (const field of ['dm_permission', 'contexts', 'integration_types']) expect(fake.registeredCommands({ guildId: fake.guildId })[0]).not.toHaveProperty(field);
+    for (const field of ['dm_permission', 'contexts', 'integration_types'])
+      expect(fake.registeredCommands({ guildId: fake.guildId })[0]).not.toHaveProperty(field);
 
     const fetched = await client.application!.commands.fetch();
     expect([...fetched.values()].map((command) => command.name)).toEqual(['tool', 'Show steps']);
@@ -135,14 +149,30 @@ describe('fake Discord: application commands', () => {
 
   it('refuses what Discord refuses, and records it', async () => {
     const { fake, client } = await ready();
-    const bad = [{ name: 'Tool', description: 'Upper case' }, { name: 'x', description: 'ok', options: [{ type: 3, name: 'a', description: 'a' }, { type: 3, name: 'b', description: 'b', required: true }] }];
+    const bad = [
+      { name: 'Tool', description: 'Upper case' },
+      {
+        name: 'x',
+        description: 'ok',
+        options: [
+          { type: 3, name: 'a', description: 'a' },
+          { type: 3, name: 'b', description: 'b', required: true },
+        ],
+      },
+    ];
     await expect(client.application!.commands.set(bad)).rejects.toMatchObject({ status: 400, code: 50035 });
     expect(fake.takeProblems()).toEqual([
       expect.stringContaining('0.name: APPLICATION_COMMAND_INVALID_NAME'),
       expect.stringContaining('1.options.1.required: APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID'),
     ]);
-    await expect(client.application!.commands.set([{ name: 'long', description: 'd'.repeat(101) }])).rejects.toBeInstanceOf(DiscordAPIError);
-    expect(fake.takeProblems()).toEqual([expect.stringMatching(/spec BulkOverwriteApplicationCommandsRequest: \/0\/description must NOT have more than 100/)]);
+    await expect(
+      client.application!.commands.set([{ name: 'long', description: 'd'.repeat(101) }]),
+    ).rejects.toBeInstanceOf(DiscordAPIError);
+    expect(fake.takeProblems()).toEqual([
+      expect.stringMatching(
+        /spec BulkOverwriteApplicationCommandsRequest: \/0\/description must NOT have more than 100/,
+      ),
+    ]);
     expect(fake.registeredCommands().map((command) => command.name)).toEqual(['tool', 'Show steps']);
   });
 });
@@ -166,15 +196,44 @@ describe('fake Discord: interactions', () => {
       };
     });
     const interaction = await fake.userRunsCommand({
-      name: 'tool', subcommand: 'run', author: 'ada', channelId: fake.channels.general, options: { name: 'calculator', count: 3, verbose: true },
+      name: 'tool',
+      subcommand: 'run',
+      author: 'ada',
+      channelId: fake.channels.general,
+      options: { name: 'calculator', count: 3, verbose: true },
     });
-    expect(await handled).toEqual({ chatInput: true, name: 'tool', sub: 'run', tool: 'calculator', count: 3, verbose: true, user: 'ada', channel: fake.channels.general, admin: true });
+    expect(await handled).toEqual({
+      chatInput: true,
+      name: 'tool',
+      sub: 'run',
+      tool: 'calculator',
+      count: 3,
+      verbose: true,
+      user: 'ada',
+      channel: fake.channels.general,
+      admin: true,
+    });
 
-    expect(await interaction.waitForReply()).toMatchObject({ kind: 'callback', type: 4, content: 'running calculator', ephemeral: true });
+    expect(await interaction.waitForReply()).toMatchObject({
+      kind: 'callback',
+      type: 4,
+      content: 'running calculator',
+      ephemeral: true,
+    });
     expect(interaction.acknowledged).toBe(true);
     expect(fake.botMessages()).toEqual([]);
     const sent = (interaction.payload as { data: { options: unknown } }).data.options;
-    expect(sent).toEqual([{ type: 1, name: 'run', options: [{ type: 3, name: 'name', value: 'calculator' }, { type: 4, name: 'count', value: 3 }, { type: 5, name: 'verbose', value: true }] }]);
+    expect(sent).toEqual([
+      {
+        type: 1,
+        name: 'run',
+        options: [
+          { type: 3, name: 'name', value: 'calculator' },
+          { type: 4, name: 'count', value: 3 },
+          { type: 5, name: 'verbose', value: true },
+        ],
+      },
+    ]);
   });
 
   it('defers, then edits the loading message in the channel; a follow-up carries a file', async () => {
@@ -188,7 +247,12 @@ describe('fake Discord: interactions', () => {
       const followUp = await command.followUp({ content: 'The list as a file.', files: [file] });
       return followUp.attachments.first()!.url;
     });
-    const interaction = await fake.userRunsCommand({ name: 'tool', subcommand: 'list', author: 'bob', channelId: fake.channels.general });
+    const interaction = await fake.userRunsCommand({
+      name: 'tool',
+      subcommand: 'list',
+      author: 'bob',
+      channelId: fake.channels.general,
+    });
 
     const edit = await interaction.waitForReply();
     expect(interaction.deferred).toBe(true);
@@ -197,24 +261,49 @@ describe('fake Discord: interactions', () => {
     const replies = interaction.replies();
     expect(replies.map((reply) => reply.kind)).toEqual(['callback', 'edit', 'followup']);
     expect(replies[0]).toMatchObject({ type: 5, content: '' });
-    expect(replies[2]).toMatchObject({ content: 'The list as a file.', files: [{ name: 'tools.txt', content: 'calculator\nclock\n' }] });
+    expect(replies[2]).toMatchObject({
+      content: 'The list as a file.',
+      files: [{ name: 'tools.txt', content: 'calculator\nclock\n' }],
+    });
     expect(await (await fetch(url)).text()).toBe('calculator\nclock\n');
 
     const inChannel = fake.botMessages(fake.channels.general);
-    expect(inChannel.map((message) => [message.type, message.content])).toEqual([[20, 'Here are the tools.'], [20, 'The list as a file.']]);
+    expect(inChannel.map((message) => [message.type, message.content])).toEqual([
+      [20, 'Here are the tools.'],
+      [20, 'The list as a file.'],
+    ]);
     expect(inChannel[0]!.flags).toBe(0); // the loading flag is gone
-    expect(fake.dispatches.map((dispatch) => dispatch.t).filter((t) => t.startsWith('MESSAGE_'))).toEqual(['MESSAGE_CREATE', 'MESSAGE_UPDATE', 'MESSAGE_CREATE']);
+    expect(fake.dispatches.map((dispatch) => dispatch.t).filter((t) => t.startsWith('MESSAGE_'))).toEqual([
+      'MESSAGE_CREATE',
+      'MESSAGE_UPDATE',
+      'MESSAGE_CREATE',
+    ]);
   });
 
   it('runs a message context-menu command on its target message', async () => {
     const { fake, client } = await ready();
-    const target = await fake.userSays({ channelId: fake.channels.general, author: 'bob', content: 'what did the bot do here?' });
+    const target = await fake.userSays({
+      channelId: fake.channels.general,
+      author: 'bob',
+      content: 'what did the bot do here?',
+    });
     const handled = onNextInteraction(client, async (interaction) => {
       const command = interaction as MessageContextMenuCommandInteraction;
       await command.reply({ content: 'Steps: none', flags: MessageFlags.Ephemeral });
-      return { menu: command.isMessageContextMenuCommand(), id: command.targetId, content: command.targetMessage.content, author: command.targetMessage.author.username };
+      return {
+        menu: command.isMessageContextMenuCommand(),
+        id: command.targetId,
+        content: command.targetMessage.content,
+        author: command.targetMessage.author.username,
+      };
     });
-    const interaction = await fake.userRunsCommand({ name: 'Show steps', type: 'message', targetMessageId: target.id, author: 'ada', channelId: fake.channels.general });
+    const interaction = await fake.userRunsCommand({
+      name: 'Show steps',
+      type: 'message',
+      targetMessageId: target.id,
+      author: 'ada',
+      channelId: fake.channels.general,
+    });
     expect(await handled).toEqual({ menu: true, id: target.id, content: 'what did the bot do here?', author: 'bob' });
     expect(await interaction.waitForReply()).toMatchObject({ content: 'Steps: none', ephemeral: true });
   });
@@ -226,7 +315,10 @@ describe('fake Discord: interactions', () => {
       await command.reply({ content: 'first', flags: MessageFlags.Ephemeral });
       const guarded = await command.reply({ content: 'second' }).catch((error: unknown) => error);
       const raw = await client.rest
-        .post(Routes.interactionCallback(command.id, command.token), { body: { type: 4, data: { content: 'again', allowed_mentions: { parse: [] } } }, auth: false })
+        .post(Routes.interactionCallback(command.id, command.token), {
+          body: { type: 4, data: { content: 'again', allowed_mentions: { parse: [] } } },
+          auth: false,
+        })
         .catch((error: unknown) => error);
       return { guarded, raw };
     });
@@ -241,10 +333,19 @@ describe('fake Discord: interactions', () => {
     const { fake, client } = await ready({ interactionDeadlineMs: 100 });
     const handled = onNextInteraction(client, async (interaction) => {
       // Answers only once the fake has seen the deadline pass.
-      await fake.waitFor(() => fake.problems.some((problem) => problem.includes('did not answer within')), { what: 'the deadline missed' });
-      return (interaction as ChatInputCommandInteraction).reply({ content: 'too late' }).catch((error: unknown) => error);
+      await fake.waitFor(() => fake.problems.some((problem) => problem.includes('did not answer within')), {
+        what: 'the deadline missed',
+      });
+      return (interaction as ChatInputCommandInteraction)
+        .reply({ content: 'too late' })
+        .catch((error: unknown) => error);
     });
-    const interaction = await fake.userRunsCommand({ name: 'tool', subcommand: 'list', author: 'bob', channelId: fake.channels.general });
+    const interaction = await fake.userRunsCommand({
+      name: 'tool',
+      subcommand: 'list',
+      author: 'bob',
+      channelId: fake.channels.general,
+    });
     expect(await handled).toMatchObject({ status: 404, code: 10062 });
     expect(interaction.acknowledged).toBe(false);
     expect(fake.takeProblems()).toEqual([expect.stringContaining('the bot did not answer within 0.1 s')]);
@@ -252,9 +353,21 @@ describe('fake Discord: interactions', () => {
 
   it('shows member permissions and roles; a command needing permissions is hidden from those without them', async () => {
     const { fake, client } = await ready();
-    await expect(fake.userRunsCommand({ name: 'reset', author: 'bob', channelId: fake.channels.general })).rejects.toThrow(/lacks default_member_permissions/);
-    await expect(fake.userRunsCommand({ name: 'tool', subcommand: 'run', author: 'bob', channelId: fake.channels.general, options: { name: 7 } })).rejects.toThrow(/"name": 7 is not a string/);
-    await expect(fake.userRunsCommand({ name: 'tool', subcommand: 'run', author: 'bob', channelId: fake.channels.general })).rejects.toThrow(/required option "name" is missing/);
+    await expect(
+      fake.userRunsCommand({ name: 'reset', author: 'bob', channelId: fake.channels.general }),
+    ).rejects.toThrow(/lacks default_member_permissions/);
+    await expect(
+      fake.userRunsCommand({
+        name: 'tool',
+        subcommand: 'run',
+        author: 'bob',
+        channelId: fake.channels.general,
+        options: { name: 7 },
+      }),
+    ).rejects.toThrow(/"name": 7 is not a string/);
+    await expect(
+      fake.userRunsCommand({ name: 'tool', subcommand: 'run', author: 'bob', channelId: fake.channels.general }),
+    ).rejects.toThrow(/required option "name" is missing/);
 
     const helpers = await fake.createRole({ name: 'Helpers', permissions: PermissionFlagsBits.ManageMessages });
     await fake.giveRole(fake.users.bob, helpers);
@@ -281,12 +394,22 @@ describe('fake Discord: interactions', () => {
       await command.followUp({ content: 'done' });
       return tooLong;
     });
-    const interaction = await fake.userRunsCommand({ name: 'tool', subcommand: 'list', author: 'bob', channelId: fake.channels.general });
+    const interaction = await fake.userRunsCommand({
+      name: 'tool',
+      subcommand: 'list',
+      author: 'bob',
+      channelId: fake.channels.general,
+    });
     expect(await handled).toMatchObject({ status: 400, code: 50035 });
     expect(await interaction.waitForReply()).toMatchObject({ kind: 'followup', content: 'done', ephemeral: true });
-    expect(interaction.replies().map((reply) => reply.messageId)).toEqual([interaction.replies()[0]!.messageId, interaction.replies()[0]!.messageId]);
+    expect(interaction.replies().map((reply) => reply.messageId)).toEqual([
+      interaction.replies()[0]!.messageId,
+      interaction.replies()[0]!.messageId,
+    ]);
     expect(fake.takeProblems()).toEqual([
-      expect.stringMatching(/spec CreateMessageInteractionCallbackRequest: \/data\/content must NOT have more than 2000/),
+      expect.stringMatching(
+        /spec CreateMessageInteractionCallbackRequest: \/data\/content must NOT have more than 2000/,
+      ),
       expect.stringContaining('a follow-up right after deferReply edits the loading message'),
     ]);
   });

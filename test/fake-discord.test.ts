@@ -19,7 +19,12 @@ import {
   type RateLimitData,
   type TextChannel,
 } from 'discord.js';
-import { defaultBotPermissions, startFakeDiscord, type FakeDiscord, type FakeDiscordOptions } from './support/fake-discord.ts';
+import {
+  defaultBotPermissions,
+  startFakeDiscord,
+  type FakeDiscord,
+  type FakeDiscordOptions,
+} from './support/fake-discord.ts';
 
 const intents = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent];
 const noPings = { parse: [], repliedUser: false };
@@ -75,7 +80,13 @@ describe('fake Discord with the real discord.js client', () => {
     expect(general.name).toBe('general');
     expect(client.channels.cache.get(fake.channels.random)?.type).toBe(ChannelType.GuildText);
     const permissions = general.permissionsFor(client.user!)!;
-    expect(permissions.has([PermissionFlagsBits.ViewChannel, PermissionFlagsBits.SendMessages, PermissionFlagsBits.CreatePublicThreads])).toBe(true);
+    expect(
+      permissions.has([
+        PermissionFlagsBits.ViewChannel,
+        PermissionFlagsBits.SendMessages,
+        PermissionFlagsBits.CreatePublicThreads,
+      ]),
+    ).toBe(true);
     expect(permissions.has(PermissionFlagsBits.Administrator)).toBe(false);
     expect(fake.requests.map((request) => `${request.method} ${request.path}`)).toEqual(['GET /gateway/bot']);
   });
@@ -115,7 +126,9 @@ describe('fake Discord with the real discord.js client', () => {
     expect(thread.parentId).toBe(fake.channels.general);
     expect(thread.id).toBe(question.id); // as on Discord
     expect(thread.ownerId).toBe(fake.botUser.id);
-    expect(fake.threads()).toMatchObject([{ id: thread.id, type: ChannelType.PublicThread, parent_id: fake.channels.general, name: 'About a question' }]);
+    expect(fake.threads()).toMatchObject([
+      { id: thread.id, type: ChannelType.PublicThread, parent_id: fake.channels.general, name: 'About a question' },
+    ]);
 
     const sent = await thread.send({ content: 'thinking…' });
     expect(fake.messages(thread.id).map((message) => message.content)).toEqual(['thinking…']);
@@ -129,10 +142,19 @@ describe('fake Discord with the real discord.js client', () => {
     await fake.userSays({ channelId: fake.channels.general, author: 'ada', content: 'hi bot' });
     const question = await received;
 
-    const reply = await question.reply({ content: `hello <@${fake.users.bob}> and @everyone`, allowedMentions: noPings, flags: MessageFlags.SuppressEmbeds });
+    const reply = await question.reply({
+      content: `hello <@${fake.users.bob}> and @everyone`,
+      allowedMentions: noPings,
+      flags: MessageFlags.SuppressEmbeds,
+    });
     expect(reply.reference?.messageId).toBe(question.id);
     const stored = fake.botMessages(fake.channels.general).at(-1)!;
-    expect(stored).toMatchObject({ type: 19, mentions: [], mention_everyone: false, flags: MessageFlags.SuppressEmbeds });
+    expect(stored).toMatchObject({
+      type: 19,
+      mentions: [],
+      mention_everyone: false,
+      flags: MessageFlags.SuppressEmbeds,
+    });
     expect(stored.message_reference?.message_id).toBe(question.id);
     expect(fake.problems).toEqual([]);
   });
@@ -141,9 +163,13 @@ describe('fake Discord with the real discord.js client', () => {
     const { fake, general } = await loggedIn();
     const gone = await fake.userSays({ channelId: fake.channels.general, author: 'ada', content: 'soon gone' });
     await fake.userDeletes(fake.channels.general, gone.id);
-    await expect(general.send({ content: 'strict', reply: { messageReference: gone.id, failIfNotExists: true } })).rejects.toMatchObject({ code: 50035 });
+    await expect(
+      general.send({ content: 'strict', reply: { messageReference: gone.id, failIfNotExists: true } }),
+    ).rejects.toMatchObject({ code: 50035 });
     await general.send({ content: 'lenient', reply: { messageReference: gone.id, failIfNotExists: false } });
-    expect(fake.botMessages().map((message) => [message.content, message.type, message.message_reference])).toEqual([['lenient', 0, undefined]]);
+    expect(fake.botMessages().map((message) => [message.content, message.type, message.message_reference])).toEqual([
+      ['lenient', 0, undefined],
+    ]);
   });
 
   it('refuses content over 2,000 characters as Discord does, and records the problem', async () => {
@@ -222,7 +248,9 @@ describe('fake Discord with the real discord.js client', () => {
     const started = performance.now();
     await general.send({ content: 'after a wait' });
     expect(performance.now() - started).toBeGreaterThanOrEqual(290);
-    expect(fake.requests.filter((request) => request.method === 'POST').map((request) => request.status)).toEqual([429, 200]);
+    expect(fake.requests.filter((request) => request.method === 'POST').map((request) => request.status)).toEqual([
+      429, 200,
+    ]);
     expect(limits).toHaveLength(1);
     expect(fake.botMessages()).toHaveLength(1);
   });
@@ -243,7 +271,12 @@ describe('fake Discord with the real discord.js client', () => {
     await general.send({ content: 'after a 500' });
     expect(fake.requests.map((request) => request.status)).toEqual([200, 500, 200]);
 
-    fake.failNext({ method: 'POST', path: /\/messages$/, status: 403, body: { message: 'Missing Access', code: 50001 } });
+    fake.failNext({
+      method: 'POST',
+      path: /\/messages$/,
+      status: 403,
+      body: { message: 'Missing Access', code: 50001 },
+    });
     await expect(general.send({ content: 'refused' })).rejects.toMatchObject({ status: 403, code: 50001 });
     expect(fake.botMessages().map((message) => message.content)).toEqual(['after a 500']);
   });
@@ -266,12 +299,24 @@ describe('fake Discord: users, threads and history', () => {
     const threadCreated = once(client, Events.ThreadCreate);
     const thread = await fake.createThread(fake.channels.general, 'Bob asks', fake.users.bob);
     const [clientThread, newlyCreated] = await threadCreated;
-    expect([clientThread.id, clientThread.parentId, clientThread.ownerId, newlyCreated]).toEqual([thread.id, fake.channels.general, fake.users.bob, true]);
+    expect([clientThread.id, clientThread.parentId, clientThread.ownerId, newlyCreated]).toEqual([
+      thread.id,
+      fake.channels.general,
+      fake.users.bob,
+      true,
+    ]);
     // Like Discord, a thread started without a message leaves a "started a thread" message (type 18).
-    expect(fake.messages(fake.channels.general).map((message) => [message.type, message.content])).toEqual([[18, 'Bob asks']]);
+    expect(fake.messages(fake.channels.general).map((message) => [message.type, message.content])).toEqual([
+      [18, 'Bob asks'],
+    ]);
 
     const inThread = nextMessage(client, (message) => message.channelId === thread.id);
-    await fake.userSays({ channelId: thread.id, author: 'bob', content: `<@${fake.botUser.id}> help`, mentions: [fake.botUser.id] });
+    await fake.userSays({
+      channelId: thread.id,
+      author: 'bob',
+      content: `<@${fake.botUser.id}> help`,
+      mentions: [fake.botUser.id],
+    });
     const mention = await inThread;
     expect(mention.channel.isThread()).toBe(true);
     expect(mention.mentions.users.has(fake.botUser.id)).toBe(true);
@@ -285,13 +330,24 @@ describe('fake Discord: users, threads and history', () => {
   it('pages history newest first with before, after and limit', async () => {
     const { fake, general } = await loggedIn();
     const said = [];
-    for (const content of ['one', 'two', 'three', 'four']) said.push(await fake.userSays({ channelId: fake.channels.general, author: 'bob', content }));
+    for (const content of ['one', 'two', 'three', 'four'])
+      said.push(await fake.userSays({ channelId: fake.channels.general, author: 'bob', content }));
     const contents = (messages: Iterable<Message>) => [...messages].map((message) => message.content);
 
-    expect(contents((await general.messages.fetch({ limit: 3, cache: false })).values())).toEqual(['four', 'three', 'two']);
-    expect(contents((await general.messages.fetch({ before: said[2]!.id, cache: false })).values())).toEqual(['two', 'one']);
+    expect(contents((await general.messages.fetch({ limit: 3, cache: false })).values())).toEqual([
+      'four',
+      'three',
+      'two',
+    ]);
+    expect(contents((await general.messages.fetch({ before: said[2]!.id, cache: false })).values())).toEqual([
+      'two',
+      'one',
+    ]);
     // `after` gives the messages right after the id (not the newest ones), still newest first.
-    expect(contents((await general.messages.fetch({ after: said[0]!.id, limit: 2, cache: false })).values())).toEqual(['three', 'two']);
+    expect(contents((await general.messages.fetch({ after: said[0]!.id, limit: 2, cache: false })).values())).toEqual([
+      'three',
+      'two',
+    ]);
   });
 
   it('archives and locks a thread, and a message reopens an archived one', async () => {
@@ -326,12 +382,20 @@ describe('fake Discord: permissions, intents and harness', () => {
   });
 
   it('blanks message text without the MessageContent intent, unless the bot is mentioned', async () => {
-    const { fake, client } = await loggedIn({}, { intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages] });
+    const { fake, client } = await loggedIn(
+      {},
+      { intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages] },
+    );
     const plain = nextMessage(client);
     await fake.userSays({ channelId: fake.channels.general, author: 'ada', content: 'secret' });
     expect((await plain).content).toBe('');
     const mention = nextMessage(client);
-    await fake.userSays({ channelId: fake.channels.general, author: 'ada', content: `<@${fake.botUser.id}> hi`, mentions: [fake.botUser.id] });
+    await fake.userSays({
+      channelId: fake.channels.general,
+      author: 'ada',
+      content: `<@${fake.botUser.id}> hi`,
+      mentions: [fake.botUser.id],
+    });
     expect((await mention).content).toBe(`<@${fake.botUser.id}> hi`);
   });
 
@@ -340,7 +404,9 @@ describe('fake Discord: permissions, intents and harness', () => {
     const waiting = fake.waitFor(() => fake.botMessages()[0]?.content);
     await general.send({ content: 'awaited' });
     expect(await waiting).toBe('awaited');
-    await expect(fake.waitFor(() => false, { timeoutMs: 30, what: 'nothing' })).rejects.toThrow(/waitFor nothing timed out after 30 ms[\s\S]*POST \/channels/);
+    await expect(fake.waitFor(() => false, { timeoutMs: 30, what: 'nothing' })).rejects.toThrow(
+      /waitFor nothing timed out after 30 ms[\s\S]*POST \/channels/,
+    );
   });
 
   it('reports a client still connected at close(), and never hangs', async () => {

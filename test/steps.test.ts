@@ -14,8 +14,16 @@ const refused = 'b2000000-0000-4000-8000-000000000002';
 const crashed = 'a3000000-0000-4000-8000-000000000003';
 const t0 = Date.parse('2025-03-01T12:00:00.000Z');
 
-const call = (id: string, name: string, args: unknown): ToolCall => ({ id, type: 'function', function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) } });
-const usage = (promptTokens: number, completionTokens: number) => ({ promptTokens, completionTokens, totalTokens: promptTokens + completionTokens });
+const call = (id: string, name: string, args: unknown): ToolCall => ({
+  id,
+  type: 'function',
+  function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) },
+});
+const usage = (promptTokens: number, completionTokens: number) => ({
+  promptTokens,
+  completionTokens,
+  totalTokens: promptTokens + completionTokens,
+});
 
 /** An agent event as the test writes it: the run id is added by `logRun`. */
 type EventOfRun = AgentEvent extends infer Event ? (Event extends AgentEvent ? Omit<Event, 'runId'> : never) : never;
@@ -29,11 +37,39 @@ function logRun(store: Store, conversationId: number, runId: string, startAt: nu
   });
 }
 
-const modelCall = (step: number, message: { content: string | null; tool_calls?: ToolCall[] }, tokens = usage(100, 20)) =>
-  ({ type: 'model-call', step, toolChoice: 'required', message: { role: 'assistant', ...message }, usage: tokens, finishReason: 'tool_calls', durationMs: 123 }) as const;
-const runStart: EventOfRun = { type: 'run-start', conversationId: 'x', model: 'gpt-test', toolNames: ['calculator', 'current_time'], at: new Date(t0) };
+const modelCall = (
+  step: number,
+  message: { content: string | null; tool_calls?: ToolCall[] },
+  tokens = usage(100, 20),
+) =>
+  ({
+    type: 'model-call',
+    step,
+    toolChoice: 'required',
+    message: { role: 'assistant', ...message },
+    usage: tokens,
+    finishReason: 'tool_calls',
+    durationMs: 123,
+  }) as const;
+const runStart: EventOfRun = {
+  type: 'run-start',
+  conversationId: 'x',
+  model: 'gpt-test',
+  toolNames: ['calculator', 'current_time'],
+  at: new Date(t0),
+};
 const runEnd = (status: 'answered' | 'stopped', stopReason: 'step-limit' | null, tokens = usage(200, 40)) =>
-  ({ type: 'run-end', status, stopReason, userMessage: null, error: null, errorCode: null, steps: 2, usage: tokens, durationMs: 0 }) as const;
+  ({
+    type: 'run-end',
+    status,
+    stopReason,
+    userMessage: null,
+    error: null,
+    errorCode: null,
+    steps: 2,
+    usage: tokens,
+    durationMs: 0,
+  }) as const;
 
 let cwd: string;
 let databasePath: string;
@@ -45,24 +81,69 @@ beforeAll(() => {
   const store = openStore(databasePath);
   try {
     store.instances.register('bot-1', 'bot', t0 - 1000);
-    const maths = store.conversations.ensure({ key: 'terminal:maths', title: 'maths', guildId: null, channelId: null, startedById: null, startedByName: null });
-    const help = store.conversations.ensure({ key: 'discord:42', title: 'help desk', guildId: '1', channelId: '2', startedById: null, startedByName: null });
+    const maths = store.conversations.ensure({
+      key: 'terminal:maths',
+      title: 'maths',
+      guildId: null,
+      channelId: null,
+      startedById: null,
+      startedByName: null,
+    });
+    const help = store.conversations.ensure({
+      key: 'discord:42',
+      title: 'help desk',
+      guildId: '1',
+      channelId: '2',
+      startedById: null,
+      startedByName: null,
+    });
 
     logRun(store, maths.id, answered, t0, [
       runStart,
       modelCall(1, { content: null, tool_calls: [call('c1', 'calculator', { expression: '2+3*4' })] }),
       { type: 'tool-call', step: 1, callId: 'c1', name: 'calculator', arguments: '{"expression":"2+3*4"}' },
       { type: 'tool-result', step: 1, callId: 'c1', name: 'calculator', result: '14', durationMs: 3 },
-      modelCall(2, { content: null, tool_calls: [call('c2', 'final_answer', { answer: '2 + 3 × 4 = 14', tools_used: ['calculator'] })] }),
-      { type: 'final-answer', step: 2, callId: 'c2', answer: { answer: '2 + 3 × 4 = 14', tools_used: ['calculator'] }, fallback: null },
+      modelCall(2, {
+        content: null,
+        tool_calls: [call('c2', 'final_answer', { answer: '2 + 3 × 4 = 14', tools_used: ['calculator'] })],
+      }),
+      {
+        type: 'final-answer',
+        step: 2,
+        callId: 'c2',
+        answer: { answer: '2 + 3 × 4 = 14', tools_used: ['calculator'] },
+        fallback: null,
+      },
       runEnd('answered', null),
     ]);
     logRun(store, help.id, refused, t0 + 60_000, [
       runStart,
-      modelCall(1, { content: null, tool_calls: [call('c3', 'calculator', '{"expr":"1/0"}'), call('c4', 'final_answer', { answer: 'Too early', tools_used: [] })] }),
+      modelCall(1, {
+        content: null,
+        tool_calls: [
+          call('c3', 'calculator', '{"expr":"1/0"}'),
+          call('c4', 'final_answer', { answer: 'Too early', tools_used: [] }),
+        ],
+      }),
       { type: 'tool-call', step: 1, callId: 'c3', name: 'calculator', arguments: '{"expr":"1/0"}' },
-      { type: 'tool-error', step: 1, callId: 'c3', name: 'calculator', kind: 'invalid-arguments', error: 'expression: Invalid input: expected string, received undefined', durationMs: 0 },
-      { type: 'tool-error', step: 1, callId: 'c4', name: 'final_answer', kind: 'not-executed', error: 'Not executed: call final_answer alone', durationMs: 0 },
+      {
+        type: 'tool-error',
+        step: 1,
+        callId: 'c3',
+        name: 'calculator',
+        kind: 'invalid-arguments',
+        error: 'expression: Invalid input: expected string, received undefined',
+        durationMs: 0,
+      },
+      {
+        type: 'tool-error',
+        step: 1,
+        callId: 'c4',
+        name: 'final_answer',
+        kind: 'not-executed',
+        error: 'Not executed: call final_answer alone',
+        durationMs: 0,
+      },
       modelCall(2, { content: 'I could not\ndo it.' }),
       runEnd('stopped', 'step-limit', usage(180, 20)),
     ]);
@@ -80,7 +161,8 @@ beforeAll(() => {
   }
 });
 
-const steps = (args: string[], env: Record<string, string> = { DATABASE_PATH: databasePath }) => runScript('src/steps.ts', { cwd, args, env });
+const steps = (args: string[], env: Record<string, string> = { DATABASE_PATH: databasePath }) =>
+  runScript('src/steps.ts', { cwd, args, env });
 
 describe('npm run steps', () => {
   it('lists the latest runs newest first, without any model settings', async () => {
@@ -124,8 +206,12 @@ describe('npm run steps', () => {
     const result = await steps(['--run', 'b2']);
 
     expect(result.stdout).toContain('status        stopped (step-limit)\n');
-    expect(result.stdout).toContain('#2 tool-call calculator {"expr":"1/0"} ✗ invalid-arguments: expression: Invalid input: expected string, received undefined (0 ms)\n');
-    expect(result.stdout).toContain('#3 tool-call final_answer {"answer":"Too early","tools_used":[]} ✗ not-executed: Not executed: call final_answer alone (0 ms)\n');
+    expect(result.stdout).toContain(
+      '#2 tool-call calculator {"expr":"1/0"} ✗ invalid-arguments: expression: Invalid input: expected string, received undefined (0 ms)\n',
+    );
+    expect(result.stdout).toContain(
+      '#3 tool-call final_answer {"answer":"Too early","tools_used":[]} ✗ not-executed: Not executed: call final_answer alone (0 ms)\n',
+    );
     expect(result.stdout).toContain('#4 step 2 model-call 123 ms  tokens 100+20  → text: "I could not do it."\n');
   });
 
@@ -161,10 +247,26 @@ describe('npm run steps', () => {
     const { runs } = JSON.parse(result.stdout);
     expect(runs.map((run: { id: string }) => run.id)).toEqual([crashed, answered]);
     const run = runs[1];
-    expect(run).toMatchObject({ status: 'answered', total_tokens: 240, conversation: { key: 'terminal:maths', title: 'maths' }, tools_used: ['calculator'] });
-    expect(run.steps.map((step: { kind: string }) => step.kind)).toEqual(['model-call', 'tool-call', 'model-call', 'final-answer']);
+    expect(run).toMatchObject({
+      status: 'answered',
+      total_tokens: 240,
+      conversation: { key: 'terminal:maths', title: 'maths' },
+      tools_used: ['calculator'],
+    });
+    expect(run.steps.map((step: { kind: string }) => step.kind)).toEqual([
+      'model-call',
+      'tool-call',
+      'model-call',
+      'final-answer',
+    ]);
     expect(run.steps[0].message.tool_calls[0].function.name).toBe('calculator');
-    expect(run.steps[1]).toMatchObject({ tool_name: 'calculator', arguments: '{"expression":"2+3*4"}', status: 'ok', result: '14', duration_ms: 3 });
+    expect(run.steps[1]).toMatchObject({
+      tool_name: 'calculator',
+      arguments: '{"expression":"2+3*4"}',
+      status: 'ok',
+      result: '14',
+      duration_ms: 3,
+    });
     expect(run.steps[3].result).toEqual({ answer: '2 + 3 × 4 = 14', tools_used: ['calculator'] });
     expect(runs[0].steps[1]).toMatchObject({ status: 'started', result: null, ended_at: null });
   });
@@ -179,7 +281,7 @@ describe('npm run steps', () => {
     expect(thread.stdout).toBe('');
     expect(thread.stderr).toContain('No conversation has the key or title "nope"');
     expect(ambiguous.code).toBe(1);
-    expect(ambiguous.stderr).toContain('no single run\'s id starts with it');
+    expect(ambiguous.stderr).toContain("no single run's id starts with it");
     expect(unknown.code).toBe(1);
     expect(flag.code).toBe(2);
     expect(flag.stderr).toContain('usage: npm run steps');
@@ -209,13 +311,53 @@ describe('npm run steps', () => {
 });
 
 describe('the steps report', () => {
-  const run = { id: 'c4000000-0000', conversation_id: 1, instance_id: 'i', trigger_message_ids: '[]', status: 'running', stop_reason: null, model: 'm', started_at: t0, ended_at: null,
-    prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, error: null, error_code: null, posted_message_ids: '[]', delivered_at: null, resumed_from: null, delivery: null } as const;
-  const step = { id: 1, run_id: run.id, sequence: 1, kind: 'tool-call', model_step: 1, message: null, tool_name: 'calculator', tool_call_id: 'c', status: 'started', result: null,
-    error: null, error_kind: null, note: null, prompt_tokens: null, completion_tokens: null, duration_ms: null, started_at: t0, ended_at: null } as const;
+  const run = {
+    id: 'c4000000-0000',
+    conversation_id: 1,
+    instance_id: 'i',
+    trigger_message_ids: '[]',
+    status: 'running',
+    stop_reason: null,
+    model: 'm',
+    started_at: t0,
+    ended_at: null,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    total_tokens: 0,
+    error: null,
+    error_code: null,
+    posted_message_ids: '[]',
+    delivered_at: null,
+    resumed_from: null,
+    delivery: null,
+  } as const;
+  const step = {
+    id: 1,
+    run_id: run.id,
+    sequence: 1,
+    kind: 'tool-call',
+    model_step: 1,
+    message: null,
+    tool_name: 'calculator',
+    tool_call_id: 'c',
+    status: 'started',
+    result: null,
+    error: null,
+    error_kind: null,
+    note: null,
+    prompt_tokens: null,
+    completion_tokens: null,
+    duration_ms: null,
+    started_at: t0,
+    ended_at: null,
+  } as const;
 
   it('cuts long arguments to one line of about 120 characters', () => {
-    const report: RunReport = { run, conversation: null, steps: [{ ...step, arguments: `{"expression":"${'1+'.repeat(200)}1"}\n` }] };
+    const report: RunReport = {
+      run,
+      conversation: null,
+      steps: [{ ...step, arguments: `{"expression":"${'1+'.repeat(200)}1"}\n` }],
+    };
 
     const line = formatRunDetail(report).split('\n').at(-1)!;
 
@@ -227,6 +369,8 @@ describe('the steps report', () => {
     const report: RunReport = { run, conversation: null, steps: [{ ...step, arguments: '{}' }] };
 
     expect(formatRunDetail(report)).toContain('#1 tool-call calculator {} … not finished yet');
-    expect(formatRunsTable([report])).toMatch(/^c4000000 {2}#1 {12}running {2}2025-03-01T12:00:00Z {2}- {9}0 {7}calculator$/m);
+    expect(formatRunsTable([report])).toMatch(
+      /^c4000000 {2}#1 {12}running {2}2025-03-01T12:00:00Z {2}- {9}0 {7}calculator$/m,
+    );
   });
 });

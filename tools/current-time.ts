@@ -27,7 +27,10 @@ export const currentTime = defineTool({
 });
 
 /** The same instant as a sentence for people, an ISO 8601 local time with its offset, and the zone. */
-export function describeTime(now: Date, timeZone: string): { time_zone: string; local: string; readable: string; utc: string } {
+export function describeTime(
+  now: Date,
+  timeZone: string,
+): { time_zone: string; local: string; readable: string; utc: string } {
   const parts = Object.fromEntries(
     new Intl.DateTimeFormat('en-US', {
       timeZone,

@@ -38,16 +38,34 @@ export function fetchUrlTool(options: FetchUrlOptions = {}) {
       `HTML is turned into text; JSON and other text come as they are; text past ${limits.maxChars.toLocaleString('en-US')} characters is cut. ` +
       'Private and local network addresses, URLs with a password, and binary files (images, PDFs, archives) are refused.',
     parameters: z.object({
-      url: z.string().min(1).max(2048).describe('The full http:// or https:// address to fetch, for example "https://example.com/page".'),
+      url: z
+        .string()
+        .min(1)
+        .max(2048)
+        .describe('The full http:// or https:// address to fetch, for example "https://example.com/page".'),
     }),
     async execute({ url }, context) {
-      const page = await safeGet(url.trim(), { resolve: options.resolve ?? systemResolver, limits, userAgent, signal: context.signal, acceptsType: isReadableType, testOnlyAllow });
+      const page = await safeGet(url.trim(), {
+        resolve: options.resolve ?? systemResolver,
+        limits,
+        userAgent,
+        signal: context.signal,
+        acceptsType: isReadableType,
+        testOnlyAllow,
+      });
       const readable = readableText(page.body.bytes, page.contentType, page.url);
-      if (readable.kind === 'binary') throw new FetchError('fetch-unreadable-type', `${page.url} is binary data, which I cannot read as text.`);
-      const lines = [`URL: ${page.url}${page.redirectedFrom ? ` (redirected from ${page.redirectedFrom})` : ''}`, `Status: ${page.status} ${page.statusText}`.trimEnd()];
+      if (readable.kind === 'binary')
+        throw new FetchError('fetch-unreadable-type', `${page.url} is binary data, which I cannot read as text.`);
+      const lines = [
+        `URL: ${page.url}${page.redirectedFrom ? ` (redirected from ${page.redirectedFrom})` : ''}`,
+        `Status: ${page.status} ${page.statusText}`.trimEnd(),
+      ];
       if (readable.kind === 'html' && readable.title) lines.push(`Title: ${readable.title}`);
       if (page.contentType.mediaType) lines.push(`Content-Type: ${page.contentType.mediaType}`);
-      if (page.body.truncated) lines.push(`Note: the body is longer than ${limits.maxBytes.toLocaleString('en-US')} bytes; only that much was read.`);
+      if (page.body.truncated)
+        lines.push(
+          `Note: the body is longer than ${limits.maxBytes.toLocaleString('en-US')} bytes; only that much was read.`,
+        );
       return `${lines.join('\n')}\n\n${truncateWithNote(readable.text.trim() || '(empty body)', limits.maxChars, truncatedNote)}`;
     },
   });

@@ -18,7 +18,8 @@ export function formatHits(hits: readonly SearchHit[], withConversation: boolean
 export function searchConversation(search: SearchQueries) {
   return defineTool({
     name: 'search_conversation',
-    description: 'Search this conversation for messages containing all the given words; returns the matching lines and who said them.',
+    description:
+      'Search this conversation for messages containing all the given words; returns the matching lines and who said them.',
     parameters: z.object({
       query: z.string().min(1).max(200).describe('The words to look for.'),
       limit: z.number().int().min(1).max(20).nullable().describe('How many matches at most (default 5).'),

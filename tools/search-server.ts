@@ -7,7 +7,8 @@ import { formatHits } from './search-conversation.ts';
 export function searchServer(search: SearchQueries) {
   return defineTool({
     name: 'search_server',
-    description: "Search all of this server's conversations for messages containing all the given words (moderators only).",
+    description:
+      "Search all of this server's conversations for messages containing all the given words (moderators only).",
     moderatorOnly: true,
     parameters: z.object({
       query: z.string().min(1).max(200).describe('The words to look for.'),

@@ -10,13 +10,7 @@ export type RunStatus = 'answered' | 'stopped' | 'failed';
 export type StopReason = 'step-limit' | 'time-limit' | 'aborted' | 'no-answer';
 
 /** Why a tool call produced an error observation instead of a result. */
-export type ToolErrorKind =
-  | 'unknown-tool'
-  | 'invalid-arguments'
-  | 'threw'
-  | 'timeout'
-  | 'cancelled'
-  | 'not-executed';
+export type ToolErrorKind = 'unknown-tool' | 'invalid-arguments' | 'threw' | 'timeout' | 'cancelled' | 'not-executed';
 
 export interface RunStartEvent {
   type: 'run-start';

@@ -26,13 +26,31 @@ export function settleFinalAnswers(turn: FinalAnswerTurn): { answer: FinalAnswer
     if (answer) {
       // Not run, and said so in the step log too, so that every call of the turn has its step.
       const text = 'Ignored: an answer was already given in this turn.';
-      turn.emit({ type: 'tool-error', runId: turn.runId, step: turn.step, callId: call.id, name: finalAnswerToolName, kind: 'not-executed', error: text, durationMs: 0 });
+      turn.emit({
+        type: 'tool-error',
+        runId: turn.runId,
+        step: turn.step,
+        callId: call.id,
+        name: finalAnswerToolName,
+        kind: 'not-executed',
+        error: text,
+        durationMs: 0,
+      });
       return reply(text);
     }
     const validated = validate(call.function.arguments);
     if (Array.isArray(validated)) {
       const text = `Your final_answer was not accepted:\n- ${validated.join('\n- ')}\nCall final_answer again with these fixed.`;
-      turn.emit({ type: 'tool-error', runId: turn.runId, step: turn.step, callId: call.id, name: finalAnswerToolName, kind: 'invalid-arguments', error: text, durationMs: 0 });
+      turn.emit({
+        type: 'tool-error',
+        runId: turn.runId,
+        step: turn.step,
+        callId: call.id,
+        name: finalAnswerToolName,
+        kind: 'invalid-arguments',
+        error: text,
+        durationMs: 0,
+      });
       return reply(text);
     }
     answer = { ...validated, tools_used: correctToolsUsed(validated.tools_used, turn.called) };

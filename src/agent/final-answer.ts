@@ -10,9 +10,7 @@ export const finalAnswerSchema = z.object({
     .trim()
     .min(1, 'the answer must not be empty')
     .describe('The answer for the user, in Discord Markdown (no tables).'),
-  tools_used: z
-    .array(z.string())
-    .describe('Names of the tools whose results this answer relies on; [] when none.'),
+  tools_used: z.array(z.string()).describe('Names of the tools whose results this answer relies on; [] when none.'),
 });
 
 export type FinalAnswer = z.output<typeof finalAnswerSchema>;

@@ -47,7 +47,7 @@ function userMessageFor(kind: ModelErrorKind, retryAfterSeconds: number | null):
     case 'context-too-long':
       return 'This conversation is too long for the model. Start a new thread, or ask a moderator to reset this one.';
     case 'bad-credentials':
-      return 'The model service refused the bot\'s credentials. The operator needs to check OPENAI_API_KEY.';
+      return "The model service refused the bot's credentials. The operator needs to check OPENAI_API_KEY.";
     case 'model-not-found':
       return 'The model service does not know the configured model. The operator needs to check OPENAI_MODEL.';
     case 'wrong-endpoint':

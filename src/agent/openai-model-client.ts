@@ -61,7 +61,10 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
       } catch (error) {
         // A reply of the wrong shape is the server's fault, not a bug of ours: say so.
         if (error instanceof ModelError) throw error;
-        throw new ModelError('invalid-response', { detail: `the response could not be read: ${describeError(error)}`, cause: error });
+        throw new ModelError('invalid-response', {
+          detail: `the response could not be read: ${describeError(error)}`,
+          cause: error,
+        });
       }
     },
   };
@@ -74,8 +77,10 @@ function readCompletion(completion: OpenAI.Chat.Completions.ChatCompletion): Mod
   }
   const rawCalls: unknown = choice.message.tool_calls ?? [];
   const content: unknown = choice.message.content ?? null;
-  if (!Array.isArray(rawCalls)) throw new ModelError('invalid-response', { detail: 'choices[0].message.tool_calls is not a list' });
-  if (content !== null && typeof content !== 'string') throw new ModelError('invalid-response', { detail: 'choices[0].message.content is not text' });
+  if (!Array.isArray(rawCalls))
+    throw new ModelError('invalid-response', { detail: 'choices[0].message.tool_calls is not a list' });
+  if (content !== null && typeof content !== 'string')
+    throw new ModelError('invalid-response', { detail: 'choices[0].message.content is not text' });
   const toolCalls = uniqueIds(rawCalls.flatMap(normalizeToolCall));
   const message: AssistantMessage = { role: 'assistant', content };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
@@ -87,7 +92,8 @@ function readCompletion(completion: OpenAI.Chat.Completions.ChatCompletion): Mod
           promptTokens: tokenCount(usage.prompt_tokens),
           completionTokens: tokenCount(usage.completion_tokens),
           // A server that leaves the total out (or garbles it) still gets its calls charged to the budget.
-          totalTokens: tokenCount(usage.total_tokens) || tokenCount(usage.prompt_tokens) + tokenCount(usage.completion_tokens),
+          totalTokens:
+            tokenCount(usage.total_tokens) || tokenCount(usage.prompt_tokens) + tokenCount(usage.completion_tokens),
         }
       : null,
     finishReason: choice.finish_reason ?? null,
@@ -100,7 +106,9 @@ function readCompletion(completion: OpenAI.Chat.Completions.ChatCompletion): Mod
  * fraction would be summed into the run's usage and refused by the database, losing the run's end.
  */
 function tokenCount(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.min(Math.round(value), Number.MAX_SAFE_INTEGER) : 0;
+  return typeof value === 'number' && Number.isFinite(value) && value > 0
+    ? Math.min(Math.round(value), Number.MAX_SAFE_INTEGER)
+    : 0;
 }
 
 /** Half a surrogate pair: SQLite stores it as U+FFFD, so such an id would not match its result once stored. */
@@ -117,7 +125,10 @@ function normalizeToolCall(raw: unknown): ToolCall[] {
   const args = call.function?.arguments;
   return [
     {
-      id: typeof call.id === 'string' && call.id !== '' && !loneSurrogate.test(call.id) ? call.id : `call_${randomUUID()}`,
+      id:
+        typeof call.id === 'string' && call.id !== '' && !loneSurrogate.test(call.id)
+          ? call.id
+          : `call_${randomUUID()}`,
       type: 'function',
       function: {
         name: typeof call.function?.name === 'string' ? call.function.name : '',
@@ -238,8 +249,17 @@ async function readCapped(response: Response): Promise<ArrayBuffer | null | 'too
 
 /** What the client sees of a response too large to read: an error it does not retry, named by its code. */
 function tooLargeResponse(): Response {
-  const error = { error: { message: `the response passed ${maxResponseBytes} bytes and was not read`, type: 'invalid_response', code: tooLargeCode } };
-  return new Response(JSON.stringify(error), { status: 502, headers: { 'content-type': 'application/json', 'x-should-retry': 'false' } });
+  const error = {
+    error: {
+      message: `the response passed ${maxResponseBytes} bytes and was not read`,
+      type: 'invalid_response',
+      code: tooLargeCode,
+    },
+  };
+  return new Response(JSON.stringify(error), {
+    status: 502,
+    headers: { 'content-type': 'application/json', 'x-should-retry': 'false' },
+  });
 }
 
 const tooLargeCode = 'response_too_large';

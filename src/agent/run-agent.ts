@@ -80,14 +80,22 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   const specs = [...[...tools.values()].map((t) => t.spec), finalAnswerTool.spec];
   const timeLimit = deadline(settings.runTimeoutMs, options.signal);
   const { signal } = timeLimit;
-  const messages: ChatMessage[] = [{ role: 'system', content: options.systemPrompt }, ...options.history, ...options.input];
+  const messages: ChatMessage[] = [
+    { role: 'system', content: options.systemPrompt },
+    ...options.history,
+    ...options.input,
+  ];
   const firstNew = 1 + options.history.length;
   const called = new Set<string>(options.calledBefore);
   let usage = noUsage;
   let step = 0;
   let nudged = false;
 
-  const end = (status: RunStatus, fields: Partial<Pick<RunResult, 'answer' | 'stopReason' | 'userMessage'>>, error?: unknown): RunResult => {
+  const end = (
+    status: RunStatus,
+    fields: Partial<Pick<RunResult, 'answer' | 'stopReason' | 'userMessage'>>,
+    error?: unknown,
+  ): RunResult => {
     timeLimit.dispose();
     answerOpenCalls(messages);
     const result: RunResult = {
@@ -116,10 +124,18 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     emit(event);
     return result;
   };
-  const stopped = (reason: StopReason) => end('stopped', { stopReason: reason, userMessage: stopMessage(reason, settings) });
+  const stopped = (reason: StopReason) =>
+    end('stopped', { stopReason: reason, userMessage: stopMessage(reason, settings) });
   const abortReason = (): StopReason => (options.signal?.aborted ? 'aborted' : 'time-limit');
 
-  emit({ type: 'run-start', runId, conversationId: context.conversationId, model: model.model, toolNames: [...tools.keys()], at: new Date() });
+  emit({
+    type: 'run-start',
+    runId,
+    conversationId: context.conversationId,
+    model: model.model,
+    toolNames: [...tools.keys()],
+    at: new Date(),
+  });
   try {
     while (true) {
       if (signal.aborted) return stopped(abortReason());
@@ -131,7 +147,16 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       const response = await model.complete({ messages, tools: specs, toolChoice }, signal);
       usage = addUsage(usage, response.usage);
       const assistant = response.message;
-      emit({ type: 'model-call', runId, step, toolChoice, message: assistant, usage: response.usage, finishReason: response.finishReason, durationMs: performance.now() - callStarted });
+      emit({
+        type: 'model-call',
+        runId,
+        step,
+        toolChoice,
+        message: assistant,
+        usage: response.usage,
+        finishReason: response.finishReason,
+        durationMs: performance.now() - callStarted,
+      });
       messages.push(assistant);
       const calls = assistant.tool_calls ?? [];
 
@@ -153,16 +178,38 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       if (others.length > 0 && lastStep && others.length < calls.length) {
         // No model call follows the last step, so tools run now could not be used: a valid
         // answer beside them is taken, and they are not run.
-        const settled = settleFinalAnswers({ runId, step, calls: calls.filter((call) => !others.includes(call)), called, emit });
-        const finals = new Map(calls.filter((call) => !others.includes(call)).map((call, index) => [call, settled.replies[index] as ToolMessage]));
+        const settled = settleFinalAnswers({
+          runId,
+          step,
+          calls: calls.filter((call) => !others.includes(call)),
+          called,
+          emit,
+        });
+        const finals = new Map(
+          calls
+            .filter((call) => !others.includes(call))
+            .map((call, index) => [call, settled.replies[index] as ToolMessage]),
+        );
         messages.push(...calls.map((call) => finals.get(call) ?? notExecuted(runId, step, call, stepLimitText, emit)));
         return settled.answer ? end('answered', { answer: settled.answer }) : stopped('step-limit');
       }
       if (others.length > 0) {
-        const outcome = await runToolTurn({ runId, step, calls: others, tools, maxCalls: settings.maxToolCallsPerTurn, toolTimeoutMs: settings.toolTimeoutMs, runSignal: signal, context, emit });
+        const outcome = await runToolTurn({
+          runId,
+          step,
+          calls: others,
+          tools,
+          maxCalls: settings.maxToolCallsPerTurn,
+          toolTimeoutMs: settings.toolTimeoutMs,
+          runSignal: signal,
+          context,
+          emit,
+        });
         for (const name of outcome.executed) called.add(name);
         const results = new Map(others.map((call, index) => [call, outcome.messages[index] as ToolMessage]));
-        const replies = calls.map((call) => results.get(call) ?? notExecuted(runId, step, call, finalAnswerAloneText, emit));
+        const replies = calls.map(
+          (call) => results.get(call) ?? notExecuted(runId, step, call, finalAnswerAloneText, emit),
+        );
         messages.push(...replies);
         if (lastStep) return stopped(signal.aborted ? abortReason() : 'step-limit');
         continue;
@@ -178,17 +225,31 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     if (signal.aborted) return stopped(abortReason());
     if (error instanceof ModelError) return end('failed', { userMessage: error.userMessage }, error);
     context.logger.error({ err: error, runId }, 'the agent run failed');
-    return end('failed', { userMessage: 'Something went wrong on my side. The operator can find the cause in the logs.' }, error);
+    return end(
+      'failed',
+      { userMessage: 'Something went wrong on my side. The operator can find the cause in the logs.' },
+      error,
+    );
   }
 }
 
 /** The rule for `final_answer` beside other tools: those run, the answer waits for their results. */
-const finalAnswerAloneText = 'Not executed: call final_answer alone, in a turn of its own, once you have read these results.';
+const finalAnswerAloneText =
+  'Not executed: call final_answer alone, in a turn of its own, once you have read these results.';
 const stepLimitText = 'Not executed: the step limit was reached, and the answer given in this turn was taken.';
 
 /** Answers a call the loop does not run, so that every tool_call_id gets its message. */
 function notExecuted(runId: string, step: number, call: ToolCall, text: string, emit: AgentEventSink): ToolMessage {
-  emit({ type: 'tool-error', runId, step, callId: call.id, name: call.function.name, kind: 'not-executed', error: text, durationMs: 0 });
+  emit({
+    type: 'tool-error',
+    runId,
+    step,
+    callId: call.id,
+    name: call.function.name,
+    kind: 'not-executed',
+    error: text,
+    durationMs: 0,
+  });
   return { role: 'tool', tool_call_id: call.id, content: text };
 }
 
@@ -200,9 +261,16 @@ function answerOpenCalls(messages: ChatMessage[]): void {
   const lastAssistant = messages.findLastIndex((message) => message.role === 'assistant');
   const last = messages[lastAssistant];
   if (last?.role !== 'assistant' || !last.tool_calls) return;
-  const answered = new Set(messages.slice(lastAssistant + 1).flatMap((message) => (message.role === 'tool' ? [message.tool_call_id] : [])));
+  const answered = new Set(
+    messages.slice(lastAssistant + 1).flatMap((message) => (message.role === 'tool' ? [message.tool_call_id] : [])),
+  );
   for (const call of last.tool_calls) {
-    if (!answered.has(call.id)) messages.push({ role: 'tool', tool_call_id: call.id, content: 'Cancelled: the run ended before this call finished.' });
+    if (!answered.has(call.id))
+      messages.push({
+        role: 'tool',
+        tool_call_id: call.id,
+        content: 'Cancelled: the run ended before this call finished.',
+      });
   }
 }
 

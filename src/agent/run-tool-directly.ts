@@ -25,8 +25,19 @@ export async function runToolDirectly(call: DirectToolCall): Promise<{ ok: boole
   const emit = fanOut([call.onEvent], call.context.logger);
   const started = performance.now();
   const { runId, tool } = call;
-  emit({ type: 'run-start', runId, conversationId: call.context.conversationId, model: call.label, toolNames: [tool.name], at: new Date() });
-  const toolCall = { id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, type: 'function' as const, function: { name: tool.name, arguments: JSON.stringify(call.args) } };
+  emit({
+    type: 'run-start',
+    runId,
+    conversationId: call.context.conversationId,
+    model: call.label,
+    toolNames: [tool.name],
+    at: new Date(),
+  });
+  const toolCall = {
+    id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`,
+    type: 'function' as const,
+    function: { name: tool.name, arguments: JSON.stringify(call.args) },
+  };
   let outcome: { ok: boolean; text: string } | undefined;
   const turn = await runToolTurn({
     runId,

@@ -27,7 +27,10 @@ export const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
  * `z.object` would strip them anyway.
  */
 export function fromZodTool(definition: ToolDefinition): RuntimeTool {
-  const { $schema: _ignored, ...derived } = z.toJSONSchema(definition.parameters, { io: 'input' }) as Record<string, unknown>;
+  const { $schema: _ignored, ...derived } = z.toJSONSchema(definition.parameters, { io: 'input' }) as Record<
+    string,
+    unknown
+  >;
   const inputSchema = closeObjects(derived) as Record<string, unknown>;
   return fromJsonSchemaTool({
     name: definition.name,
@@ -58,7 +61,9 @@ export function fromJsonSchemaTool(tool: Omit<RuntimeTool, 'spec'>): RuntimeTool
 
 /** Adds `additionalProperties: false` to every object schema that does not say otherwise. */
 function closeObjects(schema: unknown): unknown {
-  return mapSchema(schema, (node) => (node.type === 'object' && !('additionalProperties' in node) ? { ...node, additionalProperties: false } : node));
+  return mapSchema(schema, (node) =>
+    node.type === 'object' && !('additionalProperties' in node) ? { ...node, additionalProperties: false } : node,
+  );
 }
 
 export function zodValidate(schema: z.ZodType, input: unknown): ValidationResult {

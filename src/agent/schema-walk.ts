@@ -15,7 +15,14 @@
 export type SchemaNode = Record<string, unknown>;
 
 /** Keywords whose value maps names to schemas (draft 7's `dependencies` may also map a name to a list of names: left as it is). */
-const namedSchemaKeywords = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']);
+const namedSchemaKeywords = new Set([
+  'properties',
+  'patternProperties',
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+  'dependencies',
+]);
 /** Keywords whose value is data (instances), never a schema. */
 const dataKeywords = new Set(['enum', 'const', 'default', 'examples']);
 
@@ -44,7 +51,8 @@ export function everySchema(schema: unknown, test: (node: SchemaNode) => boolean
   if (!test(schema)) return false;
   return Object.entries(schema).every(([key, value]) => {
     if (dataKeywords.has(key)) return true;
-    if (namedSchemaKeywords.has(key) && isSchemaNode(value)) return Object.values(value).every((child) => everySchema(child, test));
+    if (namedSchemaKeywords.has(key) && isSchemaNode(value))
+      return Object.values(value).every((child) => everySchema(child, test));
     return everySchema(value, test);
   });
 }

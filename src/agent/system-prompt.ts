@@ -44,8 +44,10 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
 }
 
 function describePlace(place: ConversationPlace): string {
-  if (place.kind === 'terminal') return `You are in a terminal conversation named ${quote(place.conversation)}, not in Discord.`;
-  const where = place.thread === null ? `channel #${place.channel}` : `thread ${quote(place.thread)} of channel #${place.channel}`;
+  if (place.kind === 'terminal')
+    return `You are in a terminal conversation named ${quote(place.conversation)}, not in Discord.`;
+  const where =
+    place.thread === null ? `channel #${place.channel}` : `thread ${quote(place.thread)} of channel #${place.channel}`;
   return `You are in the Discord server ${quote(place.server)}, in the ${where}.`;
 }
 

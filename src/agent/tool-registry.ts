@@ -6,11 +6,15 @@ import type { Requester, RuntimeTool, ToolServer } from './tool.ts';
  * Builds the runtime form of every tool once, at start-up. Names must be unique, and
  * `final_answer` is the loop's own.
  */
-export function buildToolRegistry(definitions: readonly ToolDefinition[], extra: readonly RuntimeTool[] = []): RuntimeTool[] {
+export function buildToolRegistry(
+  definitions: readonly ToolDefinition[],
+  extra: readonly RuntimeTool[] = [],
+): RuntimeTool[] {
   const tools = [...definitions.map(fromZodTool), ...extra];
   const seen = new Set<string>([finalAnswerToolName]);
   for (const tool of tools) {
-    if (seen.has(tool.name)) throw new Error(`two tools are named "${tool.name}" (or it clashes with ${finalAnswerToolName})`);
+    if (seen.has(tool.name))
+      throw new Error(`two tools are named "${tool.name}" (or it clashes with ${finalAnswerToolName})`);
     seen.add(tool.name);
   }
   return tools;

@@ -44,9 +44,22 @@ export async function runToolTurn(turn: ToolTurn): Promise<ToolTurnOutcome> {
     turn.calls.map(async (call, index): Promise<ToolMessage> => {
       const name = call.function.name;
       const started = performance.now();
-      turn.emit({ type: 'tool-call', runId: turn.runId, step: turn.step, callId: call.id, name, arguments: call.function.arguments });
+      turn.emit({
+        type: 'tool-call',
+        runId: turn.runId,
+        step: turn.step,
+        callId: call.id,
+        name,
+        arguments: call.function.arguments,
+      });
       const observation = await observe(turn, limit, call, index, executed);
-      const base = { runId: turn.runId, step: turn.step, callId: call.id, name, durationMs: performance.now() - started };
+      const base = {
+        runId: turn.runId,
+        step: turn.step,
+        callId: call.id,
+        name,
+        durationMs: performance.now() - started,
+      };
       if (observation.ok) turn.emit({ type: 'tool-result', ...base, result: observation.text });
       else turn.emit({ type: 'tool-error', ...base, kind: observation.kind, error: observation.text });
       return { role: 'tool', tool_call_id: call.id, content: observation.text };
@@ -55,7 +68,13 @@ export async function runToolTurn(turn: ToolTurn): Promise<ToolTurnOutcome> {
   return { messages, executed };
 }
 
-async function observe(turn: ToolTurn, limit: Deadline, call: ToolCall, index: number, executed: string[]): Promise<Observation> {
+async function observe(
+  turn: ToolTurn,
+  limit: Deadline,
+  call: ToolCall,
+  index: number,
+  executed: string[],
+): Promise<Observation> {
   if (turn.runSignal.aborted) return { ok: false, kind: 'cancelled', text: 'Cancelled: the run was stopped.' };
   if (index >= turn.maxCalls) {
     return {
@@ -67,7 +86,11 @@ async function observe(turn: ToolTurn, limit: Deadline, call: ToolCall, index: n
   const tool = turn.tools.get(call.function.name);
   if (!tool) {
     const valid = [...turn.tools.keys()].join(', ');
-    return { ok: false, kind: 'unknown-tool', text: `Unknown tool "${call.function.name}". The valid tools are: ${valid}.` };
+    return {
+      ok: false,
+      kind: 'unknown-tool',
+      text: `Unknown tool "${call.function.name}". The valid tools are: ${valid}.`,
+    };
   }
   const parsed = parseArguments(call.function.arguments);
   if (!parsed.ok) return { ok: false, kind: 'invalid-arguments', text: parsed.text };
@@ -89,7 +112,10 @@ function parseArguments(text: string): { ok: true; value: unknown } | { ok: fals
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {
-    return { ok: false, text: `The arguments are not valid JSON (${errorMessage(error)}). Send one JSON object that matches the schema.` };
+    return {
+      ok: false,
+      text: `The arguments are not valid JSON (${errorMessage(error)}). Send one JSON object that matches the schema.`,
+    };
   }
 }
 
@@ -102,7 +128,11 @@ async function execute(turn: ToolTurn, limit: Deadline, tool: RuntimeTool, args:
   } catch (error) {
     if (turn.runSignal.aborted) return { ok: false, kind: 'cancelled', text: 'Cancelled: the run was stopped.' };
     if (limit.expired) {
-      return { ok: false, kind: 'timeout', text: `Error: ${tool.name} did not finish within ${formatTimeLimit(turn.toolTimeoutMs)}.` };
+      return {
+        ok: false,
+        kind: 'timeout',
+        text: `Error: ${tool.name} did not finish within ${formatTimeLimit(turn.toolTimeoutMs)}.`,
+      };
     }
     turn.context.logger.warn({ err: error, tool: tool.name }, 'a tool failed');
     return { ok: false, kind: 'threw', text: `Error: ${errorMessage(error)}` };
@@ -112,6 +142,10 @@ async function execute(turn: ToolTurn, limit: Deadline, tool: RuntimeTool, args:
 /** What the model sees of a tool's result: text as it is, anything else as JSON, cut to size. */
 export function formatObservation(result: unknown): string {
   const text =
-    typeof result === 'string' ? result : result === undefined || result === null ? '(no result)' : JSON.stringify(result);
+    typeof result === 'string'
+      ? result
+      : result === undefined || result === null
+        ? '(no result)'
+        : JSON.stringify(result);
   return truncateWithNote(text, maxObservationChars, (shown, total) => `\n[cut: ${total - shown} more characters]`);
 }

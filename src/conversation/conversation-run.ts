@@ -50,15 +50,28 @@ export interface RunPlan {
 export type RunOutcome =
   | { kind: 'answered'; runId: string; answer: FinalAnswer }
   /** No answer: a limit, `/stop`, or the model service; `userMessage` says so to people. */
-  | { kind: 'no-answer'; runId: string; status: 'stopped' | 'failed'; userMessage: string; rateLimitSeconds: number | null }
+  | {
+      kind: 'no-answer';
+      runId: string;
+      status: 'stopped' | 'failed';
+      userMessage: string;
+      rateLimitSeconds: number | null;
+    }
   /** The model's context was too long for the window: worth one more try with a smaller one. */
   | { kind: 'context-too-long'; runId: string; userMessage: string }
   /** Stopped by the shutdown: to be taken up at the next start, nothing posted. */
   | { kind: 'interrupted'; runId: string };
 
 /** The agent's options for a plan: pure, so the same plan always makes the same request. */
-export function prepareRun(setup: RunSetup, plan: RunPlan, now: Date): Omit<RunAgentOptions, 'model' | 'runId' | 'signal' | 'onEvent'> {
-  const participants = [plan.conversation.started_by_name, ...plan.requesters.map((requester) => requester.displayName)];
+export function prepareRun(
+  setup: RunSetup,
+  plan: RunPlan,
+  now: Date,
+): Omit<RunAgentOptions, 'model' | 'runId' | 'signal' | 'onEvent'> {
+  const participants = [
+    plan.conversation.started_by_name,
+    ...plan.requesters.map((requester) => requester.displayName),
+  ];
   const requester = plan.requesters.at(-1) ?? { id: 'unknown', displayName: 'someone', isModerator: false };
   return {
     systemPrompt: buildSystemPrompt({
@@ -70,7 +83,13 @@ export function prepareRun(setup: RunSetup, plan: RunPlan, now: Date): Omit<RunA
     history: plan.history,
     input: plan.input,
     tools: toolsFor(currentTools(setup.tools, setup.toolServers), plan.requesters),
-    context: { conversationId: plan.conversation.key, guildId: plan.conversation.guild_id, channelId: plan.channelId, requester, logger: setup.logger },
+    context: {
+      conversationId: plan.conversation.key,
+      guildId: plan.conversation.guild_id,
+      channelId: plan.channelId,
+      requester,
+      logger: setup.logger,
+    },
     settings: setup.settings,
     calledBefore: plan.calledBefore,
   };
@@ -84,10 +103,21 @@ export function prepareRun(setup: RunSetup, plan: RunPlan, now: Date): Omit<RunA
 export async function runPlan(
   setup: RunSetup,
   plan: RunPlan,
-  options: { runId: string; model: ModelClient; sinks: readonly AgentEventSink[]; stop?: AbortSignal; shutdown?: AbortSignal },
+  options: {
+    runId: string;
+    model: ModelClient;
+    sinks: readonly AgentEventSink[];
+    stop?: AbortSignal;
+    shutdown?: AbortSignal;
+  },
 ): Promise<RunOutcome> {
   const signals = [options.stop, options.shutdown].filter((signal): signal is AbortSignal => signal !== undefined);
-  const record = setup.memory.runSink(plan.conversation.id, setup.instanceId, { triggerIds: plan.triggerIds, resumedFrom: plan.resumedFrom }, setup.logger);
+  const record = setup.memory.runSink(
+    plan.conversation.id,
+    setup.instanceId,
+    { triggerIds: plan.triggerIds, resumedFrom: plan.resumedFrom },
+    setup.logger,
+  );
   const result = await runAgent({
     ...prepareRun(setup, plan, new Date()),
     runId: options.runId,
@@ -102,5 +132,11 @@ export async function runPlan(
   const error = result.error instanceof ModelError ? result.error : null;
   if (error?.kind === 'context-too-long') return { kind: 'context-too-long', runId, userMessage };
   const status = result.status === 'stopped' ? 'stopped' : 'failed';
-  return { kind: 'no-answer', runId, status, userMessage, rateLimitSeconds: error?.kind === 'rate-limited' ? error.retryAfterSeconds : null };
+  return {
+    kind: 'no-answer',
+    runId,
+    status,
+    userMessage,
+    rateLimitSeconds: error?.kind === 'rate-limited' ? error.retryAfterSeconds : null,
+  };
 }

@@ -15,7 +15,11 @@ export interface MessageWork {
 }
 
 /** The one way work for a stored message is made. */
-export function messageWork(storedId: number, posted: { messageId: string; channelId: string }, requester: Requester): MessageWork {
+export function messageWork(
+  storedId: number,
+  posted: { messageId: string; channelId: string },
+  requester: Requester,
+): MessageWork {
   return { kind: 'message', storedId, messageId: posted.messageId, messageChannelId: posted.channelId, requester };
 }
 

@@ -31,7 +31,16 @@ import type { FinalAnswer } from '../agent/final-answer.ts';
 export const maxTakeUps = 3;
 
 /** What a run is now, as far as its row says (queued and waiting live in memory only). */
-export type RunState = 'queued' | 'waiting' | 'running' | 'answered' | 'failed' | 'stopped' | 'interrupted' | 'delivered' | 'given-up';
+export type RunState =
+  | 'queued'
+  | 'waiting'
+  | 'running'
+  | 'answered'
+  | 'failed'
+  | 'stopped'
+  | 'interrupted'
+  | 'delivered'
+  | 'given-up';
 
 /** The state of a run from its row. */
 export function stateOf(run: RunRow): RunState {
@@ -59,12 +68,16 @@ export function runLifecycle(store: Pick<Store, 'runs' | 'steps' | 'messages'>) 
 
   /** The tools a run ran (finished or not), from its step log. */
   const toolsRunIn = (runId: string): string[] => {
-    const ran = steps.ofRun(runId).filter((step) => step.kind === 'tool-call' && step.tool_name && !notRun.has(step.error_kind ?? ''));
+    const ran = steps
+      .ofRun(runId)
+      .filter((step) => step.kind === 'tool-call' && step.tool_name && !notRun.has(step.error_kind ?? ''));
     return [...new Set(ran.map((step) => step.tool_name!))];
   };
 
   /** The tools a run and the runs it took up in turn ran: `tools_used` may name them. */
-  const toolsRunInChain = (runId: string): string[] => [...new Set(runs.chain(runId).flatMap((run) => toolsRunIn(run.id)))];
+  const toolsRunInChain = (runId: string): string[] => [
+    ...new Set(runs.chain(runId).flatMap((run) => toolsRunIn(run.id))),
+  ];
 
   return {
     toolsRunInChain,
@@ -79,7 +92,8 @@ export function runLifecycle(store: Pick<Store, 'runs' | 'steps' | 'messages'>) 
     takeUp(run: RunRow): TakeUp {
       const triggerIds = JSON.parse(run.trigger_message_ids) as number[];
       const answered = steps.ofRun(run.id).find((step) => step.kind === 'final-answer');
-      if (answered?.result) return { kind: 'post-answer', answer: JSON.parse(answered.result) as FinalAnswer, triggerIds };
+      if (answered?.result)
+        return { kind: 'post-answer', answer: JSON.parse(answered.result) as FinalAnswer, triggerIds };
       if (!triggerIds.some((id) => store.messages.byId(id))) return { kind: 'nothing-to-answer' };
       if (runs.chain(run.id, maxTakeUps).length >= maxTakeUps) return { kind: 'give-up', triggerIds };
       return { kind: 'continue', triggerIds, calledBefore: toolsRunInChain(run.id) };
@@ -95,7 +109,8 @@ export function runLifecycle(store: Pick<Store, 'runs' | 'steps' | 'messages'>) 
     },
 
     /** answered | failed | stopped | interrupted → delivered: nothing more is owed for it. */
-    deliver: (runId: string, delivery: Exclude<RunDelivery, 'retried' | 'given-up'>) => runs.markDelivered(runId, delivery),
+    deliver: (runId: string, delivery: Exclude<RunDelivery, 'retried' | 'given-up'>) =>
+      runs.markDelivered(runId, delivery),
 
     /** interrupted → given up: cut off too many times; its people were told to ask again. */
     giveUp: (runId: string) => runs.markDelivered(runId, 'given-up'),
@@ -114,7 +129,15 @@ export function runLifecycle(store: Pick<Store, 'runs' | 'steps' | 'messages'>) 
      * call had its turn. `told` says whether its people get the notice now (delivered once posted)
      * or were told already (withheld).
      */
-    refuse(run: { id: string; conversationId: number; instanceId: string; triggerMessageIds: number[]; model: string; reason: string; told: boolean }) {
+    refuse(run: {
+      id: string;
+      conversationId: number;
+      instanceId: string;
+      triggerMessageIds: number[];
+      model: string;
+      reason: string;
+      told: boolean;
+    }) {
       runs.recordRefused({ ...run, error: run.reason, delivery: run.told ? null : 'withheld' });
     },
   };

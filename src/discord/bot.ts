@@ -116,10 +116,25 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
   };
   const queues = new ConversationQueues<QueuedWork>(
     (conversationKey, batch) => handleWork(runner, conversationKey, batch),
-    (error, conversationKey) => logger.error({ err: error, conversation: conversationKey }, 'answering in a conversation failed'),
+    (error, conversationKey) =>
+      logger.error({ err: error, conversation: conversationKey }, 'answering in a conversation failed'),
   );
-  const router = messageRouter({ client: readyClient, store: deps.store, memory, counter: deps.counter, queues, discord: deps.discord, limits, logger });
-  const setup = { tools: deps.tools, toolServers, toolSubcommands: toolCommands, moderatorRoleIds: deps.discord.moderatorRoleIds };
+  const router = messageRouter({
+    client: readyClient,
+    store: deps.store,
+    memory,
+    counter: deps.counter,
+    queues,
+    discord: deps.discord,
+    limits,
+    logger,
+  });
+  const setup = {
+    tools: deps.tools,
+    toolServers,
+    toolSubcommands: toolCommands,
+    moderatorRoleIds: deps.discord.moderatorRoleIds,
+  };
   const commandContext: CommandContext = {
     ...setup,
     client: readyClient,
@@ -148,31 +163,68 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
       .catch((error: unknown) => logger.error({ err: error }, `handling ${what} failed`))
       .then(() => handled.forEach((event) => deps.onHandled?.(event)));
   };
-  client.on(Events.MessageCreate, (message) => guard('a message', () => router.onMessageCreate(message), { kind: 'message', id: message.id }));
-  client.on(Events.MessageUpdate, (_old, message) => guard('an edit', () => router.onMessageUpdate(message), { kind: 'edit', id: message.id }));
-  client.on(Events.InteractionCreate, (interaction) => guard('a command', () => onCommand(interaction), { kind: 'interaction', id: interaction.id }));
+  client.on(Events.MessageCreate, (message) =>
+    guard('a message', () => router.onMessageCreate(message), { kind: 'message', id: message.id }),
+  );
+  client.on(Events.MessageUpdate, (_old, message) =>
+    guard('an edit', () => router.onMessageUpdate(message), { kind: 'edit', id: message.id }),
+  );
+  client.on(Events.InteractionCreate, (interaction) =>
+    guard('a command', () => onCommand(interaction), { kind: 'interaction', id: interaction.id }),
+  );
   // Raw events: discord.js emits deletions only for what its cache still holds.
   client.on(Events.Raw, (packet: { t?: string; d?: Record<string, unknown> }) => {
     const data = packet.d ?? {};
     const ids = (data.ids as string[] | undefined) ?? [];
-    if (packet.t === 'MESSAGE_DELETE') guard('a deletion', () => router.onMessagesDeleted(String(data.channel_id), [String(data.id)]), { kind: 'deletion', id: String(data.id) });
-    if (packet.t === 'MESSAGE_DELETE_BULK') guard('a bulk deletion', () => router.onMessagesDeleted(String(data.channel_id), ids), ...ids.map((id) => ({ kind: 'deletion' as const, id })));
-    if (packet.t === 'THREAD_DELETE') guard('a thread deletion', () => router.onThreadDeleted(String(data.id)), { kind: 'thread-deletion', id: String(data.id) });
-    if (packet.t === 'CHANNEL_DELETE') guard('a channel deletion', () => router.onChannelDeleted(String(data.id)), { kind: 'channel-deletion', id: String(data.id) });
+    if (packet.t === 'MESSAGE_DELETE')
+      guard('a deletion', () => router.onMessagesDeleted(String(data.channel_id), [String(data.id)]), {
+        kind: 'deletion',
+        id: String(data.id),
+      });
+    if (packet.t === 'MESSAGE_DELETE_BULK')
+      guard(
+        'a bulk deletion',
+        () => router.onMessagesDeleted(String(data.channel_id), ids),
+        ...ids.map((id) => ({ kind: 'deletion' as const, id })),
+      );
+    if (packet.t === 'THREAD_DELETE')
+      guard('a thread deletion', () => router.onThreadDeleted(String(data.id)), {
+        kind: 'thread-deletion',
+        id: String(data.id),
+      });
+    if (packet.t === 'CHANNEL_DELETE')
+      guard('a channel deletion', () => router.onChannelDeleted(String(data.id)), {
+        kind: 'channel-deletion',
+        id: String(data.id),
+      });
   });
   client.on(Events.Error, (error) => logger.error({ err: error }, 'discord client error'));
   client.on(Events.ShardDisconnect, (event, shard) => logger.warn({ code: event.code, shard }, 'gateway disconnected'));
   client.on(Events.ShardResume, (shard) => logger.info({ shard }, 'gateway resumed'));
   // Registered once listening: a command used meanwhile is answered by the definitions we have.
-  await syncCommands(commandRegistry(readyClient.rest, readyClient.application.id, deps.discord.commandGuildId), deps.commands.map((command) => command.data(setup)), logger).catch((error: unknown) =>
-    logger.error({ err: error }, 'could not register the slash commands'),
-  );
+  await syncCommands(
+    commandRegistry(readyClient.rest, readyClient.application.id, deps.discord.commandGuildId),
+    deps.commands.map((command) => command.data(setup)),
+    logger,
+  ).catch((error: unknown) => logger.error({ err: error }, 'could not register the slash commands'));
   // A new gateway session (one that could not resume) may have missed messages: catch up again.
-  client.on(Events.ShardReady, () => guard('a new session', async () => void (await catchUp(deps.store, router, logger))));
-  logger.info({ user: readyClient.user.tag, guilds: readyClient.guilds.cache.size, invite: inviteUrl(readyClient.application.id) }, 'connected to Discord');
-  const reminders = startReminders(readyClient, deps.store.reminders, deps.instanceId, logger, { intervalMs: deps.reminderIntervalMs });
+  client.on(Events.ShardReady, () =>
+    guard('a new session', async () => void (await catchUp(deps.store, router, logger))),
+  );
+  logger.info(
+    {
+      user: readyClient.user.tag,
+      guilds: readyClient.guilds.cache.size,
+      invite: inviteUrl(readyClient.application.id),
+    },
+    'connected to Discord',
+  );
+  const reminders = startReminders(readyClient, deps.store.reminders, deps.instanceId, logger, {
+    intervalMs: deps.reminderIntervalMs,
+  });
   const missed = await caughtUp;
-  if (unfinished.resumed + unfinished.pending + missed > 0) logger.info({ ...unfinished, missed }, 'caught up after downtime');
+  if (unfinished.resumed + unfinished.pending + missed > 0)
+    logger.info({ ...unfinished, missed }, 'caught up after downtime');
 
   return {
     client: readyClient,
@@ -201,7 +253,11 @@ function explainLoginError(error: unknown): Error {
     );
   }
   // @discordjs/ws rejects login with a plain Error('Used disallowed intents') after close code 4014.
-  if (code === DiscordjsErrorCodes.DisallowedIntents || code === 4014 || /disallowed intents/i.test(String((error as Error).message))) {
+  if (
+    code === DiscordjsErrorCodes.DisallowedIntents ||
+    code === 4014 ||
+    /disallowed intents/i.test(String((error as Error).message))
+  ) {
     return new DiscordLoginError(
       'discord-intent-missing',
       'Discord refused the Message Content intent. Turn on "Message Content Intent" in the Developer Portal (your application → Bot → Privileged Gateway Intents), then start again.',

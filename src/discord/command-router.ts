@@ -27,7 +27,8 @@ export function commandRouter(commands: readonly CommandDefinition[], context: C
     }
     if (!interaction.isChatInputCommand() && !interaction.isMessageContextMenuCommand()) return;
     if (!interaction.inCachedGuild()) {
-      if (interaction.isRepliable()) await interaction.reply({ content: 'My commands work in servers only.', flags: MessageFlags.Ephemeral });
+      if (interaction.isRepliable())
+        await interaction.reply({ content: 'My commands work in servers only.', flags: MessageFlags.Ephemeral });
       return;
     }
     const command = byName.get(interaction.commandName);
@@ -39,10 +40,14 @@ export function commandRouter(commands: readonly CommandDefinition[], context: C
       }
       await command.execute(cached, context);
     } catch (error) {
-      context.logger.error({ err: error, command: interaction.commandName, cause: describeDiscordError(error) }, 'a command failed');
-      await replyPrivately(cached, 'Something went wrong with that command. The operator can find the cause in the logs.').catch((reportError: unknown) =>
-        context.logger.warn({ err: reportError }, 'could not report a failed command'),
+      context.logger.error(
+        { err: error, command: interaction.commandName, cause: describeDiscordError(error) },
+        'a command failed',
       );
+      await replyPrivately(
+        cached,
+        'Something went wrong with that command. The operator can find the cause in the logs.',
+      ).catch((reportError: unknown) => context.logger.warn({ err: reportError }, 'could not report a failed command'));
     }
   };
 }

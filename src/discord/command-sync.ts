@@ -14,7 +14,9 @@ export function normalizeCommand(command: Record<string, unknown>, guildScope = 
     options: normalizeOptions(command.options),
     // A bit set: a string from the API and the builders, a bigint or number when written by hand.
     default_member_permissions:
-      typeof permissions === 'string' || typeof permissions === 'bigint' || typeof permissions === 'number' ? String(permissions) : null,
+      typeof permissions === 'string' || typeof permissions === 'bigint' || typeof permissions === 'number'
+        ? String(permissions)
+        : null,
     ...(guildScope ? {} : { contexts: command.contexts ?? null, integration_types: command.integration_types ?? [0] }),
     nsfw: command.nsfw ?? false,
   };
@@ -23,12 +25,21 @@ export function normalizeCommand(command: Record<string, unknown>, guildScope = 
 function normalizeOptions(options: unknown): unknown[] {
   if (!Array.isArray(options)) return [];
   return options.map((raw: Record<string, unknown>) => {
-    const option: Record<string, unknown> = { type: raw.type, name: raw.name, description: raw.description ?? '', required: raw.required ?? false };
+    const option: Record<string, unknown> = {
+      type: raw.type,
+      name: raw.name,
+      description: raw.description ?? '',
+      required: raw.required ?? false,
+    };
     for (const key of ['min_value', 'max_value', 'min_length', 'max_length', 'channel_types'] as const) {
       if (raw[key] !== undefined && raw[key] !== null) option[key] = raw[key];
     }
     if (raw.autocomplete === true) option.autocomplete = true;
-    if (Array.isArray(raw.choices) && raw.choices.length > 0) option.choices = raw.choices.map((choice: { name: string; value: unknown }) => ({ name: choice.name, value: choice.value }));
+    if (Array.isArray(raw.choices) && raw.choices.length > 0)
+      option.choices = raw.choices.map((choice: { name: string; value: unknown }) => ({
+        name: choice.name,
+        value: choice.value,
+      }));
     const nested = normalizeOptions(raw.options);
     if (nested.length > 0) option.options = nested;
     return option;
@@ -36,9 +47,17 @@ function normalizeOptions(options: unknown): unknown[] {
 }
 
 /** Whether what Discord has differs from what we would register (order aside). */
-export function commandsDiffer(registered: readonly Record<string, unknown>[], wanted: readonly RESTPostAPIApplicationCommandsJSONBody[], guildScope = false): boolean {
+export function commandsDiffer(
+  registered: readonly Record<string, unknown>[],
+  wanted: readonly RESTPostAPIApplicationCommandsJSONBody[],
+  guildScope = false,
+): boolean {
   const key = (commands: readonly Record<string, unknown>[]) =>
-    JSON.stringify(commands.map((command) => normalizeCommand(command, guildScope)).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))));
+    JSON.stringify(
+      commands
+        .map((command) => normalizeCommand(command, guildScope))
+        .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+    );
   return key(registered) !== key(wanted as unknown as Record<string, unknown>[]);
 }
 
@@ -51,7 +70,9 @@ export interface CommandRegistry {
 
 /** Discord's commands of this application, as Discord's API returns them: in one server (while developing), or everywhere. */
 export function commandRegistry(rest: REST, applicationId: string, guildId: string | null): CommandRegistry {
-  const route = guildId ? Routes.applicationGuildCommands(applicationId, guildId) : Routes.applicationCommands(applicationId);
+  const route = guildId
+    ? Routes.applicationGuildCommands(applicationId, guildId)
+    : Routes.applicationCommands(applicationId);
   return {
     guildScope: guildId !== null,
     fetch: async () => (await rest.get(route)) as Record<string, unknown>[],
@@ -60,7 +81,11 @@ export function commandRegistry(rest: REST, applicationId: string, guildId: stri
 }
 
 /** Registers the commands only when they differ from Discord's: an unchanged restart makes no PUT. */
-export async function syncCommands(registry: CommandRegistry, wanted: readonly RESTPostAPIApplicationCommandsJSONBody[], logger: Logger): Promise<boolean> {
+export async function syncCommands(
+  registry: CommandRegistry,
+  wanted: readonly RESTPostAPIApplicationCommandsJSONBody[],
+  logger: Logger,
+): Promise<boolean> {
   const registered = await registry.fetch();
   if (!commandsDiffer(registered, wanted, registry.guildScope)) {
     logger.info({ commands: wanted.length }, 'slash commands unchanged');

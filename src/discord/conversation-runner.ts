@@ -9,7 +9,11 @@ import { renderAnswer } from './render.ts';
 import { piecesNotYetPosted, sendPieces, sendText } from './send.ts';
 
 /** Handles a conversation's queued work: runs to take up again first, then the new messages as one batch. */
-export async function handleWork(deps: RunnerDependencies, conversationKey: string, work: readonly QueuedWork[]): Promise<void> {
+export async function handleWork(
+  deps: RunnerDependencies,
+  conversationKey: string,
+  work: readonly QueuedWork[],
+): Promise<void> {
   if (deps.shutdown.aborted) return; // Stored already: answered after the next start.
   const conversation = deps.store.conversations.byKey(conversationKey);
   if (!conversation) return; // Purged (its thread was deleted) while the work waited.
@@ -21,7 +25,10 @@ export async function handleWork(deps: RunnerDependencies, conversationKey: stri
       await takeUp(deps, conversation, channel, item.run);
     } catch (error) {
       // One run that cannot be taken up must not keep the others, or the new messages, waiting.
-      deps.logger.error({ err: error, runId: item.run.id, conversation: conversation.key }, 'could not take up an interrupted run');
+      deps.logger.error(
+        { err: error, runId: item.run.id, conversation: conversation.key },
+        'could not take up an interrupted run',
+      );
       deps.lifecycle.deliver(item.run.id, 'post-failed');
     }
   }
@@ -43,7 +50,10 @@ export async function handleWork(deps: RunnerDependencies, conversationKey: stri
 }
 
 /** What every plan in this conversation and channel shares. */
-function planIn(conversation: ConversationRow, channel: SendableChannels): Pick<DiscordRunPlan, 'conversation' | 'channel' | 'place' | 'channelId'> {
+function planIn(
+  conversation: ConversationRow,
+  channel: SendableChannels,
+): Pick<DiscordRunPlan, 'conversation' | 'channel' | 'place' | 'channelId'> {
   return { conversation, channel, place: describePlace(channel), channelId: channel.id };
 }
 
@@ -52,7 +62,12 @@ function planIn(conversation: ConversationRow, channel: SendableChannels): Pick<
  * had reached (unless the channel shows it was), give up, or let the model continue from the steps
  * on disk (finished tool calls are in memory with their results; unfinished ones read as interrupted).
  */
-async function takeUp(deps: RunnerDependencies, conversation: ConversationRow, channel: SendableChannels, run: RunRow): Promise<void> {
+async function takeUp(
+  deps: RunnerDependencies,
+  conversation: ConversationRow,
+  channel: SendableChannels,
+  run: RunRow,
+): Promise<void> {
   const decision = deps.lifecycle.takeUp(run);
   if (decision.kind === 'nothing-to-answer') return deps.lifecycle.deliver(run.id, 'nothing-to-answer');
   const triggers = decision.triggerIds.flatMap((id) => deps.store.messages.byId(id) ?? []);
@@ -64,9 +79,16 @@ async function takeUp(deps: RunnerDependencies, conversation: ConversationRow, c
       const text = renderAnswer(decision.answer);
       try {
         const missing = await piecesNotYetPosted(channel, text, lastTrigger, deps.client.user.id);
-        await sendPieces(channel, missing, { replyTo, nonceSeed: `${run.id}:answer`, onSent: (id) => deps.store.runs.addPostedMessage(run.id, id) });
+        await sendPieces(channel, missing, {
+          replyTo,
+          nonceSeed: `${run.id}:answer`,
+          onSent: (id) => deps.store.runs.addPostedMessage(run.id, id),
+        });
       } catch (error) {
-        deps.logger.error({ ...log, err: error, cause: describeDiscordError(error) }, 'could not post the answer of an interrupted run');
+        deps.logger.error(
+          { ...log, err: error, cause: describeDiscordError(error) },
+          'could not post the answer of an interrupted run',
+        );
       }
       deps.lifecycle.answeredAfterAll(run.id);
       deps.logger.info(log, 'interrupted run: its answer is posted');

@@ -23,12 +23,21 @@ export interface DirectCall {
  * their transaction: a run (model "direct") with its tool-call step in the step log and, in a
  * conversation thread, the call and its result in memory, so the agent can refer to it later.
  */
-export async function runDirectToolCall(store: Store, memory: ConversationMemory, call: DirectCall): Promise<{ ok: boolean; text: string; runId: string }> {
+export async function runDirectToolCall(
+  store: Store,
+  memory: ConversationMemory,
+  call: DirectCall,
+): Promise<{ ok: boolean; text: string; runId: string }> {
   const runId = randomUUID();
   const { conversation, context } = call;
   // In memory, the call follows the newest message of the conversation.
   const answersId = store.messages.newestId(conversation.id) || null;
-  const record = memory.runSink(conversation.id, call.instanceId, { answersId, remember: call.remember }, context.logger);
+  const record = memory.runSink(
+    conversation.id,
+    call.instanceId,
+    { answersId, remember: call.remember },
+    context.logger,
+  );
   const outcome = await runToolDirectly({
     runId,
     label: `direct (/tool by ${call.requester})`,

@@ -59,9 +59,15 @@ export async function executeRun(deps: RunnerDependencies, plan: DiscordRunPlan)
     if (!admission) return;
     let outcome = await runInDiscord(deps, plan, active, admission.model);
     if (outcome.kind === 'context-too-long') {
-      deps.logger.warn({ runId: outcome.runId, conversation: plan.conversation.key }, 'context too long: trying again with half the memory window');
+      deps.logger.warn(
+        { runId: outcome.runId, conversation: plan.conversation.key },
+        'context too long: trying again with half the memory window',
+      );
       const taken = deps.lifecycle.retry(outcome.runId);
-      const window = deps.memory.loadWindow(plan.conversation.id, plan.triggerIds, { budget: Math.floor(deps.memoryBudget / 2), resuming: true });
+      const window = deps.memory.loadWindow(plan.conversation.id, plan.triggerIds, {
+        budget: Math.floor(deps.memoryBudget / 2),
+        resuming: true,
+      });
       outcome = await runInDiscord(deps, { ...plan, ...window, ...taken }, active, deps.model);
     }
     typing.stop();
@@ -96,23 +102,44 @@ async function admit(deps: RunnerDependencies, plan: DiscordRunPlan, active: Act
   if (!turn) return unlimited;
   active.running();
   const requester = plan.requesters.at(-1);
-  const verdict = requester && deps.limits ? deps.limits.admitRun(requester.id, plan.conversation.guild_id) : { ok: true as const };
+  const verdict =
+    requester && deps.limits ? deps.limits.admitRun(requester.id, plan.conversation.guild_id) : { ok: true as const };
   if (verdict.ok) return { model: turn.client, release: () => turn.release() };
   turn.release();
   const runId = randomUUID();
-  const run = { id: runId, conversationId: plan.conversation.id, instanceId: deps.instanceId, triggerMessageIds: [...plan.triggerIds], model: deps.model.model };
+  const run = {
+    id: runId,
+    conversationId: plan.conversation.id,
+    instanceId: deps.instanceId,
+    triggerMessageIds: [...plan.triggerIds],
+    model: deps.model.model,
+  };
   deps.lifecycle.refuse({ ...run, reason: 'the daily token budget is spent', told: verdict.tell });
   deps.logger.warn({ runId, conversation: plan.conversation.key }, 'run refused: the daily token budget is spent');
-  if (verdict.tell) await deliver(deps, plan, { kind: 'no-answer', runId, status: 'failed', userMessage: verdict.message, rateLimitSeconds: null });
+  if (verdict.tell)
+    await deliver(deps, plan, {
+      kind: 'no-answer',
+      runId,
+      status: 'failed',
+      userMessage: verdict.message,
+      rateLimitSeconds: null,
+    });
   return null;
 }
 
 /** One run, its tool calls posted as they finish. */
-async function runInDiscord(deps: RunnerDependencies, plan: DiscordRunPlan, active: ActiveRun, model: ModelClient): Promise<RunOutcome> {
+async function runInDiscord(
+  deps: RunnerDependencies,
+  plan: DiscordRunPlan,
+  active: ActiveRun,
+  model: ModelClient,
+): Promise<RunOutcome> {
   const runId = randomUUID();
   const { channel, conversation } = plan;
   active.running();
-  const posts = toolPostSink(channel, deps.discord.toolPosts, deps.logger, (messageId) => deps.store.runs.addPostedMessage(runId, messageId));
+  const posts = toolPostSink(channel, deps.discord.toolPosts, deps.logger, (messageId) =>
+    deps.store.runs.addPostedMessage(runId, messageId),
+  );
   const outcome = await runPlan(deps, plan, {
     runId,
     model,
@@ -128,7 +155,8 @@ async function runInDiscord(deps: RunnerDependencies, plan: DiscordRunPlan, acti
 /** Posts the answer, or why there is none, and records the run delivered (tried, and logged if it failed). */
 async function deliver(deps: RunnerDependencies, plan: DiscordRunPlan, outcome: RunOutcome): Promise<void> {
   if (outcome.kind === 'interrupted') return;
-  if (outcome.kind === 'no-answer' && outcome.rateLimitSeconds !== null) deps.gate.rateLimited(outcome.rateLimitSeconds, plan.conversation.key);
+  if (outcome.kind === 'no-answer' && outcome.rateLimitSeconds !== null)
+    deps.gate.rateLimited(outcome.rateLimitSeconds, plan.conversation.key);
   const text = outcome.kind === 'answered' ? renderAnswer(outcome.answer) : outcome.userMessage;
   const { runId } = outcome;
   try {
@@ -139,7 +167,10 @@ async function deliver(deps: RunnerDependencies, plan: DiscordRunPlan, outcome: 
     });
     deps.lifecycle.deliver(runId, 'posted');
   } catch (error) {
-    deps.logger.error({ err: error, runId, channelId: plan.channel.id, cause: describeDiscordError(error) }, 'could not post the answer');
+    deps.logger.error(
+      { err: error, runId, channelId: plan.channel.id, cause: describeDiscordError(error) },
+      'could not post the answer',
+    );
     // Only a crash before this line leaves an answer to deliver at the next start.
     deps.lifecycle.deliver(runId, 'post-failed');
   }
@@ -147,7 +178,19 @@ async function deliver(deps: RunnerDependencies, plan: DiscordRunPlan, outcome: 
 
 /** Where a Discord conversation takes place, as the model should know it. */
 export function describePlace(channel: SendableChannels): ConversationPlace {
-  if (!('guild' in channel) || !channel.guild) return { kind: 'discord', server: 'unknown', channel: 'unknown', thread: null };
-  if (channel.isThread()) return { kind: 'discord', server: channel.guild.name, channel: channel.parent?.name ?? 'unknown', thread: channel.name };
-  return { kind: 'discord', server: channel.guild.name, channel: 'name' in channel ? String(channel.name) : 'unknown', thread: null };
+  if (!('guild' in channel) || !channel.guild)
+    return { kind: 'discord', server: 'unknown', channel: 'unknown', thread: null };
+  if (channel.isThread())
+    return {
+      kind: 'discord',
+      server: channel.guild.name,
+      channel: channel.parent?.name ?? 'unknown',
+      thread: channel.name,
+    };
+  return {
+    kind: 'discord',
+    server: channel.guild.name,
+    channel: 'name' in channel ? String(channel.name) : 'unknown',
+    thread: null,
+  };
 }

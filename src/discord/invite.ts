@@ -13,6 +13,10 @@ export const botPermissions = new PermissionsBitField([
 
 /** The link that adds the bot to a server with exactly those permissions. */
 export function inviteUrl(applicationId: string): string {
-  const query = new URLSearchParams({ client_id: applicationId, scope: OAuth2Scopes.Bot, permissions: botPermissions.bitfield.toString() });
+  const query = new URLSearchParams({
+    client_id: applicationId,
+    scope: OAuth2Scopes.Bot,
+    permissions: botPermissions.bitfield.toString(),
+  });
   return `https://discord.com/oauth2/authorize?${query.toString()}`;
 }

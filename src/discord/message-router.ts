@@ -53,20 +53,28 @@ export type GuildMessage = OmitPartialGroupDMChannel<Message<true>>;
 export function messageRouter(deps: RouterDependencies) {
   const { client, store, memory, discord, logger } = deps;
   const line = new KeyedSerializer();
-  const progress = new ChannelProgress((channelId, guildId, messageId) => store.channelCursors.advance(channelId, guildId, messageId));
+  const progress = new ChannelProgress((channelId, guildId, messageId) =>
+    store.channelCursors.advance(channelId, guildId, messageId),
+  );
   const botRoleId = (message: GuildMessage) => message.guild.roles.botRoleFor(client.user)?.id ?? null;
   const mentionsBot = (message: GuildMessage) => {
     if (message.mentions.users.has(client.user.id)) return true;
     const role = botRoleId(message);
     return role !== null && message.mentions.roles.has(role);
   };
-  const requesterOf = (message: GuildMessage) => discordRequester(message.author, message.member, message.channel, discord.moderatorRoleIds);
+  const requesterOf = (message: GuildMessage) =>
+    discordRequester(message.author, message.member, message.channel, discord.moderatorRoleIds);
 
   /** Stores the message (null if it already was: the gateway can deliver an event twice). */
   async function record(message: GuildMessage, conversation: ConversationRow): Promise<MessageWork | null> {
     const content = await messageText(message, client.user.id, botRoleId(message), discord.attachmentMaxBytes);
     const requester = requesterOf(message);
-    const storedId = memory.recordUserMessage(conversation, { authorId: message.author.id, authorName: requester.displayName, content, discordMessageId: message.id });
+    const storedId = memory.recordUserMessage(conversation, {
+      authorId: message.author.id,
+      authorName: requester.displayName,
+      content,
+      discordMessageId: message.id,
+    });
     if (storedId === null) return null;
     if (message.channel.isThread()) store.conversations.setLastSeenMessage(conversation.id, message.id);
     return messageWork(storedId, { messageId: message.id, channelId: message.channelId }, requester);
@@ -82,12 +90,17 @@ export function messageRouter(deps: RouterDependencies) {
     if (verdict.tell) {
       await message
         .reply({ content: verdict.message, allowedMentions: noPings })
-        .catch((error: unknown) => logger.warn({ err: error, channelId: message.channelId }, 'could not post the limit notice'));
+        .catch((error: unknown) =>
+          logger.warn({ err: error, channelId: message.channelId }, 'could not post the limit notice'),
+        );
     }
     return false;
   }
 
-  function ensureConversation(message: GuildMessage, where: { threadId: string; title: string; channelId: string | null }): ConversationRow {
+  function ensureConversation(
+    message: GuildMessage,
+    where: { threadId: string; title: string; channelId: string | null },
+  ): ConversationRow {
     return store.conversations.ensure({
       key: discordConversationKey(where.threadId),
       title: where.title,
@@ -106,7 +119,8 @@ export function messageRouter(deps: RouterDependencies) {
     // A thread made from a message the bot answered in the channel carries that conversation on.
     if (existing && existing.thread_id === null) existing = store.conversations.setThread(existing.id, thread.id);
     if (!existing && !mentionsBot(message)) return;
-    const conversation = existing ?? ensureConversation(message, { threadId: thread.id, title: thread.name, channelId: thread.parentId });
+    const conversation =
+      existing ?? ensureConversation(message, { threadId: thread.id, title: thread.name, channelId: thread.parentId });
     if (!(await withinLimits(message))) {
       // Seen and refused: not to be caught up on (and answered) later.
       store.conversations.setLastSeenMessage(conversation.id, message.id);
@@ -119,7 +133,10 @@ export function messageRouter(deps: RouterDependencies) {
   async function handleInChannel(message: GuildMessage): Promise<void> {
     const channel = message.channel;
     if (!mentionsBot(message) || !(await withinLimits(message))) return;
-    const name = threadName(cleanText(message, client.user.id, botRoleId(message)), message.member?.displayName ?? message.author.displayName);
+    const name = threadName(
+      cleanText(message, client.user.id, botRoleId(message)),
+      message.member?.displayName ?? message.author.displayName,
+    );
     // Stored before the thread is made (it takes the message's id), so that a crash in between
     // leaves a conversation and a message to answer at the next start, not a thread nobody knows.
     const conversation = ensureConversation(message, { threadId: message.id, title: name, channelId: channel.id });
@@ -130,7 +147,10 @@ export function messageRouter(deps: RouterDependencies) {
       logger.info({ threadId: thread.id, channelId: channel.id, guildId: message.guildId }, 'conversation started');
     } catch (error) {
       // No thread (no Create Public Threads permission, say): answer in the channel instead.
-      logger.warn({ err: error, channelId: channel.id, cause: describeDiscordError(error) }, 'could not start a thread: answering in the channel');
+      logger.warn(
+        { err: error, channelId: channel.id, cause: describeDiscordError(error) },
+        'could not start a thread: answering in the channel',
+      );
       store.conversations.setThread(conversation.id, null);
     }
     deps.queues.push(conversation.key, work);
@@ -140,7 +160,8 @@ export function messageRouter(deps: RouterDependencies) {
   function handleCreate(message: GuildMessage): Promise<void> {
     const channel = message.channel;
     if (channel.isThread()) return line.run(discordConversationKey(channel.id), () => handleInThread(message));
-    if (channel.type !== ChannelType.GuildText && channel.type !== ChannelType.GuildAnnouncement) return Promise.resolve();
+    if (channel.type !== ChannelType.GuildText && channel.type !== ChannelType.GuildAnnouncement)
+      return Promise.resolve();
     if (!isAllowedPlace(discord, message.guildId, channel.id)) return Promise.resolve();
     const done = progress.begin(channel.id, message.guildId, message.id);
     // A failure is logged by the caller; the cursor moves on, or it would hold every later message back.
@@ -207,7 +228,12 @@ export function messageRouter(deps: RouterDependencies) {
       if (!store.messages.hasDiscordId(message.id)) return;
       const full = message.partial ? await message.fetch().catch(() => null) : message;
       if (!full || full.author.bot || !full.inGuild()) return;
-      const content = await messageText(full as GuildMessage, client.user.id, botRoleId(full as GuildMessage), discord.attachmentMaxBytes);
+      const content = await messageText(
+        full as GuildMessage,
+        client.user.id,
+        botRoleId(full as GuildMessage),
+        discord.attachmentMaxBytes,
+      );
       const authorName = full.member?.displayName ?? full.author.displayName;
       store.messages.editByDiscordId(full.id, content, deps.counter.count(formatUserContent(authorName, content)));
     },

@@ -5,7 +5,11 @@ import type { Requester } from '../agent/tool.ts';
  * A moderator may manage messages where they are, or holds one of the configured moderator roles.
  * Checked from Discord's own view of the member every time, never from what the model says.
  */
-export function isModerator(member: GuildMember | null, channel: GuildBasedChannel | null, moderatorRoleIds: readonly string[]): boolean {
+export function isModerator(
+  member: GuildMember | null,
+  channel: GuildBasedChannel | null,
+  moderatorRoleIds: readonly string[],
+): boolean {
   if (!member) return false;
   if (moderatorRoleIds.some((roleId) => member.roles.cache.has(roleId))) return true;
   const permissions = channel ? member.permissionsIn(channel) : member.permissions;
@@ -24,5 +28,9 @@ export function discordRequester(
   channel: GuildBasedChannel | null,
   moderatorRoleIds: readonly string[],
 ): Requester {
-  return { id: user.id, displayName: member?.displayName ?? user.displayName, isModerator: isModerator(member, channel, moderatorRoleIds) };
+  return {
+    id: user.id,
+    displayName: member?.displayName ?? user.displayName,
+    isModerator: isModerator(member, channel, moderatorRoleIds),
+  };
 }

@@ -7,11 +7,18 @@ import type { Logger } from '../agent/logger.ts';
  * archived thread the bot owns is reopened; one it cannot post in (gone, or locked) is logged, with
  * the reason, and null is returned.
  */
-export async function postingChannel(client: Client<true>, conversation: ConversationRow, logger: Logger): Promise<SendableChannels | null> {
+export async function postingChannel(
+  client: Client<true>,
+  conversation: ConversationRow,
+  logger: Logger,
+): Promise<SendableChannels | null> {
   const id = conversation.thread_id ?? conversation.channel_id;
   const channel = id ? await client.channels.fetch(id).catch(() => null) : null;
   if (!channel?.isSendable()) {
-    logger.warn({ conversation: conversation.key, channelId: id }, 'cannot post: the thread or channel is gone or not a text channel');
+    logger.warn(
+      { conversation: conversation.key, channelId: id },
+      'cannot post: the thread or channel is gone or not a text channel',
+    );
     return null;
   }
   // In a locked thread, archived or not, only those who may manage threads post: no run whose
@@ -21,7 +28,11 @@ export async function postingChannel(client: Client<true>, conversation: Convers
     return null;
   }
   if (channel.isThread() && channel.archived && (channel.ownerId === client.user.id || channel.manageable)) {
-    await channel.setArchived(false).catch((error: unknown) => logger.warn({ err: error, threadId: channel.id }, 'could not reopen the archived thread'));
+    await channel
+      .setArchived(false)
+      .catch((error: unknown) =>
+        logger.warn({ err: error, threadId: channel.id }, 'could not reopen the archived thread'),
+      );
   }
   return channel;
 }

@@ -11,7 +11,10 @@ export class RateLimitGate {
   private until = 0;
   private readonly told = new Set<string>();
 
-  constructor(private readonly logger: Logger, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Records a pause the model service asked for; the conversation that met it was told by its run. */
   rateLimited(retryAfterSeconds: number, conversationKey: string): void {
@@ -31,8 +34,9 @@ export class RateLimitGate {
       if (!this.told.has(conversationKey)) {
         this.told.add(conversationKey);
         const text = `The model is rate-limited right now. I will answer here in about ${formatWait(wait / 1000)}.`;
-        await sendText(channel, text, { nonceSeed: `${conversationKey}:rate-limited:${this.until}` }).catch((error: unknown) =>
-          this.logger.warn({ err: error, conversation: conversationKey }, 'could not post the rate-limit notice'),
+        await sendText(channel, text, { nonceSeed: `${conversationKey}:rate-limited:${this.until}` }).catch(
+          (error: unknown) =>
+            this.logger.warn({ err: error, conversation: conversationKey }, 'could not post the rate-limit notice'),
         );
       }
       await sleep(wait, signal);

@@ -45,7 +45,10 @@ export function queueUnfinishedWork(
       // A thread's first message lives in its parent channel.
       const inThread = conversation.thread_id !== null && row.discord_message_id !== conversation.thread_id;
       const channelId = (inThread ? conversation.thread_id : conversation.channel_id) ?? '';
-      queues.push(conversation.key, messageWork(row.id, { messageId: row.discord_message_id, channelId }, storedRequester(row)));
+      queues.push(
+        conversation.key,
+        messageWork(row.id, { messageId: row.discord_message_id, channelId }, storedRequester(row)),
+      );
       counts.pending += 1;
     }
   }
@@ -57,15 +60,24 @@ export function queueUnfinishedWork(
  * every channel it answers mentions in, and handles it as if it had just arrived. Logs a place it
  * could not read and goes on. Returns how many messages were read.
  */
-export async function catchUp(store: Store, router: MessageRouter, logger: Logger, conversations = recentConversations(store)): Promise<number> {
+export async function catchUp(
+  store: Store,
+  router: MessageRouter,
+  logger: Logger,
+  conversations = recentConversations(store),
+): Promise<number> {
   const count = (work: Promise<number>, fields: Record<string, unknown>, what: string) =>
     work.catch((error: unknown) => {
       logger.warn({ ...fields, err: error }, what);
       return 0;
     });
   const results = await Promise.all([
-    ...conversations.map((conversation) => count(router.catchUpThread(conversation), { conversation: conversation.key }, 'could not catch up on a thread')),
-    ...recentChannels(store).map((cursor) => count(router.catchUpChannel(cursor), { channelId: cursor.channel_id }, 'could not catch up on a channel')),
+    ...conversations.map((conversation) =>
+      count(router.catchUpThread(conversation), { conversation: conversation.key }, 'could not catch up on a thread'),
+    ),
+    ...recentChannels(store).map((cursor) =>
+      count(router.catchUpChannel(cursor), { channelId: cursor.channel_id }, 'could not catch up on a channel'),
+    ),
   ]);
   return results.reduce((sum, read) => sum + read, 0);
 }

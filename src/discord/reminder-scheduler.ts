@@ -76,14 +76,24 @@ export function startReminders(
 ): ReminderScheduler {
   const startedAt = now();
   const render = (reminder: ReminderRow) => {
-    const late = reminder.due_at < startedAt ? ` (late: it was due <t:${Math.floor(reminder.due_at / 1000)}:f>, while I was offline)` : '';
+    const late =
+      reminder.due_at < startedAt
+        ? ` (late: it was due <t:${Math.floor(reminder.due_at / 1000)}:f>, while I was offline)`
+        : '';
     // The text is at most 500 characters (remind_me's schema): the whole stays under Discord's 2,000.
     return `<@${reminder.user_id}> reminder: ${reminder.text}${late}`;
   };
 
   const retryOrGiveUp = (reminder: ReminderRow, error: unknown): ReminderOutcome => {
     const cause = describeDiscordError(error);
-    const fields = { err: error, reminder: reminder.id, channelId: reminder.channel_id, userId: reminder.user_id, attempts: reminder.attempts, cause };
+    const fields = {
+      err: error,
+      reminder: reminder.id,
+      channelId: reminder.channel_id,
+      userId: reminder.user_id,
+      attempts: reminder.attempts,
+      cause,
+    };
     if (isFinal(error) || reminder.attempts >= maxAttempts) {
       reminders.giveUp(reminder.id, instanceId, cause, now());
       logger.error(fields, 'reminder given up');
@@ -102,15 +112,20 @@ export function startReminders(
     try {
       // Each crash between a claim and its post counts an attempt too: a reminder whose post brings
       // the process down is not posted at every start for ever.
-      if (reminder.attempts > maxAttempts) throw new ReminderNotPostable('reminder-attempts-exhausted', `no post confirmed after ${maxAttempts} attempts`);
+      if (reminder.attempts > maxAttempts)
+        throw new ReminderNotPostable('reminder-attempts-exhausted', `no post confirmed after ${maxAttempts} attempts`);
       const channel = await client.channels.fetch(reminder.channel_id);
-      if (!channel?.isSendable()) throw new ReminderNotPostable('reminder-channel-not-sendable', 'its channel cannot take messages');
+      if (!channel?.isSendable())
+        throw new ReminderNotPostable('reminder-channel-not-sendable', 'its channel cannot take messages');
       const firstAttemptAt = reminder.first_attempt_at!;
       if (reminder.attempts > 1 && now() - firstAttemptAt > nonceTrustedForMs) {
         const after = SnowflakeUtil.generate({ timestamp: firstAttemptAt - clockSlackMs }).toString();
         if ((await piecesNotYetPosted(channel, content, after, client.user.id)).length === 0) {
           reminders.delivered(reminder.id, null, now());
-          logger.info({ reminder: reminder.id, attempts: reminder.attempts }, 'reminder already in its channel; not posted again');
+          logger.info(
+            { reminder: reminder.id, attempts: reminder.attempts },
+            'reminder already in its channel; not posted again',
+          );
           return 'already-posted';
         }
       }

@@ -29,7 +29,8 @@ export const maxCallsShown = 10;
 export function renderToolTurn(calls: readonly FinishedCall[], mode: Exclude<ToolPosts, 'off'>): string {
   const shown = calls.slice(0, maxCallsShown);
   const more = calls.length > shown.length ? `…and ${calls.length - shown.length} more calls` : null;
-  if (mode === 'summary') return `🔧 ${[...shown.map((call) => truncateLine(call.name, 100)), ...(more ? [more] : [])].join(', ')}`;
+  if (mode === 'summary')
+    return `🔧 ${[...shown.map((call) => truncateLine(call.name, 100)), ...(more ? [more] : [])].join(', ')}`;
   const lines = shown.map((call) => {
     const outcome = call.ok ? `→ ${code(truncateLine(call.text, 300))}` : `✗ ${truncateLine(call.text, 300)}`;
     return `🔧 **${truncateLine(call.name, 100)}** ${code(truncateLine(call.arguments || '{}', 300))} ${outcome}`;
@@ -39,7 +40,11 @@ export function renderToolTurn(calls: readonly FinishedCall[], mode: Exclude<Too
 
 /** The answer, with the tools it relied on as a line of subtext. */
 export function renderAnswer(answer: FinalAnswer): string {
-  const text = truncateWithNote(answer.answer, maxAnswerChars, (shown, total) => `\n[…cut: ${total - shown} more characters]`);
+  const text = truncateWithNote(
+    answer.answer,
+    maxAnswerChars,
+    (shown, total) => `\n[…cut: ${total - shown} more characters]`,
+  );
   if (answer.tools_used.length === 0) return text;
   return `${text}\n-# 🔧 ${answer.tools_used.join(' · ')}`;
 }

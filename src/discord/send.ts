@@ -23,7 +23,11 @@ export function nonceFor(seed: string, index: number): string {
 
 /** Sends `text`, split to fit, and returns the messages posted, in order. */
 export function sendText(channel: SendableChannels, text: string, options: SendOptions): Promise<Message[]> {
-  return sendPieces(channel, splitMessage(text).map((content, index) => ({ index, content })), options);
+  return sendPieces(
+    channel,
+    splitMessage(text).map((content, index) => ({ index, content })),
+    options,
+  );
 }
 
 /** A piece of a message and its place in it (its nonce, and whether it is the reply, follow from it). */
@@ -37,7 +41,12 @@ export interface NumberedPiece {
  * answer cut off by a crash while or after it was posted). A piece is matched by its content
  * without surrounding white space, which Discord trims.
  */
-export async function piecesNotYetPosted(channel: SendableChannels, text: string, afterMessageId: string | null, botUserId: string): Promise<NumberedPiece[]> {
+export async function piecesNotYetPosted(
+  channel: SendableChannels,
+  text: string,
+  afterMessageId: string | null,
+  botUserId: string,
+): Promise<NumberedPiece[]> {
   const pieces = splitMessage(text).map((content, index) => ({ index, content }));
   const posted = new Set<string>();
   let after = afterMessageId ?? '0';
@@ -52,7 +61,11 @@ export async function piecesNotYetPosted(channel: SendableChannels, text: string
 }
 
 /** Sends pieces already cut to size, in order; the message's first piece is the reply. */
-export async function sendPieces(channel: SendableChannels, pieces: readonly NumberedPiece[], options: SendOptions): Promise<Message[]> {
+export async function sendPieces(
+  channel: SendableChannels,
+  pieces: readonly NumberedPiece[],
+  options: SendOptions,
+): Promise<Message[]> {
   const sent: Message[] = [];
   for (const { index, content } of pieces) {
     const message = await channel.send({

@@ -93,7 +93,8 @@ function fenceStateAfter(text: string, open: Fence | null): Fence | null {
     if (!match) continue;
     const marker = match[1]!;
     if (state === null) state = { marker, info: match[2]!.trim() };
-    else if (marker[0] === state.marker[0] && marker.length >= state.marker.length && match[2]!.trim() === '') state = null;
+    else if (marker[0] === state.marker[0] && marker.length >= state.marker.length && match[2]!.trim() === '')
+      state = null;
   }
   return state;
 }

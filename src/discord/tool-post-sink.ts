@@ -16,7 +16,12 @@ export interface ToolPostSink {
  * Sinks are synchronous, so the posts go into a chain that `flush` waits for; a failed post is
  * logged and does not stop the run.
  */
-export function toolPostSink(channel: SendableChannels, mode: ToolPosts, logger: Logger, onSent: (messageId: string) => void): ToolPostSink {
+export function toolPostSink(
+  channel: SendableChannels,
+  mode: ToolPosts,
+  logger: Logger,
+  onSent: (messageId: string) => void,
+): ToolPostSink {
   const turns = new Map<number, { order: string[]; calls: Map<string, FinishedCall | null> }>();
   const argumentsOf = new Map<string, string>();
   let chain = Promise.resolve();
@@ -44,7 +49,10 @@ export function toolPostSink(channel: SendableChannels, mode: ToolPosts, logger:
     });
     if ([...turn.calls.values()].some((call) => call === null)) return;
     turns.delete(event.step);
-    const text = renderToolTurn(turn.order.map((id) => turn.calls.get(id)!), mode);
+    const text = renderToolTurn(
+      turn.order.map((id) => turn.calls.get(id)!),
+      mode,
+    );
     const seed = `${event.runId}:tools:${event.step}`;
     chain = chain
       .then(() => sendText(channel, text, { nonceSeed: seed, suppressEmbeds: true, onSent }))

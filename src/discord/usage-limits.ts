@@ -31,7 +31,12 @@ export class UsageLimits {
       const times = (this.recent.get(userId) ?? []).filter((time) => time > now - 60_000);
       if (times.length >= this.settings.userMessagesPerMinute) {
         this.recent.set(userId, times);
-        return this.refuse(`rate:${userId}`, times[0]! + 60_000, now, `You have sent ${this.settings.userMessagesPerMinute} messages in the last minute.`);
+        return this.refuse(
+          `rate:${userId}`,
+          times[0]! + 60_000,
+          now,
+          `You have sent ${this.settings.userMessagesPerMinute} messages in the last minute.`,
+        );
       }
       times.push(now);
       this.recent.set(userId, times);
@@ -65,7 +70,9 @@ export class UsageLimits {
 
   /** Drops what no longer matters, so the maps do not grow with everyone ever seen. */
   private forgetIdle(now: number): void {
-    if (this.recent.size >= 1000) for (const [user, times] of this.recent) if (times.every((time) => time <= now - 60_000)) this.recent.delete(user);
+    if (this.recent.size >= 1000)
+      for (const [user, times] of this.recent)
+        if (times.every((time) => time <= now - 60_000)) this.recent.delete(user);
     if (this.told.size >= 1000) for (const [key, until] of this.told) if (until < now) this.told.delete(key);
   }
 }

@@ -40,7 +40,9 @@ export type HttpServerConfig = { name: string; transport: 'http' } & z.output<ty
 export type McpServerConfig = StdioServerConfig | HttpServerConfig;
 
 /** The servers the file describes, or every problem found in it. */
-export function parseMcpConfig(text: string): { ok: true; servers: McpServerConfig[] } | { ok: false; problems: string[] } {
+export function parseMcpConfig(
+  text: string,
+): { ok: true; servers: McpServerConfig[] } | { ok: false; problems: string[] } {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -48,18 +50,26 @@ export function parseMcpConfig(text: string): { ok: true; servers: McpServerConf
     return { ok: false, problems: [`is not valid JSON (${(error as Error).message})`] };
   }
   const file = fileSchema.safeParse(json);
-  if (!file.success) return { ok: false, problems: ['must be an object with "mcpServers": { "name": { "command": … } or { "url": … } }'] };
+  if (!file.success)
+    return {
+      ok: false,
+      problems: ['must be an object with "mcpServers": { "name": { "command": … } or { "url": … } }'],
+    };
 
   const problems: string[] = [];
   const servers: McpServerConfig[] = [];
   const lowerNames = new Set<string>();
   for (const [name, entry] of Object.entries(file.data.mcpServers)) {
     if (!serverName.test(name) || name.includes('__')) {
-      problems.push(`server "${name}": names may use letters, digits, "-" and "_" (not "__"), at most 32 characters (they prefix its tools' names)`);
+      problems.push(
+        `server "${name}": names may use letters, digits, "-" and "_" (not "__"), at most 32 characters (they prefix its tools' names)`,
+      );
       continue;
     }
     if (lowerNames.has(name.toLowerCase())) {
-      problems.push(`server "${name}": another server has the same name in lower case (names become /tool subcommands)`);
+      problems.push(
+        `server "${name}": another server has the same name in lower case (names become /tool subcommands)`,
+      );
       continue;
     }
     lowerNames.add(name.toLowerCase());
@@ -68,11 +78,17 @@ export function parseMcpConfig(text: string): { ok: true; servers: McpServerConf
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
         const at = issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
-        problems.push(`server "${name}": ${at}${issue.code === 'unrecognized_keys' ? `unknown ${issue.message.replace(/^Unrecognized keys?: /, 'field ')}` : issue.message}`);
+        problems.push(
+          `server "${name}": ${at}${issue.code === 'unrecognized_keys' ? `unknown ${issue.message.replace(/^Unrecognized keys?: /, 'field ')}` : issue.message}`,
+        );
       }
       continue;
     }
-    servers.push(isHttp ? { name, transport: 'http', ...(parsed.data as z.output<typeof httpServer>) } : { name, transport: 'stdio', ...(parsed.data as z.output<typeof stdioServer>) });
+    servers.push(
+      isHttp
+        ? { name, transport: 'http', ...(parsed.data as z.output<typeof httpServer>) }
+        : { name, transport: 'stdio', ...(parsed.data as z.output<typeof stdioServer>) },
+    );
   }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, servers };
 }

@@ -28,7 +28,13 @@ export interface McpTimings {
   stableAfterMs: number;
 }
 
-export const defaultMcpTimings: McpTimings = { startTimeoutMs: 20_000, pingTimeoutMs: 5_000, firstBackoffMs: 1_000, maxBackoffMs: 60_000, stableAfterMs: 60_000 };
+export const defaultMcpTimings: McpTimings = {
+  startTimeoutMs: 20_000,
+  pingTimeoutMs: 5_000,
+  firstBackoffMs: 1_000,
+  maxBackoffMs: 60_000,
+  stableAfterMs: 60_000,
+};
 
 /** setTimeout's ceiling: calls are bounded by the tool's own signal, not the SDK's 60 s default. */
 const noSdkTimeout = 2_147_483_647;
@@ -94,23 +100,42 @@ export class McpConnection implements ToolServer {
     const client = this.client;
     if (this.state.state !== 'up' || client === null) {
       const why = this.state.state === 'down' ? this.state.reason : 'it is still starting';
-      throw new UserFacingError('mcp_unavailable', `the ${this.name} MCP server is unavailable right now (${why}); try again in a little while`);
+      throw new UserFacingError(
+        'mcp_unavailable',
+        `the ${this.name} MCP server is unavailable right now (${why}); try again in a little while`,
+      );
     }
     try {
-      return (await client.callTool({ name: tool, arguments: args }, undefined, { signal: context.signal, timeout: noSdkTimeout })) as CallResult;
+      return (await client.callTool({ name: tool, arguments: args }, undefined, {
+        signal: context.signal,
+        timeout: noSdkTimeout,
+      })) as CallResult;
     } catch (error) {
       if (context.signal.aborted) {
         // A call that ran out of time may mean a hung server: one that does not answer a ping is restarted.
         void this.checkAlive(client);
         throw error;
       }
-      if (this.closed) throw new UserFacingError('mcp_closed', `the ${this.name} MCP server was stopped during the call: the bot is shutting down`, { cause: error });
+      if (this.closed)
+        throw new UserFacingError(
+          'mcp_closed',
+          `the ${this.name} MCP server was stopped during the call: the bot is shutting down`,
+          { cause: error },
+        );
       if (this.client !== client || this.state.state !== 'up') {
-        throw new UserFacingError('mcp_crashed', `the ${this.name} MCP server stopped during the call; it is being restarted`, { cause: error });
+        throw new UserFacingError(
+          'mcp_crashed',
+          `the ${this.name} MCP server stopped during the call; it is being restarted`,
+          { cause: error },
+        );
       }
       // Not an answer from the server (a refused connection, an HTTP error, a lost session): it may be gone.
       if (!(error instanceof McpError)) void this.checkAlive(client);
-      throw new UserFacingError('mcp_call_failed', `the ${this.name} MCP server could not run ${tool}: ${truncateLine(errorMessage(error), maxReasonLength)}`, { cause: error });
+      throw new UserFacingError(
+        'mcp_call_failed',
+        `the ${this.name} MCP server could not run ${tool}: ${truncateLine(errorMessage(error), maxReasonLength)}`,
+        { cause: error },
+      );
     }
   }
 
@@ -158,7 +183,11 @@ export class McpConnection implements ToolServer {
     } catch (error) {
       if (this.connecting === client) this.connecting = null;
       await client.close().catch(() => undefined);
-      this.failed(timedOut ? `it did not start within ${this.timings.startTimeoutMs / 1000} s` : `it could not be started: ${errorMessage(error)}`);
+      this.failed(
+        timedOut
+          ? `it did not start within ${this.timings.startTimeoutMs / 1000} s`
+          : `it could not be started: ${errorMessage(error)}`,
+      );
     } finally {
       clearTimeout(deadline);
     }
@@ -170,13 +199,19 @@ export class McpConnection implements ToolServer {
       const tools = await listAllTools(client, { timeout: this.timings.startTimeoutMs });
       if (this.client === client) this.useListing(tools);
     } catch (error) {
-      if (this.client === client) this.logger.warn({ mcpServer: this.name, err: error }, 'MCP server said its tools changed, but listing them failed');
+      if (this.client === client)
+        this.logger.warn(
+          { mcpServer: this.name, err: error },
+          'MCP server said its tools changed, but listing them failed',
+        );
     }
   }
 
   private transport(): Transport {
     if (this.config.transport === 'http') {
-      return new StreamableHTTPClientTransport(new URL(this.config.url), { requestInit: { headers: this.config.headers } });
+      return new StreamableHTTPClientTransport(new URL(this.config.url), {
+        requestInit: { headers: this.config.headers },
+      });
     }
     // Only the environment its config names, over the SDK's short list of harmless variables
     // (PATH, HOME, USER, …): never the bot's own secrets.
@@ -196,7 +231,11 @@ export class McpConnection implements ToolServer {
     const log = (line: string) => {
       const now = Date.now();
       if (now - windowStart >= stderrWindowMs) {
-        if (dropped > 0) this.logger.info({ mcpServer: this.name, droppedLines: dropped }, 'MCP server stderr: lines left out of the log');
+        if (dropped > 0)
+          this.logger.info(
+            { mcpServer: this.name, droppedLines: dropped },
+            'MCP server stderr: lines left out of the log',
+          );
         windowStart = now;
         logged = 0;
         dropped = 0;
@@ -217,8 +256,11 @@ export class McpConnection implements ToolServer {
   }
 
   private useListing(listed: ListedTool[]): void {
-    const { tools, leftOut } = toolsFromListing(this.config, listed, (tool, args, context) => this.call(tool, args, context));
-    for (const { tool, reason } of leftOut) this.logger.warn({ mcpServer: this.name, tool, reason }, 'MCP tool left out');
+    const { tools, leftOut } = toolsFromListing(this.config, listed, (tool, args, context) =>
+      this.call(tool, args, context),
+    );
+    for (const { tool, reason } of leftOut)
+      this.logger.warn({ mcpServer: this.name, tool, reason }, 'MCP tool left out');
     this.listed = tools;
   }
 
@@ -228,7 +270,10 @@ export class McpConnection implements ToolServer {
       this.logger.debug({ mcpServer: this.name }, 'MCP server answered the ping: kept');
     } catch {
       if (this.client !== client) return;
-      this.logger.warn({ mcpServer: this.name, pingTimeoutMs: this.timings.pingTimeoutMs }, 'MCP server stopped answering: restarting it');
+      this.logger.warn(
+        { mcpServer: this.name, pingTimeoutMs: this.timings.pingTimeoutMs },
+        'MCP server stopped answering: restarting it',
+      );
       this.client = null;
       this.failed('it stopped answering');
       await client.close().catch(() => undefined);
@@ -246,7 +291,10 @@ export class McpConnection implements ToolServer {
     const waitMs = Math.min(this.timings.firstBackoffMs * 2 ** this.failures, this.timings.maxBackoffMs);
     this.failures += 1;
     this.state = { state: 'down', reason: `${truncateLine(reason, maxReasonLength)}; restarting` };
-    this.logger.warn({ mcpServer: this.name, reason, retryInMs: waitMs, failuresInARow: this.failures }, 'MCP server down');
+    this.logger.warn(
+      { mcpServer: this.name, reason, retryInMs: waitMs, failuresInARow: this.failures },
+      'MCP server down',
+    );
     if (this.restartTimer) clearTimeout(this.restartTimer);
     this.restartTimer = setTimeout(() => {
       this.restartTimer = null;

@@ -16,7 +16,11 @@ export interface McpServers {
 }
 
 /** The servers, not yet started: closing them is possible from the first moment. */
-export function mcpServers(configs: readonly McpServerConfig[], logger: Logger, timings: McpTimings = defaultMcpTimings): McpServers {
+export function mcpServers(
+  configs: readonly McpServerConfig[],
+  logger: Logger,
+  timings: McpTimings = defaultMcpTimings,
+): McpServers {
   const connections = configs.map((config) => new McpConnection(config, logger, timings));
   return {
     connections,

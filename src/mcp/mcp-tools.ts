@@ -21,7 +21,13 @@ export interface ListedTool {
 
 /** What a tool call returns (`tools/call`), the parts we use. */
 export interface CallResult {
-  content?: { type: string; text?: string; mimeType?: string; uri?: string; resource?: { uri?: string; text?: string } }[];
+  content?: {
+    type: string;
+    text?: string;
+    mimeType?: string;
+    uri?: string;
+    resource?: { uri?: string; text?: string };
+  }[];
   structuredContent?: unknown;
   isError?: boolean;
 }
@@ -87,11 +93,15 @@ export function toolsFromListing(
     tools.push(
       fromJsonSchemaTool({
         name,
-        description: truncate((entry.description ?? '').trim() || `The "${entry.name}" tool of the ${server.name} MCP server.`, maxDescriptionLength),
+        description: truncate(
+          (entry.description ?? '').trim() || `The "${entry.name}" tool of the ${server.name} MCP server.`,
+          maxDescriptionLength,
+        ),
         inputSchema,
         moderatorOnly: server.moderatorOnly,
         validate: (input) => validation(validate, input),
-        execute: async (args, context) => resultText(server.name, entry.name, await call(entry.name, args as Record<string, unknown>, context)),
+        execute: async (args, context) =>
+          resultText(server.name, entry.name, await call(entry.name, args as Record<string, unknown>, context)),
       }),
     );
   }
@@ -105,7 +115,11 @@ export function toolsFromListing(
  */
 function modelSchema(schema: Record<string, unknown>): Record<string, unknown> {
   const { $schema: _ignored, ...rest } = schema;
-  return withArrayItems({ ...rest, type: 'object', properties: (rest.properties as object | undefined) ?? {} }) as Record<string, unknown>;
+  return withArrayItems({
+    ...rest,
+    type: 'object',
+    properties: (rest.properties as object | undefined) ?? {},
+  }) as Record<string, unknown>;
 }
 
 function withArrayItems(schema: unknown): unknown {
@@ -127,7 +141,10 @@ function validation(validate: ValidateFunction, input: unknown): ValidationResul
 /** One of ajv's validation errors as an issue line: where in the input ("a.b"), then what is wrong. */
 function validationIssue(error: ErrorObject): string {
   const at = error.instancePath.replace(/^\//, '').replaceAll('/', '.');
-  const detail = error.keyword === 'additionalProperties' ? `unknown field "${(error.params as { additionalProperty: string }).additionalProperty}"` : error.message ?? error.keyword;
+  const detail =
+    error.keyword === 'additionalProperties'
+      ? `unknown field "${(error.params as { additionalProperty: string }).additionalProperty}"`
+      : (error.message ?? error.keyword);
   return at ? `${at}: ${detail}` : detail;
 }
 
@@ -139,7 +156,12 @@ export function resultText(server: string, tool: string, result: CallResult): st
     if (item.type === 'resource_link') return `[link ${item.uri ?? ''}]`;
     return `[${item.type}${item.mimeType ? ` ${item.mimeType}` : ''}]`;
   });
-  const text = parts.join('\n').trim() || (result.structuredContent === undefined ? '' : JSON.stringify(result.structuredContent));
-  if (result.isError) throw new UserFacingError('mcp_tool_error', `${tool} (${server} MCP server) reported an error: ${text || 'no detail given'}`);
+  const text =
+    parts.join('\n').trim() || (result.structuredContent === undefined ? '' : JSON.stringify(result.structuredContent));
+  if (result.isError)
+    throw new UserFacingError(
+      'mcp_tool_error',
+      `${tool} (${server} MCP server) reported an error: ${text || 'no detail given'}`,
+    );
   return text || '(no result)';
 }

@@ -85,10 +85,17 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
       const newest = triggerIds.length > 0 ? Math.max(...triggerIds) : Infinity;
       const earlier = rows.filter((row) => conversationOrder(row) <= newest);
       if (options.resuming) {
-        return { history: triggers.length === 0 ? [] : toChatMessages(earlier, counter, settings.messageTokenCap), input: [] };
+        return {
+          history: triggers.length === 0 ? [] : toChatMessages(earlier, counter, settings.messageTokenCap),
+          input: [],
+        };
       }
       return {
-        history: toChatMessages(earlier.filter((row) => !pinned.has(row.id)), counter, settings.messageTokenCap),
+        history: toChatMessages(
+          earlier.filter((row) => !pinned.has(row.id)),
+          counter,
+          settings.messageTokenCap,
+        ),
         input: toChatMessages(triggers, counter, settings.messageTokenCap) as UserMessage[],
       };
     },
@@ -101,9 +108,18 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
      */
     runSink(conversationId: number, instanceId: string, run: RunRecordOptions, logger: Logger): AgentEventSink {
       const triggerIds = [...(run.triggerIds ?? [])];
-      const answersId = run.answersId !== undefined ? run.answersId : triggerIds.length > 0 ? Math.max(...triggerIds) : null;
-      const stepLog = stepLogSink(store.runs, store.steps, { conversationId, instanceId, triggerMessageIds: triggerIds, resumedFrom: run.resumedFrom ?? null });
-      const both = fanOut(run.remember === false ? [stepLog] : [stepLog, memorySink(store.messages, counter, conversationId, answersId)], logger);
+      const answersId =
+        run.answersId !== undefined ? run.answersId : triggerIds.length > 0 ? Math.max(...triggerIds) : null;
+      const stepLog = stepLogSink(store.runs, store.steps, {
+        conversationId,
+        instanceId,
+        triggerMessageIds: triggerIds,
+        resumedFrom: run.resumedFrom ?? null,
+      });
+      const both = fanOut(
+        run.remember === false ? [stepLog] : [stepLog, memorySink(store.messages, counter, conversationId, answersId)],
+        logger,
+      );
       return store.db.transaction(both);
     },
   };

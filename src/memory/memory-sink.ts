@@ -9,9 +9,22 @@ import type { TokenCounter } from './token-counter.ts';
  * calls (without `final_answer`), each of their results, and the answer as assistant text. A run
  * cut off by a crash leaves its finished calls; the window answers the rest as "cancelled".
  */
-export function memorySink(messages: MessageQueries, counter: TokenCounter, conversationId: number, answersId: number | null): AgentEventSink {
+export function memorySink(
+  messages: MessageQueries,
+  counter: TokenCounter,
+  conversationId: number,
+  answersId: number | null,
+): AgentEventSink {
   const groupOfCall = new Map<string, number>();
-  const base = { conversationId, answersId, authorId: null, authorName: null, toolCallId: null, discordMessageId: null, toolCalls: null };
+  const base = {
+    conversationId,
+    answersId,
+    authorId: null,
+    authorName: null,
+    toolCallId: null,
+    discordMessageId: null,
+    toolCalls: null,
+  };
   return (event) => {
     switch (event.type) {
       case 'model-call': {
@@ -19,15 +32,35 @@ export function memorySink(messages: MessageQueries, counter: TokenCounter, conv
         if (calls.length === 0) return;
         const content = event.message.content ?? '';
         const toolCalls = JSON.stringify(calls.map(rememberedCall));
-        const head = messages.insertGroupHead({ ...base, runId: event.runId, role: 'assistant', content, toolCalls, tokenCount: counter.count(content + toolCalls) });
+        const head = messages.insertGroupHead({
+          ...base,
+          runId: event.runId,
+          role: 'assistant',
+          content,
+          toolCalls,
+          tokenCount: counter.count(content + toolCalls),
+        });
         for (const call of calls) groupOfCall.set(call.id, head);
         return;
       }
       case 'tool-call': {
         if (groupOfCall.has(event.callId)) return;
         // A call no model turn announced (a person's `/tool`): remembered as a turn of one call.
-        const toolCalls = JSON.stringify([rememberedCall({ id: event.callId, type: 'function', function: { name: event.name, arguments: event.arguments } })]);
-        const head = messages.insertGroupHead({ ...base, runId: event.runId, role: 'assistant', content: '', toolCalls, tokenCount: counter.count(toolCalls) });
+        const toolCalls = JSON.stringify([
+          rememberedCall({
+            id: event.callId,
+            type: 'function',
+            function: { name: event.name, arguments: event.arguments },
+          }),
+        ]);
+        const head = messages.insertGroupHead({
+          ...base,
+          runId: event.runId,
+          role: 'assistant',
+          content: '',
+          toolCalls,
+          tokenCount: counter.count(toolCalls),
+        });
         groupOfCall.set(event.callId, head);
         return;
       }
@@ -36,12 +69,27 @@ export function memorySink(messages: MessageQueries, counter: TokenCounter, conv
         const groupId = groupOfCall.get(event.callId);
         if (groupId === undefined || event.name === finalAnswerToolName) return;
         const content = event.type === 'tool-result' ? event.result : event.error;
-        messages.insert({ ...base, runId: event.runId, role: 'tool', content, toolCallId: event.callId, groupId, tokenCount: counter.count(content) });
+        messages.insert({
+          ...base,
+          runId: event.runId,
+          role: 'tool',
+          content,
+          toolCallId: event.callId,
+          groupId,
+          tokenCount: counter.count(content),
+        });
         return;
       }
       case 'final-answer': {
         const content = event.answer.answer;
-        messages.insert({ ...base, runId: event.runId, role: 'assistant', content, groupId: null, tokenCount: counter.count(content) });
+        messages.insert({
+          ...base,
+          runId: event.runId,
+          role: 'assistant',
+          content,
+          groupId: null,
+          tokenCount: counter.count(content),
+        });
         return;
       }
       default:
@@ -56,6 +104,8 @@ export const maxRememberedArguments = 2000;
 /** A call as memory keeps it: huge arguments give way to a short, valid JSON note. */
 function rememberedCall(call: ToolCall): ToolCall {
   if (call.function.arguments.length <= maxRememberedArguments) return call;
-  const note = JSON.stringify({ note: `arguments of ${call.function.arguments.length} characters, not kept in memory` });
+  const note = JSON.stringify({
+    note: `arguments of ${call.function.arguments.length} characters, not kept in memory`,
+  });
   return { ...call, function: { ...call.function, arguments: note } };
 }

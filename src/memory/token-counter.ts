@@ -70,7 +70,7 @@ function pieces(text: string): string[] {
   for (const match of text.matchAll(longRun)) {
     if (match.index > start) result.push(text.slice(start, match.index));
     const end = match.index + match[0].length;
-    for (let at = match.index; at < end; ) {
+    for (let at = match.index; at < end;) {
       const next = Math.min(safeCutIndex(text, at + maxRun), end);
       result.push(text.slice(at, next));
       at = next;

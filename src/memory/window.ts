@@ -19,7 +19,8 @@ export interface WindowRules {
   pinned: ReadonlySet<number>;
 }
 
-export const cancelledObservation = 'Interrupted: the run stopped before this call finished. Call it again if you still need it.';
+export const cancelledObservation =
+  'Interrupted: the run stopped before this call finished. Call it again if you still need it.';
 
 /** Selects the window from rows given newest first; returns them oldest first. Reads no more rows than it keeps, plus one. */
 export function selectWindow(newestFirst: Iterable<MessageRow>, rules: WindowRules): MessageRow[] {
@@ -55,14 +56,17 @@ export function conversationOrder(row: MessageRow): number {
  * whose result was never stored, as after a crash).
  */
 export function toChatMessages(rows: readonly MessageRow[], counter: TokenCounter, messageCap: number): ChatMessage[] {
-  const cut = (row: MessageRow, text: string) => (row.token_count > messageCap ? `${counter.truncate(text, messageCap)}\n[…cut]` : text);
+  const cut = (row: MessageRow, text: string) =>
+    row.token_count > messageCap ? `${counter.truncate(text, messageCap)}\n[…cut]` : text;
   const messages: ChatMessage[] = [];
   const tails = new Map<number, MessageRow[]>();
   for (const row of rows) {
-    if (row.group_id !== null && row.group_id !== row.id) tails.set(row.group_id, [...(tails.get(row.group_id) ?? []), row]);
+    if (row.group_id !== null && row.group_id !== row.id)
+      tails.set(row.group_id, [...(tails.get(row.group_id) ?? []), row]);
   }
   for (const row of rows) {
-    if (row.role === 'user') messages.push({ role: 'user', content: cut(row, formatUserContent(row.author_name, row.content)) });
+    if (row.role === 'user')
+      messages.push({ role: 'user', content: cut(row, formatUserContent(row.author_name, row.content)) });
     else if (row.role === 'assistant' && row.tool_calls !== null) {
       const calls = JSON.parse(row.tool_calls) as ToolCall[];
       messages.push({ role: 'assistant', content: row.content === '' ? null : row.content, tool_calls: calls });
@@ -70,7 +74,11 @@ export function toChatMessages(rows: readonly MessageRow[], counter: TokenCounte
       for (const call of calls) {
         const index = results.findIndex((result) => result.tool_call_id === call.id);
         const [result] = index >= 0 ? results.splice(index, 1) : [];
-        messages.push({ role: 'tool', tool_call_id: call.id, content: result ? cut(result, result.content) : cancelledObservation });
+        messages.push({
+          role: 'tool',
+          tool_call_id: call.id,
+          content: result ? cut(result, result.content) : cancelledObservation,
+        });
       }
     } else if (row.role === 'assistant') messages.push({ role: 'assistant', content: cut(row, row.content) });
   }

@@ -54,7 +54,8 @@ export function startInstance(
         for (const other of instances.notStopped()) {
           const lockState = lockFolder === null ? 'none' : probeInstanceLock(instanceLockPath(lockFolder, other.id));
           if (isAlive(other, now, lockState)) {
-            if (options.exclusive && other.kind === kind) throw new InstanceAlreadyRunningError(kind, other.pid, other.hostname);
+            if (options.exclusive && other.kind === kind)
+              throw new InstanceAlreadyRunningError(kind, other.pid, other.hostname);
             continue;
           }
           runs.interruptAllOf(other.id, now);
@@ -95,7 +96,10 @@ function tryToHoldLock(folder: string, id: string, logger: Logger | undefined): 
   try {
     return holdInstanceLock(folder, id);
   } catch (error) {
-    logger?.warn({ err: error, folder }, 'cannot make the instance lock file; other processes will judge this one by its heartbeat');
+    logger?.warn(
+      { err: error, folder },
+      'cannot make the instance lock file; other processes will judge this one by its heartbeat',
+    );
     return null;
   }
 }

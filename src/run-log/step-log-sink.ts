@@ -22,7 +22,14 @@ export function stepLogSink(runs: RunQueries, steps: StepQueries, target: StepLo
     switch (event.type) {
       case 'run-start':
         runs.start(
-          { id: event.runId, conversationId: target.conversationId, instanceId: target.instanceId, triggerMessageIds: target.triggerMessageIds, model: event.model, resumedFrom: target.resumedFrom ?? null },
+          {
+            id: event.runId,
+            conversationId: target.conversationId,
+            instanceId: target.instanceId,
+            triggerMessageIds: target.triggerMessageIds,
+            model: event.model,
+            resumedFrom: target.resumedFrom ?? null,
+          },
           now,
         );
         return;
@@ -37,24 +44,49 @@ export function stepLogSink(runs: RunQueries, steps: StepQueries, target: StepLo
           duration_ms: event.durationMs,
           ended_at: now,
         });
-        if (event.usage) runs.addUsage(event.runId, event.usage.promptTokens, event.usage.completionTokens, event.usage.totalTokens);
+        if (event.usage)
+          runs.addUsage(event.runId, event.usage.promptTokens, event.usage.completionTokens, event.usage.totalTokens);
         return;
       case 'tool-call':
         stepOfCall.set(
           event.callId,
-          steps.insert({ ...blankStep(event.runId, ++sequence, event.step, now), tool_name: event.name, tool_call_id: event.callId, arguments: event.arguments }),
+          steps.insert({
+            ...blankStep(event.runId, ++sequence, event.step, now),
+            tool_name: event.name,
+            tool_call_id: event.callId,
+            arguments: event.arguments,
+          }),
         );
         return;
       case 'tool-result':
       case 'tool-error': {
         const end =
           event.type === 'tool-result'
-            ? { status: 'ok' as const, result: event.result, error: null, error_kind: null, duration_ms: event.durationMs }
-            : { status: 'error' as const, result: null, error: event.error, error_kind: event.kind, duration_ms: event.durationMs };
+            ? {
+                status: 'ok' as const,
+                result: event.result,
+                error: null,
+                error_kind: null,
+                duration_ms: event.durationMs,
+              }
+            : {
+                status: 'error' as const,
+                result: null,
+                error: event.error,
+                error_kind: event.kind,
+                duration_ms: event.durationMs,
+              };
         const id = stepOfCall.get(event.callId);
         stepOfCall.delete(event.callId);
         // A refused final_answer has no start row: it is written whole.
-        if (id === undefined) steps.insert({ ...blankStep(event.runId, ++sequence, event.step, now), tool_name: event.name, tool_call_id: event.callId, ...end, ended_at: now });
+        if (id === undefined)
+          steps.insert({
+            ...blankStep(event.runId, ++sequence, event.step, now),
+            tool_name: event.name,
+            tool_call_id: event.callId,
+            ...end,
+            ended_at: now,
+          });
         else steps.complete(id, end, now);
         return;
       }

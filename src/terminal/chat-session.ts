@@ -35,7 +35,11 @@ export interface ChatSessionOptions {
  */
 export async function runChatSession(options: ChatSessionOptions): Promise<void> {
   const write = (line: string) => options.output.write(`${line}\n`);
-  const lines = createInterface({ input: options.input, output: options.interactive ? options.output : undefined, terminal: options.interactive });
+  const lines = createInterface({
+    input: options.input,
+    output: options.interactive ? options.output : undefined,
+    terminal: options.interactive,
+  });
   const { conversation, memory, user } = options;
   let running: AbortController | null = null;
 
@@ -60,18 +64,29 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
       continue;
     }
     // Without a Discord id a message is never a duplicate, so it is always stored.
-    const triggerIds = [memory.recordUserMessage(conversation, { authorId: user.id, authorName: user.displayName, content: text, discordMessageId: null })!];
+    const triggerIds = [
+      memory.recordUserMessage(conversation, {
+        authorId: user.id,
+        authorName: user.displayName,
+        content: text,
+        discordMessageId: null,
+      })!,
+    ];
     running = new AbortController();
-    const outcome = await runPlan({ ...options, toolServers: options.toolServers ?? [] }, {
-      conversation,
-      place: { kind: 'terminal', conversation: conversation.title },
-      channelId: null,
-      requesters: [user],
-      ...memory.loadWindow(conversation.id, triggerIds),
-      triggerIds,
-      resumedFrom: null,
-      calledBefore: [],
-    }, { runId: randomUUID(), model: options.model, stop: running.signal, sinks: [printToolEvents(write)] });
+    const outcome = await runPlan(
+      { ...options, toolServers: options.toolServers ?? [] },
+      {
+        conversation,
+        place: { kind: 'terminal', conversation: conversation.title },
+        channelId: null,
+        requesters: [user],
+        ...memory.loadWindow(conversation.id, triggerIds),
+        triggerIds,
+        resumedFrom: null,
+        calledBefore: [],
+      },
+      { runId: randomUUID(), model: options.model, stop: running.signal, sinks: [printToolEvents(write)] },
+    );
     running = null;
     write(formatOutcome(outcome));
     prompt();

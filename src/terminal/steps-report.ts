@@ -28,7 +28,9 @@ export function formatTime(ms: number): string {
 
 /** The distinct tools a run called, in the order first called; `final_answer` is how it ends, not a tool. */
 export function toolsUsed(steps: readonly StepRow[]): string[] {
-  const names = steps.filter((step) => step.kind === 'tool-call' && step.tool_name !== null && step.tool_name !== finalAnswerToolName).map((step) => step.tool_name!);
+  const names = steps
+    .filter((step) => step.kind === 'tool-call' && step.tool_name !== null && step.tool_name !== finalAnswerToolName)
+    .map((step) => step.tool_name!);
   return [...new Set(names)];
 }
 
@@ -43,7 +45,12 @@ function durationText(run: RunRow): string {
 /** Plain-text columns padded to their widest cell; the last column is left ragged. */
 function alignColumns(rows: readonly string[][]): string[] {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  ').trimEnd());
+  return rows.map((row) =>
+    row
+      .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!)))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 /** The run log, one line per run in the order given (newest first, as the query returns them). */
@@ -88,7 +95,8 @@ function formatModelCall(step: StepRow): string {
   const parts = [`#${step.sequence} step ${step.model_step} model-call`];
   if (step.duration_ms !== null) parts.push(formatElapsed(step.duration_ms));
   const line = [parts.join(' ')];
-  if (step.prompt_tokens !== null || step.completion_tokens !== null) line.push(`tokens ${step.prompt_tokens ?? '?'}+${step.completion_tokens ?? '?'}`);
+  if (step.prompt_tokens !== null || step.completion_tokens !== null)
+    line.push(`tokens ${step.prompt_tokens ?? '?'}+${step.completion_tokens ?? '?'}`);
   const message = assistantMessageOf(step);
   const calls = message?.tool_calls ?? [];
   if (calls.length > 0) line.push(`→ calls: ${calls.map((call) => call.function.name).join(', ')}`);
@@ -98,8 +106,12 @@ function formatModelCall(step: StepRow): string {
 }
 
 function formatToolCall(step: StepRow, run: RunRow, callArguments: ReadonlyMap<string, string>): string {
-  const rawArguments = step.arguments ?? (step.tool_call_id === null ? undefined : callArguments.get(step.tool_call_id));
-  const head = [`#${step.sequence} tool-call ${step.tool_name ?? '?'}`, ...(rawArguments === undefined ? [] : [truncateLine(rawArguments, textWidth)])].join(' ');
+  const rawArguments =
+    step.arguments ?? (step.tool_call_id === null ? undefined : callArguments.get(step.tool_call_id));
+  const head = [
+    `#${step.sequence} tool-call ${step.tool_name ?? '?'}`,
+    ...(rawArguments === undefined ? [] : [truncateLine(rawArguments, textWidth)]),
+  ].join(' ');
   const took = step.duration_ms === null ? '' : ` (${formatElapsed(step.duration_ms)})`;
   switch (step.status) {
     case 'ok':
@@ -119,8 +131,10 @@ function formatFinalAnswer(step: StepRow): string {
   } catch {
     // Shown as unreadable below rather than hiding the step.
   }
-  const text = typeof answer.answer === 'string' ? JSON.stringify(truncateLine(answer.answer, textWidth)) : '(unreadable)';
-  const tools = Array.isArray(answer.tools_used) && answer.tools_used.length > 0 ? answer.tools_used.join(', ') : 'none';
+  const text =
+    typeof answer.answer === 'string' ? JSON.stringify(truncateLine(answer.answer, textWidth)) : '(unreadable)';
+  const tools =
+    Array.isArray(answer.tools_used) && answer.tools_used.length > 0 ? answer.tools_used.join(', ') : 'none';
   const fallback = step.note === null ? '' : ` [${step.note}]`;
   return `#${step.sequence} final answer: ${text} (tools: ${tools})${fallback}`;
 }
@@ -139,7 +153,8 @@ export function formatStep(step: StepRow, run: RunRow, callArguments: ReadonlyMa
 
 /** One run: a header of its facts, then its steps in order. */
 export function formatRunDetail({ run, conversation, steps }: RunReport): string {
-  const conversationText = conversation === null ? `#${run.conversation_id} (deleted)` : `${conversation.title} (${conversation.key})`;
+  const conversationText =
+    conversation === null ? `#${run.conversation_id} (deleted)` : `${conversation.title} (${conversation.key})`;
   const header: [string, string][] = [
     ['run', run.id],
     ['conversation', conversationText],
@@ -150,7 +165,8 @@ export function formatRunDetail({ run, conversation, steps }: RunReport): string
     ['duration', durationText(run)],
     ['tokens', `${run.prompt_tokens} prompt + ${run.completion_tokens} completion = ${run.total_tokens} total`],
   ];
-  if (run.error !== null) header.push(['error', run.error_code === null ? run.error : `${run.error} [${run.error_code}]`]);
+  if (run.error !== null)
+    header.push(['error', run.error_code === null ? run.error : `${run.error} [${run.error_code}]`]);
   const width = Math.max(...header.map(([label]) => label.length));
   const callArguments = argumentsByCallId(steps);
   return [

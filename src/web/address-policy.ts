@@ -55,7 +55,8 @@ export function classifyAddress(text: string): AddressVerdict {
   const bare = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text;
   if (!ipaddr.isValid(bare)) return { allowed: false, address: text, reason: 'something that is not an IP address' };
   let parsed = ipaddr.parse(bare);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress())
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   const address = parsed.toString();
   const metadata = cloudMetadata.get(address);
   if (metadata) return { allowed: false, address, reason: `a cloud metadata address (${metadata})` };
@@ -63,11 +64,14 @@ export function classifyAddress(text: string): AddressVerdict {
     const v6 = parsed as ipaddr.IPv6;
     if (v6.zoneId) return { allowed: false, address, reason: 'an interface-scoped address (with a zone)' };
     const range = v6.range();
-    if (range !== 'unicast') return { allowed: false, address, reason: rangeWords[range] ?? `a special-purpose address (${range})` };
-    if (!v6.match(globalUnicast)) return { allowed: false, address, reason: 'an address that is not globally routable' };
+    if (range !== 'unicast')
+      return { allowed: false, address, reason: rangeWords[range] ?? `a special-purpose address (${range})` };
+    if (!v6.match(globalUnicast))
+      return { allowed: false, address, reason: 'an address that is not globally routable' };
     return { allowed: true, address, family: 6 };
   }
   const range = (parsed as ipaddr.IPv4).range();
-  if (range !== 'unicast') return { allowed: false, address, reason: rangeWords[range] ?? `a special-purpose address (${range})` };
+  if (range !== 'unicast')
+    return { allowed: false, address, reason: rangeWords[range] ?? `a special-purpose address (${range})` };
   return { allowed: true, address, family: 4 };
 }

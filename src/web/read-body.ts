@@ -29,12 +29,17 @@ export async function readBody(response: IncomingMessage, maxBytes: number, url:
   }
   // pipeline() returns its last stream and destroys them all on an error, which that last stream
   // then throws into the read below; the callback has nothing left to do.
-  const source: Readable = decoders.length === 0 ? response : (pipeline([response, ...decoders], () => {}) as Transform);
+  const source: Readable =
+    decoders.length === 0 ? response : (pipeline([response, ...decoders], () => {}) as Transform);
   try {
     return await readUpTo(source as AsyncIterable<Buffer>, maxBytes);
   } catch (error) {
     if (decoders.length > 0 && isZlibError(error)) {
-      throw new FetchError('fetch-bad-encoding', `The response from ${url} could not be decompressed (${encodings.join(', ')}).`, { cause: error });
+      throw new FetchError(
+        'fetch-bad-encoding',
+        `The response from ${url} could not be decompressed (${encodings.join(', ')}).`,
+        { cause: error },
+      );
     }
     throw error;
   } finally {
@@ -53,7 +58,10 @@ function decoderFor(encoding: string, url: string): Transform {
     case 'br':
       return createBrotliDecompress();
     default:
-      throw new FetchError('fetch-bad-encoding', `The response from ${url} uses the content encoding "${encoding}", which I cannot read.`);
+      throw new FetchError(
+        'fetch-bad-encoding',
+        `The response from ${url} uses the content encoding "${encoding}", which I cannot read.`,
+      );
   }
 }
 

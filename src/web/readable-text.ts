@@ -11,8 +11,14 @@ export function parseContentType(header: string | undefined): ContentType {
   if (!header) return { mediaType: null, charset: null };
   const [type = '', ...parameters] = header.split(';');
   const mediaType = type.trim().toLowerCase() || null;
-  const charsetParameter = parameters.map((parameter) => parameter.trim()).find((parameter) => /^charset\s*=/i.test(parameter));
-  const charset = charsetParameter?.replace(/^charset\s*=\s*/i, '').replace(/^["']|["']$/g, '').trim() || null;
+  const charsetParameter = parameters
+    .map((parameter) => parameter.trim())
+    .find((parameter) => /^charset\s*=/i.test(parameter));
+  const charset =
+    charsetParameter
+      ?.replace(/^charset\s*=\s*/i, '')
+      .replace(/^["']|["']$/g, '')
+      .trim() || null;
   return { mediaType, charset };
 }
 
@@ -37,11 +43,19 @@ const textApplicationTypes = new Set([
  */
 export function isReadableType(mediaType: string | null): boolean {
   if (mediaType === null) return true;
-  return htmlTypes.has(mediaType) || mediaType.startsWith('text/') || textApplicationTypes.has(mediaType) || /\+(json|xml)$/.test(mediaType);
+  return (
+    htmlTypes.has(mediaType) ||
+    mediaType.startsWith('text/') ||
+    textApplicationTypes.has(mediaType) ||
+    /\+(json|xml)$/.test(mediaType)
+  );
 }
 
 /** A body turned into text for the model. `binary` when a body with no type turns out not to be text. */
-export type ReadableBody = { kind: 'html'; title: string | null; text: string } | { kind: 'text'; text: string } | { kind: 'binary' };
+export type ReadableBody =
+  | { kind: 'html'; title: string | null; text: string }
+  | { kind: 'text'; text: string }
+  | { kind: 'binary' };
 
 /** HTML to text with the maintained html-to-text: no images, no line wrapping, short links only. */
 function htmlOptions(baseUrl: string): HtmlToTextOptions {
@@ -59,7 +73,14 @@ function htmlOptions(baseUrl: string): HtmlToTextOptions {
       { selector: 'table', format: 'dataTable' },
       // html-to-text strips "mailto:" before pathRewrite sees the href, which would then read as a relative path.
       { selector: 'a[href^="mailto:" i]', format: 'anchor', options: { ignoreHref: true } },
-      { selector: 'a', options: { hideLinkHrefIfSameAsText: true, noAnchorUrl: true, pathRewrite: (href: string) => shortLink(href, baseUrl) } },
+      {
+        selector: 'a',
+        options: {
+          hideLinkHrefIfSameAsText: true,
+          noAnchorUrl: true,
+          pathRewrite: (href: string) => shortLink(href, baseUrl),
+        },
+      },
       ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map(heading),
     ],
   };
@@ -88,7 +109,9 @@ export function readableText(bytes: Buffer, contentType: ContentType, baseUrl: s
   let { mediaType } = contentType;
   if (mediaType === null) {
     if (bytes.subarray(0, 1024).includes(0)) return { kind: 'binary' };
-    mediaType = /^\s*<(!doctype html|html|head|body)[\s>]/i.test(bytes.subarray(0, 1024).toString('latin1')) ? 'text/html' : 'text/plain';
+    mediaType = /^\s*<(!doctype html|html|head|body)[\s>]/i.test(bytes.subarray(0, 1024).toString('latin1'))
+      ? 'text/html'
+      : 'text/plain';
   }
   const html = htmlTypes.has(mediaType);
   const source = decodeText(bytes, contentType.charset ?? (html && !bomCharset(bytes) ? metaCharset(bytes) : null));
@@ -110,5 +133,8 @@ function titleOf(html: string): string | null {
 
 /** Trailing spaces off every line, and no more than one blank line in a row. */
 function tidy(text: string): string {
-  return text.replace(/[ \t]+$/gm, '').replace(/\n{3,}/g, '\n\n').trim();
+  return text
+    .replace(/[ \t]+$/gm, '')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }

@@ -15,7 +15,8 @@ import { type ContentType, parseContentType } from './readable-text.ts';
 export type Resolver = (hostname: string) => Promise<readonly string[]>;
 
 /** The system resolver (getaddrinfo, so /etc/hosts counts), every address it knows. */
-export const systemResolver: Resolver = async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((answer) => answer.address);
+export const systemResolver: Resolver = async (hostname) =>
+  (await lookup(hostname, { all: true, verbatim: true })).map((answer) => answer.address);
 
 export interface FetchLimits {
   /** Body bytes read, counted after decompression; reading stops there. */
@@ -75,7 +76,11 @@ export async function safeGet(requested: string, options: SafeGetOptions): Promi
     return await untilAborted(follow(requested, options, signal), signal);
   } catch (error) {
     if (timeout.aborted && !options.signal?.aborted) {
-      throw new FetchError('fetch-timeout', `${truncate(requested, maxUrlChars)} did not finish within ${formatTimeLimit(options.limits.timeoutMs)}.`, { cause: error });
+      throw new FetchError(
+        'fetch-timeout',
+        `${truncate(requested, maxUrlChars)} did not finish within ${formatTimeLimit(options.limits.timeoutMs)}.`,
+        { cause: error },
+      );
     }
     throw error;
   }
@@ -90,7 +95,10 @@ async function follow(requested: string, options: SafeGetOptions, signal: AbortS
     if (redirectStatuses.has(response.statusCode ?? 0) && location) {
       response.destroy();
       if (redirects >= options.limits.maxRedirects) {
-        throw new FetchError('fetch-too-many-redirects', `${truncate(first, maxUrlChars)} redirected more than ${options.limits.maxRedirects} times; I stopped following.`);
+        throw new FetchError(
+          'fetch-too-many-redirects',
+          `${truncate(first, maxUrlChars)} redirected more than ${options.limits.maxRedirects} times; I stopped following.`,
+        );
       }
       url = target(location, url);
       continue;
@@ -98,7 +106,10 @@ async function follow(requested: string, options: SafeGetOptions, signal: AbortS
     const contentType = parseContentType(response.headers['content-type']);
     if (options.acceptsType && !options.acceptsType(contentType.mediaType)) {
       response.destroy();
-      throw new FetchError('fetch-unreadable-type', `${truncate(url.href, maxUrlChars)} is ${contentType.mediaType}, which I cannot read as text.`);
+      throw new FetchError(
+        'fetch-unreadable-type',
+        `${truncate(url.href, maxUrlChars)} is ${contentType.mediaType}, which I cannot read as text.`,
+      );
     }
     addAbortSignal(signal, response);
     const body = await readBody(response, options.limits.maxBytes, url.href);
@@ -115,18 +126,31 @@ async function follow(requested: string, options: SafeGetOptions, signal: AbortS
 
 /** Parses a URL to fetch (a redirect's Location against the URL that sent it) and refuses what we do not fetch. */
 function target(text: string, from: URL | null): URL {
-  const where = from ? `${truncate(from.href, maxUrlChars)} redirected to ${truncate(text, maxUrlChars)}` : truncate(text, maxUrlChars);
+  const where = from
+    ? `${truncate(from.href, maxUrlChars)} redirected to ${truncate(text, maxUrlChars)}`
+    : truncate(text, maxUrlChars);
   let url: URL;
   try {
     url = new URL(text, from ?? undefined);
   } catch {
-    throw new FetchError('fetch-invalid-url', from ? `${where}, which is not a valid URL.` : `"${where}" is not a valid URL; give a full http:// or https:// address.`);
+    throw new FetchError(
+      'fetch-invalid-url',
+      from
+        ? `${where}, which is not a valid URL.`
+        : `"${where}" is not a valid URL; give a full http:// or https:// address.`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new FetchError('fetch-invalid-url', `${from ? where : truncate(url.href, maxUrlChars)}: I fetch only http:// and https:// URLs, not ${url.protocol}`);
+    throw new FetchError(
+      'fetch-invalid-url',
+      `${from ? where : truncate(url.href, maxUrlChars)}: I fetch only http:// and https:// URLs, not ${url.protocol}`,
+    );
   }
   if (url.username || url.password) {
-    throw new FetchError('fetch-invalid-url', `${from ? where : 'That URL'} has a user name or password in it; I do not send credentials.`);
+    throw new FetchError(
+      'fetch-invalid-url',
+      `${from ? where : 'That URL'} has a user name or password in it; I do not send credentials.`,
+    );
   }
   url.hash = '';
   return url;
@@ -143,7 +167,12 @@ function send(url: URL, options: SafeGetOptions, signal: AbortSignal): Promise<I
           port: url.port || undefined,
           path: `${url.pathname}${url.search}`,
           method: 'GET',
-          headers: { Host: url.host, 'User-Agent': options.userAgent, Accept: accept, 'Accept-Encoding': acceptEncoding },
+          headers: {
+            Host: url.host,
+            'User-Agent': options.userAgent,
+            Accept: accept,
+            'Accept-Encoding': acceptEncoding,
+          },
           lookup: pinnedLookup(address),
           agent: false,
           signal,
@@ -157,7 +186,11 @@ function send(url: URL, options: SafeGetOptions, signal: AbortSignal): Promise<I
 }
 
 /** Resolves `host` (unless it is an address already), checks every answer, and returns the first. */
-async function checkedAddress(host: string, options: SafeGetOptions, signal: AbortSignal): Promise<AddressVerdict & { allowed: true }> {
+async function checkedAddress(
+  host: string,
+  options: SafeGetOptions,
+  signal: AbortSignal,
+): Promise<AddressVerdict & { allowed: true }> {
   const literal = isIP(host) !== 0;
   let answers: readonly string[];
   try {
@@ -205,6 +238,7 @@ function connectionError(error: Error, url: URL): FetchError {
     ENETUNREACH: 'the network is unreachable',
   };
   const reason = reasons[code] ?? (code.startsWith('HPE_') ? 'the answer was not valid HTTP' : error.message);
-  return new FetchError('fetch-failed', `Could not fetch ${truncate(url.href, maxUrlChars)}: ${reason}.`, { cause: error });
+  return new FetchError('fetch-failed', `Could not fetch ${truncate(url.href, maxUrlChars)}: ${reason}.`, {
+    cause: error,
+  });
 }
-

@@ -47,7 +47,12 @@ describe('limitModelCalls', () => {
 
   it('holds a turn for a run that checks its budget first: spent on its first call, or given back', async () => {
     const calls: string[] = [];
-    const answer = { message: { role: 'assistant' as const, content: 'ok' }, usage: null, finishReason: 'stop', model: 'm' };
+    const answer = {
+      message: { role: 'assistant' as const, content: 'ok' },
+      usage: null,
+      finishReason: 'stop',
+      model: 'm',
+    };
     const client: ModelClient = {
       model: 'm',
       async complete(request) {
@@ -56,7 +61,11 @@ describe('limitModelCalls', () => {
       },
     };
     const limited = limitModelCalls(client, 1);
-    const request = (name: string) => ({ messages: [{ role: 'user' as const, content: name }], tools: [], toolChoice: 'required' as const });
+    const request = (name: string) => ({
+      messages: [{ role: 'user' as const, content: name }],
+      tools: [],
+      toolChoice: 'required' as const,
+    });
     const signal = new AbortController().signal;
 
     const first = await limited.turn(signal);

@@ -72,7 +72,10 @@ describe('run time limit', () => {
   it('stops a run whose tool outlasts the limit, answering the call as cancelled', async () => {
     model.enqueue(toolCalls({ name: 'stuck', arguments: {} }));
 
-    const run = await runOnce(model, { tools: buildToolRegistry([stuckTool(() => {})]), settings: { runTimeoutMs: 300, toolTimeoutMs: 10_000 } });
+    const run = await runOnce(model, {
+      tools: buildToolRegistry([stuckTool(() => {})]),
+      settings: { runTimeoutMs: 300, toolTimeoutMs: 10_000 },
+    });
 
     expect(run.stopReason).toBe('time-limit');
     expect(run.transcript.at(-1)).toMatchObject({ role: 'tool', content: 'Cancelled: the run was stopped.' });
@@ -105,7 +108,12 @@ describe('abort signal', () => {
   it('stops between steps: a cut-off tool call gets a "cancelled" message and no further model call is made', async () => {
     const controller = new AbortController();
     const tools = buildToolRegistry([...builtInTools, stuckTool(() => setTimeout(() => controller.abort(), 20))]);
-    model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '1+1' }, id: 'call_done' }, { name: 'stuck', arguments: {}, id: 'call_stuck' }));
+    model.enqueue(
+      toolCalls(
+        { name: 'calculator', arguments: { expression: '1+1' }, id: 'call_done' },
+        { name: 'stuck', arguments: {}, id: 'call_stuck' },
+      ),
+    );
 
     const run = await runOnce(model, { tools, signal: controller.signal });
 
@@ -115,6 +123,8 @@ describe('abort signal', () => {
       { role: 'tool', tool_call_id: 'call_stuck', content: 'Cancelled: the run was stopped.' },
     ]);
     expect(model.requests).toHaveLength(1);
-    expect(run.events.filter((event) => event.type === 'tool-error')).toMatchObject([{ callId: 'call_stuck', kind: 'cancelled' }]);
+    expect(run.events.filter((event) => event.type === 'tool-error')).toMatchObject([
+      { callId: 'call_stuck', kind: 'cancelled' },
+    ]);
   });
 });

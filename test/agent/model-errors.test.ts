@@ -55,7 +55,9 @@ describe('model service errors', () => {
   });
 
   it('does not retry a context that is too long, and says so', async () => {
-    model.enqueue(apiError(400, "This model's maximum context length is 128000 tokens.", { code: 'context_length_exceeded' }));
+    model.enqueue(
+      apiError(400, "This model's maximum context length is 128000 tokens.", { code: 'context_length_exceeded' }),
+    );
 
     const run = await runOnce(model);
 
@@ -104,7 +106,10 @@ describe('model service errors', () => {
   it('refuses a response past maxResponseBytes, with or without its length announced, and does not retry it', async () => {
     const huge = `{"padding": "${'x'.repeat(maxResponseBytes)}"}`;
     // Without Content-Length (chunked), the body is read up to the cap; with it, not at all.
-    model.enqueue({ status: 200, body: huge }, { status: 200, body: huge, headers: { 'content-length': String(huge.length) } });
+    model.enqueue(
+      { status: 200, body: huge },
+      { status: 200, body: huge, headers: { 'content-length': String(huge.length) } },
+    );
 
     for (let attempt = 1; attempt <= 2; attempt += 1) {
       const run = await runOnce(model, { client: { maxRetries: 2 } });
@@ -134,7 +139,10 @@ describe('model service errors', () => {
 
 describe('waits the model service asks for', () => {
   it('honours Retry-After: the retry comes no sooner than asked', async () => {
-    model.enqueue(apiError(429, 'Rate limit reached', { headers: { 'retry-after-ms': '1200' } }), finalAnswer('Hello.'));
+    model.enqueue(
+      apiError(429, 'Rate limit reached', { headers: { 'retry-after-ms': '1200' } }),
+      finalAnswer('Hello.'),
+    );
 
     await runOnce(model);
 

@@ -36,13 +36,21 @@ describe('runAgent', () => {
     const first = model.requests[0]!;
     expect(first.tool_choice).toBe('required');
     expect(first.temperature).toBe(0);
-    expect(first.tools?.map((tool) => tool.function.name)).toEqual(['calculator', 'current_time', 'fetch_url', 'final_answer']);
+    expect(first.tools?.map((tool) => tool.function.name)).toEqual([
+      'calculator',
+      'current_time',
+      'fetch_url',
+      'final_answer',
+    ]);
     expect(first.tools?.every((tool) => tool.function.strict === true)).toBe(true);
     expect(first.messages.map((message) => message.role)).toEqual(['system', 'user']);
   });
 
   it('emits typed events for every step, in order', async () => {
-    model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '1+1' } }), finalAnswer('2', ['calculator']));
+    model.enqueue(
+      toolCalls({ name: 'calculator', arguments: { expression: '1+1' } }),
+      finalAnswer('2', ['calculator']),
+    );
 
     const run = await runOnce(model);
 
@@ -60,7 +68,12 @@ describe('runAgent', () => {
     const result = run.events.find((event) => event.type === 'tool-result');
     expect(result).toMatchObject({ name: 'calculator', result: '2', step: 1 });
     expect(typeof (result as { durationMs: number }).durationMs).toBe('number');
-    expect(run.events.at(-1)).toMatchObject({ type: 'run-end', status: 'answered', steps: 2, usage: { totalTokens: 240 } });
+    expect(run.events.at(-1)).toMatchObject({
+      type: 'run-end',
+      status: 'answered',
+      steps: 2,
+      usage: { totalTokens: 240 },
+    });
   });
 
   it('runs the parallel calls of one turn concurrently and answers them in call order', async () => {
@@ -81,7 +94,10 @@ describe('runAgent', () => {
       },
     });
     model.enqueue(
-      toolCalls({ name: 'barrier', arguments: { label: 'a' }, id: 'call_a' }, { name: 'barrier', arguments: { label: 'b' }, id: 'call_b' }),
+      toolCalls(
+        { name: 'barrier', arguments: { label: 'a' }, id: 'call_a' },
+        { name: 'barrier', arguments: { label: 'b' }, id: 'call_b' },
+      ),
       (request) => {
         expect(toolMessages(request)).toEqual([
           { role: 'tool', tool_call_id: 'call_a', content: 'done a' },
@@ -97,7 +113,11 @@ describe('runAgent', () => {
   });
 
   it('runs at most MAX_TOOL_CALLS_PER_TURN calls and answers the rest with an error observation', async () => {
-    const calls = ['1+1', '2+2', '3+3'].map((expression, index) => ({ name: 'calculator', arguments: { expression }, id: `call_${index}` }));
+    const calls = ['1+1', '2+2', '3+3'].map((expression, index) => ({
+      name: 'calculator',
+      arguments: { expression },
+      id: `call_${index}`,
+    }));
     model.enqueue(toolCalls(...calls), (request) => {
       const replies = toolMessages(request);
       expect(replies.map((reply) => reply.tool_call_id)).toEqual(['call_0', 'call_1', 'call_2']);
@@ -110,19 +130,26 @@ describe('runAgent', () => {
     const run = await runOnce(model, { settings: { maxToolCallsPerTurn: 2 } });
 
     expect(run.status).toBe('answered');
-    expect(run.events.filter((event) => event.type === 'tool-error')).toMatchObject([{ kind: 'not-executed', callId: 'call_2' }]);
+    expect(run.events.filter((event) => event.type === 'tool-error')).toMatchObject([
+      { kind: 'not-executed', callId: 'call_2' },
+    ]);
   });
 
   it('turns an unknown tool into an observation that lists the valid tools, and goes on', async () => {
     model.enqueue(toolCalls({ name: 'weather', arguments: {} }), (request) => {
-      expect(toolMessages(request)[0]!.content).toBe('Unknown tool "weather". The valid tools are: calculator, current_time, fetch_url.');
+      expect(toolMessages(request)[0]!.content).toBe(
+        'Unknown tool "weather". The valid tools are: calculator, current_time, fetch_url.',
+      );
       return finalAnswer('I have no weather tool.');
     });
 
     const run = await runOnce(model);
 
     expect(run.status).toBe('answered');
-    expect(run.events.find((event) => event.type === 'tool-error')).toMatchObject({ kind: 'unknown-tool', name: 'weather' });
+    expect(run.events.find((event) => event.type === 'tool-error')).toMatchObject({
+      kind: 'unknown-tool',
+      name: 'weather',
+    });
   });
 
   it('turns arguments that are not JSON, or that fail the schema, into observations with the issues', async () => {
@@ -143,22 +170,20 @@ describe('runAgent', () => {
     const run = await runOnce(model);
 
     expect(run.status).toBe('answered');
-    expect(run.events.filter((event) => event.type === 'tool-error').map((event) => event.type === 'tool-error' && event.kind)).toEqual([
-      'invalid-arguments',
-      'invalid-arguments',
-    ]);
+    expect(
+      run.events
+        .filter((event) => event.type === 'tool-error')
+        .map((event) => event.type === 'tool-error' && event.kind),
+    ).toEqual(['invalid-arguments', 'invalid-arguments']);
   });
 
   it('sends final_answer arguments that fail validation back to the model, which retries', async () => {
-    model.enqueue(
-      toolCalls({ name: 'final_answer', arguments: { answer: '   ' } }),
-      (request) => {
-        const reply = toolMessages(request)[0]!.content!;
-        expect(reply).toContain('answer: the answer must not be empty');
-        expect(reply).toContain('tools_used: Invalid input: expected array, received undefined');
-        return finalAnswer('Hello!');
-      },
-    );
+    model.enqueue(toolCalls({ name: 'final_answer', arguments: { answer: '   ' } }), (request) => {
+      const reply = toolMessages(request)[0]!.content!;
+      expect(reply).toContain('answer: the answer must not be empty');
+      expect(reply).toContain('tools_used: Invalid input: expected array, received undefined');
+      return finalAnswer('Hello!');
+    });
 
     const run = await runOnce(model);
 
@@ -168,7 +193,10 @@ describe('runAgent', () => {
   });
 
   it('keeps in tools_used only the tools really called in the run', async () => {
-    model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '6*7' } }), finalAnswer('42', ['web_search', 'calculator', 'calculator', 'current_time']));
+    model.enqueue(
+      toolCalls({ name: 'calculator', arguments: { expression: '6*7' } }),
+      finalAnswer('42', ['web_search', 'calculator', 'calculator', 'current_time']),
+    );
 
     const run = await runOnce(model);
 
@@ -177,11 +205,18 @@ describe('runAgent', () => {
 
   it('runs the other tools when final_answer comes beside them, and asks for the answer alone', async () => {
     model.enqueue(
-      toolCalls({ name: 'calculator', arguments: { expression: '2*21' }, id: 'call_calc' }, { name: 'final_answer', arguments: { answer: 'guess: 41', tools_used: [] }, id: 'call_final' }),
+      toolCalls(
+        { name: 'calculator', arguments: { expression: '2*21' }, id: 'call_calc' },
+        { name: 'final_answer', arguments: { answer: 'guess: 41', tools_used: [] }, id: 'call_final' },
+      ),
       (request) => {
         expect(toolMessages(request)).toEqual([
           { role: 'tool', tool_call_id: 'call_calc', content: '42' },
-          { role: 'tool', tool_call_id: 'call_final', content: expect.stringMatching(/^Not executed: call final_answer alone/) },
+          {
+            role: 'tool',
+            tool_call_id: 'call_final',
+            content: expect.stringMatching(/^Not executed: call final_answer alone/),
+          },
         ]);
         return finalAnswer('42', ['calculator']);
       },
@@ -204,7 +239,10 @@ describe('runAgent', () => {
 
     expect(run.status).toBe('answered');
     expect(run.answer).toEqual({ answer: 'Hi there, again', tools_used: [] });
-    expect(run.events.find((event) => event.type === 'final-answer')).toMatchObject({ fallback: 'plain-text', callId: null });
+    expect(run.events.find((event) => event.type === 'final-answer')).toMatchObject({
+      fallback: 'plain-text',
+      callId: null,
+    });
   });
 
   it('answers the nudge with a real final_answer when the model complies', async () => {
@@ -243,7 +281,9 @@ describe('runAgent', () => {
       (request) => {
         const [call, noArgs] = request.messages.filter((message) => message.role === 'tool');
         expect(call!.content).toBe('3');
-        expect(noArgs!.content).toBe('Invalid arguments for current_time:\n- time_zone: Invalid input: expected string, received undefined\nFix them and call it again.');
+        expect(noArgs!.content).toBe(
+          'Invalid arguments for current_time:\n- time_zone: Invalid input: expected string, received undefined\nFix them and call it again.',
+        );
         return finalAnswer('3', ['calculator']);
       },
     );
@@ -272,14 +312,20 @@ describe('runAgent', () => {
 
   it('takes a valid final_answer beside other tools at the last step, where no later step could use them', async () => {
     model.enqueue(
-      toolCalls({ name: 'calculator', arguments: { expression: '1+1' }, id: 'call_calc' }, { name: 'final_answer', arguments: { answer: 'two', tools_used: ['calculator'] }, id: 'call_final' }),
+      toolCalls(
+        { name: 'calculator', arguments: { expression: '1+1' }, id: 'call_calc' },
+        { name: 'final_answer', arguments: { answer: 'two', tools_used: ['calculator'] }, id: 'call_final' },
+      ),
     );
 
     const run = await runOnce(model, { settings: { maxSteps: 1 } });
 
     expect(run.status).toBe('answered');
     expect(run.answer).toEqual({ answer: 'two', tools_used: [] });
-    expect(run.events.find((event) => event.type === 'tool-error')).toMatchObject({ callId: 'call_calc', kind: 'not-executed' });
+    expect(run.events.find((event) => event.type === 'tool-error')).toMatchObject({
+      callId: 'call_calc',
+      kind: 'not-executed',
+    });
     expect(run.events.some((event) => event.type === 'tool-call')).toBe(false);
   });
 
@@ -303,11 +349,25 @@ describe('runAgent', () => {
       complete: async () => {
         calls += 1;
         controller.abort();
-        return { message: { role: 'assistant', content: 'thinking' }, usage: null, finishReason: 'stop', model: 'deaf' };
+        return {
+          message: { role: 'assistant', content: 'thinking' },
+          usage: null,
+          finishReason: 'stop',
+          model: 'deaf',
+        };
       },
     };
 
-    const run = await runAgent({ model: deaf, systemPrompt: 's', history: [], input: [{ role: 'user', content: 'hi' }], tools: [], context: testContext, settings: defaultAgentSettings, signal: controller.signal });
+    const run = await runAgent({
+      model: deaf,
+      systemPrompt: 's',
+      history: [],
+      input: [{ role: 'user', content: 'hi' }],
+      tools: [],
+      context: testContext,
+      settings: defaultAgentSettings,
+      signal: controller.signal,
+    });
 
     expect(run.stopReason).toBe('aborted');
     expect(calls).toBe(1);
@@ -320,10 +380,34 @@ describe('runAgent', () => {
       model: 'recorder',
       complete: async (request) => {
         seen.push([...request.tools]);
-        return { message: { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'final_answer', arguments: '{"answer":"ok","tools_used":[]}' } }] }, usage: null, finishReason: 'tool_calls', model: 'recorder' };
+        return {
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              {
+                id: 'c',
+                type: 'function',
+                function: { name: 'final_answer', arguments: '{"answer":"ok","tools_used":[]}' },
+              },
+            ],
+          },
+          usage: null,
+          finishReason: 'tool_calls',
+          model: 'recorder',
+        };
       },
     };
-    const run = () => runAgent({ model: recorder, systemPrompt: 's', history: [], input: [{ role: 'user', content: 'hi' }], tools, context: testContext, settings: defaultAgentSettings });
+    const run = () =>
+      runAgent({
+        model: recorder,
+        systemPrompt: 's',
+        history: [],
+        input: [{ role: 'user', content: 'hi' }],
+        tools,
+        context: testContext,
+        settings: defaultAgentSettings,
+      });
 
     await run();
     await run();
@@ -358,6 +442,11 @@ describe('runAgent', () => {
 
     expect(run.status).toBe('failed');
     expect(run.userMessage).toMatch(/Something went wrong on my side/);
-    expect(events.at(-1)).toMatchObject({ type: 'run-end', status: 'failed', errorCode: 'internal', error: expect.stringContaining('TypeError') });
+    expect(events.at(-1)).toMatchObject({
+      type: 'run-end',
+      status: 'failed',
+      errorCode: 'internal',
+      error: expect.stringContaining('TypeError'),
+    });
   });
 });

@@ -15,7 +15,12 @@ const schema = {
     choice: { anyOf: [{ type: 'string' }, { type: 'null' }] },
     pair: { type: 'array', items: [{ type: 'string' }, { $ref: '#/$defs/point' }] },
     // Data that looks like schemas: left alone.
-    kind: { enum: [{ type: 'array' }, 'plain'], default: { type: 'object' }, const: { not: {} }, examples: [{ oneOf: [] }] },
+    kind: {
+      enum: [{ type: 'array' }, 'plain'],
+      default: { type: 'object' },
+      const: { not: {} },
+      examples: [{ oneOf: [] }],
+    },
   },
   $defs: { point: { type: 'object', properties: { x: { type: 'number' } } } },
   additionalProperties: { type: 'boolean' },
@@ -30,7 +35,10 @@ describe('schema walking', () => {
     expect(mapped.properties.seen).toBeUndefined();
     expect(mapped.properties.not).toEqual({ type: 'string', seen: true });
     expect(mapped.properties.items.items).toEqual({ type: 'number', seen: true });
-    expect(mapped.properties.choice.anyOf).toEqual([{ type: 'string', seen: true }, { type: 'null', seen: true }]);
+    expect(mapped.properties.choice.anyOf).toEqual([
+      { type: 'string', seen: true },
+      { type: 'null', seen: true },
+    ]);
     expect(mapped.properties.pair.items[1]).toEqual({ $ref: '#/$defs/point', seen: true });
     expect(mapped.$defs.point.properties.x).toEqual({ type: 'number', seen: true });
     expect(mapped.$defs.seen).toBeUndefined();
@@ -45,7 +53,7 @@ describe('schema walking', () => {
     const visited: SchemaNode[] = [];
     everySchema(schema, (node) => visited.push(node) > 0);
     let rebuilt = 0;
-    mapSchema(schema, (node) => (rebuilt += 1, node));
+    mapSchema(schema, (node) => ((rebuilt += 1), node));
     expect(visited).toHaveLength(rebuilt);
     expect(visited).toHaveLength(14);
     expect(everySchema(schema, (node) => node.type !== 'number')).toBe(false);
@@ -57,10 +65,21 @@ describe('the passes that walk tool schemas leave data alone', () => {
   it('an MCP tool whose enum holds an object that looks like an array schema still accepts it', () => {
     const [tool] = toolsFromListing(
       { name: 'srv', moderatorOnly: false },
-      [{ name: 'pick', inputSchema: { type: 'object', properties: { shape: { enum: [{ type: 'array' }] }, list: { type: 'array' } } } }],
+      [
+        {
+          name: 'pick',
+          inputSchema: {
+            type: 'object',
+            properties: { shape: { enum: [{ type: 'array' }] }, list: { type: 'array' } },
+          },
+        },
+      ],
       async () => ({ content: [] }),
     ).tools;
-    expect(tool!.inputSchema).toEqual({ type: 'object', properties: { shape: { enum: [{ type: 'array' }] }, list: { type: 'array', items: {} } } });
+    expect(tool!.inputSchema).toEqual({
+      type: 'object',
+      properties: { shape: { enum: [{ type: 'array' }] }, list: { type: 'array', items: {} } },
+    });
     expect(tool!.validate({ shape: { type: 'array' }, list: [] })).toMatchObject({ ok: true });
   });
 
@@ -77,7 +96,12 @@ describe('the passes that walk tool schemas leave data alone', () => {
   });
 
   it('an enum value that spells an unsupported keyword does not make a schema non-strict', () => {
-    const strict = { type: 'object', properties: { mode: { enum: [{ not: 1 }] } }, required: ['mode'], additionalProperties: false };
+    const strict = {
+      type: 'object',
+      properties: { mode: { enum: [{ not: 1 }] } },
+      required: ['mode'],
+      additionalProperties: false,
+    };
     expect(isStrictCompatible(strict)).toBe(true);
     expect(isStrictCompatible({ ...strict, properties: { mode: { not: { type: 'string' } } } })).toBe(false);
   });

@@ -47,7 +47,9 @@ describe('a failing tool becomes an observation and the loop goes on', () => {
       description: 'Refuses.',
       parameters: z.object({}),
       execute() {
-        throw new UserFacingError('refused', 'That page is not allowed.', { detail: 'blocked 10.0.0.1 (private range)' });
+        throw new UserFacingError('refused', 'That page is not allowed.', {
+          detail: 'blocked 10.0.0.1 (private range)',
+        });
       },
     });
     model.enqueue(toolCalls({ name: 'guarded', arguments: {} }), (request) => {

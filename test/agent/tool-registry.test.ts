@@ -19,7 +19,12 @@ describe('tool registry', () => {
   it('gives every built-in tool a strict schema OpenAI accepts', () => {
     const tools = buildToolRegistry(builtInTools);
     for (const tool of tools) expect(tool.spec.function.strict, tool.name).toBe(true);
-    const body = { model: 'm', messages: [{ role: 'user', content: 'hi' }], tools: tools.map((tool) => tool.spec), tool_choice: 'required' };
+    const body = {
+      model: 'm',
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: tools.map((tool) => tool.spec),
+      tool_choice: 'required',
+    };
     expect(chatRequestProblems(body)).toEqual([]);
   });
 
@@ -27,7 +32,10 @@ describe('tool registry', () => {
     const shout = defineTool({
       name: 'shout',
       description: 'Upper-cases text.',
-      parameters: z.object({ text: z.string().transform((value) => value.toUpperCase()), times: z.number().default(1) }),
+      parameters: z.object({
+        text: z.string().transform((value) => value.toUpperCase()),
+        times: z.number().default(1),
+      }),
       execute: ({ text, times }) => text.repeat(times),
     });
     const [tool] = buildToolRegistry([shout]);
@@ -45,10 +53,20 @@ describe('tool registry', () => {
     const union = defineTool({
       name: 'shape',
       description: 'A shape.',
-      parameters: z.object({ shape: z.discriminatedUnion('kind', [z.object({ kind: z.literal('circle'), r: z.number() }), z.object({ kind: z.literal('square'), side: z.number() })]) }),
+      parameters: z.object({
+        shape: z.discriminatedUnion('kind', [
+          z.object({ kind: z.literal('circle'), r: z.number() }),
+          z.object({ kind: z.literal('square'), side: z.number() }),
+        ]),
+      }),
       execute: () => 'ok',
     });
-    const tuple = defineTool({ name: 'point', description: 'A point.', parameters: z.object({ at: z.tuple([z.number(), z.number()]) }), execute: () => 'ok' });
+    const tuple = defineTool({
+      name: 'point',
+      description: 'A point.',
+      parameters: z.object({ at: z.tuple([z.number(), z.number()]) }),
+      execute: () => 'ok',
+    });
     const [unionTool, tupleTool] = buildToolRegistry([union, tuple]);
     expect(unionTool!.spec.function.strict).toBe(false);
     expect(tupleTool!.spec.function.strict).toBe(false);
@@ -81,6 +99,13 @@ describe('tool registry', () => {
     });
     expect(tool.spec.function.strict).toBe(false);
     expect(isStrictCompatible({ ...loose, required: ['q', 'limit'], additionalProperties: false })).toBe(true);
-    expect(isStrictCompatible({ type: 'object', properties: { o: { type: 'object', properties: {} } }, required: ['o'], additionalProperties: false })).toBe(false);
+    expect(
+      isStrictCompatible({
+        type: 'object',
+        properties: { o: { type: 'object', properties: {} } },
+        required: ['o'],
+        additionalProperties: false,
+      }),
+    ).toBe(false);
   });
 });

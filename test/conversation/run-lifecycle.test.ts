@@ -13,25 +13,73 @@ let question: number;
 beforeEach(() => {
   store = tempStore().store;
   store.instances.register('i', 'bot');
-  conversationId = store.conversations.ensure({ key: 'discord:1', title: 't', guildId: 'g', channelId: 'c', threadId: '1', startedById: 'u', startedByName: 'Ada' }).id;
+  conversationId = store.conversations.ensure({
+    key: 'discord:1',
+    title: 't',
+    guildId: 'g',
+    channelId: 'c',
+    threadId: '1',
+    startedById: 'u',
+    startedByName: 'Ada',
+  }).id;
   question = store.messages.insert({
-    conversationId, runId: null, role: 'user', authorId: 'u', authorName: 'Ada', content: 'hi', toolCalls: null, toolCallId: null, groupId: null, answersId: null, discordMessageId: '500', tokenCount: 3,
+    conversationId,
+    runId: null,
+    role: 'user',
+    authorId: 'u',
+    authorName: 'Ada',
+    content: 'hi',
+    toolCalls: null,
+    toolCallId: null,
+    groupId: null,
+    answersId: null,
+    discordMessageId: '500',
+    tokenCount: 3,
   })!;
 });
 
 /** Records a run's events through the real step-log sink, as a run of the bot does. */
-function run(id: string, events: Partial<Record<'tool' | 'answer' | 'end', string>>, resumedFrom: string | null = null): void {
-  const sink = stepLogSink(store.runs, store.steps, { conversationId, instanceId: 'i', triggerMessageIds: [question], resumedFrom });
+function run(
+  id: string,
+  events: Partial<Record<'tool' | 'answer' | 'end', string>>,
+  resumedFrom: string | null = null,
+): void {
+  const sink = stepLogSink(store.runs, store.steps, {
+    conversationId,
+    instanceId: 'i',
+    triggerMessageIds: [question],
+    resumedFrom,
+  });
   const base = { runId: id, step: 1 };
-  const script: AgentEvent[] = [{ type: 'run-start', runId: id, conversationId: 'discord:1', model: 'm', toolNames: [], at: new Date() }];
+  const script: AgentEvent[] = [
+    { type: 'run-start', runId: id, conversationId: 'discord:1', model: 'm', toolNames: [], at: new Date() },
+  ];
   if (events.tool) {
     script.push({ ...base, type: 'tool-call', callId: `${id}-call`, name: events.tool, arguments: '{}' });
     script.push({ ...base, type: 'tool-result', callId: `${id}-call`, name: events.tool, result: 'ok', durationMs: 1 });
   }
-  if (events.answer) script.push({ ...base, type: 'final-answer', callId: 'a', answer: { answer: events.answer, tools_used: [] }, fallback: null });
+  if (events.answer)
+    script.push({
+      ...base,
+      type: 'final-answer',
+      callId: 'a',
+      answer: { answer: events.answer, tools_used: [] },
+      fallback: null,
+    });
   if (events.end) {
     const status = events.end as 'answered' | 'failed' | 'stopped';
-    script.push({ type: 'run-end', runId: id, status, stopReason: null, userMessage: null, error: null, errorCode: null, steps: 1, usage: noUsage, durationMs: 1 });
+    script.push({
+      type: 'run-end',
+      runId: id,
+      status,
+      stopReason: null,
+      userMessage: null,
+      error: null,
+      errorCode: null,
+      steps: 1,
+      usage: noUsage,
+      durationMs: 1,
+    });
   }
   for (const event of script) sink(event);
 }
@@ -57,7 +105,11 @@ describe('the life of a run', () => {
     lifecycle.interrupt('r1', 'the bot shut down before the run ended');
     expect(stateOf(store.runs.byId('r1')!)).toBe('interrupted');
 
-    expect(lifecycle.takeUp(store.runs.byId('r1')!)).toEqual({ kind: 'post-answer', answer: { answer: 'found it', tools_used: [] }, triggerIds: [question] });
+    expect(lifecycle.takeUp(store.runs.byId('r1')!)).toEqual({
+      kind: 'post-answer',
+      answer: { answer: 'found it', tools_used: [] },
+      triggerIds: [question],
+    });
     lifecycle.answeredAfterAll('r1');
     expect(store.runs.byId('r1')).toMatchObject({ status: 'answered', delivery: 'posted' });
   });
@@ -66,13 +118,20 @@ describe('the life of a run', () => {
     const lifecycle = runLifecycle(store);
     run('r1', { tool: 'calculator' });
     lifecycle.interrupt('r1', 'crash');
-    expect(lifecycle.takeUp(store.runs.byId('r1')!)).toEqual({ kind: 'continue', triggerIds: [question], calledBefore: ['calculator'] });
+    expect(lifecycle.takeUp(store.runs.byId('r1')!)).toEqual({
+      kind: 'continue',
+      triggerIds: [question],
+      calledBefore: ['calculator'],
+    });
 
     run('r2', { tool: 'current_time' }, 'r1');
     lifecycle.interrupt('r2', 'crash');
     // Taken up by r2: r1 is no longer owed, r2 is.
     expect(lifecycle.owed(conversationId).map((row) => row.id)).toEqual(['r2']);
-    expect(lifecycle.takeUp(store.runs.byId('r2')!)).toMatchObject({ kind: 'continue', calledBefore: ['current_time', 'calculator'] });
+    expect(lifecycle.takeUp(store.runs.byId('r2')!)).toMatchObject({
+      kind: 'continue',
+      calledBefore: ['current_time', 'calculator'],
+    });
 
     run('r3', {}, 'r2');
     lifecycle.interrupt('r3', 'crash');
@@ -101,10 +160,20 @@ describe('the life of a run', () => {
 
   it('records a run refused for the budget: withheld when its people were told already, owed a notice otherwise', () => {
     const lifecycle = runLifecycle(store);
-    const refused = { conversationId, instanceId: 'i', triggerMessageIds: [question], model: 'm', reason: 'the daily token budget is spent' };
+    const refused = {
+      conversationId,
+      instanceId: 'i',
+      triggerMessageIds: [question],
+      model: 'm',
+      reason: 'the daily token budget is spent',
+    };
     lifecycle.refuse({ ...refused, id: 'quiet', told: false });
     lifecycle.refuse({ ...refused, id: 'told', told: true });
-    expect(store.runs.byId('quiet')).toMatchObject({ status: 'failed', error_code: 'call-refused', delivery: 'withheld' });
+    expect(store.runs.byId('quiet')).toMatchObject({
+      status: 'failed',
+      error_code: 'call-refused',
+      delivery: 'withheld',
+    });
     expect(stateOf(store.runs.byId('quiet')!)).toBe('delivered');
     expect(lifecycle.owed(conversationId).map((row) => row.id)).toEqual(['told']);
   });

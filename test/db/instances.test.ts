@@ -19,7 +19,8 @@ afterEach(async () => {
   held = [];
 });
 
-const refusal = /^Another bot \(process \d+ on .+\) is already using this database\. Stop it first, or point DATABASE_PATH at another file\.$/;
+const refusal =
+  /^Another bot \(process \d+ on .+\) is already using this database\. Stop it first, or point DATABASE_PATH at another file\.$/;
 
 /** A row as another process wrote it (this process never registered it), with a running run. */
 function otherInstance(store: Store, id: string, row: { hostname: string; heartbeatAt: number; pid?: number }): string {
@@ -34,7 +35,13 @@ function otherInstance(store: Store, id: string, row: { hostname: string; heartb
     startedById: null,
     startedByName: null,
   });
-  store.runs.start({ id: `run-${id}`, conversationId: conversation.id, instanceId: id, triggerMessageIds: [], model: 'm' });
+  store.runs.start({
+    id: `run-${id}`,
+    conversationId: conversation.id,
+    instanceId: id,
+    triggerMessageIds: [],
+    model: 'm',
+  });
   return `run-${id}`;
 }
 
@@ -106,7 +113,10 @@ describe('an instance on another host with a fresh heartbeat', () => {
 
     expect(() => startInstance(store, 'bot', { exclusive: true })).toThrow(refusal);
 
-    const staleRun = otherInstance(store, 'old-stale', { hostname: 'other-machine', heartbeatAt: Date.now() - staleAfterMs - 1000 });
+    const staleRun = otherInstance(store, 'old-stale', {
+      hostname: 'other-machine',
+      heartbeatAt: Date.now() - staleAfterMs - 1000,
+    });
     store.db.prepare("UPDATE instances SET stopped_at = 1 WHERE id = 'old-fresh'").run();
     const bot = startInstance(store, 'bot', { exclusive: true });
     expect(store.runs.byId(staleRun)?.status).toBe('interrupted');
@@ -189,7 +199,11 @@ describe('lock files', () => {
 
     const chat = startInstance(store, 'chat');
 
-    expect(['stopped', 'orphan-old', 'orphan-new'].map((id) => existsSync(instanceLockPath(folder, id)))).toEqual([false, false, true]);
+    expect(['stopped', 'orphan-old', 'orphan-new'].map((id) => existsSync(instanceLockPath(folder, id)))).toEqual([
+      false,
+      false,
+      true,
+    ]);
     chat.stop();
   });
 

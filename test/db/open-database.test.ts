@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { latestVersion, migrations } from '../../db/migrations.ts';
-import { DatabaseFromFutureError, DatabaseFromPastError, openDatabase, openDatabaseReadOnly } from '../../db/open-database.ts';
+import {
+  DatabaseFromFutureError,
+  DatabaseFromPastError,
+  openDatabase,
+  openDatabaseReadOnly,
+} from '../../db/open-database.ts';
 
 const tempPath = (name = 'bot.sqlite') => join(mkdtempSync(join(tmpdir(), 'db-test-')), 'nested', 'folder', name);
 
@@ -17,8 +22,23 @@ describe('openDatabase', () => {
     expect(db.pragma('synchronous', { simple: true })).toBe(1);
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'messages_fts_%' ORDER BY name").pluck().all();
-    expect(tables).toEqual(['channel_cursors', 'conversations', 'guild_usage_days', 'instances', 'messages', 'messages_fts', 'reminders', 'runs', 'steps']);
+    const tables = db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'messages_fts_%' ORDER BY name",
+      )
+      .pluck()
+      .all();
+    expect(tables).toEqual([
+      'channel_cursors',
+      'conversations',
+      'guild_usage_days',
+      'instances',
+      'messages',
+      'messages_fts',
+      'reminders',
+      'runs',
+      'steps',
+    ]);
     db.close();
   });
 
@@ -71,7 +91,9 @@ describe('openDatabase', () => {
     }
 
     expect(error).toBeInstanceOf(DatabaseFromFutureError);
-    expect((error as DatabaseFromFutureError).userMessage).toContain(`schema version ${latestVersion + 1}, but this version of the bot knows only up to ${latestVersion}`);
+    expect((error as DatabaseFromFutureError).userMessage).toContain(
+      `schema version ${latestVersion + 1}, but this version of the bot knows only up to ${latestVersion}`,
+    );
     expect((error as DatabaseFromFutureError).userMessage).toContain('The database was not changed.');
     expect(readFileSync(path).equals(before)).toBe(true);
     expect(existsSync(`${path}-wal`)).toBe(false);

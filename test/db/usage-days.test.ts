@@ -12,7 +12,14 @@ const monday = Date.UTC(2026, 10, 23);
 
 function conversation(store: ReturnType<typeof tempStore>['store'], key: string, guildId: string | null) {
   if (!store.db.prepare("SELECT 1 FROM instances WHERE id = 'i'").get()) store.instances.register('i', 'bot');
-  return store.conversations.ensure({ key, title: key, guildId, channelId: guildId ? '1' : null, startedById: 'u', startedByName: 'U' }).id;
+  return store.conversations.ensure({
+    key,
+    title: key,
+    guildId,
+    channelId: guildId ? '1' : null,
+    startedById: 'u',
+    startedByName: 'U',
+  }).id;
 }
 
 describe('tokens per server per day (the daily budget)', () => {
@@ -22,7 +29,8 @@ describe('tokens per server per day (the daily budget)', () => {
     const second = conversation(store, 'b', 'guild-1');
     const other = conversation(store, 'c', 'guild-2');
     const terminal = conversation(store, 'd', null);
-    const run = (id: string, conversationId: number, at: number) => store.runs.start({ id, conversationId, instanceId: 'i', triggerMessageIds: [], model: 'm' }, at);
+    const run = (id: string, conversationId: number, at: number) =>
+      store.runs.start({ id, conversationId, instanceId: 'i', triggerMessageIds: [], model: 'm' }, at);
     run('r1', first, monday + 1000);
     run('r2', second, monday + 2000);
     run('r3', other, monday + 3000);
@@ -34,7 +42,15 @@ describe('tokens per server per day (the daily budget)', () => {
     store.runs.addUsage('r3', 100, 0, 100);
     store.runs.addUsage('r4', 7, 0, 7);
     store.runs.addUsage('r5', 1000, 0, 1000);
-    store.runs.finish('r2', { status: 'answered', stopReason: null, promptTokens: 3, completionTokens: 3, totalTokens: 6, error: null, errorCode: null });
+    store.runs.finish('r2', {
+      status: 'answered',
+      stopReason: null,
+      promptTokens: 3,
+      completionTokens: 3,
+      totalTokens: 6,
+      error: null,
+      errorCode: null,
+    });
 
     expect(store.runs.tokensOnDay('guild-1', monday)).toBe(15 + 25 + 6);
     expect(store.runs.tokensOnDay('guild-2', monday)).toBe(100);
@@ -42,7 +58,9 @@ describe('tokens per server per day (the daily budget)', () => {
     expect(store.runs.tokensOnDay('guild-3', monday)).toBe(0);
     // The same as summing the day's runs, which is what the table stands in for.
     const summed = store.db
-      .prepare('SELECT sum(r.total_tokens) FROM runs r JOIN conversations c ON c.id = r.conversation_id WHERE c.guild_id = ? AND r.started_at >= ? AND r.started_at < ?')
+      .prepare(
+        'SELECT sum(r.total_tokens) FROM runs r JOIN conversations c ON c.id = r.conversation_id WHERE c.guild_id = ? AND r.started_at >= ? AND r.started_at < ?',
+      )
       .pluck()
       .get('guild-1', monday, monday + day);
     expect(summed).toBe(46);
@@ -52,9 +70,15 @@ describe('tokens per server per day (the daily budget)', () => {
     // A database as a bot before this migration left it: built at version 3, whatever comes later.
     const path = join(mkdtempSync(join(tmpdir(), 'store-')), 'bot.sqlite');
     const db = openDatabase(path, { migrations: migrations.filter((migration) => migration.version <= 3) });
-    db.prepare("INSERT INTO instances (id, kind, pid, hostname, started_at, heartbeat_at) VALUES ('i', 'bot', 1, 'h', 0, 0)").run();
-    const id = db.prepare("INSERT INTO conversations (key, title, guild_id, created_at) VALUES ('a', 'a', 'guild-1', 0)").run().lastInsertRowid;
-    db.prepare("INSERT INTO runs (id, conversation_id, instance_id, trigger_message_ids, status, model, started_at, total_tokens) VALUES ('r1', ?, 'i', '[]', 'answered', 'm', ?, 42)").run(id, monday + 1);
+    db.prepare(
+      "INSERT INTO instances (id, kind, pid, hostname, started_at, heartbeat_at) VALUES ('i', 'bot', 1, 'h', 0, 0)",
+    ).run();
+    const id = db
+      .prepare("INSERT INTO conversations (key, title, guild_id, created_at) VALUES ('a', 'a', 'guild-1', 0)")
+      .run().lastInsertRowid;
+    db.prepare(
+      "INSERT INTO runs (id, conversation_id, instance_id, trigger_message_ids, status, model, started_at, total_tokens) VALUES ('r1', ?, 'i', '[]', 'answered', 'm', ?, 42)",
+    ).run(id, monday + 1);
     expect(db.pragma('user_version', { simple: true })).toBe(3);
     db.close();
 

@@ -30,13 +30,27 @@ describe('mentions in a channel while the bot was stopped', () => {
     await world.restart({
       whileDown: async () => {
         await discord.userSays({ channelId: general, author: 'bob', content: 'anyone there?' });
-        missed = (await discord.userSays({ channelId: general, author: 'ada', content: `${mentionOf(world)} what is 2+2?`, mentions: [discord.botUser.id] })).id;
+        missed = (
+          await discord.userSays({
+            channelId: general,
+            author: 'ada',
+            content: `${mentionOf(world)} what is 2+2?`,
+            mentions: [discord.botUser.id],
+          })
+        ).id;
         // A channel the bot never saw is not read back: it may hold years of history.
-        await discord.userSays({ channelId: random, author: 'ada', content: `${mentionOf(world)} old news`, mentions: [discord.botUser.id] });
+        await discord.userSays({
+          channelId: random,
+          author: 'ada',
+          content: `${mentionOf(world)} old news`,
+          mentions: [discord.botUser.id],
+        });
       },
     });
 
-    const thread = await discord.waitFor(() => discord.threads().find((candidate) => candidate.id === missed), { what: 'a thread from the missed mention' });
+    const thread = await discord.waitFor(() => discord.threads().find((candidate) => candidate.id === missed), {
+      what: 'a thread from the missed mention',
+    });
     expect((await waitForBotPosts(world, thread.id, 1))[0]!.content).toBe('Sorry for the wait: 4.');
     expect(model.requests[0]!.messages.at(-1)).toEqual({ role: 'user', content: 'Ada: what is 2+2?' });
 

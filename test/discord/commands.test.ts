@@ -22,19 +22,36 @@ const mention = () => mentionOf(world);
 const botPosts = (channelId: string, count: number) => waitForBotPosts(world, channelId, count);
 async function conversation(content = 'hello', answer = 'Hi.') {
   world.model.enqueue(finalAnswer(answer));
-  await world.discord.userSays({ channelId: world.discord.channels.general, author: 'ada', content: `${mention()} ${content}`, mentions: [world.discord.botUser.id] });
+  await world.discord.userSays({
+    channelId: world.discord.channels.general,
+    author: 'ada',
+    content: `${mention()} ${content}`,
+    mentions: [world.discord.botUser.id],
+  });
   const thread = await world.discord.waitFor(() => world.discord.threads()[0]);
   await botPosts(thread.id, 1);
   return thread;
 }
 
-const secret = defineTool({ name: 'purge_cache', description: 'Moderators only.', parameters: z.object({}), moderatorOnly: true, execute: () => 'purged' });
+const secret = defineTool({
+  name: 'purge_cache',
+  description: 'Moderators only.',
+  parameters: z.object({}),
+  moderatorOnly: true,
+  execute: () => 'purged',
+});
 
 describe('registration', () => {
   it('registers the commands once, not again on an unchanged restart, and again when a description changes', async () => {
     world = await startBotWorld();
-    const puts = () => world.discord.requests.filter((request) => request.method === 'PUT' && request.path.endsWith('/commands')).length;
-    expect(world.discord.registeredCommands().map((command) => command.name).sort()).toEqual(['Agent steps', 'ask', 'help', 'reset', 'steps', 'stop', 'tool', 'usage']);
+    const puts = () =>
+      world.discord.requests.filter((request) => request.method === 'PUT' && request.path.endsWith('/commands')).length;
+    expect(
+      world.discord
+        .registeredCommands()
+        .map((command) => command.name)
+        .sort(),
+    ).toEqual(['Agent steps', 'ask', 'help', 'reset', 'steps', 'stop', 'tool', 'usage']);
     expect(puts()).toBe(1);
     // Without moderator roles, Discord shows the moderator commands to those who may manage messages.
     const registered = world.discord.registeredCommands();
@@ -45,7 +62,22 @@ describe('registration', () => {
     expect(puts()).toBe(1);
 
     // The same Discord, a new description: exactly one more PUT.
-    const changed = commands.map((command) => (command.name === 'help' ? { ...command, data: () => ({ ...command.data({ tools: [], toolServers: [], toolSubcommands: { subcommands: [], servers: [], leftOut: [] }, moderatorRoleIds: [] }), description: 'Changed.' }) } : command));
+    const changed = commands.map((command) =>
+      command.name === 'help'
+        ? {
+            ...command,
+            data: () => ({
+              ...command.data({
+                tools: [],
+                toolServers: [],
+                toolSubcommands: { subcommands: [], servers: [], leftOut: [] },
+                moderatorRoleIds: [],
+              }),
+              description: 'Changed.',
+            }),
+          }
+        : command,
+    );
     await world.restart({ commands: changed });
     expect(puts()).toBe(2);
     expect(world.discord.registeredCommands().find((command) => command.name === 'help')?.description).toBe('Changed.');
@@ -55,7 +87,11 @@ describe('registration', () => {
 describe('for everyone', () => {
   it('/help answers privately with the tools', async () => {
     world = await startBotWorld();
-    const interaction = await world.discord.userRunsCommand({ name: 'help', author: 'bob', channelId: world.discord.channels.general });
+    const interaction = await world.discord.userRunsCommand({
+      name: 'help',
+      author: 'bob',
+      channelId: world.discord.channels.general,
+    });
     const reply = await interaction.waitForReply();
     expect(reply.ephemeral).toBe(true);
     expect(reply.content).toContain('**calculator**');
@@ -64,16 +100,27 @@ describe('for everyone', () => {
   it('/tool runs a tool without the model, posts the result, logs it, and the agent remembers it in the thread', async () => {
     world = await startBotWorld();
     const thread = await conversation();
-    const interaction = await world.discord.userRunsCommand({ name: 'tool', subcommand: 'calculator', options: { expression: '2+3*4' }, author: 'bob', channelId: thread.id });
+    const interaction = await world.discord.userRunsCommand({
+      name: 'tool',
+      subcommand: 'calculator',
+      options: { expression: '2+3*4' },
+      author: 'bob',
+      channelId: thread.id,
+    });
     const reply = await interaction.waitForReply();
     expect(reply).toMatchObject({ ephemeral: false, content: '🔧 **calculator** `{"expression":"2+3*4"}` → `14`' });
     const run = world.store.runs.recent(null, 1)[0]!;
     expect(run).toMatchObject({ model: `direct (/tool by ${world.discord.users.bob})`, status: 'answered' });
-    expect(world.store.steps.ofRun(run.id)).toMatchObject([{ kind: 'tool-call', tool_name: 'calculator', arguments: '{"expression":"2+3*4"}', status: 'ok', result: '14' }]);
+    expect(world.store.steps.ofRun(run.id)).toMatchObject([
+      { kind: 'tool-call', tool_name: 'calculator', arguments: '{"expression":"2+3*4"}', status: 'ok', result: '14' },
+    ]);
 
     world.model.enqueue((request) => {
       const tail = request.messages.slice(-3);
-      expect(tail[0]).toMatchObject({ role: 'assistant', tool_calls: [{ function: { name: 'calculator', arguments: '{"expression":"2+3*4"}' } }] });
+      expect(tail[0]).toMatchObject({
+        role: 'assistant',
+        tool_calls: [{ function: { name: 'calculator', arguments: '{"expression":"2+3*4"}' } }],
+      });
       expect(tail[1]).toMatchObject({ role: 'tool', content: '14' });
       expect(tail[2]).toEqual({ role: 'user', content: 'Ada: what did Bob compute?' });
       return finalAnswer('Bob computed 14.');
@@ -85,11 +132,33 @@ describe('for everyone', () => {
   it('/tool answers invalid input privately with the issues, and refuses a moderator-only tool to others', async () => {
     world = await startBotWorld({}, {}, {}, { tools: buildToolRegistry([...builtInTools, secret]) });
     const { discord } = world;
-    const bad = await discord.userRunsCommand({ name: 'tool', subcommand: 'current_time', options: { time_zone: 'Mars/Base' }, author: 'bob', channelId: discord.channels.general });
-    expect(await bad.waitForReply()).toMatchObject({ ephemeral: true, content: expect.stringContaining('time_zone: not an IANA time zone name') });
-    const refused = await discord.userRunsCommand({ name: 'tool', subcommand: 'purge_cache', author: 'bob', channelId: discord.channels.general });
-    expect(await refused.waitForReply()).toMatchObject({ ephemeral: true, content: 'Only moderators can run **purge_cache**.' });
-    const allowed = await discord.userRunsCommand({ name: 'tool', subcommand: 'purge_cache', author: 'ada', channelId: discord.channels.general });
+    const bad = await discord.userRunsCommand({
+      name: 'tool',
+      subcommand: 'current_time',
+      options: { time_zone: 'Mars/Base' },
+      author: 'bob',
+      channelId: discord.channels.general,
+    });
+    expect(await bad.waitForReply()).toMatchObject({
+      ephemeral: true,
+      content: expect.stringContaining('time_zone: not an IANA time zone name'),
+    });
+    const refused = await discord.userRunsCommand({
+      name: 'tool',
+      subcommand: 'purge_cache',
+      author: 'bob',
+      channelId: discord.channels.general,
+    });
+    expect(await refused.waitForReply()).toMatchObject({
+      ephemeral: true,
+      content: 'Only moderators can run **purge_cache**.',
+    });
+    const allowed = await discord.userRunsCommand({
+      name: 'tool',
+      subcommand: 'purge_cache',
+      author: 'ada',
+      channelId: discord.channels.general,
+    });
     expect((await allowed.waitForReply()).content).toContain('→ `purged`');
   });
 
@@ -100,7 +169,12 @@ describe('for everyone', () => {
       expect(request.messages.at(-1)).toEqual({ role: 'user', content: 'Ada: what is the capital of France?' });
       return finalAnswer('Paris.');
     });
-    const interaction = await discord.userRunsCommand({ name: 'ask', options: { prompt: 'what is the capital of France?' }, author: 'ada', channelId: discord.channels.general });
+    const interaction = await discord.userRunsCommand({
+      name: 'ask',
+      options: { prompt: 'what is the capital of France?' },
+      author: 'ada',
+      channelId: discord.channels.general,
+    });
     const thread = await discord.waitFor(() => discord.threads()[0]);
     const reply = await interaction.waitForReply();
     expect(reply).toMatchObject({ ephemeral: true, content: `Started: <#${thread.id}>` });
@@ -118,7 +192,9 @@ describe('for everyone', () => {
     await discord.waitFor(() => model.requests.length === 2);
 
     const refused = await discord.userRunsCommand({ name: 'stop', author: 'bob', channelId: thread.id });
-    expect((await refused.waitForReply()).content).toMatch(/Only the person who started this conversation, or a moderator/);
+    expect((await refused.waitForReply()).content).toMatch(
+      /Only the person who started this conversation, or a moderator/,
+    );
     const stopped = await discord.userRunsCommand({ name: 'stop', author: 'ada', channelId: thread.id });
     expect(await stopped.waitForReply()).toMatchObject({ ephemeral: true, content: 'Stopped.' });
     expect((await botPosts(thread.id, 2))[1]!.content).toBe('Stopped before an answer was reached.');
@@ -147,8 +223,16 @@ describe('for moderators', () => {
     const roleId = '100000000000000099';
     world = await startBotWorld({ moderatorRoleIds: [roleId] });
     const { discord, model } = world;
-    model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '6*7' } }), finalAnswer('42', ['calculator']));
-    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `${mention()} 6*7`, mentions: [discord.botUser.id] });
+    model.enqueue(
+      toolCalls({ name: 'calculator', arguments: { expression: '6*7' } }),
+      finalAnswer('42', ['calculator']),
+    );
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `${mention()} 6*7`,
+      mentions: [discord.botUser.id],
+    });
     const thread = await discord.waitFor(() => discord.threads()[0]);
     const [, answer] = await botPosts(thread.id, 2);
 
@@ -160,11 +244,16 @@ describe('for moderators', () => {
     expect(tableReply.ephemeral).toBe(true);
     expect(tableReply.content).toMatch(/answered .* calculator/);
 
-    const menu = await discord.userRunsCommand({ name: 'Agent steps', type: 'message', targetMessageId: answer!.id, author: 'ada', channelId: thread.id });
+    const menu = await discord.userRunsCommand({
+      name: 'Agent steps',
+      type: 'message',
+      targetMessageId: answer!.id,
+      author: 'ada',
+      channelId: thread.id,
+    });
     const detail = await menu.waitForReply();
     expect(detail.content).toContain('tool-call calculator {"expression":"6*7"} → 42');
     expect(detail.content).toContain('final answer: "42"');
-
   });
 
   it('counts holders of a MODERATOR_ROLE_IDS role as moderators, checked when the command runs', async () => {
@@ -181,10 +270,16 @@ describe('for moderators', () => {
   it('/usage shows tokens and runs per day, busiest threads and people', async () => {
     world = await startBotWorld();
     await conversation('hello', 'Hi.');
-    const interaction = await world.discord.userRunsCommand({ name: 'usage', author: 'ada', channelId: world.discord.channels.general });
+    const interaction = await world.discord.userRunsCommand({
+      name: 'usage',
+      author: 'ada',
+      channelId: world.discord.channels.general,
+    });
     const reply = await interaction.waitForReply();
     expect(reply.ephemeral).toBe(true);
-    expect(reply.content).toMatch(/\*\*Last 7 days\*\*[\s\S]*- \d{4}-\d{2}-\d{2}: 120 tokens, 1 runs[\s\S]*\*\*Busiest threads\*\*\n- hello: 120 tokens, 1 runs[\s\S]*\*\*Busiest people\*\*\n- Ada: 120 tokens, 1 runs/);
+    expect(reply.content).toMatch(
+      /\*\*Last 7 days\*\*[\s\S]*- \d{4}-\d{2}-\d{2}: 120 tokens, 1 runs[\s\S]*\*\*Busiest threads\*\*\n- hello: 120 tokens, 1 runs[\s\S]*\*\*Busiest people\*\*\n- Ada: 120 tokens, 1 runs/,
+    );
   });
 });
 
@@ -193,32 +288,64 @@ describe('refusals and odd cases', () => {
     const odd = defineTool({
       name: 'odd_tool',
       description: 'o'.repeat(150),
-      parameters: z.object({ level: z.number().int().min(1).max(5), tags: z.array(z.string()), mode: z.enum(['', 'x']).nullable() }),
+      parameters: z.object({
+        level: z.number().int().min(1).max(5),
+        tags: z.array(z.string()),
+        mode: z.enum(['', 'x']).nullable(),
+      }),
       execute: () => 'ok',
     });
     world = await startBotWorld({}, {}, {}, { tools: buildToolRegistry([...builtInTools, odd]) });
     const tool = world.discord.registeredCommands().find((command) => command.name === 'tool');
-    expect(tool?.options?.map((option) => option.name)).toEqual(['calculator', 'current_time', 'fetch_url', 'odd_tool']);
+    expect(tool?.options?.map((option) => option.name)).toEqual([
+      'calculator',
+      'current_time',
+      'fetch_url',
+      'odd_tool',
+    ]);
   });
 
   it('/ask keeps to the channel allow-list', async () => {
     world = await startBotWorld({ allowedChannelIds: ['100000000000000011'] });
-    const interaction = await world.discord.userRunsCommand({ name: 'ask', options: { prompt: 'hi' }, author: 'ada', channelId: world.discord.channels.general });
-    expect(await interaction.waitForReply()).toMatchObject({ ephemeral: true, content: 'I do not hold conversations in this channel.' });
+    const interaction = await world.discord.userRunsCommand({
+      name: 'ask',
+      options: { prompt: 'hi' },
+      author: 'ada',
+      channelId: world.discord.channels.general,
+    });
+    expect(await interaction.waitForReply()).toMatchObject({
+      ephemeral: true,
+      content: 'I do not hold conversations in this channel.',
+    });
     await world.handled('interaction', interaction.id);
     expect(world.discord.threads()).toEqual([]);
     expect(world.model.requests).toHaveLength(0);
   });
 
   it('/tool keeps an error after its public deferral private', async () => {
-    const broken = defineTool({ name: 'broken', description: 'Breaks the bot.', parameters: z.object({}), execute: () => 'ok' });
+    const broken = defineTool({
+      name: 'broken',
+      description: 'Breaks the bot.',
+      parameters: z.object({}),
+      execute: () => 'ok',
+    });
     world = await startBotWorld({}, {}, {}, { tools: buildToolRegistry([broken]) });
     world.store.close(); // the database is gone under the command: a fault of the bot, not of the input
-    const interaction = await world.discord.userRunsCommand({ name: 'tool', subcommand: 'broken', author: 'bob', channelId: world.discord.channels.general });
+    const interaction = await world.discord.userRunsCommand({
+      name: 'tool',
+      subcommand: 'broken',
+      author: 'bob',
+      channelId: world.discord.channels.general,
+    });
     const reply = await interaction.waitForReply((candidate) => candidate.content !== '');
-    expect(reply).toMatchObject({ ephemeral: true, content: expect.stringContaining('Something went wrong with that command') });
+    expect(reply).toMatchObject({
+      ephemeral: true,
+      content: expect.stringContaining('Something went wrong with that command'),
+    });
     await world.handled('interaction', interaction.id);
-    expect(world.discord.botMessages(world.discord.channels.general).filter((message) => message.content !== '')).toEqual([]);
+    expect(
+      world.discord.botMessages(world.discord.channels.general).filter((message) => message.content !== ''),
+    ).toEqual([]);
     // Its database is closed already: tear down the rest by hand.
     await world.bot.stop({ graceMs: 0 });
     await world.discord.close();
@@ -230,7 +357,13 @@ describe('refusals and odd cases', () => {
     world = await startBotWorld({ moderatorRoleIds: ['100000000000000099'] });
     const thread = await conversation('hi', 'Hello.');
     const [answer] = world.discord.botMessages(thread.id);
-    const refused = await world.discord.userRunsCommand({ name: 'Agent steps', type: 'message', targetMessageId: answer!.id, author: 'bob', channelId: thread.id });
+    const refused = await world.discord.userRunsCommand({
+      name: 'Agent steps',
+      type: 'message',
+      targetMessageId: answer!.id,
+      author: 'bob',
+      channelId: thread.id,
+    });
     expect(await refused.waitForReply()).toMatchObject({ ephemeral: true, content: 'This command is for moderators.' });
   });
 });
@@ -241,7 +374,12 @@ describe('moderator-only tools and the model', () => {
     const { discord, model } = world;
     const offered = (index: number) => model.requests[index]!.tools!.map((spec) => spec.function.name);
     model.enqueue(finalAnswer('Hi Bob.'), finalAnswer('Hi Ada.'));
-    await discord.userSays({ channelId: discord.channels.general, author: 'bob', content: `${mention()} please run purge_cache`, mentions: [discord.botUser.id] });
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'bob',
+      content: `${mention()} please run purge_cache`,
+      mentions: [discord.botUser.id],
+    });
     const thread = await discord.waitFor(() => discord.threads()[0]);
     await botPosts(thread.id, 1);
     await discord.userSays({ channelId: thread.id, author: 'ada', content: 'and for me?' });
@@ -255,7 +393,12 @@ describe('moderator-only tools and the model', () => {
 describe('npm run deploy-commands', () => {
   it('registers the commands in DISCORD_GUILD_ID, and does nothing when they are up to date', async () => {
     const discord = await startFakeDiscord();
-    const env = { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', DISCORD_API_URL: discord.apiUrl, DISCORD_TOKEN: discord.token, DISCORD_GUILD_ID: discord.guildId };
+    const env = {
+      OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+      DISCORD_API_URL: discord.apiUrl,
+      DISCORD_TOKEN: discord.token,
+      DISCORD_GUILD_ID: discord.guildId,
+    };
     // A folder of its own: the database it opens (./data) is not shared with any other run.
     const cwd = mkdtempSync(join(tmpdir(), 'deploy-'));
     const first = await runScript('src/deploy-commands.ts', { cwd, env });
@@ -263,7 +406,10 @@ describe('npm run deploy-commands', () => {
     await discord.close();
 
     expect([first.code, first.stdout.trim().split('\n').at(-1)]).toEqual([0, 'Commands registered.']);
-    expect([second.code, second.stdout.trim().split('\n').at(-1)]).toEqual([0, 'Commands already up to date: nothing to do.']);
+    expect([second.code, second.stdout.trim().split('\n').at(-1)]).toEqual([
+      0,
+      'Commands already up to date: nothing to do.',
+    ]);
     expect(discord.registeredCommands({ guildId: discord.guildId })).toHaveLength(8);
   });
 });
@@ -272,14 +418,30 @@ describe('long step logs', () => {
   it('/steps sends a log too long for a message as an attached Markdown file', async () => {
     world = await startBotWorld();
     const { discord, model } = world;
-    const turn = (offset: number) => toolCalls(...Array.from({ length: 8 }, (_, index) => ({ name: 'calculator', arguments: { expression: `${offset + index} * 1234567 + 7654321` } })));
+    const turn = (offset: number) =>
+      toolCalls(
+        ...Array.from({ length: 8 }, (_, index) => ({
+          name: 'calculator',
+          arguments: { expression: `${offset + index} * 1234567 + 7654321` },
+        })),
+      );
     model.enqueue(turn(0), turn(10), turn(20), finalAnswer('Done.', ['calculator']));
-    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `${mention()} lots of sums`, mentions: [discord.botUser.id] });
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `${mention()} lots of sums`,
+      mentions: [discord.botUser.id],
+    });
     const thread = await discord.waitFor(() => discord.threads()[0]);
     await discord.waitFor(() => discord.botMessages(thread.id).some((post) => post.content.startsWith('Done.')));
     const runId = world.store.runs.recent(null, 1)[0]!.id;
 
-    const interaction = await discord.userRunsCommand({ name: 'steps', options: { run: runId.slice(0, 8) }, author: 'ada', channelId: thread.id });
+    const interaction = await discord.userRunsCommand({
+      name: 'steps',
+      options: { run: runId.slice(0, 8) },
+      author: 'ada',
+      channelId: thread.id,
+    });
     const reply = await interaction.waitForReply();
 
     expect(reply.content).toBe('The step log is too long for a message: here it is as a file.');

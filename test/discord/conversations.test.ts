@@ -14,10 +14,13 @@ const mention = () => `<@${world.discord.botUser.id}>`;
 
 /** Waits until the bot has posted `count` messages in `channelId`. */
 const botPosts = (channelId: string, count: number) =>
-  world.discord.waitFor(() => {
-    const posts = world.discord.botMessages(channelId);
-    return posts.length >= count && posts;
-  }, { what: `${count} bot messages in ${channelId}` });
+  world.discord.waitFor(
+    () => {
+      const posts = world.discord.botMessages(channelId);
+      return posts.length >= count && posts;
+    },
+    { what: `${count} bot messages in ${channelId}` },
+  );
 
 describe('conversations in threads', () => {
   it('opens a thread from a mention, posts the tool call, then answers as a reply', async () => {
@@ -28,7 +31,12 @@ describe('conversations in threads', () => {
       return finalAnswer('2 + 3 × 4 = **14**', ['calculator']);
     });
 
-    const asked = await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `${mention()} what is 2+3*4?`, mentions: [discord.botUser.id] });
+    const asked = await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `${mention()} what is 2+3*4?`,
+      mentions: [discord.botUser.id],
+    });
     const thread = await discord.waitFor(() => discord.threads()[0], { what: 'a thread' });
     const [toolPost, answer] = await botPosts(thread.id, 2);
 
@@ -51,19 +59,32 @@ describe('conversations in threads', () => {
       '/channels/:id/messages',
     ]);
     for (const request of posts.filter((post) => post.path.endsWith('/messages'))) {
-      expect(request.body).toMatchObject({ allowed_mentions: { parse: [], replied_user: false }, enforce_nonce: true, nonce: expect.any(String) });
+      expect(request.body).toMatchObject({
+        allowed_mentions: { parse: [], replied_user: false },
+        enforce_nonce: true,
+        nonce: expect.any(String),
+      });
     }
   });
 
   it('answers every message in the thread without a mention, with the earlier exchange in memory', async () => {
     const { discord, model } = world;
     model.enqueue(finalAnswer('Nice to meet you, Ada.'));
-    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `${mention()} I am Ada`, mentions: [discord.botUser.id] });
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `${mention()} I am Ada`,
+      mentions: [discord.botUser.id],
+    });
     const thread = await discord.waitFor(() => discord.threads()[0]);
     await botPosts(thread.id, 1);
 
     model.enqueue((request) => {
-      expect(request.messages.slice(1).map((message) => message.content)).toEqual(['Ada: I am Ada', 'Nice to meet you, Ada.', 'Ada: who am I?']);
+      expect(request.messages.slice(1).map((message) => message.content)).toEqual([
+        'Ada: I am Ada',
+        'Nice to meet you, Ada.',
+        'Ada: who am I?',
+      ]);
       return finalAnswer('You are Ada.');
     });
     const asked = await discord.userSays({ channelId: thread.id, author: 'ada', content: 'who am I?' });
@@ -76,7 +97,12 @@ describe('conversations in threads', () => {
   it('keeps threads apart: another thread does not see the first one', async () => {
     const { discord, model } = world;
     model.enqueue(finalAnswer('Noted: the password is swordfish.'));
-    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `${mention()} the password is swordfish`, mentions: [discord.botUser.id] });
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `${mention()} the password is swordfish`,
+      mentions: [discord.botUser.id],
+    });
     const first = await discord.waitFor(() => discord.threads()[0]);
     await botPosts(first.id, 1);
 
@@ -84,7 +110,12 @@ describe('conversations in threads', () => {
       expect(JSON.stringify(request.messages)).not.toContain('swordfish');
       return finalAnswer('I do not know.');
     });
-    await discord.userSays({ channelId: discord.channels.random, author: 'bob', content: `${mention()} what is the password?`, mentions: [discord.botUser.id] });
+    await discord.userSays({
+      channelId: discord.channels.random,
+      author: 'bob',
+      content: `${mention()} what is the password?`,
+      mentions: [discord.botUser.id],
+    });
     const second = await discord.waitFor(() => discord.threads()[1]);
 
     expect((await botPosts(second.id, 1))[0]!.content).toBe('I do not know.');
@@ -96,13 +127,28 @@ describe('conversations in threads', () => {
       // The first run's model call takes a while: the burst arrives meanwhile.
       { ...finalAnswer('First answer.'), delayMs: 400 },
       (request) => {
-        expect(request.messages.slice(-4).map((message) => message.content)).toEqual(['Bob: one', 'Ada: two', 'Bob: three', 'Ada: four']);
+        expect(request.messages.slice(-4).map((message) => message.content)).toEqual([
+          'Bob: one',
+          'Ada: two',
+          'Bob: three',
+          'Ada: four',
+        ]);
         return finalAnswer('All four, answered.');
       },
     );
-    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `${mention()} start`, mentions: [discord.botUser.id] });
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `${mention()} start`,
+      mentions: [discord.botUser.id],
+    });
     const thread = await discord.waitFor(() => discord.threads()[0]);
-    for (const [author, content] of [['bob', 'one'], ['ada', 'two'], ['bob', 'three'], ['ada', 'four']] as const) {
+    for (const [author, content] of [
+      ['bob', 'one'],
+      ['ada', 'two'],
+      ['bob', 'three'],
+      ['ada', 'four'],
+    ] as const) {
       await discord.userSays({ channelId: thread.id, author, content });
     }
 
@@ -117,7 +163,12 @@ describe('conversations in threads', () => {
   it('remembers the thread after the bot restarts', async () => {
     const { discord, model } = world;
     model.enqueue(finalAnswer('Your favourite colour is green, noted.'));
-    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `${mention()} my favourite colour is green`, mentions: [discord.botUser.id] });
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `${mention()} my favourite colour is green`,
+      mentions: [discord.botUser.id],
+    });
     const thread = await discord.waitFor(() => discord.threads()[0]);
     await botPosts(thread.id, 1);
 
@@ -140,7 +191,12 @@ describe('conversations in threads', () => {
     world = await startBotWorld({}, { runTimeoutMs: 300 });
     const { discord, model } = world;
     model.enqueue({ hang: true }, finalAnswer('Back to normal.'));
-    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `${mention()} hello`, mentions: [discord.botUser.id] });
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `${mention()} hello`,
+      mentions: [discord.botUser.id],
+    });
     const thread = await discord.waitFor(() => discord.threads()[0]);
     expect((await botPosts(thread.id, 1))[0]!.content).toMatch(/^I ran out of time/);
 
@@ -151,7 +207,12 @@ describe('conversations in threads', () => {
   it('tells the user when the model fails, in the thread', async () => {
     const { discord, model } = world;
     model.enqueue(apiError(401, 'Incorrect API key provided'));
-    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `${mention()} hello`, mentions: [discord.botUser.id] });
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `${mention()} hello`,
+      mentions: [discord.botUser.id],
+    });
     const thread = await discord.waitFor(() => discord.threads()[0]);
 
     expect((await botPosts(thread.id, 1))[0]!.content).toMatch(/refused the bot's credentials/);

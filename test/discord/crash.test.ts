@@ -34,8 +34,15 @@ const botTexts = (channelId: string) => discord.botMessages(channelId).map((mess
 /** What the database says of the runs and tool calls, read after the bot is gone. */
 function log() {
   const store = openStore(databasePath);
-  const runs = store.db.prepare('SELECT id, status, resumed_from FROM runs ORDER BY started_at, rowid').all() as { id: string; status: string; resumed_from: string | null }[];
-  const toolCalls = store.db.prepare("SELECT tool_call_id FROM steps WHERE kind = 'tool-call'").pluck().all() as string[];
+  const runs = store.db.prepare('SELECT id, status, resumed_from FROM runs ORDER BY started_at, rowid').all() as {
+    id: string;
+    status: string;
+    resumed_from: string | null;
+  }[];
+  const toolCalls = store.db
+    .prepare("SELECT tool_call_id FROM steps WHERE kind = 'tool-call'")
+    .pluck()
+    .all() as string[];
   store.close();
   return { runs, toolCalls };
 }
@@ -44,7 +51,12 @@ describe('SIGKILL at chosen points, then a restart', () => {
   it('while waiting for the model: the run is taken up, answered once, and messages sent while down are answered after', async () => {
     model.enqueue({ hang: true });
     bot = await startBotProcess(discord, model, databasePath);
-    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@${discord.botUser.id}> hello?`, mentions: [discord.botUser.id] });
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `<@${discord.botUser.id}> hello?`,
+      mentions: [discord.botUser.id],
+    });
     const thread = await discord.waitFor(() => discord.threads()[0]);
     await discord.waitFor(() => model.requests.length === 1, { what: 'the model asked' });
     await crash();
@@ -73,7 +85,12 @@ describe('SIGKILL at chosen points, then a restart', () => {
   it('between two tool steps: the finished tool call is not run again, and the answer comes once', async () => {
     model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '6*7' }, id: 'call_once' }), { hang: true });
     bot = await startBotProcess(discord, model, databasePath);
-    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@${discord.botUser.id}> 6*7?`, mentions: [discord.botUser.id] });
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `<@${discord.botUser.id}> 6*7?`,
+      mentions: [discord.botUser.id],
+    });
     const thread = await discord.waitFor(() => discord.threads()[0]);
     await discord.waitFor(() => model.requests.length === 2, { what: 'the second model call' });
     await crash();
@@ -81,7 +98,13 @@ describe('SIGKILL at chosen points, then a restart', () => {
     model.enqueue((request) => {
       expect(request.messages.slice(-3)).toEqual([
         { role: 'user', content: 'Ada: 6*7?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_once', type: 'function', function: { name: 'calculator', arguments: '{"expression":"6*7"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'call_once', type: 'function', function: { name: 'calculator', arguments: '{"expression":"6*7"}' } },
+          ],
+        },
         { role: 'tool', tool_call_id: 'call_once', content: '42' },
       ]);
       return finalAnswer('42', ['calculator']);
@@ -98,7 +121,12 @@ describe('SIGKILL at chosen points, then a restart', () => {
     bot = await startBotProcess(discord, model, databasePath);
     // The thread is made, but the bot dies before it hears so.
     discord.holdResponsesMs = 10_000;
-    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@${discord.botUser.id}> are you there?`, mentions: [discord.botUser.id] });
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `<@${discord.botUser.id}> are you there?`,
+      mentions: [discord.botUser.id],
+    });
     const thread = await discord.waitFor(() => discord.threads()[0]);
     await crash();
     discord.holdResponsesMs = 0;
@@ -124,7 +152,12 @@ describe('SIGKILL at chosen points, then a restart', () => {
       return finalAnswer('Posted once.');
     });
     bot = await startBotProcess(discord, model, databasePath);
-    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@${discord.botUser.id}> once`, mentions: [discord.botUser.id] });
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `<@${discord.botUser.id}> once`,
+      mentions: [discord.botUser.id],
+    });
     const thread = await discord.waitFor(() => discord.threads()[0]);
     await discord.waitFor(() => botTexts(thread.id).includes('Posted once.'), { what: 'the answer posted' });
     await crash();
@@ -136,7 +169,11 @@ describe('SIGKILL at chosen points, then a restart', () => {
 
     expect(botTexts(thread.id)).toEqual(['Posted once.']);
     // Not even tried again: Discord's nonce check lasts minutes, a restart may take longer.
-    expect(discord.requests.filter((request) => request.method === 'POST' && request.path === `/channels/${thread.id}/messages`)).toHaveLength(1);
+    expect(
+      discord.requests.filter(
+        (request) => request.method === 'POST' && request.path === `/channels/${thread.id}/messages`,
+      ),
+    ).toHaveLength(1);
     expect(log().runs.map((run) => run.status)).toEqual(['answered']);
   });
 });

@@ -11,7 +11,12 @@ afterEach(async () => {
 const mention = () => mentionOf(world);
 const botPosts = (channelId: string, count: number) => waitForBotPosts(world, channelId, count);
 const startConversation = async (content = 'hello') => {
-  await world.discord.userSays({ channelId: world.discord.channels.general, author: 'ada', content: `${mention()} ${content}`, mentions: [world.discord.botUser.id] });
+  await world.discord.userSays({
+    channelId: world.discord.channels.general,
+    author: 'ada',
+    content: `${mention()} ${content}`,
+    mentions: [world.discord.botUser.id],
+  });
   return world.discord.waitFor(() => world.discord.threads()[0]);
 };
 
@@ -22,7 +27,12 @@ describe('failures reach people', () => {
     const { ViewChannel, SendMessages, ReadMessageHistory, SendMessagesInThreads } = PermissionFlagsBits;
     discord.setBotPermissions(ViewChannel | SendMessages | ReadMessageHistory | SendMessagesInThreads);
     model.enqueue(finalAnswer('Here, then.'));
-    const asked = await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `${mention()} hi`, mentions: [discord.botUser.id] });
+    const asked = await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `${mention()} hi`,
+      mentions: [discord.botUser.id],
+    });
 
     const [answer] = await botPosts(discord.channels.general, 1);
     expect(answer!.content).toBe('Here, then.');
@@ -36,7 +46,14 @@ describe('failures reach people', () => {
     model.enqueue({ ...finalAnswer('Cannot be posted.'), delayMs: 300 }, finalAnswer('Posted again.'));
     const thread = await startConversation();
     discord.setBotPermissions(PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ReadMessageHistory);
-    await discord.waitFor(() => discord.requests.some((request) => request.method === 'POST' && request.path === `/channels/${thread.id}/messages` && request.status === 403), { what: 'the answer refused' });
+    await discord.waitFor(
+      () =>
+        discord.requests.some(
+          (request) =>
+            request.method === 'POST' && request.path === `/channels/${thread.id}/messages` && request.status === 403,
+        ),
+      { what: 'the answer refused' },
+    );
     await world.bot.queues.idle();
     expect(discord.botMessages(thread.id)).toEqual([]);
     // The run is on record, its answer given up on rather than retried forever.
@@ -84,25 +101,42 @@ describe('failures reach people', () => {
     const thread = await startConversation('6*7?');
 
     const posts = await botPosts(thread.id, 2);
-    expect(posts.map((post) => post.content)).toEqual(['🔧 **calculator** `{"expression":"6*7"}` → `42`', '42\n-# 🔧 calculator']);
+    expect(posts.map((post) => post.content)).toEqual([
+      '🔧 **calculator** `{"expression":"6*7"}` → `42`',
+      '42\n-# 🔧 calculator',
+    ]);
   });
 
   it('during a long rate limit, tells each waiting conversation once, then answers it', async () => {
     world = await startBotWorld({}, {}, { maxRetryWaitSeconds: 1 });
     const { discord, model } = world;
     // The wait is over the client's limit (so it is reported, not slept), and short for a test.
-    model.enqueue(apiError(429, 'Rate limit reached', { headers: { 'retry-after': '2' } }), finalAnswer('Now I can answer.'), finalAnswer('And the second one.'));
+    model.enqueue(
+      apiError(429, 'Rate limit reached', { headers: { 'retry-after': '2' } }),
+      finalAnswer('Now I can answer.'),
+      finalAnswer('And the second one.'),
+    );
     const first = await startConversation('one');
-    expect((await botPosts(first.id, 1))[0]!.content).toBe('The model is rate-limited right now. Please try again in 2 seconds.');
+    expect((await botPosts(first.id, 1))[0]!.content).toBe(
+      'The model is rate-limited right now. Please try again in 2 seconds.',
+    );
 
-    await discord.userSays({ channelId: discord.channels.random, author: 'bob', content: `${mention()} two`, mentions: [discord.botUser.id] });
+    await discord.userSays({
+      channelId: discord.channels.random,
+      author: 'bob',
+      content: `${mention()} two`,
+      mentions: [discord.botUser.id],
+    });
     const second = await discord.waitFor(() => discord.threads()[1]);
     await discord.userSays({ channelId: second.id, author: 'bob', content: 'two, again' });
 
-    const posts = await discord.waitFor(() => {
-      const sent = discord.botMessages(second.id);
-      return sent.length >= 3 && sent;
-    }, { timeoutMs: 6000, what: 'the notice and the answers' });
+    const posts = await discord.waitFor(
+      () => {
+        const sent = discord.botMessages(second.id);
+        return sent.length >= 3 && sent;
+      },
+      { timeoutMs: 6000, what: 'the notice and the answers' },
+    );
     // Two messages waited; the conversation was told once.
     expect(posts.map((post) => post.content)).toEqual([
       'The model is rate-limited right now. I will answer here in about 2 seconds.',
@@ -156,7 +190,10 @@ describe('shutdown', () => {
         return finalAnswer('Answered after the restart.');
       },
       (request) => {
-        expect(request.messages.slice(-2).map((message) => message.content)).toEqual(['Answered after the restart.', 'Ada: sent while down']);
+        expect(request.messages.slice(-2).map((message) => message.content)).toEqual([
+          'Answered after the restart.',
+          'Ada: sent while down',
+        ]);
         return finalAnswer('And what was sent while down.');
       },
     );
@@ -167,7 +204,10 @@ describe('shutdown', () => {
       },
     });
 
-    expect((await botPosts(thread.id, 2)).map((post) => post.content)).toEqual(['Answered after the restart.', 'And what was sent while down.']);
+    expect((await botPosts(thread.id, 2)).map((post) => post.content)).toEqual([
+      'Answered after the restart.',
+      'And what was sent while down.',
+    ]);
     await world.bot.queues.idle();
     const runs = world.store.runs.recent(null, 5).reverse();
     expect(runs.map((run) => [run.status, run.error])).toEqual([
@@ -194,7 +234,11 @@ describe('threads that were archived meanwhile', () => {
         // Discord archives an inactive thread by itself.
         const response = await fetch(`${discord.apiUrl}/v10/channels/${thread.id}`, {
           method: 'PATCH',
-          headers: { authorization: `Bot ${discord.token}`, 'content-type': 'application/json', 'user-agent': 'DiscordBot (test, 1)' },
+          headers: {
+            authorization: `Bot ${discord.token}`,
+            'content-type': 'application/json',
+            'user-agent': 'DiscordBot (test, 1)',
+          },
           body: JSON.stringify({ archived: true }),
         });
         expect(response.status).toBe(200);
@@ -202,7 +246,12 @@ describe('threads that were archived meanwhile', () => {
     });
 
     expect((await botPosts(thread.id, 1))[0]!.content).toBe('Good morning: here is the answer.');
-    const reopen = discord.requests.find((request) => request.method === 'PATCH' && request.path === `/channels/${thread.id}` && (request.body as { archived?: boolean }).archived === false);
+    const reopen = discord.requests.find(
+      (request) =>
+        request.method === 'PATCH' &&
+        request.path === `/channels/${thread.id}` &&
+        (request.body as { archived?: boolean }).archived === false,
+    );
     expect(reopen).toBeDefined();
   });
 });

@@ -6,10 +6,22 @@ import { projectRoot } from '../support/run-process.ts';
 describe('invite link', () => {
   it('asks for exactly the permissions the README lists, and the README shows the same integer', () => {
     expect(botPermissions.toArray().sort()).toEqual(
-      ['AttachFiles', 'CreatePublicThreads', 'EmbedLinks', 'ReadMessageHistory', 'SendMessages', 'SendMessagesInThreads', 'ViewChannel'].sort(),
+      [
+        'AttachFiles',
+        'CreatePublicThreads',
+        'EmbedLinks',
+        'ReadMessageHistory',
+        'SendMessages',
+        'SendMessagesInThreads',
+        'ViewChannel',
+      ].sort(),
     );
     const url = new URL(inviteUrl('123456789012345678'));
-    expect(Object.fromEntries(url.searchParams)).toEqual({ client_id: '123456789012345678', scope: 'bot', permissions: botPermissions.bitfield.toString() });
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      client_id: '123456789012345678',
+      scope: 'bot',
+      permissions: botPermissions.bitfield.toString(),
+    });
     const readme = readFileSync(`${projectRoot}README.md`, 'utf8');
     expect(readme).toContain(`permissions=${botPermissions.bitfield}`);
   });

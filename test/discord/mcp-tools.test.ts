@@ -14,7 +14,13 @@ afterEach(async () => {
   server = undefined;
 });
 
-const timings: McpTimings = { startTimeoutMs: 10_000, pingTimeoutMs: 1_000, firstBackoffMs: 60_000, maxBackoffMs: 60_000, stableAfterMs: 60_000 };
+const timings: McpTimings = {
+  startTimeoutMs: 10_000,
+  pingTimeoutMs: 1_000,
+  firstBackoffMs: 60_000,
+  maxBackoffMs: 60_000,
+  stableAfterMs: 60_000,
+};
 
 async function startWithServer(options: { moderatorOnly?: boolean } = {}): Promise<BotWorld> {
   server = new McpConnection(testServerConfig('test', options), silentLogger, timings);
@@ -25,26 +31,43 @@ async function startWithServer(options: { moderatorOnly?: boolean } = {}): Promi
 
 /** Bob starts a conversation (Ada is a moderator in the fake server; Bob is not). */
 async function conversation(w: BotWorld, content: string) {
-  await w.discord.userSays({ channelId: w.discord.channels.general, author: 'bob', content: `${mentionOf(w)} ${content}`, mentions: [w.discord.botUser.id] });
+  await w.discord.userSays({
+    channelId: w.discord.channels.general,
+    author: 'bob',
+    content: `${mentionOf(w)} ${content}`,
+    mentions: [w.discord.botUser.id],
+  });
   return w.discord.waitFor(() => w.discord.threads()[0]);
 }
 
 describe('MCP tools in the bot', () => {
   it('the agent calls an MCP tool: offered non-strict as <server>__<tool>, its result posted and answered', async () => {
     const w = await startWithServer();
-    w.model.enqueue(toolCalls({ name: 'test__echo', arguments: { text: 'hello' } }), finalAnswer('It said hello back.', ['test__echo']));
+    w.model.enqueue(
+      toolCalls({ name: 'test__echo', arguments: { text: 'hello' } }),
+      finalAnswer('It said hello back.', ['test__echo']),
+    );
     const thread = await conversation(w, 'ask the echo tool');
     const posts = await waitForBotPosts(w, thread.id, 2);
 
-    expect(posts.map((post) => post.content)).toEqual(['🔧 **test__echo** `{"text":"hello"}` → `echo: hello`', 'It said hello back.\n-# 🔧 test__echo']);
+    expect(posts.map((post) => post.content)).toEqual([
+      '🔧 **test__echo** `{"text":"hello"}` → `echo: hello`',
+      'It said hello back.\n-# 🔧 test__echo',
+    ]);
     const offered = w.model.requests[0]!.tools!.find((spec) => spec.function.name === 'test__echo');
-    expect(offered?.function).toMatchObject({ strict: false, parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } });
+    expect(offered?.function).toMatchObject({
+      strict: false,
+      parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    });
     expect(w.model.requests[1]!.messages.at(-1)).toMatchObject({ role: 'tool', content: 'echo: hello' });
   });
 
   it('arguments that break the server’s schema go back to the model with the issues, and the server is never called', async () => {
     const w = await startWithServer();
-    w.model.enqueue(toolCalls({ name: 'test__add', arguments: { a: 'two', b: 3 } }), finalAnswer('I could not add those.'));
+    w.model.enqueue(
+      toolCalls({ name: 'test__add', arguments: { a: 'two', b: 3 } }),
+      finalAnswer('I could not add those.'),
+    );
     const thread = await conversation(w, 'add two and three');
     await waitForBotPosts(w, thread.id, 2);
 
@@ -56,24 +79,69 @@ describe('MCP tools in the bot', () => {
     const w = await startWithServer();
     const channelId = w.discord.channels.general;
 
-    const typing = await w.discord.userRunsCommand({ name: 'tool', subcommand: 'test', options: { tool: 'ec' }, focused: 'tool', author: 'bob', channelId });
+    const typing = await w.discord.userRunsCommand({
+      name: 'tool',
+      subcommand: 'test',
+      options: { tool: 'ec' },
+      focused: 'tool',
+      author: 'bob',
+      channelId,
+    });
     expect(await typing.waitForChoices()).toEqual([{ name: 'echo: Says the text back.', value: 'echo' }]);
 
-    const ran = await w.discord.userRunsCommand({ name: 'tool', subcommand: 'test', options: { tool: 'echo', arguments: '{"text":"hi"}' }, author: 'bob', channelId });
-    expect(await ran.waitForReply()).toMatchObject({ ephemeral: false, content: '🔧 **test__echo** `{"text":"hi"}` → `echo: hi`' });
+    const ran = await w.discord.userRunsCommand({
+      name: 'tool',
+      subcommand: 'test',
+      options: { tool: 'echo', arguments: '{"text":"hi"}' },
+      author: 'bob',
+      channelId,
+    });
+    expect(await ran.waitForReply()).toMatchObject({
+      ephemeral: false,
+      content: '🔧 **test__echo** `{"text":"hi"}` → `echo: hi`',
+    });
     const run = w.store.runs.recent(null, 1)[0]!;
-    expect(w.store.steps.ofRun(run.id)).toMatchObject([{ kind: 'tool-call', tool_name: 'test__echo', status: 'ok', result: 'echo: hi' }]);
+    expect(w.store.steps.ofRun(run.id)).toMatchObject([
+      { kind: 'tool-call', tool_name: 'test__echo', status: 'ok', result: 'echo: hi' },
+    ]);
 
-    const invalid = await w.discord.userRunsCommand({ name: 'tool', subcommand: 'test', options: { tool: 'add', arguments: '{"a":"x"}' }, author: 'bob', channelId });
+    const invalid = await w.discord.userRunsCommand({
+      name: 'tool',
+      subcommand: 'test',
+      options: { tool: 'add', arguments: '{"a":"x"}' },
+      author: 'bob',
+      channelId,
+    });
     expect((await invalid.waitForReply()).content).toMatch(/^That input does not work for \*\*test__add\*\*:\n- /);
-    const notJson = await w.discord.userRunsCommand({ name: 'tool', subcommand: 'test', options: { tool: 'add', arguments: '{a: 1' }, author: 'bob', channelId });
+    const notJson = await w.discord.userRunsCommand({
+      name: 'tool',
+      subcommand: 'test',
+      options: { tool: 'add', arguments: '{a: 1' },
+      author: 'bob',
+      channelId,
+    });
     expect((await notJson.waitForReply()).content).toMatch(/^The arguments must be a JSON object/);
-    const unknown = await w.discord.userRunsCommand({ name: 'tool', subcommand: 'test', options: { tool: 'nope' }, author: 'bob', channelId });
-    expect((await unknown.waitForReply()).content).toMatch(/^\*\*test\*\* has no tool called "nope"\. It has: `echo`, `add`/);
-    for (const interaction of [invalid, notJson, unknown]) expect((await interaction.waitForReply()).ephemeral).toBe(true);
+    const unknown = await w.discord.userRunsCommand({
+      name: 'tool',
+      subcommand: 'test',
+      options: { tool: 'nope' },
+      author: 'bob',
+      channelId,
+    });
+    expect((await unknown.waitForReply()).content).toMatch(
+      /^\*\*test\*\* has no tool called "nope"\. It has: `echo`, `add`/,
+    );
+    for (const interaction of [invalid, notJson, unknown])
+      expect((await interaction.waitForReply()).ephemeral).toBe(true);
 
     // A reply that would pass Discord's 2,000 characters is cut, not lost to an error.
-    const longName = await w.discord.userRunsCommand({ name: 'tool', subcommand: 'test', options: { tool: 'x'.repeat(3_000) }, author: 'bob', channelId });
+    const longName = await w.discord.userRunsCommand({
+      name: 'tool',
+      subcommand: 'test',
+      options: { tool: 'x'.repeat(3_000) },
+      author: 'bob',
+      channelId,
+    });
     const cut = await longName.waitForReply();
     expect(cut.content).toHaveLength(2000);
     expect(cut.content).toMatch(/^\*\*test\*\* has no tool called "x+…$/);
@@ -81,7 +149,8 @@ describe('MCP tools in the bot', () => {
 
   it('a server that crashed: its tools answer "unavailable" to the model and to /tool, and the commands stay as registered', async () => {
     const w = await startWithServer();
-    const puts = () => w.discord.requests.filter((request) => request.method === 'PUT' && request.path.endsWith('/commands')).length;
+    const puts = () =>
+      w.discord.requests.filter((request) => request.method === 'PUT' && request.path.endsWith('/commands')).length;
     const registered = JSON.stringify(w.discord.registeredCommands());
     w.model.enqueue(toolCalls({ name: 'test__crash', arguments: {} }), finalAnswer('The server crashed.'));
     const thread = await conversation(w, 'crash it');
@@ -91,12 +160,35 @@ describe('MCP tools in the bot', () => {
     w.model.enqueue(toolCalls({ name: 'test__echo', arguments: { text: 'anyone?' } }), finalAnswer('It is down.'));
     await w.discord.userSays({ channelId: thread.id, author: 'bob', content: 'try echo' });
     await waitForBotPosts(w, thread.id, 4);
-    expect(w.model.requests.at(-1)!.messages.at(-1)).toMatchObject({ role: 'tool', content: expect.stringMatching(/^Error: the test MCP server is unavailable right now/) });
+    expect(w.model.requests.at(-1)!.messages.at(-1)).toMatchObject({
+      role: 'tool',
+      content: expect.stringMatching(/^Error: the test MCP server is unavailable right now/),
+    });
 
-    const command = await w.discord.userRunsCommand({ name: 'tool', subcommand: 'test', options: { tool: 'echo', arguments: '{"text":"hi"}' }, author: 'bob', channelId: thread.id });
-    expect(await command.waitForReply()).toMatchObject({ ephemeral: true, content: expect.stringMatching(/^The \*\*test\*\* MCP server is unavailable right now \(it exited or closed the connection; restarting\)/) });
-    const typing = await w.discord.userRunsCommand({ name: 'tool', subcommand: 'test', options: { tool: '' }, focused: 'tool', author: 'bob', channelId: thread.id });
-    expect(await typing.waitForChoices()).toEqual([{ name: 'The test server is unavailable right now (it is down, restarting)', value: 'unavailable' }]);
+    const command = await w.discord.userRunsCommand({
+      name: 'tool',
+      subcommand: 'test',
+      options: { tool: 'echo', arguments: '{"text":"hi"}' },
+      author: 'bob',
+      channelId: thread.id,
+    });
+    expect(await command.waitForReply()).toMatchObject({
+      ephemeral: true,
+      content: expect.stringMatching(
+        /^The \*\*test\*\* MCP server is unavailable right now \(it exited or closed the connection; restarting\)/,
+      ),
+    });
+    const typing = await w.discord.userRunsCommand({
+      name: 'tool',
+      subcommand: 'test',
+      options: { tool: '' },
+      focused: 'tool',
+      author: 'bob',
+      channelId: thread.id,
+    });
+    expect(await typing.waitForChoices()).toEqual([
+      { name: 'The test server is unavailable right now (it is down, restarting)', value: 'unavailable' },
+    ]);
 
     await w.restart();
     expect(puts()).toBe(1);
@@ -108,17 +200,39 @@ describe('MCP tools in the bot', () => {
     w.model.enqueue(finalAnswer('Hi.'));
     const thread = await conversation(w, 'hello');
     await waitForBotPosts(w, thread.id, 1);
-    expect(w.model.requests[0]!.tools!.map((spec) => spec.function.name).filter((name) => name.startsWith('test__'))).toEqual([]);
+    expect(
+      w.model.requests[0]!.tools!.map((spec) => spec.function.name).filter((name) => name.startsWith('test__')),
+    ).toEqual([]);
 
-    const refused = await w.discord.userRunsCommand({ name: 'tool', subcommand: 'test', options: { tool: 'echo', arguments: '{"text":"hi"}' }, author: 'bob', channelId: thread.id });
-    expect(await refused.waitForReply()).toMatchObject({ ephemeral: true, content: 'Only moderators can run the tools of **test**.' });
-    const typing = await w.discord.userRunsCommand({ name: 'tool', subcommand: 'test', options: { tool: '' }, focused: 'tool', author: 'bob', channelId: thread.id });
+    const refused = await w.discord.userRunsCommand({
+      name: 'tool',
+      subcommand: 'test',
+      options: { tool: 'echo', arguments: '{"text":"hi"}' },
+      author: 'bob',
+      channelId: thread.id,
+    });
+    expect(await refused.waitForReply()).toMatchObject({
+      ephemeral: true,
+      content: 'Only moderators can run the tools of **test**.',
+    });
+    const typing = await w.discord.userRunsCommand({
+      name: 'tool',
+      subcommand: 'test',
+      options: { tool: '' },
+      focused: 'tool',
+      author: 'bob',
+      channelId: thread.id,
+    });
     expect(await typing.waitForChoices()).toEqual([]);
   });
 
   it('/help lists the MCP tools and how each server is doing', async () => {
     const w = await startWithServer();
-    const help = await w.discord.userRunsCommand({ name: 'help', author: 'bob', channelId: w.discord.channels.general });
+    const help = await w.discord.userRunsCommand({
+      name: 'help',
+      author: 'bob',
+      channelId: w.discord.channels.general,
+    });
     const text = (await help.waitForReply()).content;
     expect(text).toContain('- **test__echo**: Says the text back.');
     expect(text).toContain('**MCP servers**\n- **test**: running');

@@ -5,7 +5,10 @@ import { RateLimitGate } from '../../src/discord/rate-limit-gate.ts';
 
 /** A channel that only records what would be posted: the gate's own logic is under test here. */
 function channel(posted: string[]): SendableChannels {
-  return { id: 'c', send: async (options: { content: string }) => (posted.push(options.content), { id: String(posted.length) }) } as unknown as SendableChannels;
+  return {
+    id: 'c',
+    send: async (options: { content: string }) => (posted.push(options.content), { id: String(posted.length) }),
+  } as unknown as SendableChannels;
 }
 
 describe('RateLimitGate', () => {

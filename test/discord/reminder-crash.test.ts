@@ -48,13 +48,22 @@ function reminderRow(id: number) {
 it('SIGKILL between the post and its answer: after the restart the reminder is in the channel once, and marked delivered', async () => {
   const channelId = discord.channels.general;
   const store = openStore(databasePath);
-  const id = store.reminders.add({ guildId: discord.guildId, channelId, userId: discord.users.bob, text: 'water the plants', dueAt: Date.now() });
+  const id = store.reminders.add({
+    guildId: discord.guildId,
+    channelId,
+    userId: discord.users.bob,
+    text: 'water the plants',
+    dueAt: Date.now(),
+  });
   store.close();
   // The post takes effect at once; its answer would come a minute later.
   discord.holdNext({ method: 'POST', path: new RegExp(`^/channels/${channelId}/messages$`), ms: 60_000 });
 
   bot = await startBotProcess(discord, model, databasePath);
-  const [posted] = await discord.waitFor(() => discord.botMessages(channelId).length === 1 && discord.botMessages(channelId), { what: 'the post taken by Discord' });
+  const [posted] = await discord.waitFor(
+    () => discord.botMessages(channelId).length === 1 && discord.botMessages(channelId),
+    { what: 'the post taken by Discord' },
+  );
   await crash();
   expect(reminderRow(id)).toMatchObject({ attempts: 1, claimed_by: expect.any(String), delivered_at: null });
 
@@ -70,5 +79,10 @@ it('SIGKILL between the post and its answer: after the restart the reminder is i
     expect.objectContaining({ nonce: nonceFor(`reminder:${id}`, 0), enforce_nonce: true }),
     expect.objectContaining({ nonce: nonceFor(`reminder:${id}`, 0), enforce_nonce: true }),
   ]);
-  expect(reminderRow(id)).toMatchObject({ attempts: 2, claimed_by: null, delivered_at: expect.any(Number), message_id: posted!.id });
+  expect(reminderRow(id)).toMatchObject({
+    attempts: 2,
+    claimed_by: null,
+    delivered_at: expect.any(Number),
+    message_id: posted!.id,
+  });
 });

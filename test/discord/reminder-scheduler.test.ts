@@ -18,7 +18,12 @@ beforeEach(async () => {
   const recording = recordingLogger();
   lines = recording.lines;
   // The bot's own scheduler passes only when a test asks (its timer is an hour).
-  world = await startBotWorld({}, {}, {}, { databaseTools: true, reminderIntervalMs: 3_600_000, logger: recording.logger });
+  world = await startBotWorld(
+    {},
+    {},
+    {},
+    { databaseTools: true, reminderIntervalMs: 3_600_000, logger: recording.logger },
+  );
 });
 afterEach(async () => {
   await world.close();
@@ -26,7 +31,13 @@ afterEach(async () => {
 
 const general = () => world.discord.channels.general;
 const addDue = (text: string, channelId = general()) =>
-  world.store.reminders.add({ guildId: world.discord.guildId, channelId, userId: world.discord.users.bob, text, dueAt: Date.now() });
+  world.store.reminders.add({
+    guildId: world.discord.guildId,
+    channelId,
+    userId: world.discord.users.bob,
+    text,
+    dueAt: Date.now(),
+  });
 /** What the bot sent to post in the channel: one body per request, retries included. */
 const postBodies = (channelId = general()) =>
   world.discord.requests
@@ -43,7 +54,10 @@ describe('reminder scheduler', () => {
 
     expect((await world.bot.reminders.tick()).outcomes).toEqual([{ id, outcome: 'will-retry' }]);
     expect(world.discord.botMessages(general())).toHaveLength(0);
-    expect(lines.find((line) => line.msg === 'could not post a reminder; will try again')?.fields).toMatchObject({ reminder: id, attempts: 1 });
+    expect(lines.find((line) => line.msg === 'could not post a reminder; will try again')?.fields).toMatchObject({
+      reminder: id,
+      attempts: 1,
+    });
 
     expect((await world.bot.reminders.tick()).outcomes).toEqual([{ id, outcome: 'posted' }]);
     const [posted, ...more] = world.discord.botMessages(general());
@@ -53,7 +67,12 @@ describe('reminder scheduler', () => {
     expect(bodies).toHaveLength(wholePostFails + 1);
     expect(new Set(bodies.map((body) => body.nonce))).toEqual(new Set([nonceFor(`reminder:${id}`, 0)]));
     expect(bodies.every((body) => body.enforce_nonce === true)).toBe(true);
-    expect(world.store.reminders.byId(id)).toMatchObject({ attempts: 2, message_id: posted!.id, delivered_at: expect.any(Number), last_error: null });
+    expect(world.store.reminders.byId(id)).toMatchObject({
+      attempts: 2,
+      message_id: posted!.id,
+      delivered_at: expect.any(Number),
+      last_error: null,
+    });
   });
 
   it('a post that reached Discord but whose answer was lost is not posted twice: Discord returns the first by its nonce', async () => {
@@ -78,7 +97,9 @@ describe('reminder scheduler', () => {
       { id: shown, outcome: 'will-retry' },
       { id: missing, outcome: 'will-retry' },
     ]);
-    expect(world.discord.botMessages(general()).map((message) => message.content)).toEqual([`<@${world.discord.users.bob}> reminder: in the channel`]);
+    expect(world.discord.botMessages(general()).map((message) => message.content)).toEqual([
+      `<@${world.discord.users.bob}> reminder: in the channel`,
+    ]);
     // The bot was down for an hour: its first attempts are older than Discord's nonce memory.
     world.store.db.prepare('UPDATE reminders SET first_attempt_at = first_attempt_at - 3600000').run();
     world.discord.forgetNonces();
@@ -92,9 +113,17 @@ describe('reminder scheduler', () => {
       `<@${world.discord.users.bob}> reminder: in the channel`,
       `<@${world.discord.users.bob}> reminder: not in the channel`,
     ]);
-    expect(postBodies().slice(requestsBefore).map((body) => body.content)).toEqual([`<@${world.discord.users.bob}> reminder: not in the channel`]);
+    expect(
+      postBodies()
+        .slice(requestsBefore)
+        .map((body) => body.content),
+    ).toEqual([`<@${world.discord.users.bob}> reminder: not in the channel`]);
     expect(world.store.reminders.byId(shown)).toMatchObject({ delivered_at: expect.any(Number), message_id: null });
-    expect(lines.filter((line) => line.msg === 'reminder already in its channel; not posted again').map((line) => line.fields.reminder)).toEqual([shown]);
+    expect(
+      lines
+        .filter((line) => line.msg === 'reminder already in its channel; not posted again')
+        .map((line) => line.fields.reminder),
+    ).toEqual([shown]);
   });
 
   it('within the nonce window, a repeat is left to Discord: the channel is not read', async () => {
@@ -103,18 +132,29 @@ describe('reminder scheduler', () => {
     await world.bot.reminders.tick();
     expect(Date.now() - world.store.reminders.byId(id)!.first_attempt_at!).toBeLessThan(nonceTrustedForMs);
     await world.bot.reminders.tick();
-    expect(world.discord.requests.filter((request) => request.method === 'GET' && request.path === `/channels/${general()}/messages`)).toEqual([]);
+    expect(
+      world.discord.requests.filter(
+        (request) => request.method === 'GET' && request.path === `/channels/${general()}/messages`,
+      ),
+    ).toEqual([]);
     expect(world.discord.botMessages(general())).toHaveLength(1);
   });
 
   it('two schedulers over one database post a due reminder once', async () => {
     const second = openStore(world.databasePath);
     const instance = startInstance(second, 'reminders');
-    const other = startReminders(world.bot.client, second.reminders, instance.id, recordingLogger().logger, { intervalMs: 3_600_000 });
+    const other = startReminders(world.bot.client, second.reminders, instance.id, recordingLogger().logger, {
+      intervalMs: 3_600_000,
+    });
     try {
       await other.tick();
       const ids = [addDue('one'), addDue('two'), addDue('three')];
-      const passes = await Promise.all([world.bot.reminders.tick(), other.tick(), world.bot.reminders.tick(), other.tick()]);
+      const passes = await Promise.all([
+        world.bot.reminders.tick(),
+        other.tick(),
+        world.bot.reminders.tick(),
+        other.tick(),
+      ]);
       const posted = passes.flatMap((pass) => pass.outcomes).filter((outcome) => outcome.outcome === 'posted');
       expect(posted.map((outcome) => outcome.id).sort((a, b) => a - b)).toEqual(ids);
       expect(world.discord.botMessages(general())).toHaveLength(3);
@@ -129,11 +169,20 @@ describe('reminder scheduler', () => {
   it('a reminder whose channel is gone is given up at once, with an error in the log', async () => {
     const id = addDue('stretch', world.discord.channels.random);
     await world.discord.deleteChannel(world.discord.channels.random);
-    await world.discord.waitFor(() => !world.bot.client.channels.cache.has(world.discord.channels.random), { what: 'the client saw the deletion' });
+    await world.discord.waitFor(() => !world.bot.client.channels.cache.has(world.discord.channels.random), {
+      what: 'the client saw the deletion',
+    });
 
     expect((await world.bot.reminders.tick()).outcomes).toEqual([{ id, outcome: 'given-up' }]);
-    expect(lines.find((line) => line.msg === 'reminder given up')).toMatchObject({ level: 'error', fields: { reminder: id, cause: 'the channel no longer exists', attempts: 1 } });
-    expect(world.store.reminders.byId(id)).toMatchObject({ given_up_at: expect.any(Number), claimed_by: null, last_error: 'the channel no longer exists' });
+    expect(lines.find((line) => line.msg === 'reminder given up')).toMatchObject({
+      level: 'error',
+      fields: { reminder: id, cause: 'the channel no longer exists', attempts: 1 },
+    });
+    expect(world.store.reminders.byId(id)).toMatchObject({
+      given_up_at: expect.any(Number),
+      claimed_by: null,
+      last_error: 'the channel no longer exists',
+    });
     expect(world.store.reminders.pendingFor(world.discord.users.bob)).toBe(0);
     expect((await world.bot.reminders.tick()).outcomes).toEqual([]);
   });
@@ -142,7 +191,10 @@ describe('reminder scheduler', () => {
     let clock = Date.now();
     const instance = startInstance(world.store, 'reminders');
     const own = recordingLogger();
-    const scheduler = startReminders(world.bot.client, world.store.reminders, instance.id, own.logger, { intervalMs: 3_600_000, now: () => clock });
+    const scheduler = startReminders(world.bot.client, world.store.reminders, instance.id, own.logger, {
+      intervalMs: 3_600_000,
+      now: () => clock,
+    });
     try {
       await scheduler.tick();
       world.discord.setBotPermissions(defaultBotPermissions & ~PermissionFlagsBits.SendMessages);
@@ -164,7 +216,9 @@ describe('reminder scheduler', () => {
       expect(waits.every((wait, index) => index === 0 || wait > waits[index - 1]!)).toBe(true);
       expect((await scheduler.tick()).outcomes).toEqual([{ id, outcome: 'given-up' }]);
       expect(world.store.reminders.byId(id)).toMatchObject({ attempts: maxAttempts, given_up_at: clock });
-      expect(own.lines.filter((line) => line.level === 'error').map((line) => [line.msg, line.fields.cause])).toEqual([['reminder given up', expect.stringContaining('missing permissions')]]);
+      expect(own.lines.filter((line) => line.level === 'error').map((line) => [line.msg, line.fields.cause])).toEqual([
+        ['reminder given up', expect.stringContaining('missing permissions')],
+      ]);
 
       // Given up for good: allowed again, it still is not posted.
       world.discord.setBotPermissions(defaultBotPermissions);

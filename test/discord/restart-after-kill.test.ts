@@ -45,7 +45,12 @@ it('a live bot refuses a second one on the same database, with one clear message
 
   const second = await runScript('src/main.ts', {
     cwd: mkdtempSync(join(tmpdir(), 'second-')),
-    env: { OPENAI_BASE_URL: model.baseURL, DISCORD_API_URL: discord.apiUrl, DISCORD_TOKEN: discord.token, DATABASE_PATH: databasePath },
+    env: {
+      OPENAI_BASE_URL: model.baseURL,
+      DISCORD_API_URL: discord.apiUrl,
+      DISCORD_TOKEN: discord.token,
+      DATABASE_PATH: databasePath,
+    },
   });
 
   expect(second.code).toBe(1);
@@ -54,23 +59,35 @@ it('a live bot refuses a second one on the same database, with one clear message
   );
 });
 
-it("starts again at once after npm start's process group is SIGKILLed, and answers the run the kill cut short, once", { timeout: 60_000 }, async () => {
-  model.enqueue({ hang: true });
-  const killed = await npmStart();
-  const mention = `<@${discord.botUser.id}> hello?`;
-  await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: mention, mentions: [discord.botUser.id] });
-  const thread = await discord.waitFor(() => discord.threads()[0]);
-  await discord.waitFor(() => model.requests.length === 1, { what: 'the model asked' });
+it(
+  "starts again at once after npm start's process group is SIGKILLed, and answers the run the kill cut short, once",
+  { timeout: 60_000 },
+  async () => {
+    model.enqueue({ hang: true });
+    const killed = await npmStart();
+    const mention = `<@${discord.botUser.id}> hello?`;
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: mention,
+      mentions: [discord.botUser.id],
+    });
+    const thread = await discord.waitFor(() => discord.threads()[0]);
+    await discord.waitFor(() => model.requests.length === 1, { what: 'the model asked' });
 
-  process.kill(-killed.child.pid!, 'SIGKILL');
-  model.enqueue(finalAnswer('Hello, once.'));
-  // At once: no wait for the killed bot to be reaped. `startBotProcess` resolves at the new bot's
-  // `ready` line; a refused start would exit with the message instead.
-  await npmStart();
+    process.kill(-killed.child.pid!, 'SIGKILL');
+    model.enqueue(finalAnswer('Hello, once.'));
+    // At once: no wait for the killed bot to be reaped. `startBotProcess` resolves at the new bot's
+    // `ready` line; a refused start would exit with the message instead.
+    await npmStart();
 
-  await discord.waitFor(() => discord.botMessages(thread.id).length === 1, { what: 'the answer' });
-  expect(discord.botMessages(thread.id).map((message) => message.content)).toEqual(['Hello, once.']);
-  const store = openStore(databasePath);
-  expect(store.db.prepare('SELECT status FROM runs ORDER BY started_at, rowid').pluck().all()).toEqual(['interrupted', 'answered']);
-  store.close();
-});
+    await discord.waitFor(() => discord.botMessages(thread.id).length === 1, { what: 'the answer' });
+    expect(discord.botMessages(thread.id).map((message) => message.content)).toEqual(['Hello, once.']);
+    const store = openStore(databasePath);
+    expect(store.db.prepare('SELECT status FROM runs ORDER BY started_at, rowid').pluck().all()).toEqual([
+      'interrupted',
+      'answered',
+    ]);
+    store.close();
+  },
+);

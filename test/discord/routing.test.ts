@@ -8,19 +8,37 @@ afterEach(async () => {
 });
 
 const botPosts = (channelId: string, count: number) =>
-  world.discord.waitFor(() => {
-    const posts = world.discord.botMessages(channelId);
-    return posts.length >= count && posts;
-  }, { what: `${count} bot messages` });
+  world.discord.waitFor(
+    () => {
+      const posts = world.discord.botMessages(channelId);
+      return posts.length >= count && posts;
+    },
+    { what: `${count} bot messages` },
+  );
 
 describe('what the bot answers', () => {
   it('ignores bots, @everyone, and channels or servers outside the allow-lists', async () => {
     world = await startBotWorld({ allowedChannelIds: ['100000000000000010'] });
     const { discord } = world;
     const said = [
-      await discord.userSays({ channelId: discord.channels.general, author: { id: '400000000000000001', username: 'other-bot', bot: true }, content: `<@${discord.botUser.id}> hi`, mentions: [discord.botUser.id] }),
-      await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: '@everyone hello', mentionEveryone: true }),
-      await discord.userSays({ channelId: discord.channels.random, author: 'ada', content: `<@${discord.botUser.id}> hi`, mentions: [discord.botUser.id] }),
+      await discord.userSays({
+        channelId: discord.channels.general,
+        author: { id: '400000000000000001', username: 'other-bot', bot: true },
+        content: `<@${discord.botUser.id}> hi`,
+        mentions: [discord.botUser.id],
+      }),
+      await discord.userSays({
+        channelId: discord.channels.general,
+        author: 'ada',
+        content: '@everyone hello',
+        mentionEveryone: true,
+      }),
+      await discord.userSays({
+        channelId: discord.channels.random,
+        author: 'ada',
+        content: `<@${discord.botUser.id}> hi`,
+        mentions: [discord.botUser.id],
+      }),
     ];
     await world.handled('message', ...said.map((message) => message.id));
 
@@ -33,15 +51,29 @@ describe('what the bot answers', () => {
     world = await startBotWorld();
     const { discord, model } = world;
     model.enqueue(finalAnswer('Role mention heard.'), finalAnswer('Thread adopted.'), finalAnswer('Still here.'));
-    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@&${discord.roles.bot}> ping`, mentionRoles: [discord.roles.bot] });
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `<@&${discord.roles.bot}> ping`,
+      mentionRoles: [discord.roles.bot],
+    });
     const first = await discord.waitFor(() => discord.threads()[0]);
     expect((await botPosts(first.id, 1))[0]!.content).toBe('Role mention heard.');
 
     const existing = await discord.createThread(discord.channels.random, 'planning', discord.users.bob);
-    const before = await discord.userSays({ channelId: existing.id, author: 'bob', content: 'before the bot is asked' });
+    const before = await discord.userSays({
+      channelId: existing.id,
+      author: 'bob',
+      content: 'before the bot is asked',
+    });
     await world.handled('message', before.id);
     expect(model.requests).toHaveLength(1);
-    await discord.userSays({ channelId: existing.id, author: 'bob', content: `<@${discord.botUser.id}> join us`, mentions: [discord.botUser.id] });
+    await discord.userSays({
+      channelId: existing.id,
+      author: 'bob',
+      content: `<@${discord.botUser.id}> join us`,
+      mentions: [discord.botUser.id],
+    });
     expect((await botPosts(existing.id, 1))[0]!.content).toBe('Thread adopted.');
     await discord.userSays({ channelId: existing.id, author: 'bob', content: 'and now without a mention' });
     expect((await botPosts(existing.id, 2))[1]!.content).toBe('Still here.');
@@ -51,7 +83,12 @@ describe('what the bot answers', () => {
     world = await startBotWorld();
     const { discord, model, store } = world;
     model.enqueue(finalAnswer('First.'), finalAnswer('Second.'));
-    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@${discord.botUser.id}> my number is 7`, mentions: [discord.botUser.id] });
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `<@${discord.botUser.id}> my number is 7`,
+      mentions: [discord.botUser.id],
+    });
     const thread = await discord.waitFor(() => discord.threads()[0]);
     await botPosts(thread.id, 1);
     const extra = await discord.userSays({ channelId: thread.id, author: 'bob', content: 'a typo' });
@@ -61,11 +98,15 @@ describe('what the bot answers', () => {
     await discord.userDeletes(thread.id, extra.id);
     const conversation = store.conversations.byKey(`discord:${thread.id}`)!;
     const memory = () => [...store.messages.iterateNewest(conversation.id, 0)].map((row) => row.content).reverse();
-    await discord.waitFor(() => memory()[0] === 'my number is 8' && !memory().includes('a typo'), { what: 'the edit and the deletion in memory' });
+    await discord.waitFor(() => memory()[0] === 'my number is 8' && !memory().includes('a typo'), {
+      what: 'the edit and the deletion in memory',
+    });
     expect(memory()).toEqual(['my number is 8', 'First.', 'Second.']);
 
     await discord.deleteThread(thread.id);
-    await discord.waitFor(() => store.conversations.byKey(`discord:${thread.id}`) === undefined, { what: 'the conversation purged' });
+    await discord.waitFor(() => store.conversations.byKey(`discord:${thread.id}`) === undefined, {
+      what: 'the conversation purged',
+    });
     expect(store.db.prepare('SELECT count(*) FROM messages').pluck().get()).toBe(0);
     expect(store.db.prepare('SELECT count(*) FROM runs').pluck().get()).toBe(0);
   });
@@ -100,10 +141,18 @@ describe('what the bot posts', () => {
   it('splits a long answer, keeps code blocks whole, and pings nobody whatever the model writes', async () => {
     world = await startBotWorld();
     const { discord, model } = world;
-    const code = Array.from({ length: 150 }, (_, index) => `console.log(${index}); // @everyone <@${discord.users.bob}>`).join('\n');
+    const code = Array.from(
+      { length: 150 },
+      (_, index) => `console.log(${index}); // @everyone <@${discord.users.bob}>`,
+    ).join('\n');
     const answer = `@everyone @here <@${discord.users.bob}> <@&${discord.roles.moderator}> look:\n\`\`\`js\n${code}\n\`\`\``;
     model.enqueue(finalAnswer(answer));
-    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@${discord.botUser.id}> long please`, mentions: [discord.botUser.id] });
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `<@${discord.botUser.id}> long please`,
+      mentions: [discord.botUser.id],
+    });
     const thread = await discord.waitFor(() => discord.threads()[0]);
     // Once the model has been asked, the run is queued, and idle() waits for it to end.
     await discord.waitFor(() => model.requests.length === 1);
@@ -123,15 +172,37 @@ describe('what the bot posts', () => {
   it('posts tool calls as names only with TOOL_POSTS=summary, and not at all with off', async () => {
     world = await startBotWorld({ toolPosts: 'summary' });
     const { discord, model } = world;
-    model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '1+1' } }, { name: 'current_time', arguments: { time_zone: null } }), finalAnswer('Done.', ['calculator']));
-    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@${discord.botUser.id}> go`, mentions: [discord.botUser.id] });
+    model.enqueue(
+      toolCalls(
+        { name: 'calculator', arguments: { expression: '1+1' } },
+        { name: 'current_time', arguments: { time_zone: null } },
+      ),
+      finalAnswer('Done.', ['calculator']),
+    );
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `<@${discord.botUser.id}> go`,
+      mentions: [discord.botUser.id],
+    });
     const thread = await discord.waitFor(() => discord.threads()[0]);
-    expect((await botPosts(thread.id, 2)).map((post) => post.content)).toEqual(['🔧 calculator, current_time', 'Done.\n-# 🔧 calculator']);
+    expect((await botPosts(thread.id, 2)).map((post) => post.content)).toEqual([
+      '🔧 calculator, current_time',
+      'Done.\n-# 🔧 calculator',
+    ]);
     await world.close();
 
     world = await startBotWorld({ toolPosts: 'off' });
-    world.model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '1+1' } }), finalAnswer('Done.', ['calculator']));
-    const asked = await world.discord.userSays({ channelId: world.discord.channels.general, author: 'ada', content: `<@${world.discord.botUser.id}> go`, mentions: [world.discord.botUser.id] });
+    world.model.enqueue(
+      toolCalls({ name: 'calculator', arguments: { expression: '1+1' } }),
+      finalAnswer('Done.', ['calculator']),
+    );
+    const asked = await world.discord.userSays({
+      channelId: world.discord.channels.general,
+      author: 'ada',
+      content: `<@${world.discord.botUser.id}> go`,
+      mentions: [world.discord.botUser.id],
+    });
     const quiet = await world.discord.waitFor(() => world.discord.threads()[0]);
     expect((await botPosts(quiet.id, 1)).map((post) => post.content)).toEqual(['Done.\n-# 🔧 calculator']);
     await world.handled('message', asked.id);
@@ -144,9 +215,19 @@ describe('what the bot posts', () => {
       const { discord, model } = world;
       for (let index = 0; index < 3; index++) model.enqueue({ ...finalAnswer(`Answer ${index}.`), delayMs: 150 });
       for (const channelId of [discord.channels.general, discord.channels.random, discord.channels.general]) {
-        await discord.userSays({ channelId, author: 'ada', content: `<@${discord.botUser.id}> hi`, mentions: [discord.botUser.id] });
+        await discord.userSays({
+          channelId,
+          author: 'ada',
+          content: `<@${discord.botUser.id}> hi`,
+          mentions: [discord.botUser.id],
+        });
       }
-      await discord.waitFor(() => discord.threads().length === 3 && discord.threads().every((thread) => discord.botMessages(thread.id).length === 1), { what: 'three answers' });
+      await discord.waitFor(
+        () =>
+          discord.threads().length === 3 &&
+          discord.threads().every((thread) => discord.botMessages(thread.id).length === 1),
+        { what: 'three answers' },
+      );
 
       expect(model.maxConcurrent).toBe(limit);
       await world.bot.queues.idle();
@@ -161,7 +242,12 @@ describe('allow-lists, failures and backlogs', () => {
   it('ignores servers outside ALLOWED_GUILD_IDS', async () => {
     world = await startBotWorld({ allowedGuildIds: ['999999999999999999'] });
     const { discord } = world;
-    const asked = await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@${discord.botUser.id}> hi`, mentions: [discord.botUser.id] });
+    const asked = await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `<@${discord.botUser.id}> hi`,
+      mentions: [discord.botUser.id],
+    });
     await world.handled('message', asked.id);
 
     expect(discord.threads()).toEqual([]);
@@ -172,9 +258,19 @@ describe('allow-lists, failures and backlogs', () => {
     world = await startBotWorld();
     const { discord, model, store } = world;
     model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '1+1' } }), finalAnswer('2'));
-    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@${discord.botUser.id}> 1+1`, mentions: [discord.botUser.id] });
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `<@${discord.botUser.id}> 1+1`,
+      mentions: [discord.botUser.id],
+    });
     const thread = await discord.waitFor(() => discord.threads()[0]);
-    discord.failNext({ method: 'POST', path: new RegExp(`/channels/${thread.id}/messages$`), status: 403, body: { message: 'Missing Permissions', code: 50013 } });
+    discord.failNext({
+      method: 'POST',
+      path: new RegExp(`/channels/${thread.id}/messages$`),
+      status: 403,
+      body: { message: 'Missing Permissions', code: 50013 },
+    });
 
     const [answer] = await botPosts(thread.id, 1);
     await world.bot.queues.idle();
@@ -202,18 +298,32 @@ describe('allow-lists, failures and backlogs', () => {
         return finalAnswer('The rest answered.');
       },
     );
-    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@${discord.botUser.id}> start`, mentions: [discord.botUser.id] });
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `<@${discord.botUser.id}> start`,
+      mentions: [discord.botUser.id],
+    });
     const thread = await discord.waitFor(() => discord.threads()[0]);
     for (const text of said) await discord.userSays({ channelId: thread.id, author: 'bob', content: text });
 
-    expect((await botPosts(thread.id, 3)).map((post) => post.content)).toEqual(['First.', 'Twenty answered.', 'The rest answered.']);
+    expect((await botPosts(thread.id, 3)).map((post) => post.content)).toEqual([
+      'First.',
+      'Twenty answered.',
+      'The rest answered.',
+    ]);
   });
 
   it('does not run for a message deleted while it waited', async () => {
     world = await startBotWorld();
     const { discord, model } = world;
     model.enqueue({ ...finalAnswer('First.'), delayMs: 300 });
-    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@${discord.botUser.id}> start`, mentions: [discord.botUser.id] });
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `<@${discord.botUser.id}> start`,
+      mentions: [discord.botUser.id],
+    });
     const thread = await discord.waitFor(() => discord.threads()[0]);
     const regret = await discord.userSays({ channelId: thread.id, author: 'bob', content: 'never mind' });
     await discord.userDeletes(thread.id, regret.id);
@@ -228,7 +338,12 @@ describe('allow-lists, failures and backlogs', () => {
     world = await startBotWorld();
     const { discord, model, store } = world;
     model.enqueue(finalAnswer('Hi.'));
-    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@${discord.botUser.id}> hi`, mentions: [discord.botUser.id] });
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `<@${discord.botUser.id}> hi`,
+      mentions: [discord.botUser.id],
+    });
     const thread = await discord.waitFor(() => discord.threads()[0]);
     await botPosts(thread.id, 1);
     // As after a restart, or once the sweeper dropped an archived thread.
@@ -237,7 +352,9 @@ describe('allow-lists, failures and backlogs', () => {
 
     await discord.deleteThread(thread.id);
 
-    await discord.waitFor(() => store.conversations.byKey(`discord:${thread.id}`) === undefined, { what: 'the conversation purged' });
+    await discord.waitFor(() => store.conversations.byKey(`discord:${thread.id}`) === undefined, {
+      what: 'the conversation purged',
+    });
   });
 });
 
@@ -246,7 +363,12 @@ describe('deletions by moderators', () => {
     world = await startBotWorld();
     const { discord, model, store } = world;
     model.enqueue(finalAnswer('One.'), finalAnswer('Two.'));
-    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@${discord.botUser.id}> one`, mentions: [discord.botUser.id] });
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `<@${discord.botUser.id}> one`,
+      mentions: [discord.botUser.id],
+    });
     const thread = await discord.waitFor(() => discord.threads()[0]);
     await botPosts(thread.id, 1);
     const spam = await discord.userSays({ channelId: thread.id, author: 'bob', content: 'spam spam' });
@@ -258,6 +380,8 @@ describe('deletions by moderators', () => {
     expect(store.messages.count(conversation.id)).toBe(3);
 
     await discord.deleteChannel(discord.channels.general);
-    await discord.waitFor(() => store.conversations.byKey(`discord:${thread.id}`) === undefined, { what: 'the conversation purged' });
+    await discord.waitFor(() => store.conversations.byKey(`discord:${thread.id}`) === undefined, {
+      what: 'the conversation purged',
+    });
   });
 });

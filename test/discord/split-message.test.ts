@@ -10,14 +10,20 @@ const markdown = fc
     fc.oneof(
       fc.lorem({ maxCount: 60, mode: 'sentences' }),
       fc.string({ minLength: 0, maxLength: 3000 }).map((word) => word.replace(/\s/g, 'x')),
-      fc.tuple(fc.constantFrom('', 'ts', 'python', 'json'), fc.array(fc.lorem({ maxCount: 12 }), { maxLength: 120 })).map(
-        ([lang, lines]) => `\`\`\`${lang}\n${lines.join('\n')}\n\`\`\``,
-      ),
-      fc.array(fc.lorem({ maxCount: 8 }), { maxLength: 30 }).map((items) => items.map((item) => `- ${item}`).join('\n')),
+      fc
+        .tuple(fc.constantFrom('', 'ts', 'python', 'json'), fc.array(fc.lorem({ maxCount: 12 }), { maxLength: 120 }))
+        .map(([lang, lines]) => `\`\`\`${lang}\n${lines.join('\n')}\n\`\`\``),
+      fc
+        .array(fc.lorem({ maxCount: 8 }), { maxLength: 30 })
+        .map((items) => items.map((item) => `- ${item}`).join('\n')),
       fc.constantFrom('😀'.repeat(1500), '**bold** and `code`', '> quoted\n> more'),
       // Odd fences: long markers, tildes, a huge info string.
       fc
-        .tuple(fc.constantFrom('````', '~~~', '`'.repeat(30), '~'.repeat(12)), fc.constantFrom('', 'js', 'x'.repeat(1990)), fc.array(fc.lorem({ maxCount: 10 }), { maxLength: 300 }))
+        .tuple(
+          fc.constantFrom('````', '~~~', '`'.repeat(30), '~'.repeat(12)),
+          fc.constantFrom('', 'js', 'x'.repeat(1990)),
+          fc.array(fc.lorem({ maxCount: 10 }), { maxLength: 300 }),
+        )
         .map(([marker, info, lines]) => `${marker}${info}\n${lines.join('\n')}\n${marker}`),
     ),
     { maxLength: 12 },
@@ -44,7 +50,8 @@ describe('splitMessage', () => {
         }
         // Every piece but the last is balanced (the original's own balance decides the last),
         // except around a freak fence too long to reopen.
-        if (!/(`|~){3,}x{1990}/.test(text)) for (const piece of pieces.slice(0, -1)) expect(fences(render(piece)) % 2).toBe(0);
+        if (!/(`|~){3,}x{1990}/.test(text))
+          for (const piece of pieces.slice(0, -1)) expect(fences(render(piece)) % 2).toBe(0);
       }),
       { numRuns: 300 },
     );

@@ -9,15 +9,27 @@ import { testServerConfig, type TestServerMode } from '../support/mcp-test-serve
 import { type LogLine, recordingLogger } from '../support/recording-logger.ts';
 
 // Roomy start timeouts (a start of the test server takes 1-2 s on a busy machine); short waits between restarts.
-const fast: McpTimings = { startTimeoutMs: 15_000, pingTimeoutMs: 1_000, firstBackoffMs: 100, maxBackoffMs: 400, stableAfterMs: 60_000 };
+const fast: McpTimings = {
+  startTimeoutMs: 15_000,
+  pingTimeoutMs: 1_000,
+  firstBackoffMs: 100,
+  maxBackoffMs: 400,
+  stableAfterMs: 60_000,
+};
 const open: McpConnection[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((connection) => connection.close()));
 });
 
-function connect(options: { mode?: TestServerMode; env?: Record<string, string>; timings?: McpTimings; logger?: Logger } = {}) {
+function connect(
+  options: { mode?: TestServerMode; env?: Record<string, string>; timings?: McpTimings; logger?: Logger } = {},
+) {
   const startLog = join(mkdtempSync(join(tmpdir(), 'mcp-')), 'starts.log');
-  const connection = new McpConnection(testServerConfig('test', { mode: options.mode, env: { MCP_TEST_START_LOG: startLog, ...options.env } }), options.logger ?? silentLogger, options.timings ?? fast);
+  const connection = new McpConnection(
+    testServerConfig('test', { mode: options.mode, env: { MCP_TEST_START_LOG: startLog, ...options.env } }),
+    options.logger ?? silentLogger,
+    options.timings ?? fast,
+  );
   open.push(connection);
   const starts = () => (existsSync(startLog) ? readFileSync(startLog, 'utf8').trim().split('\n').length : 0);
   return { connection, starts };
@@ -34,7 +46,13 @@ const context = (timeoutMs = 3_000): ToolContext => ({
 
 const named = (connection: McpConnection, name: string): RuntimeTool => {
   const found = connection.tools().find((tool) => tool.name === name);
-  if (!found) throw new Error(`no tool ${name} among ${connection.tools().map((tool) => tool.name).join(', ')}`);
+  if (!found)
+    throw new Error(
+      `no tool ${name} among ${connection
+        .tools()
+        .map((tool) => tool.name)
+        .join(', ')}`,
+    );
   return found;
 };
 
@@ -54,7 +72,8 @@ const logged = (lines: LogLine[], msg: string) => lines.filter((line) => line.ms
  * `maxBackoffMs`, and Node runs timers in the order they fall due, so a timer set now for longer
  * fires after all of them. Not a guess at how fast anything runs.
  */
-const afterScheduledRestarts = (timings: McpTimings) => new Promise((resolve) => setTimeout(resolve, timings.maxBackoffMs + 1));
+const afterScheduledRestarts = (timings: McpTimings) =>
+  new Promise((resolve) => setTimeout(resolve, timings.maxBackoffMs + 1));
 
 describe('an MCP server over stdio', () => {
   it('lists its tools as <server>__<tool>, within 64 characters, with their schemas, sent non-strict', async () => {
@@ -63,13 +82,19 @@ describe('an MCP server over stdio', () => {
 
     expect(connection.status()).toEqual({ state: 'up' });
     const names = connection.tools().map((tool) => tool.name);
-    expect(names).toEqual(expect.arrayContaining(['test__echo', 'test__add', 'test__environment', 'test__crash', 'test__hang']));
+    expect(names).toEqual(
+      expect.arrayContaining(['test__echo', 'test__add', 'test__environment', 'test__crash', 'test__hang']),
+    );
     const long = names.find((name) => name.startsWith('test__a_tool_whose_name'))!;
     expect(long).toMatch(/^test__a_tool_whose_name_is_far_too_long[a-z_]*_[0-9a-f]{8}$/);
     expect(long).toHaveLength(64);
     const add = named(connection, 'test__add');
     expect(add.spec.function).toMatchObject({ name: 'test__add', description: 'Adds two numbers.', strict: false });
-    expect(add.inputSchema).toMatchObject({ type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] });
+    expect(add.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'number' } },
+      required: ['a', 'b'],
+    });
     expect(add.inputSchema).not.toHaveProperty('$schema');
   });
 
@@ -82,8 +107,13 @@ describe('an MCP server over stdio', () => {
     expect(add.validate({ a: 2, b: 40 })).toEqual({ ok: true, value: { a: 2, b: 40 } });
     const invalid = add.validate({ a: 'two' });
     expect(invalid.ok).toBe(false);
-    expect(invalid.ok ? [] : [...invalid.issues].sort()).toEqual(['a: must be number', "must have required property 'b'"]);
-    await expect(named(connection, 'test__fail').execute({}, context())).rejects.toThrow('fail (test MCP server) reported an error: the disk is full');
+    expect(invalid.ok ? [] : [...invalid.issues].sort()).toEqual([
+      'a: must be number',
+      "must have required property 'b'",
+    ]);
+    await expect(named(connection, 'test__fail').execute({}, context())).rejects.toThrow(
+      'fail (test MCP server) reported an error: the disk is full',
+    );
   });
 
   it('gives the server only the environment its config names, never the bot’s secrets', async () => {
@@ -93,12 +123,19 @@ describe('an MCP server over stdio', () => {
     try {
       const { connection } = connect({ env: { GREETING: 'hello' } });
       await connection.start();
-      const environment = JSON.parse(String(await named(connection, 'test__environment').execute({}, context()))) as Record<string, string>;
+      const environment = JSON.parse(
+        String(await named(connection, 'test__environment').execute({}, context())),
+      ) as Record<string, string>;
 
       expect(environment.GREETING).toBe('hello');
       expect(JSON.stringify(environment)).not.toContain(secret);
       // The SDK's short list of harmless variables, and the config's: nothing else.
-      expect(Object.keys(environment).filter((key) => !['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER', 'GREETING', 'MCP_TEST_START_LOG'].includes(key))).toEqual([]);
+      expect(
+        Object.keys(environment).filter(
+          (key) =>
+            !['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER', 'GREETING', 'MCP_TEST_START_LOG'].includes(key),
+        ),
+      ).toEqual([]);
     } finally {
       delete process.env.OPENAI_API_KEY_FOR_THIS_TEST;
       delete process.env.DISCORD_TOKEN_FOR_THIS_TEST;
@@ -110,9 +147,13 @@ describe('an MCP server over stdio', () => {
     await connection.start();
     const echo = named(connection, 'test__echo');
 
-    await expect(named(connection, 'test__crash').execute({}, context())).rejects.toThrow('the test MCP server stopped during the call; it is being restarted');
+    await expect(named(connection, 'test__crash').execute({}, context())).rejects.toThrow(
+      'the test MCP server stopped during the call; it is being restarted',
+    );
     expect(connection.status()).toMatchObject({ state: 'down' });
-    await expect(echo.execute({ text: 'hi' }, context())).rejects.toThrow(/^the test MCP server is unavailable right now \(it exited or closed the connection; restarting\)/);
+    await expect(echo.execute({ text: 'hi' }, context())).rejects.toThrow(
+      /^the test MCP server is unavailable right now \(it exited or closed the connection; restarting\)/,
+    );
 
     await until(() => connection.status().state === 'up', 'the restart');
     expect(starts()).toBe(2);
@@ -126,7 +167,10 @@ describe('an MCP server over stdio', () => {
 
     await expect(named(connection, 'test__hang').execute({}, context(300))).rejects.toThrow(/TimeoutError/);
     // The timed-out call makes the connection ping the server: wait for its verdict.
-    const verdicts = () => [...logged(lines, 'MCP server answered the ping: kept'), ...logged(lines, 'MCP server stopped answering: restarting it')];
+    const verdicts = () => [
+      ...logged(lines, 'MCP server answered the ping: kept'),
+      ...logged(lines, 'MCP server stopped answering: restarting it'),
+    ];
     await until(() => verdicts().length > 0, 'the ping after the timed-out call');
     expect(verdicts().map((line) => line.msg)).toEqual(['MCP server answered the ping: kept']);
     expect(connection.status()).toEqual({ state: 'up' });
@@ -144,7 +188,10 @@ describe('an MCP server over stdio', () => {
   });
 
   it('a server that never answers at start is given up on at the start timeout and retried with backoff', async () => {
-    const { connection, starts } = connect({ mode: 'hang-on-start', timings: { ...fast, startTimeoutMs: 2_000, firstBackoffMs: 100 } });
+    const { connection, starts } = connect({
+      mode: 'hang-on-start',
+      timings: { ...fast, startTimeoutMs: 2_000, firstBackoffMs: 100 },
+    });
     await connection.start();
 
     expect(connection.status()).toEqual({ state: 'down', reason: 'it did not start within 2 s; restarting' });
@@ -155,7 +202,11 @@ describe('an MCP server over stdio', () => {
   it('closing while a server is still starting ends that start, and nothing is started again', async () => {
     const { logger, lines } = recordingLogger();
     // No start timeout to end the attempt: only closing can, within the test's time.
-    const { connection, starts } = connect({ mode: 'hang-on-start', logger, timings: { ...fast, startTimeoutMs: 600_000 } });
+    const { connection, starts } = connect({
+      mode: 'hang-on-start',
+      logger,
+      timings: { ...fast, startTimeoutMs: 600_000 },
+    });
     const first = connection.start();
     await until(() => starts() === 1, 'the start');
     await connection.close();
@@ -212,7 +263,11 @@ describe('an MCP server over stdio', () => {
 
     // Closed with a restart pending or an attempt in flight: nothing starts again, nor is scheduled.
     await afterScheduledRestarts(timings);
-    expect(lines.filter((line) => line.at > closing && (line.msg === 'MCP server starting' || line.msg === 'MCP server down'))).toEqual([]);
+    expect(
+      lines.filter(
+        (line) => line.at > closing && (line.msg === 'MCP server starting' || line.msg === 'MCP server down'),
+      ),
+    ).toEqual([]);
     expect(connection.status()).toEqual({ state: 'down', reason: 'the bot is shutting down' });
   });
 });

@@ -16,12 +16,18 @@ afterEach(async () => {
 });
 
 /** A stateless streamable-HTTP MCP server on 127.0.0.1 that records the headers it was sent. */
-async function startHttpServer(port = 0): Promise<{ url: string; headers: Record<string, string | string[] | undefined>[] }> {
+async function startHttpServer(
+  port = 0,
+): Promise<{ url: string; headers: Record<string, string | string[] | undefined>[] }> {
   const headers: Record<string, string | string[] | undefined>[] = [];
   http = createServer((request, response) => {
     headers.push(request.headers);
     const server = new McpServer({ name: 'http-test', version: '1.0.0' });
-    server.registerTool('shout', { description: 'Says the text louder.', inputSchema: { text: z.string() } }, ({ text }) => ({ content: [{ type: 'text', text: text.toUpperCase() }] }));
+    server.registerTool(
+      'shout',
+      { description: 'Says the text louder.', inputSchema: { text: z.string() } },
+      ({ text }) => ({ content: [{ type: 'text', text: text.toUpperCase() }] }),
+    );
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     response.on('close', () => void transport.close());
     void server.connect(transport).then(() => transport.handleRequest(request, response));
@@ -32,13 +38,29 @@ async function startHttpServer(port = 0): Promise<{ url: string; headers: Record
 
 it('reaches a streamable HTTP server by its url, sending the configured headers, and calls its tools', async () => {
   const server = await startHttpServer();
-  connection = new McpConnection({ name: 'web', transport: 'http', url: server.url, headers: { 'X-Api-Key': 'key-for-the-mcp-server' }, moderatorOnly: false }, silentLogger);
+  connection = new McpConnection(
+    {
+      name: 'web',
+      transport: 'http',
+      url: server.url,
+      headers: { 'X-Api-Key': 'key-for-the-mcp-server' },
+      moderatorOnly: false,
+    },
+    silentLogger,
+  );
   await connection.start();
 
   expect(connection.status()).toEqual({ state: 'up' });
   const shout = connection.tools().find((tool) => tool.name === 'web__shout')!;
   const signal = AbortSignal.timeout(5_000);
-  const context = { conversationId: 'c', guildId: null, channelId: null, requester: { id: '1', displayName: 'Ada', isModerator: false }, logger: silentLogger, signal };
+  const context = {
+    conversationId: 'c',
+    guildId: null,
+    channelId: null,
+    requester: { id: '1', displayName: 'Ada', isModerator: false },
+    logger: silentLogger,
+    signal,
+  };
   expect(await shout.execute({ text: 'hello' }, context)).toBe('HELLO');
   expect(server.headers.every((sent) => sent['x-api-key'] === 'key-for-the-mcp-server')).toBe(true);
 });
@@ -46,15 +68,34 @@ it('reaches a streamable HTTP server by its url, sending the configured headers,
 it('notices an HTTP server that went away (a failed call, then no answer to a ping) and reconnects when it is back', async () => {
   const first = await startHttpServer();
   const port = Number(new URL(first.url).port);
-  const timings = { startTimeoutMs: 5_000, pingTimeoutMs: 1_000, firstBackoffMs: 200, maxBackoffMs: 200, stableAfterMs: 60_000 };
-  connection = new McpConnection({ name: 'web', transport: 'http', url: first.url, headers: {}, moderatorOnly: false }, silentLogger, timings);
+  const timings = {
+    startTimeoutMs: 5_000,
+    pingTimeoutMs: 1_000,
+    firstBackoffMs: 200,
+    maxBackoffMs: 200,
+    stableAfterMs: 60_000,
+  };
+  connection = new McpConnection(
+    { name: 'web', transport: 'http', url: first.url, headers: {}, moderatorOnly: false },
+    silentLogger,
+    timings,
+  );
   await connection.start();
-  const context = (): ToolContext => ({ conversationId: 'c', guildId: null, channelId: null, requester: { id: '1', displayName: 'Ada', isModerator: false }, logger: silentLogger, signal: AbortSignal.timeout(5_000) });
+  const context = (): ToolContext => ({
+    conversationId: 'c',
+    guildId: null,
+    channelId: null,
+    requester: { id: '1', displayName: 'Ada', isModerator: false },
+    logger: silentLogger,
+    signal: AbortSignal.timeout(5_000),
+  });
   const shout = () => connection!.tools().find((tool) => tool.name === 'web__shout')!;
 
   http!.closeAllConnections();
   await new Promise((resolve) => http!.close(resolve));
-  await expect(shout().execute({ text: 'anyone?' }, context())).rejects.toThrow(/^the web MCP server could not run shout: /);
+  await expect(shout().execute({ text: 'anyone?' }, context())).rejects.toThrow(
+    /^the web MCP server could not run shout: /,
+  );
   await waitUntil(() => connection!.status().state === 'down');
   expect(connection.status()).toMatchObject({ reason: 'it stopped answering; restarting' });
 

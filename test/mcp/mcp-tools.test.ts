@@ -28,7 +28,10 @@ describe('MCP tools as agent tools', () => {
   });
 
   it('keeps a tool whose schema has an $id when the server is listed again', () => {
-    const tool: ListedTool = { name: 'find', inputSchema: { $id: 'https://example.com/find.json', type: 'object', properties: { q: { type: 'string' } } } };
+    const tool: ListedTool = {
+      name: 'find',
+      inputSchema: { $id: 'https://example.com/find.json', type: 'object', properties: { q: { type: 'string' } } },
+    };
     expect(listing([tool]).tools).toHaveLength(1);
     const again = listing([tool]);
     expect(again).toMatchObject({ tools: [{ name: 'srv__find' }], leftOut: [] });
@@ -40,17 +43,35 @@ describe('MCP tools as agent tools', () => {
       {
         name: 'tag',
         description: 'd'.repeat(5_000),
-        inputSchema: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { tags: { type: 'array' }, nested: { type: 'object', properties: { ids: { type: ['array', 'null'] } } } } },
+        inputSchema: {
+          $schema: 'http://json-schema.org/draft-07/schema#',
+          type: 'object',
+          properties: {
+            tags: { type: 'array' },
+            nested: { type: 'object', properties: { ids: { type: ['array', 'null'] } } },
+          },
+        },
       },
     ]).tools;
     expect(tool!.spec.function.description).toHaveLength(1024);
-    expect(tool!.inputSchema).toEqual({ type: 'object', properties: { tags: { type: 'array', items: {} }, nested: { type: 'object', properties: { ids: { type: ['array', 'null'], items: {} } } } } });
+    expect(tool!.inputSchema).toEqual({
+      type: 'object',
+      properties: {
+        tags: { type: 'array', items: {} },
+        nested: { type: 'object', properties: { ids: { type: ['array', 'null'], items: {} } } },
+      },
+    });
     expect(tool!.validate({ tags: [1, 'a'], nested: { ids: null } })).toMatchObject({ ok: true });
   });
 
   it('offers each name once and at most the 127 tools a request can carry beside final_answer', () => {
     const fake = (name: string) => ({ name }) as RuntimeTool;
-    const many: ToolServer = { name: 'big', moderatorOnly: false, status: () => ({ state: 'up' }), tools: () => Array.from({ length: 300 }, (_, index) => fake(`big__t${index}`)) };
+    const many: ToolServer = {
+      name: 'big',
+      moderatorOnly: false,
+      status: () => ({ state: 'up' }),
+      tools: () => Array.from({ length: 300 }, (_, index) => fake(`big__t${index}`)),
+    };
     const twin: ToolServer = { ...many, tools: () => [fake('calculator')] };
     const offered = currentTools([fake('calculator')], [twin, many]);
     expect(offered).toHaveLength(maxOfferedTools);

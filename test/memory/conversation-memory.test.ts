@@ -35,7 +35,13 @@ const settings = { tokenBudget: 8000, messageTokenCap: 1500 };
 const ada = { authorId: 'u1', authorName: 'Ada', discordMessageId: null };
 
 /** One exchange in a conversation, through the real sinks, as the chat and the bot do it. */
-async function exchange(memory: ReturnType<typeof conversationMemory>, conversationId: number, instanceId: string, text: string, tools = buildToolRegistry(builtInTools)) {
+async function exchange(
+  memory: ReturnType<typeof conversationMemory>,
+  conversationId: number,
+  instanceId: string,
+  text: string,
+  tools = buildToolRegistry(builtInTools),
+) {
   const conversation = store.conversations.byId(conversationId)!;
   const triggerIds = [memory.recordUserMessage(conversation, { ...ada, content: text })!];
   const { history, input } = memory.loadWindow(conversationId, triggerIds);
@@ -52,7 +58,14 @@ async function exchange(memory: ReturnType<typeof conversationMemory>, conversat
 }
 
 const newConversation = (key = 'terminal:test') =>
-  store.conversations.ensure({ key, title: key, guildId: null, channelId: null, startedById: 'u1', startedByName: 'Ada' });
+  store.conversations.ensure({
+    key,
+    title: key,
+    guildId: null,
+    channelId: null,
+    startedById: 'u1',
+    startedByName: 'Ada',
+  });
 
 describe('conversation memory', () => {
   it('writes a finished call to the step log and to memory in one transaction, so no crash can split them', async () => {
@@ -63,7 +76,10 @@ describe('conversation memory', () => {
     const complete = store.steps.complete.bind(store.steps);
     const insert = store.messages.insert.bind(store.messages);
     store.steps.complete = (...args) => (inTransaction.stepCompleted!.push(store.db.inTransaction), complete(...args));
-    store.messages.insert = (...args) => (inTransaction.resultRemembered!.push(store.db.inTransaction), insert(...args));
+    store.messages.insert = (...args) => (
+      inTransaction.resultRemembered!.push(store.db.inTransaction),
+      insert(...args)
+    );
     model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '6*7' } }), finalAnswer('42.'));
 
     await exchange(memory, conversation.id, instance.id, 'six times seven?');
@@ -80,13 +96,22 @@ describe('conversation memory', () => {
     const instance = startInstance(store, 'test');
     const conversation = newConversation();
     model.enqueue(
-      toolCalls({ name: 'calculator', arguments: { expression: '6*7' }, id: 'call_1' }, { name: 'final_answer', arguments: { answer: 'early', tools_used: [] }, id: 'call_f' }),
+      toolCalls(
+        { name: 'calculator', arguments: { expression: '6*7' }, id: 'call_1' },
+        { name: 'final_answer', arguments: { answer: 'early', tools_used: [] }, id: 'call_f' },
+      ),
       finalAnswer('6 × 7 = 42', ['calculator']),
       (request) => {
         expect(request.messages.slice(1)).toEqual([
           { role: 'user', content: 'Ada: what is 6*7?' },
           // The refused final_answer call is not remembered; the group stays valid without it.
-          { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'calculator', arguments: '{"expression":"6*7"}' } }] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: 'call_1', type: 'function', function: { name: 'calculator', arguments: '{"expression":"6*7"}' } },
+            ],
+          },
           { role: 'tool', tool_call_id: 'call_1', content: '42' },
           { role: 'assistant', content: '6 × 7 = 42' },
           { role: 'user', content: 'Ada: and plus one?' },
@@ -113,7 +138,10 @@ describe('conversation memory', () => {
 
     store = openStore(path);
     const memory = conversationMemory(store, counter, settings);
-    expect(memory.loadWindow(first.id, []).history.map((message) => message.content)).toEqual(['Ada: my name is Ada', 'Noted.']);
+    expect(memory.loadWindow(first.id, []).history.map((message) => message.content)).toEqual([
+      'Ada: my name is Ada',
+      'Noted.',
+    ]);
     expect(memory.loadWindow(second.id, []).history).toEqual([]);
   });
 
@@ -129,7 +157,9 @@ describe('conversation memory', () => {
       description: 'Looks at the step log from another connection.',
       parameters: z.object({}),
       execute() {
-        seenDuringRun = reader.prepare('SELECT kind, status, tool_name FROM steps ORDER BY sequence').all() as typeof seenDuringRun;
+        seenDuringRun = reader
+          .prepare('SELECT kind, status, tool_name FROM steps ORDER BY sequence')
+          .all() as typeof seenDuringRun;
         runStatus = reader.prepare('SELECT status FROM runs').pluck().get() as string;
         return 'looked';
       },
@@ -163,11 +193,32 @@ describe('conversation memory', () => {
     const sinks = memory.runSink(conversation.id, crashed.id, { triggerIds }, silentLogger);
     // The run gets as far as one of two results; then the process dies.
     sinks({ type: 'run-start', runId: 'run-1', conversationId: 'c', model: 'm', toolNames: [], at: new Date() });
-    const calls = [1, 2].map((n) => ({ id: `call_${n}`, type: 'function' as const, function: { name: 'calculator', arguments: `{"expression":"${n}+${n}"}` } }));
-    sinks({ type: 'model-call', runId: 'run-1', step: 1, toolChoice: 'required', message: { role: 'assistant', content: null, tool_calls: calls }, usage: null, finishReason: 'tool_calls', durationMs: 5 });
+    const calls = [1, 2].map((n) => ({
+      id: `call_${n}`,
+      type: 'function' as const,
+      function: { name: 'calculator', arguments: `{"expression":"${n}+${n}"}` },
+    }));
+    sinks({
+      type: 'model-call',
+      runId: 'run-1',
+      step: 1,
+      toolChoice: 'required',
+      message: { role: 'assistant', content: null, tool_calls: calls },
+      usage: null,
+      finishReason: 'tool_calls',
+      durationMs: 5,
+    });
     sinks({ type: 'tool-call', runId: 'run-1', step: 1, callId: 'call_1', name: 'calculator', arguments: '{}' });
     sinks({ type: 'tool-call', runId: 'run-1', step: 1, callId: 'call_2', name: 'calculator', arguments: '{}' });
-    sinks({ type: 'tool-result', runId: 'run-1', step: 1, callId: 'call_2', name: 'calculator', result: '4', durationMs: 1 });
+    sinks({
+      type: 'tool-result',
+      runId: 'run-1',
+      step: 1,
+      callId: 'call_2',
+      name: 'calculator',
+      result: '4',
+      durationMs: 1,
+    });
 
     const { history } = memory.loadWindow(conversation.id, []);
 
@@ -182,7 +233,9 @@ describe('conversation memory', () => {
 
   it('loads the window through the conversation index, reading only the newest rows', () => {
     const plan = store.db.prepare(`EXPLAIN QUERY PLAN ${windowQuery}`).all(1, 0, 10) as { detail: string }[];
-    expect(plan.map((row) => row.detail).join('\n')).toMatch(/SEARCH messages USING (COVERING )?INDEX messages_by_conversation \(conversation_id=\? AND (id|rowid)>\?\)/);
+    expect(plan.map((row) => row.detail).join('\n')).toMatch(
+      /SEARCH messages USING (COVERING )?INDEX messages_by_conversation \(conversation_id=\? AND (id|rowid)>\?\)/,
+    );
     expect(plan.map((row) => row.detail).join('\n')).not.toMatch(/TEMP B-TREE|SCAN messages/);
   });
 });
@@ -192,12 +245,27 @@ describe('instances and stale runs', () => {
     const conversation = newConversation();
     const live = startInstance(store, 'chat');
     store.instances.register('dead', 'bot', Date.now() - 120_000);
-    store.runs.start({ id: 'run-dead', conversationId: conversation.id, instanceId: 'dead', triggerMessageIds: [], model: 'm' });
-    store.runs.start({ id: 'run-live', conversationId: conversation.id, instanceId: live.id, triggerMessageIds: [], model: 'm' });
+    store.runs.start({
+      id: 'run-dead',
+      conversationId: conversation.id,
+      instanceId: 'dead',
+      triggerMessageIds: [],
+      model: 'm',
+    });
+    store.runs.start({
+      id: 'run-live',
+      conversationId: conversation.id,
+      instanceId: live.id,
+      triggerMessageIds: [],
+      model: 'm',
+    });
 
     const next = startInstance(store, 'steps');
 
-    expect(store.runs.byId('run-dead')).toMatchObject({ status: 'interrupted', error: 'the process running it stopped before it ended' });
+    expect(store.runs.byId('run-dead')).toMatchObject({
+      status: 'interrupted',
+      error: 'the process running it stopped before it ended',
+    });
     expect(store.runs.byId('run-live')?.status).toBe('running');
     live.stop();
     expect(store.runs.byId('run-live')?.status).toBe('interrupted');
@@ -208,7 +276,13 @@ describe('instances and stale runs', () => {
     const conversation = newConversation();
     // Same host, same pid, fresh heartbeat: as a bot that was process 1 in a container, restarted at once.
     store.instances.register('crashed', 'bot');
-    store.runs.start({ id: 'run-crashed', conversationId: conversation.id, instanceId: 'crashed', triggerMessageIds: [], model: 'm' });
+    store.runs.start({
+      id: 'run-crashed',
+      conversationId: conversation.id,
+      instanceId: 'crashed',
+      triggerMessageIds: [],
+      model: 'm',
+    });
 
     const bot = startInstance(store, 'bot', { exclusive: true });
 
@@ -218,7 +292,9 @@ describe('instances and stale runs', () => {
 
   it('refuses a second exclusive instance of a kind while the first lives, with a clear message', () => {
     const bot = startInstance(store, 'bot', { exclusive: true });
-    expect(() => startInstance(store, 'bot', { exclusive: true })).toThrow(/Another bot \(process \d+ on .+\) is already using this database/);
+    expect(() => startInstance(store, 'bot', { exclusive: true })).toThrow(
+      /Another bot \(process \d+ on .+\) is already using this database/,
+    );
     // A chat may share the database with the bot.
     startInstance(store, 'chat').stop();
     bot.stop();
@@ -228,11 +304,28 @@ describe('instances and stale runs', () => {
 
 describe('message ids', () => {
   it('are never reused after a deletion, so a run cannot mistake a new row for the message it answers', () => {
-    const conversation = store.conversations.ensure({ key: 'terminal:ids', title: 'ids', guildId: null, channelId: null, startedById: null, startedByName: null });
+    const conversation = store.conversations.ensure({
+      key: 'terminal:ids',
+      title: 'ids',
+      guildId: null,
+      channelId: null,
+      startedById: null,
+      startedByName: null,
+    });
     const memory = conversationMemory(store, counter, { tokenBudget: 8000, messageTokenCap: 1500 });
-    const deleted = memory.recordUserMessage(conversation, { authorId: 'u', authorName: 'Ada', content: 'gone soon', discordMessageId: 'd1' })!;
+    const deleted = memory.recordUserMessage(conversation, {
+      authorId: 'u',
+      authorName: 'Ada',
+      content: 'gone soon',
+      discordMessageId: 'd1',
+    })!;
     store.messages.deleteByDiscordId('d1');
-    const next = memory.recordUserMessage(conversation, { authorId: 'u', authorName: 'Ada', content: 'new', discordMessageId: 'd2' })!;
+    const next = memory.recordUserMessage(conversation, {
+      authorId: 'u',
+      authorName: 'Ada',
+      content: 'new',
+      discordMessageId: 'd2',
+    })!;
 
     expect(next).toBeGreaterThan(deleted);
     expect(memory.loadWindow(conversation.id, [deleted]).input).toEqual([]);

@@ -19,7 +19,13 @@ describe('the token counter on text people and models write', () => {
     // Byte-pair merging is quadratic in the length of a run the tokenizer sees whole: 200,000
     // letters took 50 s, a megabyte minutes, all of it blocking the event loop. In pieces, well
     // under a second.
-    const runs = ['a'.repeat(300_000), '\u200b'.repeat(100_000), '🙂'.repeat(100_000), '\n'.repeat(200_000), 'é'.repeat(100_000)];
+    const runs = [
+      'a'.repeat(300_000),
+      '\u200b'.repeat(100_000),
+      '🙂'.repeat(100_000),
+      '\n'.repeat(200_000),
+      'é'.repeat(100_000),
+    ];
     for (const text of runs) {
       expect(counter.count(text)).toBeGreaterThan(text.length / 40);
       const cut = counter.truncate(text, 50);

@@ -14,14 +14,20 @@ afterEach(async () => {
   await world?.close();
 });
 
-const answerLast = (request: ChatRequest) => finalAnswer(`Answer to «${request.messages.findLast((message) => message.role === 'user')?.content}».`);
+const answerLast = (request: ChatRequest) =>
+  finalAnswer(`Answer to «${request.messages.findLast((message) => message.role === 'user')?.content}».`);
 const notices = (pattern: RegExp) => world.discord.botMessages().filter((post) => pattern.test(post.content));
 
 /** Stored user messages of `authorId`, and whether a delivered run covers each. */
 function storedOf(authorId: string): { content: string; answered: boolean }[] {
-  const runs = world.store.db.prepare('SELECT trigger_message_ids FROM runs WHERE delivered_at IS NOT NULL').pluck().all() as string[];
+  const runs = world.store.db
+    .prepare('SELECT trigger_message_ids FROM runs WHERE delivered_at IS NOT NULL')
+    .pluck()
+    .all() as string[];
   const covered = new Set(runs.flatMap((ids) => JSON.parse(ids) as number[]));
-  const rows = world.store.db.prepare("SELECT id, content FROM messages WHERE role = 'user' AND author_id = ? ORDER BY id").all(authorId) as { id: number; content: string }[];
+  const rows = world.store.db
+    .prepare("SELECT id, content FROM messages WHERE role = 'user' AND author_id = ? ORDER BY id")
+    .all(authorId) as { id: number; content: string }[];
   return rows.map((row) => ({ content: row.content, answered: covered.has(row.id) }));
 }
 
@@ -32,14 +38,27 @@ function storedOf(authorId: string): { content: string; answered: boolean }[] {
 async function flood(threadId: string): Promise<{ ephemeral: boolean; content: string }[]> {
   const { discord } = world;
   const said = [];
-  for (let index = 0; index < 30; index++) said.push(await discord.userSays({ channelId: threadId, author: 'bob', content: `flood ${index}` }));
+  for (let index = 0; index < 30; index++)
+    said.push(await discord.userSays({ channelId: threadId, author: 'bob', content: `flood ${index}` }));
   for (let index = 0; index < 10; index++) {
-    said.push(await discord.userSays({ channelId: discord.channels.random, author: 'bob', content: `${mentionOf(world)} mention ${index}`, mentions: [discord.botUser.id] }));
+    said.push(
+      await discord.userSays({
+        channelId: discord.channels.random,
+        author: 'bob',
+        content: `${mentionOf(world)} mention ${index}`,
+        mentions: [discord.botUser.id],
+      }),
+    );
   }
   const replies = [];
   const asks = [];
   for (let index = 0; index < 3; index++) {
-    const ask = await discord.userRunsCommand({ name: 'ask', options: { prompt: `ask ${index}` }, author: 'bob', channelId: discord.channels.general });
+    const ask = await discord.userRunsCommand({
+      name: 'ask',
+      options: { prompt: `ask ${index}` },
+      author: 'bob',
+      channelId: discord.channels.general,
+    });
     asks.push(ask);
     replies.push(await ask.waitForReply());
   }
@@ -51,7 +70,15 @@ async function flood(threadId: string): Promise<{ ephemeral: boolean; content: s
 /** Sends each text as `author` in `channelId`, and waits until the bot has handled them all. */
 async function say(channelId: string, author: 'ada' | 'bob', texts: string[]): Promise<void> {
   const said = [];
-  for (const content of texts) said.push(await world.discord.userSays({ channelId, author, content, mentions: content.includes(mentionOf(world)) ? [world.discord.botUser.id] : [] }));
+  for (const content of texts)
+    said.push(
+      await world.discord.userSays({
+        channelId,
+        author,
+        content,
+        mentions: content.includes(mentionOf(world)) ? [world.discord.botUser.id] : [],
+      }),
+    );
   await world.handled('message', ...said.map((message) => message.id));
 }
 
@@ -60,7 +87,12 @@ describe('USER_MESSAGES_PER_MINUTE under a flood', () => {
     world = await startBotWorld({ userMessagesPerMinute: 3 });
     const { discord, model } = world;
     model.otherwise(answerLast);
-    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `${mentionOf(world)} start`, mentions: [discord.botUser.id] });
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `${mentionOf(world)} start`,
+      mentions: [discord.botUser.id],
+    });
     const thread = await discord.waitFor(() => discord.threads()[0]);
     await waitForBotPosts(world, thread.id, 1);
 
@@ -73,7 +105,9 @@ describe('USER_MESSAGES_PER_MINUTE under a flood', () => {
     const refusal = /^You have sent 3 messages in the last minute\. I will answer again <t:\d+:R>/;
     const askRefusals = asks.filter((reply) => refusal.test(reply.content));
     expect(askRefusals.every((reply) => reply.ephemeral)).toBe(true);
-    expect(asks.length - askRefusals.length).toBe(admitted.filter((message) => message.content.startsWith('ask ')).length);
+    expect(asks.length - askRefusals.length).toBe(
+      admitted.filter((message) => message.content.startsWith('ask ')).length,
+    );
     // One public notice for the whole window, pinging nobody.
     const refusals = notices(refusal);
     expect(refusals).toHaveLength(1);
@@ -85,7 +119,9 @@ describe('USER_MESSAGES_PER_MINUTE under a flood', () => {
 
     // Someone else is not held back.
     await discord.userSays({ channelId: thread.id, author: 'ada', content: 'and me?' });
-    await discord.waitFor(() => discord.botMessages(thread.id).at(-1)!.content === 'Answer to «Ada: and me?».', { what: 'Ada answered' });
+    await discord.waitFor(() => discord.botMessages(thread.id).at(-1)!.content === 'Answer to «Ada: and me?».', {
+      what: 'Ada answered',
+    });
   });
 });
 
@@ -94,16 +130,31 @@ describe('DAILY_TOKEN_BUDGET under a flood', () => {
     world = await startBotWorld({ dailyTokenBudget: 100 });
     const { discord, model } = world;
     model.otherwise(answerLast);
-    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `${mentionOf(world)} spend it`, mentions: [discord.botUser.id] });
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `${mentionOf(world)} spend it`,
+      mentions: [discord.botUser.id],
+    });
     const thread = await discord.waitFor(() => discord.threads()[0]);
     await waitForBotPosts(world, thread.id, 1); // 120 tokens: over the budget
     const calls = model.requests.length;
 
     const asks = await flood(thread.id);
-    await say(thread.id, 'ada', Array.from({ length: 5 }, (_, index) => `ada ${index}`));
+    await say(
+      thread.id,
+      'ada',
+      Array.from({ length: 5 }, (_, index) => `ada ${index}`),
+    );
 
     expect(model.requests).toHaveLength(calls);
-    expect(asks.every((reply) => reply.ephemeral && /^This server has used its 100 tokens for today\. I will answer again <t:\d+:R>/.test(reply.content))).toBe(true);
+    expect(
+      asks.every(
+        (reply) =>
+          reply.ephemeral &&
+          /^This server has used its 100 tokens for today\. I will answer again <t:\d+:R>/.test(reply.content),
+      ),
+    ).toBe(true);
     const refusals = notices(/^This server has used its 100 tokens for today/);
     expect(refusals.map((post) => post.message_reference?.message_id)).toEqual([
       discord.messages(thread.id).find((message) => message.content === 'flood 0')!.id,
@@ -118,11 +169,18 @@ describe('DAILY_TOKEN_BUDGET under a flood', () => {
     world = await startBotWorld({ dailyTokenBudget: 200, maxConcurrentRuns: 1 });
     const { discord, model } = world;
     model.otherwise(answerLast);
-    await say(discord.channels.general, 'bob', Array.from({ length: 8 }, (_, index) => `${mentionOf(world)} question ${index}`));
+    await say(
+      discord.channels.general,
+      'bob',
+      Array.from({ length: 8 }, (_, index) => `${mentionOf(world)} question ${index}`),
+    );
 
     expect(discord.threads()).toHaveLength(8);
     expect(model.requests).toHaveLength(2);
-    const runs = world.store.db.prepare('SELECT status, error_code FROM runs ORDER BY started_at').all() as { status: string; error_code: string | null }[];
+    const runs = world.store.db.prepare('SELECT status, error_code FROM runs ORDER BY started_at').all() as {
+      status: string;
+      error_code: string | null;
+    }[];
     expect(runs.filter((run) => run.status === 'answered')).toHaveLength(2);
     expect(runs.filter((run) => run.status === 'failed' && run.error_code === 'call-refused')).toHaveLength(6);
     // Bob is told once; the other refused runs post nothing. Every question is kept.
@@ -136,7 +194,11 @@ describe('DAILY_TOKEN_BUDGET under a flood', () => {
     world = await startBotWorld({ dailyTokenBudget: 200, maxConcurrentRuns: 4 });
     const { discord, model } = world;
     model.otherwise(answerLast);
-    await say(discord.channels.general, 'bob', Array.from({ length: 12 }, (_, index) => `${mentionOf(world)} question ${index}`));
+    await say(
+      discord.channels.general,
+      'bob',
+      Array.from({ length: 12 }, (_, index) => `${mentionOf(world)} question ${index}`),
+    );
 
     expect(discord.threads()).toHaveLength(12);
     expect(world.store.db.prepare("SELECT count(*) FROM runs WHERE status = 'running'").pluck().get()).toBe(0);

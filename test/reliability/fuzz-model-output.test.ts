@@ -21,13 +21,21 @@ import { conversationProblems, databaseProblems } from './invariants.ts';
 
 const runs = Number(process.env.FUZZ_RUNS ?? 150);
 const firstSeed = Number(process.env.FUZZ_FIRST_SEED ?? 1);
-const seeds = process.env.FUZZ_SEED ? [Number(process.env.FUZZ_SEED)] : Array.from({ length: runs }, (_, index) => firstSeed + index);
+const seeds = process.env.FUZZ_SEED
+  ? [Number(process.env.FUZZ_SEED)]
+  : Array.from({ length: runs }, (_, index) => firstSeed + index);
 const maxSteps = 4;
 const suppressEmbeds = 4;
 
 let world: BotWorld;
 let counter: TokenCounter;
-const startWorld = () => startBotWorld({ toolPosts: 'all' }, { maxSteps, maxToolCallsPerTurn: 8, toolTimeoutMs: 5_000, runTimeoutMs: 30_000 }, { maxRetries: 0 }, { databaseTools: true });
+const startWorld = () =>
+  startBotWorld(
+    { toolPosts: 'all' },
+    { maxSteps, maxToolCallsPerTurn: 8, toolTimeoutMs: 5_000, runTimeoutMs: 30_000 },
+    { maxRetries: 0 },
+    { databaseTools: true },
+  );
 
 beforeAll(async () => {
   counter = await loadTokenCounter('gpt-4.1-mini');
@@ -45,8 +53,16 @@ afterAll(async () => {
   // The bot still answers after every hostile case.
   world.model.drain();
   world.model.enqueue(finalAnswer('Still here.'));
-  const asked = await world.discord.userSays({ channelId: world.discord.channels.random, author: 'bob', content: `${mentionOf(world)} still there?`, mentions: [world.discord.botUser.id] });
-  await world.discord.waitFor(() => world.discord.botMessages(asked.id).some((post) => post.content === 'Still here.'), { what: 'the follow-up answered', timeoutMs: 15_000 });
+  const asked = await world.discord.userSays({
+    channelId: world.discord.channels.random,
+    author: 'bob',
+    content: `${mentionOf(world)} still there?`,
+    mentions: [world.discord.botUser.id],
+  });
+  await world.discord.waitFor(
+    () => world.discord.botMessages(asked.id).some((post) => post.content === 'Still here.'),
+    { what: 'the follow-up answered', timeoutMs: 15_000 },
+  );
   await world.bot.queues.idle();
   // Across the whole database, once: every run ended, every step in a run and finished.
   expect(databaseProblems(world.store.db)).toEqual([]);
@@ -56,13 +72,19 @@ afterAll(async () => {
 describe('hostile model output, fuzzed through the whole bot', () => {
   for (const seed of seeds) {
     it(`seed ${seed} (replay: FUZZ_SEED=${seed})`, async () => {
-      const hostile = hostileCase(seed, { maxSteps, ids: { user: world.discord.users.bob, role: world.discord.roles.moderator } });
+      const hostile = hostileCase(seed, {
+        maxSteps,
+        ids: { user: world.discord.users.bob, role: world.discord.roles.moderator },
+      });
       try {
         await runCase(hostile);
       } catch (error) {
         // The seed's number and what it sent, to replay and to read.
-        const turns = hostile.messages.map((message, index) => `  message ${index + 1}: ${message.turns.map((turn) => turn.kind).join(' → ')}`);
-        (error as Error).message = `seed ${seed} failed (replay: FUZZ_SEED=${seed} npx vitest run test/reliability/fuzz-model-output.test.ts)\n${turns.join('\n')}\n${(error as Error).message}`;
+        const turns = hostile.messages.map(
+          (message, index) => `  message ${index + 1}: ${message.turns.map((turn) => turn.kind).join(' → ')}`,
+        );
+        (error as Error).message =
+          `seed ${seed} failed (replay: FUZZ_SEED=${seed} npx vitest run test/reliability/fuzz-model-output.test.ts)\n${turns.join('\n')}\n${(error as Error).message}`;
         throw error;
       }
     }, 60_000);
@@ -79,17 +101,28 @@ async function runCase(hostile: HostileCase): Promise<void> {
     model.enqueue(
       ...message.turns.map((turn, turnIndex) => (body: unknown) => {
         const problems = chatRequestProblems(body);
-        if (problems.length > 0) requestProblems.push(`message ${index + 1}, model call ${turnIndex + 1} (before a turn of ${turn.kind}): ${problems.slice(0, 5).join('; ')}`);
+        if (problems.length > 0)
+          requestProblems.push(
+            `message ${index + 1}, model call ${turnIndex + 1} (before a turn of ${turn.kind}): ${problems.slice(0, 5).join('; ')}`,
+          );
         return turn.reply;
       }),
     );
     const requestsBefore = discord.requests.length;
     const trigger: FakeMessage =
       threadId === undefined
-        ? await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `${mentionOf(world)} ${message.text}`, mentions: [discord.botUser.id] })
+        ? await discord.userSays({
+            channelId: discord.channels.general,
+            author: 'ada',
+            content: `${mentionOf(world)} ${message.text}`,
+            mentions: [discord.botUser.id],
+          })
         : await discord.userSays({ channelId: threadId, author: 'ada', content: message.text });
     threadId ??= trigger.id;
-    const run = await discord.waitFor(() => deliveredRun(trigger.id), { what: `the run for message ${index + 1} delivered`, timeoutMs: 30_000 });
+    const run = await discord.waitFor(() => deliveredRun(trigger.id), {
+      what: `the run for message ${index + 1} delivered`,
+      timeoutMs: 30_000,
+    });
     await world.bot.queues.idle();
     const kinds = message.turns.map((turn) => turn.kind).join(', ');
     const context = `message ${index + 1} (turns: ${kinds})`;
@@ -106,10 +139,14 @@ async function runCase(hostile: HostileCase): Promise<void> {
 
 /** The run of the conversation that answered this Discord message, once delivered. */
 function deliveredRun(discordMessageId: string) {
-  const stored = world.store.db.prepare('SELECT id, conversation_id FROM messages WHERE discord_message_id = ?').get(discordMessageId) as { id: number; conversation_id: number } | undefined;
+  const stored = world.store.db
+    .prepare('SELECT id, conversation_id FROM messages WHERE discord_message_id = ?')
+    .get(discordMessageId) as { id: number; conversation_id: number } | undefined;
   if (!stored) return undefined;
   const runs = world.store.db
-    .prepare(`SELECT * FROM runs WHERE EXISTS (SELECT 1 FROM json_each(runs.trigger_message_ids) WHERE value = ?) ORDER BY started_at, rowid`)
+    .prepare(
+      `SELECT * FROM runs WHERE EXISTS (SELECT 1 FROM json_each(runs.trigger_message_ids) WHERE value = ?) ORDER BY started_at, rowid`,
+    )
     .all(stored.id) as { id: string; status: string; delivered_at: number | null; posted_message_ids: string }[];
   const last = runs.at(-1);
   return last && last.delivered_at !== null && last.status !== 'running' ? { ...last, count: runs.length } : undefined;
@@ -122,26 +159,40 @@ function checkPosts(threadId: string, trigger: FakeMessage, first: boolean, runI
   const tools = after.filter((post) => ((post.flags ?? 0) & suppressEmbeds) !== 0);
   const run = world.store.runs.byId(runId)!;
   const posted = new Set(JSON.parse(run.posted_message_ids) as string[]);
-  expect(after.every((post) => posted.has(post.id)), `${context}: every post belongs to the run`).toBe(true);
+  expect(
+    after.every((post) => posted.has(post.id)),
+    `${context}: every post belongs to the run`,
+  ).toBe(true);
   expect(answers.length, `${context}: an answer was posted`).toBeGreaterThan(0);
   // Tool posts come before the answer, never after it.
-  expect(tools.every((post) => BigInt(post.id) < BigInt(answers[0]!.id)), `${context}: tool posts before the answer`).toBe(true);
+  expect(
+    tools.every((post) => BigInt(post.id) < BigInt(answers[0]!.id)),
+    `${context}: tool posts before the answer`,
+  ).toBe(true);
   // Whatever the model sent is the model's fault, logged as such: never an internal error of ours.
   expect(run.error_code, `${context}: the run's cause (${run.error})`).not.toBe('internal');
   const answerStep = world.store.steps.ofRun(runId).find((step) => step.kind === 'final-answer');
   if (run.status === 'answered') {
     expect(answerStep, `${context}: an answered run has its answer in the step log`).toBeDefined();
-    expect(answers.map((post) => post.content), `${context}: the answer, whole, once`).toEqual(splitMessage(renderAnswer(JSON.parse(answerStep!.result!))));
+    expect(
+      answers.map((post) => post.content),
+      `${context}: the answer, whole, once`,
+    ).toEqual(splitMessage(renderAnswer(JSON.parse(answerStep!.result!))));
   } else {
     expect(answers, `${context}: one notice for a run without an answer (${run.status})`).toHaveLength(1);
     expect(answers[0]!.content.length).toBeGreaterThan(0);
   }
   // The first answer in a thread follows the question, which is in the channel; later ones reply to it.
   if (first) expect(answers[0]!.message_reference, context).toBeUndefined();
-  else expect(answers[0]!.message_reference?.message_id, `${context}: the answer replies to the message`).toBe(trigger.id);
+  else
+    expect(answers[0]!.message_reference?.message_id, `${context}: the answer replies to the message`).toBe(trigger.id);
   for (const post of after) {
     expect(post.content.length, `${context}: a post fits in a Discord message`).toBeLessThanOrEqual(2000);
-    expect([post.mentions, post.mention_roles, post.mention_everyone], `${context}: a post pings nobody`).toEqual([[], [], false]);
+    expect([post.mentions, post.mention_roles, post.mention_everyone], `${context}: a post pings nobody`).toEqual([
+      [],
+      [],
+      false,
+    ]);
   }
 }
 
@@ -149,7 +200,10 @@ function checkPosts(threadId: string, trigger: FakeMessage, first: boolean, runI
 function checkMentions(requests: typeof world.discord.requests, context: string): void {
   for (const request of requests) {
     if (!['POST', 'PATCH'].includes(request.method) || !/\/messages(\/\d+)?$/.test(request.path)) continue;
-    expect((request.body as { allowed_mentions?: unknown }).allowed_mentions, `${context}: ${request.method} ${request.path} says who may be pinged`).toEqual({ parse: [], replied_user: false });
+    expect(
+      (request.body as { allowed_mentions?: unknown }).allowed_mentions,
+      `${context}: ${request.method} ${request.path} says who may be pinged`,
+    ).toEqual({ parse: [], replied_user: false });
   }
 }
 

@@ -36,12 +36,26 @@ afterEach(async () => {
 });
 
 /** One run of the agent loop on a stored user message, recorded by the sinks the bot uses. */
-async function runRecorded(settings: Partial<typeof defaultAgentSettings> = {}): Promise<{ result: RunResult; conversationId: number }> {
+async function runRecorded(
+  settings: Partial<typeof defaultAgentSettings> = {},
+): Promise<{ result: RunResult; conversationId: number }> {
   const memory = conversationMemory(store, counter, { tokenBudget: 8000, messageTokenCap: 1500 });
   const instance = startInstance(store, 'test');
   stopInstance = () => instance.stop();
-  const conversation = store.conversations.ensure({ key: 'test:1', title: 't', guildId: null, channelId: null, startedById: 'u', startedByName: 'Ada' });
-  const storedId = memory.recordUserMessage(conversation, { authorId: 'u', authorName: 'Ada', content: 'hello', discordMessageId: null })!;
+  const conversation = store.conversations.ensure({
+    key: 'test:1',
+    title: 't',
+    guildId: null,
+    channelId: null,
+    startedById: 'u',
+    startedByName: 'Ada',
+  });
+  const storedId = memory.recordUserMessage(conversation, {
+    authorId: 'u',
+    authorName: 'Ada',
+    content: 'hello',
+    discordMessageId: null,
+  })!;
   const { history, input } = memory.loadWindow(conversation.id, [storedId]);
   const result = await runAgent({
     model: modelClientFor(model, { maxRetries: 0 }),
@@ -56,23 +70,38 @@ async function runRecorded(settings: Partial<typeof defaultAgentSettings> = {}):
   return { result, conversationId: conversation.id };
 }
 
-const problemsOf = (conversationId: number) => [...databaseProblems(store.db), ...conversationProblems(store.db, conversationId, counter)];
+const problemsOf = (conversationId: number) => [
+  ...databaseProblems(store.db),
+  ...conversationProblems(store.db, conversationId, counter),
+];
 
 describe('found by fuzzing the model output', () => {
   it('records a second final_answer of the same turn, ignored, in the step log', async () => {
-    model.enqueue(toolCalls({ name: 'final_answer', arguments: { answer: 'First.', tools_used: [] }, id: 'call_a' }, { name: 'final_answer', arguments: { answer: 'Second.', tools_used: [] }, id: 'call_b' }));
+    model.enqueue(
+      toolCalls(
+        { name: 'final_answer', arguments: { answer: 'First.', tools_used: [] }, id: 'call_a' },
+        { name: 'final_answer', arguments: { answer: 'Second.', tools_used: [] }, id: 'call_b' },
+      ),
+    );
 
     const { result, conversationId } = await runRecorded();
 
     expect(result.answer?.answer).toBe('First.');
     expect(problemsOf(conversationId)).toEqual([]);
     const ignored = store.steps.ofRun(result.runId).find((step) => step.tool_call_id === 'call_b');
-    expect(ignored).toMatchObject({ status: 'error', error_kind: 'not-executed', error: 'Ignored: an answer was already given in this turn.' });
+    expect(ignored).toMatchObject({
+      status: 'error',
+      error_kind: 'not-executed',
+      error: 'Ignored: an answer was already given in this turn.',
+    });
   });
 
   it('answers each of two calls that share a tool_call id once, so the next request is valid', async () => {
     model.enqueue(
-      toolCalls({ name: 'calculator', arguments: { expression: '2*3' }, id: 'call_same' }, { name: 'calculator', arguments: { expression: '4*5' }, id: 'call_same' }),
+      toolCalls(
+        { name: 'calculator', arguments: { expression: '2*3' }, id: 'call_same' },
+        { name: 'calculator', arguments: { expression: '4*5' }, id: 'call_same' },
+      ),
       (request) => {
         const [assistant, ...results] = request.messages.slice(-3);
         const ids = assistant!.tool_calls!.map((call) => call.id);
@@ -101,7 +130,12 @@ describe('found by fuzzing the model output', () => {
 
     expect(result.answer?.answer).toBe('Done.');
     expect(problemsOf(conversationId)).toEqual([]);
-    expect(store.runs.byId(result.runId)).toMatchObject({ status: 'answered', prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
+    expect(store.runs.byId(result.runId)).toMatchObject({
+      status: 'answered',
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      total_tokens: 0,
+    });
   });
 
   it('charges prompt and completion tokens when the server leaves the total out (the daily budget reads the total)', async () => {
@@ -111,7 +145,12 @@ describe('found by fuzzing the model output', () => {
 
     const { result } = await runRecorded();
 
-    expect(store.runs.byId(result.runId)).toMatchObject({ status: 'answered', prompt_tokens: 30, completion_tokens: 12, total_tokens: 42 });
+    expect(store.runs.byId(result.runId)).toMatchObject({
+      status: 'answered',
+      prompt_tokens: 30,
+      completion_tokens: 12,
+      total_tokens: 42,
+    });
   });
 
   it.each([
@@ -134,13 +173,19 @@ describe('found by fuzzing the model output', () => {
   });
 
   it('gives a tool_call id that is not well-formed Unicode a new one, so its result is found again in memory', async () => {
-    model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '6*7' }, id: 'call_\udfff' }), finalAnswer('42', ['calculator']));
+    model.enqueue(
+      toolCalls({ name: 'calculator', arguments: { expression: '6*7' }, id: 'call_\udfff' }),
+      finalAnswer('42', ['calculator']),
+    );
 
     const { result, conversationId } = await runRecorded();
 
     expect(result.answer?.answer).toBe('42');
     expect(problemsOf(conversationId)).toEqual([]);
-    const remembered = conversationMemory(store, counter, { tokenBudget: 8000, messageTokenCap: 1500 }).loadWindow(conversationId, []).history;
+    const remembered = conversationMemory(store, counter, { tokenBudget: 8000, messageTokenCap: 1500 }).loadWindow(
+      conversationId,
+      [],
+    ).history;
     expect(remembered.find((message) => message.role === 'tool')?.content).toBe('42');
   });
 });
@@ -153,10 +198,20 @@ describe('found by fuzzing the model output, in Discord', () => {
 
   it('posts a megabyte answer as a few messages, cut and saying so, not as hundreds', async () => {
     world = await startBotWorld();
-    world.model.enqueue(toolCalls({ name: 'final_answer', arguments: { answer: 'word '.repeat(200_000), tools_used: [] } }));
-    await world.discord.userSays({ channelId: world.discord.channels.general, author: 'ada', content: `${mentionOf(world)} write a lot`, mentions: [world.discord.botUser.id] });
+    world.model.enqueue(
+      toolCalls({ name: 'final_answer', arguments: { answer: 'word '.repeat(200_000), tools_used: [] } }),
+    );
+    await world.discord.userSays({
+      channelId: world.discord.channels.general,
+      author: 'ada',
+      content: `${mentionOf(world)} write a lot`,
+      mentions: [world.discord.botUser.id],
+    });
     const thread = await world.discord.waitFor(() => world.discord.threads()[0]);
-    await world.discord.waitFor(() => world.store.runs.recent(null, 1)[0]?.delivered_at, { what: 'the answer delivered', timeoutMs: 30_000 });
+    await world.discord.waitFor(() => world.store.runs.recent(null, 1)[0]?.delivered_at, {
+      what: 'the answer delivered',
+      timeoutMs: 30_000,
+    });
 
     const posts = world.discord.botMessages(thread.id);
     expect(posts.length).toBeLessThanOrEqual(5);
@@ -165,15 +220,33 @@ describe('found by fuzzing the model output, in Discord', () => {
 
   it('shows a turn of a hundred calls in a bounded tool post: ten listed, the others counted', async () => {
     world = await startBotWorld();
-    const calls = Array.from({ length: 100 }, (_, index) => ({ name: index % 2 ? 'calculator' : `made_up_${'x'.repeat(500)}`, arguments: { expression: `${index}+1` } }));
-    world.model.enqueue(toolCalls(...calls), toolCalls({ name: 'final_answer', arguments: { answer: 'Done.', tools_used: [] } }));
-    await world.discord.userSays({ channelId: world.discord.channels.general, author: 'ada', content: `${mentionOf(world)} many calls`, mentions: [world.discord.botUser.id] });
+    const calls = Array.from({ length: 100 }, (_, index) => ({
+      name: index % 2 ? 'calculator' : `made_up_${'x'.repeat(500)}`,
+      arguments: { expression: `${index}+1` },
+    }));
+    world.model.enqueue(
+      toolCalls(...calls),
+      toolCalls({ name: 'final_answer', arguments: { answer: 'Done.', tools_used: [] } }),
+    );
+    await world.discord.userSays({
+      channelId: world.discord.channels.general,
+      author: 'ada',
+      content: `${mentionOf(world)} many calls`,
+      mentions: [world.discord.botUser.id],
+    });
     const thread = await world.discord.waitFor(() => world.discord.threads()[0]);
-    await world.discord.waitFor(() => world.discord.botMessages(thread.id).some((post) => post.content === 'Done.'), { what: 'the answer' });
+    await world.discord.waitFor(() => world.discord.botMessages(thread.id).some((post) => post.content === 'Done.'), {
+      what: 'the answer',
+    });
 
     const toolPosts = world.discord.botMessages(thread.id).slice(0, -1);
     expect(toolPosts.length).toBeLessThanOrEqual(4);
-    expect(toolPosts.map((post) => post.content).join('\n').match(/🔧/g)).toHaveLength(10);
+    expect(
+      toolPosts
+        .map((post) => post.content)
+        .join('\n')
+        .match(/🔧/g),
+    ).toHaveLength(10);
     expect(toolPosts.at(-1)!.content).toMatch(/…and 90 more calls$/);
   });
 });

@@ -33,7 +33,10 @@ interface Fault {
 const faults: Fault[] = [
   {
     name: '429 with a short Retry-After: waited out and retried',
-    script: [apiError(429, 'Rate limit reached', { headers: { 'retry-after-ms': '50' } }), finalAnswer('After the wait.')],
+    script: [
+      apiError(429, 'Rate limit reached', { headers: { 'retry-after-ms': '50' } }),
+      finalAnswer('After the wait.'),
+    ],
     posts: ['After the wait.'],
     attempts: 2,
     runs: [{ status: 'answered', error_code: null }],
@@ -55,14 +58,22 @@ const faults: Fault[] = [
   },
   {
     name: '500 every time: retried, then reported',
-    script: [apiError(500, 'The server had an error', { headers: fast }), apiError(500, 'The server had an error', { headers: fast }), apiError(500, 'The server had an error', { headers: fast })],
+    script: [
+      apiError(500, 'The server had an error', { headers: fast }),
+      apiError(500, 'The server had an error', { headers: fast }),
+      apiError(500, 'The server had an error', { headers: fast }),
+    ],
     posts: [unavailable],
     attempts: 3,
     runs: [{ status: 'failed', error_code: 'model-unavailable', error: /500/ }],
   },
   {
     name: '503 every time: retried, then reported',
-    script: [apiError(503, 'overloaded', { headers: fast }), apiError(503, 'overloaded', { headers: fast }), apiError(503, 'overloaded', { headers: fast })],
+    script: [
+      apiError(503, 'overloaded', { headers: fast }),
+      apiError(503, 'overloaded', { headers: fast }),
+      apiError(503, 'overloaded', { headers: fast }),
+    ],
     posts: [unavailable],
     attempts: 3,
     runs: [{ status: 'failed', error_code: 'model-unavailable', error: /503/ }],
@@ -101,7 +112,10 @@ const faults: Fault[] = [
   },
   {
     name: 'a connection reset in the middle of every response: reported as the service unavailable',
-    script: [{ ...finalAnswer('Cut off.'), resetAfterBytes: 30 }, { ...finalAnswer('Cut off again.'), resetAfterBytes: 30 }],
+    script: [
+      { ...finalAnswer('Cut off.'), resetAfterBytes: 30 },
+      { ...finalAnswer('Cut off again.'), resetAfterBytes: 30 },
+    ],
     client: { maxRetries: 1 },
     posts: [unavailable],
     attempts: 2,
@@ -116,7 +130,10 @@ const faults: Fault[] = [
   },
   {
     name: '400 context_length_exceeded twice: tried again with half the window, then reported once',
-    script: [apiError(400, "This model's maximum context length is 128000 tokens.", { code: 'context_length_exceeded' }), apiError(400, "This model's maximum context length is 128000 tokens.", { code: 'context_length_exceeded' })],
+    script: [
+      apiError(400, "This model's maximum context length is 128000 tokens.", { code: 'context_length_exceeded' }),
+      apiError(400, "This model's maximum context length is 128000 tokens.", { code: 'context_length_exceeded' }),
+    ],
     posts: ['This conversation is too long for the model. Start a new thread, or ask a moderator to reset this one.'],
     attempts: 2,
     runs: [
@@ -133,7 +150,9 @@ const faults: Fault[] = [
   },
   {
     name: '401 whose body is cut short: still not retried, still the credentials',
-    script: [{ ...apiError(401, 'Incorrect API key provided: sk-test.', { code: 'invalid_api_key' }), resetAfterBytes: 10 }],
+    script: [
+      { ...apiError(401, 'Incorrect API key provided: sk-test.', { code: 'invalid_api_key' }), resetAfterBytes: 10 },
+    ],
     posts: ["The model service refused the bot's credentials. The operator needs to check OPENAI_API_KEY."],
     attempts: 1,
     runs: [{ status: 'failed', error_code: 'model-bad-credentials', error: /401/ }],
@@ -148,31 +167,48 @@ const faults: Fault[] = [
 ];
 
 describe('model server faults, through the whole bot', () => {
-  it.each(faults)('$name', async (fault) => {
-    world = await startBotWorld({}, {}, { maxRetries: 2, ...fault.client });
-    const { discord, model } = world;
-    model.enqueue(...fault.script);
+  it.each(faults)(
+    '$name',
+    async (fault) => {
+      world = await startBotWorld({}, {}, { maxRetries: 2, ...fault.client });
+      const { discord, model } = world;
+      model.enqueue(...fault.script);
 
-    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `${mentionOf(world)} hello`, mentions: [discord.botUser.id] });
-    const thread = await discord.waitFor(() => discord.threads()[0], { what: 'a thread' });
-    await discord.waitFor(() => discord.botMessages(thread.id).length >= fault.posts.length && world.store.runs.recent(null, 5).every((run) => run.delivered_at !== null), {
-      what: 'the answer or the notice',
-      timeoutMs: 15_000,
-    });
-    await world.bot.queues.idle();
+      await discord.userSays({
+        channelId: discord.channels.general,
+        author: 'ada',
+        content: `${mentionOf(world)} hello`,
+        mentions: [discord.botUser.id],
+      });
+      const thread = await discord.waitFor(() => discord.threads()[0], { what: 'a thread' });
+      await discord.waitFor(
+        () =>
+          discord.botMessages(thread.id).length >= fault.posts.length &&
+          world.store.runs.recent(null, 5).every((run) => run.delivered_at !== null),
+        {
+          what: 'the answer or the notice',
+          timeoutMs: 15_000,
+        },
+      );
+      await world.bot.queues.idle();
 
-    expect(discord.botMessages(thread.id).map((post) => post.content)).toEqual(fault.posts);
-    expect(model.attempts).toBe(fault.attempts);
-    const runs = world.store.runs.recent(null, 5).reverse();
-    expect(runs).toHaveLength(fault.runs.length);
-    fault.runs.forEach((expected, index) => {
-      const run = runs[index]!;
-      expect({ status: run.status, error_code: run.error_code }).toEqual({ status: expected.status, error_code: expected.error_code });
-      if (expected.error) expect(run.error).toMatch(expected.error);
-      else if (expected.status === 'answered') expect(run.error).toBeNull();
-      expect(run.ended_at).not.toBeNull();
-    });
-    // A retry of a context too long takes the failed run up; it is not a second conversation turn.
-    if (runs.length > 1) expect(runs[1]!.resumed_from).toBe(runs[0]!.id);
-  }, 20_000);
+      expect(discord.botMessages(thread.id).map((post) => post.content)).toEqual(fault.posts);
+      expect(model.attempts).toBe(fault.attempts);
+      const runs = world.store.runs.recent(null, 5).reverse();
+      expect(runs).toHaveLength(fault.runs.length);
+      fault.runs.forEach((expected, index) => {
+        const run = runs[index]!;
+        expect({ status: run.status, error_code: run.error_code }).toEqual({
+          status: expected.status,
+          error_code: expected.error_code,
+        });
+        if (expected.error) expect(run.error).toMatch(expected.error);
+        else if (expected.status === 'answered') expect(run.error).toBeNull();
+        expect(run.ended_at).not.toBeNull();
+      });
+      // A retry of a context too long takes the failed run up; it is not a second conversation turn.
+      if (runs.length > 1) expect(runs[1]!.resumed_from).toBe(runs[0]!.id);
+    },
+    20_000,
+  );
 });

@@ -21,8 +21,10 @@ const messageBodies = () =>
   world.discord.requests.flatMap((request) => {
     const body = request.body as Record<string, unknown> | undefined;
     if (!body) return [];
-    if (request.method === 'POST' && /^\/interactions\/\d+\/[^/]+\/callback$/.test(request.path)) return body.type === 4 ? [{ request, message: body.data as Record<string, unknown> }] : [];
-    if (/^\/channels\/\d+\/messages(\/\d+)?$/.test(request.path) || request.path.startsWith('/webhooks/')) return typeof body.content === 'string' ? [{ request, message: body }] : [];
+    if (request.method === 'POST' && /^\/interactions\/\d+\/[^/]+\/callback$/.test(request.path))
+      return body.type === 4 ? [{ request, message: body.data as Record<string, unknown> }] : [];
+    if (/^\/channels\/\d+\/messages(\/\d+)?$/.test(request.path) || request.path.startsWith('/webhooks/'))
+      return typeof body.content === 'string' ? [{ request, message: body }] : [];
     return [];
   });
 
@@ -37,23 +39,50 @@ it('pings nobody from hostile text on any post, except the asker of a reminder',
   // A run: a tool error that echoes its arguments, a reminder, then a split answer, all hostile.
   const long = Array.from({ length: 40 }, (_, index) => `${index} ${'word '.repeat(12)}${hostile}`).join('\n');
   model.enqueue(
-    toolCalls({ name: 'calculator', arguments: { expression: hostile } }, { name: 'remind_me', arguments: { text: hostile, in_minutes: 0.002, at: null } }),
+    toolCalls(
+      { name: 'calculator', arguments: { expression: hostile } },
+      { name: 'remind_me', arguments: { text: hostile, in_minutes: 0.002, at: null } },
+    ),
     finalAnswer(hostile, ['remind_me']),
     finalAnswer(long),
   );
-  await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `${mentionOf(world)} ${hostile}`, mentions: [discord.botUser.id, bob], mentionEveryone: true });
+  await discord.userSays({
+    channelId: discord.channels.general,
+    author: 'ada',
+    content: `${mentionOf(world)} ${hostile}`,
+    mentions: [discord.botUser.id, bob],
+    mentionEveryone: true,
+  });
   const thread = await discord.waitFor(() => discord.threads()[0]);
-  await discord.waitFor(() => discord.botMessages(thread.id).some((post) => post.content.includes('reminder:')), { what: 'the reminder posted' });
+  await discord.waitFor(() => discord.botMessages(thread.id).some((post) => post.content.includes('reminder:')), {
+    what: 'the reminder posted',
+  });
   await discord.userSays({ channelId: thread.id, author: 'ada', content: 'the long one' });
-  await discord.waitFor(() => discord.botMessages(thread.id).filter((post) => post.content.includes('word word')).length >= 2, { what: 'the split answer' });
+  await discord.waitFor(
+    () => discord.botMessages(thread.id).filter((post) => post.content.includes('word word')).length >= 2,
+    { what: 'the split answer' },
+  );
 
   // /tool with hostile options, publicly; /ask with a hostile prompt; /reset by someone whose name is hostile.
-  const calculator = await discord.userRunsCommand({ name: 'tool', subcommand: 'calculator', options: { expression: hostile }, author: 'bob', channelId: thread.id });
+  const calculator = await discord.userRunsCommand({
+    name: 'tool',
+    subcommand: 'calculator',
+    options: { expression: hostile },
+    author: 'bob',
+    channelId: thread.id,
+  });
   await calculator.waitForReply();
   model.enqueue(finalAnswer(hostile));
-  const ask = await discord.userRunsCommand({ name: 'ask', options: { prompt: hostile }, author: hostileUser, channelId: discord.channels.random });
+  const ask = await discord.userRunsCommand({
+    name: 'ask',
+    options: { prompt: hostile },
+    author: hostileUser,
+    channelId: discord.channels.random,
+  });
   await ask.waitForReply();
-  const asked = await discord.waitFor(() => discord.threads().find((candidate) => candidate.parent_id === discord.channels.random));
+  const asked = await discord.waitFor(() =>
+    discord.threads().find((candidate) => candidate.parent_id === discord.channels.random),
+  );
   await discord.waitFor(() => discord.botMessages(asked.id).length === 2, { what: "/ask's question and answer" });
   const reset = await discord.userRunsCommand({ name: 'reset', author: hostileUser, channelId: asked.id });
   await reset.waitForReply();
@@ -61,13 +90,20 @@ it('pings nobody from hostile text on any post, except the asker of a reminder',
 
   const posted = discord.botMessages();
   const kinds = {
-    'tool post': posted.filter((post) => post.content.startsWith('🔧 **calculator**') && post.channel_id === thread.id && post.content.includes('✗')),
+    'tool post': posted.filter(
+      (post) =>
+        post.content.startsWith('🔧 **calculator**') && post.channel_id === thread.id && post.content.includes('✗'),
+    ),
     answer: posted.filter((post) => post.content.startsWith(hostile) && post.channel_id === thread.id),
     'split answer pieces': posted.filter((post) => post.content.includes('word word')),
     reminder: posted.filter((post) => post.content.includes('reminder:')),
-    '/tool result': posted.filter((post) => post.interaction_metadata !== undefined && post.content.includes('calculator')),
+    '/tool result': posted.filter(
+      (post) => post.interaction_metadata !== undefined && post.content.includes('calculator'),
+    ),
     "/ask's question": posted.filter((post) => post.content.startsWith(`**${hostileUser.username}** asked:`)),
-    "/reset's notice": posted.filter((post) => post.content.startsWith(`${hostileUser.username} reset this conversation`)),
+    "/reset's notice": posted.filter((post) =>
+      post.content.startsWith(`${hostileUser.username} reset this conversation`),
+    ),
   };
   for (const [kind, posts] of Object.entries(kinds)) expect(posts.length, kind).toBeGreaterThan(0);
   expect(kinds['split answer pieces'].length).toBeGreaterThanOrEqual(2);
@@ -81,7 +117,9 @@ it('pings nobody from hostile text on any post, except the asker of a reminder',
   const bodies = messageBodies();
   expect(bodies.length).toBeGreaterThanOrEqual(posted.length);
   for (const { request, message } of bodies) {
-    const allowed = message.allowed_mentions as { parse?: string[]; roles?: string[]; users?: string[]; replied_user?: boolean } | undefined;
+    const allowed = message.allowed_mentions as
+      | { parse?: string[]; roles?: string[]; users?: string[]; replied_user?: boolean }
+      | undefined;
     expect(allowed, `${request.method} ${request.path}`).toBeDefined();
     expect(allowed!.parse ?? []).toEqual([]);
     expect(allowed!.roles ?? []).toEqual([]);

@@ -29,12 +29,19 @@ const secretPieces: { name: string; text: string }[] = [
   { name: 'the Discord token (start of its secret part)', text: discordSecret.slice(0, 16) },
   { name: 'the Discord token (end)', text: discordSecret.slice(-16) },
   { name: 'the API key', text: apiKey },
-  ...[0, 16, 32].map((start) => ({ name: `the API key (characters ${start + 9} to ${start + 25})`, text: apiKey.slice(9 + start, 9 + start + 16) })),
+  ...[0, 16, 32].map((start) => ({
+    name: `the API key (characters ${start + 9} to ${start + 25})`,
+    text: apiKey.slice(9 + start, 9 + start + 16),
+  })),
 ];
 
 /** The secrets found in `haystack` (text, or raw bytes searched as UTF-8). */
 function leaksIn(haystack: string | Buffer): string[] {
-  return secretPieces.filter((piece) => (typeof haystack === 'string' ? haystack.includes(piece.text) : haystack.includes(Buffer.from(piece.text)))).map((piece) => piece.name);
+  return secretPieces
+    .filter((piece) =>
+      typeof haystack === 'string' ? haystack.includes(piece.text) : haystack.includes(Buffer.from(piece.text)),
+    )
+    .map((piece) => piece.name);
 }
 
 let discord: FakeDiscord;
@@ -47,13 +54,20 @@ const stepReports: string[] = [];
 
 const startBot = async () => {
   // The most verbose logs, the SDK's own debug log included: an operator chasing a problem sets them.
-  const bot = await startBotProcess(discord, model, databasePath, { OPENAI_API_KEY: apiKey, OPENAI_LOG: 'debug', LOG_LEVEL: 'trace', MODERATOR_ROLE_IDS: discord.roles.moderator, TOOL_POSTS: 'all' });
+  const bot = await startBotProcess(discord, model, databasePath, {
+    OPENAI_API_KEY: apiKey,
+    OPENAI_LOG: 'debug',
+    LOG_LEVEL: 'trace',
+    MODERATOR_ROLE_IDS: discord.roles.moderator,
+    TOOL_POSTS: 'all',
+  });
   processes.push(bot);
   return bot;
 };
 const snapshot = (when: string) => {
   for (const suffix of ['', '-wal', '-shm']) {
-    if (existsSync(databasePath + suffix)) snapshots.push({ what: `bot.sqlite${suffix} ${when}`, bytes: readFileSync(databasePath + suffix) });
+    if (existsSync(databasePath + suffix))
+      snapshots.push({ what: `bot.sqlite${suffix} ${when}`, bytes: readFileSync(databasePath + suffix) });
   }
 };
 const botTexts = (channelId: string) => discord.botMessages(channelId).map((message) => message.content);
@@ -64,9 +78,20 @@ beforeAll(async () => {
   databasePath = join(mkdtempSync(join(tmpdir(), 'secrets-')), 'bot.sqlite');
 
   // 1. A 401 whose message echoes the key, as OpenAI's does ("Incorrect API key provided: …").
-  model.enqueue(apiError(401, `Incorrect API key provided: ${apiKey}. You can find your API key at https://platform.openai.com/account/api-keys.`, { code: 'invalid_api_key' }));
+  model.enqueue(
+    apiError(
+      401,
+      `Incorrect API key provided: ${apiKey}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+      { code: 'invalid_api_key' },
+    ),
+  );
   let bot = await startBot();
-  await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: `<@${botId}> hello`, mentions: [botId] });
+  await discord.userSays({
+    channelId: discord.channels.general,
+    author: 'ada',
+    content: `<@${botId}> hello`,
+    mentions: [botId],
+  });
   const thread = await discord.waitFor(() => discord.threads()[0], { what: 'a thread' });
   await discord.waitFor(() => botTexts(thread.id).length === 1, { what: 'the 401 notice' });
 
@@ -78,7 +103,9 @@ beforeAll(async () => {
   // 3. A tool that fails, then an answer.
   model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '1/0' } }), finalAnswer('It has no value.'));
   await discord.userSays({ channelId: thread.id, author: 'ada', content: 'what is 1/0?' });
-  await discord.waitFor(() => botTexts(thread.id).includes('It has no value.'), { what: 'the answer after a tool error' });
+  await discord.waitFor(() => botTexts(thread.id).includes('It has no value.'), {
+    what: 'the answer after a tool error',
+  });
 
   // 4. A moderator reads the step logs: the table, and each run whole.
   const table = await discord.userRunsCommand({ name: 'steps', author: 'ada', channelId: thread.id });
@@ -90,7 +117,12 @@ beforeAll(async () => {
     return ids;
   })();
   for (const runId of runIds) {
-    const detail = await discord.userRunsCommand({ name: 'steps', options: { run: runId }, author: 'ada', channelId: thread.id });
+    const detail = await discord.userRunsCommand({
+      name: 'steps',
+      options: { run: runId },
+      author: 'ada',
+      channelId: thread.id,
+    });
     const reply = await detail.waitForReply();
     stepReports.push(reply.content, ...reply.files.map((file) => file.content));
   }
@@ -103,7 +135,10 @@ beforeAll(async () => {
   await bot.exited;
   model.enqueue(finalAnswer('Back again.'));
   bot = await startBot();
-  await discord.waitFor(() => botTexts(thread.id).includes('Back again.'), { what: 'the answer after the restart', timeoutMs: 15_000 });
+  await discord.waitFor(() => botTexts(thread.id).includes('Back again.'), {
+    what: 'the answer after the restart',
+    timeoutMs: 15_000,
+  });
 
   // The files while the bot runs, then after it stopped and closed the database.
   snapshot('while the bot runs');
@@ -124,8 +159,15 @@ afterAll(async () => {
 describe('unique fake secrets appear nowhere', () => {
   it('the runs went as planned: two failures on record, a tool error, an answer after the restart', () => {
     const store = openStore(databasePath);
-    const runs = store.db.prepare('SELECT status, error_code, error FROM runs ORDER BY started_at, rowid').all() as { status: string; error_code: string | null; error: string | null }[];
-    const toolErrors = store.db.prepare(`SELECT count(*) FROM steps WHERE status = 'error' AND tool_name = 'calculator'`).pluck().get();
+    const runs = store.db.prepare('SELECT status, error_code, error FROM runs ORDER BY started_at, rowid').all() as {
+      status: string;
+      error_code: string | null;
+      error: string | null;
+    }[];
+    const toolErrors = store.db
+      .prepare(`SELECT count(*) FROM steps WHERE status = 'error' AND tool_name = 'calculator'`)
+      .pluck()
+      .get();
     store.close();
     expect(runs.map((run) => [run.status, run.error_code])).toEqual([
       ['failed', 'model-bad-credentials'],
@@ -150,8 +192,16 @@ describe('unique fake secrets appear nowhere', () => {
   });
 
   it('not in the database file, its WAL file, or its shared-memory file, before and after closing', () => {
-    expect(snapshots.map((file) => file.what)).toEqual(expect.arrayContaining(['bot.sqlite while the bot runs', 'bot.sqlite-wal while the bot runs', 'bot.sqlite after the bot closed it']));
-    expect(snapshots.find((file) => file.what === 'bot.sqlite-wal while the bot runs')!.bytes.length).toBeGreaterThan(0);
+    expect(snapshots.map((file) => file.what)).toEqual(
+      expect.arrayContaining([
+        'bot.sqlite while the bot runs',
+        'bot.sqlite-wal while the bot runs',
+        'bot.sqlite after the bot closed it',
+      ]),
+    );
+    expect(snapshots.find((file) => file.what === 'bot.sqlite-wal while the bot runs')!.bytes.length).toBeGreaterThan(
+      0,
+    );
     for (const file of snapshots) expect(leaksIn(file.bytes), file.what).toEqual([]);
   });
 
@@ -166,7 +216,10 @@ describe('unique fake secrets appear nowhere', () => {
     for (const request of discord.requests) {
       const { authorization: _authorization, ...headers } = request.headers;
       const where = `${request.method} ${request.path}`;
-      expect(leaksIn(JSON.stringify({ path: request.path, query: request.query, body: request.body ?? null, headers })), where).toEqual([]);
+      expect(
+        leaksIn(JSON.stringify({ path: request.path, query: request.query, body: request.body ?? null, headers })),
+        where,
+      ).toEqual([]);
     }
     // The token is in every REST request's Authorization header: the check above looked past it.
     expect(discord.requests.some((request) => request.headers.authorization === `Bot ${discordToken}`)).toBe(true);
@@ -175,7 +228,9 @@ describe('unique fake secrets appear nowhere', () => {
   });
 
   it('not in a message the bot posted, nor in the step logs /steps showed', () => {
-    const posted = [discord.channels.general, ...discord.threads().map((thread) => thread.id)].flatMap((channelId) => discord.messages(channelId).map((message) => message.content));
+    const posted = [discord.channels.general, ...discord.threads().map((thread) => thread.id)].flatMap((channelId) =>
+      discord.messages(channelId).map((message) => message.content),
+    );
     expect(posted.length).toBeGreaterThan(3);
     expect(leaksIn(posted.join('\n')), 'messages').toEqual([]);
     expect(stepReports.length).toBeGreaterThanOrEqual(4);

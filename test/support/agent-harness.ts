@@ -5,7 +5,13 @@
 import type { AgentEvent } from '../../src/agent/events.ts';
 import { silentLogger } from '../../src/agent/logger.ts';
 import { createOpenAIModelClient, type OpenAIModelClientOptions } from '../../src/agent/openai-model-client.ts';
-import { type AgentSettings, defaultAgentSettings, runAgent, type RunAgentOptions, type RunResult } from '../../src/agent/run-agent.ts';
+import {
+  type AgentSettings,
+  defaultAgentSettings,
+  runAgent,
+  type RunAgentOptions,
+  type RunResult,
+} from '../../src/agent/run-agent.ts';
 import type { ConversationContext, RuntimeTool } from '../../src/agent/tool.ts';
 import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
 import { builtInTools } from '../../tools/index.ts';
@@ -61,7 +67,10 @@ export async function runOnce(
     onEvent: (event) => events.push(event),
   });
   // Whatever happened, the transcript must be valid to send again.
-  const problems = chatRequestProblems({ model: 'test-model', messages: [{ role: 'system', content: 'test' }, ...options.history ?? [], ...result.transcript] });
+  const problems = chatRequestProblems({
+    model: 'test-model',
+    messages: [{ role: 'system', content: 'test' }, ...(options.history ?? []), ...result.transcript],
+  });
   if (problems.length > 0) throw new Error(`the run left an invalid transcript:\n${problems.join('\n')}`);
   return { ...result, events };
 }

@@ -42,7 +42,11 @@ export interface BotWorld {
    * Stops the bot as SIGTERM does (runs in flight get `graceMs`, then are aborted) and closes the
    * database; `whileDown` runs before it comes back on the same database.
    */
-  restart(options?: { graceMs?: number; whileDown?: () => Promise<void>; commands?: readonly CommandDefinition[] }): Promise<void>;
+  restart(options?: {
+    graceMs?: number;
+    whileDown?: () => Promise<void>;
+    commands?: readonly CommandDefinition[];
+  }): Promise<void>;
   /** Tears down in the right order: the client before the fake, then the fakes' own checks. */
   close(): Promise<void>;
 }
@@ -127,7 +131,9 @@ export async function startBotWorld(
     databasePath,
     async handled(kind, ...ids) {
       const waiting = () => ids.filter((id) => !handled.has(handledKey({ kind, id })));
-      await discord.waitFor(() => waiting().length === 0, { what: `the bot to handle ${kind} ${waiting().join(', ')}` });
+      await discord.waitFor(() => waiting().length === 0, {
+        what: `the bot to handle ${kind} ${waiting().join(', ')}`,
+      });
       await bot.queues.idle();
     },
     async restart(options = {}) {
@@ -149,9 +155,12 @@ export const mentionOf = (world: BotWorld) => `<@${world.discord.botUser.id}>`;
 
 /** Waits until the bot has posted at least `count` messages in `channelId`; returns them. */
 export const waitForBotPosts = (world: BotWorld, channelId: string, count: number) =>
-  world.discord.waitFor(() => {
-    const posts = world.discord.botMessages(channelId);
-    return posts.length >= count && posts;
-  }, { what: `${count} bot messages in ${channelId}` });
+  world.discord.waitFor(
+    () => {
+      const posts = world.discord.botMessages(channelId);
+      return posts.length >= count && posts;
+    },
+    { what: `${count} bot messages in ${channelId}` },
+  );
 
 export { type LogLine, recordingLogger } from './recording-logger.ts';

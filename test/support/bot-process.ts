@@ -82,7 +82,8 @@ export async function startBotProcess(
       for (;;) {
         const line = logLines().find((entry) => entry.msg === msg);
         if (line) return line;
-        if (performance.now() > deadline) throw new Error(`no log line "${msg}" within ${timeoutMs} ms; stderr: ${stderr.slice(0, 500)}`);
+        if (performance.now() > deadline)
+          throw new Error(`no log line "${msg}" within ${timeoutMs} ms; stderr: ${stderr.slice(0, 500)}`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     },

@@ -46,7 +46,9 @@ const errata: { schema: string; property: string; replacement: unknown }[] = [
   {
     schema: 'ApplicationCommandUpdateRequest',
     property: 'default_member_permissions',
-    replacement: { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string', pattern: '^(0|[1-9][0-9]*)$' }, { type: 'null' }] },
+    replacement: {
+      anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string', pattern: '^(0|[1-9][0-9]*)$' }, { type: 'null' }],
+    },
   },
 ];
 const definitions = schemaDocument.$defs as Record<string, { properties: Record<string, unknown> }>;
@@ -78,10 +80,15 @@ export function specProblems(schema: RequestSchema, body: unknown): string[] {
     // A nullable field is `oneOf [null, schema]`: its failure also reports "must be null" and "must
     // match exactly one schema"; keep the error that says what is wrong, when there is one.
     const all = validate.errors ?? [];
-    const noise = (error: (typeof all)[number]) => error.keyword === 'oneOf' || error.keyword === 'anyOf' || (error.keyword === 'type' && error.params.type === 'null');
+    const noise = (error: (typeof all)[number]) =>
+      error.keyword === 'oneOf' ||
+      error.keyword === 'anyOf' ||
+      (error.keyword === 'type' && error.params.type === 'null');
     const specific = all.filter((error) => !noise(error));
     for (const error of specific.length > 0 ? specific : all) {
-      problems.push(`spec ${schema}: ${error.instancePath || '/'} ${error.message ?? ''} ${JSON.stringify(error.params)}`);
+      problems.push(
+        `spec ${schema}: ${error.instancePath || '/'} ${error.message ?? ''} ${JSON.stringify(error.params)}`,
+      );
     }
   }
   const content = (body as { content?: unknown } | null)?.content;
@@ -111,11 +118,15 @@ export function mentionPolicyProblems(body: unknown): string[] {
   }
   const problems: string[] = [];
   const parse = allowed.parse ?? [];
-  if (parse.includes('everyone')) problems.push('allowed_mentions.parse includes "everyone": the message may ping @everyone/@here');
+  if (parse.includes('everyone'))
+    problems.push('allowed_mentions.parse includes "everyone": the message may ping @everyone/@here');
   if (parse.includes('roles')) problems.push('allowed_mentions.parse includes "roles": the message may ping roles');
-  if ((allowed.roles ?? []).length > 0) problems.push(`allowed_mentions.roles lists ${allowed.roles!.join(', ')}: the message may ping roles`);
+  if ((allowed.roles ?? []).length > 0)
+    problems.push(`allowed_mentions.roles lists ${allowed.roles!.join(', ')}: the message may ping roles`);
   // Users may be pinged only by name (allowed_mentions.users), never by whatever the text holds.
-  if (parse.includes('users')) problems.push('allowed_mentions.parse includes "users": any user mentioned in the text would be pinged');
-  if ((allowed as { replied_user?: boolean }).replied_user === true) problems.push('allowed_mentions.replied_user is true: the reply pings its author');
+  if (parse.includes('users'))
+    problems.push('allowed_mentions.parse includes "users": any user mentioned in the text would be pinged');
+  if ((allowed as { replied_user?: boolean }).replied_user === true)
+    problems.push('allowed_mentions.replied_user is true: the reply pings its author');
   return problems;
 }

@@ -77,24 +77,34 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   const services: FakeServices = { world, gateway, baseUrl, gatewayUrl, messageContentAllowed, problem };
   const commands = new CommandStore(world);
   const interactions = new InteractionStore({ deadlineMs: options.interactionDeadlineMs ?? 3000, problem });
-  server.on('request', restHandler({
-    world,
-    routes: [...messageRoutes(services), ...channelRoutes(services), ...commandRoutes(services, commands), ...interactionRoutes(services, interactions)],
-    token,
-    faults,
-    requests,
-    latencyMs: () => latencyMs,
-    holdResponsesMs: () => holdResponsesMs,
-    problem,
-    changed,
-  }));
+  server.on(
+    'request',
+    restHandler({
+      world,
+      routes: [
+        ...messageRoutes(services),
+        ...channelRoutes(services),
+        ...commandRoutes(services, commands),
+        ...interactionRoutes(services, interactions),
+      ],
+      token,
+      faults,
+      requests,
+      latencyMs: () => latencyMs,
+      holdResponsesMs: () => holdResponsesMs,
+      problem,
+      changed,
+    }),
+  );
   server.on('upgrade', (request, socket, head) => {
     if (new URL(request.url ?? '/', baseUrl).pathname !== '/gateway') return void socket.destroy();
     gateway.upgrade(request, socket, head);
   });
 
   const describe = () => {
-    const recent = requests.slice(-8).map((request) => `  ${request.method} ${request.path} → ${request.status ?? 'pending'}`);
+    const recent = requests
+      .slice(-8)
+      .map((request) => `  ${request.method} ${request.path} → ${request.status ?? 'pending'}`);
     return `recent requests:\n${recent.join('\n') || '  (none)'}\nproblems: ${problems.length === 0 ? 'none' : `\n  ${problems.join('\n  ')}`}`;
   };
   let closed = false;
@@ -140,11 +150,19 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     },
     async userDeletes(channelId, messageId) {
       const message = world.removeMessage(channelId, messageId);
-      await gateway.dispatch(GatewayDispatchEvents.MessageDelete, { id: message.id, channel_id: channelId, guild_id: world.guildId });
+      await gateway.dispatch(GatewayDispatchEvents.MessageDelete, {
+        id: message.id,
+        channel_id: channelId,
+        guild_id: world.guildId,
+      });
     },
     async bulkDelete(channelId, messageIds) {
       for (const id of messageIds) world.removeMessage(channelId, id);
-      await gateway.dispatch(GatewayDispatchEvents.MessageDeleteBulk, { ids: [...messageIds], channel_id: channelId, guild_id: world.guildId });
+      await gateway.dispatch(GatewayDispatchEvents.MessageDeleteBulk, {
+        ids: [...messageIds],
+        channel_id: channelId,
+        guild_id: world.guildId,
+      });
     },
     async deleteChannel(channelId) {
       const channel = world.channels.get(channelId);
@@ -154,14 +172,29 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     },
     async createThread(channelId, name, ownerId, threadOptions = {}) {
       if (!world.users.has(ownerId)) world.author({ id: ownerId, username: `user-${ownerId}` });
-      return createThread(world, gateway, { parentId: channelId, name, ownerId, type: ChannelType.PublicThread, ...threadOptions });
+      return createThread(world, gateway, {
+        parentId: channelId,
+        name,
+        ownerId,
+        type: ChannelType.PublicThread,
+        ...threadOptions,
+      });
     },
     async deleteThread(threadId) {
       await deleteThread(world, gateway, threadId);
     },
     updateThread: (threadId, changes) => updateThread(gateway, world.requireThread(threadId), changes),
     userRunsCommand: (input) =>
-      runCommand({ world, gateway, commands, interactions, waitFor: (check, waitOptions) => changes.waitFor(check, waitOptions, describe) }, input),
+      runCommand(
+        {
+          world,
+          gateway,
+          commands,
+          interactions,
+          waitFor: (check, waitOptions) => changes.waitFor(check, waitOptions, describe),
+        },
+        input,
+      ),
     registeredCommands: (scope = {}) => commands.list(scope.guildId),
     giveRole: (userId, roleId) => giveRole(world, gateway, userId, roleId),
     createRole: (input) => createRole(world, gateway, input),
@@ -188,7 +221,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       const botRole = world.roles.get(seedIds.botRole)!;
       everyone.permissions = (defaultEveryonePermissions & bits).toString();
       botRole.permissions = bits.toString();
-      for (const role of [everyone, botRole]) void gateway.dispatch(GatewayDispatchEvents.GuildRoleUpdate, { guild_id: world.guildId, role });
+      for (const role of [everyone, botRole])
+        void gateway.dispatch(GatewayDispatchEvents.GuildRoleUpdate, { guild_id: world.guildId, role });
     },
     takeProblems: () => problems.splice(0),
 
@@ -198,9 +232,12 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       interactions.close();
       // A client that is still connected reconnects for ever once the port is gone; give a
       // just-destroyed client a moment to finish its closing handshake before judging.
-      for (let waited = 0; gateway.openSockets() > 0 && waited < 200; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+      for (let waited = 0; gateway.openSockets() > 0 && waited < 200; waited += 10)
+        await new Promise((resolve) => setTimeout(resolve, 10));
       if (gateway.openSockets() > 0) {
-        problems.push('close(): a gateway connection was still open; destroy the discord.js client (await client.destroy()) before closing the fake');
+        problems.push(
+          'close(): a gateway connection was still open; destroy the discord.js client (await client.destroy()) before closing the fake',
+        );
       }
       problems.push(...faults.leftOver());
       await gateway.close();

@@ -85,7 +85,13 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     startedByName: null,
   });
   const runId = `run-${instance.id}`;
-  store.runs.start({ id: runId, conversationId: conversation.id, instanceId: instance.id, triggerMessageIds: [], model: 'm' });
+  store.runs.start({
+    id: runId,
+    conversationId: conversation.id,
+    instanceId: instance.id,
+    triggerMessageIds: [],
+    model: 'm',
+  });
   console.log(JSON.stringify({ pid: process.pid, instanceId: instance.id, runId }));
   setInterval(() => {}, 60_000);
 }

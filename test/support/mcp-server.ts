@@ -23,25 +23,56 @@ if (mode === 'hang-on-start') {
   const server = new McpServer({ name: 'test-server', version: '1.0.0' });
   const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
 
-  server.registerTool('echo', { description: 'Says the text back.', inputSchema: { text: z.string().describe('What to say back.') } }, ({ text: said }) => text(`echo: ${said}`));
-  server.registerTool('add', { description: 'Adds two numbers.', inputSchema: { a: z.number(), b: z.number() } }, ({ a, b }) => text(String(a + b)));
-  server.registerTool('environment', { description: 'The environment variables this server was given, as JSON.', inputSchema: {} }, () => text(JSON.stringify(process.env)));
-  server.registerTool('fail', { description: 'Always reports an error.', inputSchema: {} }, () => ({ ...text('the disk is full'), isError: true }));
+  server.registerTool(
+    'echo',
+    { description: 'Says the text back.', inputSchema: { text: z.string().describe('What to say back.') } },
+    ({ text: said }) => text(`echo: ${said}`),
+  );
+  server.registerTool(
+    'add',
+    { description: 'Adds two numbers.', inputSchema: { a: z.number(), b: z.number() } },
+    ({ a, b }) => text(String(a + b)),
+  );
+  server.registerTool(
+    'environment',
+    { description: 'The environment variables this server was given, as JSON.', inputSchema: {} },
+    () => text(JSON.stringify(process.env)),
+  );
+  server.registerTool('fail', { description: 'Always reports an error.', inputSchema: {} }, () => ({
+    ...text('the disk is full'),
+    isError: true,
+  }));
   server.registerTool('crash', { description: 'Exits in the middle of the call.', inputSchema: {} }, () => {
     process.stderr.write('crashing on purpose\n');
     process.exit(1);
   });
-  server.registerTool('hang', { description: 'Never answers.', inputSchema: {} }, () => new Promise<never>(() => undefined));
-  server.registerTool('freeze', { description: 'Stops the whole server answering anything (a busy loop).', inputSchema: {} }, () => {
-    for (;;) {
-      // Never returns: not even pings are answered.
-    }
-  });
-  server.registerTool('grow', { description: 'Adds a tool named "extra" (the server then says its tools changed).', inputSchema: {} }, () => {
-    server.registerTool('extra', { description: 'Added later.', inputSchema: {} }, () => text('extra'));
-    return text('grown');
-  });
-  server.registerTool('a_tool_whose_name_is_far_too_long_to_fit_once_the_server_name_is_put_before_it', { description: 'Has a long name.', inputSchema: {} }, () => text('long'));
+  server.registerTool(
+    'hang',
+    { description: 'Never answers.', inputSchema: {} },
+    () => new Promise<never>(() => undefined),
+  );
+  server.registerTool(
+    'freeze',
+    { description: 'Stops the whole server answering anything (a busy loop).', inputSchema: {} },
+    () => {
+      for (;;) {
+        // Never returns: not even pings are answered.
+      }
+    },
+  );
+  server.registerTool(
+    'grow',
+    { description: 'Adds a tool named "extra" (the server then says its tools changed).', inputSchema: {} },
+    () => {
+      server.registerTool('extra', { description: 'Added later.', inputSchema: {} }, () => text('extra'));
+      return text('grown');
+    },
+  );
+  server.registerTool(
+    'a_tool_whose_name_is_far_too_long_to_fit_once_the_server_name_is_put_before_it',
+    { description: 'Has a long name.', inputSchema: {} },
+    () => text('long'),
+  );
 
   await server.connect(new StdioServerTransport());
   process.stderr.write('test MCP server ready\n');

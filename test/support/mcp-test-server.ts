@@ -6,7 +6,10 @@ export type TestServerMode = 'serve' | 'hang-on-start' | 'exit-on-start' | 'nois
 
 export const testServerScript = `${projectRoot}test/support/mcp-server.ts`;
 
-export function testServerConfig(name: string, options: { mode?: TestServerMode; env?: Record<string, string>; moderatorOnly?: boolean } = {}): StdioServerConfig {
+export function testServerConfig(
+  name: string,
+  options: { mode?: TestServerMode; env?: Record<string, string>; moderatorOnly?: boolean } = {},
+): StdioServerConfig {
   return {
     name,
     transport: 'stdio',

@@ -60,7 +60,8 @@ function strictProblems(schema: unknown, path: string): string[] {
   }
   for (const [key, value] of Object.entries(node)) {
     if (key === 'properties' && typeof value === 'object' && value !== null) {
-      for (const [name, property] of Object.entries(value)) problems.push(...strictProblems(property, `${path}.${name}`));
+      for (const [name, property] of Object.entries(value))
+        problems.push(...strictProblems(property, `${path}.${name}`));
     } else if (typeof value === 'object') {
       problems.push(...strictProblems(value, `${path}/${key}`));
     }

@@ -19,10 +19,16 @@ export function exitedUnreaped(pid: number): boolean {
 }
 
 /** Resolves once `fact(pid)` holds (polled: /proc sends no events). */
-export async function waitForProcess(pid: number, fact: (pid: number) => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+export async function waitForProcess(
+  pid: number,
+  fact: (pid: number) => boolean,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!fact(pid)) {
-    if (performance.now() > deadline) throw new Error(`process ${pid}: not ${what} after ${timeoutMs} ms (state ${processState(pid) ?? 'gone'})`);
+    if (performance.now() > deadline)
+      throw new Error(`process ${pid}: not ${what} after ${timeoutMs} ms (state ${processState(pid) ?? 'gone'})`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

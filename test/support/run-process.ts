@@ -16,7 +16,10 @@ export interface ProcessResult {
  * Runs `script` (a path from the project root) with node and tsx's loader, as the npm scripts do, in `cwd`, feeding `stdin`. The child
  * gets only PATH and HOME from this environment, plus `env`, so that no setting leaks in.
  */
-export function runScript(script: string, options: { args?: string[]; env?: Record<string, string>; stdin?: string; cwd: string }): Promise<ProcessResult> {
+export function runScript(
+  script: string,
+  options: { args?: string[]; env?: Record<string, string>; stdin?: string; cwd: string },
+): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', tsxLoader, `${projectRoot}${script}`, ...(options.args ?? [])], {
       cwd: options.cwd,

@@ -91,7 +91,8 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
   // failure instead, unless the client went away before its request was whole (nobody to answer).
   const server = createServer((request, response) => {
     answer(request, response).catch((error: unknown) => {
-      if (request.complete) failures.push(`${request.method} ${request.url}: the scripted model failed: ${String(error)}`);
+      if (request.complete)
+        failures.push(`${request.method} ${request.url}: the scripted model failed: ${String(error)}`);
       response.destroy();
     });
   });
@@ -111,25 +112,35 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
     }
     requests.push(body as ChatRequest);
     const problems = chatRequestProblems(body);
-    if (problems.length > 0) failures.push(`request ${requests.length} breaks the OpenAI spec:\n  ${problems.join('\n  ')}`);
+    if (problems.length > 0)
+      failures.push(`request ${requests.length} breaks the OpenAI spec:\n  ${problems.join('\n  ')}`);
     const step = script.shift() ?? fallback ?? undefined;
     if (step === undefined) {
       failures.push(`unexpected request ${requests.length}: the script is empty`);
-      return send(response, { status: 500, body: { error: { message: 'scripted model: no reply scripted' } }, headers: { 'x-should-retry': 'false' } });
+      return send(response, {
+        status: 500,
+        body: { error: { message: 'scripted model: no reply scripted' } },
+        headers: { 'x-should-retry': 'false' },
+      });
     }
     let reply: ScriptedReply;
     try {
       reply = typeof step === 'function' ? step(body as ChatRequest) : step;
     } catch (error) {
       failures.push(`request ${requests.length}: ${(error as Error).message}`);
-      return send(response, { status: 500, body: { error: { message: 'scripted check failed' } }, headers: { 'x-should-retry': 'false' } });
+      return send(response, {
+        status: 500,
+        body: { error: { message: 'scripted check failed' } },
+        headers: { 'x-should-retry': 'false' },
+      });
     }
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     if (reply.reset) {
       request.socket.destroy();
       return;
     }
-    if (reply.resetAfterBytes !== undefined) return sendPart(response, reply, reply.resetAfterBytes, () => response.socket?.destroy());
+    if (reply.resetAfterBytes !== undefined)
+      return sendPart(response, reply, reply.resetAfterBytes, () => response.socket?.destroy());
     if (reply.hangAfterBytes !== undefined) {
       hanging.add(response);
       return sendPart(response, reply, reply.hangAfterBytes, () => {});
@@ -187,7 +198,11 @@ function send(response: ServerResponse, reply: ScriptedReply): void {
 /** The head and the first `bytes` of the body (announced whole), then `then` (a reset, or nothing). */
 function sendPart(response: ServerResponse, reply: ScriptedReply, bytes: number, then: () => void): void {
   const body = Buffer.from(typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? {}));
-  response.writeHead(reply.status ?? 200, { 'content-type': 'application/json', 'content-length': String(body.length), ...reply.headers });
+  response.writeHead(reply.status ?? 200, {
+    'content-type': 'application/json',
+    'content-length': String(body.length),
+    ...reply.headers,
+  });
   response.write(body.subarray(0, bytes), () => setTimeout(then, 20));
 }
 
@@ -195,15 +210,21 @@ let callCounter = 0;
 
 /** A completion whose message calls these tools (arguments given as objects, or raw text). */
 export function toolCalls(...calls: { name: string; arguments: unknown; id?: string }[]): ScriptedReply {
-  return completion({
-    role: 'assistant',
-    content: null,
-    tool_calls: calls.map((call) => ({
-      id: call.id ?? `call_${++callCounter}`,
-      type: 'function',
-      function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) },
-    })),
-  }, 'tool_calls');
+  return completion(
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: calls.map((call) => ({
+        id: call.id ?? `call_${++callCounter}`,
+        type: 'function',
+        function: {
+          name: call.name,
+          arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
+        },
+      })),
+    },
+    'tool_calls',
+  );
 }
 
 /** A completion that calls `final_answer`. */
@@ -217,11 +238,21 @@ export function text(content: string): ScriptedReply {
 }
 
 /** An API error in OpenAI's shape. */
-export function apiError(status: number, message: string, options: { code?: string; headers?: Record<string, string> } = {}): ScriptedReply {
+export function apiError(
+  status: number,
+  message: string,
+  options: { code?: string; headers?: Record<string, string> } = {},
+): ScriptedReply {
   return {
     status,
     headers: options.headers,
-    body: { error: { message, type: status === 429 ? 'rate_limit_error' : 'invalid_request_error', code: options.code ?? null } },
+    body: {
+      error: {
+        message,
+        type: status === 429 ? 'rate_limit_error' : 'invalid_request_error',
+        code: options.code ?? null,
+      },
+    },
   };
 }
 

@@ -6,7 +6,11 @@ describe('current_time', () => {
   const instant = new Date('2026-11-22T12:34:56Z');
 
   it('gives the local time with its offset in an IANA zone', () => {
-    expect(describeTime(instant, 'Europe/Paris')).toMatchObject({ local: '2026-11-22T13:34:56+01:00', time_zone: 'Europe/Paris', utc: '2026-11-22T12:34:56.000Z' });
+    expect(describeTime(instant, 'Europe/Paris')).toMatchObject({
+      local: '2026-11-22T13:34:56+01:00',
+      time_zone: 'Europe/Paris',
+      utc: '2026-11-22T12:34:56.000Z',
+    });
     expect(describeTime(instant, 'Asia/Kolkata').local).toBe('2026-11-22T18:04:56+05:30');
     expect(describeTime(instant, 'America/New_York').local).toBe('2026-11-22T07:34:56-05:00');
     expect(describeTime(instant, 'UTC').local).toBe('2026-11-22T12:34:56+00:00');

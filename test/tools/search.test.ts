@@ -18,10 +18,30 @@ beforeEach(() => {
 afterEach(() => store.close());
 
 function conversationIn(guildId: string, key: string) {
-  return store.conversations.ensure({ key, title: key.replace('discord:', 'thread '), guildId, channelId: 'c', startedById: 'u', startedByName: 'Ada' });
+  return store.conversations.ensure({
+    key,
+    title: key.replace('discord:', 'thread '),
+    guildId,
+    channelId: 'c',
+    startedById: 'u',
+    startedByName: 'Ada',
+  });
 }
 function say(conversationId: number, author: string, content: string, discordMessageId: string) {
-  return store.messages.insert({ conversationId, runId: null, role: 'user', authorId: author, authorName: author, content, toolCalls: null, toolCallId: null, groupId: null, answersId: null, discordMessageId, tokenCount: 5 })!;
+  return store.messages.insert({
+    conversationId,
+    runId: null,
+    role: 'user',
+    authorId: author,
+    authorName: author,
+    content,
+    toolCalls: null,
+    toolCallId: null,
+    groupId: null,
+    answersId: null,
+    discordMessageId,
+    tokenCount: 5,
+  })!;
 }
 const context = (conversationId: string, guildId: string | null) => ({
   conversationId,
@@ -42,7 +62,9 @@ describe('search_conversation and search_server', () => {
     const tool = fromZodTool(searchConversation(store.search));
     const run = (query: string) => tool.execute({ query, limit: null }, context('discord:1', 'g1')) as Promise<string>;
 
-    expect(await run('friday deploy')).toMatch(/^- Ada, \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC: The \*\*deploy\*\* is on \*\*Friday\*\* after lunch$/);
+    expect(await run('friday deploy')).toMatch(
+      /^- Ada, \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC: The \*\*deploy\*\* is on \*\*Friday\*\* after lunch$/,
+    );
     expect(await run('lunch')).toContain('Bob');
     store.messages.editByDiscordId('m2', 'Dinner is at eight', 5);
     expect(await run('lunch')).not.toContain('Bob');
@@ -71,8 +93,17 @@ describe('search_conversation and search_server', () => {
     const here = conversationIn('g1', 'discord:1');
     say(here.id, 'Ada', 'alpha beta gamma', 'm1');
     const tool = fromZodTool(searchConversation(store.search));
-    for (const query of ['alpha OR "', 'NEAR(alpha beta)', 'alph*', '"; DROP TABLE messages; --', '-alpha', 'content:alpha']) {
-      await expect(tool.execute({ query, limit: null }, context('discord:1', 'g1'))).resolves.toEqual(expect.any(String));
+    for (const query of [
+      'alpha OR "',
+      'NEAR(alpha beta)',
+      'alph*',
+      '"; DROP TABLE messages; --',
+      '-alpha',
+      'content:alpha',
+    ]) {
+      await expect(tool.execute({ query, limit: null }, context('discord:1', 'g1'))).resolves.toEqual(
+        expect.any(String),
+      );
     }
     expect(store.messages.count(here.id)).toBe(1);
     expect(await tool.execute({ query: '!!!', limit: null }, context('discord:1', 'g1'))).toBe('No message matches.');
@@ -83,8 +114,16 @@ describe('upgrading a database to full-text search', () => {
   it('indexes the messages a version-1 database already holds', () => {
     const path = join(mkdtempSync(join(tmpdir(), 'upgrade-')), 'bot.sqlite');
     const old = openDatabase(path, { migrations: migrations.filter((migration) => migration.version === 1) });
-    old.prepare("INSERT INTO conversations (key, title, guild_id, created_at) VALUES ('discord:9', 'old thread', 'g', 1)").run();
-    old.prepare("INSERT INTO messages (conversation_id, role, author_name, content, created_at, token_count) VALUES (1, 'user', 'Ada', 'an old note about zebras', 1, 5)").run();
+    old
+      .prepare(
+        "INSERT INTO conversations (key, title, guild_id, created_at) VALUES ('discord:9', 'old thread', 'g', 1)",
+      )
+      .run();
+    old
+      .prepare(
+        "INSERT INTO messages (conversation_id, role, author_name, content, created_at, token_count) VALUES (1, 'user', 'Ada', 'an old note about zebras', 1, 5)",
+      )
+      .run();
     old.close();
 
     const upgraded = openStore(path);

@@ -75,13 +75,24 @@ describe('the address policy', () => {
     expect(classifyAddress('0177.0.0.1')).toMatchObject({ allowed: false, address: '127.0.0.1' });
     expect(classifyAddress('2130706433')).toMatchObject({ allowed: false, address: '127.0.0.1' });
     expect(classifyAddress('0x7f.0.0.1')).toMatchObject({ allowed: false, address: '127.0.0.1' });
-    expect(classifyAddress('::ffff:10.0.0.1')).toMatchObject({ allowed: false, address: '10.0.0.1', reason: 'a private address' });
+    expect(classifyAddress('::ffff:10.0.0.1')).toMatchObject({
+      allowed: false,
+      address: '10.0.0.1',
+      reason: 'a private address',
+    });
     expect(classifyAddress('fe80::1%eth0')).toMatchObject({ allowed: false });
-    expect(classifyAddress('2606:4700:0:0:0:0:0:1111')).toEqual({ allowed: true, address: '2606:4700::1111', family: 6 });
+    expect(classifyAddress('2606:4700:0:0:0:0:0:1111')).toEqual({
+      allowed: true,
+      address: '2606:4700::1111',
+      family: 6,
+    });
   });
 
   it('refuses what is not an IP address at all', () => {
-    expect(classifyAddress('example.com')).toMatchObject({ allowed: false, reason: 'something that is not an IP address' });
+    expect(classifyAddress('example.com')).toMatchObject({
+      allowed: false,
+      reason: 'something that is not an IP address',
+    });
     expect(classifyAddress('')).toMatchObject({ allowed: false });
     expect(classifyAddress('1.2.3.4.5')).toMatchObject({ allowed: false });
   });

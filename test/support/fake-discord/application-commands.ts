@@ -42,7 +42,17 @@ export interface OptionRequest {
 
 export const commandTypes = { chatInput: 1, user: 2, message: 3 } as const;
 export const optionTypes = {
-  subcommand: 1, group: 2, string: 3, integer: 4, boolean: 5, user: 6, channel: 7, role: 8, mentionable: 9, number: 10, attachment: 11,
+  subcommand: 1,
+  group: 2,
+  string: 3,
+  integer: 4,
+  boolean: 5,
+  user: 6,
+  channel: 7,
+  role: 8,
+  mentionable: 9,
+  number: 10,
+  attachment: 11,
 } as const;
 
 /** Where commands live: 'global', or a guild id. */
@@ -63,9 +73,16 @@ export class CommandStore {
     const previous = this.byScope.get(guildId ?? 'global') ?? [];
     const next = requests.map((request) => {
       const type = request.type ?? commandTypes.chatInput;
-      const old = previous.find((command) => (request.id ? command.id === request.id : command.name === request.name && command.type === type));
+      const old = previous.find((command) =>
+        request.id ? command.id === request.id : command.name === request.name && command.type === type,
+      );
       const id = old?.id ?? this.world.nextId();
-      const command = registeredCommand(request, { id, applicationId: this.world.botUser.id, version: old?.version ?? this.world.nextId(), guildId });
+      const command = registeredCommand(request, {
+        id,
+        applicationId: this.world.botUser.id,
+        version: old?.version ?? this.world.nextId(),
+        guildId,
+      });
       if (old !== undefined && !sameDefinition(old, command)) command.version = this.world.nextId();
       return command;
     });
@@ -81,13 +98,19 @@ export class CommandStore {
 }
 
 /** The command as Discord stores and returns it. */
-function registeredCommand(request: CommandRequest, ids: { id: string; applicationId: string; version: string; guildId: string | undefined }): FakeRegisteredCommand {
+function registeredCommand(
+  request: CommandRequest,
+  ids: { id: string; applicationId: string; version: string; guildId: string | undefined },
+): FakeRegisteredCommand {
   const type = request.type ?? commandTypes.chatInput;
   const command: Omit<FakeRegisteredCommand, 'nsfw'> = {
     id: ids.id,
     application_id: ids.applicationId,
     version: ids.version,
-    default_member_permissions: request.default_member_permissions === undefined || request.default_member_permissions === null ? null : String(request.default_member_permissions),
+    default_member_permissions:
+      request.default_member_permissions === undefined || request.default_member_permissions === null
+        ? null
+        : String(request.default_member_permissions),
     type,
     name: request.name,
     description: type === commandTypes.chatInput ? (request.description ?? '') : '',
@@ -114,7 +137,9 @@ function registeredOption(request: OptionRequest): FakeRegisteredOption {
   if (request.required === true) option.required = true;
   if (request.autocomplete === true) option.autocomplete = true;
   if (request.choices && request.choices.length > 0) {
-    option.choices = request.choices.map(({ name, value, name_localizations }) => (name_localizations ? { name, value, name_localizations } : { name, value }));
+    option.choices = request.choices.map(({ name, value, name_localizations }) =>
+      name_localizations ? { name, value, name_localizations } : { name, value },
+    );
   }
   const nested = (request.options ?? []).map(registeredOption);
   if (nested.length > 0) option.options = nested;

@@ -32,7 +32,9 @@ export function channelRoutes({ world, gateway, gatewayUrl, messageContentAllowe
       pattern: '/channels/:channelId',
       schema: (params) => {
         const channel = world.channels.get(params.channelId!);
-        return channel !== undefined && isThread(channel) ? 'UpdateThreadRequestPartial' : 'UpdateGuildChannelRequestPartial';
+        return channel !== undefined && isThread(channel)
+          ? 'UpdateThreadRequestPartial'
+          : 'UpdateGuildChannelRequestPartial';
       },
       async handle({ params, body }) {
         const channel = world.requireChannel(params.channelId!);
@@ -46,10 +48,18 @@ export function channelRoutes({ world, gateway, gatewayUrl, messageContentAllowe
           return { body: channel };
         }
         const owner = channel.owner_id === world.botUser.id;
-        if (changes.locked !== undefined && changes.locked !== null && changes.locked !== channel.thread_metadata?.locked) {
+        if (
+          changes.locked !== undefined &&
+          changes.locked !== null &&
+          changes.locked !== channel.thread_metadata?.locked
+        ) {
           world.requireBotPermission(Bits.ManageThreads);
         }
-        if (!owner && !world.botMay(Bits.ManageThreads) && (changes.name != null || changes.archived != null || changes.auto_archive_duration != null)) {
+        if (
+          !owner &&
+          !world.botMay(Bits.ManageThreads) &&
+          (changes.name != null || changes.archived != null || changes.auto_archive_duration != null)
+        ) {
           throw missingPermissions();
         }
         return { body: await updateThread(gateway, channel, changes) };
@@ -85,7 +95,9 @@ export function channelRoutes({ world, gateway, gatewayUrl, messageContentAllowe
         const request = body as CreateThreadBody;
         // Discord's default is a private thread, for historical reasons.
         const type = request.type === ChannelType.PublicThread ? ChannelType.PublicThread : ChannelType.PrivateThread;
-        world.requireBotPermission(type === ChannelType.PublicThread ? Bits.CreatePublicThreads : Bits.CreatePrivateThreads);
+        world.requireBotPermission(
+          type === ChannelType.PublicThread ? Bits.CreatePublicThreads : Bits.CreatePrivateThreads,
+        );
         const thread = await createThread(world, gateway, {
           parentId: params.channelId!,
           name: request.name,
@@ -119,7 +131,15 @@ export function channelRoutes({ world, gateway, gatewayUrl, messageContentAllowe
     },
     { method: 'GET', pattern: '/gateway', noAuth: true, handle: () => ({ body: { url: gatewayUrl } }) },
     { method: 'GET', pattern: '/users/@me', handle: () => ({ body: world.botUser }) },
-    { method: 'GET', pattern: '/applications/@me', handle: () => ({ body: applicationPayload(world, messageContentAllowed) }) },
-    { method: 'GET', pattern: '/oauth2/applications/@me', handle: () => ({ body: applicationPayload(world, messageContentAllowed) }) },
+    {
+      method: 'GET',
+      pattern: '/applications/@me',
+      handle: () => ({ body: applicationPayload(world, messageContentAllowed) }),
+    },
+    {
+      method: 'GET',
+      pattern: '/oauth2/applications/@me',
+      handle: () => ({ body: applicationPayload(world, messageContentAllowed) }),
+    },
   ];
 }

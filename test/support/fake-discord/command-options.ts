@@ -5,7 +5,12 @@
  */
 import { ChannelType, PermissionFlagsBits } from 'discord.js';
 import { optionTypes } from './application-commands.ts';
-import type { FakeOptionValue, FakeRegisteredCommand, FakeRegisteredOption, RunCommandInput } from './interaction-types.ts';
+import type {
+  FakeOptionValue,
+  FakeRegisteredCommand,
+  FakeRegisteredOption,
+  RunCommandInput,
+} from './interaction-types.ts';
 import { memberWithoutUser } from './payloads.ts';
 import { memberPermissions } from './permissions.ts';
 import type { FakeChannel } from './types.ts';
@@ -31,30 +36,64 @@ export interface ResolvedData {
 }
 
 /** `invoker` is the invoking member's permissions (resolved channels carry them). */
-export function chatInputOptions(world: World, command: FakeRegisteredCommand, input: RunCommandInput, invoker: bigint): { options: InteractionDataOption[]; resolved: ResolvedData } {
+export function chatInputOptions(
+  world: World,
+  command: FakeRegisteredCommand,
+  input: RunCommandInput,
+  invoker: bigint,
+): { options: InteractionDataOption[]; resolved: ResolvedData } {
   const fail = (message: string) => new Error(`fake Discord: /${command.name}: ${message}`);
   const top = command.options ?? [];
   const resolved: ResolvedData = {};
   const focused = input.focused;
   const pick = (options: FakeRegisteredOption[], type: number, name: string | undefined, what: string) => {
     const found = options.find((option) => option.type === type && option.name === name);
-    if (found === undefined) throw fail(`no ${what} "${name}"; it has ${options.map((option) => option.name).join(', ') || 'none'}`);
+    if (found === undefined)
+      throw fail(`no ${what} "${name}"; it has ${options.map((option) => option.name).join(', ') || 'none'}`);
     return found;
   };
 
   if (input.subcommandGroup !== undefined) {
     const group = pick(top, optionTypes.group, input.subcommandGroup, 'subcommand group');
     const sub = pick(group.options ?? [], optionTypes.subcommand, input.subcommand, 'subcommand');
-    const values = leafOptions(world, sub.options ?? [], input.options ?? {}, { resolved, invoker, fail, ...(focused === undefined ? {} : { focused }) });
-    return { options: [{ type: optionTypes.group, name: group.name, options: [{ type: optionTypes.subcommand, name: sub.name, options: values }] }], resolved };
+    const values = leafOptions(world, sub.options ?? [], input.options ?? {}, {
+      resolved,
+      invoker,
+      fail,
+      ...(focused === undefined ? {} : { focused }),
+    });
+    return {
+      options: [
+        {
+          type: optionTypes.group,
+          name: group.name,
+          options: [{ type: optionTypes.subcommand, name: sub.name, options: values }],
+        },
+      ],
+      resolved,
+    };
   }
-  if (top.some((option) => option.type === optionTypes.group)) throw fail('give subcommandGroup (and subcommand): the command has groups');
+  if (top.some((option) => option.type === optionTypes.group))
+    throw fail('give subcommandGroup (and subcommand): the command has groups');
   if (input.subcommand !== undefined || top.some((option) => option.type === optionTypes.subcommand)) {
     const sub = pick(top, optionTypes.subcommand, input.subcommand, 'subcommand');
-    const values = leafOptions(world, sub.options ?? [], input.options ?? {}, { resolved, invoker, fail, ...(focused === undefined ? {} : { focused }) });
+    const values = leafOptions(world, sub.options ?? [], input.options ?? {}, {
+      resolved,
+      invoker,
+      fail,
+      ...(focused === undefined ? {} : { focused }),
+    });
     return { options: [{ type: optionTypes.subcommand, name: sub.name, options: values }], resolved };
   }
-  return { options: leafOptions(world, top, input.options ?? {}, { resolved, invoker, fail, ...(focused === undefined ? {} : { focused }) }), resolved };
+  return {
+    options: leafOptions(world, top, input.options ?? {}, {
+      resolved,
+      invoker,
+      fail,
+      ...(focused === undefined ? {} : { focused }),
+    }),
+    resolved,
+  };
 }
 
 interface Resolving {
@@ -65,21 +104,29 @@ interface Resolving {
   fail: (message: string) => Error;
 }
 
-function leafOptions(world: World, registered: FakeRegisteredOption[], given: Record<string, FakeOptionValue>, resolving: Resolving): InteractionDataOption[] {
+function leafOptions(
+  world: World,
+  registered: FakeRegisteredOption[],
+  given: Record<string, FakeOptionValue>,
+  resolving: Resolving,
+): InteractionDataOption[] {
   const { fail } = resolving;
   for (const name of Object.keys(given)) {
-    if (!registered.some((option) => option.name === name)) throw fail(`no option "${name}"; it has ${registered.map((option) => option.name).join(', ') || 'none'}`);
+    if (!registered.some((option) => option.name === name))
+      throw fail(`no option "${name}"; it has ${registered.map((option) => option.name).join(', ') || 'none'}`);
   }
   const values: InteractionDataOption[] = [];
   for (const option of registered) {
     const value = given[option.name];
     if (value === undefined) {
       // An autocomplete interaction carries what has been typed so far.
-      if (option.required && resolving.focused === undefined) throw fail(`the required option "${option.name}" is missing (Discord's client would not send the command)`);
+      if (option.required && resolving.focused === undefined)
+        throw fail(`the required option "${option.name}" is missing (Discord's client would not send the command)`);
       continue;
     }
     if (option.name === resolving.focused) {
-      if (option.autocomplete !== true) throw fail(`option "${option.name}" is not registered with autocomplete: Discord sends no autocomplete for it`);
+      if (option.autocomplete !== true)
+        throw fail(`option "${option.name}" is not registered with autocomplete: Discord sends no autocomplete for it`);
       values.push({ type: option.type, name: option.name, value, focused: true });
       continue;
     }
@@ -89,19 +136,34 @@ function leafOptions(world: World, registered: FakeRegisteredOption[], given: Re
   return values;
 }
 
-function checkValue(world: World, option: FakeRegisteredOption, value: FakeOptionValue, { resolved, invoker, fail }: Resolving): void {
+function checkValue(
+  world: World,
+  option: FakeRegisteredOption,
+  value: FakeOptionValue,
+  { resolved, invoker, fail }: Resolving,
+): void {
   const expect = (ok: boolean, what: string) => {
     if (!ok) throw fail(`${JSON.stringify(value)} is not ${what}`);
   };
   switch (option.type) {
     case optionTypes.string:
       expect(typeof value === 'string', 'a string');
-      expect((value as string).length >= (option.min_length ?? 0) && (value as string).length <= (option.max_length ?? 6000), 'of an allowed length');
+      expect(
+        (value as string).length >= (option.min_length ?? 0) && (value as string).length <= (option.max_length ?? 6000),
+        'of an allowed length',
+      );
       break;
     case optionTypes.integer:
     case optionTypes.number:
-      expect(typeof value === 'number' && (option.type === optionTypes.number ? Number.isFinite(value) : Number.isInteger(value)), option.type === optionTypes.number ? 'a number' : 'an integer');
-      expect((value as number) >= (option.min_value ?? -Infinity) && (value as number) <= (option.max_value ?? Infinity), 'within min_value..max_value');
+      expect(
+        typeof value === 'number' &&
+          (option.type === optionTypes.number ? Number.isFinite(value) : Number.isInteger(value)),
+        option.type === optionTypes.number ? 'a number' : 'an integer',
+      );
+      expect(
+        (value as number) >= (option.min_value ?? -Infinity) && (value as number) <= (option.max_value ?? Infinity),
+        'within min_value..max_value',
+      );
       break;
     case optionTypes.boolean:
       expect(typeof value === 'boolean', 'a boolean');
@@ -115,21 +177,31 @@ function checkValue(world: World, option: FakeRegisteredOption, value: FakeOptio
       (resolved.roles ??= {})[value as string] = world.roles.get(value as string);
       break;
     case optionTypes.mentionable:
-      expect(typeof value === 'string' && (world.users.has(value) || world.roles.has(value)), 'the id of a user or a role');
+      expect(
+        typeof value === 'string' && (world.users.has(value) || world.roles.has(value)),
+        'the id of a user or a role',
+      );
       if (world.users.has(value as string)) resolveUser(world, value as string, resolved);
       else (resolved.roles ??= {})[value as string] = world.roles.get(value as string);
       break;
     case optionTypes.channel: {
       const channel = typeof value === 'string' ? world.channels.get(value) : undefined;
       expect(channel !== undefined, 'the id of a channel');
-      expect(option.channel_types === undefined || option.channel_types.includes(channel!.type), `a channel of the types ${option.channel_types?.join(', ')}`);
+      expect(
+        option.channel_types === undefined || option.channel_types.includes(channel!.type),
+        `a channel of the types ${option.channel_types?.join(', ')}`,
+      );
       (resolved.channels ??= {})[channel!.id] = partialChannel(world, channel!, invoker);
       break;
     }
     default:
       throw fail(`option type ${option.type} is not modelled by the fake`);
   }
-  if (option.choices !== undefined) expect(option.choices.some((choice) => choice.value === value), `one of the choices ${option.choices.map((choice) => JSON.stringify(choice.value)).join(', ')}`);
+  if (option.choices !== undefined)
+    expect(
+      option.choices.some((choice) => choice.value === value),
+      `one of the choices ${option.choices.map((choice) => JSON.stringify(choice.value)).join(', ')}`,
+    );
 }
 
 function resolveUser(world: World, userId: string, resolved: ResolvedData): void {
@@ -147,7 +219,8 @@ function resolveUser(world: World, userId: string, resolved: ResolvedData): void
  */
 export function partialChannel(world: World, channel: FakeChannel, permissions: bigint) {
   const thread = isThread(channel) ? { thread_metadata: channel.thread_metadata } : {};
-  const text = channel.type === ChannelType.GuildText ? { topic: channel.topic ?? null, position: channel.position } : {};
+  const text =
+    channel.type === ChannelType.GuildText ? { topic: channel.topic ?? null, position: channel.position } : {};
   return {
     id: channel.id,
     name: channel.name,

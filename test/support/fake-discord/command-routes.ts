@@ -4,19 +4,31 @@
  * that the spec does not encode, with Discord's error codes.
  */
 import { invalidFormBody, missingAccess } from './http-errors.ts';
-import { commandTypes, optionTypes, type CommandRequest, type CommandStore, type OptionRequest } from './application-commands.ts';
+import {
+  commandTypes,
+  optionTypes,
+  type CommandRequest,
+  type CommandStore,
+  type OptionRequest,
+} from './application-commands.ts';
 import type { FakeServices, Route } from './routes.ts';
 
 /** Discord's pattern for slash command and option names (and they must be lower case). */
 const chatInputName = /^[-_\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$/u;
 
 /** How many commands of each type one scope may hold. */
-const limits: Record<number, number> = { [commandTypes.chatInput]: 100, [commandTypes.user]: 15, [commandTypes.message]: 15 };
+const limits: Record<number, number> = {
+  [commandTypes.chatInput]: 100,
+  [commandTypes.user]: 15,
+  [commandTypes.message]: 15,
+};
 
 export function commandRoutes({ world, problem }: FakeServices, store: CommandStore): Route[] {
   function requireApplication(applicationId: string): void {
     if (applicationId === world.botUser.id) return;
-    problem(`REST: commands for application ${applicationId}; the bot's application id is ${world.botUser.id} (client.application.id)`);
+    problem(
+      `REST: commands for application ${applicationId}; the bot's application id is ${world.botUser.id} (client.application.id)`,
+    );
     throw missingAccess();
   }
   function requireGuild(guildId: string): void {
@@ -67,7 +79,12 @@ export function commandRoutes({ world, problem }: FakeServices, store: CommandSt
       handle({ params, body }) {
         requireApplication(params.applicationId!);
         requireGuild(params.guildId!);
-        return overwrite('PUT', `/applications/${params.applicationId}/guilds/${params.guildId}/commands`, params.guildId!, body);
+        return overwrite(
+          'PUT',
+          `/applications/${params.applicationId}/guilds/${params.guildId}/commands`,
+          params.guildId!,
+          body,
+        );
       },
     },
   ];
@@ -82,16 +99,22 @@ export function commandErrors(commands: CommandRequest[]): Record<string, string
     const type = command.type ?? commandTypes.chatInput;
     counts.set(type, (counts.get(type) ?? 0) + 1);
     const key = `${type}:${command.name}`;
-    if (seen.has(key)) errors[`${index}.name`] = 'APPLICATION_COMMANDS_DUPLICATE_NAME: Application command names must be unique';
+    if (seen.has(key))
+      errors[`${index}.name`] = 'APPLICATION_COMMANDS_DUPLICATE_NAME: Application command names must be unique';
     seen.add(key);
     if (type !== commandTypes.chatInput) return;
-    if (!isChatInputName(command.name)) errors[`${index}.name`] = `APPLICATION_COMMAND_INVALID_NAME: Command name "${command.name}" is invalid (lower case, ${chatInputName.source})`;
-    if (!command.description) errors[`${index}.description`] = 'BASE_TYPE_REQUIRED: This field is required (a slash command needs a description)';
+    if (!isChatInputName(command.name))
+      errors[`${index}.name`] =
+        `APPLICATION_COMMAND_INVALID_NAME: Command name "${command.name}" is invalid (lower case, ${chatInputName.source})`;
+    if (!command.description)
+      errors[`${index}.description`] =
+        'BASE_TYPE_REQUIRED: This field is required (a slash command needs a description)';
     optionErrors(command.options ?? [], `${index}.options`, errors);
   });
   for (const [type, count] of counts) {
     const limit = limits[type];
-    if (limit !== undefined && count > limit) errors._body = `APPLICATION_COMMANDS_TOO_MANY: at most ${limit} commands of type ${type}, got ${count}`;
+    if (limit !== undefined && count > limit)
+      errors._body = `APPLICATION_COMMANDS_TOO_MANY: at most ${limit} commands of type ${type}, got ${count}`;
   }
   return errors;
 }
@@ -100,25 +123,32 @@ function optionErrors(options: OptionRequest[], path: string, errors: Record<str
   const names = new Set<string>();
   const isSub = (option: OptionRequest) => option.type === optionTypes.subcommand || option.type === optionTypes.group;
   if (options.some(isSub) && !options.every(isSub)) {
-    errors[path] = 'APPLICATION_COMMAND_OPTIONS_TYPE_INVALID: subcommands and groups cannot be mixed with other options';
+    errors[path] =
+      'APPLICATION_COMMAND_OPTIONS_TYPE_INVALID: subcommands and groups cannot be mixed with other options';
   }
   let optionalSeen = false;
   options.forEach((option, index) => {
     const at = `${path}.${index}`;
-    if (!isChatInputName(option.name)) errors[`${at}.name`] = `APPLICATION_COMMAND_INVALID_NAME: Option name "${option.name}" is invalid`;
-    if (names.has(option.name)) errors[`${at}.name`] = 'APPLICATION_COMMAND_OPTION_NAME_ALREADY_EXISTS: Option names must be unique';
+    if (!isChatInputName(option.name))
+      errors[`${at}.name`] = `APPLICATION_COMMAND_INVALID_NAME: Option name "${option.name}" is invalid`;
+    if (names.has(option.name))
+      errors[`${at}.name`] = 'APPLICATION_COMMAND_OPTION_NAME_ALREADY_EXISTS: Option names must be unique';
     names.add(option.name);
     if (isSub(option)) {
-      if (option.required === true) errors[`${at}.required`] = 'APPLICATION_COMMAND_OPTION_REQUIRED_INVALID: a subcommand or group cannot be required';
+      if (option.required === true)
+        errors[`${at}.required`] =
+          'APPLICATION_COMMAND_OPTION_REQUIRED_INVALID: a subcommand or group cannot be required';
       optionErrors(option.options ?? [], `${at}.options`, errors);
       return;
     }
     if (option.required === true && optionalSeen) {
-      errors[`${at}.required`] = 'APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID: Required options must be placed before non-required options';
+      errors[`${at}.required`] =
+        'APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID: Required options must be placed before non-required options';
     }
     if (option.required !== true) optionalSeen = true;
     if (option.autocomplete === true && (option.choices ?? []).length > 0) {
-      errors[`${at}.autocomplete`] = 'APPLICATION_COMMAND_OPTION_CHOICES_AUTOCOMPLETE: autocomplete cannot be set with choices';
+      errors[`${at}.autocomplete`] =
+        'APPLICATION_COMMAND_OPTION_CHOICES_AUTOCOMPLETE: autocomplete cannot be set with choices';
     }
   });
 }

@@ -106,7 +106,9 @@ export class Faults {
   /** Faults never triggered (a test that armed one most likely expected it to fire). */
   leftOver(): string[] {
     return [
-      ...this.armed.map((fault) => `fault for ${fault.method} ${fault.path} (status ${fault.reply.status}) never triggered`),
+      ...this.armed.map(
+        (fault) => `fault for ${fault.method} ${fault.path} (status ${fault.reply.status}) never triggered`,
+      ),
       ...this.holds.map((hold) => `hold for ${hold.method} ${hold.path} never triggered`),
     ];
   }

@@ -57,8 +57,12 @@ export class FakeGateway {
   upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     const query = new URL(request.url ?? '/', 'http://localhost').searchParams;
     if (query.get('v') !== '10') this.options.problem(`gateway: connected with v=${query.get('v')}, expected 10`);
-    if (query.get('encoding') !== 'json') this.options.problem(`gateway: encoding=${query.get('encoding')}; the fake speaks json only`);
-    if (query.has('compress')) this.options.problem(`gateway: compress=${query.get('compress')} asked for (is zlib-sync installed?); the fake never compresses`);
+    if (query.get('encoding') !== 'json')
+      this.options.problem(`gateway: encoding=${query.get('encoding')}; the fake speaks json only`);
+    if (query.has('compress'))
+      this.options.problem(
+        `gateway: compress=${query.get('compress')} asked for (is zlib-sync installed?); the fake never compresses`,
+      );
     this.server.handleUpgrade(request, socket, head, (ws) => this.accept(ws));
   }
 
@@ -117,7 +121,8 @@ export class FakeGateway {
       socket.close(closeCodes.disallowedIntents, 'Disallowed intent(s).');
       return undefined;
     }
-    if (data.compress === true) this.options.problem('gateway: IDENTIFY asked for compress: true; the fake never compresses');
+    if (data.compress === true)
+      this.options.problem('gateway: IDENTIFY asked for compress: true; the fake never compresses');
     const id = `fake-session-${++this.sessionCounter}`;
     const session: Session = { id, intents, seq: 0, log: [], socket };
     this.sessions.set(id, session);
@@ -133,10 +138,12 @@ export class FakeGateway {
       void send(socket, { op: GatewayOpcodes.InvalidSession, d: false });
       return undefined;
     }
-    if (session.socket && session.socket !== socket) session.socket.close(closeCodes.unknownError, 'Session resumed elsewhere.');
+    if (session.socket && session.socket !== socket)
+      session.socket.close(closeCodes.unknownError, 'Session resumed elsewhere.');
     session.socket = socket;
     for (const entry of session.log) {
-      if (entry.s > Number(data.seq ?? 0)) void send(socket, { op: GatewayOpcodes.Dispatch, t: entry.t, s: entry.s, d: entry.d });
+      if (entry.s > Number(data.seq ?? 0))
+        void send(socket, { op: GatewayOpcodes.Dispatch, t: entry.t, s: entry.s, d: entry.d });
     }
     void this.sendTo(session, GatewayDispatchEvents.Resumed, {}, false);
     return session;

@@ -26,7 +26,12 @@ export async function createRole(world: World, gateway: FakeGateway, input: Crea
   return role.id;
 }
 
-export async function setRolePermissions(world: World, gateway: FakeGateway, roleId: string, bits: bigint): Promise<void> {
+export async function setRolePermissions(
+  world: World,
+  gateway: FakeGateway,
+  roleId: string,
+  bits: bigint,
+): Promise<void> {
   const role = world.roles.get(roleId);
   if (role === undefined) throw new Error(`fake Discord: no role ${roleId}`);
   role.permissions = bits.toString();

@@ -22,14 +22,18 @@ export const unknownMessage = () => new DiscordHttpError(404, { message: 'Unknow
 export const missingAccess = () => new DiscordHttpError(403, { message: 'Missing Access', code: 50001 });
 export const missingPermissions = () => new DiscordHttpError(403, { message: 'Missing Permissions', code: 50013 });
 export const emptyMessage = () => new DiscordHttpError(400, { message: 'Cannot send an empty message', code: 50006 });
-export const notAuthor = () => new DiscordHttpError(403, { message: 'Cannot edit a message authored by another user', code: 50005 });
-export const wrongChannelType = () => new DiscordHttpError(400, { message: 'Cannot execute action on this channel type', code: 50024 });
+export const notAuthor = () =>
+  new DiscordHttpError(403, { message: 'Cannot edit a message authored by another user', code: 50005 });
+export const wrongChannelType = () =>
+  new DiscordHttpError(400, { message: 'Cannot execute action on this channel type', code: 50024 });
 export const threadLocked = () => new DiscordHttpError(400, { message: 'Thread is locked', code: 160005 });
 export const unknownInteraction = () => new DiscordHttpError(404, { message: 'Unknown interaction', code: 10062 });
-export const alreadyAcknowledged = () => new DiscordHttpError(400, { message: 'Interaction has already been acknowledged.', code: 40060 });
+export const alreadyAcknowledged = () =>
+  new DiscordHttpError(400, { message: 'Interaction has already been acknowledged.', code: 40060 });
 export const unknownWebhook = () => new DiscordHttpError(404, { message: 'Unknown Webhook', code: 10015 });
 export const invalidWebhookToken = () => new DiscordHttpError(401, { message: 'Invalid Webhook Token', code: 50027 });
-export const threadExists = () => new DiscordHttpError(400, { message: 'A thread has already been created for this message', code: 160004 });
+export const threadExists = () =>
+  new DiscordHttpError(400, { message: 'A thread has already been created for this message', code: 160004 });
 
 /** Discord's 400 for a body that breaks its rules; `errors` maps a field to its complaints. */
 export function invalidFormBody(errors: Record<string, string>): DiscordHttpError {

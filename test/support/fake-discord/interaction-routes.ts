@@ -7,7 +7,14 @@ import { GatewayDispatchEvents, MessageFlags, MessageType } from 'discord.js';
 import { alreadyAcknowledged, invalidFormBody, unknownInteraction, unknownMessage } from './http-errors.ts';
 import { commandTypes } from './application-commands.ts';
 import type { InteractionRecord, InteractionStore } from './interactions.ts';
-import { baseMessage, botMessage, editBotMessage, serveAttachment, type CreateMessageBody, type UploadedFile } from './messages.ts';
+import {
+  baseMessage,
+  botMessage,
+  editBotMessage,
+  serveAttachment,
+  type CreateMessageBody,
+  type UploadedFile,
+} from './messages.ts';
 import { restMessage } from './payloads.ts';
 import type { FakeServices, Route } from './routes.ts';
 import type { FakeInteractionReply } from './interaction-types.ts';
@@ -20,39 +27,60 @@ interface CallbackBody {
 
 const callbackType = (body: unknown) => (body as CallbackBody | undefined)?.type;
 const isEphemeral = (message: FakeMessage) => ((message.flags ?? 0) & MessageFlags.Ephemeral) !== 0;
-const isLoading = (message: FakeMessage | undefined) => message !== undefined && ((message.flags ?? 0) & MessageFlags.Loading) !== 0;
+const isLoading = (message: FakeMessage | undefined) =>
+  message !== undefined && ((message.flags ?? 0) & MessageFlags.Loading) !== 0;
 
 /** Discord's rules for suggestions: type 8, at most 25 choices, names and string values of 1 to 100 characters. */
 function answerAutocomplete(record: InteractionRecord, callback: CallbackBody): { status: number } {
   const choices = (callback.data as { choices?: { name: string; value: string | number }[] } | undefined)?.choices;
-  if (callback.type !== 8) throw invalidFormBody({ type: `an autocomplete interaction is answered with type 8, not ${callback.type}` });
-  if (!Array.isArray(choices) || choices.length > 25) throw invalidFormBody({ 'data.choices': 'must be a list of at most 25 choices' });
+  if (callback.type !== 8)
+    throw invalidFormBody({ type: `an autocomplete interaction is answered with type 8, not ${callback.type}` });
+  if (!Array.isArray(choices) || choices.length > 25)
+    throw invalidFormBody({ 'data.choices': 'must be a list of at most 25 choices' });
   choices.forEach((choice, index) => {
-    if (choice.name.length < 1 || choice.name.length > 100) throw invalidFormBody({ [`data.choices.${index}.name`]: 'must be 1 to 100 characters long' });
-    if (typeof choice.value === 'string' && (choice.value.length < 1 || choice.value.length > 100)) throw invalidFormBody({ [`data.choices.${index}.value`]: 'must be 1 to 100 characters long' });
+    if (choice.name.length < 1 || choice.name.length > 100)
+      throw invalidFormBody({ [`data.choices.${index}.name`]: 'must be 1 to 100 characters long' });
+    if (typeof choice.value === 'string' && (choice.value.length < 1 || choice.value.length > 100))
+      throw invalidFormBody({ [`data.choices.${index}.value`]: 'must be 1 to 100 characters long' });
   });
   record.acknowledged = true;
   record.choices = choices;
   return { status: 204 };
 }
 
-export function interactionRoutes({ world, gateway, baseUrl, problem }: FakeServices, store: InteractionStore): Route[] {
+export function interactionRoutes(
+  { world, gateway, baseUrl, problem }: FakeServices,
+  store: InteractionStore,
+): Route[] {
   /** The message an answer creates, marked as Discord marks interaction responses. */
-  function responseMessage(record: InteractionRecord, body: CreateMessageBody, files: UploadedFile[], ephemeral: boolean): FakeMessage {
+  function responseMessage(
+    record: InteractionRecord,
+    body: CreateMessageBody,
+    files: UploadedFile[],
+    ephemeral: boolean,
+  ): FakeMessage {
     const message = botMessage(world, baseUrl, record.channelId, body, files);
     return asInteractionResponse(record, message, ephemeral);
   }
   function asInteractionResponse(record: InteractionRecord, message: FakeMessage, ephemeral: boolean): FakeMessage {
     const user = world.users.get(record.userId)!;
-    message.type = record.command.type === commandTypes.chatInput ? MessageType.ChatInputCommand : MessageType.ContextMenuCommand;
+    message.type =
+      record.command.type === commandTypes.chatInput ? MessageType.ChatInputCommand : MessageType.ContextMenuCommand;
     message.application_id = record.applicationId;
     message.webhook_id = record.applicationId;
     message.flags = ((message.flags ?? 0) | (ephemeral ? MessageFlags.Ephemeral : 0)) as MessageFlags;
     Object.assign(message, {
       interaction_metadata: {
-        id: record.id, type: 2, user, authorizing_integration_owners: { '0': world.guildId }, name: record.fullName, command_type: record.command.type,
+        id: record.id,
+        type: 2,
+        user,
+        authorizing_integration_owners: { '0': world.guildId },
+        name: record.fullName,
+        command_type: record.command.type,
         ...(record.targetMessageId ? { target_message_id: record.targetMessageId } : {}),
-        ...(record.original && record.original.id !== message.id ? { original_response_message_id: record.original.id } : {}),
+        ...(record.original && record.original.id !== message.id
+          ? { original_response_message_id: record.original.id }
+          : {}),
       },
       interaction: { id: record.id, type: 2, name: record.fullName, user },
     });
@@ -62,9 +90,19 @@ export function interactionRoutes({ world, gateway, baseUrl, problem }: FakeServ
   async function publish(message: FakeMessage, event: 'create' | 'update'): Promise<void> {
     if (isEphemeral(message)) return;
     if (event === 'create') world.storeMessage(message);
-    await gateway.dispatch(event === 'create' ? GatewayDispatchEvents.MessageCreate : GatewayDispatchEvents.MessageUpdate, message);
+    await gateway.dispatch(
+      event === 'create' ? GatewayDispatchEvents.MessageCreate : GatewayDispatchEvents.MessageUpdate,
+      message,
+    );
   }
-  function reply(record: InteractionRecord, kind: FakeInteractionReply['kind'], message: FakeMessage, body: CreateMessageBody | undefined, files: UploadedFile[], type?: number): void {
+  function reply(
+    record: InteractionRecord,
+    kind: FakeInteractionReply['kind'],
+    message: FakeMessage,
+    body: CreateMessageBody | undefined,
+    files: UploadedFile[],
+    type?: number,
+  ): void {
     record.replies.push({
       kind,
       ...(type === undefined ? {} : { type }),
@@ -76,7 +114,8 @@ export function interactionRoutes({ world, gateway, baseUrl, problem }: FakeServ
     });
   }
   function messageOf(record: InteractionRecord, messageId: string): FakeMessage {
-    const message = messageId === '@original' ? record.original : record.followups.find((candidate) => candidate.id === messageId);
+    const message =
+      messageId === '@original' ? record.original : record.followups.find((candidate) => candidate.id === messageId);
     if (message === undefined) throw unknownMessage();
     return message;
   }
@@ -87,7 +126,8 @@ export function interactionRoutes({ world, gateway, baseUrl, problem }: FakeServ
       method: 'POST',
       pattern: '/interactions/:interactionId/:token/callback',
       noAuth: true,
-      schema: (_params, body) => (callbackType(body) === 4 || callbackType(body) === 5 ? 'CreateMessageInteractionCallbackRequest' : undefined),
+      schema: (_params, body) =>
+        callbackType(body) === 4 || callbackType(body) === 5 ? 'CreateMessageInteractionCallbackRequest' : undefined,
       botMessage: (body) => (callbackType(body) === 4 ? ((body as CallbackBody).data ?? {}) : undefined),
       async handle({ params, query, body, files }) {
         const record = store.forCallback(params.interactionId!, params.token!);
@@ -109,17 +149,33 @@ export function interactionRoutes({ world, gateway, baseUrl, problem }: FakeServ
           record.original = asInteractionResponse(record, loading, ephemeral);
           record.deferred = true;
         } else {
-          problem(`REST POST /interactions/${record.id}/…/callback: type ${callback.type} is not a response to a command the fake models (4 or 5)`);
-          throw invalidFormBody({ type: `Interaction callback type ${callback.type} is not valid for an application command` });
+          problem(
+            `REST POST /interactions/${record.id}/…/callback: type ${callback.type} is not a response to a command the fake models (4 or 5)`,
+          );
+          throw invalidFormBody({
+            type: `Interaction callback type ${callback.type} is not valid for an application command`,
+          });
         }
         record.acknowledged = true;
         reply(record, 'callback', record.original, callback.type === 4 ? data : undefined, files, callback.type);
         await publish(record.original, 'create');
         if (query.with_response !== 'true') return { status: 204 };
         const interaction = {
-          id: record.id, type: 2, response_message_id: record.original.id, response_message_loading: record.deferred, response_message_ephemeral: ephemeral,
+          id: record.id,
+          type: 2,
+          response_message_id: record.original.id,
+          response_message_loading: record.deferred,
+          response_message_ephemeral: ephemeral,
         };
-        return { body: { interaction, resource: { type: callback.type, ...(callback.type === 4 ? { message: restMessage(record.original) } : {}) } } };
+        return {
+          body: {
+            interaction,
+            resource: {
+              type: callback.type,
+              ...(callback.type === 4 ? { message: restMessage(record.original) } : {}),
+            },
+          },
+        };
       },
     },
     {
@@ -135,7 +191,9 @@ export function interactionRoutes({ world, gateway, baseUrl, problem }: FakeServ
         if (record.deferred && isLoading(record.original)) {
           // Discord's backwards compatibility: a follow-up right after a deferral fills the loading
           // message instead (keeping the deferral's ephemerality). Deprecated; use editReply.
-          problem(`REST POST /webhooks/…/${record.id}: a follow-up right after deferReply edits the loading message (deprecated by Discord, and its ephemeral flag is ignored); use editReply`);
+          problem(
+            `REST POST /webhooks/…/${record.id}: a follow-up right after deferReply edits the loading message (deprecated by Discord, and its ephemeral flag is ignored); use editReply`,
+          );
           message = record.original!;
           fillLoading(message, request, files);
           await publish(message, 'update');
@@ -162,7 +220,8 @@ export function interactionRoutes({ world, gateway, baseUrl, problem }: FakeServ
       noAuth: true,
       schema: 'IncomingWebhookUpdateRequestPartial',
       // Filling a deferred reply is when its message first shows: the bot-message rules apply.
-      botMessage: (body, params) => (params.messageId === '@original' && store.isLoadingOriginal(params.token!) ? (body ?? {}) : undefined),
+      botMessage: (body, params) =>
+        params.messageId === '@original' && store.isLoadingOriginal(params.token!) ? (body ?? {}) : undefined,
       async handle({ params, body, files }) {
         const record = webhook(params);
         const message = messageOf(record, params.messageId!);
@@ -185,7 +244,11 @@ export function interactionRoutes({ world, gateway, baseUrl, problem }: FakeServ
         record.followups = record.followups.filter((candidate) => candidate !== message);
         if (!isEphemeral(message)) {
           world.removeMessage(message.channel_id, message.id);
-          await gateway.dispatch(GatewayDispatchEvents.MessageDelete, { id: message.id, channel_id: message.channel_id, guild_id: message.guild_id });
+          await gateway.dispatch(GatewayDispatchEvents.MessageDelete, {
+            id: message.id,
+            channel_id: message.channel_id,
+            guild_id: message.guild_id,
+          });
         }
         return { status: 204 };
       },
@@ -201,8 +264,12 @@ export function interactionRoutes({ world, gateway, baseUrl, problem }: FakeServ
   /** An edit; `attachments` lists the old files to keep (all, when absent), new files are added. */
   function editWithFiles(message: FakeMessage, body: CreateMessageBody, files: UploadedFile[]): void {
     editBotMessage(world, message, body);
-    const kept = body.attachments ? message.attachments.filter((old) => body.attachments!.some((entry) => String(entry.id) === old.id)) : message.attachments;
-    const added = uploadedFiles(body, files).map((file, index) => serveAttachment(world, baseUrl, message.channel_id, file.name, files[index]!.contentType, files[index]!.body));
+    const kept = body.attachments
+      ? message.attachments.filter((old) => body.attachments!.some((entry) => String(entry.id) === old.id))
+      : message.attachments;
+    const added = uploadedFiles(body, files).map((file, index) =>
+      serveAttachment(world, baseUrl, message.channel_id, file.name, files[index]!.contentType, files[index]!.body),
+    );
     message.attachments = [...kept, ...added];
   }
 }

@@ -116,7 +116,10 @@ export interface FakeInteraction {
    * Resolves with the first answer that carries a message (a callback of type 4, an edit of the
    * original, a follow-up; not the deferral itself) and matches `predicate`; see `fake.waitFor`.
    */
-  waitForReply(predicate?: (reply: FakeInteractionReply) => boolean, options?: WaitForOptions): Promise<FakeInteractionReply>;
+  waitForReply(
+    predicate?: (reply: FakeInteractionReply) => boolean,
+    options?: WaitForOptions,
+  ): Promise<FakeInteractionReply>;
   /** For an autocomplete interaction: the suggestions the bot answered with (callback type 8). */
   waitForChoices(options?: WaitForOptions): Promise<{ name: string; value: string | number }[]>;
 }

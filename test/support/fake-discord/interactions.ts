@@ -6,10 +6,21 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayDispatchEvents, MessageFlags, PermissionFlagsBits } from 'discord.js';
 import { commandTypes, type CommandStore } from './application-commands.ts';
-import { chatInputOptions, mayUseCommand, partialChannel, type InteractionDataOption, type ResolvedData } from './command-options.ts';
+import {
+  chatInputOptions,
+  mayUseCommand,
+  partialChannel,
+  type InteractionDataOption,
+  type ResolvedData,
+} from './command-options.ts';
 import type { FakeGateway } from './gateway.ts';
 import { invalidWebhookToken, unknownInteraction, unknownWebhook } from './http-errors.ts';
-import type { FakeInteraction, FakeInteractionReply, FakeRegisteredCommand, RunCommandInput } from './interaction-types.ts';
+import type {
+  FakeInteraction,
+  FakeInteractionReply,
+  FakeRegisteredCommand,
+  RunCommandInput,
+} from './interaction-types.ts';
 import { restMessage } from './payloads.ts';
 import { allows, memberPermissions } from './permissions.ts';
 import type { FakeMessage, WaitForOptions } from './types.ts';
@@ -114,14 +125,20 @@ export async function runCommand(services: RunCommandServices, input: RunCommand
   const type = input.type === 'message' ? commandTypes.message : commandTypes.chatInput;
   const fail = (message: string) => new Error(`fake Discord: userRunsCommand ${input.name}: ${message}`);
   const command = commands.find(world.guildId, input.name, type);
-  if (command === undefined) throw fail(`no ${input.type ?? 'chat-input'} command of that name is registered (globally or for the guild)`);
+  if (command === undefined)
+    throw fail(`no ${input.type ?? 'chat-input'} command of that name is registered (globally or for the guild)`);
   const channel = world.channels.get(input.channelId);
   if (channel === undefined) throw fail(`no channel ${input.channelId}`);
   const user = world.author(input.author);
   const permissions = memberPermissions(world, user.id);
-  if (!allows(permissions, PermissionFlagsBits.UseApplicationCommands)) throw fail(`${user.username} lacks UseApplicationCommands`);
-  if (!mayUseCommand(command, permissions)) throw fail(`${user.username} lacks default_member_permissions ${command.default_member_permissions}; Discord hides the command`);
-  if (command.contexts?.includes(0) === false || command.integration_types?.includes(0) === false) throw fail('the command is not available in guilds (contexts / integration_types)');
+  if (!allows(permissions, PermissionFlagsBits.UseApplicationCommands))
+    throw fail(`${user.username} lacks UseApplicationCommands`);
+  if (!mayUseCommand(command, permissions))
+    throw fail(
+      `${user.username} lacks default_member_permissions ${command.default_member_permissions}; Discord hides the command`,
+    );
+  if (command.contexts?.includes(0) === false || command.integration_types?.includes(0) === false)
+    throw fail('the command is not available in guilds (contexts / integration_types)');
 
   let data: { options?: InteractionDataOption[]; resolved?: ResolvedData; target_id?: string };
   let fullName = command.name;
@@ -143,7 +160,13 @@ export async function runCommand(services: RunCommandServices, input: RunCommand
     id,
     application_id: world.botUser.id,
     type: input.focused === undefined ? 2 : 4,
-    data: { id: command.id, name: command.name, type: command.type, ...data, ...(command.guild_id ? { guild_id: command.guild_id } : {}) },
+    data: {
+      id: command.id,
+      name: command.name,
+      type: command.type,
+      ...data,
+      ...(command.guild_id ? { guild_id: command.guild_id } : {}),
+    },
     guild: { id: world.guildId, locale: 'en-US', features: [] },
     guild_id: world.guildId,
     channel: partialChannel(world, channel, permissions),
@@ -162,10 +185,23 @@ export async function runCommand(services: RunCommandServices, input: RunCommand
   };
   const now = performance.now();
   const record: InteractionRecord = {
-    id, token, applicationId: world.botUser.id, channelId: channel.id, command, fullName, userId: user.id,
+    id,
+    token,
+    applicationId: world.botUser.id,
+    channelId: channel.id,
+    command,
+    fullName,
+    userId: user.id,
     ...(data.target_id ? { targetMessageId: data.target_id } : {}),
-    payload, deadlineAt: now + interactions.deadlineMs, expiresAt: now + tokenLifetimeMs,
-    acknowledged: false, deferred: false, followups: [], replies: [], missedDeadline: false, autocomplete: input.focused !== undefined,
+    payload,
+    deadlineAt: now + interactions.deadlineMs,
+    expiresAt: now + tokenLifetimeMs,
+    acknowledged: false,
+    deferred: false,
+    followups: [],
+    replies: [],
+    missedDeadline: false,
+    autocomplete: input.focused !== undefined,
   };
   interactions.add(record);
   await gateway.dispatch(GatewayDispatchEvents.InteractionCreate, payload);
@@ -186,9 +222,14 @@ function interactionHandle(record: InteractionRecord, waitFor: RunCommandService
     replies: () => structuredClone(record.replies),
     waitForReply: (predicate, options = {}) =>
       waitFor(
-        () => record.replies.find((reply) => !(reply.kind === 'callback' && reply.type === 5) && (predicate === undefined || predicate(reply))),
+        () =>
+          record.replies.find(
+            (reply) =>
+              !(reply.kind === 'callback' && reply.type === 5) && (predicate === undefined || predicate(reply)),
+          ),
         { what: `a reply to /${record.fullName}${predicate ? ` matching ${predicate.toString()}` : ''}`, ...options },
       ),
-    waitForChoices: (options = {}) => waitFor(() => structuredClone(record.choices), { what: `suggestions for /${record.fullName}`, ...options }),
+    waitForChoices: (options = {}) =>
+      waitFor(() => structuredClone(record.choices), { what: `suggestions for /${record.fullName}`, ...options }),
   };
 }

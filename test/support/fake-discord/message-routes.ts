@@ -94,7 +94,11 @@ export function messageRoutes({ world, gateway, baseUrl }: FakeServices): Route[
         const message = world.requireMessage(params.channelId!, params.messageId!);
         if (message.author.id !== world.botUser.id && !world.botMay(Bits.ManageMessages)) throw missingPermissions();
         world.removeMessage(params.channelId!, message.id);
-        await gateway.dispatch(GatewayDispatchEvents.MessageDelete, { id: message.id, channel_id: message.channel_id, guild_id: message.guild_id });
+        await gateway.dispatch(GatewayDispatchEvents.MessageDelete, {
+          id: message.id,
+          channel_id: message.channel_id,
+          guild_id: message.guild_id,
+        });
         return { status: 204 };
       },
     },
@@ -113,10 +117,12 @@ export function messageRoutes({ world, gateway, baseUrl }: FakeServices): Route[
 /** GET …/messages paging as Discord does it: newest first, `limit` 1–100 (default 50). */
 function pageOfMessages(all: FakeMessage[], query: Record<string, string>): FakeMessage[] {
   const limit = query.limit === undefined ? 50 : Number(query.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw invalidFormBody({ limit: 'Must be between 1 and 100.' });
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+    throw invalidFormBody({ limit: 'Must be between 1 and 100.' });
   const id = (message: FakeMessage) => BigInt(message.id);
   const newestFirst = [...all].sort((a, b) => (id(b) > id(a) ? 1 : -1));
-  if (query.before !== undefined) return newestFirst.filter((message) => id(message) < BigInt(query.before!)).slice(0, limit);
+  if (query.before !== undefined)
+    return newestFirst.filter((message) => id(message) < BigInt(query.before!)).slice(0, limit);
   if (query.after !== undefined) {
     // The `limit` messages right after `after` (the oldest of those newer), still newest first.
     return newestFirst.filter((message) => id(message) > BigInt(query.after!)).slice(-limit);

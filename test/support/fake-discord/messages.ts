@@ -36,8 +36,18 @@ export interface CreateMessageBody {
   nonce?: string | number | null;
   enforce_nonce?: boolean | null;
   attachments?: { id: string | number; filename?: string; description?: string }[] | null;
-  allowed_mentions?: { parse?: string[] | null; users?: string[] | null; roles?: string[] | null; replied_user?: boolean | null } | null;
-  message_reference?: { message_id: string; channel_id?: string | null; fail_if_not_exists?: boolean | null; type?: number | null } | null;
+  allowed_mentions?: {
+    parse?: string[] | null;
+    users?: string[] | null;
+    roles?: string[] | null;
+    replied_user?: boolean | null;
+  } | null;
+  message_reference?: {
+    message_id: string;
+    channel_id?: string | null;
+    fail_if_not_exists?: boolean | null;
+    type?: number | null;
+  } | null;
 }
 
 /** Flags a bot may set when it creates a message; Discord ignores the others. */
@@ -52,7 +62,14 @@ export function userMessage(world: World, fileBaseUrl: string, input: UserMessag
   message.mention_roles = input.mentionRoles ?? [];
   message.mention_everyone = input.mentionEveryone ?? false;
   message.attachments = (input.attachments ?? []).map((file) => {
-    const attachment = serveAttachment(world, fileBaseUrl, input.channelId, file.filename, file.contentType, Buffer.from(file.body));
+    const attachment = serveAttachment(
+      world,
+      fileBaseUrl,
+      input.channelId,
+      file.filename,
+      file.contentType,
+      Buffer.from(file.body),
+    );
     return file.reportedSize === undefined ? attachment : { ...attachment, size: file.reportedSize };
   });
   if (input.replyTo !== undefined) makeReply(message, world.requireMessage(input.channelId, input.replyTo));
@@ -60,29 +77,52 @@ export function userMessage(world: World, fileBaseUrl: string, input: UserMessag
 }
 
 /** The bot's message from a create-message body. Throws Discord's 400s for what Discord refuses. */
-export function botMessage(world: World, fileBaseUrl: string, channelId: string, body: CreateMessageBody, files: UploadedFile[]): FakeMessage {
+export function botMessage(
+  world: World,
+  fileBaseUrl: string,
+  channelId: string,
+  body: CreateMessageBody,
+  files: UploadedFile[],
+): FakeMessage {
   const content = body.content ?? '';
   const hasSomething =
-    content !== '' || (body.embeds ?? []).length > 0 || files.length > 0 || (body.components ?? []).length > 0 ||
-    (body.sticker_ids ?? []).length > 0 || (body.poll !== undefined && body.poll !== null);
+    content !== '' ||
+    (body.embeds ?? []).length > 0 ||
+    files.length > 0 ||
+    (body.components ?? []).length > 0 ||
+    (body.sticker_ids ?? []).length > 0 ||
+    (body.poll !== undefined && body.poll !== null);
   if (!hasSomething) throw emptyMessage();
 
   let repliedTo: FakeMessage | undefined;
   const reference = body.message_reference;
   if (reference) {
-    repliedTo = world.messagesByChannel.get(reference.channel_id ?? channelId)?.find((candidate) => candidate.id === reference.message_id);
-    if (repliedTo === undefined && reference.fail_if_not_exists !== false) throw invalidFormBody({ message_reference: 'Unknown message' });
+    repliedTo = world.messagesByChannel
+      .get(reference.channel_id ?? channelId)
+      ?.find((candidate) => candidate.id === reference.message_id);
+    if (repliedTo === undefined && reference.fail_if_not_exists !== false)
+      throw invalidFormBody({ message_reference: 'Unknown message' });
   }
 
   const message = baseMessage(world, channelId, world.botUser, content);
   message.attachments = files.map((file) => {
     const index = file.field.match(/^files\[(\d+)\]$/)?.[1];
     const described = body.attachments?.find((attachment) => String(attachment.id) === index);
-    const attachment = serveAttachment(world, fileBaseUrl, channelId, described?.filename ?? file.filename, file.contentType, file.body);
+    const attachment = serveAttachment(
+      world,
+      fileBaseUrl,
+      channelId,
+      described?.filename ?? file.filename,
+      file.contentType,
+      file.body,
+    );
     return described?.description ? { ...attachment, description: described.description } : attachment;
   });
   message.tts = body.tts ?? false;
-  message.embeds = (body.embeds ?? []).map((embed) => ({ type: 'rich', ...(embed as object) })) as FakeMessage['embeds'];
+  message.embeds = (body.embeds ?? []).map((embed) => ({
+    type: 'rich',
+    ...(embed as object),
+  })) as FakeMessage['embeds'];
   message.components = (body.components ?? []) as FakeMessage['components'];
   message.flags = (body.flags ?? 0) & settableFlags;
   if (body.nonce !== undefined && body.nonce !== null) message.nonce = body.nonce;
@@ -92,15 +132,23 @@ export function botMessage(world: World, fileBaseUrl: string, channelId: string,
 }
 
 /** The fields of an edit-message body that the fake acts on. */
-export type EditMessageBody = Pick<CreateMessageBody, 'content' | 'embeds' | 'components' | 'flags' | 'allowed_mentions'>;
+export type EditMessageBody = Pick<
+  CreateMessageBody,
+  'content' | 'embeds' | 'components' | 'flags' | 'allowed_mentions'
+>;
 
 /** Applies the bot's edit to its message (Discord re-resolves mentions; an edit never pings). */
 export function editBotMessage(world: World, message: FakeMessage, body: EditMessageBody): void {
   if (body.content !== undefined) message.content = body.content ?? '';
-  if (body.embeds !== undefined) message.embeds = (body.embeds ?? []).map((embed) => ({ type: 'rich', ...(embed as object) })) as FakeMessage['embeds'];
+  if (body.embeds !== undefined)
+    message.embeds = (body.embeds ?? []).map((embed) => ({
+      type: 'rich',
+      ...(embed as object),
+    })) as FakeMessage['embeds'];
   if (body.components !== undefined) message.components = (body.components ?? []) as FakeMessage['components'];
   if (body.flags !== undefined && body.flags !== null) {
-    message.flags = (((message.flags ?? 0) & ~MessageFlags.SuppressEmbeds) | (body.flags & MessageFlags.SuppressEmbeds)) as MessageFlags;
+    message.flags = (((message.flags ?? 0) & ~MessageFlags.SuppressEmbeds) |
+      (body.flags & MessageFlags.SuppressEmbeds)) as MessageFlags;
   }
   message.edited_timestamp = discordTimestamp();
   const repliedTo = message.referenced_message ?? undefined;
@@ -112,17 +160,28 @@ export function editBotMessage(world: World, message: FakeMessage, body: EditMes
  * `allowed_mentions` everything in the text pings (and a reply pings its author); with it, only
  * what it allows. @everyone also needs the MentionEveryone permission.
  */
-function resolveMentions(world: World, message: FakeMessage, allowed: CreateMessageBody['allowed_mentions'] | undefined, repliedTo: FakeMessage | undefined): void {
+function resolveMentions(
+  world: World,
+  message: FakeMessage,
+  allowed: CreateMessageBody['allowed_mentions'] | undefined,
+  repliedTo: FakeMessage | undefined,
+): void {
   const parse = allowed ? (allowed.parse ?? []) : ['users', 'roles', 'everyone'];
   const userIds = [...message.content.matchAll(/<@!?(\d{17,20})>/g)].map((match) => match[1]!);
   const roleIds = [...message.content.matchAll(/<@&(\d{17,20})>/g)].map((match) => match[1]!);
-  const pingedUsers = userIds.filter((id) => world.users.has(id) && (parse.includes('users') || (allowed?.users ?? []).includes(id)));
+  const pingedUsers = userIds.filter(
+    (id) => world.users.has(id) && (parse.includes('users') || (allowed?.users ?? []).includes(id)),
+  );
   const repliedUser = allowed ? (allowed.replied_user ?? false) : true;
   if (repliedTo !== undefined && repliedUser) pingedUsers.push(repliedTo.author.id);
   message.mentions = [...new Set(pingedUsers)].map((id) => mentionOf(world, id));
-  message.mention_roles = [...new Set(roleIds)].filter((id) => world.roles.has(id) && (parse.includes('roles') || (allowed?.roles ?? []).includes(id)));
+  message.mention_roles = [...new Set(roleIds)].filter(
+    (id) => world.roles.has(id) && (parse.includes('roles') || (allowed?.roles ?? []).includes(id)),
+  );
   message.mention_everyone =
-    /@(everyone|here)/.test(message.content) && parse.includes('everyone') && world.botMay(PermissionFlagsBits.MentionEveryone);
+    /@(everyone|here)/.test(message.content) &&
+    parse.includes('everyone') &&
+    world.botMay(PermissionFlagsBits.MentionEveryone);
 }
 
 /** A plain message's fields, as Discord fills them; callers set what differs. */
@@ -152,7 +211,12 @@ export function baseMessage(world: World, channelId: string, author: APIUser, co
 
 function makeReply(message: FakeMessage, repliedTo: FakeMessage): void {
   message.type = MessageType.Reply;
-  message.message_reference = { type: 0, channel_id: repliedTo.channel_id, guild_id: repliedTo.guild_id, message_id: repliedTo.id };
+  message.message_reference = {
+    type: 0,
+    channel_id: repliedTo.channel_id,
+    guild_id: repliedTo.guild_id,
+    message_id: repliedTo.id,
+  };
   // Discord embeds the replied-to message once, without its own referenced message.
   const { referenced_message: _nested, ...referenced } = restMessage(repliedTo) as FakeMessage;
   message.referenced_message = referenced;
@@ -165,9 +229,23 @@ function mentionOf(world: World, userId: string): APIUserWithMember {
 }
 
 /** Stores a file for the fake to serve and returns the attachment that points at it. */
-export function serveAttachment(world: World, fileBaseUrl: string, channelId: string, filename: string, contentType: string, body: Buffer): APIAttachment {
+export function serveAttachment(
+  world: World,
+  fileBaseUrl: string,
+  channelId: string,
+  filename: string,
+  contentType: string,
+  body: Buffer,
+): APIAttachment {
   const id = world.nextId();
   const path = `/attachments/${channelId}/${id}/${encodeURIComponent(filename)}`;
   world.files.set(path, { contentType, body });
-  return { id, filename, size: body.length, url: `${fileBaseUrl}${path}`, proxy_url: `${fileBaseUrl}${path}`, content_type: contentType };
+  return {
+    id,
+    filename,
+    size: body.length,
+    url: `${fileBaseUrl}${path}`,
+    proxy_url: `${fileBaseUrl}${path}`,
+    content_type: contentType,
+  };
 }

@@ -31,7 +31,12 @@ export function applicationPayload(world: World, messageContentAllowed: boolean)
   };
 }
 
-export function readyPayload(world: World, sessionId: string, resumeGatewayUrl: string, messageContentAllowed: boolean): GatewayReadyDispatchData {
+export function readyPayload(
+  world: World,
+  sessionId: string,
+  resumeGatewayUrl: string,
+  messageContentAllowed: boolean,
+): GatewayReadyDispatchData {
   return {
     v: 10,
     user: world.botUser,
@@ -40,7 +45,10 @@ export function readyPayload(world: World, sessionId: string, resumeGatewayUrl: 
     resume_gateway_url: resumeGatewayUrl,
     shard: [0, 1],
     // discord-api-types also lists `flags_new`, which Discord does not send in READY.
-    application: { id: world.botUser.id, flags: applicationPayload(world, messageContentAllowed).flags } as GatewayReadyDispatchData['application'],
+    application: {
+      id: world.botUser.id,
+      flags: applicationPayload(world, messageContentAllowed).flags,
+    } as GatewayReadyDispatchData['application'],
   };
 }
 
@@ -95,8 +103,12 @@ export function guildCreatePayload(world: World): GatewayGuildCreateDispatchData
     voice_states: [],
     members: [...world.members.values()],
     // Discord leaves guild_id out of the channels inside GUILD_CREATE, but not out of its threads.
-    channels: world.textChannels().map(({ guild_id: _guildId, ...channel }) => channel) as GatewayGuildCreateDispatchData['channels'],
-    threads: world.threads().filter((thread) => !thread.thread_metadata?.archived) as GatewayGuildCreateDispatchData['threads'],
+    channels: world
+      .textChannels()
+      .map(({ guild_id: _guildId, ...channel }) => channel) as GatewayGuildCreateDispatchData['channels'],
+    threads: world
+      .threads()
+      .filter((thread) => !thread.thread_metadata?.archived) as GatewayGuildCreateDispatchData['threads'],
     presences: [],
     stage_instances: [],
     guild_scheduled_events: [],

@@ -39,8 +39,17 @@ export function restHandler(options: RestOptions): (request: IncomingMessage, re
       return send(response, notFound().status, notFound().body);
     }
     const path = url.pathname.slice(apiPrefix.length);
-    const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, ([] as string[]).concat(value ?? []).join(', ')]));
-    const record: RecordedRequest = { method, path, query: Object.fromEntries(url.searchParams), body: undefined, headers, time: performance.now() };
+    const headers = Object.fromEntries(
+      Object.entries(request.headers).map(([name, value]) => [name, ([] as string[]).concat(value ?? []).join(', ')]),
+    );
+    const record: RecordedRequest = {
+      method,
+      path,
+      query: Object.fromEntries(url.searchParams),
+      body: undefined,
+      headers,
+      time: performance.now(),
+    };
     options.requests.push(record);
     options.changed();
 
@@ -60,7 +69,8 @@ export function restHandler(options: RestOptions): (request: IncomingMessage, re
         throw notFound();
       }
       if (!matched.route.noAuth && headers.authorization !== `Bot ${options.token}`) throw unauthorized();
-      if (!(headers['user-agent'] ?? '').startsWith('DiscordBot (')) problem(`REST: ${method} ${path} without Discord's "DiscordBot (url, version)" User-Agent`);
+      if (!(headers['user-agent'] ?? '').startsWith('DiscordBot ('))
+        problem(`REST: ${method} ${path} without Discord's "DiscordBot (url, version)" User-Agent`);
       checkBody(matched.route, matched.params, method, shortPath(path), body, problem);
 
       const fault = faults.take(method, path);
@@ -101,9 +111,18 @@ export function restHandler(options: RestOptions): (request: IncomingMessage, re
 }
 
 /** Spec problems fail the request as Discord would (400 Invalid Form Body); policy problems do not. */
-function checkBody(route: Route, params: Record<string, string>, method: string, path: string, body: unknown, problem: (message: string) => void): void {
-  const message = typeof route.botMessage === 'function' ? route.botMessage(body, params) : route.botMessage ? body : undefined;
-  if (message !== undefined) for (const policy of mentionPolicyProblems(message)) problem(`REST ${method} ${path}: ${policy}`);
+function checkBody(
+  route: Route,
+  params: Record<string, string>,
+  method: string,
+  path: string,
+  body: unknown,
+  problem: (message: string) => void,
+): void {
+  const message =
+    typeof route.botMessage === 'function' ? route.botMessage(body, params) : route.botMessage ? body : undefined;
+  if (message !== undefined)
+    for (const policy of mentionPolicyProblems(message)) problem(`REST ${method} ${path}: ${policy}`);
   const schema = typeof route.schema === 'function' ? route.schema(params, body) : route.schema;
   if (schema === undefined) return;
   const problems = specProblems(schema, body);
@@ -123,7 +142,10 @@ async function readRaw(request: IncomingMessage): Promise<Buffer> {
 }
 
 /** JSON, or multipart with a `payload_json` part and `files[n]` parts (how discord.js uploads). */
-async function parseBody(contentType: string | undefined, raw: Buffer): Promise<{ body: unknown; files: UploadedFile[] }> {
+async function parseBody(
+  contentType: string | undefined,
+  raw: Buffer,
+): Promise<{ body: unknown; files: UploadedFile[] }> {
   if (raw.length === 0) return { body: undefined, files: [] };
   if (contentType?.startsWith('multipart/form-data')) {
     const form = await new Response(raw, { headers: { 'content-type': contentType } }).formData();
@@ -134,7 +156,12 @@ async function parseBody(contentType: string | undefined, raw: Buffer): Promise<
         if (field === 'payload_json') body = JSON.parse(value);
         continue;
       }
-      files.push({ field, filename: value.name, contentType: value.type || 'application/octet-stream', body: Buffer.from(await value.arrayBuffer()) });
+      files.push({
+        field,
+        filename: value.name,
+        contentType: value.type || 'application/octet-stream',
+        body: Buffer.from(await value.arrayBuffer()),
+      });
     }
     return { body, files };
   }

@@ -52,7 +52,11 @@ export interface Route {
 }
 
 /** The route for `method path` and its parameters, if any matches. */
-export function matchRoute(routes: Route[], method: string, path: string): { route: Route; params: Record<string, string> } | undefined {
+export function matchRoute(
+  routes: Route[],
+  method: string,
+  path: string,
+): { route: Route; params: Record<string, string> } | undefined {
   for (const route of routes) {
     if (route.method !== method) continue;
     const names: string[] = [];
@@ -61,7 +65,11 @@ export function matchRoute(routes: Route[], method: string, path: string): { rou
       return '([^/]+)';
     });
     const match = new RegExp(`^${source}$`).exec(path);
-    if (match) return { route, params: Object.fromEntries(names.map((name, index) => [name, decodeURIComponent(match[index + 1]!)])) };
+    if (match)
+      return {
+        route,
+        params: Object.fromEntries(names.map((name, index) => [name, decodeURIComponent(match[index + 1]!)])),
+      };
   }
   return undefined;
 }

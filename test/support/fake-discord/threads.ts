@@ -2,7 +2,14 @@
  * Thread life cycle, shared by the REST routes (the bot) and the test API (users): create (from a
  * message or not), update (archive, lock, rename) and delete, each with the dispatches Discord sends.
  */
-import { ChannelType, GatewayDispatchEvents, MessageFlags, MessageType, type ChannelFlags, type ThreadAutoArchiveDuration } from 'discord.js';
+import {
+  ChannelType,
+  GatewayDispatchEvents,
+  MessageFlags,
+  MessageType,
+  type ChannelFlags,
+  type ThreadAutoArchiveDuration,
+} from 'discord.js';
 import type { FakeGateway } from './gateway.ts';
 import { baseMessage } from './messages.ts';
 import { threadExists, wrongChannelType } from './http-errors.ts';
@@ -47,7 +54,9 @@ export async function createThread(world: World, gateway: FakeGateway, spec: New
     flags: noFlags as ChannelFlags,
     thread_metadata: {
       archived: false,
-      auto_archive_duration: (spec.autoArchiveDuration ?? parent.default_auto_archive_duration ?? 1440) as ThreadAutoArchiveDuration,
+      auto_archive_duration: (spec.autoArchiveDuration ??
+        parent.default_auto_archive_duration ??
+        1440) as ThreadAutoArchiveDuration,
       archive_timestamp: now,
       locked: false,
       create_timestamp: now,
@@ -90,15 +99,21 @@ export interface ThreadChanges {
 }
 
 /** Applies a PATCH to a thread and dispatches THREAD_UPDATE. */
-export async function updateThread(gateway: FakeGateway, thread: FakeThread, changes: ThreadChanges): Promise<FakeThread> {
+export async function updateThread(
+  gateway: FakeGateway,
+  thread: FakeThread,
+  changes: ThreadChanges,
+): Promise<FakeThread> {
   const metadata = thread.thread_metadata!;
   if (changes.name !== undefined && changes.name !== null) thread.name = changes.name;
-  if (changes.rate_limit_per_user !== undefined && changes.rate_limit_per_user !== null) thread.rate_limit_per_user = changes.rate_limit_per_user;
+  if (changes.rate_limit_per_user !== undefined && changes.rate_limit_per_user !== null)
+    thread.rate_limit_per_user = changes.rate_limit_per_user;
   if (changes.auto_archive_duration !== undefined && changes.auto_archive_duration !== null) {
     metadata.auto_archive_duration = changes.auto_archive_duration as ThreadAutoArchiveDuration;
   }
   if (changes.locked !== undefined && changes.locked !== null) metadata.locked = changes.locked;
-  if (changes.invitable !== undefined && changes.invitable !== null && thread.type === ChannelType.PrivateThread) metadata.invitable = changes.invitable;
+  if (changes.invitable !== undefined && changes.invitable !== null && thread.type === ChannelType.PrivateThread)
+    metadata.invitable = changes.invitable;
   if (changes.archived !== undefined && changes.archived !== null && changes.archived !== metadata.archived) {
     metadata.archived = changes.archived;
     metadata.archive_timestamp = discordTimestamp();
@@ -113,6 +128,11 @@ export async function deleteThread(world: World, gateway: FakeGateway, threadId:
   if (!isThread(thread)) throw wrongChannelType();
   world.channels.delete(threadId);
   world.messagesByChannel.delete(threadId);
-  await gateway.dispatch(GatewayDispatchEvents.ThreadDelete, { id: thread.id, guild_id: thread.guild_id, parent_id: thread.parent_id, type: thread.type });
+  await gateway.dispatch(GatewayDispatchEvents.ThreadDelete, {
+    id: thread.id,
+    guild_id: thread.guild_id,
+    parent_id: thread.parent_id,
+    type: thread.type,
+  });
   return thread;
 }

@@ -169,7 +169,12 @@ export interface FakeDiscord {
    * A user starts a public thread in a text channel (from `fromMessageId` if given; the thread
    * then has that message's id, as on Discord) and THREAD_CREATE is dispatched.
    */
-  createThread(channelId: string, name: string, ownerId: string, options?: { fromMessageId?: string }): Promise<FakeThread>;
+  createThread(
+    channelId: string,
+    name: string,
+    ownerId: string,
+    options?: { fromMessageId?: string },
+  ): Promise<FakeThread>;
   /** Deletes a thread and its messages and dispatches THREAD_DELETE. */
   deleteThread(threadId: string): Promise<void>;
   /**

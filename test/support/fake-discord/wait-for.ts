@@ -41,8 +41,13 @@ export class Changes {
       const poll = setInterval(listener, 10);
       const timer = setTimeout(() => {
         finish();
-        const lastText = last instanceof Error ? `threw ${last.message}` : `returned ${JSON.stringify(last) ?? String(last)}`;
-        reject(new Error(`fake Discord: waitFor ${options.what ?? check.toString()} timed out after ${timeoutMs} ms; the check last ${lastText}\n${describe()}`));
+        const lastText =
+          last instanceof Error ? `threw ${last.message}` : `returned ${JSON.stringify(last) ?? String(last)}`;
+        reject(
+          new Error(
+            `fake Discord: waitFor ${options.what ?? check.toString()} timed out after ${timeoutMs} ms; the check last ${lastText}\n${describe()}`,
+          ),
+        );
       }, timeoutMs);
       this.listeners.add(listener);
       evaluate();

@@ -65,12 +65,33 @@ export class World {
     this.addUser({ id: seedIds.ada, username: 'ada', global_name: 'Ada' }, [seedIds.moderatorRole]);
     this.addUser({ id: seedIds.bob, username: 'bob', global_name: 'Bob' }, []);
     this.addUser(
-      { id: seedIds.bot, username: 'agent-bot', global_name: null, discriminator: '4821', bot: true, verified: true, mfa_enabled: false },
+      {
+        id: seedIds.bot,
+        username: 'agent-bot',
+        global_name: null,
+        discriminator: '4821',
+        bot: true,
+        verified: true,
+        mfa_enabled: false,
+      },
       [seedIds.botRole],
     );
     this.addRole({ id: seedIds.guild, name: '@everyone', position: 0, permissions: defaultEveryonePermissions });
-    this.addRole({ id: seedIds.moderatorRole, name: 'Moderator', position: 1, permissions: defaultEveryonePermissions | PermissionFlagsBits.ManageMessages | PermissionFlagsBits.ManageThreads, hoist: true });
-    this.addRole({ id: seedIds.botRole, name: 'agent-bot', position: 2, permissions: defaultBotPermissions, managed: true, tags: { bot_id: seedIds.bot } });
+    this.addRole({
+      id: seedIds.moderatorRole,
+      name: 'Moderator',
+      position: 1,
+      permissions: defaultEveryonePermissions | PermissionFlagsBits.ManageMessages | PermissionFlagsBits.ManageThreads,
+      hoist: true,
+    });
+    this.addRole({
+      id: seedIds.botRole,
+      name: 'agent-bot',
+      position: 2,
+      permissions: defaultBotPermissions,
+      managed: true,
+      tags: { bot_id: seedIds.bot },
+    });
     this.addTextChannel(seedIds.general, 'general', 0, 'General chat; mention the bot to start a conversation.');
     this.addTextChannel(seedIds.random, 'random', 1, null);
   }
@@ -118,7 +139,15 @@ export class World {
   }
 
   /** Adds a role to the guild (as Discord sends roles: every field present). */
-  addRole(fields: { id: string; name: string; position: number; permissions: bigint; managed?: boolean; hoist?: boolean; tags?: APIRole['tags'] }): APIRole {
+  addRole(fields: {
+    id: string;
+    name: string;
+    position: number;
+    permissions: bigint;
+    managed?: boolean;
+    hoist?: boolean;
+    tags?: APIRole['tags'];
+  }): APIRole {
     const { permissions, ...rest } = fields;
     const role: APIRole = {
       color: 0,
@@ -177,7 +206,10 @@ export class World {
   /** Who a seeded name or an id stands for; an unknown user is added as a member on first use. */
   author(author: 'ada' | 'bob' | { id: string; username: string; bot?: boolean }): APIUser {
     if (author === 'ada' || author === 'bob') return this.users.get(seedIds[author])!;
-    return this.users.get(author.id) ?? this.addUser({ id: author.id, username: author.username, ...(author.bot ? { bot: true } : {}) }, []);
+    return (
+      this.users.get(author.id) ??
+      this.addUser({ id: author.id, username: author.username, ...(author.bot ? { bot: true } : {}) }, [])
+    );
   }
 
   /** The bot's guild permissions: the OR of @everyone and the roles it holds. */
@@ -216,7 +248,8 @@ export class World {
     const list = this.messagesByChannel.get(channelId)!;
     list.splice(list.indexOf(message), 1);
     const channel = this.channels.get(channelId);
-    if (channel !== undefined && isThread(channel)) channel.message_count = Math.max(0, (channel.message_count ?? 1) - 1);
+    if (channel !== undefined && isThread(channel))
+      channel.message_count = Math.max(0, (channel.message_count ?? 1) - 1);
     return message;
   }
 
@@ -230,5 +263,9 @@ export class World {
 }
 
 export function isThread(channel: FakeChannel): channel is FakeThread {
-  return channel.type === ChannelType.PublicThread || channel.type === ChannelType.PrivateThread || channel.type === ChannelType.AnnouncementThread;
+  return (
+    channel.type === ChannelType.PublicThread ||
+    channel.type === ChannelType.PrivateThread ||
+    channel.type === ChannelType.AnnouncementThread
+  );
 }
