@@ -46,6 +46,16 @@ export interface RunEnd {
   errorCode: string | null;
 }
 
+/** What a run is started with. */
+export interface NewRun {
+  id: string;
+  conversationId: number;
+  instanceId: string;
+  /** The stored messages it answers. */
+  triggerMessageIds: number[];
+  model: string;
+}
+
 export function createRunQueries(db: Database) {
   const insert = db.prepare<[string, number, string, string, string, number, string | null]>(
     `INSERT INTO runs (id, conversation_id, instance_id, trigger_message_ids, status, model, started_at, resumed_from) VALUES (?, ?, ?, ?, 'running', ?, ?, ?)`,
@@ -111,17 +121,7 @@ export function createRunQueries(db: Database) {
   );
 
   return {
-    start: (
-      run: {
-        id: string;
-        conversationId: number;
-        instanceId: string;
-        triggerMessageIds: number[];
-        model: string;
-        resumedFrom?: string | null;
-      },
-      now = Date.now(),
-    ) =>
+    start: (run: NewRun & { resumedFrom?: string | null }, now = Date.now()) =>
       void insert.run(
         run.id,
         run.conversationId,
@@ -147,18 +147,7 @@ export function createRunQueries(db: Database) {
     /** The run's delivery ended, as `delivery` says: nothing more is owed for it. */
     markDelivered: (id: string, delivery: RunDelivery, now = Date.now()) => void markDelivered.run(now, delivery, id),
     /** A run refused before its first model call (the daily budget): failed, and delivered as `delivery` says. */
-    recordRefused: (
-      run: {
-        id: string;
-        conversationId: number;
-        instanceId: string;
-        triggerMessageIds: number[];
-        model: string;
-        error: string;
-        delivery: RunDelivery | null;
-      },
-      now = Date.now(),
-    ) =>
+    recordRefused: (run: NewRun & { error: string; delivery: RunDelivery | null }, now = Date.now()) =>
       void insertRefused.run({
         ...run,
         triggerMessageIds: JSON.stringify(run.triggerMessageIds),

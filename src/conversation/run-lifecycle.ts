@@ -23,7 +23,7 @@
  * taken up again. The runs of a process that died are marked interrupted by the next process
  * (src/run-log/instance.ts), so "running" on disk always means a live process runs it.
  */
-import type { RunDelivery, RunRow } from '../../db/runs.ts';
+import type { NewRun, RunDelivery, RunRow } from '../../db/runs.ts';
 import type { Store } from '../../db/store.ts';
 import type { FinalAnswer } from '../agent/final-answer.ts';
 
@@ -129,15 +129,7 @@ export function runLifecycle(store: Pick<Store, 'runs' | 'steps' | 'messages'>) 
      * call had its turn. `told` says whether its people get the notice now (delivered once posted)
      * or were told already (withheld).
      */
-    refuse(run: {
-      id: string;
-      conversationId: number;
-      instanceId: string;
-      triggerMessageIds: number[];
-      model: string;
-      reason: string;
-      told: boolean;
-    }) {
+    refuse(run: NewRun & { reason: string; told: boolean }) {
       runs.recordRefused({ ...run, error: run.reason, delivery: run.told ? null : 'withheld' });
     },
   };
