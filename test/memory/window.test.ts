@@ -87,14 +87,12 @@ const tokens = fc.integer({ min: 1, max: 400 });
 const runArbitrary: fc.Arbitrary<Run> = fc.record({
   asked: fc.array(tokens, { minLength: 1, maxLength: 3 }),
   groups: fc.array(
-    fc
-      .integer({ min: 1, max: 4 })
-      .chain((calls) =>
-        fc.record({
-          tokens: fc.array(tokens, { minLength: calls + 1, maxLength: calls + 1 }),
-          stored: fc.array(fc.boolean(), { minLength: calls, maxLength: calls }),
-        }),
-      ),
+    fc.integer({ min: 1, max: 4 }).chain((calls) =>
+      fc.record({
+        tokens: fc.array(tokens, { minLength: calls + 1, maxLength: calls + 1 }),
+        stored: fc.array(fc.boolean(), { minLength: calls, maxLength: calls }),
+      }),
+    ),
     { maxLength: 3 },
   ),
   answer: fc.option(tokens),
