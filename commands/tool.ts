@@ -158,22 +158,26 @@ async function runAndPost(
       startedById: interaction.user.id,
       startedByName: interaction.member.displayName,
     });
-  const outcome = await runDirectToolCall(context.store, context.memory, {
-    conversation,
-    remember: thread !== undefined,
-    tool: chosen,
-    args,
-    context: {
-      conversationId: conversation.key,
-      guildId: interaction.guildId,
-      channelId: interaction.channelId,
-      requester: requesterIn(interaction, context),
-      logger: context.logger,
-    },
-    timeoutMs: context.agent.toolTimeoutMs,
-    instanceId: context.instanceId,
-    requester: interaction.user.id,
-  });
+  // In a conversation thread the call joins its memory: it waits its turn after a run under way.
+  const inTurn = <T>(task: () => Promise<T>) => (thread ? context.queues.exclusive(conversation.key, task) : task());
+  const outcome = await inTurn(() =>
+    runDirectToolCall(context.store, context.memory, {
+      conversation,
+      remember: thread !== undefined,
+      tool: chosen,
+      args,
+      context: {
+        conversationId: conversation.key,
+        guildId: interaction.guildId,
+        channelId: interaction.channelId,
+        requester: requesterIn(interaction, context),
+        logger: context.logger,
+      },
+      timeoutMs: context.agent.toolTimeoutMs,
+      instanceId: context.instanceId,
+      requester: interaction.user.id,
+    }),
+  );
   const shown = renderToolTurn(
     [{ name: chosen.name, arguments: JSON.stringify(args), ok: outcome.ok, text: outcome.text }],
     'all',

@@ -54,6 +54,8 @@ export interface NewRun {
   /** The stored messages it answers. */
   triggerMessageIds: number[];
   model: string;
+  /** The interrupted run this one takes up again, if any. */
+  resumedFrom?: string | null;
 }
 
 export function createRunQueries(db: Database) {
@@ -71,8 +73,8 @@ export function createRunQueries(db: Database) {
     'UPDATE runs SET delivered_at = ?, delivery = ? WHERE id = ?',
   );
   const insertRefused = db.prepare(
-    `INSERT INTO runs (id, conversation_id, instance_id, trigger_message_ids, status, model, started_at, ended_at, error, error_code, delivered_at, delivery)
-     VALUES (@id, @conversationId, @instanceId, @triggerMessageIds, 'failed', @model, @now, @now, @error, 'call-refused', @deliveredAt, @delivery)`,
+    `INSERT INTO runs (id, conversation_id, instance_id, trigger_message_ids, status, model, started_at, ended_at, error, error_code, delivered_at, delivery, resumed_from)
+     VALUES (@id, @conversationId, @instanceId, @triggerMessageIds, 'failed', @model, @now, @now, @error, 'call-refused', @deliveredAt, @delivery, @resumedFrom)`,
   );
   // The run and those it took up in turn, newest first; bounded, whatever the rows say.
   const chain = db.prepare<[string, number], RunRow>(
@@ -121,7 +123,7 @@ export function createRunQueries(db: Database) {
   );
 
   return {
-    start: (run: NewRun & { resumedFrom?: string | null }, now = Date.now()) =>
+    start: (run: NewRun, now = Date.now()) =>
       void insert.run(
         run.id,
         run.conversationId,
@@ -151,6 +153,7 @@ export function createRunQueries(db: Database) {
       void insertRefused.run({
         ...run,
         triggerMessageIds: JSON.stringify(run.triggerMessageIds),
+        resumedFrom: run.resumedFrom ?? null,
         now,
         deliveredAt: run.delivery === null ? null : now,
       }),

@@ -221,6 +221,7 @@ describe('npm run steps', () => {
     const result = await steps(['--run', crashed]);
 
     expect(result.stdout).toContain('status        interrupted\n');
+    expect(result.stdout).toContain('delivery      not yet: owed to its people');
     expect(result.stdout).toContain('error         the process running it stopped before it ended\n');
     expect(result.stdout).toContain('#2 tool-call current_time {"timezone":"Europe/Paris"} … never finished\n');
     // Byte for byte: no instance registered, no run touched, nothing migrated.

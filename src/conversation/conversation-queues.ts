@@ -25,6 +25,15 @@ export class ConversationQueues<Item> {
     void this.line.run(conversationKey, () => this.drain(conversationKey));
   }
 
+  /**
+   * Runs `task` in the conversation's turn: after its run under way and the work queued before it,
+   * before work queued after it. For what must not interleave with a run (a tool called by hand,
+   * whose call a run's memory window would otherwise read half-done).
+   */
+  exclusive<T>(conversationKey: string, task: () => Promise<T>): Promise<T> {
+    return this.line.run(conversationKey, task);
+  }
+
   /** Conversations with a run going or work waiting. */
   get activeConversations(): number {
     return this.line.activeKeys;

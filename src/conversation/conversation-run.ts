@@ -1,6 +1,6 @@
 /**
  * How a run in a conversation is composed, the same for the bot and the terminal chat: prepare
- * (pure: the prompt, the tools, the window) → run (the agent, with the run recorded in the step log
+ * (the prompt, the tools, the window) → run (the agent, with the run recorded in the step log
  * and memory) → an outcome the caller delivers. Neither Discord nor the terminal is known here.
  */
 import type { ConversationRow } from '../../db/conversations.ts';
@@ -62,7 +62,10 @@ export type RunOutcome =
   /** Stopped by the shutdown: to be taken up at the next start, nothing posted. */
   | { kind: 'interrupted'; runId: string };
 
-/** The agent's options for a plan: pure, so the same plan always makes the same request. */
+/**
+ * The agent's options for a plan: the same plan, at the same time and with the same tools listed by
+ * the MCP servers, makes the same request (the live tool listing is the one thing read from outside).
+ */
 export function prepareRun(
   setup: RunSetup,
   plan: RunPlan,

@@ -102,10 +102,10 @@ export function runLifecycle(store: Pick<Store, 'runs' | 'steps' | 'messages'>) 
     /** running → interrupted: the process is shutting down; the next start takes it up. */
     interrupt: (runId: string, reason: string) => runs.interrupt(runId, reason),
 
-    /** An interrupted run's answer, found on disk and now posted: it did answer. */
-    answeredAfterAll: (runId: string) => {
+    /** An interrupted run's answer, found on disk: it did answer, and its post was tried (`delivery`). */
+    answeredAfterAll: (runId: string, delivery: 'posted' | 'post-failed') => {
       runs.markAnswered(runId);
-      runs.markDelivered(runId, 'posted');
+      runs.markDelivered(runId, delivery);
     },
 
     /** answered | failed | stopped | interrupted → delivered: nothing more is owed for it. */

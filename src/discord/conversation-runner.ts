@@ -15,10 +15,11 @@ export async function handleWork(
   work: readonly QueuedWork[],
 ): Promise<void> {
   if (deps.shutdown.aborted) return; // Stored already: answered after the next start.
-  const conversation = deps.store.conversations.byKey(conversationKey);
-  if (!conversation) return; // Purged (its thread was deleted) while the work waited.
-  const channel = await postingChannel(deps.client, conversation, deps.logger);
-  if (!channel) return;
+  const stored = deps.store.conversations.byKey(conversationKey);
+  if (!stored) return; // Purged (its thread was deleted) while the work waited.
+  const place = await postingChannel(deps.client, deps.store, stored, deps.logger);
+  if (!place) return;
+  const { channel, conversation } = place;
   for (const item of work) {
     if (item.kind !== 'take-up') continue;
     try {
@@ -77,6 +78,7 @@ async function takeUp(
   switch (decision.kind) {
     case 'post-answer': {
       const text = renderAnswer(decision.answer);
+      let delivery: 'posted' | 'post-failed' = 'posted';
       try {
         const missing = await piecesNotYetPosted(channel, text, lastTrigger, deps.client.user.id);
         await sendPieces(channel, missing, {
@@ -89,8 +91,9 @@ async function takeUp(
           { ...log, err: error, cause: describeDiscordError(error) },
           'could not post the answer of an interrupted run',
         );
+        delivery = 'post-failed';
       }
-      deps.lifecycle.answeredAfterAll(run.id);
+      deps.lifecycle.answeredAfterAll(run.id, delivery);
       deps.logger.info(log, 'interrupted run: its answer is posted');
       return;
     }

@@ -14,3 +14,12 @@ export function describeDiscordError(error: unknown): string {
   const code = (error as { code?: unknown }).code;
   return typeof code === 'number' && knownCodes[code] ? knownCodes[code] : errorMessage(error);
 }
+
+/** Unknown Channel, Missing Access: the channel is gone, or the bot may no longer see it. */
+export const channelGoneCodes: readonly number[] = [10003, 50001];
+
+/** Whether a failure is one of these Discord JSON error codes. */
+export function isDiscordCode(error: unknown, codes: readonly number[]): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'number' && codes.includes(code);
+}

@@ -15,7 +15,7 @@ import { renderAnswer } from './render.ts';
 import { sendText } from './send.ts';
 import { toolPostSink } from './tool-post-sink.ts';
 import { keepTyping } from './typing.ts';
-import type { UsageLimits } from './usage-limits.ts';
+import type { LimitVerdict, UsageLimits } from './usage-limits.ts';
 
 export interface RunnerDependencies extends RunSetup {
   client: Client<true>;
@@ -51,18 +51,21 @@ export async function executeRun(deps: RunnerDependencies, plan: DiscordRunPlan)
   const active = deps.activeRuns.begin(plan.conversation.key);
   let typing: { stop(): void } | null = null;
   let admission: Admission | null = null;
+  let outcome: RunOutcome;
   try {
     await deps.gate.waitForModel(plan.conversation.key, plan.channel, AbortSignal.any([deps.shutdown, active.stopped]));
     if (deps.shutdown.aborted) return; // Its messages are stored: answered after the next start.
     typing = keepTyping(plan.channel, deps.logger);
     admission = await admit(deps, plan, active);
     if (!admission) return;
-    let outcome = await runInDiscord(deps, plan, active, admission.model);
+    outcome = await runInDiscord(deps, plan, active, admission.model);
     if (outcome.kind === 'context-too-long') {
       deps.logger.warn(
         { runId: outcome.runId, conversation: plan.conversation.key },
         'context too long: trying again with half the memory window',
       );
+      // The same request, admitted once: the retry's calls take their turns as any call does
+      // (deps.model), and its tokens count against the same budget, without a second check.
       const taken = deps.lifecycle.retry(outcome.runId);
       const window = deps.memory.loadWindow(plan.conversation.id, plan.triggerIds, {
         budget: Math.floor(deps.memoryBudget / 2),
@@ -70,13 +73,13 @@ export async function executeRun(deps: RunnerDependencies, plan: DiscordRunPlan)
       });
       outcome = await runInDiscord(deps, { ...plan, ...window, ...taken }, active, deps.model);
     }
-    typing.stop();
-    await deliver(deps, plan, outcome);
   } finally {
     typing?.stop();
     admission?.release();
+    // Ended before the answer is posted: a /stop now finds nothing to stop, rather than a run it cannot stop.
     active.end();
   }
+  await deliver(deps, plan, outcome);
 }
 
 /** A run let through to the model: the client its first call uses, and the turn to give back if unspent. */
@@ -102,8 +105,13 @@ async function admit(deps: RunnerDependencies, plan: DiscordRunPlan, active: Act
   if (!turn) return unlimited;
   active.running();
   const requester = plan.requesters.at(-1);
-  const verdict =
-    requester && deps.limits ? deps.limits.admitRun(requester.id, plan.conversation.guild_id) : { ok: true as const };
+  let verdict: LimitVerdict = { ok: true };
+  try {
+    if (requester && deps.limits) verdict = deps.limits.admitRun(requester.id, plan.conversation.guild_id);
+  } catch (error) {
+    turn.release(); // The turn is not lost with the run that could not be admitted.
+    throw error;
+  }
   if (verdict.ok) return { model: turn.client, release: () => turn.release() };
   turn.release();
   const runId = randomUUID();
@@ -113,6 +121,8 @@ async function admit(deps: RunnerDependencies, plan: DiscordRunPlan, active: Act
     instanceId: deps.instanceId,
     triggerMessageIds: [...plan.triggerIds],
     model: deps.model.model,
+    // A refused take-up still takes its run up: the interrupted run is not owed twice.
+    resumedFrom: plan.resumedFrom,
   };
   deps.lifecycle.refuse({ ...run, reason: 'the daily token budget is spent', told: verdict.tell });
   deps.logger.warn({ runId, conversation: plan.conversation.key }, 'run refused: the daily token budget is spent');

@@ -19,7 +19,7 @@ import type { TokenCounter } from '../memory/token-counter.ts';
 import { formatUserContent } from '../memory/window.ts';
 import { isAllowedPlace } from './allowed-places.ts';
 import { ChannelProgress } from './channel-progress.ts';
-import { describeDiscordError } from './discord-errors.ts';
+import { channelGoneCodes, describeDiscordError, isDiscordCode } from './discord-errors.ts';
 import { cleanText, messageText } from './incoming-message.ts';
 import { messagesAfter } from './messages-after.ts';
 import { discordRequester } from './moderation.ts';
@@ -80,6 +80,9 @@ export function messageRouter(deps: RouterDependencies) {
     return messageWork(storedId, { messageId: message.id, channelId: message.channelId }, requester);
   }
 
+  /** Read again (a gateway replay, a catch-up): it was counted and queued the first time. */
+  const alreadyStored = (message: GuildMessage) => store.messages.hasDiscordId(message.id);
+
   /**
    * The per-person rate and the server's daily budget: past either, one polite reply per window,
    * posted before the message counts as handled.
@@ -121,6 +124,7 @@ export function messageRouter(deps: RouterDependencies) {
     if (!existing && !mentionsBot(message)) return;
     const conversation =
       existing ?? ensureConversation(message, { threadId: thread.id, title: thread.name, channelId: thread.parentId });
+    if (alreadyStored(message)) return;
     if (!(await withinLimits(message))) {
       // Seen and refused: not to be caught up on (and answered) later.
       store.conversations.setLastSeenMessage(conversation.id, message.id);
@@ -132,7 +136,7 @@ export function messageRouter(deps: RouterDependencies) {
 
   async function handleInChannel(message: GuildMessage): Promise<void> {
     const channel = message.channel;
-    if (!mentionsBot(message) || !(await withinLimits(message))) return;
+    if (!mentionsBot(message) || alreadyStored(message) || !(await withinLimits(message))) return;
     const name = threadName(
       cleanText(message, client.user.id, botRoleId(message)),
       message.member?.displayName ?? message.author.displayName,
@@ -199,16 +203,28 @@ export function messageRouter(deps: RouterDependencies) {
      * many messages were read.
      */
     async catchUpChannel(cursor: ChannelCursorRow): Promise<number> {
-      const channel = await client.channels.fetch(cursor.channel_id).catch(() => null);
-      if (!channel?.isTextBased() || channel.isThread() || channel.isDMBased()) {
-        store.channelCursors.forget(cursor.channel_id); // Gone, or no longer a channel it can read.
+      const { channel_id: channelId, guild_id: guildId } = cursor;
+      const channel = await client.channels.fetch(channelId).catch((error: unknown) => {
+        if (isDiscordCode(error, channelGoneCodes)) return null;
+        throw error; // A network failure, say: the cursor stays for the next start.
+      });
+      const readable = channel?.isTextBased() && !channel.isThread() && !channel.isDMBased();
+      if (!readable || !isAllowedPlace(discord, guildId, channelId)) {
+        store.channelCursors.forget(channelId); // Gone, no longer a channel it reads, or no longer allowed.
         return 0;
       }
+      // Held at the cursor while reading: a live message handled meanwhile must not move it past
+      // messages not yet read (a crash would skip them).
+      const hold = progress.begin(channelId, guildId, cursor.last_seen_message_id);
       let read = 0;
-      for await (const message of messagesAfter(channel, cursor.last_seen_message_id)) {
-        read += 1;
-        if (message.author.bot || message.system || !message.inGuild()) continue;
-        await handleCreate(message as GuildMessage);
+      try {
+        for await (const message of messagesAfter(channel, cursor.last_seen_message_id)) {
+          read += 1;
+          if (message.author.bot || message.system || !message.inGuild()) continue;
+          await handleCreate(message as GuildMessage);
+        }
+      } finally {
+        hold();
       }
       return read;
     },

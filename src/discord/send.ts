@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { MessageFlags, type Message, type SendableChannels } from 'discord.js';
+import { messagesAfter } from './messages-after.ts';
 import { splitMessage } from './split-message.ts';
 
 /** Model output pings nobody: no @everyone, no roles, no users, not even the person replied to. */
@@ -49,14 +50,9 @@ export async function piecesNotYetPosted(
 ): Promise<NumberedPiece[]> {
   const pieces = splitMessage(text).map((content, index) => ({ index, content }));
   const posted = new Set<string>();
-  let after = afterMessageId ?? '0';
-  // Newest first, a page at a time, until no newer message is left (bounded: answers are recent).
-  for (let page = 0; page < 10; page++) {
-    const batch = await channel.messages.fetch({ after, limit: 100 });
-    for (const message of batch.values()) if (message.author.id === botUserId) posted.add(message.content.trim());
-    if (batch.size < 100) break;
-    after = [...batch.keys()].reduce((newest, id) => (BigInt(id) > BigInt(newest) ? id : newest));
-  }
+  // Everything after the question, a page at a time (bounded: answers are recent).
+  for await (const message of messagesAfter(channel, afterMessageId ?? '0', 10))
+    if (message.author.id === botUserId) posted.add(message.content.trim());
   return pieces.filter((piece) => !posted.has(piece.content.trim()));
 }
 

@@ -7,6 +7,7 @@ import type { RunRow } from '../../db/runs.ts';
 import type { StepRow } from '../../db/steps.ts';
 import { finalAnswerToolName } from '../agent/final-answer.ts';
 import type { AssistantMessage } from '../agent/messages.ts';
+import { stateOf } from '../conversation/run-lifecycle.ts';
 import { formatElapsed } from '../text/duration.ts';
 import { truncateLine } from '../text/truncate.ts';
 
@@ -36,6 +37,20 @@ export function toolsUsed(steps: readonly StepRow[]): string[] {
 
 function statusText(run: RunRow): string {
   return run.stop_reason === null ? run.status : `${run.status} (${run.stop_reason})`;
+}
+
+/** Whether its people got its answer, or why there is none: what a moderator asks after "status". */
+function deliveryText(run: RunRow): string {
+  switch (stateOf(run)) {
+    case 'running':
+      return '-';
+    case 'given-up':
+      return 'given up: cut off too many times, its people were told to ask again';
+    case 'delivered':
+      return run.delivery ?? 'posted';
+    default:
+      return 'not yet: owed to its people, taken up at the next start unless a later run took it up';
+  }
 }
 
 function durationText(run: RunRow): string {
@@ -159,6 +174,8 @@ export function formatRunDetail({ run, conversation, steps }: RunReport): string
     ['run', run.id],
     ['conversation', conversationText],
     ['status', statusText(run)],
+    ['delivery', deliveryText(run)],
+    ...(run.resumed_from === null ? [] : [['takes up', run.resumed_from] as [string, string]]),
     ['model', run.model],
     ['started', formatTime(run.started_at)],
     ['ended', run.ended_at === null ? '-' : formatTime(run.ended_at)],

@@ -110,8 +110,17 @@ describe('the life of a run', () => {
       answer: { answer: 'found it', tools_used: [] },
       triggerIds: [question],
     });
-    lifecycle.answeredAfterAll('r1');
+    lifecycle.answeredAfterAll('r1', 'posted');
     expect(store.runs.byId('r1')).toMatchObject({ status: 'answered', delivery: 'posted' });
+  });
+
+  it('records an answer found on disk whose post failed as answered, its delivery failed, and no longer owed', () => {
+    const lifecycle = runLifecycle(store);
+    run('r1', { answer: 'found it' });
+    lifecycle.interrupt('r1', 'crash');
+    lifecycle.answeredAfterAll('r1', 'post-failed');
+    expect(store.runs.byId('r1')).toMatchObject({ status: 'answered', delivery: 'post-failed' });
+    expect(lifecycle.owed(conversationId)).toEqual([]);
   });
 
   it('continues a run cut off mid-way, naming the tools its chain ran, and gives up on the third cut', () => {
@@ -176,5 +185,24 @@ describe('the life of a run', () => {
     });
     expect(stateOf(store.runs.byId('quiet')!)).toBe('delivered');
     expect(lifecycle.owed(conversationId).map((row) => row.id)).toEqual(['told']);
+  });
+
+  it('takes an interrupted run up even when the run taking it up is refused for the budget', () => {
+    const lifecycle = runLifecycle(store);
+    run('r1', { tool: 'calculator' });
+    lifecycle.interrupt('r1', 'crash');
+    lifecycle.refuse({
+      id: 'refused',
+      conversationId,
+      instanceId: 'i',
+      triggerMessageIds: [question],
+      model: 'm',
+      resumedFrom: 'r1',
+      reason: 'the daily token budget is spent',
+      told: false,
+    });
+    // r1 is no longer owed (or it would be taken up, and refused, at every start); the refusal is delivered.
+    expect(lifecycle.owed(conversationId)).toEqual([]);
+    expect(store.runs.chain('refused').map((row) => row.id)).toEqual(['refused', 'r1']);
   });
 });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
+import { openStore } from '../../db/store.ts';
 import { finalAnswer } from '../support/scripted-model.ts';
 
 let world: BotWorld;
@@ -60,5 +61,58 @@ describe('mentions in a channel while the bot was stopped', () => {
     expect(model.requests).toHaveLength(1);
     expect(discord.threads().map((candidate) => candidate.id)).toEqual([missed]);
     expect(discord.botMessages(thread.id)).toHaveLength(1);
+  });
+
+  it('makes the thread a crash kept from being made (the mention stored, no thread yet), and answers there', async () => {
+    world = await startBotWorld();
+    const { discord, model } = world;
+    const { general } = discord.channels;
+    model.enqueue(finalAnswer('Here now: 4.'));
+    let asked = '';
+    await world.restart({
+      // As the process left it when killed between storing the mention and starting its thread.
+      whileDown: async () => {
+        asked = (
+          await discord.userSays({
+            channelId: general,
+            author: 'ada',
+            content: `${mentionOf(world)} what is 2+2?`,
+            mentions: [discord.botUser.id],
+          })
+        ).id;
+        const store = openStore(world.databasePath);
+        const conversation = store.conversations.ensure({
+          key: `discord:${asked}`,
+          title: 'what is 2+2?',
+          guildId: discord.guildId,
+          channelId: general,
+          threadId: asked,
+          startedById: discord.users.ada,
+          startedByName: 'Ada',
+        });
+        store.messages.insert({
+          conversationId: conversation.id,
+          runId: null,
+          role: 'user',
+          authorId: discord.users.ada,
+          authorName: 'Ada',
+          content: 'what is 2+2?',
+          toolCalls: null,
+          toolCallId: null,
+          groupId: null,
+          answersId: null,
+          discordMessageId: asked,
+          tokenCount: 8,
+        });
+        store.close();
+      },
+    });
+
+    const thread = await discord.waitFor(() => discord.threads().find((candidate) => candidate.id === asked), {
+      what: 'the thread made from the stored mention',
+    });
+    expect((await waitForBotPosts(world, thread.id, 1))[0]!.content).toBe('Here now: 4.');
+    expect(model.requests).toHaveLength(1);
+    expect(discord.botMessages(general)).toEqual([]);
   });
 });

@@ -129,6 +129,51 @@ describe('for everyone', () => {
     expect((await botPosts(thread.id, 3)).at(-1)!.content).toBe('Bob computed 14.');
   });
 
+  it('/tool in a thread waits for the run under way there: memory holds one, then the other, never interleaved', async () => {
+    let entered!: () => void;
+    const inTool = new Promise<void>((resolve) => (entered = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const slow = defineTool({
+      name: 'slow_lookup',
+      description: 'Takes a while.',
+      parameters: z.object({}),
+      execute: async () => {
+        entered();
+        await released;
+        return 'found';
+      },
+    });
+    world = await startBotWorld({}, {}, {}, { tools: buildToolRegistry([...builtInTools, slow]) });
+    const thread = await conversation();
+    world.model.enqueue(toolCalls({ name: 'slow_lookup', arguments: {} }), finalAnswer('Found it.'));
+    await world.discord.userSays({ channelId: thread.id, author: 'ada', content: 'look it up' });
+    await inTool;
+    const interaction = await world.discord.userRunsCommand({
+      name: 'tool',
+      subcommand: 'calculator',
+      options: { expression: '1+1' },
+      author: 'bob',
+      channelId: thread.id,
+    });
+    await world.discord.waitFor(() => interaction.deferred, { what: 'the /tool reply deferred' });
+    release();
+    expect((await interaction.waitForReply((reply) => reply.content !== '')).content).toContain('→ `2`');
+    await world.handled('interaction', interaction.id);
+
+    const [direct, agent] = world.store.runs.recent(null, 2);
+    expect(direct!.model).toContain('direct');
+    const conversationId = world.store.conversations.byKey(`discord:${thread.id}`)!.id;
+    const runOrder = world.store.db
+      .prepare<[number], string>(
+        'SELECT run_id FROM messages WHERE conversation_id = ? AND run_id IS NOT NULL ORDER BY id',
+      )
+      .pluck()
+      .all(conversationId)
+      .filter((runId, index, all) => runId !== all[index - 1]);
+    expect(runOrder.slice(-2)).toEqual([agent!.id, direct!.id]);
+  });
+
   it('/tool answers invalid input privately with the issues, and refuses a moderator-only tool to others', async () => {
     world = await startBotWorld({}, {}, {}, { tools: buildToolRegistry([...builtInTools, secret]) });
     const { discord } = world;
