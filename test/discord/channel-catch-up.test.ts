@@ -18,6 +18,17 @@ const seen = (channelId: string, messageId: string) =>
     { what: `the cursor of ${channelId} at ${messageId}` },
   );
 
+/** Ada mentions the bot in a channel; returns the message's id. */
+const adaMentions = async (channelId: string, text: string) =>
+  (
+    await world.discord.userSays({
+      channelId,
+      author: 'ada',
+      content: `${mentionOf(world)} ${text}`,
+      mentions: [world.discord.botUser.id],
+    })
+  ).id;
+
 describe('mentions in a channel while the bot was stopped', () => {
   it('answers them after the restart, in a thread, exactly once', async () => {
     world = await startBotWorld();
@@ -31,21 +42,9 @@ describe('mentions in a channel while the bot was stopped', () => {
     await world.restart({
       whileDown: async () => {
         await discord.userSays({ channelId: general, author: 'bob', content: 'anyone there?' });
-        missed = (
-          await discord.userSays({
-            channelId: general,
-            author: 'ada',
-            content: `${mentionOf(world)} what is 2+2?`,
-            mentions: [discord.botUser.id],
-          })
-        ).id;
+        missed = await adaMentions(general, 'what is 2+2?');
         // A channel the bot never saw is not read back: it may hold years of history.
-        await discord.userSays({
-          channelId: random,
-          author: 'ada',
-          content: `${mentionOf(world)} old news`,
-          mentions: [discord.botUser.id],
-        });
+        await adaMentions(random, 'old news');
       },
     });
 
@@ -72,14 +71,7 @@ describe('mentions in a channel while the bot was stopped', () => {
     await world.restart({
       // As the process left it when killed between storing the mention and starting its thread.
       whileDown: async () => {
-        asked = (
-          await discord.userSays({
-            channelId: general,
-            author: 'ada',
-            content: `${mentionOf(world)} what is 2+2?`,
-            mentions: [discord.botUser.id],
-          })
-        ).id;
+        asked = await adaMentions(general, 'what is 2+2?');
         const store = openStore(world.databasePath);
         const conversation = store.conversations.ensure({
           key: `discord:${asked}`,
