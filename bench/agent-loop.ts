@@ -12,7 +12,7 @@ import OpenAI from 'openai';
 import { z } from 'zod';
 import type { AgentEventSink } from '../src/agent/events.ts';
 import { silentLogger } from '../src/agent/logger.ts';
-import { createOpenAIModelClient } from '../src/agent/openai-model-client.ts';
+import { createOpenAIModelClient } from '../src/model-servers/openai-model-client.ts';
 import { defaultAgentSettings, runAgent } from '../src/agent/run-agent.ts';
 import { buildToolRegistry } from '../src/agent/tool-registry.ts';
 import { defineTool } from '../tools/define-tool.ts';

@@ -30,7 +30,7 @@ import { createAgent, createMiddleware, tool as langchainTool } from 'langchain'
 import OpenAI from 'openai';
 import { z } from 'zod';
 import { silentLogger } from '../src/agent/logger.ts';
-import { createOpenAIModelClient } from '../src/agent/openai-model-client.ts';
+import { createOpenAIModelClient } from '../src/model-servers/openai-model-client.ts';
 import { defaultAgentSettings, runAgent } from '../src/agent/run-agent.ts';
 import { buildToolRegistry } from '../src/agent/tool-registry.ts';
 import { bareLoop, benchTask, startModelProcess } from './bare-loop.ts';

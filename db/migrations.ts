@@ -217,6 +217,24 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 7,
+    name: 'what each model server needs',
+    // Learned from the server's answers (a refused schema keyword, an ignored tool choice) so that
+    // the next run starts right, and the last `npm run doctor` report, logged at start.
+    up(db) {
+      db.exec(`
+        CREATE TABLE model_servers (
+          server TEXT NOT NULL,
+          model TEXT NOT NULL,
+          learned TEXT NOT NULL DEFAULT '{}',
+          checkup TEXT,
+          updated_at INTEGER NOT NULL,
+          PRIMARY KEY (server, model)
+        ) STRICT, WITHOUT ROWID;
+      `);
+    },
+  },
 ];
 
 export const latestVersion = migrations.at(-1)?.version ?? 0;

@@ -3,6 +3,7 @@ import { createChannelCursorQueries } from './channel-cursors.ts';
 import { createConversationQueries } from './conversations.ts';
 import { createInstanceQueries } from './instances.ts';
 import { createMessageQueries } from './messages.ts';
+import { createModelServerQueries } from './model-servers.ts';
 import { openDatabase, openDatabaseReadOnly } from './open-database.ts';
 import { createRunQueries } from './runs.ts';
 import { createStepQueries } from './steps.ts';
@@ -20,6 +21,7 @@ export interface Store {
   steps: ReturnType<typeof createStepQueries>;
   instances: ReturnType<typeof createInstanceQueries>;
   usage: ReturnType<typeof createUsageQueries>;
+  modelServers: ReturnType<typeof createModelServerQueries>;
   search: ReturnType<typeof createSearchQueries>;
   reminders: ReturnType<typeof createReminderQueries>;
   close(): void;
@@ -37,6 +39,7 @@ export function openStore(path: string, options: { readOnly?: boolean } = {}): S
     steps: createStepQueries(db),
     instances: createInstanceQueries(db),
     usage: createUsageQueries(db),
+    modelServers: createModelServerQueries(db),
     search: createSearchQueries(db),
     reminders: createReminderQueries(db),
     close: () => db.close(),

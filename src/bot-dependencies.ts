@@ -7,7 +7,8 @@ import { commands } from '../commands/index.ts';
 import { builtInTools, databaseTools } from '../tools/index.ts';
 import type { Logger } from './agent/logger.ts';
 import { limitModelCalls } from './agent/limit-model-calls.ts';
-import { createOpenAIModelClient } from './agent/openai-model-client.ts';
+import { createOpenAIModelClient } from './model-servers/openai-model-client.ts';
+import { recordsInDatabase } from './model-servers/server-fixes.ts';
 import type { ToolServer } from './agent/tool.ts';
 import { buildToolRegistry } from './agent/tool-registry.ts';
 import type { Config } from './config.ts';
@@ -26,7 +27,13 @@ export async function botDependencies(
     operatorPrompt: config.systemPrompt,
     store: parts.store,
     counter: await loadTokenCounter(config.model.model),
-    model: limitModelCalls(createOpenAIModelClient(config.model), config.discord.maxConcurrentRuns),
+    model: limitModelCalls(
+      createOpenAIModelClient(config.model, {
+        records: recordsInDatabase(parts.store.modelServers),
+        logger: parts.logger,
+      }),
+      config.discord.maxConcurrentRuns,
+    ),
     tools: buildToolRegistry([...builtInTools, ...databaseTools(parts.store)]),
     toolServers: parts.toolServers ?? [],
     instanceId: parts.instanceId,

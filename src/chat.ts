@@ -6,7 +6,8 @@ import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { builtInTools, databaseTools } from '../tools/index.ts';
-import { createOpenAIModelClient } from './agent/openai-model-client.ts';
+import { createOpenAIModelClient } from './model-servers/openai-model-client.ts';
+import { recordsInDatabase } from './model-servers/server-fixes.ts';
 import { buildToolRegistry } from './agent/tool-registry.ts';
 import { createLogger } from './logging.ts';
 import { mcpServers } from './mcp/mcp-servers.ts';
@@ -70,7 +71,7 @@ try {
     memory: conversationMemory(store, counter, config.memory),
     instanceId: instance.id,
     user,
-    model: createOpenAIModelClient(config.model),
+    model: createOpenAIModelClient(config.model, { records: recordsInDatabase(store.modelServers), logger }),
     tools: buildToolRegistry([...builtInTools, ...databaseTools(store)]),
     toolServers: mcp.connections,
     settings: config.agent,

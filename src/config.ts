@@ -6,9 +6,10 @@ import { readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
 import type { AgentSettings } from './agent/run-agent.ts';
-import type { OpenAIModelClientOptions } from './agent/openai-model-client.ts';
+import type { OpenAIModelClientOptions } from './model-servers/openai-model-client.ts';
 import type { MemorySettings } from './memory/conversation-memory.ts';
 import { type McpServerConfig, parseMcpConfig } from './mcp/mcp-config.ts';
+import { providerIds } from './model-servers/profiles/profile.ts';
 
 export type Environment = Record<string, string | undefined>;
 
@@ -79,6 +80,14 @@ export const settingsSchema = z.object({
   OPENAI_MAX_RETRIES: whole(0, 10, 2),
   OPENAI_TIMEOUT_SECONDS: whole(1, 3600, 60),
   OPENAI_MAX_RETRY_WAIT_SECONDS: whole(0, 3600, 30),
+  MODEL_PROVIDER: z.preprocess(
+    blankToUndefined,
+    z.enum(['auto', ...providerIds], { error: `must be auto or one of ${providerIds.join(', ')}` }).default('auto'),
+  ),
+  TOOL_PROTOCOL: z.preprocess(
+    blankToUndefined,
+    z.enum(['auto', 'native', 'text'], { error: 'must be auto, native or text' }).default('auto'),
+  ),
   MAX_STEPS: whole(1, 50, 10),
   MAX_TOOL_CALLS_PER_TURN: whole(1, 64, 8),
   RUN_TIMEOUT_SECONDS: whole(5, 3600, 120),
@@ -250,6 +259,8 @@ export function parseConfig(
         maxRetries: settings.OPENAI_MAX_RETRIES,
         timeoutSeconds: settings.OPENAI_TIMEOUT_SECONDS,
         maxRetryWaitSeconds: settings.OPENAI_MAX_RETRY_WAIT_SECONDS,
+        provider: settings.MODEL_PROVIDER,
+        toolProtocol: settings.TOOL_PROTOCOL,
       },
       agent: {
         maxSteps: settings.MAX_STEPS,

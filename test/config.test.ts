@@ -17,6 +17,8 @@ describe('settings', () => {
           maxRetries: 2,
           timeoutSeconds: 60,
           maxRetryWaitSeconds: 30,
+          provider: 'auto',
+          toolProtocol: 'auto',
         },
         agent: { maxSteps: 10, maxToolCallsPerTurn: 8, runTimeoutMs: 120_000, toolTimeoutMs: 30_000 },
         databasePath: './data/bot.sqlite',

@@ -8,6 +8,11 @@ export interface ToolCall {
   id: string;
   type: 'function';
   function: { name: string; arguments: string };
+  /**
+   * What the server attached to the call and needs back with it on the next turn, kept as received
+   * (Gemini's thought signature: `{ google: { thought_signature } }`).
+   */
+  extra_content?: Record<string, unknown>;
 }
 
 export interface SystemMessage {
@@ -24,6 +29,11 @@ export interface AssistantMessage {
   role: 'assistant';
   content: string | null;
   tool_calls?: ToolCall[];
+  /**
+   * The model's thinking, when the server gave it (a reasoning field, or `<think>` taken out of the
+   * content). Kept in the step log, never posted; sent back only to servers that need it.
+   */
+  reasoning?: string;
 }
 
 /** The answer to exactly one tool call; every `tool_call_id` must get exactly one. */

@@ -27,6 +27,12 @@ export interface ModelResponse {
   finishReason: string | null;
   /** The model name the server reports having used. */
   model: string;
+  /**
+   * The server refused the tool call the model wrote (it could not be parsed, or did not fit the
+   * schema): why, in words for the model. The message holds what the model wrote; the loop sends
+   * the problem back as an observation.
+   */
+  rejectedCall?: string;
 }
 
 /**

@@ -13,6 +13,13 @@ export type ModelErrorKind =
   | 'invalid-response'
   | 'rejected';
 
+/** What the server said when it refused a request: its error code, message and whole error body. */
+export interface ServerReply {
+  code: string | null;
+  message: string;
+  body: unknown;
+}
+
 /**
  * A failure of the model service after the client's own retries. `retryAfterSeconds` is set when
  * the service said how long to wait.
@@ -21,16 +28,25 @@ export class ModelError extends UserFacingError {
   readonly kind: ModelErrorKind;
   readonly status: number | null;
   readonly retryAfterSeconds: number | null;
+  /** The server's own words, when it answered with an error (to recognise a quirk and fix the request). */
+  readonly reply: ServerReply | null;
 
   constructor(
     kind: ModelErrorKind,
-    options: { status?: number | null; retryAfterSeconds?: number | null; detail: string; cause?: unknown },
+    options: {
+      status?: number | null;
+      retryAfterSeconds?: number | null;
+      detail: string;
+      cause?: unknown;
+      reply?: ServerReply;
+    },
   ) {
     const retryAfterSeconds = options.retryAfterSeconds ?? null;
     super(`model-${kind}`, userMessageFor(kind, retryAfterSeconds), { detail: options.detail, cause: options.cause });
     this.kind = kind;
     this.status = options.status ?? null;
     this.retryAfterSeconds = retryAfterSeconds;
+    this.reply = options.reply ?? null;
   }
 }
 

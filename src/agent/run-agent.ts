@@ -90,6 +90,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   let usage = noUsage;
   let step = 0;
   let nudged = false;
+  let rejectedCalls = 0;
 
   const end = (
     status: RunStatus,
@@ -159,6 +160,16 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       });
       messages.push(assistant);
       const calls = assistant.tool_calls ?? [];
+
+      if (response.rejectedCall !== undefined) {
+        // The server could not read the call the model wrote: the model hears why, and tries again
+        // (twice at most, so a model that keeps writing broken calls ends the run).
+        if (lastStep) return stopped('step-limit');
+        if (rejectedCalls >= maxRejectedCalls) return stopped('no-answer');
+        rejectedCalls += 1;
+        messages.push({ role: 'user', content: rejectedCallNote(response.rejectedCall) });
+        continue;
+      }
 
       if (calls.length === 0) {
         const text = assistant.content?.trim() ?? '';
@@ -232,6 +243,13 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
     );
   }
 }
+
+/** Calls the server could not read, answered with an observation, before the run gives up. */
+const maxRejectedCalls = 2;
+
+/** What the model is told when the server could not read the call it wrote. */
+export const rejectedCallNote = (problem: string) =>
+  `Your last reply was not a tool call that could be read: ${problem}. Call the tool again, with arguments written as valid JSON for its schema.`;
 
 /** The rule for `final_answer` beside other tools: those run, the answer waits for their results. */
 const finalAnswerAloneText =

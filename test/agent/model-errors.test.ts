@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ModelError } from '../../src/agent/model-error.ts';
-import { maxResponseBytes } from '../../src/agent/openai-model-client.ts';
+import { maxResponseBytes } from '../../src/model-servers/openai-transport.ts';
 import { runOnce } from '../support/agent-harness.ts';
 import { type ScriptedModel, apiError, finalAnswer, startScriptedModel } from '../support/scripted-model.ts';
 

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunRow } from '../../db/runs.ts';
-import type { OpenAIModelClientOptions } from '../../src/agent/openai-model-client.ts';
+import type { OpenAIModelClientOptions } from '../../src/model-servers/openai-model-client.ts';
 import { type BotWorld, mentionOf, startBotWorld } from '../support/bot-harness.ts';
 import { apiError, finalAnswer, type ScriptStep } from '../support/scripted-model.ts';
 

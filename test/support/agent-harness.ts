@@ -4,7 +4,7 @@
  */
 import type { AgentEvent } from '../../src/agent/events.ts';
 import { silentLogger } from '../../src/agent/logger.ts';
-import { createOpenAIModelClient, type OpenAIModelClientOptions } from '../../src/agent/openai-model-client.ts';
+import { createOpenAIModelClient, type OpenAIModelClientOptions } from '../../src/model-servers/openai-model-client.ts';
 import {
   type AgentSettings,
   defaultAgentSettings,
@@ -26,17 +26,29 @@ export const testContext: ConversationContext = {
   logger: silentLogger,
 };
 
-export function modelClientFor(server: ScriptedModel, options: Partial<OpenAIModelClientOptions> = {}) {
-  return createOpenAIModelClient({
-    apiKey: 'sk-test',
-    baseURL: server.baseURL,
-    model: 'test-model',
-    temperature: 0,
-    maxRetries: 2,
-    timeoutSeconds: 10,
-    maxRetryWaitSeconds: 30,
-    ...options,
-  });
+/**
+ * A client of the scripted server, which plays OpenAI's API: its profile is OpenAI's (forced tool
+ * choices are enforced) unless a test names another provider to play.
+ */
+export function modelClientFor(
+  server: ScriptedModel,
+  options: Partial<OpenAIModelClientOptions> = {},
+  remember: Parameters<typeof createOpenAIModelClient>[1] = {},
+) {
+  return createOpenAIModelClient(
+    {
+      apiKey: 'sk-test',
+      baseURL: server.baseURL,
+      model: 'test-model',
+      temperature: 0,
+      maxRetries: 2,
+      timeoutSeconds: 10,
+      maxRetryWaitSeconds: 30,
+      provider: 'openai',
+      ...options,
+    },
+    remember,
+  );
 }
 
 export interface RecordedRun extends RunResult {

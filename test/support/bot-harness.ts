@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, type Store } from '../../db/store.ts';
 import { limitModelCalls } from '../../src/agent/limit-model-calls.ts';
-import type { OpenAIModelClientOptions } from '../../src/agent/openai-model-client.ts';
+import type { OpenAIModelClientOptions } from '../../src/model-servers/openai-model-client.ts';
 import { type Logger, silentLogger } from '../../src/agent/logger.ts';
 import { type AgentSettings, defaultAgentSettings } from '../../src/agent/run-agent.ts';
 import { buildToolRegistry } from '../../src/agent/tool-registry.ts';

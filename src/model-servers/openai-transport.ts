@@ -1,32 +1,40 @@
 /**
- * The one file that imports `openai`: a `ModelClient` for any OpenAI-compatible chat-completions
+ * The one file that imports `openai`: sends chat-completions requests to any OpenAI-compatible
  * server. Retries are the SDK's own (they honour Retry-After); a wait longer than
- * `maxRetryWaitSeconds` is not slept but reported at once as a rate limit to retry later.
+ * `maxRetryWaitSeconds` is not slept but reported at once as a rate limit to retry later. What is
+ * sent, and how replies are read, server by server, is `server-client.ts`'s business.
  */
-import { randomUUID } from 'node:crypto';
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { describeError } from '../errors.ts';
 import { readUpTo } from '../streams/read-up-to.ts';
-import type { AssistantMessage, ToolCall } from './messages.ts';
-import { ModelError } from './model-error.ts';
-import { untilAborted } from './until-aborted.ts';
-import type { ModelClient, ModelRequest, ModelResponse } from './model-client.ts';
+import { ModelError } from '../agent/model-error.ts';
+import { untilAborted } from '../agent/until-aborted.ts';
 
-export interface OpenAIModelClientOptions {
+/** A chat-completions request body as it goes on the wire (the profile may have rewritten it). */
+export type ChatBody = Record<string, unknown> & { model: string; messages: unknown[] };
+
+/** Sends chat-completions requests; nothing about tools or providers is known here. */
+export interface ChatTransport {
+  /** The parsed JSON of a successful reply; a failure is thrown as a `ModelError` (or the signal's reason). */
+  send(body: ChatBody, signal: AbortSignal): Promise<unknown>;
+}
+
+export interface TransportOptions {
   apiKey: string | null;
   baseURL: string;
-  model: string;
-  temperature: number;
   /** The SDK's retries after the first attempt. */
   maxRetries: number;
   /** Time limit of one HTTP attempt. */
   timeoutSeconds: number;
   /** The longest Retry-After the client will sleep through before retrying. */
   maxRetryWaitSeconds: number;
+  /** What a profile adds: Azure's `api-key` header and `api-version` query. */
+  headers?: Record<string, string>;
+  query?: Record<string, string>;
 }
 
-export function createOpenAIModelClient(options: OpenAIModelClientOptions): ModelClient {
+export function createOpenAITransport(options: TransportOptions): ChatTransport {
   const client = new OpenAI({
     // A local server may need no key; the SDK insists on one, and sends it only to baseURL.
     apiKey: options.apiKey ?? 'no-key',
@@ -34,122 +42,22 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
     maxRetries: options.maxRetries,
     timeout: options.timeoutSeconds * 1000,
     fetch: fetchWhole(options.maxRetryWaitSeconds * 1000),
+    defaultHeaders: options.headers,
+    defaultQuery: options.query,
   });
-
   return {
-    model: options.model,
-    async complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse> {
-      const body: ChatCompletionCreateParamsNonStreaming = {
-        model: options.model,
-        messages: request.messages as ChatCompletionCreateParamsNonStreaming['messages'],
-        tools: request.tools as ChatCompletionCreateParamsNonStreaming['tools'],
-        tool_choice:
-          request.toolChoice === 'required'
-            ? 'required'
-            : { type: 'function', function: { name: request.toolChoice.name } },
-        temperature: options.temperature,
-      };
-      let completion: OpenAI.Chat.Completions.ChatCompletion;
+    async send(body, signal) {
       try {
         // The SDK sleeps before a retry without watching the signal: do not wait for it.
-        completion = await untilAborted(client.chat.completions.create(body, { signal }), signal);
+        return await untilAborted(
+          client.chat.completions.create(body as unknown as ChatCompletionCreateParamsNonStreaming, { signal }),
+          signal,
+        );
       } catch (error) {
         throw toModelError(error, signal, options.apiKey);
       }
-      try {
-        return readCompletion(completion);
-      } catch (error) {
-        // A reply of the wrong shape is the server's fault, not a bug of ours: say so.
-        if (error instanceof ModelError) throw error;
-        throw new ModelError('invalid-response', {
-          detail: `the response could not be read: ${describeError(error)}`,
-          cause: error,
-        });
-      }
     },
   };
-}
-
-function readCompletion(completion: OpenAI.Chat.Completions.ChatCompletion): ModelResponse {
-  const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
-  if (!choice?.message) {
-    throw new ModelError('invalid-response', { detail: 'the response has no choices[0].message' });
-  }
-  const rawCalls: unknown = choice.message.tool_calls ?? [];
-  const content: unknown = choice.message.content ?? null;
-  if (!Array.isArray(rawCalls))
-    throw new ModelError('invalid-response', { detail: 'choices[0].message.tool_calls is not a list' });
-  if (content !== null && typeof content !== 'string')
-    throw new ModelError('invalid-response', { detail: 'choices[0].message.content is not text' });
-  const toolCalls = uniqueIds(rawCalls.flatMap(normalizeToolCall));
-  const message: AssistantMessage = { role: 'assistant', content };
-  if (toolCalls.length > 0) message.tool_calls = toolCalls;
-  const usage = completion.usage;
-  return {
-    message,
-    usage: usage
-      ? {
-          promptTokens: tokenCount(usage.prompt_tokens),
-          completionTokens: tokenCount(usage.completion_tokens),
-          // A server that leaves the total out (or garbles it) still gets its calls charged to the budget.
-          totalTokens:
-            tokenCount(usage.total_tokens) || tokenCount(usage.prompt_tokens) + tokenCount(usage.completion_tokens),
-        }
-      : null,
-    finishReason: choice.finish_reason ?? null,
-    model: completion.model,
-  };
-}
-
-/**
- * A count of tokens as the server reported it, or 0 if it is not one: a string, a negative or a
- * fraction would be summed into the run's usage and refused by the database, losing the run's end.
- */
-function tokenCount(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0
-    ? Math.min(Math.round(value), Number.MAX_SAFE_INTEGER)
-    : 0;
-}
-
-/** Half a surrogate pair: SQLite stores it as U+FFFD, so such an id would not match its result once stored. */
-const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/**
- * Servers that are only OpenAI-compatible leave out a call's `type` or `id`, or send its arguments
- * as an object: each call still becomes one the loop can answer (an id that is missing, or not
- * well-formed Unicode, gets a new one). Other kinds of call are dropped.
- */
-function normalizeToolCall(raw: unknown): ToolCall[] {
-  const call = (raw ?? {}) as { id?: unknown; type?: unknown; function?: { name?: unknown; arguments?: unknown } };
-  if (call.type !== undefined && call.type !== 'function') return [];
-  const args = call.function?.arguments;
-  return [
-    {
-      id:
-        typeof call.id === 'string' && call.id !== '' && !loneSurrogate.test(call.id)
-          ? call.id
-          : `call_${randomUUID()}`,
-      type: 'function',
-      function: {
-        name: typeof call.function?.name === 'string' ? call.function.name : '',
-        arguments: typeof args === 'string' ? args : args === undefined || args === null ? '' : JSON.stringify(args),
-      },
-    },
-  ];
-}
-
-/**
- * Each call of a message gets an id of its own: a server that repeats one would otherwise have
- * two tool messages answer the same id, which the next request cannot carry (and the step log
- * could not tell apart). A repeated id is replaced, as a missing one is.
- */
-function uniqueIds(calls: ToolCall[]): ToolCall[] {
-  const seen = new Set<string>();
-  return calls.map((call) => {
-    const unique = seen.has(call.id) ? { ...call, id: `call_${randomUUID()}` } : call;
-    seen.add(unique.id);
-    return unique;
-  });
 }
 
 /** Maps what the SDK throws to a `ModelError`; an abort passes through as the signal's reason. */
@@ -168,7 +76,8 @@ export function toModelError(error: unknown, signal: AbortSignal, apiKey: string
   const code = typeof error.code === 'string' ? error.code : '';
   // Servers echo keys back ("Incorrect API key provided: sk-…"): the detail goes to logs and the step log.
   const detail = maskSecrets(`model server answered ${status}: ${error.message}`, apiKey);
-  const base = { status, detail, cause: error };
+  const reply = { code: code || null, message: maskSecrets(error.message, apiKey), body: error.error ?? null };
+  const base = { status, detail, cause: error, reply };
   if (code === tooLargeCode) return new ModelError('invalid-response', base);
   if (status === 429) {
     if (code === 'insufficient_quota') return new ModelError('quota-exceeded', base);
@@ -223,6 +132,7 @@ function fetchWhole(maxWaitMs: number): typeof fetch {
       if (response.ok || init?.signal?.aborted) throw error;
       body = null;
     }
+    if (!response.ok && body !== null) body = errorBodyAsOpenAI(body);
     const headers = new Headers(response.headers);
     // The body is decoded already, and its length is its own.
     headers.delete('content-encoding');
@@ -230,6 +140,27 @@ function fetchWhole(maxWaitMs: number): typeof fetch {
     if (!response.ok && retryAfterMs(response.headers) > maxWaitMs) headers.set('x-should-retry', 'false');
     return new Response(body, { status: response.status, statusText: response.statusText, headers });
   };
+}
+
+/**
+ * An error body in OpenAI's shape (`{"error": {"message", "code", …}}`), which the SDK reads the
+ * message and code from. Gemini may send a list of them (`[{"error": {…}}]`,
+ * discuss.ai.google.dev/t/…/109823); Mistral sends the fields at the top level
+ * (`{"object": "error", "message": …}`, langchain-ai/langchain#24668). Others pass as they are.
+ */
+function errorBodyAsOpenAI(body: ArrayBuffer): ArrayBuffer {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder().decode(body));
+  } catch {
+    return body;
+  }
+  let normalized: unknown = parsed;
+  if (Array.isArray(parsed) && typeof parsed[0] === 'object' && parsed[0] !== null && 'error' in parsed[0])
+    normalized = parsed[0];
+  else if (typeof parsed === 'object' && parsed !== null && !('error' in parsed) && 'message' in parsed)
+    normalized = { error: parsed };
+  return normalized === parsed ? body : (new TextEncoder().encode(JSON.stringify(normalized)).buffer as ArrayBuffer);
 }
 
 /** A chat completion is kilobytes; this much is a misconfigured or hostile server, not an answer. */

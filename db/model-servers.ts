@@ -1,0 +1,31 @@
+import type { Database } from 'better-sqlite3';
+
+export interface ModelServerRow {
+  server: string;
+  model: string;
+  /** JSON: the fixes learned from the server's answers. */
+  learned: string;
+  /** JSON: the last `npm run doctor` report. */
+  checkup: string | null;
+  updated_at: number;
+}
+
+/** What the bot remembers of each model server and model it talked to. */
+export function createModelServerQueries(db: Database) {
+  const byKey = db.prepare<[string, string], ModelServerRow>('SELECT * FROM model_servers WHERE server = ? AND model = ?');
+  const setLearned = db.prepare<{ server: string; model: string; learned: string; now: number }>(
+    `INSERT INTO model_servers (server, model, learned, updated_at) VALUES (@server, @model, @learned, @now)
+     ON CONFLICT (server, model) DO UPDATE SET learned = excluded.learned, updated_at = excluded.updated_at`,
+  );
+  const setCheckup = db.prepare<{ server: string; model: string; checkup: string; now: number }>(
+    `INSERT INTO model_servers (server, model, checkup, updated_at) VALUES (@server, @model, @checkup, @now)
+     ON CONFLICT (server, model) DO UPDATE SET checkup = excluded.checkup, updated_at = excluded.updated_at`,
+  );
+  return {
+    get: (server: string, model: string) => byKey.get(server, model),
+    setLearned: (server: string, model: string, learned: string, now = Date.now()) =>
+      void setLearned.run({ server, model, learned, now }),
+    setCheckup: (server: string, model: string, checkup: string, now = Date.now()) =>
+      void setCheckup.run({ server, model, checkup, now }),
+  };
+}

@@ -1,0 +1,31 @@
+import type { ProviderProfile } from './profile.ts';
+
+/**
+ * Gemini's OpenAI endpoint takes a subset of JSON Schema: `additionalProperties`, `$schema`,
+ * `strict` and others are refused with 400 `Unknown name "…" … Cannot find field.`. Gemini 3 needs
+ * each tool call's `extra_content.google.thought_signature` back on the next turn.
+ */
+export const gemini: ProviderProfile = {
+  id: 'gemini',
+  name: 'Google Gemini',
+  matches: (url) => url.hostname === 'generativelanguage.googleapis.com',
+  honours: {
+    requiredChoice: 'unknown',
+    namedChoice: 'unknown',
+    strictSchemas: 'no',
+    parallelCalls: 'yes',
+    images: 'yes',
+    streamingToolCalls: 'yes',
+  },
+  fixes: {
+    dropSchemaKeywords: ['additionalProperties', '$schema', 'strict', 'const', 'propertyNames', '$defs', 'examples'],
+    keepExtraContent: true,
+  },
+  advice: ['OPENAI_BASE_URL=https://generativelanguage.googleapis.com/v1beta/openai and a Gemini API key'],
+  sources: [
+    'https://ai.google.dev/gemini-api/docs/openai (the endpoint)',
+    'https://ai.google.dev/gemini-api/docs/thought-signatures (signatures must be sent back)',
+    'https://github.com/openswarm-ai/openswarm/issues/24 and https://github.com/zed-industries/zed/issues/44875 (refused keywords)',
+    'https://discuss.ai.google.dev/t/openai-api-compatibility-broken-due-to-thought-signature-on-gemini-3-pro-preview/109823 (extra_content.google.thought_signature)',
+  ],
+};

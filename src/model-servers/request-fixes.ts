@@ -1,0 +1,80 @@
+/**
+ * A request a server refused, and the fix its error names: retried once with the fix, which is
+ * then remembered for that server and model. Each rule quotes the error it recognises, with its
+ * source. Matching is on words of the message, not on a whole message, which servers reword.
+ */
+import type { ModelError } from '../agent/model-error.ts';
+import type { ChatBody } from './openai-transport.ts';
+import type { ServerFixes } from './server-fixes.ts';
+
+export interface RequestFix {
+  fixes: ServerFixes;
+  /** What was wrong, for the log. */
+  why: string;
+}
+
+/** The fix for a refused request, or null when the error names none (or the fix is in place already). */
+export function fixFor(error: ModelError, body: ChatBody, current: ServerFixes): RequestFix | null {
+  if (error.status !== 400 && error.status !== 422 && error.status !== 404 && error.status !== 500) return null;
+  const message = error.reply?.message ?? '';
+  const fix = recognise(message, body, current);
+  return fix && changes(current, fix.fixes) ? fix : null;
+}
+
+function recognise(message: string, body: ChatBody, current: ServerFixes): RequestFix | null {
+  // Gemini: `Invalid JSON payload received. Unknown name "additionalProperties" at
+  // 'tools[0].function.parameters': Cannot find field.` (openswarm-ai/openswarm#24, zed#44875).
+  const unknownNames = [...message.matchAll(/Unknown name "([^"]+)"/g)].map((match) => match[1]!);
+  if (unknownNames.length > 0 && /tools\[/.test(message))
+    return {
+      fixes: { dropSchemaKeywords: unknownNames },
+      why: `it refused schema keywords: ${unknownNames.join(', ')}`,
+    };
+  // Mistral: `Tool call id was abc123 but must be a-z, A-Z, 0-9, with a length of 9.` (langchain#24668).
+  if (/tool call id was .* must be a-z, A-Z, 0-9, with a length of 9/i.test(message))
+    return { fixes: { shortToolCallIds: true }, why: 'it takes only tool-call ids of nine letters or digits' };
+  // DeepSeek thinking mode: "Missing `reasoning_content` field in the assistant message at message
+  // index 2" / "The `reasoning_content` in the thinking mode must be passed back to the API."
+  // (api-docs.deepseek.com/guides/thinking_mode#tool-calls; continuedev/continue#10193).
+  if (/reasoning_content/.test(message) && /missing|must be passed back/i.test(message))
+    return { fixes: { reasoningBack: 'reasoning_content' }, why: 'it needs the reasoning back on tool-call turns' };
+  // Gemini 3: "Function call is missing a thought_signature in functionCall parts."
+  // (ai.google.dev/gemini-api/docs/thought-signatures).
+  if (/thought_signature/.test(message))
+    return { fixes: { keepExtraContent: true }, why: "it needs tool calls' thought signatures back" };
+  // llama.cpp without --jinja: "tools param requires --jinja flag" / "Unsupported param: tools"
+  // (ggml-org/llama.cpp#10920); OpenRouter: "No endpoints found that support tool use" (OpenManus#55);
+  // Azure before api-version 2024-06-01: "tool_choice value as required is enabled only for api
+  // versions 2024-06-01 and later" (langchain#29936), "'$.tool_choice' is invalid" (litellm#3876).
+  if (
+    /requires --jinja|Unsupported param: tools|support tool use|tool_choice value as required|'\$\.tool_choice' is invalid/i.test(
+      message,
+    )
+  )
+    return { fixes: { toolProtocol: 'text' }, why: 'it does not take tools, or not a forced tool choice' };
+  // OpenRouter: "No endpoints found that support the provided 'tool_choice' value" (zed#36094);
+  // llama.cpp's newer builds may refuse the object: "Invalid tool_choice" (llama.cpp#28806).
+  if (/support the provided 'tool_choice'|Invalid tool_choice/i.test(message))
+    return typeof body.tool_choice === 'object' && current.namedChoice !== 'required-with-one-tool'
+      ? { fixes: { namedChoice: 'required-with-one-tool' }, why: 'it does not take a named tool choice' }
+      : { fixes: { toolProtocol: 'text' }, why: 'it does not take a forced tool choice' };
+  // A parameter it does not take: OpenAI-style "Unrecognized request argument supplied: X",
+  // llama.cpp's "Unsupported param: X", and "X is not supported" / "unsupported parameter: X".
+  const param =
+    /(?:Unrecognized request arguments? supplied|Unsupported param(?:eter)?):?\s*'?"?([A-Za-z_]+)/i.exec(
+      message,
+    )?.[1] ?? /'?"?([A-Za-z_]+)'?"? (?:is not supported|is not permitted|not supported)/i.exec(message)?.[1];
+  if (param && param in body && param !== 'messages' && param !== 'model')
+    return { fixes: { dropParams: [param] }, why: `it does not take the parameter ${param}` };
+  return null;
+}
+
+/** Whether applying `fix` changes anything: a fix in place already would loop. */
+function changes(current: ServerFixes, fix: ServerFixes): boolean {
+  return Object.entries(fix).some(([key, value]) => {
+    const now = current[key as keyof ServerFixes];
+    if (Array.isArray(value))
+      return value.some((item) => !((now as readonly string[] | undefined) ?? []).includes(item));
+    return JSON.stringify(now) !== JSON.stringify(value);
+  });
+}

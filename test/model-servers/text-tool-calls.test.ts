@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { findTextToolCalls } from '../../src/model-servers/text-tool-calls.ts';
+
+const tools = new Set(['calculator', 'final_answer', 'web_search']);
+const find = (text: string) => findTextToolCalls(text, tools);
+
+describe('tool calls written as text', () => {
+  it('reads Hermes / Qwen <tool_call> blocks, several, with text around them', () => {
+    const text =
+      'Let me work it out.\n<tool_call>\n{"name": "calculator", "arguments": {"expression": "2+2"}}\n</tool_call>\n<tool_call>\n{"name": "web_search", "arguments": {"query": "pi"}}\n</tool_call>';
+    expect(find(text)).toEqual([
+      { name: 'calculator', arguments: '{"expression":"2+2"}' },
+      { name: 'web_search', arguments: '{"query":"pi"}' },
+    ]);
+  });
+
+  it("reads Qwen3-Coder's XML parameters inside <tool_call>, and a block cut off before its closing tag", () => {
+    expect(
+      find('<tool_call>\n<function=calculator>\n<parameter=expression>\n2*3\n</parameter>\n</function>\n</tool_call>'),
+    ).toEqual([{ name: 'calculator', arguments: '{"expression":"2*3"}' }]);
+    expect(find('<tool_call>{"name": "calculator", "arguments": {"expression": "1"}}')).toEqual([
+      { name: 'calculator', arguments: '{"expression":"1"}' },
+    ]);
+  });
+
+  it("reads a bare JSON object, Llama's parameters and python tag, and calls joined by ;", () => {
+    expect(find('{"name": "calculator", "arguments": {"expression": "3"}}')).toEqual([
+      { name: 'calculator', arguments: '{"expression":"3"}' },
+    ]);
+    expect(
+      find(
+        '<|python_tag|>{"name": "calculator", "parameters": {"expression": "4"}}; {"name": "web_search", "parameters": {"query": "x"}}',
+      ),
+    ).toEqual([
+      { name: 'calculator', arguments: '{"expression":"4"}' },
+      { name: 'web_search', arguments: '{"query":"x"}' },
+    ]);
+  });
+
+  it('reads a fenced json block, and arguments given as JSON text', () => {
+    expect(
+      find('Here is the call:\n```json\n{"name": "final_answer", "arguments": "{\\"answer\\": \\"4\\"}"}\n```'),
+    ).toEqual([{ name: 'final_answer', arguments: '{"answer": "4"}' }]);
+  });
+
+  it("reads Mistral's [TOOL_CALLS] in both forms, and LM Studio's [TOOL_REQUEST]", () => {
+    expect(find('[TOOL_CALLS] [{"name": "calculator", "arguments": {"expression": "5"}}]')).toEqual([
+      { name: 'calculator', arguments: '{"expression":"5"}' },
+    ]);
+    expect(find('[TOOL_CALLS]calculator{"expression": "6"}[TOOL_CALLS]web_search{"query": "y"}')).toEqual([
+      { name: 'calculator', arguments: '{"expression":"6"}' },
+      { name: 'web_search', arguments: '{"query":"y"}' },
+    ]);
+    expect(find('[TOOL_REQUEST]{"name": "calculator", "arguments": {"expression": "7"}}[END_TOOL_REQUEST]')).toEqual([
+      { name: 'calculator', arguments: '{"expression":"7"}' },
+    ]);
+  });
+
+  it("reads the forms Groq's failed_generation shows", () => {
+    expect(find('web_search{"query": "SPFMV 2016", "filter_year": 2016}</function>')).toEqual([
+      { name: 'web_search', arguments: '{"query":"SPFMV 2016","filter_year":2016}' },
+    ]);
+    expect(find('<function=calculator{"expression": "8"}</function>')).toEqual([
+      { name: 'calculator', arguments: '{"expression":"8"}' },
+    ]);
+  });
+
+  it('takes no call from prose, JSON that names no offered tool, or a broken object', () => {
+    expect(find('The answer is 4. {braces} are fine in prose.')).toEqual([]);
+    expect(find('{"name": "Ada", "arguments": {"age": 3}}')).toEqual([]);
+    expect(find('<tool_call>{"name": "calculator", "arguments": {"expression": </tool_call>')).toEqual([]);
+    expect(find('{"answer": "4"}')).toEqual([]);
+  });
+});
