@@ -12,7 +12,9 @@ export interface ModelServerRow {
 
 /** What the bot remembers of each model server and model it talked to. */
 export function createModelServerQueries(db: Database) {
-  const byKey = db.prepare<[string, string], ModelServerRow>('SELECT * FROM model_servers WHERE server = ? AND model = ?');
+  const byKey = db.prepare<[string, string], ModelServerRow>(
+    'SELECT * FROM model_servers WHERE server = ? AND model = ?',
+  );
   const setLearned = db.prepare<{ server: string; model: string; learned: string; now: number }>(
     `INSERT INTO model_servers (server, model, learned, updated_at) VALUES (@server, @model, @learned, @now)
      ON CONFLICT (server, model) DO UPDATE SET learned = excluded.learned, updated_at = excluded.updated_at`,

@@ -76,7 +76,13 @@ export function toModelError(error: unknown, signal: AbortSignal, apiKey: string
   const code = typeof error.code === 'string' ? error.code : '';
   // Servers echo keys back ("Incorrect API key provided: sk-…"): the detail goes to logs and the step log.
   const detail = maskSecrets(`model server answered ${status}: ${error.message}`, apiKey);
-  const reply = { code: code || null, message: maskSecrets(error.message, apiKey), body: error.error ?? null };
+  // The server's own words, without the SDK's "400 " in front.
+  const said = (error.error as { message?: unknown } | undefined)?.message;
+  const reply = {
+    code: code || null,
+    message: maskSecrets(typeof said === 'string' ? said : error.message, apiKey),
+    body: error.error ?? null,
+  };
   const base = { status, detail, cause: error, reply };
   if (code === tooLargeCode) return new ModelError('invalid-response', base);
   if (status === 429) {

@@ -85,6 +85,7 @@ export function createServerClient(options: ServerClientOptions): ModelClient {
       const fixes = fixesNow();
       const first = await send(request, fixes, signal);
       const calls = first.message.tool_calls ?? [];
+      if (first.rejectedCall !== undefined) return strip(first); // It did try to call: the model hears why it failed.
       if (calls.length === 0 && ignoresForcedChoice(first, fixes)) {
         learn({ toolProtocol: 'text' }, 'answered without the tool call it was told to make');
         return strip(await send(request, mergeFixes(fixes, { toolProtocol: 'text' }), signal));

@@ -6,6 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, type Store } from '../../db/store.ts';
+import { recordsInDatabase } from '../../src/model-servers/server-fixes.ts';
 import { limitModelCalls } from '../../src/agent/limit-model-calls.ts';
 import type { OpenAIModelClientOptions } from '../../src/model-servers/openai-model-client.ts';
 import { type Logger, silentLogger } from '../../src/agent/logger.ts';
@@ -102,7 +103,11 @@ export async function startBotWorld(
       operatorPrompt: null,
       store,
       counter,
-      model: limitModelCalls(modelClientFor(model, client), settings.maxConcurrentRuns ?? 4),
+      model: limitModelCalls(
+        // What it learns of a server is remembered in the database, as the bot's is.
+        modelClientFor(model, client, { records: recordsInDatabase(store.modelServers), logger: extra.logger }),
+        settings.maxConcurrentRuns ?? 4,
+      ),
       tools: extra.tools ?? buildToolRegistry([...builtInTools, ...(extra.databaseTools ? databaseTools(store) : [])]),
       toolServers: extra.toolServers ?? [],
       reminderIntervalMs: extra.reminderIntervalMs,

@@ -1,0 +1,168 @@
+/**
+ * A fake OpenAI-compatible model server on 127.0.0.1 that behaves like a real one with its quirks:
+ * the model's intent (scripted, or `followInstructions`) is rendered as the server renders it, and
+ * requests are refused as the server refuses them. Each quirk, with its source, is in quirks.ts.
+ * Like the scripted model, `close()` throws for requests nobody scripted and replies left over.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Intent, SeenRequest } from './brain.ts';
+import type { Quirk, Rendered } from './quirks.ts';
+
+export type Step = Intent | ((request: SeenRequest) => Intent);
+
+export interface FakeModelServer {
+  /** Ends in /v1, as OPENAI_BASE_URL does. */
+  baseURL: string;
+  quirk: Quirk;
+  /** Every chat request body, in order. */
+  requests: SeenRequest[];
+  enqueue(...steps: Step[]): void;
+  /** The model for requests the script has no step for (none: such a request is a test failure). */
+  otherwise(step: ((request: SeenRequest) => Intent) | null): void;
+  close(): Promise<void>;
+}
+
+export interface FakeServerOptions {
+  /** The models it serves (GET /v1/models, and a chat request for another one is a 404). */
+  models?: string[];
+  /** When set, a request without this key is refused with 401. */
+  apiKey?: string;
+}
+
+export async function startFakeModelServer(quirk: Quirk, options: FakeServerOptions = {}): Promise<FakeModelServer> {
+  const models = options.models ?? ['test-model'];
+  const script: Step[] = [];
+  const requests: SeenRequest[] = [];
+  const failures: string[] = [];
+  const state = new Map<string, unknown>();
+  let fallback: ((request: SeenRequest) => Intent) | null = null;
+  let counter = 0;
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      failures.push(`${request.method} ${request.url}: ${String(error)}`);
+      response.destroy();
+    });
+  });
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const body = await readJson(request);
+    const key = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? request.headers['api-key'];
+    if (options.apiKey && key !== options.apiKey)
+      return send(response, 401, {
+        error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' },
+      });
+    if (request.method === 'GET' && request.url === '/v1/models')
+      return send(response, 200, {
+        object: 'list',
+        data: models.map((id) => ({ id, object: 'model', owned_by: quirk.name })),
+      });
+    if (request.method !== 'POST' || request.url !== '/v1/chat/completions') {
+      failures.push(`unexpected ${request.method} ${request.url}`);
+      return send(response, 404, { error: { message: 'not found' } });
+    }
+    const seen = body as SeenRequest;
+    requests.push(seen);
+    if (!models.includes(String(seen.model)))
+      return send(response, 404, {
+        error: { message: `model '${String(seen.model)}' not found`, type: 'not_found_error', code: 'model_not_found' },
+      });
+    const refusal = quirk.refuse?.(seen, state) ?? imagesRefused(quirk, seen);
+    if (refusal) return send(response, refusal.status, refusal.body);
+    const step = script.shift() ?? fallback;
+    if (!step) {
+      failures.push(`unexpected request ${requests.length}: the script is empty`);
+      return send(
+        response,
+        500,
+        { error: { message: 'fake model server: no reply scripted' } },
+        { 'x-should-retry': 'false' },
+      );
+    }
+    const intent = typeof step === 'function' ? step(quirk.asSeenByModel?.(seen) ?? seen) : step;
+    const rendered = quirk.render(intent, seen, state, () => ++counter);
+    if ('status' in rendered) return send(response, rendered.status, rendered.body, { 'x-should-retry': 'false' });
+    if (seen.stream === true) return stream(response, rendered, String(seen.model));
+    send(response, 200, {
+      id: `chatcmpl-${counter}`,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: seen.model,
+      choices: [{ index: 0, message: rendered.message, finish_reason: rendered.finishReason }],
+      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+    });
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    quirk,
+    requests,
+    enqueue: (...steps) => void script.push(...steps),
+    otherwise: (step) => void (fallback = step),
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (script.length > 0) failures.push(`${script.length} scripted steps were never requested`);
+      if (failures.length > 0) throw new Error(`fake model server (${quirk.name}):\n${failures.join('\n')}`);
+    },
+  };
+}
+
+/** A server without image input refuses a request that carries one. */
+function imagesRefused(quirk: Quirk, request: SeenRequest): { status: number; body: unknown } | null {
+  if (quirk.images !== false) return null;
+  const image = request.messages.some(
+    (message) =>
+      Array.isArray(message.content) &&
+      (message.content as { type: string }[]).some((part) => part.type === 'image_url'),
+  );
+  return image
+    ? {
+        status: 400,
+        body: { error: { message: 'image input is not supported by this model', type: 'invalid_request_error' } },
+      }
+    : null;
+}
+
+/** The reply as server-sent events: the content, then each call's name and its arguments, then the end. */
+function stream(response: ServerResponse, rendered: Extract<Rendered, { message: unknown }>, model: string): void {
+  response.writeHead(200, { 'content-type': 'text/event-stream' });
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    response.write(
+      `data: ${JSON.stringify({ id: 'chatcmpl-stream', object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`,
+    );
+  chunk({ role: 'assistant', content: '' });
+  const message = rendered.message as {
+    content?: string | null;
+    tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+  };
+  if (message.content) chunk({ content: message.content });
+  (message.tool_calls ?? []).forEach((toolCall, index) => {
+    chunk({
+      tool_calls: [
+        { index, id: toolCall.id, type: 'function', function: { name: toolCall.function.name, arguments: '' } },
+      ],
+    });
+    chunk({ tool_calls: [{ index, function: { arguments: toolCall.function.arguments } }] });
+  });
+  chunk({}, rendered.finishReason);
+  response.end('data: [DONE]\n\n');
+}
+
+async function readJson(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  try {
+    return text === '' ? null : JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(JSON.stringify(body));
+}
