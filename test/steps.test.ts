@@ -366,6 +366,33 @@ describe('the steps report', () => {
     expect(line.length).toBeLessThan(180);
   });
 
+  it("folds a model call's thinking to one line under it", () => {
+    const thinking = `The user wants ${'a very long chain of thought '.repeat(20)}`;
+    const report: RunReport = {
+      run,
+      conversation: null,
+      steps: [
+        {
+          ...step,
+          kind: 'model-call',
+          tool_name: null,
+          tool_call_id: null,
+          status: 'ok',
+          arguments: null,
+          message: JSON.stringify({ role: 'assistant', content: 'Four.', reasoning: thinking }),
+        },
+      ],
+    };
+
+    const [call, folded] = formatRunDetail(report).split('\n').slice(-2);
+
+    expect(call).toMatch(/model-call .*→ text: "Four\."$/);
+    expect(folded).toMatch(
+      new RegExp(`^ {4}thinking \\(${thinking.length} characters\\): "The user wants a very long.*…"$`),
+    );
+    expect(folded!.length).toBeLessThan(180);
+  });
+
   it('tells a call still under way from one that never finished', () => {
     const report: RunReport = { run, conversation: null, steps: [{ ...step, arguments: '{}' }] };
 

@@ -14,6 +14,7 @@
 import type { Logger } from '../agent/logger.ts';
 import type { ModelClient, ModelRequest, ModelResponse } from '../agent/model-client.ts';
 import { ModelError } from '../agent/model-error.ts';
+import { describeError } from '../errors.ts';
 import type { ChatTransport } from './openai-transport.ts';
 import type { ProviderProfile } from './profiles/profile.ts';
 import { fixFor } from './request-fixes.ts';
@@ -59,12 +60,9 @@ export function createServerClient(options: ServerClientOptions): ModelClient {
     let body = buildChatBody(request, options, current);
     let fixed = false;
     while (true) {
+      let reply: unknown;
       try {
-        const reply = await transport.send(body, signal);
-        return readReply(reply, {
-          toolNames: new Set(request.tools.map((tool) => tool.function.name)),
-          shortIds: current.shortToolCallIds === true,
-        });
+        reply = await transport.send(body, signal);
       } catch (error) {
         if (!(error instanceof ModelError)) throw error;
         const rejected = rejectedCall(error, request, current);
@@ -75,7 +73,9 @@ export function createServerClient(options: ServerClientOptions): ModelClient {
         learn(fix.fixes, fix.why);
         current = mergeFixes(current, fix.fixes);
         body = buildChatBody(request, options, current);
+        continue;
       }
+      return read(reply, request, current);
     }
   }
 
@@ -115,6 +115,22 @@ export function createServerClient(options: ServerClientOptions): ModelClient {
     if (options.toolProtocol !== 'auto' || fixes.toolProtocol === 'text') return false;
     if (profile.honours.requiredChoice === 'yes') return false; // Enforced by the server: a fluke, not a habit.
     return reply.finishReason !== 'length' && reply.finishReason !== 'content_filter';
+  }
+}
+
+/** The reply in the agent's terms; one of the wrong shape is the server's fault, and said so. */
+function read(reply: unknown, request: ModelRequest, fixes: ServerFixes): ModelResponse & { fromText: boolean } {
+  try {
+    return readReply(reply, {
+      toolNames: new Set(request.tools.map((tool) => tool.function.name)),
+      shortIds: fixes.shortToolCallIds === true,
+    });
+  } catch (error) {
+    if (error instanceof ModelError) throw error;
+    throw new ModelError('invalid-response', {
+      detail: `the response could not be read: ${describeError(error)}`,
+      cause: error,
+    });
   }
 }
 

@@ -56,6 +56,11 @@ export function readReply(completion: unknown, reading: ReplyReading): ModelResp
       text = null;
     }
   }
+  // A call attempted in text that could not be read: never to be taken as the answer and posted.
+  const unreadable =
+    toolCalls.length === 0 && protocolMarks.test(content)
+      ? 'the tool call you wrote could not be read: write one <tool_call> block holding one JSON object with "name" (an offered tool) and "arguments"'
+      : undefined;
   const message: AssistantMessage = { role: 'assistant', content: text };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   if (reasoning !== '') message.reasoning = reasoning;
@@ -74,8 +79,12 @@ export function readReply(completion: unknown, reading: ReplyReading): ModelResp
     finishReason: typeof choice.finish_reason === 'string' ? choice.finish_reason : null,
     model: typeof reply.model === 'string' ? reply.model : '',
     fromText,
+    ...(unreadable ? { rejectedCall: unreadable } : {}),
   };
 }
+
+/** The marks of a tool call written as text (the forms text-tool-calls.ts reads). */
+const protocolMarks = /<tool_call>|<\/tool_call>|\[TOOL_CALLS\]|\[TOOL_REQUEST\]|<function=|<\|python_tag\|>/;
 
 const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 

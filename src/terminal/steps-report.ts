@@ -117,7 +117,11 @@ function formatModelCall(step: StepRow): string {
   if (calls.length > 0) line.push(`→ calls: ${calls.map((call) => call.function.name).join(', ')}`);
   else if (message?.content) line.push(`→ text: ${JSON.stringify(truncateLine(message.content, textWidth))}`);
   else line.push(message === null ? '→ (message unreadable)' : '→ (empty reply)');
-  return line.join('  ');
+  // The model's thinking, folded to one line: never posted, but a moderator may want to see why.
+  const thinking = message?.reasoning
+    ? `\n    thinking (${message.reasoning.length} characters): ${JSON.stringify(truncateLine(message.reasoning, textWidth))}`
+    : '';
+  return line.join('  ') + thinking;
 }
 
 function formatToolCall(step: StepRow, run: RunRow, callArguments: ReadonlyMap<string, string>): string {

@@ -35,6 +35,7 @@ describe('openDatabase', () => {
       'instances',
       'messages',
       'messages_fts',
+      'model_servers',
       'reminders',
       'runs',
       'steps',

@@ -87,6 +87,26 @@ describe('tool calls written as text in the content', () => {
   );
 });
 
+describe('a call written as text that cannot be read', () => {
+  it('is never taken for the answer: the model hears what is wrong and writes it again', async () => {
+    await startOn(quirks.hermesCallInContent);
+    server!.enqueue(
+      { broken: '<tool_call>\n{"name": "calculator", "arguments": {"expression": \n</tool_call>' },
+      (request) => {
+        expect(request.messages.at(-1)).toMatchObject({
+          role: 'user',
+          content: expect.stringContaining('could not be read'),
+        });
+        return calculate;
+      },
+      answer('4.', ['calculator']),
+    );
+    const { posted } = await ask('what is 2+2?', 2);
+    expect(answerOf(posted[1])).toBe('4.');
+    expectClean(posted);
+  });
+});
+
 describe('a server that ignores the forced tool choice', () => {
   it('Ollama: a plain-text reply switches the server to the text protocol, remembered for the next run', async () => {
     await startOn(quirks.ollamaIgnoresToolChoice);

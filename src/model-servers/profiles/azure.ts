@@ -11,7 +11,10 @@ import type { ProviderProfile } from './profile.ts';
 export const azure: ProviderProfile = {
   id: 'azure',
   name: 'Azure OpenAI',
-  matches: (url) => url.hostname.endsWith('.openai.azure.com') || url.hostname.endsWith('.services.ai.azure.com'),
+  matches: (url) =>
+    ['.openai.azure.com', '.services.ai.azure.com', '.cognitiveservices.azure.com'].some((host) =>
+      url.hostname.endsWith(host),
+    ),
   honours: {
     requiredChoice: 'yes',
     namedChoice: 'yes',
@@ -36,7 +39,7 @@ export const azure: ProviderProfile = {
     'or the deployment URL with ?api-version=2024-06-01 or later ("required" tool choice needs it)',
   ],
   sources: [
-    'https://learn.microsoft.com/azure/ai-foundry/openai/api-version-lifecycle (the v1 API)',
+    'https://learn.microsoft.com/azure/foundry/openai/api-version-lifecycle (the v1 API)',
     'https://github.com/langchain-ai/langchain/issues/29936 (required needs api-version 2024-06-01)',
     'https://github.com/BerriAI/litellm/issues/3876 ("$.tool_choice is invalid" on 2024-02-01)',
   ],

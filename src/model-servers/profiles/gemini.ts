@@ -18,7 +18,18 @@ export const gemini: ProviderProfile = {
     streamingToolCalls: 'yes',
   },
   fixes: {
-    dropSchemaKeywords: ['additionalProperties', '$schema', 'strict', 'const', 'propertyNames', '$defs', 'examples'],
+    // `title` and `default` too: older versions refused them (datastax/astra-assistants-api#73).
+    dropSchemaKeywords: [
+      'additionalProperties',
+      '$schema',
+      'strict',
+      'const',
+      'propertyNames',
+      '$defs',
+      'examples',
+      'title',
+      'default',
+    ],
     keepExtraContent: true,
   },
   advice: ['OPENAI_BASE_URL=https://generativelanguage.googleapis.com/v1beta/openai and a Gemini API key'],
@@ -26,6 +37,7 @@ export const gemini: ProviderProfile = {
     'https://ai.google.dev/gemini-api/docs/openai (the endpoint)',
     'https://ai.google.dev/gemini-api/docs/thought-signatures (signatures must be sent back)',
     'https://github.com/openswarm-ai/openswarm/issues/24 and https://github.com/zed-industries/zed/issues/44875 (refused keywords)',
+    'https://github.com/datastax/astra-assistants-api/issues/73 (title, default, $defs, examples)',
     'https://discuss.ai.google.dev/t/openai-api-compatibility-broken-due-to-thought-signature-on-gemini-3-pro-preview/109823 (extra_content.google.thought_signature)',
   ],
 };

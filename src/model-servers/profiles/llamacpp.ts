@@ -11,7 +11,10 @@ export const llamacpp: ProviderProfile = {
   name: 'llama.cpp server',
   matches: (url) => portOf(url) === '8080' || portOf(url) === '9931',
   honours: {
-    requiredChoice: 'yes',
+    // Enforced by grammar for the formats it recognises (docs/function-calling.md); a template it
+    // does not recognise falls back to a generic format, where a reply without a call was reported:
+    // learned when seen rather than assumed.
+    requiredChoice: 'unknown',
     namedChoice: 'no',
     strictSchemas: 'unknown',
     parallelCalls: 'no',
