@@ -15,7 +15,7 @@ import type { Logger } from '../agent/logger.ts';
 import type { ModelClient, ModelRequest, ModelResponse } from '../agent/model-client.ts';
 import { ModelError } from '../agent/model-error.ts';
 import { describeError } from '../errors.ts';
-import type { ChatTransport } from './openai-transport.ts';
+import type { ChatBody, ChatTransport } from './openai-transport.ts';
 import type { ProviderProfile } from './profiles/profile.ts';
 import { fixFor } from './request-fixes.ts';
 import { describeFixes, mergeFixes, type ServerFixes, type ServerRecords, type ToolProtocol } from './server-fixes.ts';
@@ -75,8 +75,36 @@ export function createServerClient(options: ServerClientOptions): ModelClient {
         body = buildChatBody(request, options, current);
         continue;
       }
-      return read(reply, request, current);
+      const response = read(reply, request, current);
+      noticeCutPrompt(body, response);
+      return response;
     }
+  }
+
+  /**
+   * A server that read far fewer prompt tokens than were sent cut the prompt to fit its context
+   * window. Ollama does it silently, from the start, where the system prompt and the tools are
+   * (ollama/ollama#3839: HTTP 200, only a "truncating input prompt" line in its own log). The
+   * operator is told once per process, with the profile's advice.
+   */
+  let toldCut = false;
+  function noticeCutPrompt(body: ChatBody, response: ModelResponse): void {
+    const read = response.usage?.promptTokens ?? 0;
+    if (toldCut || read === 0) return;
+    const sentAbout = Math.round(JSON.stringify([body.messages, body.tools ?? null]).length / 4);
+    if (sentAbout < 3000 || read > sentAbout / 2) return;
+    toldCut = true;
+    logger.warn(
+      {
+        server,
+        model,
+        provider: profile.id,
+        promptTokensSentAbout: sentAbout,
+        promptTokensRead: read,
+        advice: profile.advice,
+      },
+      'the model server read only part of the prompt: its context window is too small, and it may have cut the system prompt and the tools',
+    );
   }
 
   return {

@@ -295,3 +295,23 @@ describe('thinking', () => {
     },
   );
 });
+
+describe('TOOL_PROTOCOL, the operator’s choice', () => {
+  it('native is never switched, even on a server that ignores the choice: the loop nudges, then takes the text', async () => {
+    await startOn(quirks.ollamaIgnoresToolChoice, { toolProtocol: 'native' });
+    server!.enqueue({ say: 'It is 4.' }, { say: 'It is 4, as I said.' });
+    const { posted } = await ask('what is 2+2?', 1);
+    expect(posted).toEqual(['It is 4, as I said.']);
+    expect(server!.requests.every((request) => request.tools !== undefined)).toBe(true);
+    expect(learned()).toBe('{}');
+  });
+
+  it('text is used from the first request, even on a server that honours everything', async () => {
+    await startOn(quirks.compliant, { toolProtocol: 'text' });
+    server!.enqueue(calculate, answer('4.', ['calculator']));
+    const { posted } = await ask('what is 2+2?', 2);
+    expect(answerOf(posted[1])).toBe('4.');
+    expect(server!.requests.map((request) => request.tools)).toEqual([undefined, undefined]);
+    expectClean(posted);
+  });
+});

@@ -31,7 +31,7 @@ export const testContext: ConversationContext = {
  * choices are enforced) unless a test names another provider to play.
  */
 export function modelClientFor(
-  server: ScriptedModel,
+  server: Pick<ScriptedModel, 'baseURL'>,
   options: Partial<OpenAIModelClientOptions> = {},
   remember: Parameters<typeof createOpenAIModelClient>[1] = {},
 ) {

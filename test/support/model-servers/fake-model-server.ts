@@ -89,7 +89,11 @@ export async function startFakeModelServer(quirk: Quirk, options: FakeServerOpti
       created: Math.floor(Date.now() / 1000),
       model: seen.model,
       choices: [{ index: 0, message: rendered.message, finish_reason: rendered.finishReason }],
-      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+      usage: {
+        prompt_tokens: quirk.promptTokens?.(seen) ?? 10,
+        completion_tokens: 5,
+        total_tokens: (quirk.promptTokens?.(seen) ?? 10) + 5,
+      },
     });
   }
 

@@ -20,6 +20,8 @@ export interface Quirk {
   /** The request as the model sees it, when the server drops part of it. */
   asSeenByModel?(request: SeenRequest): SeenRequest;
   render(intent: Intent, request: SeenRequest, state: Map<string, unknown>, next: () => number): Rendered;
+  /** The prompt tokens the server says it read (10 unless given). */
+  promptTokens?(request: SeenRequest): number;
 }
 
 /** Whether the request uses the API's tools (not the text protocol). */
@@ -342,3 +344,15 @@ export function reasoningField(
     },
   };
 }
+
+/**
+ * Ollama at its default context (4096 tokens in docs/faq.mdx; 2048 in older versions): a longer
+ * prompt is cut from the start, HTTP 200, and `prompt_eval_count` / `usage.prompt_tokens` is all it
+ * says (ollama/ollama#3839: a 160k prompt read as 16,387 tokens, "what gets discarded is the front").
+ */
+export const ollamaCutsLongPrompts: Quirk = {
+  ...ollamaIgnoresToolChoice,
+  name: 'ollama: long prompts cut at 2048 tokens',
+  source: 'https://github.com/ollama/ollama/issues/3839',
+  promptTokens: (request) => Math.min(2048, Math.round(JSON.stringify(request.messages).length / 4)),
+};

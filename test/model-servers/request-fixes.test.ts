@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { ModelError } from '../../src/agent/model-error.ts';
+import { fixFor } from '../../src/model-servers/request-fixes.ts';
+
+/** A refusal as the transport throws it: the status and the server's own words. */
+const refused = (status: number, message: string, code: string | null = null) =>
+  new ModelError('rejected', { status, detail: message, reply: { code, message, body: null } });
+const body = { model: 'm', messages: [], temperature: 0, tool_choice: 'required', parallel_tool_calls: true };
+const named = { ...body, tool_choice: { type: 'function', function: { name: 'final_answer' } } };
+
+describe('the fix a refusal names', () => {
+  it.each([
+    [
+      'Gemini schema keywords',
+      refused(
+        400,
+        `Invalid JSON payload received. Unknown name "additionalProperties" at 'tools[0].function.parameters': Cannot find field.\nInvalid JSON payload received. Unknown name "$schema" at 'tools[1].function.parameters': Cannot find field.`,
+      ),
+      { dropSchemaKeywords: ['additionalProperties', '$schema'] },
+    ],
+    [
+      'Mistral ids',
+      refused(400, 'Tool call id was call_123 but must be a-z, A-Z, 0-9, with a length of 9.'),
+      { shortToolCallIds: true },
+    ],
+    [
+      'DeepSeek reasoning',
+      refused(
+        400,
+        'Missing `reasoning_content` field in the assistant message at message index 2. For more information, please refer to https://api-docs.deepseek.com/guides/thinking_mode#tool-calls',
+      ),
+      { reasoningBack: 'reasoning_content' },
+    ],
+    [
+      'Gemini thought signatures',
+      refused(400, 'Function call is missing a thought_signature in functionCall parts.'),
+      { keepExtraContent: true },
+    ],
+    ['llama.cpp without --jinja', refused(500, 'tools param requires --jinja flag'), { toolProtocol: 'text' }],
+    [
+      'an Ollama model without tools',
+      refused(400, 'registry.ollama.ai/library/gemma3:270m does not support tools'),
+      { toolProtocol: 'text' },
+    ],
+    [
+      'old Azure api-version',
+      refused(400, 'tool_choice value as required is enabled only for api versions 2024-06-01 and later'),
+      { toolProtocol: 'text' },
+    ],
+    [
+      'a parameter it does not take',
+      refused(400, "Unsupported parameter: 'temperature' is not supported with this model."),
+      { dropParams: ['temperature'] },
+    ],
+    [
+      'OpenAI-style unrecognized argument',
+      refused(400, 'Unrecognized request argument supplied: parallel_tool_calls'),
+      { dropParams: ['parallel_tool_calls'] },
+    ],
+  ])('%s', (_, error, fixes) => {
+    expect(fixFor(error, body, {})?.fixes).toEqual(fixes);
+  });
+
+  it("OpenRouter's tool_choice refusal: a named choice first becomes required with one tool, then the text protocol", () => {
+    const error = refused(
+      404,
+      "No endpoints found that support the provided 'tool_choice' value. To learn more about provider routing, visit: https://openrouter.ai/docs/provider-routing",
+    );
+    expect(fixFor(error, named, {})?.fixes).toEqual({ namedChoice: 'required-with-one-tool' });
+    expect(fixFor(error, body, { namedChoice: 'required-with-one-tool' })?.fixes).toEqual({ toolProtocol: 'text' });
+  });
+
+  it('names no fix for a refusal that names none, for a fix already in place, or for a failure that is not a refusal', () => {
+    expect(fixFor(refused(400, 'Invalid value for messages[0].content'), body, {})).toBeNull();
+    expect(
+      fixFor(refused(400, 'Tool call id was x but must be a-z, A-Z, 0-9, with a length of 9.'), body, {
+        shortToolCallIds: true,
+      }),
+    ).toBeNull();
+    expect(fixFor(refused(429, 'Unsupported parameter: temperature'), body, {})).toBeNull();
+    // A parameter the request does not send is not one to drop.
+    expect(fixFor(refused(400, 'Unsupported parameter: logprobs'), body, {})).toBeNull();
+  });
+});
