@@ -124,7 +124,9 @@ describe('a server that ignores the forced tool choice', () => {
     expect(posted).toEqual(['It is 4.']);
     expect(JSON.parse(learned())).toEqual({ toolProtocol: 'text' });
 
-    // The next run starts in the text protocol: its tool call is read from the text, its result sent back as text.
+    // Remembered in the database: after a restart, the next run starts in the text protocol; its
+    // tool call is read from the text, its result sent back as text.
+    await world!.restart();
     server!.enqueue(
       (request) => {
         textProtocol(request);
