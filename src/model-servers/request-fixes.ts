@@ -45,11 +45,12 @@ function recognise(message: string, body: ChatBody, current: ServerFixes): Reque
   // llama.cpp without --jinja: "tools param requires --jinja flag" / "Unsupported param: tools"
   // (ggml-org/llama.cpp#10920); Ollama's model without tools (above); OpenRouter: "No endpoints found that support tool use" (OpenManus#55);
   // Azure before api-version 2024-06-01: "tool_choice value as required is enabled only for api
-  // versions 2024-06-01 and later" (langchain#29936), "'$.tool_choice' is invalid" (litellm#3876).
+  // versions 2024-06-01 and later" (langchain#29936), "'$.tool_choice' is invalid" (litellm#3876);
+  // a third-party model on Azure: 400 `UnsupportedToolUse` (vectorize-io/hindsight#1219).
   // Ollama, for a model whose template has no tools: "registry.ollama.ai/library/gemma3:270m does
   // not support tools" (quoted in clients that detect it; the status is not documented).
   if (
-    /requires --jinja|Unsupported param: tools|support tool use|does not support tools|tool_choice value as required|'\$\.tool_choice' is invalid/i.test(
+    /requires --jinja|Unsupported param: tools|support tool use|does not support tools|UnsupportedToolUse|tool_choice value as required|'\$\.tool_choice' is invalid/i.test(
       message,
     )
   )
