@@ -29,13 +29,24 @@ export function buildChatBody(
 }
 
 function nativeTools(request: ModelRequest, fixes: ServerFixes): { messages: unknown[] } & Record<string, unknown> {
-  const messages = request.messages.map((message) => wireMessage(message, fixes));
+  // Most requests need no rewrite: the messages go as they are (this runs at every model call).
+  const rewrite =
+    fixes.shortToolCallIds || fixes.reasoningBack === 'reasoning_content' || request.messages.some(carriesExtras);
+  const messages = rewrite ? request.messages.map((message) => wireMessage(message, fixes)) : [...request.messages];
   const specs = request.tools.map((spec) => wireSpec(spec, fixes.dropSchemaKeywords ?? []));
   const choice = request.toolChoice;
   if (choice === 'required') return { messages, tools: specs, tool_choice: 'required' };
   if (fixes.namedChoice === 'required-with-one-tool')
     return { messages, tools: specs.filter((spec) => spec.function.name === choice.name), tool_choice: 'required' };
   return { messages, tools: specs, tool_choice: { type: 'function', function: { name: choice.name } } };
+}
+
+/** A message with fields only some servers take: reasoning, or a call's `extra_content`. */
+function carriesExtras(message: ChatMessage): boolean {
+  return (
+    message.role === 'assistant' &&
+    (message.reasoning !== undefined || (message.tool_calls ?? []).some((call) => call.extra_content !== undefined))
+  );
 }
 
 function wireMessage(message: ChatMessage, fixes: ServerFixes): unknown {
