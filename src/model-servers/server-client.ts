@@ -9,7 +9,7 @@
  * - a named choice answered with another tool is sent once more as "required" with that tool alone;
  * - Groq's `tool_use_failed` gives back what the model wrote: the call is read from it when it can
  *   be, and otherwise the problem goes to the model as an observation.
- * So a request is sent at most three times, and nothing here loops.
+ * So a request is sent at most four times (a fix, a switch, a fix of the switched request), and nothing here loops.
  */
 import type { Logger } from '../agent/logger.ts';
 import type { ModelClient, ModelRequest, ModelResponse } from '../agent/model-client.ts';
@@ -116,7 +116,7 @@ export function createServerClient(options: ServerClientOptions): ModelClient {
       if (first.rejectedCall !== undefined) return strip(first); // It did try to call: the model hears why it failed.
       if (calls.length === 0 && ignoresForcedChoice(first, fixes)) {
         learn({ toolProtocol: 'text' }, 'answered without the tool call it was told to make');
-        return strip(await send(request, mergeFixes(fixes, { toolProtocol: 'text' }), signal));
+        return strip(await send(request, mergeFixes(fixesNow(), { toolProtocol: 'text' }), signal));
       }
       const named = request.toolChoice === 'required' ? null : request.toolChoice.name;
       if (
@@ -126,7 +126,7 @@ export function createServerClient(options: ServerClientOptions): ModelClient {
         learnsNamedChoice(fixes)
       ) {
         learn({ namedChoice: 'required-with-one-tool' }, `called another tool when told to call ${named}`);
-        return strip(await send(request, mergeFixes(fixes, { namedChoice: 'required-with-one-tool' }), signal));
+        return strip(await send(request, mergeFixes(fixesNow(), { namedChoice: 'required-with-one-tool' }), signal));
       }
       return strip(first);
     },
