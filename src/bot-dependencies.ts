@@ -8,7 +8,9 @@ import { builtInTools, databaseTools } from '../tools/index.ts';
 import type { Logger } from './agent/logger.ts';
 import { limitModelCalls } from './agent/limit-model-calls.ts';
 import { createOpenAIModelClient } from './model-servers/openai-model-client.ts';
+import { profileFor } from './model-servers/profiles/index.ts';
 import { recordsInDatabase } from './model-servers/server-fixes.ts';
+import { serverSummary } from './model-servers/server-summary.ts';
 import type { ToolServer } from './agent/tool.ts';
 import { buildToolRegistry } from './agent/tool-registry.ts';
 import type { Config } from './config.ts';
@@ -19,6 +21,17 @@ export async function botDependencies(
   config: Config,
   parts: { store: Store; instanceId: string; logger: Logger; toolServers?: readonly ToolServer[] },
 ): Promise<BotDependencies> {
+  const records = recordsInDatabase(parts.store.modelServers);
+  // What is known of the model server, from memory: no request (a probe at each start would cost).
+  const summary = serverSummary({
+    profile: profileFor(config.model.provider ?? 'auto', config.model.baseURL),
+    server: config.model.baseURL,
+    model: config.model.model,
+    apiKey: config.model.apiKey,
+    toolProtocol: config.model.toolProtocol ?? 'auto',
+    record: records.read(config.model.baseURL, config.model.model),
+  });
+  parts.logger.info(summary.fields, summary.message);
   return {
     discord: { ...config.discord, token: config.discord.token! },
     commands,
@@ -28,10 +41,7 @@ export async function botDependencies(
     store: parts.store,
     counter: await loadTokenCounter(config.model.model),
     model: limitModelCalls(
-      createOpenAIModelClient(config.model, {
-        records: recordsInDatabase(parts.store.modelServers),
-        logger: parts.logger,
-      }),
+      createOpenAIModelClient(config.model, { records, logger: parts.logger }),
       config.discord.maxConcurrentRuns,
     ),
     tools: buildToolRegistry([...builtInTools, ...databaseTools(parts.store)]),

@@ -154,6 +154,15 @@ function fetchWhole(maxWaitMs: number): typeof fetch {
  * discuss.ai.google.dev/t/…/109823); Mistral sends the fields at the top level
  * (`{"object": "error", "message": …}`, langchain-ai/langchain#24668). Others pass as they are.
  */
+export function asOpenAIErrorBody(parsed: unknown): unknown {
+  if (Array.isArray(parsed) && typeof parsed[0] === 'object' && parsed[0] !== null && 'error' in parsed[0])
+    return parsed[0];
+  if (typeof parsed === 'object' && parsed !== null && !('error' in parsed) && 'message' in parsed)
+    return { error: parsed };
+  return parsed;
+}
+
+/** The body rewritten by `asOpenAIErrorBody`, when it is JSON that needs it. */
 function errorBodyAsOpenAI(body: ArrayBuffer): ArrayBuffer {
   let parsed: unknown;
   try {
@@ -161,11 +170,7 @@ function errorBodyAsOpenAI(body: ArrayBuffer): ArrayBuffer {
   } catch {
     return body;
   }
-  let normalized: unknown = parsed;
-  if (Array.isArray(parsed) && typeof parsed[0] === 'object' && parsed[0] !== null && 'error' in parsed[0])
-    normalized = parsed[0];
-  else if (typeof parsed === 'object' && parsed !== null && !('error' in parsed) && 'message' in parsed)
-    normalized = { error: parsed };
+  const normalized = asOpenAIErrorBody(parsed);
   return normalized === parsed ? body : (new TextEncoder().encode(JSON.stringify(normalized)).buffer as ArrayBuffer);
 }
 

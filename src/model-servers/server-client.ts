@@ -17,6 +17,7 @@ import { ModelError } from '../agent/model-error.ts';
 import { describeError } from '../errors.ts';
 import type { ChatBody, ChatTransport } from './openai-transport.ts';
 import type { ProviderProfile } from './profiles/profile.ts';
+import { learnsNamedChoice, switchesToText } from './adaptation-rules.ts';
 import { fixFor } from './request-fixes.ts';
 import { describeFixes, mergeFixes, type ServerFixes, type ServerRecords, type ToolProtocol } from './server-fixes.ts';
 import { findTextToolCalls } from './text-tool-calls.ts';
@@ -114,7 +115,10 @@ export function createServerClient(options: ServerClientOptions): ModelClient {
       const first = await send(request, fixes, signal);
       const calls = first.message.tool_calls ?? [];
       if (first.rejectedCall !== undefined) return strip(first); // It did try to call: the model hears why it failed.
-      if (calls.length === 0 && ignoresForcedChoice(first, fixes)) {
+      if (
+        calls.length === 0 &&
+        switchesToText({ profile, toolProtocol: options.toolProtocol, fixes }, first.finishReason)
+      ) {
         learn({ toolProtocol: 'text' }, 'answered without the tool call it was told to make');
         return strip(await send(request, mergeFixes(fixesNow(), { toolProtocol: 'text' }), signal));
       }
@@ -123,7 +127,7 @@ export function createServerClient(options: ServerClientOptions): ModelClient {
         named &&
         calls.length > 0 &&
         !calls.some((call) => call.function.name === named) &&
-        learnsNamedChoice(fixes)
+        learnsNamedChoice({ profile, toolProtocol: options.toolProtocol, fixes })
       ) {
         learn({ namedChoice: 'required-with-one-tool' }, `called another tool when told to call ${named}`);
         return strip(await send(request, mergeFixes(fixesNow(), { namedChoice: 'required-with-one-tool' }), signal));
@@ -131,19 +135,6 @@ export function createServerClient(options: ServerClientOptions): ModelClient {
       return strip(first);
     },
   };
-
-  /** Whether a named choice answered with another tool is worth learning from (not where the server enforces it). */
-  function learnsNamedChoice(fixes: ServerFixes): boolean {
-    if (options.toolProtocol !== 'auto' || fixes.toolProtocol === 'text') return false;
-    return fixes.namedChoice !== 'required-with-one-tool' && profile.honours.namedChoice !== 'yes';
-  }
-
-  /** A reply with no call where one was forced, from a server not known to enforce it, in the native protocol the bot may leave. */
-  function ignoresForcedChoice(reply: ModelResponse, fixes: ServerFixes): boolean {
-    if (options.toolProtocol !== 'auto' || fixes.toolProtocol === 'text') return false;
-    if (profile.honours.requiredChoice === 'yes') return false; // Enforced by the server: a fluke, not a habit.
-    return reply.finishReason !== 'length' && reply.finishReason !== 'content_filter';
-  }
 }
 
 /** The reply in the agent's terms; one of the wrong shape is the server's fault, and said so. */

@@ -58,8 +58,8 @@ export function lastUserText(request: SeenRequest): string {
 
 /**
  * Does what the last user message says: each `Call NAME with {json}` is a call (in order); a named
- * tool choice is obeyed when no instruction names it; with nothing to do, it answers "ok". After a
- * tool result, it answers with the result.
+ * tool choice is obeyed when no instruction names it, and a "required" one when no instruction
+ * calls anything; with nothing to do, it answers "ok". After a tool result, it answers.
  */
 export function followInstructions(request: SeenRequest): Intent {
   const offered = new Set(offeredTools(request));
@@ -76,6 +76,10 @@ export function followInstructions(request: SeenRequest): Intent {
   if (named && !calls.some((intended) => intended.name === named))
     return named === 'final_answer' ? answer('ok') : call(named);
   if (calls.length > 0) return { calls };
+  // A server that passes "required" on to the model holds it to a call (grammar-constrained
+  // decoding): with no instruction to follow, it calls final_answer, or else the first tool offered.
+  if (request.tool_choice === 'required' && offered.size > 0)
+    return offered.has('final_answer') ? answer('ok') : call([...offered][0]!);
   if (/reply in plain text|describe/i.test(text)) return { say: 'A small red square.' };
   return offered.has('final_answer') ? answer('ok') : { say: 'ok' };
 }
