@@ -163,13 +163,14 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
 
       if (response.rejectedCall !== undefined) {
         // The server could not read the call the model wrote: the model hears why, and tries again
-        // (twice at most, so a model that keeps writing broken calls ends the run).
+        // (twice in a row at most, so a model that keeps writing broken calls ends the run).
         if (lastStep) return stopped('step-limit');
         if (rejectedCalls >= maxRejectedCalls) return stopped('no-answer');
         rejectedCalls += 1;
         messages.push({ role: 'user', content: rejectedCallNote(response.rejectedCall) });
         continue;
       }
+      rejectedCalls = 0;
 
       if (calls.length === 0) {
         const text = assistant.content?.trim() ?? '';
@@ -244,7 +245,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   }
 }
 
-/** Calls the server could not read, answered with an observation, before the run gives up. */
+/** Calls in a row the server could not read, each answered with an observation, before the run gives up. */
 const maxRejectedCalls = 2;
 
 /** What the model is told when the server could not read the call it wrote. */

@@ -43,5 +43,6 @@ export function createOpenAIModelClient(
     records: remember.records ?? recordsInMemory(),
     toolProtocol: options.toolProtocol ?? 'auto',
     logger: remember.logger ?? silentLogger,
+    apiKey: options.apiKey,
   });
 }

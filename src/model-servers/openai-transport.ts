@@ -211,3 +211,18 @@ export function maskSecrets(text: string, apiKey: string | null): string {
   const masked = apiKey && apiKey.length >= 4 ? text.split(apiKey).join('[redacted]') : text;
   return masked.replace(/\b(sk-[A-Za-z0-9_*-]{2})[A-Za-z0-9_*-]{6,}/g, '$1…[redacted]');
 }
+
+/** The base URL as it may be logged: without any password in it, and without the key wherever it appears. */
+export function shownURL(server: string, apiKey: string | null): string {
+  let shown = server;
+  try {
+    const url = new URL(server);
+    if (url.password) {
+      url.password = 'redacted';
+      shown = url.toString();
+    }
+  } catch {
+    // Not a URL: shown as configured, masked below.
+  }
+  return maskSecrets(shown, apiKey);
+}

@@ -23,13 +23,26 @@ export function fixFor(error: ModelError, body: ChatBody, current: ServerFixes):
 
 function recognise(message: string, body: ChatBody, current: ServerFixes): RequestFix | null {
   // Gemini: `Invalid JSON payload received. Unknown name "additionalProperties" at
-  // 'tools[0].function.parameters': Cannot find field.` (openswarm-ai/openswarm#24, zed#44875).
-  const unknownNames = [...message.matchAll(/Unknown name "([^"]+)"/g)].map((match) => match[1]!);
-  if (unknownNames.length > 0 && /tools\[/.test(message))
-    return {
-      fixes: { dropSchemaKeywords: unknownNames },
-      why: `it refused schema keywords: ${unknownNames.join(', ')}`,
-    };
+  // 'tools[0].function.parameters': Cannot find field.` (openswarm-ai/openswarm#24, zed#44875). A
+  // keyword only counts beside "Cannot find field": the same words name `type` when its value is a
+  // list ("Proto field is not repeating, cannot start list.", zed#53919), which is fixed otherwise.
+  if (/tools\[/.test(message)) {
+    // One refusal may list several problems of the schemas: all are fixed at once.
+    const fixes: ServerFixes = {};
+    const why: string[] = [];
+    if (/Proto field is not repeating/.test(message) && !current.collapseTypeLists) {
+      fixes.collapseTypeLists = true;
+      why.push('no list of types');
+    }
+    const unknownNames = [...message.matchAll(/Unknown name "([^"]+)"[^\n]*Cannot find field/g)]
+      .map((match) => match[1]!)
+      .filter((name) => name !== 'type');
+    if (unknownNames.length > 0) {
+      fixes.dropSchemaKeywords = [...new Set(unknownNames)];
+      why.push(`not the keywords ${fixes.dropSchemaKeywords.join(', ')}`);
+    }
+    if (why.length > 0) return { fixes, why: `takes in schemas ${why.join(', and ')}` };
+  }
   // Mistral: `Tool call id was abc123 but must be a-z, A-Z, 0-9, with a length of 9.` (langchain#24668).
   if (/tool call id was .* must be a-z, A-Z, 0-9, with a length of 9/i.test(message))
     return { fixes: { shortToolCallIds: true }, why: 'it takes only tool-call ids of nine letters or digits' };
@@ -67,6 +80,12 @@ function recognise(message: string, body: ChatBody, current: ServerFixes): Reque
     /(?:Unrecognized request arguments? supplied|Unsupported param(?:eter)?):?\s*'?"?([A-Za-z_]+)/i.exec(
       message,
     )?.[1] ?? /'?"?([A-Za-z_]+)'?"? (?:is not supported|is not permitted|not supported)/i.exec(message)?.[1];
+  // Not the tools themselves: Azure's old models say "Unrecognized request arguments supplied:
+  // tool_choice, tools" (MicrosoftDocs/azure-docs#118117); without them the agent cannot work.
+  if (param === 'tools' || param === 'tool_choice')
+    return typeof body.tool_choice === 'object' && current.namedChoice !== 'required-with-one-tool'
+      ? { fixes: { namedChoice: 'required-with-one-tool' }, why: 'it does not take a named tool choice' }
+      : { fixes: { toolProtocol: 'text' }, why: `it does not take ${param}` };
   if (param && param in body && param !== 'messages' && param !== 'model')
     return { fixes: { dropParams: [param] }, why: `it does not take the parameter ${param}` };
   return null;

@@ -3,26 +3,29 @@
  * replies read back in the agent's terms, whatever its dialect. What the server needs is its
  * profile's fixes, plus those learned from its answers, remembered per server and model:
  * - a request refused for something its error names (a schema keyword, an id format, a parameter)
- *   is sent once more with that fixed;
- * - a reply that ignores the forced tool choice (plain text, or nothing) switches the server to the
- *   text protocol, and the same request is sent once more that way;
+ *   is sent once more with that fixed, and the fix remembered;
+ * - a reply that ignores the forced tool choice (plain text, or nothing) has the same request sent
+ *   once more in the text protocol; the switch is remembered only if that reply did call a tool
+ *   (one odd reply must not move a good server off its native tools for good);
  * - a named choice answered with another tool is sent once more as "required" with that tool alone;
  * - Groq's `tool_use_failed` gives back what the model wrote: the call is read from it when it can
  *   be, and otherwise the problem goes to the model as an observation.
- * So a request is sent at most four times (a fix, a switch, a fix of the switched request), and nothing here loops.
+ * So a request is sent at most four times (a fix, a switch, a fix of the switched request), and
+ * nothing here loops. The tokens of every reply are counted, the discarded ones too.
  */
 import type { Logger } from '../agent/logger.ts';
+import { addUsage } from '../agent/messages.ts';
 import type { ModelClient, ModelRequest, ModelResponse } from '../agent/model-client.ts';
 import { ModelError } from '../agent/model-error.ts';
 import { describeError } from '../errors.ts';
-import type { ChatBody, ChatTransport } from './openai-transport.ts';
-import type { ProviderProfile } from './profiles/profile.ts';
 import { learnsNamedChoice, switchesToText } from './adaptation-rules.ts';
+import { type ChatBody, type ChatTransport, shownURL } from './openai-transport.ts';
+import type { ProviderProfile } from './profiles/profile.ts';
 import { fixFor } from './request-fixes.ts';
 import { describeFixes, mergeFixes, type ServerFixes, type ServerRecords, type ToolProtocol } from './server-fixes.ts';
 import { findTextToolCalls } from './text-tool-calls.ts';
 import { buildChatBody } from './wire-request.ts';
-import { newCallId, readReply } from './wire-reply.ts';
+import { callsFromText, type ReadReply, readReply } from './wire-reply.ts';
 
 export interface ServerClientOptions {
   transport: ChatTransport;
@@ -35,10 +38,21 @@ export interface ServerClientOptions {
   /** `auto` learns; `native` and `text` are the operator's choice, never changed. */
   toolProtocol: ToolProtocol | 'auto';
   logger: Logger;
+  /** To keep the key out of what is logged of the URL. */
+  apiKey: string | null;
+}
+
+/** A reply, and the fixes its request was sent with in the end. */
+interface Sent {
+  reply: ReadReply;
+  fixes: ServerFixes;
 }
 
 export function createServerClient(options: ServerClientOptions): ModelClient {
   const { transport, server, model, profile, records, logger } = options;
+  const shown = shownURL(server, options.apiKey);
+  /** Whether the operator was told the server cuts the prompt (once per process is enough). */
+  let toldCut = false;
   const fixesNow = (): ServerFixes => {
     const fixes = mergeFixes(profile.fixes, records.read(server, model)?.learned);
     if (options.toolProtocol !== 'auto') fixes.toolProtocol = options.toolProtocol;
@@ -47,16 +61,14 @@ export function createServerClient(options: ServerClientOptions): ModelClient {
   const learn = (fixes: ServerFixes, why: string) => {
     records.learn(server, model, fixes);
     logger.warn(
-      { server, model, provider: profile.id, fixes: describeFixes(fixes) },
+      { server: shown, model, provider: profile.id, fixes: describeFixes(fixes) },
       `the model server ${why}: adapting, and remembering it for this server and model`,
     );
   };
+  const adapting = (fixes: ServerFixes) => ({ profile, toolProtocol: options.toolProtocol, fixes });
 
-  async function send(
-    request: ModelRequest,
-    fixes: ServerFixes,
-    signal: AbortSignal,
-  ): Promise<ModelResponse & { fromText: boolean }> {
+  /** Sends the request; a refusal whose error names a fix is sent once more with it, and the fix remembered. */
+  async function send(request: ModelRequest, fixes: ServerFixes, signal: AbortSignal): Promise<Sent> {
     let current = fixes;
     let body = buildChatBody(request, options, current);
     let fixed = false;
@@ -67,7 +79,7 @@ export function createServerClient(options: ServerClientOptions): ModelClient {
       } catch (error) {
         if (!(error instanceof ModelError)) throw error;
         const rejected = rejectedCall(error, request, current);
-        if (rejected) return rejected;
+        if (rejected) return { reply: rejected, fixes: current };
         const fix = fixed ? null : fixFor(error, body, current);
         if (!fix) throw error;
         fixed = true;
@@ -76,11 +88,39 @@ export function createServerClient(options: ServerClientOptions): ModelClient {
         body = buildChatBody(request, options, current);
         continue;
       }
-      const response = read(reply, request, current);
-      noticeCutPrompt(body, response);
-      return response;
+      const read = readIn(reply, request, current);
+      noticeCutPrompt(body, read);
+      return { reply: read, fixes: current };
     }
   }
+
+  return {
+    model,
+    async complete(request, signal) {
+      const first = await send(request, fixesNow(), signal);
+      const calls = first.reply.message.tool_calls ?? [];
+      // It did try to call: the model hears why that failed.
+      if (first.reply.rejectedCall !== undefined) return strip(first.reply);
+      if (calls.length === 0 && switchesToText(adapting(first.fixes), first.reply.finishReason)) {
+        const again = await send(request, mergeFixes(first.fixes, { toolProtocol: 'text' }), signal);
+        if (again.reply.message.tool_calls?.length)
+          learn({ toolProtocol: 'text' }, 'answered without the tool call it was told to make');
+        return strip(again.reply, first.reply);
+      }
+      const named = request.toolChoice === 'required' ? null : request.toolChoice.name;
+      if (
+        named &&
+        calls.length > 0 &&
+        !calls.some((call) => call.function.name === named) &&
+        learnsNamedChoice(adapting(first.fixes))
+      ) {
+        learn({ namedChoice: 'required-with-one-tool' }, `called another tool when told to call ${named}`);
+        const again = await send(request, mergeFixes(first.fixes, { namedChoice: 'required-with-one-tool' }), signal);
+        return strip(again.reply, first.reply);
+      }
+      return strip(first.reply);
+    },
+  };
 
   /**
    * A server that read far fewer prompt tokens than were sent cut the prompt to fit its context
@@ -88,7 +128,6 @@ export function createServerClient(options: ServerClientOptions): ModelClient {
    * (ollama/ollama#3839: HTTP 200, only a "truncating input prompt" line in its own log). The
    * operator is told once per process, with the profile's advice.
    */
-  let toldCut = false;
   function noticeCutPrompt(body: ChatBody, response: ModelResponse): void {
     const read = response.usage?.promptTokens ?? 0;
     if (toldCut || read === 0) return;
@@ -97,7 +136,7 @@ export function createServerClient(options: ServerClientOptions): ModelClient {
     toldCut = true;
     logger.warn(
       {
-        server,
+        server: shown,
         model,
         provider: profile.id,
         promptTokensSentAbout: sentAbout,
@@ -107,38 +146,10 @@ export function createServerClient(options: ServerClientOptions): ModelClient {
       'the model server read only part of the prompt: its context window is too small, and it may have cut the system prompt and the tools',
     );
   }
-
-  return {
-    model,
-    async complete(request, signal) {
-      const fixes = fixesNow();
-      const first = await send(request, fixes, signal);
-      const calls = first.message.tool_calls ?? [];
-      if (first.rejectedCall !== undefined) return strip(first); // It did try to call: the model hears why it failed.
-      if (
-        calls.length === 0 &&
-        switchesToText({ profile, toolProtocol: options.toolProtocol, fixes }, first.finishReason)
-      ) {
-        learn({ toolProtocol: 'text' }, 'answered without the tool call it was told to make');
-        return strip(await send(request, mergeFixes(fixesNow(), { toolProtocol: 'text' }), signal));
-      }
-      const named = request.toolChoice === 'required' ? null : request.toolChoice.name;
-      if (
-        named &&
-        calls.length > 0 &&
-        !calls.some((call) => call.function.name === named) &&
-        learnsNamedChoice({ profile, toolProtocol: options.toolProtocol, fixes })
-      ) {
-        learn({ namedChoice: 'required-with-one-tool' }, `called another tool when told to call ${named}`);
-        return strip(await send(request, mergeFixes(fixesNow(), { namedChoice: 'required-with-one-tool' }), signal));
-      }
-      return strip(first);
-    },
-  };
 }
 
 /** The reply in the agent's terms; one of the wrong shape is the server's fault, and said so. */
-function read(reply: unknown, request: ModelRequest, fixes: ServerFixes): ModelResponse & { fromText: boolean } {
+function readIn(reply: unknown, request: ModelRequest, fixes: ServerFixes): ReadReply {
   try {
     return readReply(reply, {
       toolNames: new Set(request.tools.map((tool) => tool.function.name)),
@@ -153,9 +164,10 @@ function read(reply: unknown, request: ModelRequest, fixes: ServerFixes): ModelR
   }
 }
 
-/** The reply without the reading's own flag. */
-function strip({ fromText: _, ...reply }: ModelResponse & { fromText: boolean }): ModelResponse {
-  return reply;
+/** The reply for the loop, its usage counting a reply sent before it and discarded (it was spent). */
+function strip({ fromText: _, ...reply }: ReadReply, discarded?: ReadReply): ModelResponse {
+  if (!discarded?.usage) return reply;
+  return { ...reply, usage: addUsage(discarded.usage, reply.usage) };
 }
 
 /**
@@ -163,29 +175,16 @@ function strip({ fromText: _, ...reply }: ModelResponse & { fromText: boolean })
  * (huggingface/smolagents#1119): a call read from it is carried on; otherwise the loop gets the
  * text and the problem, to send back to the model as an observation.
  */
-function rejectedCall(
-  error: ModelError,
-  request: ModelRequest,
-  fixes: ServerFixes,
-): (ModelResponse & { fromText: boolean }) | null {
+function rejectedCall(error: ModelError, request: ModelRequest, fixes: ServerFixes): ReadReply | null {
   if (error.reply?.code !== 'tool_use_failed') return null;
   const body = error.reply.body as { failed_generation?: unknown } | null;
   const written = typeof body?.failed_generation === 'string' ? body.failed_generation : '';
-  const names = new Set(request.tools.map((tool) => tool.function.name));
-  const calls = findTextToolCalls(written, names);
+  const calls = findTextToolCalls(written, new Set(request.tools.map((tool) => tool.function.name)));
   const base = { usage: null, finishReason: 'tool_use_failed', model: '', fromText: true };
   if (calls.length > 0)
     return {
       ...base,
-      message: {
-        role: 'assistant',
-        content: null,
-        tool_calls: calls.map((call) => ({
-          id: newCallId(fixes.shortToolCallIds === true),
-          type: 'function',
-          function: { name: call.name, arguments: call.arguments },
-        })),
-      },
+      message: { role: 'assistant', content: null, tool_calls: callsFromText(calls, fixes.shortToolCallIds === true) },
     };
   return {
     ...base,

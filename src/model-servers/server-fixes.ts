@@ -3,6 +3,7 @@
  * provider profile, learned from its answers (a 400 that names what it refused, a reply that
  * ignored the forced tool choice), and remembered per server and model.
  */
+import { parseJsonOr } from '../text/parse-json.ts';
 
 /** How tools are offered: the API's `tools` and `tool_choice`, or described in the prompt and written as text. */
 export type ToolProtocol = 'native' | 'text';
@@ -15,6 +16,8 @@ export interface ServerFixes {
   dropParams?: readonly string[];
   /** JSON Schema keywords the server refuses in tool parameters (`strict` on the function too). */
   dropSchemaKeywords?: readonly string[];
+  /** `type: ["string", "null"]` as `type: "string", nullable: true` (OpenAPI's form, Gemini's schemas). */
+  collapseTypeLists?: boolean;
   /** Tool-call ids of exactly nine letters or digits (Mistral). */
   shortToolCallIds?: boolean;
   /** Fields added to every request (OpenRouter's `provider.require_parameters`). */
@@ -48,6 +51,7 @@ export function describeFixes(fixes: ServerFixes): string[] {
     lines.push('a named tool choice sent as "required" with that tool alone');
   if (fixes.dropParams?.length) lines.push(`parameters left out: ${fixes.dropParams.join(', ')}`);
   if (fixes.dropSchemaKeywords?.length) lines.push(`schema keywords left out: ${fixes.dropSchemaKeywords.join(', ')}`);
+  if (fixes.collapseTypeLists) lines.push('lists of types in schemas written as one type, nullable');
   if (fixes.shortToolCallIds) lines.push('tool-call ids of nine letters or digits');
   if (fixes.extraBody) lines.push(`added to each request: ${JSON.stringify(fixes.extraBody)}`);
   if (fixes.reasoningBack === 'reasoning_content') lines.push('reasoning sent back on tool-call turns');
@@ -95,13 +99,7 @@ export function recordsInDatabase(queries: {
   setLearned(server: string, model: string, learned: string): void;
   setCheckup(server: string, model: string, checkup: string): void;
 }): ServerRecords {
-  const parse = (text: string | null): unknown => {
-    try {
-      return text === null ? null : (JSON.parse(text) as unknown);
-    } catch {
-      return null;
-    }
-  };
+  const parse = (text: string | null): unknown => (text === null ? null : parseJsonOr(text, null));
   const read = (server: string, model: string): ServerRecord | null => {
     const row = queries.get(server, model);
     if (!row) return null;

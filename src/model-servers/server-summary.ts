@@ -3,7 +3,7 @@
  * the last `npm run doctor` report, all from what is remembered. No request is sent: a probe at
  * every start would cost money (on a paid API) and time, and `npm run doctor` is there for it.
  */
-import { maskSecrets } from './openai-transport.ts';
+import { maskSecrets, shownURL } from './openai-transport.ts';
 import type { ProviderProfile } from './profiles/profile.ts';
 import { describeFixes, type ServerRecord, type ToolProtocol } from './server-fixes.ts';
 
@@ -103,19 +103,4 @@ export function readCheckup(value: unknown): StoredCheckup | null {
 /** "2025-03-01 12:00 UTC". */
 function formatDate(iso: string): string {
   return `${new Date(iso).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-}
-
-/** The base URL without any password in it, and without the key wherever it appears. */
-function shownURL(server: string, apiKey: string | null): string {
-  let shown = server;
-  try {
-    const url = new URL(server);
-    if (url.password) {
-      url.password = 'redacted';
-      shown = url.toString();
-    }
-  } catch {
-    // Not a URL: shown as configured, masked below.
-  }
-  return maskSecrets(shown, apiKey);
 }

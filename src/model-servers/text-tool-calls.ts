@@ -17,6 +17,8 @@
  *   them (huggingface/smolagents#1119, sipeed/picoclaw#748).
  */
 
+import { parseJsonOr } from '../text/parse-json.ts';
+
 /** A call found in text: the tool's name and its arguments as JSON text. */
 export interface TextToolCall {
   name: string;
@@ -25,11 +27,36 @@ export interface TextToolCall {
 
 /** The calls found in `text` (in the order written), naming only tools in `toolNames`; empty if none. */
 export function findTextToolCalls(text: string, toolNames: ReadonlySet<string>): TextToolCall[] {
-  for (const find of [tagged, mistral, functionTags, fenced, bare]) {
+  for (const find of finders) {
     const calls = find(text).flatMap((candidate) => asCall(candidate, toolNames));
     if (calls.length > 0) return calls;
   }
   return [];
+}
+
+/**
+ * Marks of a call written in a form this reader does not take, or that did not parse: DeepSeek's
+ * `<｜tool▁calls▁begin｜>` (its chat template) and gpt-oss's Harmony `to=functions.NAME`
+ * (openai/harmony), besides the forms above.
+ */
+const callMarks =
+  /<tool_call>|<\/tool_call>|\[TOOL_CALLS\]|\[TOOL_REQUEST\]|<function=|<\|python_tag\|>|<｜tool▁call|to=functions\./;
+
+/**
+ * Whether `text` looks like a tool call that `findTextToolCalls` could not take: one of the marks, or
+ * an object in one of the forms naming a tool (one not offered, say). Such text is never an answer.
+ */
+export function looksLikeToolCall(text: string): boolean {
+  if (callMarks.test(text)) return true;
+  return finders.some((find) => find(text).some(isCallShaped));
+}
+
+/** `{"name": "…", "arguments" | "parameters": …}`, or a list holding one. */
+function isCallShaped(candidate: unknown): boolean {
+  if (Array.isArray(candidate)) return candidate.some(isCallShaped);
+  if (typeof candidate !== 'object' || candidate === null) return false;
+  const record = candidate as Record<string, unknown>;
+  return typeof record.name === 'string' && ('arguments' in record || 'parameters' in record);
 }
 
 /** `{"name", "arguments" | "parameters"}` (arguments as an object, or as JSON text) → a call, if it names a known tool. */
@@ -113,6 +140,9 @@ function bare(text: string): unknown[] {
   });
 }
 
+/** The forms, tried in this order: the first that yields a call of a known tool wins. */
+const finders: readonly ((text: string) => unknown[])[] = [tagged, mistral, functionTags, fenced, bare];
+
 /** Every top-level JSON object or array in `text`, in order (text between them skipped). */
 function jsonValuesIn(text: string): unknown[] {
   const values: unknown[] = [];
@@ -152,10 +182,4 @@ function readJsonAt(text: string, start: number): { value: unknown; end: number 
   return null;
 }
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
+const parseJson = (text: string): unknown => parseJsonOr(text, undefined);

@@ -3,12 +3,12 @@
  * calls and reasoning, whatever the server's dialect. Thinking is taken out of the content; calls
  * written as text are made proper calls, and their text is not kept as content (never posted).
  */
-import { randomInt, randomUUID } from 'node:crypto';
 import type { AssistantMessage, ToolCall } from '../agent/messages.ts';
 import type { ModelResponse } from '../agent/model-client.ts';
 import { ModelError } from '../agent/model-error.ts';
 import { reasoningField, splitThinking } from './reasoning.ts';
-import { findTextToolCalls } from './text-tool-calls.ts';
+import { findTextToolCalls, looksLikeToolCall, type TextToolCall } from './text-tool-calls.ts';
+import { newCallId } from './tool-call-ids.ts';
 
 export interface ReplyReading {
   /** The tools offered: a call written as text counts only if it names one. */
@@ -17,8 +17,10 @@ export interface ReplyReading {
   shortIds: boolean;
 }
 
-/** The reply, and whether its calls were read from text (the server's own parser missed them, or it has none). */
-export function readReply(completion: unknown, reading: ReplyReading): ModelResponse & { fromText: boolean } {
+/** A reply, and whether its calls were read from text (the server's own parser missed them, or it has none). */
+export type ReadReply = ModelResponse & { fromText: boolean };
+
+export function readReply(completion: unknown, reading: ReplyReading): ReadReply {
   const reply = (completion ?? {}) as {
     choices?: unknown;
     usage?: Record<string, unknown> | null;
@@ -37,7 +39,10 @@ export function readReply(completion: unknown, reading: ReplyReading): ModelResp
     throw new ModelError('invalid-response', { detail: 'choices[0].message.content is not text' });
   const { content, thinking } = splitThinking(rawContent ?? '');
   const reasoning = [reasoningField(raw), thinking].filter((text): text is string => text !== null).join('\n\n');
-  let toolCalls = uniqueIds(rawCalls.flatMap(normalizeToolCall));
+  let toolCalls = uniqueIds(
+    rawCalls.flatMap((raw) => normalizeToolCall(raw, reading.shortIds)),
+    reading.shortIds,
+  );
   let fromText = false;
   // Content without thinking is kept exactly as sent.
   let text: string | null = thinking === null ? rawContent : content;
@@ -47,19 +52,15 @@ export function readReply(completion: unknown, reading: ReplyReading): ModelResp
     const written = findTextToolCalls(content, reading.toolNames);
     const found = written.length > 0 || content !== '' ? written : findTextToolCalls(reasoning, reading.toolNames);
     if (found.length > 0) {
-      toolCalls = found.map((call) => ({
-        id: newCallId(reading.shortIds),
-        type: 'function',
-        function: { name: call.name, arguments: call.arguments },
-      }));
+      toolCalls = callsFromText(found, reading.shortIds);
       fromText = true;
       text = null;
     }
   }
-  // A call attempted in text that could not be read: never to be taken as the answer and posted.
+  // A call attempted in text that could not be taken: never to be taken for the answer and posted.
   const unreadable =
-    toolCalls.length === 0 && protocolMarks.test(content)
-      ? 'the tool call you wrote could not be read: write one <tool_call> block holding one JSON object with "name" (an offered tool) and "arguments"'
+    toolCalls.length === 0 && looksLikeToolCall(content)
+      ? `the tool call you wrote could not be read, or names no tool offered: write one <tool_call> block holding one JSON object with "name" (one of: ${[...reading.toolNames].join(', ')}) and "arguments"`
       : undefined;
   const message: AssistantMessage = { role: 'assistant', content: text };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
@@ -83,15 +84,13 @@ export function readReply(completion: unknown, reading: ReplyReading): ModelResp
   };
 }
 
-/** The marks of a tool call written as text (the forms text-tool-calls.ts reads). */
-const protocolMarks = /<tool_call>|<\/tool_call>|\[TOOL_CALLS\]|\[TOOL_REQUEST\]|<function=|<\|python_tag\|>/;
-
-const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-
-/** An id for a call the bot made from text (or one the server left out). */
-export function newCallId(short: boolean): string {
-  if (!short) return `call_${randomUUID()}`;
-  return Array.from({ length: 9 }, () => alphabet[randomInt(alphabet.length)]).join('');
+/** Calls read from text, as the loop takes calls. */
+export function callsFromText(found: readonly TextToolCall[], shortIds: boolean): ToolCall[] {
+  return found.map((call) => ({
+    id: newCallId(shortIds),
+    type: 'function',
+    function: { name: call.name, arguments: call.arguments },
+  }));
 }
 
 /**
@@ -113,7 +112,7 @@ const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\
  * well-formed Unicode, gets a new one). Other kinds of call are dropped. What the server attached
  * in `extra_content` (Gemini's thought signature) is kept, to be sent back where it is needed.
  */
-function normalizeToolCall(raw: unknown): ToolCall[] {
+function normalizeToolCall(raw: unknown, shortIds: boolean): ToolCall[] {
   const call = (raw ?? {}) as {
     id?: unknown;
     type?: unknown;
@@ -123,8 +122,7 @@ function normalizeToolCall(raw: unknown): ToolCall[] {
   if (call.type !== undefined && call.type !== 'function') return [];
   const args = call.function?.arguments;
   const normalized: ToolCall = {
-    id:
-      typeof call.id === 'string' && call.id !== '' && !loneSurrogate.test(call.id) ? call.id : `call_${randomUUID()}`,
+    id: typeof call.id === 'string' && call.id !== '' && !loneSurrogate.test(call.id) ? call.id : newCallId(shortIds),
     type: 'function',
     function: {
       name: typeof call.function?.name === 'string' ? call.function.name : '',
@@ -141,10 +139,10 @@ function normalizeToolCall(raw: unknown): ToolCall[] {
  * two tool messages answer the same id, which the next request cannot carry (and the step log
  * could not tell apart). A repeated id is replaced, as a missing one is.
  */
-function uniqueIds(calls: ToolCall[]): ToolCall[] {
+function uniqueIds(calls: ToolCall[], shortIds: boolean): ToolCall[] {
   const seen = new Set<string>();
   return calls.map((call) => {
-    const unique = seen.has(call.id) ? { ...call, id: `call_${randomUUID()}` } : call;
+    const unique = seen.has(call.id) ? { ...call, id: newCallId(shortIds) } : call;
     seen.add(unique.id);
     return unique;
   });

@@ -2,13 +2,13 @@
  * The request body a server is sent: the agent's request in the chat-completions shape, with the
  * server's fixes applied (its profile's and those learned from its answers).
  */
-import { createHash } from 'node:crypto';
 import type { ChatMessage, ToolCall } from '../agent/messages.ts';
 import type { FunctionSpec, ModelRequest } from '../agent/model-client.ts';
-import { mapSchema } from '../agent/schema-walk.ts';
+import { mapSchema, type SchemaNode } from '../agent/schema-walk.ts';
 import type { ChatBody } from './openai-transport.ts';
 import type { ServerFixes } from './server-fixes.ts';
 import { toTextTranscript } from './text-protocol.ts';
+import { shortToolCallId } from './tool-call-ids.ts';
 
 export function buildChatBody(
   request: ModelRequest,
@@ -33,7 +33,7 @@ function nativeTools(request: ModelRequest, fixes: ServerFixes): { messages: unk
   const rewrite =
     fixes.shortToolCallIds || fixes.reasoningBack === 'reasoning_content' || request.messages.some(carriesExtras);
   const messages = rewrite ? request.messages.map((message) => wireMessage(message, fixes)) : [...request.messages];
-  const specs = request.tools.map((spec) => wireSpec(spec, fixes.dropSchemaKeywords ?? []));
+  const specs = request.tools.map((spec) => wireSpec(spec, fixes));
   const choice = request.toolChoice;
   if (choice === 'required') return { messages, tools: specs, tool_choice: 'required' };
   if (fixes.namedChoice === 'required-with-one-tool')
@@ -65,27 +65,30 @@ function wireCall(call: ToolCall, fixes: ServerFixes, id: (value: string) => str
   return { ...rest, id: id(call.id), ...(fixes.keepExtraContent && extra ? { extra_content: extra } : {}) };
 }
 
-function wireSpec(spec: FunctionSpec, dropped: readonly string[]): FunctionSpec {
-  if (dropped.length === 0) return spec;
-  const drop = new Set(dropped);
-  const parameters = mapSchema(spec.function.parameters, (node) =>
-    Object.fromEntries(Object.entries(node).filter(([key]) => !drop.has(key))),
-  ) as Record<string, unknown>;
+function wireSpec(spec: FunctionSpec, fixes: ServerFixes): FunctionSpec {
+  const drop = new Set(fixes.dropSchemaKeywords ?? []);
+  if (drop.size === 0 && !fixes.collapseTypeLists) return spec;
+  const parameters = mapSchema(spec.function.parameters, (node) => {
+    const out = fixes.collapseTypeLists ? oneType(node) : node;
+    // `const: x` means `enum: [x]`: kept, in the form the server takes.
+    if (drop.has('const') && 'const' in out && !('enum' in out)) out.enum = [out.const];
+    return Object.fromEntries(Object.entries(out).filter(([key]) => !drop.has(key)));
+  }) as Record<string, unknown>;
   const fn: Record<string, unknown> = { ...spec.function, parameters };
   if (drop.has('strict')) delete fn.strict;
   return { ...spec, function: fn as FunctionSpec['function'] };
 }
 
-const alphanumeric = /^[A-Za-z0-9]{9}$/;
-const digits = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-
 /**
- * A tool-call id as Mistral takes them, nine letters or digits ("Tool call id was … but must be
- * a-z, A-Z, 0-9, with a length of 9.": langchain-ai/langchain#24668): ids already so are kept, others
- * hashed, the same id always to the same short one, so calls and their results still pair up.
+ * `type: ["string", "null"]` as OpenAPI writes it, `type: "string", nullable: true` (Gemini takes no
+ * list there: "Proto field is not repeating, cannot start list.", zed-industries/zed#53919); several
+ * types besides null become an `anyOf` of one each.
  */
-export function shortToolCallId(id: string): string {
-  if (alphanumeric.test(id)) return id;
-  const hash = createHash('sha256').update(id).digest();
-  return [...hash.subarray(0, 9)].map((byte) => digits[byte % digits.length]).join('');
+function oneType(node: SchemaNode): SchemaNode {
+  if (!Array.isArray(node.type)) return { ...node };
+  const types = (node.type as unknown[]).filter((type) => type !== 'null');
+  const nullable = types.length < (node.type as unknown[]).length ? { nullable: true } : {};
+  const { type: _, ...rest } = node;
+  if (types.length === 1) return { ...rest, type: types[0], ...nullable };
+  return { ...rest, anyOf: types.map((type) => ({ type })), ...nullable };
 }

@@ -172,13 +172,50 @@ describe('a server that ignores the forced tool choice', () => {
     server!.otherwise(() => ({ say: 'Just chatting, no tools.' }));
     const { posted } = await ask('hello', 1);
     expect(posted).toEqual(['Just chatting, no tools.']);
-    // Native once, the same request in the text protocol, then the nudge: three requests, no more.
+    // Native, then the same request in the text protocol; neither called a tool, so nothing is
+    // remembered; after the nudge, the same again: four requests, no more.
     await world!.bot.queues.idle();
-    expect(server!.requests).toHaveLength(3);
+    expect(server!.requests).toHaveLength(4);
+    expect(learned()).toBe('{}');
+  });
+});
+
+describe('one odd reply from a server that enforces the choice', () => {
+  it('is taken for a fluke: not switched, nothing learned; the loop asks once more', async () => {
+    await startOn(quirks.compliant, { provider: 'openai' });
+    server!.enqueue({ empty: true }, answer('Hello.'));
+    const { posted } = await ask('hello', 1);
+    expect(posted).toEqual(['Hello.']);
+    expect(server!.requests.map((request) => request.tools === undefined)).toEqual([false, false]);
+    expect(learned()).toBe('{}');
   });
 });
 
 describe('requests a server refuses, fixed from its error and remembered', () => {
+  it('a refusal the fix does not cure is sent twice, no more, and ends the run with a clear message', async () => {
+    const stubborn: Quirk = {
+      ...quirks.compliant,
+      name: 'refuses a keyword it was never sent',
+      refuse: () => ({
+        status: 400,
+        body: [
+          {
+            error: {
+              code: 400,
+              message: `Invalid JSON payload received. Unknown name "bogus" at 'tools[0].function.parameters': Cannot find field.`,
+              status: 'INVALID_ARGUMENT',
+            },
+          },
+        ],
+      }),
+    };
+    await startOn(stubborn);
+    const { posted } = await ask('hello', 1);
+    expect(posted[0]).toBe('The model service refused the request. The operator can find the cause in the logs.');
+    expect(server!.requests).toHaveLength(2);
+    expect(runsOf()).toEqual([{ status: 'failed', error: expect.stringContaining('Unknown name "bogus"') }]);
+  });
+
   it('Gemini: refused schema keywords are left out, thought signatures sent back, both learned', async () => {
     await startOn(quirks.gemini, { provider: 'generic' });
     server!.enqueue(calculate, (request) => {
@@ -191,9 +228,12 @@ describe('requests a server refuses, fixed from its error and remembered', () =>
     const { posted } = await ask('what is 2+2?', 2);
     expect(answerOf(posted[1])).toBe('4.');
     expect(JSON.parse(learned())).toMatchObject({
+      // current_time's optional time zone is `type: ["string", "null"]`.
+      collapseTypeLists: true,
       dropSchemaKeywords: expect.arrayContaining(['additionalProperties', 'strict']),
       keepExtraContent: true,
     });
+    expect(JSON.parse(learned()).dropSchemaKeywords).not.toContain('type');
     expect(runsOf()).toEqual([{ status: 'answered', error: null }]);
   });
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelRequest } from '../../src/agent/model-client.ts';
 import { profileFor } from '../../src/model-servers/profiles/index.ts';
-import { buildChatBody, shortToolCallId } from '../../src/model-servers/wire-request.ts';
+import { shortToolCallId } from '../../src/model-servers/tool-call-ids.ts';
+import { buildChatBody } from '../../src/model-servers/wire-request.ts';
 
 describe('the provider profile, from OPENAI_BASE_URL', () => {
   it.each([

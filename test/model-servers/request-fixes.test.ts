@@ -57,6 +57,19 @@ describe('the fix a refusal names', () => {
       refused(400, 'Unrecognized request argument supplied: parallel_tool_calls'),
       { dropParams: ['parallel_tool_calls'] },
     ],
+    [
+      "Azure's old models, without tools",
+      refused(400, 'Unrecognized request arguments supplied: tool_choice, tools'),
+      { toolProtocol: 'text' },
+    ],
+    [
+      "Gemini's list of types, beside a keyword, fixed at once; `type` itself is never dropped",
+      refused(
+        400,
+        `Invalid JSON payload received. Unknown name "type" at 'tools[0].function.parameters.properties[0].value': Proto field is not repeating, cannot start list.\nInvalid JSON payload received. Unknown name "additionalProperties" at 'tools[0].function.parameters': Cannot find field.`,
+      ),
+      { collapseTypeLists: true, dropSchemaKeywords: ['additionalProperties'] },
+    ],
   ])('%s', (_, error, fixes) => {
     expect(fixFor(error, body, {})?.fixes).toEqual(fixes);
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { findTextToolCalls } from '../../src/model-servers/text-tool-calls.ts';
+import { readReply } from '../../src/model-servers/wire-reply.ts';
 
 const tools = new Set(['calculator', 'final_answer', 'web_search']);
 const find = (text: string) => findTextToolCalls(text, tools);
@@ -70,5 +71,38 @@ describe('tool calls written as text', () => {
     expect(find('{"name": "Ada", "arguments": {"age": 3}}')).toEqual([]);
     expect(find('<tool_call>{"name": "calculator", "arguments": {"expression": </tool_call>')).toEqual([]);
     expect(find('{"answer": "4"}')).toEqual([]);
+  });
+});
+
+describe('a reply read in full', () => {
+  const read = (message: Record<string, unknown>) =>
+    readReply(
+      { choices: [{ message: { role: 'assistant', ...message }, finish_reason: 'stop' }] },
+      { toolNames: tools, shortIds: false },
+    );
+
+  it('finds a call in the reasoning when the content is empty (ollama/ollama#15288)', () => {
+    const reply = read({
+      content: '',
+      reasoning: '<tool_call>{"name": "calculator", "arguments": {"expression": "1"}}</tool_call>',
+    });
+    expect(reply.message.tool_calls).toMatchObject([
+      { function: { name: 'calculator', arguments: '{"expression":"1"}' } },
+    ]);
+    expect(reply.message.content).toBeNull();
+  });
+
+  it('takes a call naming a tool not offered, or in a form it cannot read, for a failed call, never for an answer', () => {
+    for (const content of [
+      '{"name": "delete_everything", "arguments": {}}',
+      '```json\n{"name": "search_the_web", "parameters": {"q": "x"}}\n```',
+      '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>calculator',
+      '<|channel|>commentary to=functions.calculator <|message|>{"expression": "2"}',
+    ]) {
+      const reply = read({ content });
+      expect(reply.message.tool_calls).toBeUndefined();
+      expect(reply.rejectedCall, content).toContain('one of: calculator, final_answer, web_search');
+    }
+    expect(read({ content: 'Plain words, and {"answer": 4} in passing.' }).rejectedCall).toBeUndefined();
   });
 });

@@ -2,7 +2,8 @@ import type { ProviderProfile } from './profile.ts';
 
 /**
  * Gemini's OpenAI endpoint takes a subset of JSON Schema: `additionalProperties`, `$schema`,
- * `strict` and others are refused with 400 `Unknown name "…" … Cannot find field.`. Gemini 3 needs
+ * `strict` and others are refused with 400 `Unknown name "…" … Cannot find field.`, and a list of
+ * types with "Proto field is not repeating, cannot start list.". Gemini 3 needs
  * each tool call's `extra_content.google.thought_signature` back on the next turn.
  */
 export const gemini: ProviderProfile = {
@@ -29,7 +30,11 @@ export const gemini: ProviderProfile = {
       'examples',
       'title',
       'default',
+      // Named in the issue among the keywords refused; not confirmed in a source found (COMPATIBILITY.md).
+      'exclusiveMinimum',
+      'exclusiveMaximum',
     ],
+    collapseTypeLists: true,
     keepExtraContent: true,
   },
   advice: ['OPENAI_BASE_URL=https://generativelanguage.googleapis.com/v1beta/openai and a Gemini API key'],

@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Intent, SeenRequest } from './brain.ts';
-import type { Quirk, Rendered } from './quirks.ts';
+import type { Quirk, Rendered } from './quirk-rendering.ts';
 
 export type Step = Intent | ((request: SeenRequest) => Intent);
 
