@@ -3,7 +3,7 @@
  * the last `npm run doctor` report, all from what is remembered. No request is sent: a probe at
  * every start would cost money (on a paid API) and time, and `npm run doctor` is there for it.
  */
-import { maskSecrets, shownURL } from './openai-transport.ts';
+import { shownURL } from './openai-transport.ts';
 import type { ProviderProfile } from './profiles/profile.ts';
 import { describeFixes, type ServerRecord, type ToolProtocol } from './server-fixes.ts';
 

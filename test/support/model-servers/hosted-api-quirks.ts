@@ -1,5 +1,4 @@
 /** Quirks of hosted APIs (Gemini, Mistral, Groq), each with its source, in their wire format. */
-import type { SeenRequest } from './brain.ts';
 import { type Quirk, render } from './quirk-rendering.ts';
 
 const geminiRefusedKeywords = [

@@ -2,7 +2,6 @@
  * Quirks of the servers people run themselves (Ollama, llama.cpp, LM Studio, and the text forms their
  * parsers leave in `content`), each with its source.
  */
-import type { SeenRequest } from './brain.ts';
 import { callsAsText, hermes, native, type Quirk, render, withoutToolChoice } from './quirk-rendering.ts';
 
 /**
