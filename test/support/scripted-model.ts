@@ -178,7 +178,8 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
   };
 }
 
-async function readJson(request: IncomingMessage): Promise<unknown> {
+/** A request's body as JSON, or as text when it is not JSON (null when empty). */
+export async function readJson(request: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
   const text = Buffer.concat(chunks).toString('utf8');

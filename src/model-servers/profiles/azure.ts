@@ -1,4 +1,4 @@
-import type { ProviderProfile } from './profile.ts';
+import { capabilities, type ProviderProfile } from './profile.ts';
 
 /**
  * Azure OpenAI: the key goes in an `api-key` header. The v1 API takes the deployment as `model`
@@ -15,14 +15,14 @@ export const azure: ProviderProfile = {
     ['.openai.azure.com', '.services.ai.azure.com', '.cognitiveservices.azure.com'].some((host) =>
       url.hostname.endsWith(host),
     ),
-  honours: {
+  honours: capabilities({
     requiredChoice: 'yes',
     namedChoice: 'yes',
     strictSchemas: 'yes',
     parallelCalls: 'yes',
     images: 'yes',
     streamingToolCalls: 'yes',
-  },
+  }),
   fixes: {},
   connection(baseURL, apiKey) {
     const url = new URL(baseURL);

@@ -1,4 +1,4 @@
-import type { ProviderProfile } from './profile.ts';
+import { capabilities, type ProviderProfile } from './profile.ts';
 
 /**
  * DeepSeek's thinking mode returns `reasoning_content`, and needs it back on every assistant turn
@@ -8,14 +8,10 @@ export const deepseek: ProviderProfile = {
   id: 'deepseek',
   name: 'DeepSeek',
   matches: (url) => url.hostname === 'api.deepseek.com',
-  honours: {
-    requiredChoice: 'unknown',
-    namedChoice: 'unknown',
-    strictSchemas: 'unknown',
-    parallelCalls: 'unknown',
+  honours: capabilities({
     images: 'no',
     streamingToolCalls: 'yes',
-  },
+  }),
   fixes: { reasoningBack: 'reasoning_content' },
   advice: [],
   sources: [

@@ -1,4 +1,4 @@
-import type { ProviderProfile } from './profile.ts';
+import { capabilities, type ProviderProfile } from './profile.ts';
 
 /**
  * Gemini's OpenAI endpoint takes a subset of JSON Schema: `additionalProperties`, `$schema`,
@@ -10,14 +10,12 @@ export const gemini: ProviderProfile = {
   id: 'gemini',
   name: 'Google Gemini',
   matches: (url) => url.hostname === 'generativelanguage.googleapis.com',
-  honours: {
-    requiredChoice: 'unknown',
-    namedChoice: 'unknown',
+  honours: capabilities({
     strictSchemas: 'no',
     parallelCalls: 'yes',
     images: 'yes',
     streamingToolCalls: 'yes',
-  },
+  }),
   fixes: {
     // `title` and `default` too: older versions refused them (datastax/astra-assistants-api#73).
     dropSchemaKeywords: [

@@ -1,18 +1,11 @@
-import type { ProviderProfile } from './profile.ts';
+import { capabilities, type ProviderProfile } from './profile.ts';
 
 /** Any other OpenAI-compatible server: nothing assumed, everything learned from its answers. */
 export const generic: ProviderProfile = {
   id: 'generic',
   name: 'OpenAI-compatible server',
   matches: () => true,
-  honours: {
-    requiredChoice: 'unknown',
-    namedChoice: 'unknown',
-    strictSchemas: 'unknown',
-    parallelCalls: 'unknown',
-    images: 'unknown',
-    streamingToolCalls: 'unknown',
-  },
+  honours: capabilities({}),
   fixes: {},
   advice: ['run npm run doctor to see what the server honours'],
   sources: [],

@@ -1,4 +1,4 @@
-import type { ProviderProfile } from './profile.ts';
+import { capabilities, type ProviderProfile } from './profile.ts';
 
 /**
  * Groq answers 400 `tool_use_failed` with the model's `failed_generation` when the model wrote a
@@ -9,14 +9,12 @@ export const groq: ProviderProfile = {
   id: 'groq',
   name: 'Groq',
   matches: (url) => url.hostname === 'api.groq.com',
-  honours: {
+  honours: capabilities({
     requiredChoice: 'yes',
     namedChoice: 'yes',
-    strictSchemas: 'unknown',
     parallelCalls: 'yes',
-    images: 'unknown',
     streamingToolCalls: 'yes',
-  },
+  }),
   fixes: {},
   advice: [],
   sources: [

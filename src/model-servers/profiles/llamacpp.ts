@@ -1,4 +1,4 @@
-import { portOf, type ProviderProfile } from './profile.ts';
+import { capabilities, portOf, type ProviderProfile } from './profile.ts';
 
 /**
  * llama.cpp's server: tools need the Jinja template (`--jinja`; without it a request with tools
@@ -10,17 +10,14 @@ export const llamacpp: ProviderProfile = {
   id: 'llamacpp',
   name: 'llama.cpp server',
   matches: (url) => portOf(url) === '8080' || portOf(url) === '9931',
-  honours: {
-    // Enforced by grammar for the formats it recognises (docs/function-calling.md); a template it
-    // does not recognise falls back to a generic format, where a reply without a call was reported:
-    // learned when seen rather than assumed.
-    requiredChoice: 'unknown',
+  honours: capabilities({
+    // "required" is left unknown: enforced by grammar for the formats it recognises
+    // (docs/function-calling.md), but a template it does not recognise falls back to a generic
+    // format, where a reply without a call was reported: learned when seen rather than assumed.
     namedChoice: 'no',
-    strictSchemas: 'unknown',
     parallelCalls: 'no',
-    images: 'unknown',
     streamingToolCalls: 'yes',
-  },
+  }),
   fixes: { namedChoice: 'required-with-one-tool' },
   advice: [
     'start llama-server with --jinja (older builds; newer ones default to it) and a tool-aware chat template',

@@ -1,4 +1,4 @@
-import { portOf, type ProviderProfile } from './profile.ts';
+import { capabilities, portOf, type ProviderProfile } from './profile.ts';
 
 /**
  * LM Studio takes `tool_choice` as a string only ("required" only with its llama.cpp engine), and is
@@ -8,14 +8,10 @@ export const lmstudio: ProviderProfile = {
   id: 'lmstudio',
   name: 'LM Studio',
   matches: (url) => portOf(url) === '1234',
-  honours: {
-    requiredChoice: 'unknown',
+  honours: capabilities({
     namedChoice: 'no',
-    strictSchemas: 'unknown',
-    parallelCalls: 'unknown',
-    images: 'unknown',
     streamingToolCalls: 'yes',
-  },
+  }),
   fixes: { namedChoice: 'required-with-one-tool' },
   advice: ['load a model with native tool use (a hammer badge in LM Studio); MLX models do not enforce "required"'],
   sources: [

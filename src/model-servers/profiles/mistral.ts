@@ -1,4 +1,4 @@
-import type { ProviderProfile } from './profile.ts';
+import { capabilities, type ProviderProfile } from './profile.ts';
 
 /**
  * Mistral refuses tool-call ids that are not exactly nine letters or digits ("Tool call id was … but
@@ -8,14 +8,12 @@ export const mistral: ProviderProfile = {
   id: 'mistral',
   name: 'Mistral',
   matches: (url) => url.hostname === 'api.mistral.ai',
-  honours: {
+  honours: capabilities({
     requiredChoice: 'yes',
     namedChoice: 'yes',
-    strictSchemas: 'unknown',
     parallelCalls: 'yes',
-    images: 'unknown',
     streamingToolCalls: 'yes',
-  },
+  }),
   fixes: { shortToolCallIds: true },
   advice: [],
   sources: [

@@ -1,4 +1,4 @@
-import { portOf, type ProviderProfile } from './profile.ts';
+import { capabilities, portOf, type ProviderProfile } from './profile.ts';
 
 /**
  * Ollama's /v1 has no `tool_choice` field: required and named choices are dropped silently, so a
@@ -10,14 +10,13 @@ export const ollama: ProviderProfile = {
   id: 'ollama',
   name: 'Ollama',
   matches: (url) => portOf(url) === '11434',
-  honours: {
+  honours: capabilities({
     requiredChoice: 'no',
     namedChoice: 'no',
-    strictSchemas: 'unknown',
     parallelCalls: 'yes',
     images: 'yes',
     streamingToolCalls: 'yes',
-  },
+  }),
   fixes: {},
   advice: [
     'set the context size on the server: OLLAMA_CONTEXT_LENGTH=16384 ollama serve (or PARAMETER num_ctx in a Modelfile); the default 4096 cuts the prompt silently',

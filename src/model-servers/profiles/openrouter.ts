@@ -1,4 +1,4 @@
-import type { ProviderProfile } from './profile.ts';
+import { capabilities, type ProviderProfile } from './profile.ts';
 
 /**
  * OpenRouter spreads a model's requests over its providers, some of which drop parameters they do
@@ -8,14 +8,9 @@ export const openrouter: ProviderProfile = {
   id: 'openrouter',
   name: 'OpenRouter',
   matches: (url) => url.hostname === 'openrouter.ai',
-  honours: {
-    requiredChoice: 'unknown',
-    namedChoice: 'unknown',
-    strictSchemas: 'unknown',
-    parallelCalls: 'unknown',
-    images: 'unknown',
+  honours: capabilities({
     streamingToolCalls: 'yes',
-  },
+  }),
   fixes: { extraBody: { provider: { require_parameters: true } } },
   advice: ['pick a model whose providers support tool use (openrouter.ai/models?supported_parameters=tools)'],
   sources: [

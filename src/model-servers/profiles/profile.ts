@@ -61,6 +61,19 @@ export interface ProviderProfile {
   sources: readonly string[];
 }
 
+/** What a server honours: what is not given is unknown (learned from its answers). */
+export function capabilities(known: Partial<Capabilities>): Capabilities {
+  return {
+    requiredChoice: 'unknown',
+    namedChoice: 'unknown',
+    strictSchemas: 'unknown',
+    parallelCalls: 'unknown',
+    images: 'unknown',
+    streamingToolCalls: 'unknown',
+    ...known,
+  };
+}
+
 /** A URL's port, or the scheme's default. */
 export function portOf(url: URL): string {
   return url.port || (url.protocol === 'https:' ? '443' : '80');

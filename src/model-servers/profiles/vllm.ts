@@ -1,4 +1,4 @@
-import { portOf, type ProviderProfile } from './profile.ts';
+import { capabilities, portOf, type ProviderProfile } from './profile.ts';
 
 /**
  * vLLM: named and "required" tool choices work on a plain `vllm serve` (structured outputs); only
@@ -8,14 +8,12 @@ export const vllm: ProviderProfile = {
   id: 'vllm',
   name: 'vLLM',
   matches: (url) => portOf(url) === '8000',
-  honours: {
+  honours: capabilities({
     requiredChoice: 'yes',
     namedChoice: 'yes',
-    strictSchemas: 'unknown',
     parallelCalls: 'yes',
-    images: 'unknown',
     streamingToolCalls: 'yes',
-  },
+  }),
   fixes: {},
   advice: [
     'no flag is needed for "required" and named tool choice; --reasoning-parser <model family> keeps thinking out of the content',

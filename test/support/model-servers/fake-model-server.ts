@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readJson } from '../scripted-model.ts';
 import type { Intent, SeenRequest } from './brain.ts';
 import type { Quirk, Rendered } from './quirk-rendering.ts';
 
@@ -153,17 +154,6 @@ function stream(response: ServerResponse, rendered: Extract<Rendered, { message:
   });
   chunk({}, rendered.finishReason);
   response.end('data: [DONE]\n\n');
-}
-
-async function readJson(request: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  try {
-    return text === '' ? null : JSON.parse(text);
-  } catch {
-    return text;
-  }
 }
 
 function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
