@@ -7,6 +7,9 @@
  * arguments hold (a half-read escape or half a surrogate pair is held back until whole).
  */
 
+import { finalAnswerToolName } from './final-answer.ts';
+import type { ModelCallObserver } from './model-client.ts';
+
 /** Reads one call's arguments as they arrive. */
 export interface AnswerReader {
   /** Takes the next piece; returns the answer read so far when this piece added to it, else null. */
@@ -168,6 +171,21 @@ export function answerReader(field = 'answer'): AnswerReader {
     },
     get complete() {
       return complete;
+    },
+  };
+}
+
+/** Watches a streamed reply's `final_answer` calls, and tells each growth of the answer. */
+export function answerWatcher(tell: (text: string) => void): ModelCallObserver {
+  const readers = new Map<number, { reader: AnswerReader; read: number }>();
+  return {
+    toolArguments(call) {
+      if (call.name !== finalAnswerToolName) return;
+      let entry = readers.get(call.index);
+      if (!entry) readers.set(call.index, (entry = { reader: answerReader(), read: 0 }));
+      const shown = entry.reader.push(call.arguments.slice(entry.read));
+      entry.read = call.arguments.length;
+      if (shown !== null) tell(shown);
     },
   };
 }

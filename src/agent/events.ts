@@ -96,8 +96,21 @@ export interface RunEndEvent {
   durationMs: number;
 }
 
+/**
+ * The answer of a `final_answer` call as the model writes it, in a streamed reply: all of it so far,
+ * each time it grows. Always a prefix of the answer the call holds once whole, which may still be
+ * refused (then a `tool-error` follows, and no `final-answer`).
+ */
+export interface AnswerDeltaEvent {
+  type: 'answer-delta';
+  runId: string;
+  step: number;
+  text: string;
+}
+
 export type AgentEvent =
   | RunStartEvent
+  | AnswerDeltaEvent
   | ModelCallEvent
   | ToolCallEvent
   | ToolResultEvent

@@ -1,4 +1,4 @@
-import type { ModelClient, ModelRequest } from './model-client.ts';
+import type { ModelCallObserver, ModelClient, ModelRequest } from './model-client.ts';
 
 /** A turn to call the model, held by a run before its first call. */
 export interface ModelTurn {
@@ -51,18 +51,18 @@ export function limitModelCalls(client: ModelClient, limit: number): LimitedMode
     });
 
   /** Makes a call in a turn already held; the turn passes on after it. */
-  const callHolding = async (request: ModelRequest, signal: AbortSignal) => {
+  const callHolding = async (request: ModelRequest, signal: AbortSignal, observe?: ModelCallObserver) => {
     try {
-      return await client.complete(request, signal);
+      return await client.complete(request, signal, observe);
     } finally {
       // The turn passes on once the caller has taken in this answer (its usage recorded), so that
       // the next run's admission sees what the calls ahead spent.
       setImmediate(release);
     }
   };
-  const complete = async (request: ModelRequest, signal: AbortSignal) => {
+  const complete = async (request: ModelRequest, signal: AbortSignal, observe?: ModelCallObserver) => {
     await acquire(signal);
-    return callHolding(request, signal);
+    return callHolding(request, signal, observe);
   };
 
   return {
@@ -80,10 +80,10 @@ export function limitModelCalls(client: ModelClient, limit: number): LimitedMode
       return {
         client: {
           model: client.model,
-          complete: (request, callSignal) => {
-            if (!held) return complete(request, callSignal);
+          complete: (request, callSignal, observe) => {
+            if (!held) return complete(request, callSignal, observe);
             held = false;
-            return callHolding(request, callSignal);
+            return callHolding(request, callSignal, observe);
           },
         },
         release() {

@@ -35,11 +35,18 @@ export interface ModelResponse {
   rejectedCall?: string;
 }
 
+/** What a caller may watch of a model call while the reply is being written (a streamed reply). */
+export interface ModelCallObserver {
+  /** A tool call's arguments so far: its place in the reply, its name, and all its arguments yet. */
+  toolArguments?(call: { index: number; name: string; arguments: string }): void;
+}
+
 /**
  * All the agent loop knows of the model. One adapter implements it with the openai client; it
  * throws `ModelError` for failures of the model service, and an `AbortError` when `signal` fires.
  */
 export interface ModelClient {
   readonly model: string;
-  complete(request: ModelRequest, signal: AbortSignal): Promise<ModelResponse>;
+  /** `observe`: the client may stream the reply and tell it as it comes; the result is the same. */
+  complete(request: ModelRequest, signal: AbortSignal, observe?: ModelCallObserver): Promise<ModelResponse>;
 }

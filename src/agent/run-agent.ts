@@ -8,6 +8,7 @@ import { type FinalAnswer, finalAnswerTool, finalAnswerToolName } from './final-
 import type { ChatMessage, TokenUsage, ToolCall, ToolMessage, UserMessage } from './messages.ts';
 import { addUsage, noUsage } from './messages.ts';
 import type { ModelClient, ToolChoice } from './model-client.ts';
+import { answerWatcher } from './answer-stream.ts';
 import { ModelError } from './model-error.ts';
 import type { ConversationContext, RuntimeTool } from './tool.ts';
 import { runToolTurn } from './tool-turn.ts';
@@ -45,6 +46,11 @@ export interface RunAgentOptions {
   onEvent?: AgentEventSink;
   /** Tools an interrupted run this one takes up already called: `tools_used` may name them. */
   calledBefore?: readonly string[];
+  /**
+   * Ask for streamed replies, and tell the answer as it is written (`answer-delta` events). Off:
+   * replies are read whole.
+   */
+  streamAnswers?: boolean;
 }
 
 export interface RunResult {
@@ -145,7 +151,11 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
       const lastStep = step === settings.maxSteps;
       const toolChoice: ToolChoice = lastStep ? { name: finalAnswerToolName } : 'required';
       const callStarted = performance.now();
-      const response = await model.complete({ messages, tools: specs, toolChoice }, signal);
+      const response = await model.complete(
+        { messages, tools: specs, toolChoice },
+        signal,
+        options.streamAnswers ? answerWatcher((text) => emit({ type: 'answer-delta', runId, step, text })) : undefined,
+      );
       usage = addUsage(usage, response.usage);
       const assistant = response.message;
       emit({

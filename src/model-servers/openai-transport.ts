@@ -5,19 +5,28 @@
  * sent, and how replies are read, server by server, is `server-client.ts`'s business.
  */
 import OpenAI from 'openai';
-import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionCreateParamsStreaming,
+} from 'openai/resources/chat/completions';
 import { describeError } from '../errors.ts';
 import { readUpTo } from '../streams/read-up-to.ts';
 import { ModelError } from '../agent/model-error.ts';
 import { untilAborted } from '../agent/until-aborted.ts';
+import { type CallProgress, StreamAccumulator } from './stream-accumulator.ts';
 
 /** A chat-completions request body as it goes on the wire (the profile may have rewritten it). */
 export type ChatBody = Record<string, unknown> & { model: string; messages: unknown[] };
 
 /** Sends chat-completions requests; nothing about tools or providers is known here. */
 export interface ChatTransport {
-  /** The parsed JSON of a successful reply; a failure is thrown as a `ModelError` (or the signal's reason). */
-  send(body: ChatBody, signal: AbortSignal): Promise<unknown>;
+  /**
+   * The parsed JSON of a successful reply; a failure is thrown as a `ModelError` (or the signal's
+   * reason). A body with `stream: true` is streamed: as the tool calls' arguments grow, `onCalls`
+   * hears which, and the reply returned is the chunks put back together, as a reply without
+   * `stream` would be.
+   */
+  send(body: ChatBody, signal: AbortSignal, onCalls?: (grown: CallProgress[]) => void): Promise<unknown>;
 }
 
 export interface TransportOptions {
@@ -45,9 +54,19 @@ export function createOpenAITransport(options: TransportOptions): ChatTransport 
     defaultHeaders: options.headers,
     defaultQuery: options.query,
   });
+  // A stream is read as it comes: not through fetchWhole, which reads a body whole before the SDK sees it.
+  const streaming = new OpenAI({
+    apiKey: options.apiKey ?? 'no-key',
+    baseURL: options.baseURL,
+    maxRetries: options.maxRetries,
+    timeout: options.timeoutSeconds * 1000,
+    defaultHeaders: options.headers,
+    defaultQuery: options.query,
+  });
   return {
-    async send(body, signal) {
+    async send(body, signal, onCalls) {
       try {
+        if (body.stream === true) return await readStream(streaming, body, signal, onCalls);
         // The SDK sleeps before a retry without watching the signal: do not wait for it.
         return await untilAborted(
           client.chat.completions.create(body as unknown as ChatCompletionCreateParamsNonStreaming, { signal }),
@@ -58,6 +77,25 @@ export function createOpenAITransport(options: TransportOptions): ChatTransport 
       }
     },
   };
+}
+
+/** Streams a reply, telling `onCalls` as its calls grow, and returns it put back together. */
+async function readStream(
+  client: OpenAI,
+  body: ChatBody,
+  signal: AbortSignal,
+  onCalls: ((grown: CallProgress[]) => void) | undefined,
+): Promise<unknown> {
+  const stream = await untilAborted(
+    client.chat.completions.create(body as unknown as ChatCompletionCreateParamsStreaming, { signal }),
+    signal,
+  );
+  const reply = new StreamAccumulator();
+  for await (const chunk of stream) {
+    const grown = reply.add(chunk);
+    if (grown.length > 0) onCalls?.(grown);
+  }
+  return reply.completion();
 }
 
 /** Maps what the SDK throws to a `ModelError`; an abort passes through as the signal's reason. */

@@ -15,7 +15,7 @@
  */
 import type { Logger } from '../agent/logger.ts';
 import { addUsage } from '../agent/messages.ts';
-import type { ModelClient, ModelRequest, ModelResponse } from '../agent/model-client.ts';
+import type { ModelCallObserver, ModelClient, ModelRequest, ModelResponse } from '../agent/model-client.ts';
 import { ModelError } from '../agent/model-error.ts';
 import { describeError } from '../errors.ts';
 import { learnsNamedChoice, switchesToText } from './adaptation-rules.ts';
@@ -67,15 +67,33 @@ export function createServerClient(options: ServerClientOptions): ModelClient {
   };
   const adapting = (fixes: ServerFixes) => ({ profile, toolProtocol: options.toolProtocol, fixes });
 
+  /**
+   * Whether to stream: when the caller watches the reply, in the native protocol (a text-protocol
+   * answer is written in the content), and unless the server is known not to stream tool calls.
+   */
+  const streams = (fixes: ServerFixes, observe: ModelCallObserver | undefined) =>
+    observe?.toolArguments !== undefined &&
+    fixes.toolProtocol !== 'text' &&
+    fixes.streaming !== false &&
+    profile.honours.streamingToolCalls !== 'no';
+
   /** Sends the request; a refusal whose error names a fix is sent once more with it, and the fix remembered. */
-  async function send(request: ModelRequest, fixes: ServerFixes, signal: AbortSignal): Promise<Sent> {
+  async function send(
+    request: ModelRequest,
+    fixes: ServerFixes,
+    signal: AbortSignal,
+    observe?: ModelCallObserver,
+  ): Promise<Sent> {
     let current = fixes;
-    let body = buildChatBody(request, options, current);
+    const build = () => buildChatBody(request, { ...options, stream: streams(current, observe) }, current);
+    let body = build();
     let fixed = false;
     while (true) {
       let reply: unknown;
       try {
-        reply = await transport.send(body, signal);
+        reply = await transport.send(body, signal, (grown) => {
+          for (const call of grown) observe?.toolArguments?.(call);
+        });
       } catch (error) {
         if (!(error instanceof ModelError)) throw error;
         const rejected = rejectedCall(error, request, current);
@@ -85,7 +103,7 @@ export function createServerClient(options: ServerClientOptions): ModelClient {
         fixed = true;
         learn(fix.fixes, fix.why);
         current = mergeFixes(current, fix.fixes);
-        body = buildChatBody(request, options, current);
+        body = build();
         continue;
       }
       const read = readIn(reply, request, current);
@@ -96,13 +114,13 @@ export function createServerClient(options: ServerClientOptions): ModelClient {
 
   return {
     model,
-    async complete(request, signal) {
-      const first = await send(request, fixesNow(), signal);
+    async complete(request, signal, observe) {
+      const first = await send(request, fixesNow(), signal, observe);
       const calls = first.reply.message.tool_calls ?? [];
       // It did try to call: the model hears why that failed.
       if (first.reply.rejectedCall !== undefined) return strip(first.reply);
       if (calls.length === 0 && switchesToText(adapting(first.fixes), first.reply.finishReason)) {
-        const again = await send(request, mergeFixes(first.fixes, { toolProtocol: 'text' }), signal);
+        const again = await send(request, mergeFixes(first.fixes, { toolProtocol: 'text' }), signal, observe);
         if (again.reply.message.tool_calls?.length)
           learn({ toolProtocol: 'text' }, 'answered without the tool call it was told to make');
         return strip(again.reply, first.reply);
@@ -115,7 +133,12 @@ export function createServerClient(options: ServerClientOptions): ModelClient {
         learnsNamedChoice(adapting(first.fixes))
       ) {
         learn({ namedChoice: 'required-with-one-tool' }, `called another tool when told to call ${named}`);
-        const again = await send(request, mergeFixes(first.fixes, { namedChoice: 'required-with-one-tool' }), signal);
+        const again = await send(
+          request,
+          mergeFixes(first.fixes, { namedChoice: 'required-with-one-tool' }),
+          signal,
+          observe,
+        );
         return strip(again.reply, first.reply);
       }
       return strip(first.reply);

@@ -26,6 +26,8 @@ export interface ServerFixes {
   reasoningBack?: 'never' | 'reasoning_content';
   /** Tool calls' `extra_content` sent back as received (Gemini's thought signatures). */
   keepExtraContent?: boolean;
+  /** False: replies are not streamed (the server refused a streamed request). */
+  streaming?: boolean;
 }
 
 /** Later fixes win; lists are joined. */
@@ -56,6 +58,7 @@ export function describeFixes(fixes: ServerFixes): string[] {
   if (fixes.extraBody) lines.push(`added to each request: ${JSON.stringify(fixes.extraBody)}`);
   if (fixes.reasoningBack === 'reasoning_content') lines.push('reasoning sent back on tool-call turns');
   if (fixes.keepExtraContent) lines.push("tool calls' thought signatures sent back");
+  if (fixes.streaming === false) lines.push('replies not streamed');
   return lines;
 }
 

@@ -12,7 +12,7 @@ import { shortToolCallId } from './tool-call-ids.ts';
 
 export function buildChatBody(
   request: ModelRequest,
-  settings: { model: string; temperature: number },
+  settings: { model: string; temperature: number; stream?: boolean },
   fixes: ServerFixes,
 ): ChatBody {
   const body: ChatBody =
@@ -23,6 +23,8 @@ export function buildChatBody(
           temperature: settings.temperature,
         }
       : { model: settings.model, ...nativeTools(request, fixes), temperature: settings.temperature };
+  // Usage in the stream's last chunk, where the server supports it (OpenAI's stream_options).
+  if (settings.stream) Object.assign(body, { stream: true, stream_options: { include_usage: true } });
   Object.assign(body, fixes.extraBody);
   for (const param of fixes.dropParams ?? []) delete body[param];
   return body;

@@ -4,7 +4,7 @@ import { answerReader } from '../../src/agent/answer-stream.ts';
 /** Every way of cutting `text` in two, and cutting it into pieces of one code unit each. */
 function cuts(text: string): string[][] {
   const twoPieces = Array.from({ length: text.length + 1 }, (_, at) => [text.slice(0, at), text.slice(at)]);
-  return [...twoPieces, [...Array.from({ length: text.length }, (_, at) => text[at]!)]];
+  return [...twoPieces, Array.from({ length: text.length }, (_, at) => text[at]!)];
 }
 
 /** Reads `pieces` in order; checks that each answer shown is a prefix of the whole one; returns the last. */

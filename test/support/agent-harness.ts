@@ -57,14 +57,14 @@ export interface RecordedRun extends RunResult {
 
 /** Runs the agent once against `server` and records every event. */
 export async function runOnce(
-  server: ScriptedModel,
+  server: Pick<ScriptedModel, 'baseURL'>,
   options: {
     tools?: readonly RuntimeTool[];
     settings?: Partial<AgentSettings>;
     signal?: AbortSignal;
     input?: string;
     client?: Partial<OpenAIModelClientOptions>;
-  } & Partial<Pick<RunAgentOptions, 'history'>> = {},
+  } & Partial<Pick<RunAgentOptions, 'history' | 'streamAnswers'>> = {},
 ): Promise<RecordedRun> {
   const events: AgentEvent[] = [];
   const result = await runAgent({
@@ -77,6 +77,7 @@ export async function runOnce(
     settings: { ...defaultAgentSettings, ...options.settings },
     signal: options.signal,
     onEvent: (event) => events.push(event),
+    streamAnswers: options.streamAnswers,
   });
   // Whatever happened, the transcript must be valid to send again.
   const problems = chatRequestProblems({

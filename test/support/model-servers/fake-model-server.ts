@@ -83,7 +83,7 @@ export async function startFakeModelServer(quirk: Quirk, options: FakeServerOpti
     const intent = typeof step === 'function' ? step(quirk.asSeenByModel?.(seen) ?? seen) : step;
     const rendered = quirk.render(intent, seen, state, () => ++counter);
     if ('status' in rendered) return send(response, rendered.status, rendered.body, { 'x-should-retry': 'false' });
-    if (seen.stream === true) return stream(response, rendered, String(seen.model));
+    if (seen.stream === true) return stream(response, rendered, seen, quirk.streamsCallsWhole === true);
     send(response, 200, {
       id: `chatcmpl-${counter}`,
       object: 'chat.completion',
@@ -131,28 +131,42 @@ function imagesRefused(quirk: Quirk, request: SeenRequest): { status: number; bo
     : null;
 }
 
-/** The reply as server-sent events: the content, then each call's name and its arguments, then the end. */
-function stream(response: ServerResponse, rendered: Extract<Rendered, { message: unknown }>, model: string): void {
+/**
+ * The reply as server-sent events, as OpenAI streams it (platform.openai.com/docs/api-reference/
+ * chat-streaming): the content, then each call's id and name, then its arguments in small pieces
+ * (whole, for a server that sends each call in one chunk, as Ollama does: ollama/ollama#11633),
+ * the finish reason, and the usage in a last chunk without choices when `stream_options` asks.
+ */
+function stream(
+  response: ServerResponse,
+  rendered: Extract<Rendered, { message: unknown }>,
+  request: SeenRequest,
+  callsWhole: boolean,
+): void {
   response.writeHead(200, { 'content-type': 'text/event-stream' });
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+  const send = (payload: Record<string, unknown>) =>
     response.write(
-      `data: ${JSON.stringify({ id: 'chatcmpl-stream', object: 'chat.completion.chunk', created: 0, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`,
+      `data: ${JSON.stringify({ id: 'chatcmpl-stream', object: 'chat.completion.chunk', created: 0, model: request.model, ...payload })}\n\n`,
     );
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    send({ choices: [{ index: 0, delta, finish_reason: finish }] });
   chunk({ role: 'assistant', content: '' });
   const message = rendered.message as {
     content?: string | null;
-    tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+    tool_calls?: { id: string; function: { name: string; arguments: string }; extra_content?: unknown }[] | null;
   };
   if (message.content) chunk({ content: message.content });
   (message.tool_calls ?? []).forEach((toolCall, index) => {
-    chunk({
-      tool_calls: [
-        { index, id: toolCall.id, type: 'function', function: { name: toolCall.function.name, arguments: '' } },
-      ],
-    });
-    chunk({ tool_calls: [{ index, function: { arguments: toolCall.function.arguments } }] });
+    const head = { index, id: toolCall.id, type: 'function', extra_content: toolCall.extra_content };
+    if (callsWhole) return chunk({ tool_calls: [{ ...head, function: toolCall.function }] });
+    chunk({ tool_calls: [{ ...head, function: { name: toolCall.function.name, arguments: '' } }] });
+    const args = toolCall.function.arguments;
+    for (let at = 0; at < args.length; at += 7)
+      chunk({ tool_calls: [{ index, function: { arguments: args.slice(at, at + 7) } }] });
   });
   chunk({}, rendered.finishReason);
+  if ((request.stream_options as { include_usage?: boolean } | undefined)?.include_usage)
+    send({ choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } });
   response.end('data: [DONE]\n\n');
 }
 

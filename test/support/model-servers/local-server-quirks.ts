@@ -11,6 +11,7 @@ import { callsAsText, hermes, native, type Quirk, render, withoutToolChoice } fr
  */
 export const ollamaIgnoresToolChoice: Quirk = {
   name: 'ollama: tool_choice ignored',
+  streamsCallsWhole: true,
   source: 'https://github.com/ollama/ollama/issues/8421',
   asSeenByModel: withoutToolChoice,
   render: (intent, request, _state, next) => {
@@ -90,4 +91,18 @@ export const ollamaCutsLongPrompts: Quirk = {
   name: 'ollama: long prompts cut at 2048 tokens',
   source: 'https://github.com/ollama/ollama/issues/3839',
   promptTokens: (request) => Math.min(2048, Math.round(JSON.stringify(request.messages).length / 4)),
+};
+
+/**
+ * llama.cpp's older builds, asked to stream with tools: HTTP 500 "Cannot use tools with stream"
+ * (the server's own check, quoted from its utils.hpp in the research notes on ggml-org/llama.cpp#10920).
+ */
+export const llamacppNoStreamWithTools: Quirk = {
+  name: 'llama.cpp (old): no stream with tools',
+  source: 'https://github.com/ggml-org/llama.cpp/issues/10920',
+  refuse: (request) =>
+    request.stream === true && native(request)
+      ? { status: 500, body: { error: { code: 500, message: 'Cannot use tools with stream', type: 'server_error' } } }
+      : null,
+  render: (intent, request, _state, next) => render(intent, request, next),
 };

@@ -20,6 +20,8 @@ export interface Quirk {
   /** The request as the model sees it, when the server drops part of it. */
   asSeenByModel?(request: SeenRequest): SeenRequest;
   render(intent: Intent, request: SeenRequest, state: Map<string, unknown>, next: () => number): Rendered;
+  /** Streams each tool call whole, in one chunk (Ollama), not its arguments piece by piece. */
+  streamsCallsWhole?: boolean;
   /** The prompt tokens the server says it read (10 unless given). */
   promptTokens?(request: SeenRequest): number;
 }

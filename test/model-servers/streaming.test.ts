@@ -1,0 +1,68 @@
+/**
+ * Streamed replies through the real client and loop: the answer told as it is written, the reply
+ * put back together exactly as a whole one, and a server that will not stream read whole instead.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AnswerDeltaEvent } from '../../src/agent/events.ts';
+import { runOnce } from '../support/agent-harness.ts';
+import { answer, call } from '../support/model-servers/brain.ts';
+import { type FakeModelServer, startFakeModelServer } from '../support/model-servers/fake-model-server.ts';
+import * as quirks from '../support/model-servers/quirks.ts';
+
+let server: FakeModelServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const deltas = (events: { type: string }[]) =>
+  events.filter((event): event is AnswerDeltaEvent => event.type === 'answer-delta').map((event) => event.text);
+const longAnswer = 'Four. "Quoted", a \\ backslash, café and 😀, then a new line:\nDone.';
+
+describe('streamed answers', () => {
+  it('tells the answer as it grows, each time a prefix of the answer taken, and reads the rest as a whole reply', async () => {
+    server = await startFakeModelServer(quirks.compliant);
+    server.enqueue(call('calculator', { expression: '2+2' }), answer(longAnswer, ['calculator']));
+    const run = await runOnce(server, { streamAnswers: true });
+
+    expect(run.answer).toEqual({ answer: longAnswer, tools_used: ['calculator'] });
+    const shown = deltas(run.events);
+    expect(shown.length).toBeGreaterThan(3);
+    expect(shown.at(-1)).toBe(longAnswer);
+    for (const [index, text] of shown.entries()) {
+      expect(longAnswer.startsWith(text)).toBe(true);
+      if (index > 0) expect(text.length).toBeGreaterThan(shown[index - 1]!.length);
+    }
+    expect(server.requests.every((request) => request.stream === true)).toBe(true);
+    expect(server.requests[0]!.stream_options).toEqual({ include_usage: true });
+    // The calculator's call was put back together from its pieces, and its usage counted from the last chunk.
+    expect(run.events.find((event) => event.type === 'tool-result')).toMatchObject({ name: 'calculator', result: '4' });
+    expect(run.usage).toEqual({ promptTokens: 20, completionTokens: 10, totalTokens: 30 });
+  });
+
+  it('Ollama: a call sent whole in one chunk is told once, whole', async () => {
+    server = await startFakeModelServer(quirks.ollamaIgnoresToolChoice);
+    server.enqueue(answer('Whole.'));
+    const run = await runOnce(server, { streamAnswers: true, client: { provider: 'ollama' } });
+    expect(run.answer?.answer).toBe('Whole.');
+    expect(deltas(run.events)).toEqual(['Whole.']);
+  });
+
+  it('a server that will not stream with tools is asked again without a stream, and that is remembered', async () => {
+    server = await startFakeModelServer(quirks.llamacppNoStreamWithTools);
+    server.enqueue(call('calculator', { expression: '1+1' }), answer('Two.'));
+    const run = await runOnce(server, { streamAnswers: true, client: { maxRetries: 0, provider: 'generic' } });
+    expect(run.answer?.answer).toBe('Two.');
+    expect(server.requests.map((request) => request.stream === true)).toEqual([true, false, false]);
+    expect(deltas(run.events)).toEqual([]);
+  });
+
+  it('without streamAnswers, nothing is streamed', async () => {
+    server = await startFakeModelServer(quirks.compliant);
+    server.enqueue(answer('Plain.'));
+    const run = await runOnce(server);
+    expect(run.answer?.answer).toBe('Plain.');
+    expect(server.requests[0]!.stream).toBeUndefined();
+    expect(deltas(run.events)).toEqual([]);
+  });
+});
