@@ -103,6 +103,7 @@ export const settingsSchema = z.object({
   }),
   ALLOWED_GUILD_IDS: idList(),
   ALLOWED_CHANNEL_IDS: idList(),
+  STREAM_ANSWERS: z.preprocess(blankToUndefined, z.enum(['on', 'off'], { error: 'must be on or off' }).default('on')),
   TOOL_POSTS: z.preprocess(
     blankToUndefined,
     z.enum(['all', 'summary', 'off'], { error: 'must be all, summary or off' }).default('all'),
@@ -175,6 +176,8 @@ export interface DiscordSettings {
   allowedGuildIds: string[];
   allowedChannelIds: string[];
   toolPosts: 'all' | 'summary' | 'off';
+  /** The answer shown in Discord as the model writes it (STREAM_ANSWERS). */
+  streamAnswers: boolean;
   maxConcurrentRuns: number;
   attachmentMaxBytes: number;
   /** Commands are registered in this server only (instant updates while developing); null: everywhere. */
@@ -278,6 +281,7 @@ export function parseConfig(
         allowedGuildIds: settings.ALLOWED_GUILD_IDS,
         allowedChannelIds: settings.ALLOWED_CHANNEL_IDS,
         toolPosts: settings.TOOL_POSTS,
+        streamAnswers: settings.STREAM_ANSWERS === 'on',
         maxConcurrentRuns: settings.MAX_CONCURRENT_RUNS,
         attachmentMaxBytes: settings.ATTACHMENT_MAX_KB * 1024,
         commandGuildId: settings.DISCORD_GUILD_ID ?? null,

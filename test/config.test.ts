@@ -32,6 +32,7 @@ describe('settings', () => {
           allowedGuildIds: [],
           allowedChannelIds: [],
           toolPosts: 'all',
+          streamAnswers: true,
           maxConcurrentRuns: 4,
           attachmentMaxBytes: 16_384,
           commandGuildId: null,

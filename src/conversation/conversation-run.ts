@@ -112,6 +112,8 @@ export async function runPlan(
     sinks: readonly AgentEventSink[];
     stop?: AbortSignal;
     shutdown?: AbortSignal;
+    /** Stream the replies, and tell the answer as it is written (`answer-delta` events to the sinks). */
+    streamAnswers?: boolean;
   },
 ): Promise<RunOutcome> {
   const signals = [options.stop, options.shutdown].filter((signal): signal is AbortSignal => signal !== undefined);
@@ -127,6 +129,7 @@ export async function runPlan(
     model: options.model,
     signal: signals.length > 0 ? AbortSignal.any(signals) : undefined,
     onEvent: fanOut([record, ...options.sinks], setup.logger),
+    streamAnswers: options.streamAnswers,
   });
   const runId = result.runId;
   if (result.answer) return { kind: 'answered', runId, answer: result.answer };

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Client, SendableChannels } from 'discord.js';
+import type { AgentEvent } from '../agent/events.ts';
 import type { Store } from '../../db/store.ts';
 import type { LimitedModelClient } from '../agent/limit-model-calls.ts';
 import type { ModelClient } from '../agent/model-client.ts';
@@ -15,6 +16,7 @@ import { renderAnswer } from './render.ts';
 import { sendText } from './send.ts';
 import { toolPostSink } from './tool-post-sink.ts';
 import { keepTyping } from './typing.ts';
+import { LiveAnswer } from './live-answer.ts';
 import type { LimitVerdict, UsageLimits } from './usage-limits.ts';
 
 export interface RunnerDependencies extends RunSetup {
@@ -51,27 +53,28 @@ export async function executeRun(deps: RunnerDependencies, plan: DiscordRunPlan)
   const active = deps.activeRuns.begin(plan.conversation.key);
   let typing: { stop(): void } | null = null;
   let admission: Admission | null = null;
-  let outcome: RunOutcome;
+  let ran: RunInDiscord;
   try {
     await deps.gate.waitForModel(plan.conversation.key, plan.channel, AbortSignal.any([deps.shutdown, active.stopped]));
     if (deps.shutdown.aborted) return; // Its messages are stored: answered after the next start.
     typing = keepTyping(plan.channel, deps.logger);
     admission = await admit(deps, plan, active);
     if (!admission) return;
-    outcome = await runInDiscord(deps, plan, active, admission.model);
-    if (outcome.kind === 'context-too-long') {
+    ran = await runInDiscord(deps, plan, active, admission.model);
+    if (ran.outcome.kind === 'context-too-long') {
+      await ran.live?.abandon();
       deps.logger.warn(
-        { runId: outcome.runId, conversation: plan.conversation.key },
+        { runId: ran.outcome.runId, conversation: plan.conversation.key },
         'context too long: trying again with half the memory window',
       );
       // The same request, admitted once: the retry's calls take their turns as any call does
       // (deps.model), and its tokens count against the same budget, without a second check.
-      const taken = deps.lifecycle.retry(outcome.runId);
+      const taken = deps.lifecycle.retry(ran.outcome.runId);
       const window = deps.memory.loadWindow(plan.conversation.id, plan.triggerIds, {
         budget: Math.floor(deps.memoryBudget / 2),
         resuming: true,
       });
-      outcome = await runInDiscord(deps, { ...plan, ...window, ...taken }, active, deps.model);
+      ran = await runInDiscord(deps, { ...plan, ...window, ...taken }, active, deps.model);
     }
   } finally {
     typing?.stop();
@@ -79,7 +82,7 @@ export async function executeRun(deps: RunnerDependencies, plan: DiscordRunPlan)
     // Ended before the answer is posted: a /stop now finds nothing to stop, rather than a run it cannot stop.
     active.end();
   }
-  await deliver(deps, plan, outcome);
+  await deliver(deps, plan, ran.outcome, ran.live);
 }
 
 /** A run let through to the model: the client its first call uses, and the turn to give back if unspent. */
@@ -137,44 +140,73 @@ async function admit(deps: RunnerDependencies, plan: DiscordRunPlan, active: Act
   return null;
 }
 
-/** One run, its tool calls posted as they finish. */
+/** What a run in Discord came to: its outcome, and the answer shown as it was written (if it was). */
+interface RunInDiscord {
+  outcome: RunOutcome;
+  live: LiveAnswer | null;
+}
+
+/** One run, its tool calls posted as they finish, and its answer shown as it is written (STREAM_ANSWERS). */
 async function runInDiscord(
   deps: RunnerDependencies,
   plan: DiscordRunPlan,
   active: ActiveRun,
   model: ModelClient,
-): Promise<RunOutcome> {
+): Promise<RunInDiscord> {
   const runId = randomUUID();
   const { channel, conversation } = plan;
   active.running();
-  const posts = toolPostSink(channel, deps.discord.toolPosts, deps.logger, (messageId) =>
-    deps.store.runs.addPostedMessage(runId, messageId),
-  );
+  const record = (messageId: string) => deps.store.runs.addPostedMessage(runId, messageId);
+  const posts = toolPostSink(channel, deps.discord.toolPosts, deps.logger, record);
+  const live = deps.discord.streamAnswers
+    ? new LiveAnswer(channel, { runId, replyTo: plan.replyTo, onPosted: record, logger: deps.logger })
+    : null;
   const outcome = await runPlan(deps, plan, {
     runId,
     model,
     stop: active.stopped,
     shutdown: deps.shutdown,
-    sinks: [logSink(deps.logger, { conversation: conversation.key, channelId: channel.id }), posts.sink],
+    streamAnswers: live !== null,
+    sinks: [
+      logSink(deps.logger, { conversation: conversation.key, channelId: channel.id }),
+      posts.sink,
+      ...(live ? [(event: AgentEvent) => void (event.type === 'answer-delta' && live.show(event.text))] : []),
+    ],
   });
   if (outcome.kind === 'interrupted') deps.lifecycle.interrupt(runId, 'the bot shut down before the run ended');
   else await posts.flush();
-  return outcome;
+  return { outcome, live };
 }
 
-/** Posts the answer, or why there is none, and records the run delivered (tried, and logged if it failed). */
-async function deliver(deps: RunnerDependencies, plan: DiscordRunPlan, outcome: RunOutcome): Promise<void> {
+/**
+ * Posts the answer, or why there is none, and records the run delivered (tried, and logged if it
+ * failed). An answer shown as it was written is edited into the answer; one stopped by `/stop` ends
+ * with a mark saying so; one that came to nothing is removed, and why is posted as usual.
+ */
+async function deliver(
+  deps: RunnerDependencies,
+  plan: DiscordRunPlan,
+  outcome: RunOutcome,
+  live: LiveAnswer | null = null,
+): Promise<void> {
   if (outcome.kind === 'interrupted') return;
   if (outcome.kind === 'no-answer' && outcome.rateLimitSeconds !== null)
     deps.gate.rateLimited(outcome.rateLimitSeconds, plan.conversation.key);
   const text = outcome.kind === 'answered' ? renderAnswer(outcome.answer) : outcome.userMessage;
   const { runId } = outcome;
+  await live?.close(); // What was shown is settled before it is decided what to do with it.
   try {
-    await sendText(plan.channel, text, {
-      replyTo: plan.replyTo,
-      nonceSeed: `${runId}:answer`,
-      onSent: (messageId) => deps.store.runs.addPostedMessage(runId, messageId),
-    });
+    if (live?.started && outcome.kind === 'answered') await live.finish(text);
+    else if (live?.started && outcome.kind === 'no-answer' && outcome.status === 'stopped')
+      await live.finish(`${live.shown}\n-# (stopped)`);
+    else {
+      await live?.abandon();
+      await sendText(plan.channel, text, {
+        replyTo: plan.replyTo,
+        nonceSeed: `${runId}:answer`,
+        onSent: (messageId) => deps.store.runs.addPostedMessage(runId, messageId),
+      });
+    }
     deps.lifecycle.deliver(runId, 'posted');
   } catch (error) {
     deps.logger.error(

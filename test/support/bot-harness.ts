@@ -88,6 +88,8 @@ export async function startBotWorld(
         allowedGuildIds: [],
         allowedChannelIds: [],
         toolPosts: 'all',
+        // The scripted model answers whole; tests of streaming turn it on with a model that streams.
+        streamAnswers: false,
         maxConcurrentRuns: 4,
         attachmentMaxBytes: 100 * 1024,
         commandGuildId: null,

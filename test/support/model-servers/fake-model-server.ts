@@ -29,6 +29,10 @@ export interface FakeServerOptions {
   models?: string[];
   /** When set, a request without this key is refused with 401. */
   apiKey?: string;
+  /** A streamed reply waits this long between two chunks (a model writing at its pace). */
+  streamChunkDelayMs?: number;
+  /** A streamed reply stops after this many chunks until `until` resolves (a test's fact, not a time). */
+  streamPause?: { afterChunks: number; until: () => Promise<unknown> };
 }
 
 export async function startFakeModelServer(quirk: Quirk, options: FakeServerOptions = {}): Promise<FakeModelServer> {
@@ -83,7 +87,7 @@ export async function startFakeModelServer(quirk: Quirk, options: FakeServerOpti
     const intent = typeof step === 'function' ? step(quirk.asSeenByModel?.(seen) ?? seen) : step;
     const rendered = quirk.render(intent, seen, state, () => ++counter);
     if ('status' in rendered) return send(response, rendered.status, rendered.body, { 'x-should-retry': 'false' });
-    if (seen.stream === true) return stream(response, rendered, seen, quirk.streamsCallsWhole === true);
+    if (seen.stream === true) return stream(response, rendered, seen, quirk.streamsCallsWhole === true, options);
     send(response, 200, {
       id: `chatcmpl-${counter}`,
       object: 'chat.completion',
@@ -137,34 +141,42 @@ function imagesRefused(quirk: Quirk, request: SeenRequest): { status: number; bo
  * (whole, for a server that sends each call in one chunk, as Ollama does: ollama/ollama#11633),
  * the finish reason, and the usage in a last chunk without choices when `stream_options` asks.
  */
-function stream(
+async function stream(
   response: ServerResponse,
   rendered: Extract<Rendered, { message: unknown }>,
   request: SeenRequest,
   callsWhole: boolean,
-): void {
+  options: FakeServerOptions,
+): Promise<void> {
+  let sent = 0;
   response.writeHead(200, { 'content-type': 'text/event-stream' });
   const send = (payload: Record<string, unknown>) =>
     response.write(
       `data: ${JSON.stringify({ id: 'chatcmpl-stream', object: 'chat.completion.chunk', created: 0, model: request.model, ...payload })}\n\n`,
     );
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-    send({ choices: [{ index: 0, delta, finish_reason: finish }] });
-  chunk({ role: 'assistant', content: '' });
+  const chunk = async (delta: Record<string, unknown>, finish: string | null = null) => {
+    if (options.streamChunkDelayMs) await new Promise((resolve) => setTimeout(resolve, options.streamChunkDelayMs));
+    if (++sent === options.streamPause?.afterChunks) await options.streamPause.until();
+    if (!response.destroyed) send({ choices: [{ index: 0, delta, finish_reason: finish }] });
+  };
+  await chunk({ role: 'assistant', content: '' });
   const message = rendered.message as {
     content?: string | null;
     tool_calls?: { id: string; function: { name: string; arguments: string }; extra_content?: unknown }[] | null;
   };
-  if (message.content) chunk({ content: message.content });
-  (message.tool_calls ?? []).forEach((toolCall, index) => {
+  if (message.content) await chunk({ content: message.content });
+  for (const [index, toolCall] of (message.tool_calls ?? []).entries()) {
     const head = { index, id: toolCall.id, type: 'function', extra_content: toolCall.extra_content };
-    if (callsWhole) return chunk({ tool_calls: [{ ...head, function: toolCall.function }] });
-    chunk({ tool_calls: [{ ...head, function: { name: toolCall.function.name, arguments: '' } }] });
+    if (callsWhole) {
+      await chunk({ tool_calls: [{ ...head, function: toolCall.function }] });
+      continue;
+    }
+    await chunk({ tool_calls: [{ ...head, function: { name: toolCall.function.name, arguments: '' } }] });
     const args = toolCall.function.arguments;
     for (let at = 0; at < args.length; at += 7)
-      chunk({ tool_calls: [{ index, function: { arguments: args.slice(at, at + 7) } }] });
-  });
-  chunk({}, rendered.finishReason);
+      await chunk({ tool_calls: [{ index, function: { arguments: args.slice(at, at + 7) } }] });
+  }
+  await chunk({}, rendered.finishReason);
   if ((request.stream_options as { include_usage?: boolean } | undefined)?.include_usage)
     send({ choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } });
   response.end('data: [DONE]\n\n');

@@ -1,0 +1,151 @@
+/**
+ * STREAM_ANSWERS: the answer shown in the thread as the model writes it, through the real bot, the
+ * real openai client reading a streamed reply from the fake model server, and the fake Discord.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { DiscordSettings } from '../../src/config.ts';
+import { renderAnswer } from '../../src/discord/render.ts';
+import { splitMessage } from '../../src/discord/split-message.ts';
+import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
+import { answer, call, type Intent } from '../support/model-servers/brain.ts';
+import {
+  type FakeModelServer,
+  type FakeServerOptions,
+  startFakeModelServer,
+} from '../support/model-servers/fake-model-server.ts';
+import { compliant } from '../support/model-servers/quirks.ts';
+
+let world: BotWorld | undefined;
+let server: FakeModelServer | undefined;
+afterEach(async () => {
+  await world?.close();
+  await server?.close();
+  world = undefined;
+  server = undefined;
+});
+
+async function start(settings: Partial<DiscordSettings> = {}, serverOptions: FakeServerOptions = {}) {
+  server = await startFakeModelServer(compliant, serverOptions);
+  world = await startBotWorld(
+    { streamAnswers: true, toolPosts: 'off', ...settings },
+    {},
+    { baseURL: server.baseURL, provider: 'openai' },
+  );
+}
+
+/** Ada asks in #general; resolves with the thread once the bot has handled the question and its run. */
+async function ask(question: string) {
+  const { discord } = world!;
+  const asked = await discord.userSays({
+    channelId: discord.channels.general,
+    author: 'ada',
+    content: `${mentionOf(world!)} ${question}`,
+    mentions: [discord.botUser.id],
+  });
+  const thread = await discord.waitFor(() => discord.threads().find((candidate) => candidate.id === asked.id), {
+    what: 'the thread',
+  });
+  return { thread, asked };
+}
+
+/** Resolves once the bot has posted something in a thread: the first words of an answer. */
+const firstWordsShown = () =>
+  world!.discord.waitFor(
+    () => world!.discord.threads().some((thread) => world!.discord.botMessages(thread.id).length > 0),
+    {
+      what: 'the first words shown',
+    },
+  );
+
+const requestsTo = (method: string, threadId: string) =>
+  world!.discord.requests.filter(
+    (request) => request.method === method && request.path.startsWith(`/channels/${threadId}/messages`),
+  );
+const contents = (threadId: string) => world!.discord.botMessages(threadId).map((message) => message.content);
+const finalAnswer = (text: string, tools: string[] = []) => renderAnswer({ answer: text, tools_used: tools });
+
+describe('an answer shown as the model writes it', () => {
+  it('is posted at its first sentence, then edited into exactly the answer posted whole', async () => {
+    // The model stops writing after its first sentence until the bot has shown it.
+    await start({}, { streamPause: { afterChunks: 6, until: () => firstWordsShown() } });
+    const text = 'It is four. Two and two make four, as anyone who counts on their fingers will find.';
+    server!.enqueue(answer(text));
+    const { thread, asked } = await ask('what is 2+2?');
+    await world!.handled('message', asked.id);
+
+    expect(contents(thread.id)).toEqual([finalAnswer(text)]);
+    const [posted] = requestsTo('POST', thread.id);
+    const shownFirst = (posted!.body as { content: string }).content;
+    expect(text.startsWith(shownFirst)).toBe(true);
+    expect(shownFirst.length).toBeLessThan(text.length);
+    // Edited, never posted twice: one POST for the answer, and the edits after it.
+    expect(requestsTo('POST', thread.id)).toHaveLength(1);
+    expect(requestsTo('PATCH', thread.id).length).toBeGreaterThanOrEqual(1);
+    expect(server!.requests[0]!.stream).toBe(true);
+  });
+
+  it('goes on in a new message past 2,000 characters, a code fence closed and reopened across the cut', async () => {
+    await start();
+    const code = Array.from({ length: 120 }, (_, line) => `const value${line} = ${line} * 2; // doubled`).join('\n');
+    const text = `Here it is.\n\n\`\`\`ts\n${code}\n\`\`\`\nThat is all.`;
+    server!.enqueue(call('calculator', { expression: '1+1' }), answer(text, ['calculator']));
+    const { thread, asked } = await ask('write me code');
+    await world!.handled('message', asked.id);
+
+    const whole = finalAnswer(text, ['calculator']);
+    expect(contents(thread.id)).toEqual(splitMessage(whole));
+    expect(contents(thread.id).length).toBeGreaterThan(1);
+    expect(contents(thread.id)[1]).toMatch(/^```ts\n/);
+  });
+
+  it('an answer refused and written again is edited into the one taken, nothing left half-written', async () => {
+    await start();
+    const refused: Intent = call('final_answer', { answer: 'A first try. It is invalid.', tools_used: 'not a list' });
+    server!.enqueue(refused, answer('The second try.'));
+    const { thread, asked } = await ask('hello');
+    await world!.handled('message', asked.id);
+    expect(contents(thread.id)).toEqual([finalAnswer('The second try.')]);
+  });
+
+  it('an edit rate-limited by Discord is retried: the text is never lost', async () => {
+    await start({}, { streamPause: { afterChunks: 6, until: () => firstWordsShown() } });
+    world!.discord.rateLimitNext({ method: 'PATCH', path: /^\/channels\/\d+\/messages\/\d+$/, retryAfterSeconds: 0.3 });
+    const text = 'First. Then the rest of a sentence that keeps going for a while longer.';
+    server!.enqueue(answer(text));
+    const { thread, asked } = await ask('hello');
+    await world!.handled('message', asked.id);
+    expect(contents(thread.id)).toEqual([finalAnswer(text)]);
+    expect(world!.discord.requests.some((request) => request.method === 'PATCH' && request.status === 429)).toBe(true);
+  });
+
+  it('/stop while the answer is being written leaves what was shown, marked stopped', async () => {
+    let stopped!: () => void;
+    const stopIssued = new Promise<void>((resolve) => (stopped = resolve));
+    // The model stops writing mid-answer until /stop has been answered.
+    await start({}, { streamPause: { afterChunks: 12, until: () => stopIssued } });
+    const text = `Started. ${'And then it goes on and on, word after word. '.repeat(8)}`;
+    server!.enqueue(answer(text));
+    const { thread, asked } = await ask('tell me a long story');
+    await world!.discord.waitFor(() => world!.discord.botMessages(thread.id)[0], { what: 'the first words shown' });
+    const stop = await world!.discord.userRunsCommand({ name: 'stop', author: 'ada', channelId: thread.id });
+    await stop.waitForReply();
+    stopped();
+    await world!.handled('message', asked.id);
+
+    const [shown] = contents(thread.id);
+    expect(contents(thread.id)).toHaveLength(1);
+    expect(shown).toMatch(/\n-# \(stopped\)$/);
+    expect(text.startsWith(shown!.replace(/\n-# \(stopped\)$/, ''))).toBe(true);
+  });
+
+  it('STREAM_ANSWERS=off: nothing is streamed, the answer is posted once, whole', async () => {
+    await start({ streamAnswers: false });
+    server!.enqueue(answer('Whole. And only whole.'));
+    const { thread, asked } = await ask('hello');
+    await waitForBotPosts(world!, thread.id, 1);
+    await world!.handled('message', asked.id);
+    expect(contents(thread.id)).toEqual([finalAnswer('Whole. And only whole.')]);
+    expect(requestsTo('PATCH', thread.id)).toEqual([]);
+    expect(server!.requests[0]!.stream).toBeUndefined();
+  });
+});
