@@ -138,7 +138,7 @@ export class LiveAnswer {
           replyTo: this.options.replyTo,
           // Not the whole answer's nonces: a post of the whole answer must not be taken for one of these.
           nonceSeed: `${this.options.runId}:live`,
-          onSent: this.options.onPosted,
+          onSent: (messageId) => this.options.onPosted(messageId),
         });
         this.messages.push(posted!);
       } else if (message.content !== content) {
