@@ -235,6 +235,15 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 8,
+    name: 'the messages an answer was shown in as it was written',
+    // So that a run cut off while its answer was being shown has those messages edited into the
+    // answer (or removed) when it is taken up, rather than left half-written beside a new one.
+    up(db) {
+      db.exec(`ALTER TABLE runs ADD COLUMN live_message_ids TEXT NOT NULL DEFAULT '[]';`);
+    },
+  },
 ];
 
 export const latestVersion = migrations.at(-1)?.version ?? 0;

@@ -20,6 +20,8 @@ export interface RunRow {
   error_code: string | null;
   /** JSON array of the Discord message ids the run posted. */
   posted_message_ids: string;
+  /** JSON array of the messages its answer was shown in as it was written (STREAM_ANSWERS), in order. */
+  live_message_ids: string;
   /** When its answer (or why there is none) was posted; null until then, as after a crash in between. */
   delivered_at: number | null;
   /** The interrupted run this one takes up again. */
@@ -105,6 +107,9 @@ export function createRunQueries(db: Database) {
   const addUsage = db.prepare<[number, number, number, string]>(
     'UPDATE runs SET prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?, total_tokens = total_tokens + ? WHERE id = ?',
   );
+  const addLive = db.prepare<[string, string]>(
+    `UPDATE runs SET live_message_ids = json_insert(live_message_ids, '$[#]', ?) WHERE id = ?`,
+  );
   const addPosted = db.prepare<[string, string]>(
     `UPDATE runs SET posted_message_ids = json_insert(posted_message_ids, '$[#]', ?) WHERE id = ?`,
   );
@@ -164,6 +169,11 @@ export function createRunQueries(db: Database) {
       void addUsage.run(prompt, completion, total, id),
     finish: (id: string, end: RunEnd, now = Date.now()) => void finish.run({ id, ...end, endedAt: now }),
     addPostedMessage: (id: string, discordMessageId: string) => void addPosted.run(discordMessageId, id),
+    /** A message the run's answer is shown in as it is written (posted too, so that it leads back to the run). */
+    addLiveMessage: db.transaction((id: string, discordMessageId: string) => {
+      addPosted.run(discordMessageId, id);
+      addLive.run(discordMessageId, id);
+    }),
     byId: (id: string) => byId.get(id),
     /** Runs whose id starts with `prefix`: two at the most, enough to tell "one" from "several". */
     byPrefix: (prefix: string) => byPrefix.all({ prefix }),

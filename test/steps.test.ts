@@ -328,6 +328,7 @@ describe('the steps report', () => {
     error: null,
     error_code: null,
     posted_message_ids: '[]',
+    live_message_ids: '[]',
     delivered_at: null,
     resumed_from: null,
     delivery: null,

@@ -4,6 +4,7 @@ import type { RunRow } from '../../db/runs.ts';
 import { type QueuedWork, storedRequester } from '../conversation/queued-work.ts';
 import { describeDiscordError } from './discord-errors.ts';
 import { type DiscordRunPlan, describePlace, executeRun, type RunnerDependencies } from './execute-run.ts';
+import { LiveAnswer } from './live-answer.ts';
 import { postingChannel } from './posting-channel.ts';
 import { renderAnswer } from './render.ts';
 import { piecesNotYetPosted, sendPieces, sendText } from './send.ts';
@@ -70,6 +71,19 @@ async function takeUp(
   run: RunRow,
 ): Promise<void> {
   const decision = deps.lifecycle.takeUp(run);
+  // Messages its answer was being shown in when it was cut off: edited into the answer reached, or
+  // removed (a new run shows its own).
+  const liveIds = JSON.parse(run.live_message_ids) as string[];
+  const live =
+    liveIds.length === 0
+      ? null
+      : await LiveAnswer.resume(channel, liveIds, {
+          runId: run.id,
+          replyTo: null,
+          onPosted: (messageId) => deps.store.runs.addLiveMessage(run.id, messageId),
+          logger: deps.logger,
+        });
+  if (decision.kind !== 'post-answer') await live?.abandon();
   if (decision.kind === 'nothing-to-answer') return deps.lifecycle.deliver(run.id, 'nothing-to-answer');
   const triggers = decision.triggerIds.flatMap((id) => deps.store.messages.byId(id) ?? []);
   const lastTrigger = triggers.at(-1)?.discord_message_id ?? null;
@@ -80,6 +94,12 @@ async function takeUp(
       const text = renderAnswer(decision.answer);
       let delivery: 'posted' | 'post-failed' = 'posted';
       try {
+        if (live?.started) {
+          await live.finish(text);
+          deps.lifecycle.answeredAfterAll(run.id, delivery);
+          deps.logger.info(log, 'interrupted run: the answer it was showing is finished');
+          return;
+        }
         const missing = await piecesNotYetPosted(channel, text, lastTrigger, deps.client.user.id);
         await sendPieces(channel, missing, {
           replyTo,

@@ -159,7 +159,12 @@ async function runInDiscord(
   const record = (messageId: string) => deps.store.runs.addPostedMessage(runId, messageId);
   const posts = toolPostSink(channel, deps.discord.toolPosts, deps.logger, record);
   const live = deps.discord.streamAnswers
-    ? new LiveAnswer(channel, { runId, replyTo: plan.replyTo, onPosted: record, logger: deps.logger })
+    ? new LiveAnswer(channel, {
+        runId,
+        replyTo: plan.replyTo,
+        onPosted: (messageId) => deps.store.runs.addLiveMessage(runId, messageId),
+        logger: deps.logger,
+      })
     : null;
   const outcome = await runPlan(deps, plan, {
     runId,

@@ -44,6 +44,20 @@ export class LiveAnswer {
     private readonly options: LiveAnswerOptions,
   ) {}
 
+  /**
+   * The messages an answer was being shown in when its run was cut off (a crash, a shutdown), to be
+   * edited into the answer or removed. Those that are gone are left out.
+   */
+  static async resume(channel: SendableChannels, messageIds: readonly string[], options: LiveAnswerOptions) {
+    const live = new LiveAnswer(channel, options);
+    for (const id of messageIds) {
+      const message = await channel.messages.fetch(id).catch(() => null);
+      if (message) live.messages.push(message);
+    }
+    live.shownText = live.messages.map((message) => message.content).join('');
+    return live;
+  }
+
   /** Whether any of the answer was posted. */
   get started(): boolean {
     return this.messages.length > 0;

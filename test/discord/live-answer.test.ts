@@ -138,6 +138,33 @@ describe('an answer shown as the model writes it', () => {
     expect(text.startsWith(shown!.replace(/\n-# \(stopped\)$/, ''))).toBe(true);
   });
 
+  it('cut off by a shutdown while shown: the half-written answer is removed, and the run taken up after the restart answers', async () => {
+    let restarted!: () => void;
+    const back = new Promise<void>((resolve) => (restarted = resolve));
+    await start({}, { streamPause: { afterChunks: 6, until: () => back } });
+    const second = 'Taken up. The whole answer, this time.';
+    server!.enqueue(answer('Begun. But this answer will be cut off before its end.'), answer(second));
+    const { thread } = await ask('hello');
+    await firstWordsShown();
+    const [partial] = world!.discord.botMessages(thread.id);
+
+    await world!.restart({ graceMs: 0 });
+    restarted();
+    await world!.discord.waitFor(() => contents(thread.id).join('') === finalAnswer(second), {
+      what: 'the answer of the run taken up, alone in the thread',
+    });
+    await world!.bot.queues.idle();
+    expect(world!.discord.botMessages(thread.id).map((message) => message.id)).not.toContain(partial!.id);
+    expect(contents(thread.id)).toEqual([finalAnswer(second)]);
+    const runs = world!.store.db
+      .prepare('SELECT status, resumed_from IS NOT NULL AS resumed FROM runs ORDER BY started_at')
+      .all();
+    expect(runs).toEqual([
+      { status: 'interrupted', resumed: 0 },
+      { status: 'answered', resumed: 1 },
+    ]);
+  });
+
   it('STREAM_ANSWERS=off: nothing is streamed, the answer is posted once, whole', async () => {
     await start({ streamAnswers: false });
     server!.enqueue(answer('Whole. And only whole.'));
