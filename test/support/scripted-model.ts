@@ -126,6 +126,8 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
     let reply: ScriptedReply;
     try {
       reply = typeof step === 'function' ? step(body as ChatRequest) : step;
+      // Asked to stream (STREAM_ANSWERS), a scripted completion goes as OpenAI streams it.
+      if ((body as { stream?: unknown }).stream === true) reply = asEventStream(reply, body as ChatRequest);
     } catch (error) {
       failures.push(`request ${requests.length}: ${(error as Error).message}`);
       return send(response, {
@@ -188,6 +190,46 @@ export async function readJson(request: IncomingMessage): Promise<unknown> {
   } catch {
     return text;
   }
+}
+
+/**
+ * A scripted completion as server-sent events, the way OpenAI streams it
+ * (platform.openai.com/docs/api-reference/chat-streaming): the role, the content, each call's id and
+ * name, its arguments in pieces, the finish reason, the usage when `stream_options` asks, then
+ * `[DONE]`. Errors and bodies that are not a completion go as they are.
+ */
+function asEventStream(reply: ScriptedReply, request: ChatRequest): ScriptedReply {
+  const completion = reply.body as
+    | {
+        model?: string;
+        choices?: { message?: { content?: string | null; tool_calls?: ScriptedToolCall[] }; finish_reason?: string }[];
+        usage?: unknown;
+      }
+    | undefined;
+  const choice = completion?.choices?.[0];
+  if (!completion || (reply.status ?? 200) !== 200 || typeof reply.body !== 'object' || !choice?.message) return reply;
+  const event = (payload: object) =>
+    `data: ${JSON.stringify({ id: 'chatcmpl-scripted', object: 'chat.completion.chunk', created: 0, model: completion.model ?? request.model, ...payload })}\n\n`;
+  const delta = (fields: object, finish: string | null = null) =>
+    event({ choices: [{ index: 0, delta: fields, finish_reason: finish }] });
+  const events = [delta({ role: 'assistant', content: '' })];
+  if (choice.message.content) events.push(delta({ content: choice.message.content }));
+  (choice.message.tool_calls ?? []).forEach((call, index) => {
+    events.push(
+      delta({
+        tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }],
+      }),
+    );
+    for (let at = 0; at < call.function.arguments.length; at += 16)
+      events.push(
+        delta({ tool_calls: [{ index, function: { arguments: call.function.arguments.slice(at, at + 16) } }] }),
+      );
+  });
+  events.push(delta({}, choice.finish_reason ?? 'stop'));
+  if ((request as { stream_options?: { include_usage?: boolean } }).stream_options?.include_usage && completion.usage)
+    events.push(event({ choices: [], usage: completion.usage }));
+  events.push('data: [DONE]\n\n');
+  return { ...reply, body: events.join(''), headers: { 'content-type': 'text/event-stream', ...reply.headers } };
 }
 
 function send(response: ServerResponse, reply: ScriptedReply): void {

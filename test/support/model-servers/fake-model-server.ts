@@ -31,6 +31,8 @@ export interface FakeServerOptions {
   apiKey?: string;
   /** A streamed reply waits this long between two chunks (a model writing at its pace). */
   streamChunkDelayMs?: number;
+  /** Told each streamed chunk as it is sent (its place in the stream, from 0), for the benches. */
+  onStreamChunk?(index: number): void;
   /** A streamed reply stops after this many chunks until `until` resolves (a test's fact, not a time). */
   streamPause?: { afterChunks: number; until: () => Promise<unknown> };
 }
@@ -88,6 +90,9 @@ export async function startFakeModelServer(quirk: Quirk, options: FakeServerOpti
     const rendered = quirk.render(intent, seen, state, () => ++counter);
     if ('status' in rendered) return send(response, rendered.status, rendered.body, { 'x-should-retry': 'false' });
     if (seen.stream === true) return stream(response, rendered, seen, quirk.streamsCallsWhole === true, options);
+    // A model writes at the same pace whether it streams or not: a whole reply waits for all its chunks.
+    if (options.streamChunkDelayMs)
+      await new Promise((resolve) => setTimeout(resolve, options.streamChunkDelayMs! * chunkCount(rendered)));
     send(response, 200, {
       id: `chatcmpl-${counter}`,
       object: 'chat.completion',
@@ -141,6 +146,19 @@ function imagesRefused(quirk: Quirk, request: SeenRequest): { status: number; bo
  * (whole, for a server that sends each call in one chunk, as Ollama does: ollama/ollama#11633),
  * the finish reason, and the usage in a last chunk without choices when `stream_options` asks.
  */
+/** The chunks `stream` sends for a reply (as it cuts arguments: 7 characters each). */
+function chunkCount(rendered: Extract<Rendered, { message: unknown }>): number {
+  const message = rendered.message as {
+    content?: string | null;
+    tool_calls?: { function: { arguments: string } }[] | null;
+  };
+  const calls = (message.tool_calls ?? []).reduce(
+    (sum, call) => sum + 1 + Math.ceil(call.function.arguments.length / 7),
+    0,
+  );
+  return 2 + (message.content ? 1 : 0) + calls;
+}
+
 async function stream(
   response: ServerResponse,
   rendered: Extract<Rendered, { message: unknown }>,
@@ -157,7 +175,9 @@ async function stream(
   const chunk = async (delta: Record<string, unknown>, finish: string | null = null) => {
     if (options.streamChunkDelayMs) await new Promise((resolve) => setTimeout(resolve, options.streamChunkDelayMs));
     if (++sent === options.streamPause?.afterChunks) await options.streamPause.until();
-    if (!response.destroyed) send({ choices: [{ index: 0, delta, finish_reason: finish }] });
+    if (response.destroyed) return;
+    options.onStreamChunk?.(sent - 1);
+    send({ choices: [{ index: 0, delta, finish_reason: finish }] });
   };
   await chunk({ role: 'assistant', content: '' });
   const message = rendered.message as {
