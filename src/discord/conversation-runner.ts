@@ -83,7 +83,9 @@ async function takeUp(
           onPosted: (messageId) => deps.store.runs.addLiveMessage(run.id, messageId),
           logger: deps.logger,
         });
-  if (decision.kind !== 'post-answer') await live?.abandon();
+  // A run that continues it shows its answer in the same messages (STREAM_ANSWERS on); otherwise they go.
+  const shownIn = decision.kind === 'continue' && deps.discord.streamAnswers ? (live?.messageIds ?? []) : [];
+  if (decision.kind !== 'post-answer' && shownIn.length === 0) await live?.abandon();
   if (decision.kind === 'nothing-to-answer') return deps.lifecycle.deliver(run.id, 'nothing-to-answer');
   const triggers = decision.triggerIds.flatMap((id) => deps.store.messages.byId(id) ?? []);
   const lastTrigger = triggers.at(-1)?.discord_message_id ?? null;
@@ -138,6 +140,7 @@ async function takeUp(
         replyTo,
         resumedFrom: run.id,
         calledBefore: decision.calledBefore,
+        shownIn,
       });
     }
   }

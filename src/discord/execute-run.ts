@@ -41,6 +41,8 @@ export interface DiscordRunPlan extends RunPlan {
   channel: SendableChannels;
   /** The message the answer replies to, if it is in the channel the answer goes to. */
   replyTo: string | null;
+  /** Messages the run this one takes up was showing its answer in, cut off: this run's answer goes there. */
+  shownIn?: readonly string[];
 }
 
 /**
@@ -158,14 +160,21 @@ async function runInDiscord(
   active.running();
   const record = (messageId: string) => deps.store.runs.addPostedMessage(runId, messageId);
   const posts = toolPostSink(channel, deps.discord.toolPosts, deps.logger, record);
-  const live = deps.discord.streamAnswers
-    ? new LiveAnswer(channel, {
-        runId,
-        replyTo: plan.replyTo,
-        onPosted: (messageId) => deps.store.runs.addLiveMessage(runId, messageId),
-        logger: deps.logger,
-      })
-    : null;
+  const liveOptions = {
+    runId,
+    replyTo: plan.replyTo,
+    onPosted: (messageId: string) => deps.store.runs.addLiveMessage(runId, messageId),
+    logger: deps.logger,
+  };
+  const live = !deps.discord.streamAnswers
+    ? null
+    : plan.shownIn?.length
+      ? await LiveAnswer.resume(channel, plan.shownIn, liveOptions)
+      : new LiveAnswer(channel, liveOptions);
+  // Messages taken over from the run this one takes up are this run's once its row exists.
+  const takeOver = (event: AgentEvent) => {
+    if (event.type === 'run-start') for (const id of live?.messageIds ?? []) liveOptions.onPosted(id);
+  };
   const outcome = await runPlan(deps, plan, {
     runId,
     model,
@@ -175,7 +184,7 @@ async function runInDiscord(
     sinks: [
       logSink(deps.logger, { conversation: conversation.key, channelId: channel.id }),
       posts.sink,
-      ...(live ? [(event: AgentEvent) => void (event.type === 'answer-delta' && live.show(event.text))] : []),
+      ...(live ? [takeOver, (event: AgentEvent) => void (event.type === 'answer-delta' && live.show(event.text))] : []),
     ],
   });
   if (outcome.kind === 'interrupted') deps.lifecycle.interrupt(runId, 'the bot shut down before the run ended');

@@ -63,6 +63,11 @@ export class LiveAnswer {
     return this.messages.length > 0;
   }
 
+  /** The messages it shows the answer in, in order. */
+  get messageIds(): string[] {
+    return this.messages.map((message) => message.id);
+  }
+
   /** The answer as last shown in Discord. */
   get shown(): string {
     return this.shownText;

@@ -138,7 +138,7 @@ describe('an answer shown as the model writes it', () => {
     expect(text.startsWith(shown!.replace(/\n-# \(stopped\)$/, ''))).toBe(true);
   });
 
-  it('cut off by a shutdown while shown: the half-written answer is removed, and the run taken up after the restart answers', async () => {
+  it('cut off by a shutdown while shown: the run taken up after the restart writes its answer into the same message', async () => {
     let restarted!: () => void;
     const back = new Promise<void>((resolve) => (restarted = resolve));
     await start({}, { streamPause: { afterChunks: 6, until: () => back } });
@@ -154,14 +154,17 @@ describe('an answer shown as the model writes it', () => {
       what: 'the answer of the run taken up, alone in the thread',
     });
     await world!.bot.queues.idle();
-    expect(world!.discord.botMessages(thread.id).map((message) => message.id)).not.toContain(partial!.id);
-    expect(contents(thread.id)).toEqual([finalAnswer(second)]);
+    // Edited, not posted again: the one message is the one the cut-off run posted.
+    expect(world!.discord.botMessages(thread.id).map((message) => message.id)).toEqual([partial!.id]);
+    expect(requestsTo('POST', thread.id)).toHaveLength(1);
     const runs = world!.store.db
-      .prepare('SELECT status, resumed_from IS NOT NULL AS resumed FROM runs ORDER BY started_at')
+      .prepare(
+        'SELECT status, resumed_from IS NOT NULL AS resumed, live_message_ids AS live FROM runs ORDER BY started_at',
+      )
       .all();
     expect(runs).toEqual([
-      { status: 'interrupted', resumed: 0 },
-      { status: 'answered', resumed: 1 },
+      { status: 'interrupted', resumed: 0, live: JSON.stringify([partial!.id]) },
+      { status: 'answered', resumed: 1, live: JSON.stringify([partial!.id]) },
     ]);
   });
 
