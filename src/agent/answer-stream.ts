@@ -177,14 +177,16 @@ export function answerReader(field = 'answer'): AnswerReader {
 
 /** Watches a streamed reply's `final_answer` calls, and tells each growth of the answer. */
 export function answerWatcher(tell: (text: string) => void): ModelCallObserver {
-  const readers = new Map<number, { reader: AnswerReader; read: number }>();
+  const readers = new Map<number, { reader: AnswerReader; consumed: string }>();
   return {
     toolArguments(call) {
       if (call.name !== finalAnswerToolName) return;
       let entry = readers.get(call.index);
-      if (!entry) readers.set(call.index, (entry = { reader: answerReader(), read: 0 }));
-      const shown = entry.reader.push(call.arguments.slice(entry.read));
-      entry.read = call.arguments.length;
+      // A reply sent again (a stream cut and retried) starts its arguments over: so does the reader.
+      if (!entry || !call.arguments.startsWith(entry.consumed))
+        readers.set(call.index, (entry = { reader: answerReader(), consumed: '' }));
+      const shown = entry.reader.push(call.arguments.slice(entry.consumed.length));
+      entry.consumed = call.arguments;
       if (shown !== null) tell(shown);
     },
   };

@@ -91,9 +91,18 @@ async function readStream(
     signal,
   );
   const reply = new StreamAccumulator();
-  for await (const chunk of stream) {
-    const grown = reply.add(chunk);
-    if (grown.length > 0) onCalls?.(grown);
+  try {
+    for await (const chunk of stream) {
+      const grown = reply.add(chunk);
+      if (grown.length > 0) onCalls?.(grown);
+    }
+  } catch (error) {
+    if (signal.aborted || error instanceof OpenAI.APIError) throw error;
+    // The connection broke in the middle of the reply: the server's fault, worth one more try.
+    throw new ModelError('unavailable', {
+      detail: `the streamed reply was cut: ${describeError(error)}`,
+      cause: error,
+    });
   }
   return reply.completion();
 }

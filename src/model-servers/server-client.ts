@@ -88,6 +88,7 @@ export function createServerClient(options: ServerClientOptions): ModelClient {
     const build = () => buildChatBody(request, { ...options, stream: streams(current, observe) }, current);
     let body = build();
     let fixed = false;
+    let streamRetried = false;
     while (true) {
       let reply: unknown;
       try {
@@ -96,6 +97,18 @@ export function createServerClient(options: ServerClientOptions): ModelClient {
         });
       } catch (error) {
         if (!(error instanceof ModelError)) throw error;
+        // A streamed reply cut mid-way (or one the server could not give) is asked for once more.
+        if (
+          error.kind === 'unavailable' &&
+          error.status === null &&
+          body.stream === true &&
+          !streamRetried &&
+          !signal.aborted
+        ) {
+          streamRetried = true;
+          logger.warn({ server: shown, model, err: error }, 'the streamed reply failed: asking once more');
+          continue;
+        }
         const rejected = rejectedCall(error, request, current);
         if (rejected) return { reply: rejected, fixes: current };
         const fix = fixed ? null : fixFor(error, body, current);

@@ -168,6 +168,17 @@ describe('an answer shown as the model writes it', () => {
     ]);
   });
 
+  it('a stream cut in the middle of the answer is asked for once more; the answer shown is the whole one', async () => {
+    await start({}, { cutFirstStreamAfterChunks: 8 });
+    const text = 'Cut. This answer was cut in the middle of being written, and written again.';
+    server!.enqueue(answer(text), answer(text));
+    const { asked, thread } = await ask('hello');
+    await world!.handled('message', asked.id);
+    expect(contents(thread.id)).toEqual([finalAnswer(text)]);
+    expect(server!.requests).toHaveLength(2);
+    expect(world!.store.db.prepare('SELECT status FROM runs').pluck().all()).toEqual(['answered']);
+  });
+
   it('STREAM_ANSWERS=off: nothing is streamed, the answer is posted once, whole', async () => {
     await start({ streamAnswers: false });
     server!.enqueue(answer('Whole. And only whole.'));

@@ -33,6 +33,8 @@ export interface FakeServerOptions {
   streamChunkDelayMs?: number;
   /** Told each streamed chunk as it is sent (its place in the stream, from 0), for the benches. */
   onStreamChunk?(index: number): void;
+  /** The first streamed reply is cut (its connection destroyed) after this many chunks. */
+  cutFirstStreamAfterChunks?: number;
   /** A streamed reply stops after this many chunks until `until` resolves (a test's fact, not a time). */
   streamPause?: { afterChunks: number; until: () => Promise<unknown> };
 }
@@ -45,6 +47,7 @@ export async function startFakeModelServer(quirk: Quirk, options: FakeServerOpti
   const state = new Map<string, unknown>();
   let fallback: ((request: SeenRequest) => Intent) | null = null;
   let counter = 0;
+  let streamsSent = 0;
 
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
@@ -89,7 +92,10 @@ export async function startFakeModelServer(quirk: Quirk, options: FakeServerOpti
     const intent = typeof step === 'function' ? step(quirk.asSeenByModel?.(seen) ?? seen) : step;
     const rendered = quirk.render(intent, seen, state, () => ++counter);
     if ('status' in rendered) return send(response, rendered.status, rendered.body, { 'x-should-retry': 'false' });
-    if (seen.stream === true) return stream(response, rendered, seen, quirk.streamsCallsWhole === true, options);
+    if (seen.stream === true) {
+      const cutAfter = streamsSent++ === 0 ? options.cutFirstStreamAfterChunks : undefined;
+      return stream(response, rendered, seen, quirk.streamsCallsWhole === true, { ...options, cutAfter });
+    }
     // A model writes at the same pace whether it streams or not: a whole reply waits for all its chunks.
     if (options.streamChunkDelayMs)
       await new Promise((resolve) => setTimeout(resolve, options.streamChunkDelayMs! * chunkCount(rendered)));
@@ -164,7 +170,7 @@ async function stream(
   rendered: Extract<Rendered, { message: unknown }>,
   request: SeenRequest,
   callsWhole: boolean,
-  options: FakeServerOptions,
+  options: FakeServerOptions & { cutAfter?: number },
 ): Promise<void> {
   let sent = 0;
   response.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -176,6 +182,10 @@ async function stream(
     if (options.streamChunkDelayMs) await new Promise((resolve) => setTimeout(resolve, options.streamChunkDelayMs));
     if (++sent === options.streamPause?.afterChunks) await options.streamPause.until();
     if (response.destroyed) return;
+    if (sent - 1 === options.cutAfter) {
+      response.destroy();
+      return;
+    }
     options.onStreamChunk?.(sent - 1);
     send({ choices: [{ index: 0, delta, finish_reason: finish }] });
   };
