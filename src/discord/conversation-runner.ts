@@ -59,6 +59,11 @@ function planIn(
   return { conversation, channel, place: describePlace(channel), channelId: channel.id };
 }
 
+/** The nonce seed of the answer messages of a run's chain: its first run's, whichever run shows the answer. */
+function liveSeedOf(deps: RunnerDependencies, run: RunRow): string {
+  return `${deps.store.runs.chain(run.id).at(-1)?.id ?? run.id}:live`;
+}
+
 /**
  * Takes up a run a crash or a shutdown cut off, as the run's lifecycle decides: post the answer it
  * had reached (unless the channel shows it was), give up, or let the model continue from the steps
@@ -141,6 +146,7 @@ async function takeUp(
         resumedFrom: run.id,
         calledBefore: decision.calledBefore,
         shownIn,
+        liveNonceSeed: liveSeedOf(deps, run),
       });
     }
   }

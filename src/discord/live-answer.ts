@@ -21,6 +21,12 @@ export interface LiveAnswerOptions {
   /** Each message posted, as soon as it is (to be recorded with the run). */
   onPosted(messageId: string): void;
   logger: Logger;
+  /**
+   * What the messages' nonces are made from (`<runId>:live` unless given). A run that takes up one cut
+   * off mid-answer uses that run's, so that a message Discord took but the dead process never heard
+   * of comes back from Discord (same nonce) instead of being posted twice.
+   */
+  nonceSeed?: string;
   /** The least time between two edits of the answer, and before the first post without a sentence. */
   intervalMs?: number;
 }
@@ -156,10 +162,14 @@ export class LiveAnswer {
         const [posted] = await sendPieces(this.channel, [{ index, content }], {
           replyTo: this.options.replyTo,
           // Not the whole answer's nonces: a post of the whole answer must not be taken for one of these.
-          nonceSeed: `${this.options.runId}:live`,
+          nonceSeed: this.options.nonceSeed ?? `${this.options.runId}:live`,
           onSent: (messageId) => this.options.onPosted(messageId),
         });
-        this.messages.push(posted!);
+        // Discord hands back the message an earlier post with this nonce made (a process killed
+        // before it heard of it): that one is edited into this text.
+        this.messages.push(
+          posted!.content === content ? posted! : await posted!.edit({ content, allowedMentions: noPings }),
+        );
       } else if (message.content !== content) {
         this.messages[index] = await message.edit({ content, allowedMentions: noPings });
       }

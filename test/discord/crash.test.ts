@@ -6,6 +6,9 @@ import { openStore } from '../../db/store.ts';
 import { nonceFor } from '../../src/discord/send.ts';
 import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
+import { answer as streamed } from '../support/model-servers/brain.ts';
+import { startFakeModelServer } from '../support/model-servers/fake-model-server.ts';
+import { compliant } from '../support/model-servers/quirks.ts';
 import { type ScriptedModel, finalAnswer, startScriptedModel, toolCalls } from '../support/scripted-model.ts';
 
 let discord: FakeDiscord;
@@ -176,6 +179,47 @@ describe('SIGKILL at chosen points, then a restart', () => {
       ),
     ).toHaveLength(1);
     expect(log().runs.map((run) => run.status)).toEqual(['answered']);
+  });
+
+  it('while the answer is being shown (STREAM_ANSWERS): after the restart the same message is finished, not posted again', async () => {
+    let killed!: () => void;
+    const afterKill = new Promise<void>((resolve) => (killed = resolve));
+    // The model stops writing after its first sentence until the bot is dead.
+    const writer = await startFakeModelServer(compliant, {
+      models: ['gpt-4.1-mini'],
+      streamPause: { afterChunks: 6, until: () => afterKill },
+    });
+    try {
+      const second = 'Back again. This time the answer is written to its end.';
+      writer.enqueue(streamed('Begun. But this answer is cut off by a kill.'), streamed(second));
+      const env = { STREAM_ANSWERS: 'on', MODEL_PROVIDER: 'openai' };
+      bot = await startBotProcess(discord, writer, databasePath, env);
+      await discord.userSays({
+        channelId: discord.channels.general,
+        author: 'ada',
+        content: `<@${discord.botUser.id}> go`,
+        mentions: [discord.botUser.id],
+      });
+      const thread = await discord.waitFor(() => discord.threads()[0]);
+      const partial = await discord.waitFor(() => discord.botMessages(thread.id)[0], { what: 'the first words shown' });
+      await crash();
+      killed();
+
+      bot = await startBotProcess(discord, writer, databasePath, env);
+      await discord.waitFor(() => botTexts(thread.id).join('') === second, { what: 'the answer finished in place' });
+      await crash();
+
+      expect(discord.botMessages(thread.id).map((message) => message.id)).toEqual([partial.id]);
+      // Posted again only under the same nonce (the dead process never recorded the message), which
+      // Discord answers with the message it has.
+      const posts = discord.requests.filter(
+        (request) => request.method === 'POST' && request.path === `/channels/${thread.id}/messages`,
+      );
+      expect(new Set(posts.map((request) => (request.body as { nonce: string }).nonce)).size).toBe(1);
+      expect(log().runs.map((run) => run.status)).toEqual(['interrupted', 'answered']);
+    } finally {
+      await writer.close();
+    }
   });
 });
 

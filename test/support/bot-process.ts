@@ -30,7 +30,7 @@ export interface BotProcessOptions {
 
 export async function startBotProcess(
   discord: FakeDiscord,
-  model: ScriptedModel,
+  model: Pick<ScriptedModel, 'baseURL'>,
   databasePath: string,
   env: Record<string, string> = {},
   options: BotProcessOptions = {},
