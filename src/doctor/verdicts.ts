@@ -258,12 +258,14 @@ function imagesRow(outcome: ProbeOutcome): CheckupRow {
 
 function streamingRow(outcome: ProbeOutcome): CheckupRow {
   const [check, label] = ['streaming', 'streamed tool calls'];
-  const action = 'none needed: the bot reads whole replies';
+  // What the bot does when it meets the gap in a run (server-client.ts, request-fixes.ts).
+  const action = 'replies read whole, answers posted once whole (STREAM_ANSWERS has no effect here): remembered';
   const skipped = notChecked(check, label, outcome);
   if (skipped) return skipped;
   if (outcome.kind === 'refused') return row(check, label, 'gap', refusal(outcome.error), action);
   if (outcome.kind !== 'stream') return row(check, label, 'unknown', 'not checked', 'not known');
   if (!outcome.streamed) return row(check, label, 'gap', 'not streamed: a whole reply came back', action);
-  if (!outcome.toolCallDeltas) return row(check, label, 'gap', 'streamed, but no tool calls in the deltas', action);
-  return row(check, label, 'ok', 'yes: tool calls in the deltas', action);
+  if (!outcome.toolCallDeltas)
+    return row(check, label, 'gap', 'streamed, but no tool calls in the deltas', 'answers shown whole, at the end');
+  return row(check, label, 'ok', 'yes: tool calls in the deltas', 'answers shown as they are written (STREAM_ANSWERS)');
 }

@@ -104,12 +104,19 @@ async function readStream(
       cause: error,
     });
   }
+  // A server that ignores `stream` answers with a whole JSON reply, which holds no event.
+  if (reply.chunks === 0)
+    throw new ModelError('invalid-response', {
+      detail: 'the server answered a streamed request without a stream',
+      reply: { code: noStreamCode, message: 'the server answered a streamed request without a stream', body: null },
+    });
   return reply.completion();
 }
 
 /** Maps what the SDK throws to a `ModelError`; an abort passes through as the signal's reason. */
 export function toModelError(error: unknown, signal: AbortSignal, apiKey: string | null = null): unknown {
   if (error instanceof OpenAI.APIUserAbortError || signal.aborted) return signal.reason ?? error;
+  if (error instanceof ModelError) return error; // Said already (a stream cut, or none at all).
   if (error instanceof OpenAI.APIConnectionTimeoutError) {
     return new ModelError('unavailable', { detail: 'the model server did not answer in time', cause: error });
   }
@@ -252,6 +259,9 @@ function tooLargeResponse(): Response {
 }
 
 const tooLargeCode = 'response_too_large';
+
+/** The code of the error for a streamed request answered without a stream. */
+export const noStreamCode = 'no_stream';
 
 /** Hides the configured key, and anything shaped like an API key, in text bound for logs. */
 export function maskSecrets(text: string, apiKey: string | null): string {

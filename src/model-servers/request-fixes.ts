@@ -4,7 +4,7 @@
  * source. Matching is on words of the message, not on a whole message, which servers reword.
  */
 import type { ModelError } from '../agent/model-error.ts';
-import type { ChatBody } from './openai-transport.ts';
+import { type ChatBody, noStreamCode } from './openai-transport.ts';
 import type { ServerFixes } from './server-fixes.ts';
 
 export interface RequestFix {
@@ -15,6 +15,9 @@ export interface RequestFix {
 
 /** The fix for a refused request, or null when the error names none (or the fix is in place already). */
 export function fixFor(error: ModelError, body: ChatBody, current: ServerFixes): RequestFix | null {
+  // Not a refusal: a streamed request answered whole (openai-transport.ts), so not streamed again.
+  if (error.reply?.code === noStreamCode && current.streaming !== false)
+    return { fixes: { streaming: false }, why: 'answered a streamed request without a stream' };
   if (error.status !== 400 && error.status !== 422 && error.status !== 404 && error.status !== 500) return null;
   const message = error.reply?.message ?? '';
   const fix = recognise(message, body, current);

@@ -32,9 +32,12 @@ export class StreamAccumulator {
   private finishReason: string | null = null;
   private usage: unknown = null;
   private model = '';
+  /** Chunks taken: none means the server did not stream at all. */
+  chunks = 0;
 
   /** Takes one chunk; returns the calls whose arguments it added to. */
   add(chunk: unknown): CallProgress[] {
+    this.chunks += 1;
     const { choices, usage, model } = (chunk ?? {}) as { choices?: unknown; usage?: unknown; model?: unknown };
     if (usage) this.usage = usage;
     if (typeof model === 'string' && model !== '') this.model = model;

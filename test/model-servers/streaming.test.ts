@@ -8,6 +8,7 @@ import { runOnce } from '../support/agent-harness.ts';
 import { answer, call } from '../support/model-servers/brain.ts';
 import { type FakeModelServer, startFakeModelServer } from '../support/model-servers/fake-model-server.ts';
 import * as quirks from '../support/model-servers/quirks.ts';
+import { finalAnswer, startScriptedModel } from '../support/scripted-model.ts';
 
 let server: FakeModelServer | undefined;
 afterEach(async () => {
@@ -55,6 +56,28 @@ describe('streamed answers', () => {
     expect(run.answer?.answer).toBe('Two.');
     expect(server.requests.map((request) => request.stream === true)).toEqual([true, false, false]);
     expect(deltas(run.events)).toEqual([]);
+  });
+
+  it('a server that answers a streamed request whole (it ignores `stream`) is asked again without, and that is remembered', async () => {
+    const scripted = await startScriptedModel();
+    try {
+      // Sent as text, the completion goes out as JSON, not as events: as a server that ignores `stream`.
+      scripted.enqueue(
+        { body: JSON.stringify(finalAnswer('Ignored.').body) },
+        finalAnswer('Whole.'),
+        finalAnswer('Again.'),
+      );
+      const run = await runOnce(scripted, { streamAnswers: true });
+      expect(run.answer?.answer).toBe('Whole.');
+      expect(scripted.requests.map((request) => (request as { stream?: boolean }).stream === true)).toEqual([
+        true,
+        false,
+      ]);
+      expect(run.events.find((event) => event.type === 'model-call')).toBeDefined();
+      scripted.drain();
+    } finally {
+      await scripted.close();
+    }
   });
 
   it('without streamAnswers, nothing is streamed', async () => {
