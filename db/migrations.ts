@@ -241,7 +241,12 @@ export const migrations: readonly Migration[] = [
     // So that a run cut off while its answer was being shown has those messages edited into the
     // answer (or removed) when it is taken up, rather than left half-written beside a new one.
     up(db) {
-      db.exec(`ALTER TABLE runs ADD COLUMN live_message_ids TEXT NOT NULL DEFAULT '[]';`);
+      // `live_pending`: the text of a message being posted, set before the post and cleared once its
+      // id is recorded, so that a message Discord took from a process killed in between is found.
+      db.exec(`
+        ALTER TABLE runs ADD COLUMN live_message_ids TEXT NOT NULL DEFAULT '[]';
+        ALTER TABLE runs ADD COLUMN live_pending TEXT;
+      `);
     },
   },
 ];

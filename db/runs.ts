@@ -22,6 +22,8 @@ export interface RunRow {
   posted_message_ids: string;
   /** JSON array of the messages its answer was shown in as it was written (STREAM_ANSWERS), in order. */
   live_message_ids: string;
+  /** The text of an answer message being posted, until its id is recorded (null otherwise). */
+  live_pending: string | null;
   /** When its answer (or why there is none) was posted; null until then, as after a crash in between. */
   delivered_at: number | null;
   /** The interrupted run this one takes up again. */
@@ -108,8 +110,9 @@ export function createRunQueries(db: Database) {
     'UPDATE runs SET prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?, total_tokens = total_tokens + ? WHERE id = ?',
   );
   const addLive = db.prepare<[string, string]>(
-    `UPDATE runs SET live_message_ids = json_insert(live_message_ids, '$[#]', ?) WHERE id = ?`,
+    `UPDATE runs SET live_message_ids = json_insert(live_message_ids, '$[#]', ?), live_pending = NULL WHERE id = ?`,
   );
+  const setLivePending = db.prepare<[string | null, string]>('UPDATE runs SET live_pending = ? WHERE id = ?');
   const addPosted = db.prepare<[string, string]>(
     `UPDATE runs SET posted_message_ids = json_insert(posted_message_ids, '$[#]', ?) WHERE id = ?`,
   );
@@ -169,6 +172,8 @@ export function createRunQueries(db: Database) {
       void addUsage.run(prompt, completion, total, id),
     finish: (id: string, end: RunEnd, now = Date.now()) => void finish.run({ id, ...end, endedAt: now }),
     addPostedMessage: (id: string, discordMessageId: string) => void addPosted.run(discordMessageId, id),
+    /** The text of an answer message about to be posted (cleared when its id is recorded). */
+    setLivePending: (id: string, content: string) => void setLivePending.run(content, id),
     /** A message the run's answer is shown in as it is written (posted too, so that it leads back to the run). */
     addLiveMessage: db.transaction((id: string, discordMessageId: string) => {
       addPosted.run(discordMessageId, id);

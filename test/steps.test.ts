@@ -329,6 +329,7 @@ describe('the steps report', () => {
     error_code: null,
     posted_message_ids: '[]',
     live_message_ids: '[]',
+    live_pending: null,
     delivered_at: null,
     resumed_from: null,
     delivery: null,

@@ -5,6 +5,7 @@ import { type QueuedWork, storedRequester } from '../conversation/queued-work.ts
 import { describeDiscordError } from './discord-errors.ts';
 import { type DiscordRunPlan, describePlace, executeRun, type RunnerDependencies } from './execute-run.ts';
 import { LiveAnswer } from './live-answer.ts';
+import { messagesAfter } from './messages-after.ts';
 import { postingChannel } from './posting-channel.ts';
 import { renderAnswer } from './render.ts';
 import { piecesNotYetPosted, sendPieces, sendText } from './send.ts';
@@ -59,9 +60,19 @@ function planIn(
   return { conversation, channel, place: describePlace(channel), channelId: channel.id };
 }
 
-/** The nonce seed of the answer messages of a run's chain: its first run's, whichever run shows the answer. */
-function liveSeedOf(deps: RunnerDependencies, run: RunRow): string {
-  return `${deps.store.runs.chain(run.id).at(-1)?.id ?? run.id}:live`;
+/**
+ * The message of a run's answer that Discord took from a process killed before it recorded the id:
+ * the bot's message after the run's question with the text it was posting (`live_pending`).
+ */
+async function unrecordedLivePost(deps: RunnerDependencies, channel: SendableChannels, run: RunRow): Promise<string[]> {
+  if (run.live_pending === null) return [];
+  const triggers = (JSON.parse(run.trigger_message_ids) as number[]).flatMap(
+    (id) => deps.store.messages.byId(id) ?? [],
+  );
+  const after = triggers.at(-1)?.discord_message_id ?? '0';
+  for await (const message of messagesAfter(channel, after, 5))
+    if (message.author.id === deps.client.user.id && message.content === run.live_pending) return [message.id];
+  return [];
 }
 
 /**
@@ -78,7 +89,10 @@ async function takeUp(
   const decision = deps.lifecycle.takeUp(run);
   // Messages its answer was being shown in when it was cut off: edited into the answer reached, or
   // removed (a new run shows its own).
-  const liveIds = JSON.parse(run.live_message_ids) as string[];
+  const liveIds = [
+    ...(JSON.parse(run.live_message_ids) as string[]),
+    ...(await unrecordedLivePost(deps, channel, run)),
+  ];
   const live =
     liveIds.length === 0
       ? null
@@ -146,7 +160,6 @@ async function takeUp(
         resumedFrom: run.id,
         calledBefore: decision.calledBefore,
         shownIn,
-        liveNonceSeed: liveSeedOf(deps, run),
       });
     }
   }

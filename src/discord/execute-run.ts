@@ -43,8 +43,6 @@ export interface DiscordRunPlan extends RunPlan {
   replyTo: string | null;
   /** Messages the run this one takes up was showing its answer in, cut off: this run's answer goes there. */
   shownIn?: readonly string[];
-  /** The nonce seed of those messages (the first run of the chain's), for one posted but not recorded. */
-  liveNonceSeed?: string;
 }
 
 /**
@@ -164,9 +162,9 @@ async function runInDiscord(
   const posts = toolPostSink(channel, deps.discord.toolPosts, deps.logger, record);
   const liveOptions = {
     runId,
-    nonceSeed: plan.liveNonceSeed,
     replyTo: plan.replyTo,
     onPosted: (messageId: string) => deps.store.runs.addLiveMessage(runId, messageId),
+    onPosting: (content: string) => deps.store.runs.setLivePending(runId, content),
     logger: deps.logger,
   };
   const live = !deps.discord.streamAnswers
@@ -213,9 +211,7 @@ async function deliver(
   const { runId } = outcome;
   await live?.close(); // What was shown is settled before it is decided what to do with it.
   try {
-    // Streaming, the answer goes through the live messages even if none was shown yet: the same
-    // nonces find a message a run cut off before it could record it.
-    if (live && outcome.kind === 'answered') await live.finish(text);
+    if (live?.started && outcome.kind === 'answered') await live.finish(text);
     else if (live?.started && outcome.kind === 'no-answer' && outcome.status === 'stopped')
       await live.finish(`${live.shown}\n-# (stopped)`);
     else {

@@ -20,13 +20,9 @@ export interface LiveAnswerOptions {
   replyTo: string | null;
   /** Each message posted, as soon as it is (to be recorded with the run). */
   onPosted(messageId: string): void;
+  /** A message's text, just before it is posted (to find it if the process dies before `onPosted`). */
+  onPosting?(content: string): void;
   logger: Logger;
-  /**
-   * What the messages' nonces are made from (`<runId>:live` unless given). A run that takes up one cut
-   * off mid-answer uses that run's, so that a message Discord took but the dead process never heard
-   * of comes back from Discord (same nonce) instead of being posted twice.
-   */
-  nonceSeed?: string;
   /** The least time between two edits of the answer, and before the first post without a sentence. */
   intervalMs?: number;
 }
@@ -159,10 +155,11 @@ export class LiveAnswer {
     for (const [index, content] of pieces.entries()) {
       const message = this.messages[index];
       if (!message) {
+        this.options.onPosting?.(content);
         const [posted] = await sendPieces(this.channel, [{ index, content }], {
           replyTo: this.options.replyTo,
           // Not the whole answer's nonces: a post of the whole answer must not be taken for one of these.
-          nonceSeed: this.options.nonceSeed ?? `${this.options.runId}:live`,
+          nonceSeed: `${this.options.runId}:live`,
           onSent: (messageId) => this.options.onPosted(messageId),
         });
         // Discord hands back the message an earlier post with this nonce made (a process killed
