@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { DiscordSettings } from '../../src/config.ts';
 import { renderAnswer } from '../../src/discord/render.ts';
 import { splitMessage } from '../../src/discord/split-message.ts';
-import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
+import { askInGeneral, type BotWorld, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
 import { answer, call, type Intent } from '../support/model-servers/brain.ts';
 import {
   type FakeModelServer,
@@ -33,20 +33,8 @@ async function start(settings: Partial<DiscordSettings> = {}, serverOptions: Fak
   );
 }
 
-/** Ada asks in #general; resolves with the thread once the bot has handled the question and its run. */
-async function ask(question: string) {
-  const { discord } = world!;
-  const asked = await discord.userSays({
-    channelId: discord.channels.general,
-    author: 'ada',
-    content: `${mentionOf(world!)} ${question}`,
-    mentions: [discord.botUser.id],
-  });
-  const thread = await discord.waitFor(() => discord.threads().find((candidate) => candidate.id === asked.id), {
-    what: 'the thread',
-  });
-  return { thread, asked };
-}
+/** Ada asks in #general; resolves with her message and the thread. */
+const ask = (question: string) => askInGeneral(world!, question);
 
 /** Resolves once the bot has posted something in a thread: the first words of an answer. */
 const firstWordsShown = () =>

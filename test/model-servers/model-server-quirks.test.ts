@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { OpenAIModelClientOptions } from '../../src/model-servers/openai-model-client.ts';
 import { rejectedCallNote } from '../../src/agent/run-agent.ts';
-import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
+import { askInGeneral, type BotWorld, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
 import { answer, call, type Intent, type SeenRequest } from '../support/model-servers/brain.ts';
 import { type FakeModelServer, startFakeModelServer } from '../support/model-servers/fake-model-server.ts';
 import * as quirks from '../support/model-servers/quirks.ts';
@@ -29,16 +29,7 @@ async function startOn(quirk: Quirk, client: Partial<OpenAIModelClientOptions> =
 
 /** Ada asks in #general; resolves with the thread and the bot's first `posts` posts there. */
 async function ask(question: string, posts: number) {
-  const { discord } = world!;
-  const asked = await discord.userSays({
-    channelId: discord.channels.general,
-    author: 'ada',
-    content: `${mentionOf(world!)} ${question}`,
-    mentions: [discord.botUser.id],
-  });
-  const thread = await discord.waitFor(() => discord.threads().find((candidate) => candidate.id === asked.id), {
-    what: 'the thread of the question',
-  });
+  const { thread } = await askInGeneral(world!, question);
   return { thread, posted: (await waitForBotPosts(world!, thread.id, posts)).map((post) => post.content) };
 }
 

@@ -160,6 +160,21 @@ export async function startBotWorld(
 /** The bot's mention, as a person types it. */
 export const mentionOf = (world: BotWorld) => `<@${world.discord.botUser.id}>`;
 
+/** Ada mentions the bot in #general with `question`; resolves with her message and the thread the bot made from it. */
+export async function askInGeneral(world: BotWorld, question: string) {
+  const { discord } = world;
+  const asked = await discord.userSays({
+    channelId: discord.channels.general,
+    author: 'ada',
+    content: `${mentionOf(world)} ${question}`,
+    mentions: [discord.botUser.id],
+  });
+  const thread = await discord.waitFor(() => discord.threads().find((candidate) => candidate.id === asked.id), {
+    what: 'the thread made from the question',
+  });
+  return { asked, thread };
+}
+
 /** Waits until the bot has posted at least `count` messages in `channelId`; returns them. */
 export const waitForBotPosts = (world: BotWorld, channelId: string, count: number) =>
   world.discord.waitFor(
