@@ -89,9 +89,9 @@ function recognise(message: string, body: ChatBody, current: ServerFixes): Reque
     return typeof body.tool_choice === 'object' && current.namedChoice !== 'required-with-one-tool'
       ? { fixes: { namedChoice: 'required-with-one-tool' }, why: 'it does not take a named tool choice' }
       : { fixes: { toolProtocol: 'text' }, why: `it does not take ${param}` };
-  // llama.cpp's older builds: "Cannot use tools with stream" (its server code, quoted in
-  // ggml-org/llama.cpp#10920's era); and a server that names `stream` as a parameter it does not
-  // take: replies are read whole from then on.
+  // llama.cpp's older builds: "Cannot use tools with stream" (a check in its server's utils.hpp
+  // beside "tools param requires --jinja flag", from the time of ggml-org/llama.cpp#10920); and a
+  // server that names `stream` as a parameter it does not take: replies are read whole from then on.
   if (/Cannot use tools with stream/i.test(message) && body.stream === true)
     return { fixes: { streaming: false }, why: 'it does not stream tool calls' };
   if ((param === 'stream' || param === 'stream_options') && body.stream === true)

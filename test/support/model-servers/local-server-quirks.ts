@@ -95,7 +95,8 @@ export const ollamaCutsLongPrompts: Quirk = {
 
 /**
  * llama.cpp's older builds, asked to stream with tools: HTTP 500 "Cannot use tools with stream"
- * (the server's own check, quoted from its utils.hpp in the research notes on ggml-org/llama.cpp#10920).
+ * (a check in ggml-org/llama.cpp's tools/server/utils.hpp of that time, beside "tools param requires
+ * --jinja flag"; see ggml-org/llama.cpp#10920).
  */
 export const llamacppNoStreamWithTools: Quirk = {
   name: 'llama.cpp (old): no stream with tools',
