@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { describeError, toError } from '../errors.ts';
-import { formatTimeLimit } from '../text/duration.ts';
 import { deadline } from './deadline.ts';
 import { type AgentEvent, type AgentEventSink, fanOut, type RunStatus, type StopReason } from './events.ts';
 import { settleFinalAnswers } from './final-answer-turn.ts';
@@ -11,6 +10,14 @@ import type { ModelClient, ToolChoice } from './model-client.ts';
 import { answerWatcher } from './answer-stream.ts';
 import { ModelError } from './model-error.ts';
 import type { ConversationContext, RuntimeTool } from './tool.ts';
+import {
+  finalAnswerAloneText,
+  maxRejectedCalls,
+  plainTextNudge,
+  rejectedCallNote,
+  stepLimitText,
+  stopMessage,
+} from './loop-texts.ts';
 import { runToolTurn } from './tool-turn.ts';
 
 /** Limits of one run. */
@@ -67,10 +74,6 @@ export interface RunResult {
   steps: number;
   usage: TokenUsage;
 }
-
-/** Sent once when the model answers in plain text although a tool call was required. */
-export const plainTextNudge =
-  'You replied in plain text, but every reply must be a tool call. Call final_answer with your answer, or another tool if you need one.';
 
 /**
  * Runs the agent until `final_answer` validates, a limit is reached, the signal fires or the model
@@ -255,18 +258,6 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
   }
 }
 
-/** Calls in a row the server could not read, each answered with an observation, before the run gives up. */
-const maxRejectedCalls = 2;
-
-/** What the model is told when the server could not read the call it wrote. */
-export const rejectedCallNote = (problem: string) =>
-  `Your last reply was not a tool call that could be read: ${problem}. Call the tool again, with arguments written as valid JSON for its schema.`;
-
-/** The rule for `final_answer` beside other tools: those run, the answer waits for their results. */
-const finalAnswerAloneText =
-  'Not executed: call final_answer alone, in a turn of its own, once you have read these results.';
-const stepLimitText = 'Not executed: the step limit was reached, and the answer given in this turn was taken.';
-
 /** Answers a call the loop does not run, so that every tool_call_id gets its message. */
 function notExecuted(runId: string, step: number, call: ToolCall, text: string, emit: AgentEventSink): ToolMessage {
   emit({
@@ -300,18 +291,5 @@ function answerOpenCalls(messages: ChatMessage[]): void {
         tool_call_id: call.id,
         content: 'Cancelled: the run ended before this call finished.',
       });
-  }
-}
-
-function stopMessage(reason: StopReason, settings: AgentSettings): string {
-  switch (reason) {
-    case 'step-limit':
-      return `I stopped after ${settings.maxSteps} steps without reaching an answer. Try a narrower question.`;
-    case 'time-limit':
-      return `I ran out of time (${formatTimeLimit(settings.runTimeoutMs)}) before reaching an answer.`;
-    case 'aborted':
-      return 'Stopped before an answer was reached.';
-    case 'no-answer':
-      return 'The model replied without an answer. Please try again, or rephrase.';
   }
 }
