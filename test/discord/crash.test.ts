@@ -181,6 +181,47 @@ describe('SIGKILL at chosen points, then a restart', () => {
     expect(log().runs.map((run) => run.status)).toEqual(['answered']);
   });
 
+  it('just after the first words of an answer are posted, before the bot heard back: the message is found and finished, not posted again', async () => {
+    const writer = await startFakeModelServer(compliant, { models: ['gpt-4.1-mini'] });
+    try {
+      const text = 'Found again. The answer is finished in the message the killed process posted.';
+      writer.enqueue(() => {
+        // Every answer from Discord is held from now on: the bot dies before it hears of its post.
+        discord.holdResponsesMs = 10_000;
+        return streamed(text);
+      });
+      const env = { STREAM_ANSWERS: 'on', MODEL_PROVIDER: 'openai' };
+      bot = await startBotProcess(discord, writer, databasePath, env);
+      await discord.userSays({
+        channelId: discord.channels.general,
+        author: 'ada',
+        content: `<@${discord.botUser.id}> go`,
+        mentions: [discord.botUser.id],
+      });
+      const thread = await discord.waitFor(() => discord.threads()[0]);
+      const partial = await discord.waitFor(() => discord.botMessages(thread.id)[0], {
+        what: 'the first words posted',
+      });
+      await crash();
+      discord.holdResponsesMs = 0;
+      // Its model call was not held: the run had its answer; only its post's id never came back.
+      expect(log().runs.map((run) => run.status)).toEqual(['answered']);
+
+      bot = await startBotProcess(discord, writer, databasePath, env);
+      await discord.waitFor(() => botTexts(thread.id).join('') === text, { what: 'the answer finished in place' });
+      await crash();
+
+      expect(discord.botMessages(thread.id).map((message) => message.id)).toEqual([partial.id]);
+      expect(
+        discord.requests.filter(
+          (request) => request.method === 'POST' && request.path === `/channels/${thread.id}/messages`,
+        ),
+      ).toHaveLength(1);
+    } finally {
+      await writer.close();
+    }
+  });
+
   it('while the answer is being shown (STREAM_ANSWERS): after the restart the same message is finished, not posted again', async () => {
     let killed!: () => void;
     const afterKill = new Promise<void>((resolve) => (killed = resolve));
