@@ -10,64 +10,19 @@ import type { OpenAIModelClientOptions } from './model-servers/openai-model-clie
 import type { MemorySettings } from './memory/conversation-memory.ts';
 import { type McpServerConfig, parseMcpConfig } from './mcp/mcp-config.ts';
 import { providerIds } from './model-servers/profiles/profile.ts';
+import {
+  blankToUndefined,
+  decimal,
+  type Environment,
+  httpUrl,
+  idList,
+  oneOf,
+  optionalText,
+  text,
+  whole,
+} from './setting-fields.ts';
 
-export type Environment = Record<string, string | undefined>;
-
-const blankToUndefined = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
-
-const optionalText = () => z.preprocess(blankToUndefined, z.string().optional());
-
-const text = (fallback: string) => z.preprocess(blankToUndefined, z.string().default(fallback));
-
-const whole = (min: number, max: number, fallback: number) =>
-  z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .default(String(fallback))
-      .pipe(
-        z
-          .string()
-          .regex(/^\d+$/, `must be a whole number from ${min} to ${max}`)
-          .transform(Number)
-          .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`)),
-      ),
-  );
-
-const decimal = (min: number, max: number, fallback: number) =>
-  z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .default(String(fallback))
-      .pipe(
-        z
-          .string()
-          .regex(/^\d+(\.\d+)?$/, `must be a number from ${min} to ${max}`)
-          .transform(Number)
-          .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`)),
-      ),
-  );
-
-const httpUrl = (fallback: string) =>
-  z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .default(fallback)
-      .pipe(z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })),
-  );
-
-/** Comma- or space-separated Discord ids (snowflakes); empty means no restriction. */
-const idList = () =>
-  z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .default('')
-      .transform((value) => value.split(/[\s,]+/).filter(Boolean))
-      .pipe(z.array(z.string().regex(/^\d{17,20}$/, 'must list Discord ids (17 to 20 digits), separated by commas'))),
-  );
+export type { Environment } from './setting-fields.ts';
 
 export const defaultBaseURL = 'https://api.openai.com/v1';
 
@@ -80,14 +35,8 @@ export const settingsSchema = z.object({
   OPENAI_MAX_RETRIES: whole(0, 10, 2),
   OPENAI_TIMEOUT_SECONDS: whole(1, 3600, 60),
   OPENAI_MAX_RETRY_WAIT_SECONDS: whole(0, 3600, 30),
-  MODEL_PROVIDER: z.preprocess(
-    blankToUndefined,
-    z.enum(['auto', ...providerIds], { error: `must be auto or one of ${providerIds.join(', ')}` }).default('auto'),
-  ),
-  TOOL_PROTOCOL: z.preprocess(
-    blankToUndefined,
-    z.enum(['auto', 'native', 'text'], { error: 'must be auto, native or text' }).default('auto'),
-  ),
+  MODEL_PROVIDER: oneOf(['auto', ...providerIds], 'auto'),
+  TOOL_PROTOCOL: oneOf(['auto', 'native', 'text'], 'auto'),
   MAX_STEPS: whole(1, 50, 10),
   MAX_TOOL_CALLS_PER_TURN: whole(1, 64, 8),
   RUN_TIMEOUT_SECONDS: whole(5, 3600, 120),
@@ -103,11 +52,8 @@ export const settingsSchema = z.object({
   }),
   ALLOWED_GUILD_IDS: idList(),
   ALLOWED_CHANNEL_IDS: idList(),
-  STREAM_ANSWERS: z.preprocess(blankToUndefined, z.enum(['on', 'off'], { error: 'must be on or off' }).default('on')),
-  TOOL_POSTS: z.preprocess(
-    blankToUndefined,
-    z.enum(['all', 'summary', 'off'], { error: 'must be all, summary or off' }).default('all'),
-  ),
+  STREAM_ANSWERS: oneOf(['on', 'off'], 'on'),
+  TOOL_POSTS: oneOf(['all', 'summary', 'off'], 'all'),
   MAX_CONCURRENT_RUNS: whole(1, 100, 4),
   ATTACHMENT_MAX_KB: whole(1, 10_000, 16),
   DISCORD_GUILD_ID: z.preprocess(
@@ -121,14 +67,7 @@ export const settingsSchema = z.object({
   USER_MESSAGES_PER_MINUTE: whole(0, 1000, 10),
   DAILY_TOKEN_BUDGET: whole(0, 1_000_000_000, 1_000_000),
   MCP_CONFIG: optionalText(),
-  LOG_LEVEL: z.preprocess(
-    blankToUndefined,
-    z
-      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
-        error: 'must be one of fatal, error, warn, info, debug, trace, silent',
-      })
-      .default('info'),
-  ),
+  LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
 });
 
 /** Rules across settings, checked on the raw values so they are reported with every other problem. */

@@ -124,7 +124,7 @@ describe('settings', () => {
       [
         'Cannot start: the settings have 4 problems (read from the environment, then .env):',
         '  - MAX_STEPS must be a whole number from 1 to 50 (it is "ten")',
-        '  - LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (it is "loud")',
+        '  - LOG_LEVEL must be fatal, error, warn, info, debug, trace or silent (it is "loud")',
         "  - OPENAI_API_KEY is required for OpenAI's API (the default OPENAI_BASE_URL): set it, or point OPENAI_BASE_URL at a local server that needs no key",
         '  - SYSTEM_PROMPT_FILE cannot be set together with SYSTEM_PROMPT: keep one',
         'Fix them in .env (copy .env.example to start) or in the environment; README.md lists every setting under "Settings".',

@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { waitUntil } from '../support/wait-until.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -55,14 +56,6 @@ const named = (connection: McpConnection, name: string): RuntimeTool => {
     );
   return found;
 };
-
-async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** The lines the connection logged with this message. */
 const logged = (lines: LogLine[], msg: string) => lines.filter((line) => line.msg === msg);
@@ -155,7 +148,7 @@ describe('an MCP server over stdio', () => {
       /^the test MCP server is unavailable right now \(it exited or closed the connection; restarting\)/,
     );
 
-    await until(() => connection.status().state === 'up', 'the restart');
+    await waitUntil(() => connection.status().state === 'up', 'the restart');
     expect(starts()).toBe(2);
     expect(await named(connection, 'test__echo').execute({ text: 'again' }, context())).toBe('echo: again');
   });
@@ -171,7 +164,7 @@ describe('an MCP server over stdio', () => {
       ...logged(lines, 'MCP server answered the ping: kept'),
       ...logged(lines, 'MCP server stopped answering: restarting it'),
     ];
-    await until(() => verdicts().length > 0, 'the ping after the timed-out call');
+    await waitUntil(() => verdicts().length > 0, 'the ping after the timed-out call');
     expect(verdicts().map((line) => line.msg)).toEqual(['MCP server answered the ping: kept']);
     expect(connection.status()).toEqual({ state: 'up' });
     expect(starts()).toBe(1);
@@ -183,7 +176,7 @@ describe('an MCP server over stdio', () => {
     await connection.start();
 
     await expect(named(connection, 'test__freeze').execute({}, context(300))).rejects.toThrow(/TimeoutError/);
-    await until(() => starts() === 2 && connection.status().state === 'up', 'the restart');
+    await waitUntil(() => starts() === 2 && connection.status().state === 'up', 'the restart');
     expect(await named(connection, 'test__echo').execute({ text: 'back' }, context())).toBe('echo: back');
   });
 
@@ -196,7 +189,7 @@ describe('an MCP server over stdio', () => {
 
     expect(connection.status()).toEqual({ state: 'down', reason: 'it did not start within 2 s; restarting' });
     expect(connection.tools()).toEqual([]);
-    await until(() => starts() >= 3, 'two restarts');
+    await waitUntil(() => starts() >= 3, 'two restarts');
   }, 40_000);
 
   it('closing while a server is still starting ends that start, and nothing is started again', async () => {
@@ -208,7 +201,7 @@ describe('an MCP server over stdio', () => {
       timings: { ...fast, startTimeoutMs: 600_000 },
     });
     const first = connection.start();
-    await until(() => starts() === 1, 'the start');
+    await waitUntil(() => starts() === 1, 'the start');
     await connection.close();
     await first;
 
@@ -224,7 +217,7 @@ describe('an MCP server over stdio', () => {
     expect(connection.tools().map((tool) => tool.name)).not.toContain('test__extra');
 
     expect(await named(connection, 'test__grow').execute({}, context())).toBe('grown');
-    await until(() => connection.tools().some((tool) => tool.name === 'test__extra'), 'the new listing');
+    await waitUntil(() => connection.tools().some((tool) => tool.name === 'test__extra'), 'the new listing');
     expect(await named(connection, 'test__extra').execute({}, context())).toBe('extra');
   });
 
@@ -248,7 +241,7 @@ describe('an MCP server over stdio', () => {
     expect(connection.status()).toMatchObject({ state: 'down' });
 
     // Each failure schedules the next start and says after how long: twice as long each time, up to the cap.
-    await until(() => logged(lines, 'MCP server down').length >= 3, 'three failed starts');
+    await waitUntil(() => logged(lines, 'MCP server down').length >= 3, 'three failed starts');
     const closing = performance.now();
     await connection.close();
     const downs = logged(lines, 'MCP server down').slice(0, 3);

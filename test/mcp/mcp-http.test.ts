@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { waitUntil } from '../support/wait-until.ts';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -96,18 +97,10 @@ it('notices an HTTP server that went away (a failed call, then no answer to a pi
   await expect(shout().execute({ text: 'anyone?' }, context())).rejects.toThrow(
     /^the web MCP server could not run shout: /,
   );
-  await waitUntil(() => connection!.status().state === 'down');
+  await waitUntil(() => connection!.status().state === 'down', 'the connection seen down');
   expect(connection.status()).toMatchObject({ reason: 'it stopped answering; restarting' });
 
   await startHttpServer(port);
-  await waitUntil(() => connection!.status().state === 'up');
+  await waitUntil(() => connection!.status().state === 'up', 'the connection up again');
   expect(await shout().execute({ text: 'back' }, context())).toBe('BACK');
 });
-
-async function waitUntil(check: () => boolean): Promise<void> {
-  const end = Date.now() + 20_000;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
