@@ -33,6 +33,15 @@ async function crash(): Promise<void> {
   await bot!.exited;
 }
 
+/** Ada mentions the bot in #general. */
+const adaMentions = (text: string) =>
+  discord.userSays({
+    channelId: discord.channels.general,
+    author: 'ada',
+    content: `<@${discord.botUser.id}> ${text}`,
+    mentions: [discord.botUser.id],
+  });
+
 const botTexts = (channelId: string) => discord.botMessages(channelId).map((message) => message.content);
 
 /** What the database says of the runs and tool calls, read after the bot is gone. */
@@ -55,12 +64,7 @@ describe('SIGKILL at chosen points, then a restart', () => {
   it('while waiting for the model: the run is taken up, answered once, and messages sent while down are answered after', async () => {
     model.enqueue({ hang: true });
     bot = await startBotProcess(discord, model, databasePath);
-    await discord.userSays({
-      channelId: discord.channels.general,
-      author: 'ada',
-      content: `<@${discord.botUser.id}> hello?`,
-      mentions: [discord.botUser.id],
-    });
+    await adaMentions('hello?');
     const thread = await discord.waitFor(() => discord.threads()[0]);
     await discord.waitFor(() => model.requests.length === 1, { what: 'the model asked' });
     await crash();
@@ -89,12 +93,7 @@ describe('SIGKILL at chosen points, then a restart', () => {
   it('between two tool steps: the finished tool call is not run again, and the answer comes once', async () => {
     model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '6*7' }, id: 'call_once' }), { hang: true });
     bot = await startBotProcess(discord, model, databasePath);
-    await discord.userSays({
-      channelId: discord.channels.general,
-      author: 'ada',
-      content: `<@${discord.botUser.id}> 6*7?`,
-      mentions: [discord.botUser.id],
-    });
+    await adaMentions('6*7?');
     const thread = await discord.waitFor(() => discord.threads()[0]);
     await discord.waitFor(() => model.requests.length === 2, { what: 'the second model call' });
     await crash();
@@ -125,12 +124,7 @@ describe('SIGKILL at chosen points, then a restart', () => {
     bot = await startBotProcess(discord, model, databasePath);
     // The thread is made, but the bot dies before it hears so.
     discord.holdResponsesMs = 10_000;
-    await discord.userSays({
-      channelId: discord.channels.general,
-      author: 'ada',
-      content: `<@${discord.botUser.id}> are you there?`,
-      mentions: [discord.botUser.id],
-    });
+    await adaMentions('are you there?');
     const thread = await discord.waitFor(() => discord.threads()[0]);
     await crash();
     discord.holdResponsesMs = 0;
@@ -156,12 +150,7 @@ describe('SIGKILL at chosen points, then a restart', () => {
       return finalAnswer('Posted once.');
     });
     bot = await startBotProcess(discord, model, databasePath);
-    await discord.userSays({
-      channelId: discord.channels.general,
-      author: 'ada',
-      content: `<@${discord.botUser.id}> once`,
-      mentions: [discord.botUser.id],
-    });
+    await adaMentions('once');
     const thread = await discord.waitFor(() => discord.threads()[0]);
     await discord.waitFor(() => botTexts(thread.id).includes('Posted once.'), { what: 'the answer posted' });
     await crash();
@@ -192,12 +181,7 @@ describe('SIGKILL at chosen points, then a restart', () => {
       });
       const env = { STREAM_ANSWERS: 'on', MODEL_PROVIDER: 'openai' };
       bot = await startBotProcess(discord, writer, databasePath, env);
-      await discord.userSays({
-        channelId: discord.channels.general,
-        author: 'ada',
-        content: `<@${discord.botUser.id}> go`,
-        mentions: [discord.botUser.id],
-      });
+      await adaMentions('go');
       const thread = await discord.waitFor(() => discord.threads()[0]);
       const partial = await discord.waitFor(() => discord.botMessages(thread.id)[0], {
         what: 'the first words posted',
@@ -235,12 +219,7 @@ describe('SIGKILL at chosen points, then a restart', () => {
       writer.enqueue(streamed('Begun. But this answer is cut off by a kill.'), streamed(second));
       const env = { STREAM_ANSWERS: 'on', MODEL_PROVIDER: 'openai' };
       bot = await startBotProcess(discord, writer, databasePath, env);
-      await discord.userSays({
-        channelId: discord.channels.general,
-        author: 'ada',
-        content: `<@${discord.botUser.id}> go`,
-        mentions: [discord.botUser.id],
-      });
+      await adaMentions('go');
       const thread = await discord.waitFor(() => discord.threads()[0]);
       const partial = await discord.waitFor(() => discord.botMessages(thread.id)[0], { what: 'the first words shown' });
       await crash();
