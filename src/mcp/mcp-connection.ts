@@ -12,7 +12,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Logger } from '../agent/logger.ts';
 import type { RuntimeTool, ToolContext, ToolServer, ToolServerStatus } from '../agent/tool.ts';
 import { errorMessage, UserFacingError } from '../errors.ts';
-import { cutAt, truncate, truncateLine } from '../text/truncate.ts';
+import { truncateLine } from '../text/truncate.ts';
+import { logStderr } from './stderr-log.ts';
 import type { McpServerConfig } from './mcp-config.ts';
 import { type CallResult, type ListedTool, toolsFromListing } from './mcp-tools.ts';
 
@@ -38,11 +39,6 @@ export const defaultMcpTimings: McpTimings = {
 
 /** setTimeout's ceiling: calls are bounded by the tool's own signal, not the SDK's 60 s default. */
 const noSdkTimeout = 2_147_483_647;
-/** Lines of a server's stderr longer than this are cut in the log. */
-const maxStderrLine = 500;
-/** At most this many stderr lines are logged per window; the rest are counted, so a chatty server cannot flood the log. */
-const stderrLinesPerWindow = 20;
-const stderrWindowMs = 10_000;
 /** Why a server is down, as people see it, is cut to this length (an HTTP error can carry a whole page). */
 const maxReasonLength = 200;
 
@@ -222,36 +218,7 @@ export class McpConnection implements ToolServer {
       ...(this.config.cwd === undefined ? {} : { cwd: this.config.cwd }),
       stderr: 'pipe',
     });
-    const stderr = transport.stderr as (NodeJS.ReadableStream & { setEncoding(encoding: 'utf8'): void }) | null;
-    stderr?.setEncoding('utf8');
-    let pending = '';
-    let windowStart = 0;
-    let logged = 0;
-    let dropped = 0;
-    const log = (line: string) => {
-      const now = Date.now();
-      if (now - windowStart >= stderrWindowMs) {
-        if (dropped > 0)
-          this.logger.info(
-            { mcpServer: this.name, droppedLines: dropped },
-            'MCP server stderr: lines left out of the log',
-          );
-        windowStart = now;
-        logged = 0;
-        dropped = 0;
-      }
-      if (logged >= stderrLinesPerWindow) dropped += 1;
-      else {
-        logged += 1;
-        this.logger.info({ mcpServer: this.name, stderr: truncate(line, maxStderrLine) }, 'MCP server stderr');
-      }
-    };
-    stderr?.on('data', (chunk: string) => {
-      const lines = (pending + chunk).split(/\r?\n|\r/);
-      // A line that never ends is cut, not kept growing.
-      pending = cutAt(lines.pop() ?? '', maxStderrLine);
-      for (const line of lines) if (line.trim() !== '') log(line);
-    });
+    logStderr(transport.stderr, this.logger, this.name);
     return transport;
   }
 

@@ -1,0 +1,40 @@
+/** An MCP server's stderr in the bot's log: line by line, each cut short, and never a flood. */
+import type { Logger } from '../agent/logger.ts';
+import { cutAt, truncate } from '../text/truncate.ts';
+
+/** Lines of a server's stderr longer than this are cut in the log. */
+const maxStderrLine = 500;
+/** At most this many stderr lines are logged per window; the rest are counted, so a chatty server cannot flood the log. */
+const stderrLinesPerWindow = 20;
+const stderrWindowMs = 10_000;
+
+/** Logs what the server writes to `stream` (a stdio server's stderr; null for HTTP servers). */
+export function logStderr(stream: unknown, logger: Logger, serverName: string): void {
+  const stderr = stream as (NodeJS.ReadableStream & { setEncoding(encoding: 'utf8'): void }) | null;
+  stderr?.setEncoding('utf8');
+  let pending = '';
+  let windowStart = 0;
+  let logged = 0;
+  let dropped = 0;
+  const log = (line: string) => {
+    const now = Date.now();
+    if (now - windowStart >= stderrWindowMs) {
+      if (dropped > 0)
+        logger.info({ mcpServer: serverName, droppedLines: dropped }, 'MCP server stderr: lines left out of the log');
+      windowStart = now;
+      logged = 0;
+      dropped = 0;
+    }
+    if (logged >= stderrLinesPerWindow) dropped += 1;
+    else {
+      logged += 1;
+      logger.info({ mcpServer: serverName, stderr: truncate(line, maxStderrLine) }, 'MCP server stderr');
+    }
+  };
+  stderr?.on('data', (chunk: string) => {
+    const lines = (pending + chunk).split(/\r?\n|\r/);
+    // A line that never ends is cut, not kept growing.
+    pending = cutAt(lines.pop() ?? '', maxStderrLine);
+    for (const line of lines) if (line.trim() !== '') log(line);
+  });
+}
