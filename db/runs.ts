@@ -124,6 +124,9 @@ export function createRunQueries(db: Database) {
   const recent = db.prepare<[number, number], RunRow>(
     'SELECT * FROM runs WHERE conversation_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?',
   );
+  const postedAny = db.prepare<[number], { posted: number }>(
+    `SELECT EXISTS (SELECT 1 FROM runs WHERE conversation_id = ? AND posted_message_ids <> '[]') AS posted`,
+  );
   const recentAll = db.prepare<[number], RunRow>('SELECT * FROM runs ORDER BY started_at DESC, rowid DESC LIMIT ?');
   const runningOf = db.prepare<[string], RunRow>(`SELECT * FROM runs WHERE status = 'running' AND instance_id = ?`);
   const interrupt = db.prepare<[number, string]>(
@@ -184,6 +187,8 @@ export function createRunQueries(db: Database) {
     byPrefix: (prefix: string) => byPrefix.all({ prefix }),
     recent: (conversationId: number | null, limit: number) =>
       conversationId === null ? recentAll.all(limit) : recent.all(conversationId, limit),
+    /** Whether any run of the conversation posted a message (so its thread existed). */
+    postedAny: (conversationId: number) => postedAny.get(conversationId)!.posted === 1,
     runningOf: (instanceId: string) => runningOf.all(instanceId),
     /** Marks the instance's running runs interrupted; returns how many. */
     interruptAllOf: (instanceId: string, now = Date.now()) => interrupt.run(now, instanceId).changes,

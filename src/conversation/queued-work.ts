@@ -12,6 +12,8 @@ export interface MessageWork {
   messageId: string;
   messageChannelId: string;
   requester: Requester;
+  /** Settles once the place its answer goes to exists (a thread still being made when it was queued). */
+  placeReady?: Promise<void>;
 }
 
 /** The one way work for a stored message is made. */

@@ -1,12 +1,12 @@
 import type { SendableChannels } from 'discord.js';
 import type { ConversationRow } from '../../db/conversations.ts';
 import type { RunRow } from '../../db/runs.ts';
-import { type QueuedWork, storedRequester } from '../conversation/queued-work.ts';
+import { type MessageWork, type QueuedWork, storedRequester } from '../conversation/queued-work.ts';
 import { describeDiscordError } from './discord-errors.ts';
 import { type DiscordRunPlan, describePlace, executeRun, type RunnerDependencies } from './execute-run.ts';
 import { LiveAnswer } from './live-answer.ts';
 import { messagesAfter } from './messages-after.ts';
-import { postingChannel } from './posting-channel.ts';
+import { type PostTarget, postingChannel, type TargetToBe } from './posting-channel.ts';
 import { renderAnswer } from './render.ts';
 import { piecesNotYetPosted, sendPieces, sendText } from './send.ts';
 
@@ -19,45 +19,109 @@ export async function handleWork(
   if (deps.shutdown.aborted) return; // Stored already: answered after the next start.
   const stored = deps.store.conversations.byKey(conversationKey);
   if (!stored) return; // Purged (its thread was deleted) while the work waited.
+  const messages = work.filter((item) => item.kind === 'message');
+  const takeUps = work.filter((item) => item.kind === 'take-up');
+  const threadsMade = messages.flatMap((item) => item.placeReady ?? []);
+  // A new conversation's run does not wait for its thread: only its posts do.
+  if (takeUps.length === 0 && threadsMade.length > 0)
+    return answer(
+      deps,
+      stored,
+      messages,
+      placeOfThreadToBe(deps, stored),
+      threadReady(deps, stored, threadsMade, messages.at(-1)!),
+    );
+  await Promise.all(threadsMade);
   const place = await postingChannel(deps.client, deps.store, stored, deps.logger);
   if (!place) return;
   const { channel, conversation } = place;
-  for (const item of work) {
-    if (item.kind !== 'take-up') continue;
+  for (const { run } of takeUps) {
     try {
-      await takeUp(deps, conversation, channel, item.run);
+      await takeUp(deps, conversation, channel, run);
     } catch (error) {
       // One run that cannot be taken up must not keep the others, or the new messages, waiting.
       deps.logger.error(
-        { err: error, runId: item.run.id, conversation: conversation.key },
+        { err: error, runId: run.id, conversation: conversation.key },
         'could not take up an interrupted run',
       );
-      deps.lifecycle.deliver(item.run.id, 'post-failed');
+      deps.lifecycle.deliver(run.id, 'post-failed');
     }
   }
-  const messages = work.filter((item) => item.kind === 'message');
-  if (messages.length === 0) return;
+  const last = messages.at(-1);
+  if (!last) return;
+  await answer(
+    deps,
+    conversation,
+    messages,
+    { place: describePlace(channel), channelId: channel.id },
+    {
+      channel,
+      replyTo: replyToIn(channel, last),
+    },
+  );
+}
+
+/** Answers the new messages of a conversation as one batch, its posts going to `target`. */
+async function answer(
+  deps: RunnerDependencies,
+  conversation: ConversationRow,
+  messages: readonly MessageWork[],
+  where: Pick<DiscordRunPlan, 'place' | 'channelId'>,
+  target: TargetToBe,
+): Promise<void> {
   const triggerIds = messages.map((item) => item.storedId);
   const window = deps.memory.loadWindow(conversation.id, triggerIds);
   if (window.input.length === 0) return; // Every message of the batch was deleted while it waited.
-  const last = messages.at(-1)!;
   await executeRun(deps, {
-    ...planIn(conversation, channel),
+    conversation,
+    ...where,
+    target,
     ...window,
     triggerIds,
     requesters: messages.map((item) => item.requester),
-    replyTo: last.messageChannelId === channel.id ? last.messageId : null,
     resumedFrom: null,
     calledBefore: [],
   });
 }
 
-/** What every plan in this conversation and channel shares. */
-function planIn(
+/** The answer replies to the last message it answers when that message is where the answer goes. */
+function replyToIn(channel: SendableChannels, last: MessageWork): string | null {
+  return last.messageChannelId === channel.id ? last.messageId : null;
+}
+
+/**
+ * Where a new conversation's posts go once its thread is made: the thread, or the channel when it
+ * could not be made. Rejects when there is nowhere to post (each post then fails and is logged).
+ */
+function threadReady(
+  deps: RunnerDependencies,
   conversation: ConversationRow,
-  channel: SendableChannels,
-): Pick<DiscordRunPlan, 'conversation' | 'channel' | 'place' | 'channelId'> {
-  return { conversation, channel, place: describePlace(channel), channelId: channel.id };
+  threadsMade: readonly Promise<void>[],
+  last: MessageWork,
+): Promise<PostTarget> {
+  const target = Promise.all(threadsMade).then(async () => {
+    const current = deps.store.conversations.byId(conversation.id) ?? conversation;
+    const place = await postingChannel(deps.client, deps.store, current, deps.logger);
+    if (!place) throw new Error('nowhere to post: the thread and its channel are gone');
+    return { channel: place.channel, replyTo: replyToIn(place.channel, last) };
+  });
+  target.catch(() => {}); // Each post that waits for it reports the failure.
+  return target;
+}
+
+/** A thread being made, as the model should know the place: its server and channel, and its name. */
+function placeOfThreadToBe(
+  deps: RunnerDependencies,
+  conversation: ConversationRow,
+): Pick<DiscordRunPlan, 'place' | 'channelId'> {
+  const parent = conversation.channel_id ? deps.client.channels.cache.get(conversation.channel_id) : undefined;
+  const inParent = parent?.isSendable() ? describePlace(parent) : null;
+  return {
+    place: inParent
+      ? { ...inParent, thread: conversation.title }
+      : { kind: 'discord', server: 'unknown', channel: 'unknown', thread: conversation.title },
+    channelId: conversation.thread_id,
+  };
 }
 
 /**
@@ -96,9 +160,8 @@ async function takeUp(
   const live =
     liveIds.length === 0
       ? null
-      : await LiveAnswer.resume(channel, liveIds, {
+      : await LiveAnswer.resume({ channel, replyTo: null }, liveIds, {
           runId: run.id,
-          replyTo: null,
           onPosted: (messageId) => deps.store.runs.addLiveMessage(run.id, messageId),
           logger: deps.logger,
         });
@@ -151,12 +214,14 @@ async function takeUp(
       const { history } = deps.memory.loadWindow(conversation.id, decision.triggerIds, { resuming: true });
       deps.logger.info(log, 'taking up an interrupted run');
       await executeRun(deps, {
-        ...planIn(conversation, channel),
+        conversation,
+        place: describePlace(channel),
+        channelId: channel.id,
+        target: { channel, replyTo },
         history,
         input: [],
         triggerIds: decision.triggerIds,
         requesters: triggers.map(storedRequester),
-        replyTo,
         resumedFrom: run.id,
         calledBefore: decision.calledBefore,
         shownIn,

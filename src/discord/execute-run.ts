@@ -17,6 +17,7 @@ import { sendText } from './send.ts';
 import { toolPostSink } from './tool-post-sink.ts';
 import { keepTyping } from './typing.ts';
 import { LiveAnswer } from './live-answer.ts';
+import type { TargetToBe } from './posting-channel.ts';
 import type { LimitVerdict, UsageLimits } from './usage-limits.ts';
 
 export interface RunnerDependencies extends RunSetup {
@@ -38,9 +39,8 @@ export interface RunnerDependencies extends RunSetup {
 
 /** A run planned in Discord: where its posts go, and the message its answer replies to. */
 export interface DiscordRunPlan extends RunPlan {
-  channel: SendableChannels;
-  /** The message the answer replies to, if it is in the channel the answer goes to. */
-  replyTo: string | null;
+  /** Known, or once the conversation's new thread is made: the run does not wait for it, its posts do. */
+  target: TargetToBe;
   /** Messages the run this one takes up was showing its answer in, cut off: this run's answer goes there. */
   shownIn?: readonly string[];
 }
@@ -57,9 +57,9 @@ export async function executeRun(deps: RunnerDependencies, plan: DiscordRunPlan)
   let admission: Admission | null = null;
   let ran: RunInDiscord;
   try {
-    await deps.gate.waitForModel(plan.conversation.key, plan.channel, AbortSignal.any([deps.shutdown, active.stopped]));
+    await deps.gate.waitForModel(plan.conversation.key, plan.target, AbortSignal.any([deps.shutdown, active.stopped]));
     if (deps.shutdown.aborted) return; // Its messages are stored: answered after the next start.
-    typing = keepTyping(plan.channel, deps.logger);
+    typing = keepTyping(plan.target, deps.logger);
     admission = await admit(deps, plan, active);
     if (!admission) return;
     ran = await runInDiscord(deps, plan, active, admission.model);
@@ -156,13 +156,12 @@ async function runInDiscord(
   model: ModelClient,
 ): Promise<RunInDiscord> {
   const runId = randomUUID();
-  const { channel, conversation } = plan;
+  const { conversation } = plan;
   active.running();
   const record = (messageId: string) => deps.store.runs.addPostedMessage(runId, messageId);
-  const posts = toolPostSink(channel, deps.discord.toolPosts, deps.logger, record);
+  const posts = toolPostSink(plan.target, deps.discord.toolPosts, deps.logger, record);
   const liveOptions = {
     runId,
-    replyTo: plan.replyTo,
     onPosted: (messageId: string) => deps.store.runs.addLiveMessage(runId, messageId),
     onPosting: (content: string) => deps.store.runs.setLivePending(runId, content),
     logger: deps.logger,
@@ -170,8 +169,8 @@ async function runInDiscord(
   const live = !deps.discord.streamAnswers
     ? null
     : plan.shownIn?.length
-      ? await LiveAnswer.resume(channel, plan.shownIn, liveOptions)
-      : new LiveAnswer(channel, liveOptions);
+      ? await LiveAnswer.resume(await plan.target, plan.shownIn, liveOptions)
+      : new LiveAnswer(plan.target, liveOptions);
   // Messages taken over from the run this one takes up are this run's once its row exists.
   const takeOver = (event: AgentEvent) => {
     if (event.type === 'run-start') for (const id of live?.messageIds ?? []) liveOptions.onPosted(id);
@@ -183,7 +182,7 @@ async function runInDiscord(
     shutdown: deps.shutdown,
     streamAnswers: live !== null,
     sinks: [
-      logSink(deps.logger, { conversation: conversation.key, channelId: channel.id }),
+      logSink(deps.logger, { conversation: conversation.key, channelId: plan.channelId }),
       posts.sink,
       ...(live ? [takeOver, (event: AgentEvent) => void (event.type === 'answer-delta' && live.show(event.text))] : []),
     ],
@@ -216,8 +215,9 @@ async function deliver(
       await live.finish(`${live.shown}\n-# (stopped)`);
     else {
       await live?.abandon();
-      await sendText(plan.channel, text, {
-        replyTo: plan.replyTo,
+      const { channel, replyTo } = await plan.target;
+      await sendText(channel, text, {
+        replyTo,
         nonceSeed: `${runId}:answer`,
         onSent: (messageId) => deps.store.runs.addPostedMessage(runId, messageId),
       });
@@ -225,7 +225,7 @@ async function deliver(
     deps.lifecycle.deliver(runId, 'posted');
   } catch (error) {
     deps.logger.error(
-      { err: error, runId, channelId: plan.channel.id, cause: describeDiscordError(error) },
+      { err: error, runId, channelId: plan.channelId, cause: describeDiscordError(error) },
       'could not post the answer',
     );
     // Only a crash before this line leaves an answer to deliver at the next start.
@@ -234,7 +234,7 @@ async function deliver(
 }
 
 /** Where a Discord conversation takes place, as the model should know it. */
-export function describePlace(channel: SendableChannels): ConversationPlace {
+export function describePlace(channel: SendableChannels): ConversationPlace & { kind: 'discord' } {
   if (!('guild' in channel) || !channel.guild)
     return { kind: 'discord', server: 'unknown', channel: 'unknown', thread: null };
   if (channel.isThread())

@@ -8,16 +8,15 @@
  *
  * One Discord call at a time, in order: the text shown never goes back.
  */
-import type { Message, SendableChannels } from 'discord.js';
+import type { Message } from 'discord.js';
 import type { Logger } from '../agent/logger.ts';
 import { describeDiscordError } from './discord-errors.ts';
+import type { PostTarget, TargetToBe } from './posting-channel.ts';
 import { noPings, sendPieces } from './send.ts';
 import { splitMessage } from './split-message.ts';
 
 export interface LiveAnswerOptions {
   runId: string;
-  /** The message the answer replies to (its first message), if any. */
-  replyTo: string | null;
   /** Each message posted, as soon as it is (to be recorded with the run). */
   onPosted(messageId: string): void;
   /** A message's text, just before it is posted (to find it if the process dies before `onPosted`). */
@@ -41,8 +40,9 @@ export class LiveAnswer {
   private chain: Promise<void> = Promise.resolve();
   private closed = false;
 
+  /** `target`: where the answer is shown, and what its first message replies to (known once its thread is made). */
   constructor(
-    private readonly channel: SendableChannels,
+    private readonly target: TargetToBe,
     private readonly options: LiveAnswerOptions,
   ) {}
 
@@ -50,8 +50,9 @@ export class LiveAnswer {
    * The messages an answer was being shown in when its run was cut off (a crash, a shutdown), to be
    * edited into the answer or removed. Those that are gone are left out.
    */
-  static async resume(channel: SendableChannels, messageIds: readonly string[], options: LiveAnswerOptions) {
-    const live = new LiveAnswer(channel, options);
+  static async resume(target: PostTarget, messageIds: readonly string[], options: LiveAnswerOptions) {
+    const live = new LiveAnswer(target, options);
+    const { channel } = target;
     for (const id of messageIds) {
       const message = await channel.messages.fetch(id).catch(() => null);
       if (message) live.messages.push(message);
@@ -156,8 +157,9 @@ export class LiveAnswer {
       const message = this.messages[index];
       if (!message) {
         this.options.onPosting?.(content);
-        const [posted] = await sendPieces(this.channel, [{ index, content }], {
-          replyTo: this.options.replyTo,
+        const { channel, replyTo } = await this.target;
+        const [posted] = await sendPieces(channel, [{ index, content }], {
+          replyTo,
           // Not the whole answer's nonces: a post of the whole answer must not be taken for one of these.
           nonceSeed: `${this.options.runId}:live`,
           onSent: (messageId) => this.options.onPosted(messageId),

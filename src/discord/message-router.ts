@@ -146,18 +146,28 @@ export function messageRouter(deps: RouterDependencies) {
     const conversation = ensureConversation(message, { threadId: message.id, title: name, channelId: channel.id });
     const work = await record(message, conversation);
     if (!work) return;
+    // Its run starts now (the model called while the thread is being made: a burst of mentions is
+    // not served one thread creation at a time); its posts wait for the thread.
+    const threadMade = startThread(message, name, conversation.id);
+    deps.queues.push(conversation.key, { ...work, placeReady: threadMade });
+    await threadMade;
+  }
+
+  /** Starts the conversation's thread from the message; without one (no permission, say), it answers in the channel. */
+  async function startThread(message: GuildMessage, name: string, conversationId: number): Promise<void> {
     try {
       const thread = await message.startThread({ name, autoArchiveDuration: 1440 });
-      logger.info({ threadId: thread.id, channelId: channel.id, guildId: message.guildId }, 'conversation started');
+      logger.info(
+        { threadId: thread.id, channelId: message.channelId, guildId: message.guildId },
+        'conversation started',
+      );
     } catch (error) {
-      // No thread (no Create Public Threads permission, say): answer in the channel instead.
       logger.warn(
-        { err: error, channelId: channel.id, cause: describeDiscordError(error) },
+        { err: error, channelId: message.channelId, cause: describeDiscordError(error) },
         'could not start a thread: answering in the channel',
       );
-      store.conversations.setThread(conversation.id, null);
+      store.conversations.setThread(conversationId, null);
     }
-    deps.queues.push(conversation.key, work);
   }
 
   /** In an allowed text channel, every message moves the channel's cursor once handled (see ChannelProgress). */

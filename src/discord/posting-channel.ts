@@ -4,6 +4,15 @@ import type { Store } from '../../db/store.ts';
 import type { Logger } from '../agent/logger.ts';
 import { describeDiscordError, isDiscordCode } from './discord-errors.ts';
 
+/** Where a run's posts go, and the message its answer replies to there (null: not a reply). */
+export interface PostTarget {
+  channel: SendableChannels;
+  replyTo: string | null;
+}
+
+/** A target known now, or once the thread it is in is made (a run starts while its thread is being made). */
+export type TargetToBe = PostTarget | Promise<PostTarget>;
+
 /** Where a conversation's posts go now, and its row as that leaves it. */
 export interface PostingPlace {
   channel: SendableChannels;
@@ -15,10 +24,11 @@ export interface PostingPlace {
  * archived thread the bot owns is reopened; one it cannot post in (gone, or locked) is logged, with
  * the reason, and null is returned.
  *
- * A mention in a channel is stored before its thread is made (the thread takes the message's id):
- * a crash in between leaves a conversation whose thread never existed (and no run yet: a thread
- * deleted while the bot was down had runs, and is purged when seen gone). Its thread is made now,
- * and if that fails too, the answer goes to the channel, as it would have then.
+ * A mention in a channel is stored before its thread is made (the thread takes the message's id),
+ * and its run starts while the thread is being made: a crash in between leaves a conversation whose
+ * thread never existed (its runs could post nothing: a thread deleted while the bot was down had
+ * posts, and is purged when seen gone). Its thread is made now, and if that fails too, the answer
+ * goes to the channel, as it would have then.
  */
 export async function postingChannel(
   client: Client<true>,
@@ -34,7 +44,7 @@ export async function postingChannel(
         return null;
       })
     : null;
-  if (!channel && missing && conversation.channel_id !== null && store.runs.recent(conversation.id, 1).length === 0)
+  if (!channel && missing && conversation.channel_id !== null && !store.runs.postedAny(conversation.id))
     return threadNeverMade(client, store, conversation, logger);
   if (!channel?.isSendable()) {
     logger.warn(

@@ -1,6 +1,6 @@
-import type { SendableChannels } from 'discord.js';
 import type { Logger } from '../agent/logger.ts';
 import { formatWait } from '../text/duration.ts';
+import type { TargetToBe } from './posting-channel.ts';
 import { sendText } from './send.ts';
 
 /**
@@ -29,15 +29,17 @@ export class RateLimitGate {
   }
 
   /** Resolves once the model may be called (or `signal` fires); tells the conversation once if it must wait. */
-  async waitForModel(conversationKey: string, channel: SendableChannels, signal: AbortSignal): Promise<void> {
+  async waitForModel(conversationKey: string, target: TargetToBe, signal: AbortSignal): Promise<void> {
     for (let wait = this.until - this.now(); wait > 0 && !signal.aborted; wait = this.until - this.now()) {
       if (!this.told.has(conversationKey)) {
         this.told.add(conversationKey);
         const text = `The model is rate-limited right now. I will answer here in about ${formatWait(wait / 1000)}.`;
-        await sendText(channel, text, { nonceSeed: `${conversationKey}:rate-limited:${this.until}` }).catch(
-          (error: unknown) =>
+        const nonceSeed = `${conversationKey}:rate-limited:${this.until}`;
+        await Promise.resolve(target)
+          .then(({ channel }) => sendText(channel, text, { nonceSeed }))
+          .catch((error: unknown) =>
             this.logger.warn({ err: error, conversation: conversationKey }, 'could not post the rate-limit notice'),
-        );
+          );
       }
       await sleep(wait, signal);
     }

@@ -1,7 +1,7 @@
-import type { SendableChannels } from 'discord.js';
 import type { AgentEventSink } from '../agent/events.ts';
 import { finalAnswerToolName } from '../agent/final-answer.ts';
 import type { Logger } from '../agent/logger.ts';
+import type { TargetToBe } from './posting-channel.ts';
 import { type FinishedCall, renderToolTurn, type ToolPosts } from './render.ts';
 import { sendText } from './send.ts';
 
@@ -17,7 +17,7 @@ export interface ToolPostSink {
  * logged and does not stop the run.
  */
 export function toolPostSink(
-  channel: SendableChannels,
+  target: TargetToBe,
   mode: ToolPosts,
   logger: Logger,
   onSent: (messageId: string) => void,
@@ -55,9 +55,10 @@ export function toolPostSink(
     );
     const seed = `${event.runId}:tools:${event.step}`;
     chain = chain
-      .then(() => sendText(channel, text, { nonceSeed: seed, suppressEmbeds: true, onSent }))
-      .then(() => {})
-      .catch((error: unknown) => logger.warn({ err: error, channelId: channel.id }, 'could not post the tool calls'));
+      .then(async () => {
+        await sendText((await target).channel, text, { nonceSeed: seed, suppressEmbeds: true, onSent });
+      })
+      .catch((error: unknown) => logger.warn({ err: error, runId: event.runId }, 'could not post the tool calls'));
   };
 
   return {

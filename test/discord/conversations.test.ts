@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type BotWorld, startBotWorld } from '../support/bot-harness.ts';
 import { apiError, finalAnswer, toolCalls } from '../support/scripted-model.ts';
+import { waitUntil } from '../support/wait-until.ts';
 
 let world: BotWorld;
 beforeEach(async () => {
@@ -65,6 +66,47 @@ describe('conversations in threads', () => {
         nonce: expect.any(String),
       });
     }
+  });
+
+  it('calls the model while its thread is still being made, and posts in the thread once it exists', async () => {
+    const { discord, model } = world;
+    let threadAnswered!: () => void;
+    // Discord makes the thread but its answer is held: a burst of mentions queues thread creations.
+    discord.holdNext({
+      method: 'POST',
+      path: /\/threads$/,
+      ms: 0,
+      until: new Promise<void>((resolve) => (threadAnswered = resolve)),
+    });
+    model.enqueue(finalAnswer('Hello, Ada.'));
+    const asked = await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `${mention()} hello`,
+      mentions: [discord.botUser.id],
+    });
+    try {
+      await waitUntil(() => model.requests.length === 1, 'the model called');
+      // The model has answered, the thread is not known to the bot yet: nothing can have been posted.
+      expect(model.requests[0]!.messages[0]!.content).toContain('in the thread "hello" of channel #general');
+      const toChannels = discord.requests.filter(
+        (request) => request.method !== 'GET' && request.path.startsWith('/channels/'),
+      );
+      expect(toChannels.map((request) => request.path)).toEqual([
+        `/channels/${discord.channels.general}/messages/${asked.id}/threads`,
+      ]);
+    } finally {
+      threadAnswered();
+    }
+    const [answer] = await botPosts(asked.id, 1);
+    expect(answer!.content).toBe('Hello, Ada.');
+    expect(answer!.message_reference).toBeUndefined();
+    // The answer was ready before the thread: no typing indicator after it, only the answer.
+    const posts = discord.requests.filter((request) => request.method === 'POST');
+    expect(posts.map((request) => request.path.replace(/\d{17,20}/g, ':id'))).toEqual([
+      '/channels/:id/messages/:id/threads',
+      '/channels/:id/messages',
+    ]);
   });
 
   it('answers every message in the thread without a mention, with the earlier exchange in memory', async () => {

@@ -1,14 +1,16 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { SendableChannels } from 'discord.js';
 import { silentLogger } from '../../src/agent/logger.ts';
+import type { PostTarget } from '../../src/discord/posting-channel.ts';
 import { RateLimitGate } from '../../src/discord/rate-limit-gate.ts';
 
 /** A channel that only records what would be posted: the gate's own logic is under test here. */
-function channel(posted: string[]): SendableChannels {
-  return {
+function channel(posted: string[]): PostTarget {
+  const sendable = {
     id: 'c',
     send: async (options: { content: string }) => (posted.push(options.content), { id: String(posted.length) }),
   } as unknown as SendableChannels;
+  return { channel: sendable, replyTo: null };
 }
 
 describe('RateLimitGate', () => {

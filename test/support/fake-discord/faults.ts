@@ -19,6 +19,7 @@ interface ArmedHold {
   /** Matching requests still to let through before the one held. */
   skip: number;
   ms: number;
+  until: Promise<unknown> | undefined;
 }
 
 interface Armed {
@@ -47,20 +48,24 @@ export class Faults {
   }
 
   holdNext(rule: HoldRule): void {
-    this.holds.push({ method: rule.method.toUpperCase(), path: rule.path, skip: rule.skip ?? 0, ms: rule.ms });
+    this.holds.push({
+      method: rule.method.toUpperCase(),
+      path: rule.path,
+      skip: rule.skip ?? 0,
+      ms: rule.ms,
+      until: rule.until,
+    });
   }
 
-  /** How long to hold the answer of this request, which took effect (0: not at all); counts holds down. */
-  takeHold(method: string, path: string): number {
+  /** Waits as long as the answer of this request, which took effect, is held (not at all: none); counts holds down. */
+  async takeHold(method: string, path: string, atLeastMs: number): Promise<void> {
     const index = this.holds.findIndex((hold) => hold.method === method && hold.path.test(path));
-    if (index === -1) return 0;
-    const hold = this.holds[index]!;
-    if (hold.skip > 0) {
-      hold.skip -= 1;
-      return 0;
-    }
-    this.holds.splice(index, 1);
-    return hold.ms;
+    let held: ArmedHold | undefined;
+    if (index !== -1 && this.holds[index]!.skip > 0) this.holds[index]!.skip -= 1;
+    else if (index !== -1) [held] = this.holds.splice(index, 1);
+    const ms = Math.max(atLeastMs, held?.ms ?? 0);
+    if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms));
+    await held?.until;
   }
 
   rateLimitNext(rule: RateLimitRule): void {

@@ -84,8 +84,7 @@ export function restHandler(options: RestOptions): (request: IncomingMessage, re
         status = fault.status;
         return send(response, fault.status, fault.body, fault.headers);
       }
-      const hold = Math.max(options.holdResponsesMs(), faults.takeHold(method, path));
-      if (hold > 0) await new Promise((resolve) => setTimeout(resolve, hold));
+      await faults.takeHold(method, path, options.holdResponsesMs());
       status = reply.status ?? 200;
       send(response, status, reply.body);
     } catch (error) {

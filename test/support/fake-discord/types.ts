@@ -110,6 +110,8 @@ export interface HoldRule {
   skip?: number;
   /** How long its answer waits (a crash meanwhile loses it). */
   ms: number;
+  /** Or: its answer waits until this settles (the test decides when). */
+  until?: Promise<unknown>;
 }
 
 /** A 429 for the next matching REST request. */
@@ -216,7 +218,7 @@ export interface FakeDiscord {
 
   /** The next matching request(s) fail with `status` (the effect is not applied unless `applied`). */
   failNext(rule: FailRule): void;
-  /** One matching request (after `skip` others) takes effect, but its answer waits `ms`. */
+  /** One matching request (after `skip` others) takes effect, but its answer waits `ms` (or for `until`). */
   holdNext(rule: HoldRule): void;
   /** The next matching request gets a 429 with Discord's headers and body. */
   rateLimitNext(rule: RateLimitRule): void;
