@@ -68,14 +68,14 @@ export function createServerClient(options: ServerClientOptions): ModelClient {
   const adapting = (fixes: ServerFixes) => ({ profile, toolProtocol: options.toolProtocol, fixes });
 
   /**
-   * Whether to stream: when the caller watches the reply, in the native protocol (a text-protocol
-   * answer is written in the content), and unless the server is known not to stream tool calls.
+   * Whether to stream: when the caller watches the reply, unless the server is known not to stream
+   * tool calls. In the text protocol no tools are sent: any server streams plain text (the calls
+   * are followed in it as it is written).
    */
   const streams = (fixes: ServerFixes, observe: ModelCallObserver | undefined) =>
     observe?.toolArguments !== undefined &&
-    fixes.toolProtocol !== 'text' &&
     fixes.streaming !== false &&
-    profile.honours.streamingToolCalls !== 'no';
+    (fixes.toolProtocol === 'text' || profile.honours.streamingToolCalls !== 'no');
 
   /** Sends the request; a refusal whose error names a fix is sent once more with it, and the fix remembered. */
   async function send(

@@ -10,6 +10,7 @@
  * asked for; reasoning comes in `reasoning_content` or `reasoning` deltas.
  */
 import { reasoningFields } from './reasoning.ts';
+import { TextCallProgress } from './text-call-progress.ts';
 
 interface CallInProgress {
   id: string;
@@ -27,6 +28,7 @@ export interface CallProgress {
 
 export class StreamAccumulator {
   private content = '';
+  private readonly textCalls = new TextCallProgress();
   private readonly reasoning: Record<string, string> = {};
   private readonly calls: CallInProgress[] = [];
   private finishReason: string | null = null;
@@ -35,7 +37,7 @@ export class StreamAccumulator {
   /** Chunks taken: none means the server did not stream at all. */
   chunks = 0;
 
-  /** Takes one chunk; returns the calls whose arguments it added to. */
+  /** Takes one chunk; returns the calls whose arguments it added to (calls written in the text too). */
   add(chunk: unknown): CallProgress[] {
     this.chunks += 1;
     const { choices, usage, model } = (chunk ?? {}) as { choices?: unknown; usage?: unknown; model?: unknown };
@@ -47,10 +49,14 @@ export class StreamAccumulator {
     if (!choice) return [];
     if (typeof choice.finish_reason === 'string') this.finishReason = choice.finish_reason;
     const delta = choice.delta ?? {};
-    if (typeof delta.content === 'string') this.content += delta.content;
+    const grown: CallProgress[] = [];
+    if (typeof delta.content === 'string' && delta.content !== '') {
+      this.content += delta.content;
+      // Calls written in the text (the text protocol), as long as the reply has no calls of its own.
+      if (this.calls.length === 0) grown.push(...this.textCalls.update(this.content));
+    }
     for (const field of reasoningFields)
       if (typeof delta[field] === 'string') this.reasoning[field] = (this.reasoning[field] ?? '') + delta[field];
-    const grown: CallProgress[] = [];
     for (const piece of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
       const index = this.placeOf(piece as ToolCallPiece);
       const call = this.calls[index]!;

@@ -88,3 +88,40 @@ describe('a streamed reply put back together', () => {
     });
   });
 });
+
+describe('calls written as <tool_call> text, followed as the text grows', () => {
+  const reply =
+    'Sure.\n<tool_call>\n{"name": "calculator", "arguments": {"expression": "2+2"}}\n</tool_call>\n' +
+    '<tool_call>\n{"name": "final_answer", "arguments": {"answer": "It is \\"4\\".", "tools_used": []}}\n</tool_call>';
+
+  it('tells each block’s arguments so far, under its place among the blocks, whatever the cuts', () => {
+    for (const size of [1, 2, 3, 7, 40]) {
+      const accumulator = new StreamAccumulator();
+      const told: { index: number; name: string; arguments: string }[] = [];
+      for (let at = 0; at < reply.length; at += size)
+        told.push(...accumulator.add(chunk({ content: reply.slice(at, at + size) })));
+      const lastOf = (index: number) => told.filter((call) => call.index === index).at(-1);
+      expect(lastOf(0)).toEqual({ index: 0, name: 'calculator', arguments: '{"expression": "2+2"}}\n' });
+      expect(lastOf(1)?.name).toBe('final_answer');
+      expect(lastOf(1)?.arguments).toBe('{"answer": "It is \\"4\\".", "tools_used": []}}\n');
+      // Each telling of a call is a longer prefix of what it ends as.
+      for (const [position, call] of told.entries()) {
+        expect(lastOf(call.index)!.arguments.startsWith(call.arguments)).toBe(true);
+        const earlier = told.slice(0, position).findLast((other) => other.index === call.index);
+        if (earlier) expect(call.arguments.length).toBeGreaterThan(earlier.arguments.length);
+      }
+      // The reply itself is untouched: the calls are read from its content as before.
+      expect(
+        (accumulator.completion() as { choices: { message: { content: string } }[] }).choices[0]!.message.content,
+      ).toBe(reply);
+    }
+  });
+
+  it('follows no text calls in a reply that has calls of its own', () => {
+    const accumulator = new StreamAccumulator();
+    accumulator.add(
+      chunk({ tool_calls: [{ index: 0, id: 'a', type: 'function', function: { name: 'add', arguments: '{}' } }] }),
+    );
+    expect(accumulator.add(chunk({ content: '<tool_call>\n{"name": "final_answer", "arguments": {"a' }))).toEqual([]);
+  });
+});

@@ -41,6 +41,30 @@ describe('streamed answers', () => {
     expect(run.usage).toEqual({ promptTokens: 20, completionTokens: 10, totalTokens: 30 });
   });
 
+  it('the text protocol: an answer written in a <tool_call> block is told as it is written too', async () => {
+    server = await startFakeModelServer(quirks.compliant);
+    server.enqueue(call('calculator', { expression: '2+2' }), answer(longAnswer, ['calculator']));
+    const run = await runOnce(server, { streamAnswers: true, client: { toolProtocol: 'text' } });
+
+    expect(run.answer).toEqual({ answer: longAnswer, tools_used: ['calculator'] });
+    expect(server.requests.map((request) => [request.stream, request.tools])).toEqual([
+      [true, undefined],
+      [true, undefined],
+    ]);
+    const shown = deltas(run.events);
+    expect(shown.length).toBeGreaterThan(3);
+    expect(shown.at(-1)).toBe(longAnswer);
+    for (const text of shown) expect(longAnswer.startsWith(text)).toBe(true);
+  });
+
+  it('a model that writes its calls as <tool_call> text in the native protocol: its answer is told too', async () => {
+    server = await startFakeModelServer(quirks.hermesCallInContent);
+    server.enqueue(answer('Written as text.'));
+    const run = await runOnce(server, { streamAnswers: true });
+    expect(run.answer?.answer).toBe('Written as text.');
+    expect(deltas(run.events).at(-1)).toBe('Written as text.');
+  });
+
   it('Ollama: a call sent whole in one chunk is told once, whole', async () => {
     server = await startFakeModelServer(quirks.ollamaIgnoresToolChoice);
     server.enqueue(answer('Whole.'));

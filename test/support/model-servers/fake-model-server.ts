@@ -148,11 +148,11 @@ function imagesRefused(quirk: Quirk, request: SeenRequest): { status: number; bo
 
 /**
  * The reply as server-sent events, as OpenAI streams it (platform.openai.com/docs/api-reference/
- * chat-streaming): the content, then each call's id and name, then its arguments in small pieces
+ * chat-streaming): the content in small pieces, then each call's id and name, then its arguments in small pieces
  * (whole, for a server that sends each call in one chunk, as Ollama does: ollama/ollama#11633),
  * the finish reason, and the usage in a last chunk without choices when `stream_options` asks.
  */
-/** The chunks `stream` sends for a reply (as it cuts arguments: 7 characters each). */
+/** The chunks `stream` sends for a reply (as it cuts content and arguments: 7 characters each). */
 function chunkCount(rendered: Extract<Rendered, { message: unknown }>): number {
   const message = rendered.message as {
     content?: string | null;
@@ -162,7 +162,7 @@ function chunkCount(rendered: Extract<Rendered, { message: unknown }>): number {
     (sum, call) => sum + 1 + Math.ceil(call.function.arguments.length / 7),
     0,
   );
-  return 2 + (message.content ? 1 : 0) + calls;
+  return 2 + Math.ceil((message.content ?? '').length / 7) + calls;
 }
 
 async function stream(
@@ -194,7 +194,9 @@ async function stream(
     content?: string | null;
     tool_calls?: { id: string; function: { name: string; arguments: string }; extra_content?: unknown }[] | null;
   };
-  if (message.content) await chunk({ content: message.content });
+  // Text comes as a model writes it: a few characters at a time (calls written in it too).
+  for (let at = 0; at < (message.content ?? '').length; at += 7)
+    await chunk({ content: message.content!.slice(at, at + 7) });
   for (const [index, toolCall] of (message.tool_calls ?? []).entries()) {
     const head = { index, id: toolCall.id, type: 'function', extra_content: toolCall.extra_content };
     if (callsWhole) {
