@@ -18,8 +18,10 @@ export interface LoadResult {
   type: 'result';
   /** From the first MESSAGE_CREATE to the last answer's POST arriving. */
   totalMs: number;
-  /** Per question: MESSAGE_CREATE dispatched → its answer's POST arriving. */
+  /** Per question: MESSAGE_CREATE dispatched → its answer's POST arriving (its first words, when streamed). */
   latenciesMs: number[];
+  /** The same for the questions that start a thread (the bot makes the thread, then answers in it). */
+  openingLatenciesMs: number[];
   answers: number;
   expected: number;
   /** Questions never answered, answers in the wrong channel or twice. */
@@ -65,6 +67,7 @@ async function load(threads: number, messages: number, timeoutMs: number, offset
     new Promise<number>((resolve) => waiting.set(tag, { channelId, resolve }));
 
   const latenciesMs: number[] = [];
+  const openingLatenciesMs: number[] = [];
   const started = performance.now();
   let lastAnswer = started;
   /** Asks, and waits for the answer in `channelId` (null: in the thread the message starts, whose id is the message's). */
@@ -77,6 +80,7 @@ async function load(threads: number, messages: number, timeoutMs: number, offset
     if (channelId === null && waiter) waiter.channelId = message.id;
     const time = await answer;
     latenciesMs.push(time - sent);
+    if (channelId === null) openingLatenciesMs.push(time - sent);
     lastAnswer = Math.max(lastAnswer, time);
     return message;
   };
@@ -131,6 +135,7 @@ async function load(threads: number, messages: number, timeoutMs: number, offset
     type: 'result',
     totalMs: lastAnswer - started,
     latenciesMs,
+    openingLatenciesMs,
     answers: answered.size,
     expected: threads * messages,
     failures,
