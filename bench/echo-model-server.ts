@@ -5,7 +5,7 @@
  * "Answered t12m2.", so the bench can check that each thread got the answer to its own question.
  * Asked to stream (the bot's default), its first chunk comes after `LATENCY_MS` and the call's
  * arguments follow in `STREAM_PIECES` pieces 20 ms apart (50 tokens a second).
- * Prints its port, then serves; sends `{ requests, maxInFlight }` over IPC when asked.
+ * Prints its port, then serves; sends `{ requests, maxInFlight, arrivals }` over IPC when asked.
  */
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +16,8 @@ const pieceGapMs = 20;
 let requests = 0;
 let inFlight = 0;
 let maxInFlight = 0;
+/** When each question's first model call arrived (wall clock, shared with the other processes). */
+const arrivals: Record<string, number> = {};
 let id = 0;
 
 const argumentsFor = (tag: string) => JSON.stringify({ answer: `Answered ${tag}.`, tools_used: [] });
@@ -97,6 +99,7 @@ const server = createServer((request, response) => {
     };
     const lastUser = body.messages.findLast((message) => message.role === 'user');
     const tag = /\[(t\d+m\d+)\]/.exec(lastUser?.content ?? '')?.[1] ?? 'nothing';
+    arrivals[tag] ??= Date.now();
     setTimeout(() => {
       if (body.stream) return stream(response, tag);
       inFlight -= 1;
@@ -109,5 +112,5 @@ server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => {
   process.stdout.write(`${(server.address() as AddressInfo).port}\n`);
 });
-process.on('message', () => process.send!({ requests, maxInFlight }));
+process.on('message', () => process.send!({ requests, maxInFlight, arrivals }));
 process.on('disconnect', () => process.exit(0));

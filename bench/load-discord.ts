@@ -33,6 +33,10 @@ export interface LoadResult {
   maxPerSecond: number;
   /** The threads the bot started. */
   threadIds: string[];
+  /** When each question that starts a thread was sent (wall clock), by its tag. */
+  openingsAskedAt: Record<string, number>;
+  /** When the first and the last thread creation reached Discord, from the first question. */
+  threadsStartedMs: [number, number];
 }
 
 const discord = await startFakeDiscord();
@@ -68,6 +72,7 @@ async function load(threads: number, messages: number, timeoutMs: number, offset
 
   const latenciesMs: number[] = [];
   const openingLatenciesMs: number[] = [];
+  const openingsAskedAt: Record<string, number> = {};
   const started = performance.now();
   let lastAnswer = started;
   /** Asks, and waits for the answer in `channelId` (null: in the thread the message starts, whose id is the message's). */
@@ -75,6 +80,7 @@ async function load(threads: number, messages: number, timeoutMs: number, offset
     // Registered before the message goes out, so that no answer can come before its waiter.
     const answer = answerOf(tag, channelId ?? 'not yet known');
     const sent = performance.now();
+    if (channelId === null) openingsAskedAt[tag] = Date.now();
     const message = await discord.userSays(input);
     const waiter = waiting.get(tag);
     if (channelId === null && waiter) waiter.channelId = message.id;
@@ -126,6 +132,9 @@ async function load(threads: number, messages: number, timeoutMs: number, offset
           : `${request.method} ${request.path.replace(/\d{17,20}/g, ':id')}`;
     rest[kind] = (rest[kind] ?? 0) + 1;
   }
+  const threadTimes = during
+    .filter((request) => request.method === 'POST' && request.path.endsWith('/threads'))
+    .map((request) => request.time - started);
   let maxPerSecond = 0;
   for (let start = 0, end = 0; end < during.length; end++) {
     while (during[end]!.time - during[start]!.time >= 1000) start++;
@@ -143,6 +152,8 @@ async function load(threads: number, messages: number, timeoutMs: number, offset
     restTotal: during.length,
     maxPerSecond,
     threadIds,
+    openingsAskedAt,
+    threadsStartedMs: [threadTimes[0] ?? 0, threadTimes.at(-1) ?? 0],
   };
 }
 

@@ -156,7 +156,11 @@ const [controlLine] = (await once(control.stdout!, 'data')) as [Buffer];
 const idle = JSON.parse(controlLine.toString()) as { p50: number; p99: number; max: number };
 await bot.queues.idle();
 clearInterval(sampler);
-const modelReport = await ask<{ requests: number; maxInFlight: number }>(model, {});
+const modelReport = await ask<{ requests: number; maxInFlight: number; arrivals: Record<string, number> }>(model, {});
+// A new thread's question → its model call arriving: the run no longer waits for its thread.
+const openingToModelMs = Object.entries(result.openingsAskedAt).map(
+  ([tag, askedAt]) => modelReport.arrivals[tag]! - askedAt,
+);
 const modelCalls = modelReport.requests - modelCallsBefore;
 const maxInFlight = modelReport.maxInFlight;
 const after = await settledMemory();
@@ -238,6 +242,12 @@ console.log(
 );
 console.log(
   `| a new thread: question → first answer text, p50 / p99 (the model's own time: ${modelMs} ms) | ${(quantile(result.openingLatenciesMs, 0.5) / 1000).toFixed(2)} s / ${(quantile(result.openingLatenciesMs, 0.99) / 1000).toFixed(2)} s |`,
+);
+console.log(
+  `| a new thread: question → its model call, p50 / p99 | ${(quantile(openingToModelMs, 0.5) / 1000).toFixed(2)} s / ${(quantile(openingToModelMs, 0.99) / 1000).toFixed(2)} s |`,
+);
+console.log(
+  `| thread creations reaching Discord, first → last (one route in one channel: one at a time) | ${(result.threadsStartedMs[0] / 1000).toFixed(2)} s → ${(result.threadsStartedMs[1] / 1000).toFixed(2)} s |`,
 );
 console.log(
   `| event-loop delay p50 / p99 / max | ${ms(loopDelay.percentile(50))} / ${ms(loopDelay.percentile(99))} / ${ms(loopDelay.max)} ms |`,
