@@ -1,6 +1,8 @@
 /**
- * `npm run bench:cold-start`: from starting the process to "ready", as `npm start` runs it (node
- * with tsx's loader on src/main.ts), against the fake Discord. Each round starts the bot twice on
+ * `npm run bench:cold-start`: from starting the process to "ready", as `npm start` runs it (node on
+ * the compiled dist/main.js, with --enable-source-maps), against the alternatives: the same
+ * without source maps, and the TypeScript through tsx's loader (`npm run dev`, and `npm start`
+ * before it was compiled), against the fake Discord. Each round starts the bot twice on
  * a new fake and a new database: first as a new install (the slash commands are registered), then
  * again (a restart: the commands are unchanged, nothing is sent). "Ready" is the bot's `ready` log
  * line, which it writes once connected and with its commands synced; the bench checks that the
@@ -9,7 +11,7 @@
  *
  *   npm run bench:cold-start [-- --rounds 7]
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -30,11 +32,19 @@ interface Start {
   requests: number;
 }
 
-/** Starts `npm start`'s entry, waits for `ready`, checks the commands, then stops it with SIGTERM. */
-async function startOnce(discord: FakeDiscord, databasePath: string): Promise<Start> {
+/** The ways of starting compared: node's arguments for each. */
+const ways = {
+  'compiled, --enable-source-maps (npm start)': ['--enable-source-maps', `${projectRoot}dist/main.js`],
+  'compiled, without source maps': [`${projectRoot}dist/main.js`],
+  'TypeScript through tsx (npm run dev)': ['--import', tsxLoader, `${projectRoot}src/main.ts`],
+};
+type Way = keyof typeof ways;
+
+/** Starts the bot one way, waits for `ready`, checks the commands, then stops it with SIGTERM. */
+async function startOnce(discord: FakeDiscord, databasePath: string, way: Way): Promise<Start> {
   const firstRequest = discord.requests.length;
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', tsxLoader, `${projectRoot}src/main.ts`], {
+  const child = spawn(process.execPath, ways[way], {
     cwd: projectRoot,
     env: {
       PATH: process.env.PATH,
@@ -82,17 +92,24 @@ function readyLine(child: ChildProcess): Promise<number> {
   });
 }
 
-const firstStarts: Start[] = [];
-const restarts: Start[] = [];
+execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: projectRoot, stdio: 'inherit' });
+const firstStarts = new Map<Way, Start[]>();
+const restarts = new Map<Way, Start[]>();
+// The ways take turns within each round, so that the machine's moods fall on all of them alike.
 for (let round = 0; round < rounds; round++) {
-  const discord = await startFakeDiscord();
-  const folder = mkdtempSync(join(tmpdir(), 'bench-cold-start-'));
-  try {
-    firstStarts.push(await startOnce(discord, join(folder, 'bot.sqlite')));
-    restarts.push(await startOnce(discord, join(folder, 'bot.sqlite')));
-  } finally {
-    await discord.close();
-    rmSync(folder, { recursive: true, force: true });
+  for (const way of Object.keys(ways) as Way[]) {
+    const discord = await startFakeDiscord();
+    const folder = mkdtempSync(join(tmpdir(), 'bench-cold-start-'));
+    try {
+      firstStarts.set(way, [
+        ...(firstStarts.get(way) ?? []),
+        await startOnce(discord, join(folder, 'bot.sqlite'), way),
+      ]);
+      restarts.set(way, [...(restarts.get(way) ?? []), await startOnce(discord, join(folder, 'bot.sqlite'), way)]);
+    } finally {
+      await discord.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
   }
 }
 
@@ -101,14 +118,18 @@ const range = (values: number[]) => `${Math.min(...values).toFixed(0)}–${Math.
 console.log(
   `Node ${process.version}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB; ${rounds} rounds, each on a new fake Discord and database; ${commands.length} commands.\n`,
 );
-console.log('| start | to the first request to Discord, median ms | to ready, median ms | range ms | REST requests |');
-console.log('|---|--:|--:|--:|--:|');
-for (const [name, starts] of [
-  ['first start (commands registered)', firstStarts],
-  ['restart (commands unchanged)', restarts],
-] as const) {
-  const toReady = starts.map((start) => start.toReadyMs);
-  console.log(
-    `| ${name} | ${median(starts.map((start) => start.toFirstRequestMs)).toFixed(0)} | ${median(toReady).toFixed(0)} | ${range(toReady)} | ${median(starts.map((start) => start.requests))} |`,
-  );
+console.log(
+  '| way | start | to the first request to Discord, median ms | to ready, median ms | range ms | REST requests |',
+);
+console.log('|---|---|--:|--:|--:|--:|');
+for (const way of Object.keys(ways) as Way[]) {
+  for (const [name, starts] of [
+    ['first start (commands registered)', firstStarts.get(way)!],
+    ['restart (commands unchanged)', restarts.get(way)!],
+  ] as const) {
+    const toReady = starts.map((start) => start.toReadyMs);
+    console.log(
+      `| ${way} | ${name} | ${median(starts.map((start) => start.toFirstRequestMs)).toFixed(0)} | ${median(toReady).toFixed(0)} | ${range(toReady)} | ${median(starts.map((start) => start.requests))} |`,
+    );
+  }
 }

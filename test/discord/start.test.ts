@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
-import { projectRoot, runScript, tsxLoader } from '../support/run-process.ts';
+import { projectRoot, runScript, scriptArgs } from '../support/run-process.ts';
 import { type ScriptedModel, finalAnswer, startScriptedModel, toolCalls } from '../support/scripted-model.ts';
 
 let discord: FakeDiscord | undefined;
@@ -65,7 +65,7 @@ describe('npm start', () => {
       finalAnswer('42', ['calculator']),
     );
     const apiKey = 'sk-unique-secret-key-123456';
-    const child = spawn(process.execPath, ['--import', tsxLoader, `${projectRoot}src/main.ts`], {
+    const child = spawn(process.execPath, scriptArgs('src/main.ts'), {
       cwd: cwd(),
       env: {
         PATH: process.env.PATH,

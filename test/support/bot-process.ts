@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { FakeDiscord } from './fake-discord.ts';
-import { projectRoot, tsxLoader } from './run-process.ts';
+import { projectRoot, scriptArgs } from './run-process.ts';
 import type { ScriptedModel } from './scripted-model.ts';
 
 export interface BotProcess {
@@ -17,7 +17,7 @@ export interface BotProcess {
 }
 
 export interface BotProcessOptions {
-  /** Node options before the loader (`--expose-gc`, `--import` of a probe). */
+  /** Node options before the script (`--expose-gc`, `--import` of a probe). */
   nodeArgs?: string[];
   /** Opens an IPC channel (`child.send`, `child.on('message')`) for a probe loaded with `nodeArgs`. */
   ipc?: boolean;
@@ -35,10 +35,10 @@ export async function startBotProcess(
   env: Record<string, string> = {},
   options: BotProcessOptions = {},
 ): Promise<BotProcess> {
-  // By default node itself with tsx's loader, as `npm start` runs it: one process, so SIGKILL kills the bot.
+  // By default node itself on the compiled bot, as `npm start` runs it: one process, so SIGKILL kills the bot.
   const [command, args] = options.npmStart
     ? ['npm', ['start', '--silent']]
-    : [process.execPath, [...(options.nodeArgs ?? []), '--import', tsxLoader, `${projectRoot}src/main.ts`]];
+    : [process.execPath, [...(options.nodeArgs ?? []), ...scriptArgs('src/main.ts')]];
   const child = spawn(command, args, {
     cwd: projectRoot,
     detached: options.npmStart ?? false,

@@ -6,6 +6,16 @@ export const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 /** tsx's loader by absolute URL, so that a child started in another folder still finds it. */
 export const tsxLoader = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
 
+/**
+ * Node's arguments to run `script` (a path from the project root) as the npm scripts do: the bot's
+ * commands (`src/main.ts` and the like) compiled, from dist/ (built for the tests by
+ * build-once.ts); the tests' own scripts through tsx.
+ */
+export function scriptArgs(script: string): string[] {
+  const command = /^src\/([\w-]+)\.ts$/.exec(script);
+  return command ? [`${projectRoot}dist/${command[1]}.js`] : ['--import', tsxLoader, `${projectRoot}${script}`];
+}
+
 export interface ProcessResult {
   code: number | null;
   stdout: string;
@@ -13,7 +23,7 @@ export interface ProcessResult {
 }
 
 /**
- * Runs `script` (a path from the project root) with node and tsx's loader, as the npm scripts do, in `cwd`, feeding `stdin`. The child
+ * Runs `script` (a path from the project root) as the npm scripts do (`scriptArgs`), in `cwd`, feeding `stdin`. The child
  * gets only PATH and HOME from this environment, plus `env`, so that no setting leaks in.
  */
 export function runScript(
@@ -21,7 +31,7 @@ export function runScript(
   options: { args?: string[]; env?: Record<string, string>; stdin?: string; cwd: string },
 ): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', tsxLoader, `${projectRoot}${script}`, ...(options.args ?? [])], {
+    const child = spawn(process.execPath, [...scriptArgs(script), ...(options.args ?? [])], {
       cwd: options.cwd,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
