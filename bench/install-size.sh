@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm run bench:install-size`: the bot's production install (`npm ci --omit=dev` of its
-# package.json and package-lock.json, in a temporary copy) against the production install of each
-# alternative agent library, alone and added to the bot. Needs the npm registry (and nothing else);
+# package.json and package-lock.json, in a temporary copy, plus the compiled dist/ that npm start
+# runs) against the same packages installed instead of bundled (as before the compiled start), and
+# against the production install of each alternative agent library alone. Needs the npm registry (and nothing else);
 # npm's cache is kept in /tmp/bench-npm-cache (BENCH_NPM_CACHE to change it), so a second run
 # downloads nothing. The alternatives' versions are those of bench/package.json.
 #
@@ -41,26 +42,37 @@ mkdir "$work/bot"
 cp "$root/package.json" "$root/package-lock.json" "$work/bot/"
 (cd "$work/bot" && npm_quiet ci --omit=dev)
 add_sqlite_binary "$work/bot"
-bot=$(mib "$work/bot")
+modules=$(mib "$work/bot")
+(cd "$root" && node scripts/build.mjs > /dev/null)
+dist=$(du -sk "$root/dist" | awk '{printf "%.1f", $1/1024}')
+bot=$(awk "BEGIN {printf \"%.1f\", $modules + $dist}")
 
-echo "npm $(npm --version), Node $(node --version); sizes are du -sk of node_modules."
+# The same packages installed rather than bundled into dist/ (npm start through tsx, as before).
+bundled="@modelcontextprotocol/sdk ajv discord.js gpt-tokenizer html-to-text ipaddr.js openai zod tsx"
+mkdir "$work/unbundled"
+cp "$root/package.json" "$root/package-lock.json" "$work/unbundled/"
+node -e '
+  const fs = require("fs"); const file = process.argv[1]; const pkg = JSON.parse(fs.readFileSync(file, "utf8"));
+  for (const name of process.argv.slice(2)) { pkg.dependencies[name] = pkg.devDependencies[name]; delete pkg.devDependencies[name]; }
+  fs.writeFileSync(file, JSON.stringify(pkg, null, 2));
+' "$work/unbundled/package.json" $bundled
+(cd "$work/unbundled" && npm_quiet install --omit=dev)
+add_sqlite_binary "$work/unbundled"
+unbundled=$(mib "$work/unbundled")
+
+echo "npm $(npm --version), Node $(node --version); sizes are du -sk of node_modules (and of dist/ for the bot)."
 echo
-echo "| install | packages | production install (MiB) | added to the bot's (MiB) |"
-echo "|---|---|--:|--:|"
+echo "| install | packages | production install (MiB) |"
+echo "|---|---|--:|"
 installed=$(cd "$work/bot" && npm ls --omit=dev --all --parseable 2> /dev/null | tail -n +2 | sort -u | wc -l)
-printf '| the bot: `npm ci --omit=dev` | package-lock.json (%s packages installed) | %s | |\n' "$installed" "$bot"
+printf '| the bot: `npm ci --omit=dev` + dist/ | %s packages installed (%s MiB) + dist/ (%s MiB, source maps included) | %s |\n' "$installed" "$modules" "$dist" "$bot"
+printf '| the same packages installed, not bundled (npm start through tsx) | %s | %s |\n' "$bundled" "$unbundled"
 for name in openai ai-sdk openai-agents langchain; do
-  # Alone, in an empty folder.
+  # Alone, in an empty folder: what it weighs installed (bundled, only what runs would be kept).
   mkdir "$work/$name"
   (cd "$work/$name" && npm init -y > /dev/null 2>&1 && npm_quiet install --omit=dev ${sets[$name]})
-  alone=$(mib "$work/$name")
-  # Added to a copy of the bot's install.
-  cp -r "$work/bot" "$work/bot-$name"
-  (cd "$work/bot-$name" && npm_quiet install --omit=dev ${sets[$name]})
-  add_sqlite_binary "$work/bot-$name"
-  with=$(mib "$work/bot-$name")
-  printf '| %s | %s | %s | +%s |\n' "${names[$name]}" "${sets[$name]}" "$alone" "$(awk "BEGIN {printf \"%.1f\", $with - $bot}")"
-  rm -rf "$work/$name" "$work/bot-$name"
+  printf '| %s | %s | %s |\n' "${names[$name]}" "${sets[$name]}" "$(mib "$work/$name")"
+  rm -rf "$work/$name"
 done
 echo
 echo "The bot's largest production packages (MiB):"
