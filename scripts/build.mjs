@@ -14,7 +14,14 @@
  */
 import { rmSync } from 'node:fs';
 
-const entries = ['src/main.ts', 'src/chat.ts', 'src/steps.ts', 'src/deploy-commands.ts', 'src/doctor.ts'];
+const entries = [
+  'src/main.ts',
+  'src/chat.ts',
+  'src/steps.ts',
+  'src/deploy-commands.ts',
+  'src/doctor.ts',
+  'src/health.ts',
+];
 
 let esbuild;
 try {

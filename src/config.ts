@@ -262,3 +262,13 @@ export function readDotenv(path: string): string | null {
     throw error;
   }
 }
+
+/**
+ * DATABASE_PATH alone, read the way every entry point reads settings (environment first, then
+ * `.env`). Not through parseConfig: that refuses to start without the model's settings (an
+ * OPENAI_API_KEY for the default URL, say), which reading a log or a health file does not need, and
+ * a person looking into why the bot fails must not be stopped by the same broken settings.
+ */
+export function databasePathSetting(): string {
+  return settingsSchema.shape.DATABASE_PATH.parse(mergeEnvironment(process.env, readDotenv('.env')).DATABASE_PATH);
+}

@@ -2,11 +2,13 @@
  * `npm start`: the Discord bot. The composition root: settings, logs, database, model client,
  * tools, then the connection to Discord. No logic lives here.
  */
+import { Status } from 'discord.js';
 import { describeStatus } from './agent/tool.ts';
 import { currentTools } from './agent/tool-registry.ts';
 import { botDependencies } from './bot-dependencies.ts';
 import { type Bot, startBot } from './discord/bot.ts';
 import { UserFacingError } from './errors.ts';
+import { healthFilePath, keepHealthFile } from './health/health-file.ts';
 import { createLogger } from './logging.ts';
 import { mcpServers } from './mcp/mcp-servers.ts';
 import { type Instance, startInstance } from './run-log/instance.ts';
@@ -31,6 +33,7 @@ try {
 }
 
 let bot: Bot | null = null;
+let health: { stop(): void } | null = null;
 // Made before the signal handlers, so that a signal during start-up stops the servers already starting.
 const mcp = mcpServers(config.mcpServers, logger);
 let stopping = false;
@@ -48,6 +51,7 @@ const shutDown = async (signal: string) => {
     logger.error({ err: error }, 'stopping the bot failed');
   }
   await mcp.close();
+  health?.stop();
   instance.stop();
   store.close();
   process.exit(0);
@@ -73,6 +77,8 @@ try {
   store.close();
   process.exit(1);
 }
+const client = bot.client;
+health = keepHealthFile(healthFilePath(config.databasePath), () => client.ws.status === Status.Ready);
 logger.info(
   {
     tools: currentTools(dependencies.tools, mcp.connections).map((tool) => tool.name),

@@ -11,8 +11,8 @@ import { parseArgs } from 'node:util';
 import type { ConversationRow } from '../db/conversations.ts';
 import type { RunRow } from '../db/runs.ts';
 import { openStore, type Store } from '../db/store.ts';
-import { mergeEnvironment, readDotenv, settingsSchema } from './config.ts';
 import { UserFacingError } from './errors.ts';
+import { databasePathSetting } from './config.ts';
 import { formatRunDetail, formatRunsTable, type RunReport, runsToJson } from './terminal/steps-report.ts';
 
 const usage = [
@@ -65,16 +65,6 @@ function readOptions(args: string[]): Options | number {
     last: Number(values.last ?? 10),
     json: values.json,
   };
-}
-
-/**
- * DATABASE_PATH alone, read the way every entry point reads settings (environment first, then
- * `.env`). Not through parseConfig: that refuses to start without the model's settings (an
- * OPENAI_API_KEY for the default URL, say), which reading a log does not need, and a person
- * looking into why the bot fails must not be stopped by the same broken settings.
- */
-function databasePath(): string {
-  return settingsSchema.shape.DATABASE_PATH.parse(mergeEnvironment(process.env, readDotenv('.env')).DATABASE_PATH);
 }
 
 /** The run with this id, or the one run whose id starts with it. */
@@ -151,7 +141,7 @@ function main(args: string[]): number {
   const options = readOptions(args);
   if (typeof options === 'number') return options;
 
-  const path = databasePath();
+  const path = databasePathSetting();
   // openStore would create an empty database; a typo in DATABASE_PATH must not look like "no runs".
   if (!existsSync(path)) {
     console.error(
