@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
-import { projectRoot, runScript, scriptArgs } from '../support/run-process.ts';
+import { runScript, scriptArgs } from '../support/run-process.ts';
 import { type ScriptedModel, finalAnswer, startScriptedModel, toolCalls } from '../support/scripted-model.ts';
 
 let discord: FakeDiscord | undefined;
