@@ -1,0 +1,39 @@
+# The bot as a container: `docker compose up -d` (compose.yaml), or
+#   docker build -t discord-agent-bot . && docker run --init --env-file .env -v bot-data:/data discord-agent-bot
+# Two stages: the build (TypeScript compiled into dist/, better-sqlite3 built, dev packages pruned)
+# and the runtime (Node, the pruned node_modules and dist/ only; no compiler, no tsx, no sources).
+# scripts/container-steps.ts runs these same steps without a container engine, and checks them.
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+# better-sqlite3 downloads a prebuilt binary when it can; these build it when it cannot.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ \
+  && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+# Scripts off for the install itself: `prepare` would build dist/ before the sources are here.
+RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3
+COPY scripts ./scripts
+COPY tsconfig.json ./
+COPY src ./src
+COPY commands ./commands
+COPY tools ./tools
+COPY db ./db
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production \
+    DATABASE_PATH=/data/bot.sqlite
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# The database (with its instance lock and health file) lives on a volume, owned by the unprivileged `node` user.
+RUN mkdir /data && chown node:node /data
+VOLUME /data
+USER node
+# The bot's own account of itself: its health file, written every 5 s (src/health/health-file.ts).
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 CMD ["node", "dist/health.js"]
+# Exec form: node is the process that gets SIGTERM (5 s grace for runs in flight, then exit 0).
+# Run with --init (compose: `init: true`) so that MCP servers' orphaned children are reaped.
+STOPSIGNAL SIGTERM
+CMD ["node", "--enable-source-maps", "dist/main.js"]
