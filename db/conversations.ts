@@ -51,6 +51,9 @@ export function createConversationQueries(db: Database) {
   const setThread = db.prepare<[string | null, number]>('UPDATE conversations SET thread_id = ? WHERE id = ?');
   const remove = db.prepare<[number]>('DELETE FROM conversations WHERE id = ?');
   const removeInChannel = db.prepare<[string]>('DELETE FROM conversations WHERE channel_id = ?');
+  const guilds = db.prepare<[], { guild_id: string; conversations: number }>(
+    'SELECT guild_id, count(*) AS conversations FROM conversations WHERE guild_id IS NOT NULL GROUP BY guild_id',
+  );
 
   return {
     /** The conversation with this key, created on first use. */
@@ -83,6 +86,8 @@ export function createConversationQueries(db: Database) {
     resetMemory: (id: number, messageId: number) => void setMemoryStart.run(messageId, id),
     /** Deletes the conversation with its messages, runs and steps. */
     purge: (id: number) => void remove.run(id),
+    /** Every server with conversations here, and how many. */
+    guilds: () => guilds.all(),
     /** Deletes every conversation held in threads of this channel; returns how many. */
     purgeInChannel: (channelId: string) => removeInChannel.run(channelId).changes,
   };

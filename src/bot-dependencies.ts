@@ -19,7 +19,14 @@ import { loadTokenCounter } from './memory/token-counter.ts';
 
 export async function botDependencies(
   config: Config,
-  parts: { store: Store; instanceId: string; logger: Logger; toolServers?: readonly ToolServer[] },
+  parts: {
+    store: Store;
+    instanceId: string;
+    logger: Logger;
+    toolServers?: readonly ToolServer[];
+    /** The shards this process runs, when a shard manager started it. */
+    shard?: { ids: number[]; count: number } | null;
+  },
 ): Promise<BotDependencies> {
   const records = recordsInDatabase(parts.store.modelServers);
   // What is known of the model server, from memory: no request (a probe at each start would cost).
@@ -48,5 +55,6 @@ export async function botDependencies(
     toolServers: parts.toolServers ?? [],
     instanceId: parts.instanceId,
     logger: parts.logger,
+    shard: parts.shard ?? null,
   };
 }

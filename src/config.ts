@@ -18,6 +18,8 @@ import {
   idList,
   oneOf,
   optionalText,
+  shardCount,
+  shardIdList,
   text,
   whole,
 } from './setting-fields.ts';
@@ -67,6 +69,8 @@ export const settingsSchema = z.object({
   USER_MESSAGES_PER_MINUTE: whole(0, 1000, 10),
   DAILY_TOKEN_BUDGET: whole(0, 1_000_000_000, 1_000_000),
   MCP_CONFIG: optionalText(),
+  SHARD_COUNT: shardCount(),
+  SHARD_IDS: shardIdList(),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
 });
 
@@ -84,6 +88,11 @@ function crossProblems(merged: Environment, purpose: ConfigPurpose): string[] {
     problems.push(
       "OPENAI_API_KEY is required for OpenAI's API (the default OPENAI_BASE_URL): set it, or point OPENAI_BASE_URL at a local server that needs no key",
     );
+  }
+  const count = Number(merged.SHARD_COUNT);
+  const ids = shardIdList().safeParse(merged.SHARD_IDS);
+  if (Number.isInteger(count) && ids.success && ids.data?.some((id) => id >= count)) {
+    problems.push(`SHARD_IDS must name shards below SHARD_COUNT (${count}): shards are numbered from 0`);
   }
   if (present('SYSTEM_PROMPT') && present('SYSTEM_PROMPT_FILE')) {
     problems.push('SYSTEM_PROMPT_FILE cannot be set together with SYSTEM_PROMPT: keep one');
@@ -106,6 +115,15 @@ export interface Config {
   discord: DiscordSettings;
   /** The MCP servers of `MCP_CONFIG`; none when it is unset. */
   mcpServers: McpServerConfig[];
+  shards: ShardSettings;
+}
+
+/** How the bot is split into shards (SHARD_COUNT, SHARD_IDS). */
+export interface ShardSettings {
+  /** Shards in all (`auto`: Discord's recommendation); 1: not sharded, one process. */
+  count: number | 'auto';
+  /** The shards this host runs; null: all of them. */
+  ids: number[] | null;
 }
 
 export interface DiscordSettings {
@@ -193,6 +211,7 @@ export function parseConfig(
     ok: true,
     config: {
       mcpServers,
+      shards: { count: settings.SHARD_COUNT, ids: settings.SHARD_IDS ?? null },
       model: {
         apiKey: settings.OPENAI_API_KEY ?? null,
         baseURL: settings.OPENAI_BASE_URL,

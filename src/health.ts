@@ -1,11 +1,21 @@
 /**
  * `npm run health`: exits 0 if the bot using DATABASE_PATH is healthy by its own account (it wrote
  * its health file within the last 15 s, and its Discord connection is up or has been down for less
- * than two minutes), else 1; prints why in one line. The container's HEALTHCHECK runs it.
+ * than two minutes), else 1; prints why in one line. Sharded, every shard of this host (as its shard
+ * manager listed them) must be healthy, and each is named. The container's HEALTHCHECK runs it.
  */
-import { healthFilePath, judgeHealth, readHealthFile } from './health/health-file.ts';
+import { healthFilePath, judgeShards, readHealthFile, readShardList } from './health/health-file.ts';
 import { databasePathSetting } from './config.ts';
+import { shardDatabasePath, shardListPath } from './shards/shard-plan.ts';
 
-const verdict = judgeHealth(readHealthFile(healthFilePath(databasePathSetting())), Date.now());
+const databasePath = databasePathSetting();
+const shards = readShardList(shardListPath(databasePath));
+const verdict = judgeShards(
+  (shards?.ids ?? [0]).map((id) => ({
+    shard: shards ? id : null,
+    state: readHealthFile(healthFilePath(shardDatabasePath(databasePath, id))),
+  })),
+  Date.now(),
+);
 console.log(`${verdict.healthy ? 'healthy' : 'unhealthy'}: ${verdict.why}`);
 process.exit(verdict.healthy ? 0 : 1);

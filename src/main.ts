@@ -1,7 +1,9 @@
 /**
  * `npm start`: the Discord bot. The composition root: settings, logs, database, model client,
- * tools, then the connection to Discord. No logic lives here.
+ * tools, then the connection to Discord. No logic lives here. Sharded (SHARD_COUNT), this process
+ * is the shard manager, and each shard process it starts runs this file again as one shard.
  */
+import { rmSync } from 'node:fs';
 import { Status } from 'discord.js';
 import { describeStatus } from './agent/tool.ts';
 import { currentTools } from './agent/tool-registry.ts';
@@ -12,14 +14,23 @@ import { healthFilePath, keepHealthFile } from './health/health-file.ts';
 import { createLogger } from './logging.ts';
 import { mcpServers } from './mcp/mcp-servers.ts';
 import { type Instance, startInstance } from './run-log/instance.ts';
+import { runShardManager } from './shards/shard-manager.ts';
+import { isSharded, shardDatabasePath, shardListPath, shardsOfThisProcess } from './shards/shard-plan.ts';
+import { warnOfOtherShardsServers } from './shards/misplaced-servers.ts';
 import { loadConfigOrExit, openStoreOrExit } from './startup.ts';
 
 /** However shutdown goes, the process is gone this long after the signal. */
 const hardExitMs = 10_000;
 
 const config = loadConfigOrExit('bot');
-const logger = createLogger(config.logLevel);
-const store = openStoreOrExit(config.databasePath);
+const shard = shardsOfThisProcess();
+if (isSharded(config.shards) && shard === null) await runShardManager(config, createLogger(config.logLevel));
+const shardId = shard?.ids[0] ?? 0;
+const logger = shard ? createLogger(config.logLevel).child({ shard: shardId }) : createLogger(config.logLevel);
+const databasePath = shardDatabasePath(config.databasePath, shardId);
+// Not sharded: a list left by a shard manager that stopped without cleaning up would mislead the health check.
+if (shard === null) rmSync(shardListPath(config.databasePath), { force: true });
+const store = openStoreOrExit(databasePath);
 // A stray rejection is a bug to log, not a reason to drop every conversation in flight.
 process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
 
@@ -66,7 +77,9 @@ const dependencies = await botDependencies(config, {
   instanceId: instance.id,
   logger,
   toolServers: mcp.connections,
+  shard,
 });
+if (shard) warnOfOtherShardsServers(store, shardId, shard.count, logger);
 try {
   bot = await startBot(dependencies);
 } catch (error) {
@@ -78,7 +91,7 @@ try {
   process.exit(1);
 }
 const client = bot.client;
-health = keepHealthFile(healthFilePath(config.databasePath), () => client.ws.status === Status.Ready);
+health = keepHealthFile(healthFilePath(databasePath), () => client.ws.status === Status.Ready);
 logger.info(
   {
     tools: currentTools(dependencies.tools, mcp.connections).map((tool) => tool.name),

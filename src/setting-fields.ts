@@ -71,3 +71,34 @@ export const oneOf = <const Values extends readonly [string, ...string[]]>(value
       .enum(values, { error: `must be ${values.slice(0, -1).join(', ')} or ${values.at(-1)}` })
       .default(fallback as never),
   );
+
+/** `auto` or a whole number of shards (1: not sharded). */
+export const shardCount = () =>
+  z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .default('1')
+      .pipe(z.string().regex(/^(auto|\d+)$/, 'must be auto or a whole number of shards from 1'))
+      .transform((value) => (value === 'auto' ? ('auto' as const) : Number(value)))
+      .pipe(z.union([z.literal('auto'), z.number().min(1, 'must be at least 1').max(65_535, 'must be at most 65535')])),
+  );
+
+/** Shard ids and ranges (`0,1` or `0-3` or `4-7,9`), sorted, each once; unset: every shard. */
+export const shardIdList = () =>
+  z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .regex(/^\s*\d+(\s*-\s*\d+)?(\s*,\s*\d+(\s*-\s*\d+)?)*\s*$/, 'must list shard ids or ranges, such as 0,1 or 0-3')
+      .transform((value) => {
+        const ids = new Set<number>();
+        for (const part of value.split(',')) {
+          const [from, to = from] = part.split('-').map((bound) => Number(bound.trim()));
+          for (let id = from!; id <= to!; id++) ids.add(id);
+        }
+        return [...ids].sort((a, b) => a - b);
+      })
+      .refine((ids) => ids.length > 0, 'must name at least one shard (a range from low to high)')
+      .optional(),
+  );

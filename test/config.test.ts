@@ -9,6 +9,7 @@ describe('settings', () => {
     expect(result).toEqual({
       ok: true,
       config: {
+        shards: { count: 1, ids: null },
         model: {
           apiKey: 'sk-1',
           baseURL: 'https://api.openai.com/v1',
@@ -198,6 +199,25 @@ describe('settings', () => {
       ok: false,
       problems: ['MCP_CONFIG cannot be read (ENOENT): "gone.json"'],
     });
+  });
+
+  it('reads SHARD_COUNT and SHARD_IDS: a number or auto, ids and ranges below the count', () => {
+    const shards = (environment: Record<string, string>) => {
+      const result = parseConfig({ OPENAI_API_KEY: 'sk-1', ...environment }, null);
+      return result.ok ? result.config.shards : result.problems;
+    };
+    expect(shards({ SHARD_COUNT: 'auto' })).toEqual({ count: 'auto', ids: null });
+    expect(shards({ SHARD_COUNT: '8', SHARD_IDS: '4-5, 7,4' })).toEqual({ count: 8, ids: [4, 5, 7] });
+    expect(shards({ SHARD_COUNT: 'auto', SHARD_IDS: '0-3' })).toEqual({ count: 'auto', ids: [0, 1, 2, 3] });
+    expect(shards({ SHARD_COUNT: '4', SHARD_IDS: '2-5' })).toEqual([
+      'SHARD_IDS must name shards below SHARD_COUNT (4): shards are numbered from 0',
+    ]);
+    expect(shards({ SHARD_COUNT: '0' })).toEqual([expect.stringMatching(/^SHARD_COUNT must be at least 1/)]);
+    expect(shards({ SHARD_COUNT: 'many' })).toEqual([
+      expect.stringMatching(/^SHARD_COUNT must be auto or a whole number/),
+    ]);
+    expect(shards({ SHARD_IDS: 'one' })).toEqual([expect.stringMatching(/^SHARD_IDS must list shard ids or ranges/)]);
+    expect(shards({ SHARD_IDS: '3-1' })).toEqual([expect.stringMatching(/^SHARD_IDS must name at least one shard/)]);
   });
 
   it('is documented: the README table and .env.example list exactly the settings that exist', () => {

@@ -6,7 +6,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { gatewayDownLimitMs, type HealthState, healthStaleMs, judgeHealth } from '../src/health/health-file.ts';
+import {
+  gatewayDownLimitMs,
+  type HealthState,
+  healthStaleMs,
+  judgeHealth,
+  judgeShards,
+} from '../src/health/health-file.ts';
 import { type BotProcess, startBotProcess } from './support/bot-process.ts';
 import { type FakeDiscord, startFakeDiscord } from './support/fake-discord.ts';
 import { runScript } from './support/run-process.ts';
@@ -27,6 +33,33 @@ describe('the health verdict', () => {
     expect(judgeHealth(state({ gateway: 'disconnected', gatewaySince: now - 30_000 }), now)).toEqual({
       healthy: true,
       why: 'reconnecting to Discord (30 s)',
+    });
+  });
+
+  it('sharded: healthy when every shard of the host is, else names each shard that is not', () => {
+    const up = state({});
+    expect(judgeShards([{ shard: null, state: up }], now)).toEqual({ healthy: true, why: 'connected to Discord' });
+    expect(
+      judgeShards(
+        [0, 1, 2].map((shard) => ({ shard, state: up })),
+        now,
+      ),
+    ).toEqual({
+      healthy: true,
+      why: '3 shards, all connected to Discord',
+    });
+    expect(
+      judgeShards(
+        [
+          { shard: 0, state: up },
+          { shard: 1, state: null },
+          { shard: 2, state: state({ updatedAt: now - healthStaleMs - 1000 }) },
+        ],
+        now,
+      ),
+    ).toEqual({
+      healthy: false,
+      why: 'shard 1: no health file: the bot is not running (or not ready yet); shard 2: the bot last wrote its health 16 s ago: stuck or gone',
     });
   });
 

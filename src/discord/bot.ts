@@ -20,6 +20,7 @@ import { RateLimitGate } from './rate-limit-gate.ts';
 import { catchUp, queueUnfinishedWork, recentConversations } from './recovery.ts';
 import { type ReminderScheduler, startReminders } from './reminder-scheduler.ts';
 import { noPings } from './send.ts';
+import { restRequestsPerSecond } from '../shards/shard-plan.ts';
 import type { CommandContext, CommandDefinition } from './command-context.ts';
 import { commandRouter } from './command-router.ts';
 import { commandRegistry, syncCommands } from './command-sync.ts';
@@ -43,6 +44,11 @@ export interface BotDependencies {
   toolServers?: readonly ToolServer[];
   instanceId: string;
   logger: Logger;
+  /**
+   * The shards this process runs (under a shard manager), or null: all of them, in one process. The
+   * slash commands are registered by the process that runs shard 0 only.
+   */
+  shard?: { ids: number[]; count: number } | null;
   /** Told once each gateway event's handler has settled, whether it succeeded or failed (tests wait on it). */
   onHandled?: (event: HandledEvent) => void;
 }
@@ -74,7 +80,10 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
   const client = new Client({
     intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent],
     partials: [Partials.Message, Partials.Channel],
-    rest: { api: deps.discord.apiUrl },
+    rest: {
+      api: deps.discord.apiUrl,
+      globalRequestsPerSecond: deps.shard ? restRequestsPerSecond(deps.shard.ids.length, deps.shard.count) : 50,
+    },
     allowedMentions: noPings,
   });
   const memory = conversationMemory(deps.store, deps.counter, deps.memory);
@@ -202,11 +211,13 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
   client.on(Events.ShardDisconnect, (event, shard) => logger.warn({ code: event.code, shard }, 'gateway disconnected'));
   client.on(Events.ShardResume, (shard) => logger.info({ shard }, 'gateway resumed'));
   // Registered once listening: a command used meanwhile is answered by the definitions we have.
-  await syncCommands(
-    commandRegistry(readyClient.rest, readyClient.application.id, deps.discord.commandGuildId),
-    deps.commands.map((command) => command.data(setup)),
-    logger,
-  ).catch((error: unknown) => logger.error({ err: error }, 'could not register the slash commands'));
+  // Once for the whole bot: by the process of shard 0 (the commands are the application's, not a shard's).
+  if (!deps.shard || deps.shard.ids.includes(0))
+    await syncCommands(
+      commandRegistry(readyClient.rest, readyClient.application.id, deps.discord.commandGuildId),
+      deps.commands.map((command) => command.data(setup)),
+      logger,
+    ).catch((error: unknown) => logger.error({ err: error }, 'could not register the slash commands'));
   // A new gateway session (one that could not resume) may have missed messages: catch up again.
   client.on(Events.ShardReady, () =>
     guard('a new session', async () => void (await catchUp(deps.store, router, logger))),

@@ -73,3 +73,30 @@ export function readHealthFile(path: string): HealthState | null {
     return null;
   }
 }
+
+/** The shards a shard manager runs on this host, from the list it keeps beside the database; null when not sharded. */
+export function readShardList(path: string): { ids: number[] } | null {
+  try {
+    const list = JSON.parse(readFileSync(path, 'utf8')) as { ids?: unknown };
+    return Array.isArray(list.ids) ? { ids: list.ids.map(Number) } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Healthy when every shard is (a shard of null: not sharded); the reasons of the unhealthy ones, or the one healthy reason. */
+export function judgeShards(
+  shards: readonly { shard: number | null; state: HealthState | null }[],
+  now: number,
+): { healthy: boolean; why: string } {
+  const verdicts = shards.map(({ shard, state }) => ({ shard, ...judgeHealth(state, now) }));
+  const named = (verdict: { shard: number | null; why: string }) =>
+    verdict.shard === null ? verdict.why : `shard ${verdict.shard}: ${verdict.why}`;
+  const unhealthy = verdicts.filter((verdict) => !verdict.healthy);
+  if (unhealthy.length > 0) return { healthy: false, why: unhealthy.map(named).join('; ') };
+  if (verdicts.length === 1) return { healthy: true, why: named(verdicts[0]!) };
+  return {
+    healthy: true,
+    why: `${verdicts.length} shards, all ${verdicts.every((verdict) => verdict.why === 'connected to Discord') ? 'connected to Discord' : 'up'}`,
+  };
+}

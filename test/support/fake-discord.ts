@@ -26,7 +26,7 @@ import { interactionRoutes } from './fake-discord/interaction-routes.ts';
 import { InteractionStore, runCommand } from './fake-discord/interactions.ts';
 import { messageRoutes } from './fake-discord/message-routes.ts';
 import { userMessage } from './fake-discord/messages.ts';
-import { guildCreatePayload, readyPayload } from './fake-discord/payloads.ts';
+import { guildCreatePayload, guildIdsOfShard, readyPayload } from './fake-discord/payloads.ts';
 import { defaultEveryonePermissions } from './fake-discord/permissions.ts';
 import { restHandler } from './fake-discord/rest.ts';
 import type { FakeServices } from './fake-discord/routes.ts';
@@ -69,12 +69,25 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     botId: seedIds.bot,
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 41_250,
     disallowMessageContent: options.disallowMessageContent ?? false,
-    ready: (sessionId) => readyPayload(world, sessionId, gatewayUrl, messageContentAllowed),
-    initialDispatches: () => [{ t: GatewayDispatchEvents.GuildCreate, d: guildCreatePayload(world) }],
+    ready: (sessionId, shard) => readyPayload(world, sessionId, gatewayUrl, messageContentAllowed, shard),
+    initialDispatches: (shard) =>
+      guildIdsOfShard(world, shard).map((id) => ({
+        t: GatewayDispatchEvents.GuildCreate,
+        d: guildCreatePayload(world, id),
+      })),
     problem,
     changed,
   });
-  const services: FakeServices = { world, gateway, baseUrl, gatewayUrl, messageContentAllowed, problem };
+  const services: FakeServices = {
+    world,
+    gateway,
+    baseUrl,
+    gatewayUrl,
+    messageContentAllowed,
+    problem,
+    recommendedShards: options.recommendedShards ?? 1,
+    maxConcurrency: options.maxConcurrency ?? 1,
+  };
   const commands = new CommandStore(world);
   const interactions = new InteractionStore({ deadlineMs: options.interactionDeadlineMs ?? 3000, problem });
   server.on(
@@ -134,6 +147,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     gatewayPayloads: gateway.payloads,
     dispatches: gateway.dispatches,
     problems,
+    gatewaySessions: () => gateway.sessionShards(),
+    addGuild: (name, guildOptions = {}) => world.addGuild(name, guildOptions.shard),
 
     async userSays(input) {
       const message = userMessage(world, baseUrl, input);

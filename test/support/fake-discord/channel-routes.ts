@@ -16,7 +16,14 @@ interface CreateThreadBody {
   type?: number | null;
 }
 
-export function channelRoutes({ world, gateway, gatewayUrl, messageContentAllowed }: FakeServices): Route[] {
+export function channelRoutes({
+  world,
+  gateway,
+  gatewayUrl,
+  messageContentAllowed,
+  recommendedShards,
+  maxConcurrency,
+}: FakeServices): Route[] {
   return [
     {
       method: 'GET',
@@ -124,8 +131,13 @@ export function channelRoutes({ world, gateway, gatewayUrl, messageContentAllowe
       handle: () => ({
         body: {
           url: gatewayUrl,
-          shards: 1,
-          session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: 1 },
+          shards: recommendedShards,
+          session_start_limit: {
+            total: 1000,
+            remaining: 999,
+            reset_after: 14_400_000,
+            max_concurrency: maxConcurrency,
+          },
         },
       }),
     },

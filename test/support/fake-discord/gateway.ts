@@ -1,7 +1,8 @@
 /**
  * The fake's gateway: JSON over WebSocket, no compression. HELLO, HEARTBEAT_ACK, IDENTIFY → READY
  * and GUILD_CREATE, RESUME → the missed dispatches and RESUMED, sessions that survive a dropped
- * socket, intents (events the bot did not ask for are not sent; without MessageContent, message
+ * socket, sharding (IDENTIFY's `shard: [id, count]`: each guild's events go to its shard's session
+ * only, the rest to shard 0, as Discord routes them), intents (events the bot did not ask for are not sent; without MessageContent, message
  * text is blanked as Discord does) and Discord's close codes.
  */
 import type { IncomingMessage } from 'node:http';
@@ -9,22 +10,25 @@ import type { Duplex } from 'node:stream';
 import { GatewayDispatchEvents, GatewayIntentBits, GatewayOpcodes } from 'discord.js';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import type { DispatchRecord, GatewayPayloadRecord } from './types.ts';
+import { shardOf } from './world.ts';
 
 export interface GatewayOptions {
   token: string;
   botId: string;
   heartbeatIntervalMs: number;
   disallowMessageContent: boolean;
-  /** READY's payload for a new session (the gateway adds nothing to it). */
-  ready(sessionId: string): unknown;
-  /** The dispatches that follow READY on a new session (GUILD_CREATE). */
-  initialDispatches(): DispatchRecord[];
+  /** READY's payload for a new session of a shard (the gateway adds nothing to it). */
+  ready(sessionId: string, shard: [number, number]): unknown;
+  /** The dispatches that follow READY on a new session of a shard (its guilds' GUILD_CREATE). */
+  initialDispatches(shard: [number, number]): DispatchRecord[];
   problem(message: string): void;
   changed(): void;
 }
 
 interface Session {
   id: string;
+  /** `[shard id, shard count]` from IDENTIFY; `[0, 1]` when not sharded. */
+  shard: [number, number];
   intents: number;
   seq: number;
   /** Dispatches after READY, kept for RESUME. */
@@ -40,6 +44,7 @@ export const closeCodes = {
   notAuthenticated: 4003,
   authenticationFailed: 4004,
   alreadyAuthenticated: 4005,
+  invalidShard: 4010,
   disallowedIntents: 4014,
 } as const;
 
@@ -123,11 +128,17 @@ export class FakeGateway {
     }
     if (data.compress === true)
       this.options.problem('gateway: IDENTIFY asked for compress: true; the fake never compresses');
+    const shard = data.shard ?? [0, 1];
+    if (!Array.isArray(shard) || !(shard[1] >= 1 && shard[0] >= 0 && shard[0] < shard[1])) {
+      this.options.problem(`gateway: IDENTIFY with an invalid shard ${JSON.stringify(data.shard)}`);
+      socket.close(closeCodes.invalidShard, 'Invalid shard.');
+      return undefined;
+    }
     const id = `fake-session-${++this.sessionCounter}`;
-    const session: Session = { id, intents, seq: 0, log: [], socket };
+    const session: Session = { id, shard: [shard[0], shard[1]], intents, seq: 0, log: [], socket };
     this.sessions.set(id, session);
-    void this.sendTo(session, GatewayDispatchEvents.Ready, this.options.ready(id), false);
-    for (const { t, d } of this.options.initialDispatches()) void this.sendTo(session, t, d, true);
+    void this.sendTo(session, GatewayDispatchEvents.Ready, this.options.ready(id, session.shard), false);
+    for (const { t, d } of this.options.initialDispatches(session.shard)) void this.sendTo(session, t, d, true);
     return session;
   }
 
@@ -156,8 +167,12 @@ export class FakeGateway {
   async dispatch(t: string, data: unknown): Promise<void> {
     // A snapshot: the world's objects change later (edits, threads), a sent event does not.
     const d = structuredClone(data);
-    this.dispatches.push({ t, d });
-    const sent = [...this.sessions.values()].map((session) => this.sendTo(session, t, d, true));
+    const guildId = (d as { guild_id?: unknown }).guild_id;
+    const owners = [...this.sessions.values()].filter((session) =>
+      typeof guildId === 'string' ? shardOf(guildId, session.shard[1]) === session.shard[0] : session.shard[0] === 0,
+    );
+    this.dispatches.push({ t, d, shards: owners.map((session) => session.shard[0]) });
+    const sent = owners.map((session) => this.sendTo(session, t, d, true));
     this.options.changed();
     await Promise.all(sent);
   }
@@ -187,6 +202,14 @@ export class FakeGateway {
     for (const socket of this.sockets) socket.close(code, 'Dropped by the fake (test fault).');
   }
 
+  /** The sessions identified so far (the shard each is, and whether its socket is open), oldest first. */
+  sessionShards(): { shard: [number, number]; open: boolean }[] {
+    return [...this.sessions.values()].map((session) => ({
+      shard: session.shard,
+      open: session.socket?.readyState === WebSocket.OPEN,
+    }));
+  }
+
   /** The number of sockets still open (a client that was not destroyed keeps one). */
   openSockets(): number {
     return [...this.sockets].filter((socket) => socket.readyState === WebSocket.OPEN).length;
@@ -202,6 +225,7 @@ interface IdentifyData {
   token?: string;
   intents?: number;
   compress?: boolean;
+  shard?: [number, number];
 }
 
 interface ResumeData {

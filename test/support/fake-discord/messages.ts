@@ -190,7 +190,7 @@ export function baseMessage(world: World, channelId: string, author: APIUser, co
   return {
     id: world.nextId(),
     channel_id: channelId,
-    guild_id: world.guildId,
+    guild_id: world.guildOf(channelId),
     author,
     ...(member === undefined ? {} : { member }),
     content,

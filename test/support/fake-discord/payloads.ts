@@ -11,7 +11,7 @@ import {
   type GatewayReadyDispatchData,
 } from 'discord.js';
 import type { FakeMessage } from './types.ts';
-import { discordTimestamp, seedIds, type World } from './world.ts';
+import { discordTimestamp, seedIds, shardOf, type World } from './world.ts';
 
 /** The bot's application (its id is the bot's user id, as for every bot made since 2020). */
 export function applicationPayload(world: World, messageContentAllowed: boolean) {
@@ -36,14 +36,16 @@ export function readyPayload(
   sessionId: string,
   resumeGatewayUrl: string,
   messageContentAllowed: boolean,
+  shard: [number, number] = [0, 1],
 ): GatewayReadyDispatchData {
   return {
     v: 10,
     user: world.botUser,
-    guilds: [{ id: world.guildId, unavailable: true }],
+    // A shard's session is told of the guilds that are its own only.
+    guilds: guildIdsOfShard(world, shard).map((id) => ({ id, unavailable: true })),
     session_id: sessionId,
     resume_gateway_url: resumeGatewayUrl,
-    shard: [0, 1],
+    shard,
     // discord-api-types also lists `flags_new`, which Discord does not send in READY.
     application: {
       id: world.botUser.id,
@@ -52,12 +54,19 @@ export function readyPayload(
   };
 }
 
+/** The guilds whose events go to `shard` (`[id, count]`), the seeded one first. */
+export function guildIdsOfShard(world: World, shard: [number, number]): string[] {
+  return [...world.guilds.keys()].filter((id) => shardOf(id, shard[1]) === shard[0]);
+}
+
 /** GUILD_CREATE: without it discord.js waits 15 s for the guild before `ready`. */
-export function guildCreatePayload(world: World): GatewayGuildCreateDispatchData {
+export function guildCreatePayload(world: World, guildId = world.guildId): GatewayGuildCreateDispatchData {
   const owner = world.ownerId;
+  // Each guild has its own @everyone (the guild's id); the other roles are shared by every guild.
+  const roles = [...world.roles.values()].filter((role) => role.id === guildId || !world.guilds.has(role.id));
   return {
-    id: world.guildId,
-    name: world.guildName,
+    id: guildId,
+    name: world.guilds.get(guildId)?.name ?? world.guildName,
     icon: null,
     icon_hash: null,
     splash: null,
@@ -71,13 +80,13 @@ export function guildCreatePayload(world: World): GatewayGuildCreateDispatchData
     verification_level: 1,
     default_message_notifications: 1,
     explicit_content_filter: 2,
-    roles: [...world.roles.values()],
+    roles,
     emojis: [],
     stickers: [],
     features: [],
     mfa_level: 0,
     application_id: null,
-    system_channel_id: seedIds.general,
+    system_channel_id: guildId === world.guildId ? seedIds.general : null,
     system_channel_flags: 0 as GuildSystemChannelFlags,
     rules_channel_id: null,
     max_presences: null,
@@ -105,10 +114,13 @@ export function guildCreatePayload(world: World): GatewayGuildCreateDispatchData
     // Discord leaves guild_id out of the channels inside GUILD_CREATE, but not out of its threads.
     channels: world
       .textChannels()
+      .filter((channel) => channel.guild_id === guildId)
       .map(({ guild_id: _guildId, ...channel }) => channel) as GatewayGuildCreateDispatchData['channels'],
     threads: world
       .threads()
-      .filter((thread) => !thread.thread_metadata?.archived) as GatewayGuildCreateDispatchData['threads'],
+      .filter(
+        (thread) => thread.guild_id === guildId && !thread.thread_metadata?.archived,
+      ) as GatewayGuildCreateDispatchData['threads'],
     presences: [],
     stage_instances: [],
     guild_scheduled_events: [],

@@ -17,6 +17,9 @@ export interface FakeServices {
   messageContentAllowed: boolean;
   /** Records a breach of Discord's rules that the route found (rest.ts records the spec's). */
   problem: (message: string) => void;
+  /** What GET /gateway/bot recommends: the shard count, and how many shards may identify at once. */
+  recommendedShards: number;
+  maxConcurrency: number;
 }
 
 export interface RouteContext {

@@ -42,7 +42,7 @@ export async function createThread(world: World, gateway: FakeGateway, spec: New
     // A thread started from a message has that message's id, as on Discord.
     id: starter?.id ?? world.nextId(),
     type: starter ? ChannelType.PublicThread : spec.type,
-    guild_id: world.guildId,
+    guild_id: parent.guild_id,
     parent_id: parent.id,
     owner_id: spec.ownerId,
     name: spec.name,

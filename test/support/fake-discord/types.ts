@@ -20,6 +20,10 @@ export interface FakeDiscordOptions {
   interactionDeadlineMs?: number;
   /** The bot token the fake accepts (a fixed one in Discord's shape unless given). */
   token?: string;
+  /** GET /gateway/bot's recommended `shards` (1 unless given). */
+  recommendedShards?: number;
+  /** GET /gateway/bot's `session_start_limit.max_concurrency`: shards that may identify at once (1 unless given). */
+  maxConcurrency?: number;
 }
 
 /** A message as Discord sends it in MESSAGE_CREATE (always in a guild here). */
@@ -83,6 +87,8 @@ export interface GatewayPayloadRecord {
 export interface DispatchRecord {
   t: string;
   d: unknown;
+  /** The shard ids of the sessions it was sent to (set by the gateway). */
+  shards?: number[];
 }
 
 /** A fault for the next matching REST request(s). */
@@ -152,8 +158,16 @@ export interface FakeDiscord {
   readonly requests: readonly RecordedRequest[];
   /** Every payload the client sent on the gateway (HEARTBEAT, IDENTIFY, RESUME, …). */
   readonly gatewayPayloads: readonly GatewayPayloadRecord[];
-  /** Every dispatch, in order. */
+  /** Every dispatch, in order, with the shards it went to. */
   readonly dispatches: readonly DispatchRecord[];
+  /** Every gateway session identified so far, oldest first: its `[shard id, count]` and whether its socket is open. */
+  gatewaySessions(): { shard: [number, number]; open: boolean }[];
+  /**
+   * Adds a guild the bot is in, with a #general channel (created before the bot connects, or the
+   * bot learns of it at its next session). With `shard`, its id is chosen so that its events go to
+   * that shard: `[shard id, shard count]`.
+   */
+  addGuild(name: string, options?: { shard?: [number, number] }): { guildId: string; generalId: string };
   /** Spec and policy violations seen so far; `close()` throws if any are left. */
   readonly problems: readonly string[];
 

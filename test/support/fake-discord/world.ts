@@ -1,6 +1,8 @@
 /**
  * The fake's state: one seeded guild with its users, roles, channels, threads and messages, stored
- * as the JSON Discord sends, plus the files it serves and the nonces it remembers.
+ * as the JSON Discord sends, plus the files it serves and the nonces it remembers. More guilds can be
+ * added (for sharding): each has its own @everyone role and #general, and shares the seeded guild's
+ * users and other roles.
  */
 import {
   ChannelType,
@@ -45,9 +47,18 @@ export interface ServedFile {
   body: Buffer;
 }
 
+/** The shard a guild's events go to: `(guild_id >> 22) % shard count` (https://discord.com/developers/docs/topics/gateway#sharding). */
+export function shardOf(guildId: string, shardCount: number): number {
+  return Number((BigInt(guildId) >> 22n) % BigInt(shardCount));
+}
+
 export class World {
-  readonly guildId = seedIds.guild;
+  readonly guildId: string = seedIds.guild;
   readonly guildName = 'Test Server';
+  /** Every guild the bot is in, by id: the seeded one first. */
+  readonly guilds = new Map<string, { id: string; name: string }>([
+    [seedIds.guild, { id: seedIds.guild, name: 'Test Server' }],
+  ]);
   readonly ownerId = seedIds.ada;
   readonly users = new Map<string, APIUser>();
   readonly members = new Map<string, APIGuildMember>();
@@ -94,6 +105,27 @@ export class World {
     });
     this.addTextChannel(seedIds.general, 'general', 0, 'General chat; mention the bot to start a conversation.');
     this.addTextChannel(seedIds.random, 'random', 1, null);
+  }
+
+  /**
+   * Adds a guild with an @everyone role and a #general channel; with `shard`, its id is chosen so
+   * that its events go to that shard (`[shard id, shard count]`).
+   */
+  addGuild(name: string, shard?: [number, number]): { guildId: string; generalId: string } {
+    let base = BigInt(this.nextId()) >> 22n;
+    if (shard) while (Number(base % BigInt(shard[1])) !== shard[0]) base += 1n;
+    const guildId = ((base << 22n) | 1n).toString();
+    if (BigInt(guildId) > this.lastId) this.lastId = BigInt(guildId);
+    this.guilds.set(guildId, { id: guildId, name });
+    this.addRole({ id: guildId, name: '@everyone', position: 0, permissions: defaultEveryonePermissions });
+    const generalId = this.nextId();
+    this.addTextChannel(generalId, 'general', 0, null, guildId);
+    return { guildId, generalId };
+  }
+
+  /** The guild a channel or thread belongs to (the seeded one for an unknown channel). */
+  guildOf(channelId: string): string {
+    return this.channels.get(channelId)?.guild_id ?? this.guildId;
   }
 
   /** A new snowflake, greater than every one made before (time-based, like Discord's). */
@@ -165,11 +197,17 @@ export class World {
     return role;
   }
 
-  private addTextChannel(id: string, name: string, position: number, topic: string | null): void {
+  private addTextChannel(
+    id: string,
+    name: string,
+    position: number,
+    topic: string | null,
+    guildId = this.guildId,
+  ): void {
     this.channels.set(id, {
       id,
       type: ChannelType.GuildText,
-      guild_id: this.guildId,
+      guild_id: guildId,
       name,
       position,
       topic,

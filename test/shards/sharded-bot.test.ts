@@ -1,0 +1,169 @@
+/**
+ * Sharding end to end: `npm start`'s compiled bot with SHARD_COUNT as the shard manager, one real
+ * process per shard (discord.js's ShardingManager), against the fake Discord, which routes each
+ * server's events to its shard's session as Discord does.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../db/store.ts';
+import { shardDatabasePath } from '../../src/shards/shard-plan.ts';
+import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
+import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
+import { projectRoot, runScript } from '../support/run-process.ts';
+import { type ScriptedModel, type ChatRequest, finalAnswer, startScriptedModel } from '../support/scripted-model.ts';
+
+let discord: FakeDiscord | undefined;
+let model: ScriptedModel | undefined;
+let bot: BotProcess | undefined;
+afterEach(async () => {
+  if (bot && bot.child.exitCode === null) {
+    bot.child.kill('SIGTERM');
+    await bot.exited;
+  }
+  bot = undefined;
+  await discord?.close();
+  await model?.close();
+});
+
+const newDatabasePath = () => join(mkdtempSync(join(tmpdir(), 'shards-')), 'bot.sqlite');
+
+/** The model answers whatever it is asked with "answer to <the question>", in any order. */
+const echo = (request: ChatRequest) =>
+  finalAnswer(`answer to ${String(request.messages.at(-1)?.content).replace(/^Ada: /, '')}`);
+
+/** Ada mentions the bot in a server's #general; resolves with the conversation's thread. */
+async function adaAsks(channelId: string, question: string) {
+  const asked = await discord!.userSays({
+    channelId,
+    author: 'ada',
+    content: `<@${discord!.botUser.id}> ${question}`,
+    mentions: [discord!.botUser.id],
+  });
+  return discord!.waitFor(() => discord!.channel(asked.id), { what: `the thread of "${question}"` });
+}
+
+const answered = (threadId: string, text: string) =>
+  discord!.waitFor(() => discord!.botMessages(threadId).some((message) => message.content === text), {
+    what: `"${text}" posted`,
+    timeoutMs: 15_000,
+  });
+
+/** The servers whose conversations a shard's database holds. */
+function serversIn(path: string): string[] {
+  const store = openStore(path, { readOnly: true });
+  try {
+    return store.db.prepare('SELECT DISTINCT guild_id FROM conversations ORDER BY guild_id').pluck().all() as string[];
+  } finally {
+    store.close();
+  }
+}
+
+/** Log lines of the shard processes (they share the manager's stdout), each with its `shard`. */
+const shardLines = (msg: string) =>
+  bot!.stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { msg: string; shard?: number; pid: number })
+    .filter((line) => line.msg === msg && line.shard !== undefined);
+
+const commandRegistrations = () =>
+  discord!.requests.filter((request) => request.method === 'PUT' && request.path.endsWith('/commands'));
+
+/** The shards each of a server's messages (people's and the bot's) was sent to. */
+const shardsReached = (guildId: string) => [
+  ...new Set(
+    discord!.dispatches
+      .filter(
+        (dispatch) => dispatch.t === 'MESSAGE_CREATE' && (dispatch.d as { guild_id?: string }).guild_id === guildId,
+      )
+      .map((dispatch) => JSON.stringify(dispatch.shards)),
+  ),
+];
+
+describe('a sharded bot', () => {
+  it('two shards: each server is answered by its own shard, from its own database; the commands are registered once; a killed shard comes back and catches up on its servers alone', async () => {
+    discord = await startFakeDiscord({ maxConcurrency: 16 });
+    model = await startScriptedModel();
+    const databasePath = newDatabasePath();
+    // The seeded server falls on shard 0 of 2; a second server is made to fall on shard 1.
+    const second = discord.addGuild('Second Server', { shard: [1, 2] });
+    bot = await startBotProcess(discord, model, databasePath, { SHARD_COUNT: '2' });
+    await bot.waitForLog('shards ready', 30_000);
+    expect(discord.gatewaySessions().map((session) => session.shard)).toEqual([
+      [0, 2],
+      [1, 2],
+    ]);
+
+    model.enqueue(echo, echo);
+    const [first, other] = await Promise.all([
+      adaAsks(discord.channels.general, 'one?'),
+      adaAsks(second.generalId, 'two?'),
+    ]);
+    await answered(first.id, 'answer to one?');
+    await answered(other.id, 'answer to two?');
+    expect(shardsReached(discord.guildId)).toEqual(['[0]']);
+    expect(shardsReached(second.guildId)).toEqual(['[1]']);
+    expect(serversIn(databasePath)).toEqual([discord.guildId]);
+    expect(serversIn(shardDatabasePath(databasePath, 1))).toEqual([second.guildId]);
+    expect(commandRegistrations()).toHaveLength(1);
+    // The container's health check asks every shard of the host.
+    const health = () => runScript('src/health.ts', { cwd: projectRoot, env: { DATABASE_PATH: databasePath } });
+    expect(await health()).toMatchObject({ code: 0, stdout: 'healthy: 2 shards, all connected to Discord\n' });
+
+    // Shard 1's process dies; Ada writes in its server's thread meanwhile.
+    const [shard0] = shardLines('ready').filter((line) => line.shard === 0);
+    const [shard1] = shardLines('ready').filter((line) => line.shard === 1);
+    process.kill(shard1!.pid, 'SIGKILL');
+    await discord.waitFor(() => !discord!.gatewaySessions().some((session) => session.shard[0] === 1 && session.open), {
+      what: "shard 1's connection gone",
+    });
+    await discord.userSays({ channelId: other.id, author: 'ada', content: 'still there?' });
+    model.enqueue(echo);
+    await answered(other.id, 'answer to still there?');
+
+    // Started again by the manager, as a new process with a new session; shard 0 never noticed.
+    const restarted = shardLines('ready').filter((line) => line.shard === 1);
+    expect(restarted).toHaveLength(2);
+    expect(restarted[1]!.pid).not.toBe(shard1!.pid);
+    expect(shardLines('ready').filter((line) => line.shard === 0)).toEqual([shard0]);
+    expect(discord.gatewaySessions().filter((session) => session.shard[0] === 0)).toHaveLength(1);
+    expect(discord.botMessages(first.id).map((message) => message.content)).toEqual(['answer to one?']);
+    expect(commandRegistrations()).toHaveLength(1);
+    expect(model.requests).toHaveLength(3);
+
+    // SIGTERM reaches every shard: each stops cleanly, and the manager exits 0.
+    bot.child.kill('SIGTERM');
+    expect(await bot.exited).toBe(0);
+    for (const pid of [shard0!.pid, restarted[1]!.pid]) expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
+    expect(await health()).toMatchObject({ code: 1 });
+  }, 60_000);
+
+  it("SHARD_COUNT=auto takes Discord's recommendation: four shards, each server answered by its own", async () => {
+    discord = await startFakeDiscord({ maxConcurrency: 16, recommendedShards: 4 });
+    model = await startScriptedModel();
+    const databasePath = newDatabasePath();
+    // The seeded server falls on shard 2 of 4; one more on shard 1 and one on shard 3 (shard 0 has none).
+    const servers = [
+      { guildId: discord.guildId, generalId: discord.channels.general, shard: 2 },
+      { ...discord.addGuild('Shard one', { shard: [1, 4] }), shard: 1 },
+      { ...discord.addGuild('Shard three', { shard: [3, 4] }), shard: 3 },
+    ];
+    bot = await startBotProcess(discord, model, databasePath, { SHARD_COUNT: 'auto' });
+    await bot.waitForLog('shards ready', 45_000);
+    expect(discord.gatewaySessions().map((session) => session.shard[0])).toEqual([0, 1, 2, 3]);
+
+    model.enqueue(echo, echo, echo);
+    const threads = await Promise.all(servers.map((server, index) => adaAsks(server.generalId, `q${index}?`)));
+    for (const [index, thread] of threads.entries()) await answered(thread.id, `answer to q${index}?`);
+    for (const server of servers) {
+      expect(shardsReached(server.guildId)).toEqual([`[${server.shard}]`]);
+      expect(serversIn(shardDatabasePath(databasePath, server.shard))).toEqual([server.guildId]);
+    }
+    expect(serversIn(databasePath)).toEqual([]);
+    expect(commandRegistrations()).toHaveLength(1);
+    bot.child.kill('SIGTERM');
+    expect(await bot.exited).toBe(0);
+  }, 90_000);
+});
