@@ -11,6 +11,10 @@
  *   ← { type: 'deleted' }
  *   → { type: 'close' }                      after the bot disconnected: the fake's own checks
  *   ← { type: 'closed', problems }
+ *
+ * With SERVERS=n in its environment, the bot is in n servers (the seeded one and n − 1 more, made
+ * to fall on shards 0, 1, … of SHARDS in turn, for the sharding bench) and each person asks in the
+ * #general of server (person's number mod n). GATEWAY_MAX_CONCURRENCY: shards that may identify at once.
  */
 import { startFakeDiscord } from '../test/support/fake-discord.ts';
 
@@ -39,8 +43,13 @@ export interface LoadResult {
   threadsStartedMs: [number, number];
 }
 
-const discord = await startFakeDiscord();
+const discord = await startFakeDiscord({ maxConcurrency: Number(process.env.GATEWAY_MAX_CONCURRENCY ?? 1) });
 const botId = discord.botUser.id;
+const shardCount = Number(process.env.SHARDS ?? 1);
+// The seeded server, then more, each on the next shard in turn: spread evenly over the shards.
+const servers = [discord.channels.general];
+for (let index = 1; index < Number(process.env.SERVERS ?? 1); index++)
+  servers.push(discord.addGuild(`Server ${index}`, { shard: [index % shardCount, shardCount] }).generalId);
 process.send!({ type: 'ready', apiUrl: discord.apiUrl, token: discord.token });
 
 async function load(threads: number, messages: number, timeoutMs: number, offset: number): Promise<LoadResult> {
@@ -97,7 +106,7 @@ async function load(threads: number, messages: number, timeoutMs: number, offset
     const author = { id: String(400_000_000_000_000_000n + BigInt(index)), username: `person-${index}` };
     // The bot starts a thread from the message that mentions it; the thread takes the message's id.
     const opening = await ask(`t${index}m0`, null, {
-      channelId: discord.channels.general,
+      channelId: servers[index % servers.length]!,
       author,
       content: `<@${botId}> [t${index}m0] What is new?`,
       mentions: [botId],
