@@ -6,10 +6,9 @@
 import { Events } from 'discord.js';
 import { type BotWorld, startBotWorld } from '../test/support/bot-harness.ts';
 import { finalAnswer, toolCalls } from '../test/support/scripted-model.ts';
+import { quantile } from './statistics.ts';
 
 const runs = Number(process.env.RUNS ?? 200);
-const quantile = (values: number[], q: number) =>
-  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
 
 // Hop by hop: each exchange's moments, taken where the message passes (all in this process, so
 // on one clock). Marks are kept for the exchange under way; the first of each name counts.

@@ -27,6 +27,7 @@ import { startBot } from '../src/discord/bot.ts';
 import { createLogger } from '../src/logging.ts';
 import { startInstance } from '../src/run-log/instance.ts';
 import type { LoadResult } from './load-discord.ts';
+import { askChild, quantile } from './statistics.ts';
 
 const { values } = parseArgs({
   options: {
@@ -59,16 +60,7 @@ const discord = fork(new URL('./load-discord.ts', import.meta.url), [], {
   stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 });
 const [{ apiUrl, token }] = (await once(discord, 'message')) as [{ apiUrl: string; token: string }];
-const ask = <T>(child: typeof discord, message: object, type?: string) =>
-  new Promise<T>((resolve) => {
-    const listener = (reply: { type?: string }) => {
-      if (type !== undefined && reply.type !== type) return;
-      child.off('message', listener);
-      resolve(reply as T);
-    };
-    child.on('message', listener);
-    child.send(message);
-  });
+const ask = askChild;
 
 // --- The bot, composed as src/main.ts composes it, with the production defaults. ---
 const folder = mkdtempSync(join(tmpdir(), 'bench-load-'));
@@ -205,8 +197,6 @@ if (maxInFlight > concurrency) failures.push(`${maxInFlight} model calls at once
 if (failures.length > 0) throw new Error(`load bench failed:\n  ${failures.join('\n  ')}`);
 
 // --- The table. ---
-const quantile = (values: number[], q: number) =>
-  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
 // Each thread's questions follow one another, so nothing can finish before messages × latency either.
 const modelIdealMs = Math.max(Math.ceil(modelCalls / concurrency), messagesPerThread) * modelMs;
 const discordIdealMs = (result.restTotal / 50) * 1000;

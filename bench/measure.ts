@@ -1,3 +1,5 @@
+import { quantile } from './statistics.ts';
+
 /**
  * Timing and reporting shared by the agent-loop benches: one timed, checked run of a contender,
  * and the table of medians, p90s and ratios to the floor (the first contender).
@@ -27,12 +29,7 @@ export async function measureRun(
   contender.cpu.push((cpu.user + cpu.system) / 1000);
 }
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-const median = (values: number[]) =>
-  quantile(
-    [...values].sort((a, b) => a - b),
-    0.5,
-  );
+const median = (values: number[]) => quantile(values, 0.5);
 
 /** Prints the Markdown table; ratios are to the first contender, the floor. */
 export function printTable(contenders: readonly Contender[], turnsPerRun: number): void {
@@ -43,11 +40,10 @@ export function printTable(contenders: readonly Contender[], turnsPerRun: number
   );
   console.log('|---|--:|--:|--:|--:|--:|--:|');
   for (const contender of contenders) {
-    const sorted = [...contender.times].sort((a, b) => a - b);
-    const wall = quantile(sorted, 0.5);
+    const wall = quantile(contender.times, 0.5);
     const cpu = median(contender.cpu);
     console.log(
-      `| ${contender.name} | ${wall.toFixed(2)} | ${quantile(sorted, 0.9).toFixed(2)} | ${(wall / turnsPerRun).toFixed(2)} | ${(wall / floor).toFixed(2)} | ${cpu.toFixed(2)} | ${(cpu / floorCpu).toFixed(2)} |`,
+      `| ${contender.name} | ${wall.toFixed(2)} | ${quantile(contender.times, 0.9).toFixed(2)} | ${(wall / turnsPerRun).toFixed(2)} | ${(wall / floor).toFixed(2)} | ${cpu.toFixed(2)} | ${(cpu / floorCpu).toFixed(2)} |`,
     );
   }
 }

@@ -9,15 +9,13 @@ import { join } from 'node:path';
 import { openStore } from '../db/store.ts';
 import { conversationMemory } from '../src/memory/conversation-memory.ts';
 import { loadTokenCounter } from '../src/memory/token-counter.ts';
+import { quantile } from './statistics.ts';
 
 const sizes = [1_000, 10_000, 100_000];
 const loads = 300;
 const counter = await loadTokenCounter('gpt-4.1-mini');
 const settings = { tokenBudget: 8000, messageTokenCap: 1500 };
 const sentence = 'Could you check what the build server said about the failing test in the payments module yesterday?';
-
-const quantile = (values: number[], q: number) =>
-  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
 
 console.log(
   `Node ${process.version}; window budget ${settings.tokenBudget} tokens; ${loads} loads per size, interleaved across sizes.\n`,

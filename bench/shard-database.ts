@@ -25,6 +25,7 @@ import { conversationMemory } from '../src/memory/conversation-memory.ts';
 import { loadTokenCounter } from '../src/memory/token-counter.ts';
 import { startInstance } from '../src/run-log/instance.ts';
 import { builtInTools } from '../tools/index.ts';
+import { quantile } from './statistics.ts';
 
 const { values } = parseArgs({
   options: {
@@ -117,8 +118,6 @@ if (values.worker !== undefined) {
 
 const processes = Number(values.processes);
 const runs = Number(values.runs);
-const quantile = (list: number[], q: number) =>
-  [...list].sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor(q * list.length))]!;
 
 async function measure(shared: boolean) {
   const folder = mkdtempSync(join(tmpdir(), 'bench-shard-db-'));

@@ -12,13 +12,14 @@
  *
  *   npm run bench:shards [-- --threads 200 --servers 40 --shards 4 --concurrency 20]
  */
-import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { LoadResult } from './load-discord.ts';
+import { askChild, quantile } from './statistics.ts';
 
 const { values } = parseArgs({
   options: {
@@ -40,16 +41,7 @@ const [threads, messages, servers, shards, latencyMs, concurrency] = [
 ].map(Number) as [number, number, number, number, number, number];
 
 const tsx = ['--import', 'tsx'];
-const ask = <T>(child: ChildProcess, message: object, type?: string) =>
-  new Promise<T>((resolve) => {
-    const listener = (reply: { type?: string }) => {
-      if (type !== undefined && reply.type !== type) return;
-      child.off('message', listener);
-      resolve(reply as T);
-    };
-    child.on('message', listener);
-    child.send(message);
-  });
+const ask = askChild;
 const rssMiB = (pid: number) => {
   try {
     return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
@@ -57,8 +49,6 @@ const rssMiB = (pid: number) => {
     return 0;
   }
 };
-const quantile = (list: number[], q: number) =>
-  [...list].sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor(q * list.length))]!;
 
 interface Measured {
   shardCount: number;
