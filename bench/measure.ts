@@ -1,9 +1,8 @@
-import { quantile } from './statistics.ts';
-
 /**
  * Timing and reporting shared by the agent-loop benches: one timed, checked run of a contender,
  * and the table of medians, p90s and ratios to the floor (the first contender).
  */
+import { quantile } from './statistics.ts';
 
 export interface Contender {
   name: string;
