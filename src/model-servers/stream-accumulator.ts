@@ -10,20 +10,15 @@
  * asked for; reasoning comes in `reasoning_content` or `reasoning` deltas.
  */
 import { reasoningFields } from './reasoning.ts';
-import { TextCallProgress } from './text-call-progress.ts';
+import { type CallProgress, TextCallProgress } from './text-call-progress.ts';
+
+export type { CallProgress } from './text-call-progress.ts';
 
 interface CallInProgress {
   id: string;
   type: 'function';
   function: { name: string; arguments: string };
   extra_content?: Record<string, unknown>;
-}
-
-/** A call's arguments grew: which call (its place in the reply), its name, and all its arguments so far. */
-export interface CallProgress {
-  index: number;
-  name: string;
-  arguments: string;
 }
 
 export class StreamAccumulator {

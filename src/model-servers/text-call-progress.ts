@@ -6,7 +6,13 @@
  * (`findTextToolCalls`): this only tells the arguments so far.
  */
 import { parseJsonOr } from '../text/parse-json.ts';
-import type { CallProgress } from './stream-accumulator.ts';
+
+/** A call's arguments grew: which call (its place in the reply), its name, and all its arguments so far. */
+export interface CallProgress {
+  index: number;
+  name: string;
+  arguments: string;
+}
 
 const open = '<tool_call>';
 const close = '</tool_call>';
