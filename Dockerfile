@@ -1,11 +1,13 @@
 # The bot as a container: `docker compose up -d` (compose.yaml), or
-#   docker build -t discord-agent-bot . && docker run --init --env-file .env -v bot-data:/data discord-agent-bot
+#   docker build -t discord-agent-bot . && docker run --init --stop-timeout 15 --env-file .env -v bot-data:/data discord-agent-bot
 # Two stages: the build (TypeScript compiled into dist/, better-sqlite3 built, dev packages pruned)
 # and the runtime (Node, the pruned node_modules and dist/ only; no compiler, no tsx, no sources).
 # scripts/container-steps.ts runs these same steps without a container engine, and checks them.
 
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
+# node-gyp would download Node's headers from nodejs.org; the image has them already.
+ENV npm_config_nodedir=/usr/local
 # better-sqlite3 downloads a prebuilt binary when it can; these build it when it cannot.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ \
   && rm -rf /var/lib/apt/lists/*
@@ -25,14 +27,15 @@ RUN cd node_modules/better-sqlite3 && rm -rf deps src build/deps build/Release/o
     build/Release/sqlite3.a build/Release/test_extension.node
 
 FROM node:20-bookworm-slim
-ENV NODE_ENV=production \
-    DATABASE_PATH=/data/bot.sqlite
+ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # The database (with its instance lock and health file) lives on a volume, owned by the unprivileged `node` user.
-RUN mkdir /data && chown node:node /data
+# The default DATABASE_PATH, ./data/bot.sqlite, leads there: an --env-file copied from .env.example
+# sets DATABASE_PATH blank, which would override an ENV here (and blank means the default).
+RUN mkdir /data && chown node:node /data && ln -s /data /app/data
 VOLUME /data
 USER node
 # The bot's own account of itself: its health file, written every 5 s (src/health/health-file.ts).

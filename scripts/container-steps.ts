@@ -14,7 +14,7 @@
  *   npm run container:check
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { startFakeDiscord } from '../test/support/fake-discord.ts';
@@ -87,6 +87,7 @@ for (const { name, args } of runtimeStage) {
   } else if (name === 'RUN' && args.includes('/data')) {
     mkdirSync(data);
     if (user) execFileSync('chown', [`${user.uid}:${user.gid}`, data]);
+    if (args.includes('ln -s /data /app/data')) symlinkSync(data, join(runtime, 'data'));
   } else if (name === 'CMD') command = JSON.parse(args) as string[];
   else if (name === 'HEALTHCHECK') healthCommand = JSON.parse(args.slice(args.indexOf('CMD') + 3)) as string[];
 }
@@ -100,11 +101,18 @@ console.log(
 console.log(`the image's CMD as ${user?.name ?? 'this user'}: ${command.join(' ')}`);
 const discord = await startFakeDiscord();
 const model = await startScriptedModel();
+// As `docker run --env-file .env` passes a .env copied from .env.example: every setting there, blank.
+const blankSettings = Object.fromEntries(
+  [...readFileSync(join(projectRoot, '.env.example'), 'utf8').matchAll(/^([A-Z_]+)=\s*$/gm)].map(([, name]) => [
+    name!,
+    '',
+  ]),
+);
 const env = {
+  ...blankSettings,
   PATH: process.env.PATH ?? '',
   HOME: data,
   NODE_ENV: 'production',
-  DATABASE_PATH: join(data, 'bot.sqlite'),
   DISCORD_TOKEN: discord.token,
   DISCORD_API_URL: discord.apiUrl,
   OPENAI_BASE_URL: model.baseURL,
@@ -124,7 +132,10 @@ bot.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
 const exited = new Promise<number | null>((resolve) => bot.on('close', resolve));
 try {
   await waitUntil(() => stdout.includes('"msg":"ready"'), 'the bot ready');
-  check(true, `the bot got ready as ${user?.name ?? 'this user'}, its database on the volume`);
+  check(
+    existsSync(join(data, 'bot.sqlite')),
+    `the bot got ready as ${user?.name ?? 'this user'}, with the settings of .env.example left blank, its database on the volume`,
+  );
   check(health(), 'the HEALTHCHECK passes once ready');
   model.enqueue(finalAnswer('Hello from the container.'));
   await discord.userSays({

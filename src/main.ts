@@ -28,8 +28,13 @@ if (isSharded(config.shards) && shard === null) await runShardManager(config, cr
 const shardId = shard?.ids[0] ?? 0;
 const logger = shard ? createLogger(config.logLevel).child({ shard: shardId }) : createLogger(config.logLevel);
 const databasePath = shardDatabasePath(config.databasePath, shardId);
-// Not sharded: a list left by a shard manager that stopped without cleaning up would mislead the health check.
-if (shard === null) rmSync(shardListPath(config.databasePath), { force: true });
+if (shard === null) {
+  // A list left by a shard manager that stopped without cleaning up would mislead the health check.
+  rmSync(shardListPath(config.databasePath), { force: true });
+  // discord.js's client reads SHARD_COUNT from the environment (how its ShardingManager tells a shard
+  // process), where our setting of that name may sit blank (`docker run --env-file`), which it reads as 0 shards.
+  delete process.env.SHARD_COUNT;
+}
 const store = openStoreOrExit(databasePath);
 // A stray rejection is a bug to log, not a reason to drop every conversation in flight.
 process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));

@@ -167,3 +167,15 @@ describe('a sharded bot', () => {
     expect(await bot.exited).toBe(0);
   }, 90_000);
 });
+
+describe('not sharded', () => {
+  it('a blank SHARD_COUNT and SHARD_IDS in the environment (docker run --env-file with .env.example) run one process, as before', async () => {
+    discord = await startFakeDiscord();
+    model = await startScriptedModel();
+    bot = await startBotProcess(discord, model, newDatabasePath(), { SHARD_COUNT: '', SHARD_IDS: '' });
+    expect(discord.gatewaySessions()).toEqual([{ shard: [0, 1], open: true }]);
+    model.enqueue(echo);
+    const thread = await adaAsks(discord.channels.general, 'alone?');
+    await answered(thread.id, 'answer to alone?');
+  });
+});
