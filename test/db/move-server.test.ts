@@ -16,8 +16,7 @@ import {
   dayOne,
   dayTwo,
   everythingBut,
-  exchange,
-  fillServer,
+  fillDatabase,
   memorySettings,
   serverDump,
   snowflake,
@@ -47,23 +46,11 @@ afterEach(() => {
   stores = [];
 });
 
-/** A database with the servers' data, each filled by a bot instance that has stopped since. */
+/** A database with the servers' data (and a terminal conversation and a DM reminder). */
 async function database(...servers: string[]): Promise<Store> {
   const { store } = tempStore();
   stores.push(store);
-  const bot = startInstance(store, 'bot');
-  for (const guild of servers) await fillServer(store, model, counter, guild, bot.id, `word${guild.slice(-1)}`);
-  const terminal = store.conversations.ensure({
-    key: 'terminal:console',
-    title: 'console',
-    guildId: null,
-    channelId: null,
-    startedById: null,
-    startedByName: null,
-  });
-  await exchange(store, model, counter, terminal.id, bot.id, 'a terminal question');
-  store.reminders.add({ guildId: null, channelId: snowflake(), userId: 'u3', text: 'in a DM', dueAt: dayTwo });
-  bot.stop();
+  await fillDatabase(store, model, counter, servers);
   return store;
 }
 
@@ -128,8 +115,8 @@ describe('moving a server', () => {
     ]);
     expect(b.search.inServer(moved, 'thanks word1', 5)).toHaveLength(2);
     // Before the reset: found in the server, not in the conversation (memory_starts_after kept its place).
-    expect(b.search.inConversation(first!.key as string, 'thanks word1', 5)).toEqual([]);
-    expect(b.search.inConversation(first!.key as string, 'after the reset word1', 5)).toHaveLength(2);
+    expect(b.search.inConversation(first!.key, 'thanks word1', 5)).toEqual([]);
+    expect(b.search.inConversation(first!.key, 'after the reset word1', 5)).toHaveLength(2);
     expect(b.search.inServer(targets, 'thanks word3', 5)).toHaveLength(2);
     expect(a.search.inServer(moved, 'thanks word1', 5)).toEqual([]);
   });
@@ -177,7 +164,7 @@ describe('moving a server', () => {
     const b = await database(targets);
     const windows = (store: Store) =>
       serverDump(store, moved).conversations.map((row) => {
-        const conversation = store.conversations.byKey(row.key as string)!;
+        const conversation = store.conversations.byKey(row.key)!;
         const [latest] = store.runs.recent(conversation.id, 1);
         const triggers = JSON.parse(latest!.trigger_message_ids) as number[];
         const memory = conversationMemory(store, counter, memorySettings);
@@ -196,7 +183,7 @@ describe('moving a server', () => {
     const a = await database(moved);
     const b = await database(targets);
     const [first] = serverDump(a, moved).conversations;
-    const conversation = a.conversations.byKey(first!.key as string)!;
+    const conversation = a.conversations.byKey(first!.key)!;
     // A bot on another host, silent for an hour, with no lock file: gone.
     a.db
       .prepare(

@@ -5,12 +5,14 @@
  * server's message ids, a reference to a deleted message by where it falls between them).
  */
 import { vi } from 'vitest';
+import type { ConversationRow } from '../../db/conversations.ts';
 import type { Store } from '../../db/store.ts';
 import { silentLogger } from '../../src/agent/logger.ts';
 import { defaultAgentSettings, runAgent } from '../../src/agent/run-agent.ts';
 import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
 import { conversationMemory } from '../../src/memory/conversation-memory.ts';
 import type { TokenCounter } from '../../src/memory/token-counter.ts';
+import { startInstance } from '../../src/run-log/instance.ts';
 import { builtInTools } from '../../tools/index.ts';
 import { modelClientFor, testContext } from './agent-harness.ts';
 import { finalAnswer, type ScriptedModel, toolCalls } from './scripted-model.ts';
@@ -112,13 +114,38 @@ export async function fillServer(
   store.channelCursors.advance(channelId, guild, snowflake());
 }
 
+/**
+ * Fills each server's data (words `word<last digit of its id>`), a terminal conversation and a
+ * reminder in a DM, by a bot instance that has stopped since.
+ */
+export async function fillDatabase(
+  store: Store,
+  model: ScriptedModel,
+  counter: TokenCounter,
+  servers: readonly string[],
+): Promise<void> {
+  const bot = startInstance(store, 'bot');
+  for (const guild of servers) await fillServer(store, model, counter, guild, bot.id, `word${guild.slice(-1)}`);
+  const terminal = store.conversations.ensure({
+    key: 'terminal:console',
+    title: 'console',
+    guildId: null,
+    channelId: null,
+    startedById: null,
+    startedByName: null,
+  });
+  await exchange(store, model, counter, terminal.id, bot.id, 'a terminal question');
+  store.reminders.add({ guildId: null, channelId: snowflake(), userId: 'u3', text: 'in a DM', dueAt: dayTwo });
+  bot.stop();
+}
+
 type Row = Record<string, unknown>;
 
 /** The server's data with integer ids replaced by content (see the file's header): equal dumps, equal data. */
 export function serverDump(store: Store, guild: string) {
   const all = <T = Row>(sql: string, ...params: unknown[]) => store.db.prepare(sql).all(...params) as T[];
-  const conversations = all('SELECT * FROM conversations WHERE guild_id = ? ORDER BY id', guild);
-  const keyOf = new Map(conversations.map((row) => [row.id as number, row.key as string]));
+  const conversations = all<ConversationRow>('SELECT * FROM conversations WHERE guild_id = ? ORDER BY id', guild);
+  const keyOf = new Map(conversations.map((row) => [row.id, row.key]));
   const messages = all(
     'SELECT m.* FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE c.guild_id = ? ORDER BY m.id',
     guild,
