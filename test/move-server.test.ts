@@ -12,6 +12,7 @@ import { openStore, type Store } from '../db/store.ts';
 import { runLifecycle } from '../src/conversation/run-lifecycle.ts';
 import { loadTokenCounter, type TokenCounter } from '../src/memory/token-counter.ts';
 import { DatabaseInUseError, startInstance } from '../src/run-log/instance.ts';
+import { holdAlone, MoveRefusedError } from '../src/terminal/move-server-databases.ts';
 import { type HeldInstance, startHeldInstance } from './support/instance-process.ts';
 import { runScript } from './support/run-process.ts';
 import { type ScriptedModel, startScriptedModel } from './support/scripted-model.ts';
@@ -259,10 +260,16 @@ describe('npm run move-server refuses', () => {
 });
 
 describe('while a move holds a database', () => {
-  it('no bot or chat starts on it, with a message that says to wait', async () => {
+  it('no bot, chat or other move starts on it, with a message that says to wait', async () => {
     const path = await database('bot.sqlite', []);
     const move = await startHeldInstance(path, 'move-server');
     held.push(move);
+    expectRefusal(
+      await moveServer('--server', server, '--from', path, '--to', join(folder, 'other.sqlite')),
+      new RegExp(
+        `^a move-server \\(process ${move.pid} on .+\\) is working on ${path}: wait for it to end\\. Nothing was changed\\.$`,
+      ),
+    );
     reading(path, (store) => {
       for (const [kind, exclusive] of [
         ['bot', true],
@@ -275,5 +282,29 @@ describe('while a move holds a database', () => {
         );
       }
     });
+  });
+
+  it('nor does a move start on a database in use; holding two is all or none', async () => {
+    const a = openStore(await database('a.sqlite', []));
+    const b = openStore(await database('b.sqlite', []));
+    const chat = startInstance(b, 'chat');
+    try {
+      expect(() =>
+        holdAlone([
+          { path: 'a.sqlite', store: a },
+          { path: 'b.sqlite', store: b },
+        ]),
+      ).toThrow(
+        new MoveRefusedError(
+          `b.sqlite: A chat (process ${process.pid} on ${hostname()}) is using this database: stop it first. Nothing was moved.`,
+        ),
+      );
+      // The hold taken on a.sqlite was let go: a bot starts there.
+      startInstance(a, 'bot', { exclusive: true }).stop();
+    } finally {
+      chat.stop();
+      a.close();
+      b.close();
+    }
   });
 });

@@ -11,7 +11,7 @@ import { latestVersion } from '../../db/migrations.ts';
 import { DatabaseFromFutureError } from '../../db/open-database.ts';
 import { openStore, type Store } from '../../db/store.ts';
 import { UserFacingError } from '../errors.ts';
-import { type Instance, liveInstances, startInstance } from '../run-log/instance.ts';
+import { type Instance, liveInstances, soleKinds, startInstance } from '../run-log/instance.ts';
 
 /** A reason not to move, safe to print as it is (one line; it says whether anything was changed). */
 export class MoveRefusedError extends UserFacingError {
@@ -44,7 +44,9 @@ export function refuseIfInUse(path: string): void {
     const [live] = liveInstances({ db, instances: createInstanceQueries(db) });
     if (live)
       throw new MoveRefusedError(
-        `${describeInstance(live)} is using ${path}: stop it before moving a server's data. Nothing was changed.`,
+        soleKinds.has(live.kind)
+          ? `${describeInstance(live)} is working on ${path}: wait for it to end. Nothing was changed.`
+          : `${describeInstance(live)} is using ${path}: stop it before moving a server's data. Nothing was changed.`,
       );
   } catch (error) {
     if (error instanceof MoveRefusedError) throw error;
