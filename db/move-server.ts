@@ -128,6 +128,9 @@ export function copyServer(
     .transaction((): CopyResult => {
       // A run taken up may be copied before the run it took up; the keys hold at the commit.
       target.pragma('defer_foreign_keys = ON');
+      // Checked in the write transaction: the copy replaces rows of the server it finds (its own, below).
+      if (rowTotal(summarize(target, guild, rules)) > 0)
+        throw new Error('the target holds data of this server already; nothing was copied');
       const instancesBefore = target.prepare<[], number>('SELECT count(*) FROM instances').pluck().get()!;
       const { messages } = copyConversations(source, target, guild, now);
       for (const rule of movedTables(rules)) {

@@ -127,11 +127,11 @@ function move(source: Store, target: Store, options: Options): { code: number; o
     try {
       copied = copyServer(source.db, target.db, server);
     } catch (error) {
-      throw new MoveRefusedError(`Copying into ${to} failed, and nothing was changed: ${describeError(error)}`);
+      throw new MoveRefusedError(`Copying into ${to} failed, and nothing was moved: ${describeError(error)}`);
     }
     out.push(`Moved server ${server} from ${from} to ${to}:`, ...countsTable(copied.counts));
     if (copied.instances > 0)
-      out.push(`  (and ${copied.instances} instances rows the moved runs name, copied as stopped)`);
+      out.push(`  (instances: ${copied.instances} rows of the processes that ran the moved runs, copied as stopped)`);
   } else {
     out.push(
       `The copy of server ${server} in ${to} was complete (a move cut off after its copy): deleting it from ${from}.`,

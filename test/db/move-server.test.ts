@@ -259,6 +259,14 @@ describe('a move cut off, or a target that holds the server already', () => {
     expect(planMove(a.db, c.db, moved).state).toBe('conflict');
   });
 
+  it('copying into a target that holds data of the server is refused inside the copy too, copying nothing', async () => {
+    const a = await database(moved);
+    const b = await database(moved);
+    const before = serverDump(b, moved);
+    expect(() => copyServer(a.db, b.db, moved)).toThrow('the target holds data of this server already');
+    expect(serverDump(b, moved)).toEqual(before);
+  });
+
   it('neither holding it is absent', async () => {
     const a = await database(other);
     const b = await database(targets);
