@@ -127,6 +127,8 @@ describe('moving a server', () => {
     const days = [dayOne, dayTwo].map((day) => a.runs.tokensOnDay(moved, day));
     const perDay = a.usage.perDay(moved, 0);
     expect(days.every((tokens) => tokens > 0)).toBe(true);
+    // Day one counts the tokens of a thread deleted since: more than its runs left add up to.
+    expect(days[0]).toBeGreaterThan(perDay.find((day) => day.day === '2026-03-01')!.tokens);
     move(a, b);
 
     expect([dayOne, dayTwo].map((day) => b.runs.tokensOnDay(moved, day))).toEqual(days);

@@ -64,7 +64,8 @@ export async function exchange(
 
 /**
  * Fills `guild`'s data over two days: two threads with tool calls, a memory reset, a run whose
- * question was deleted in Discord afterwards, reminders and a channel cursor. Uses fake Date
+ * question was deleted in Discord afterwards, a thread deleted (its tokens still counted),
+ * reminders and a channel cursor. Uses fake Date
  * (the caller's `vi.useFakeTimers({ toFake: ['Date'] })`).
  */
 export async function fillServer(
@@ -93,6 +94,10 @@ export async function fillServer(
   await exchange(store, model, counter, first.id, instanceId, `six times seven ${words}`, { toolFirst: true });
   await exchange(store, model, counter, first.id, instanceId, `thanks ${words}`);
   store.conversations.resetMemory(first.id, store.messages.newestId(first.id));
+  // A thread deleted in Discord: its rows go, the tokens it spent stay counted in the day's total.
+  const purged = thread(`purged ${words}`);
+  await exchange(store, model, counter, purged.id, instanceId, `soon gone ${words}`);
+  store.conversations.purge(purged.id);
   vi.setSystemTime(dayTwo);
   const gone = await exchange(store, model, counter, first.id, instanceId, `deleted question ${words}`, {
     toolFirst: true,
