@@ -1,6 +1,6 @@
 /**
  * Moving one Discord server's data from one database to another (`npm run move-server`): which
- * rows are the server's (server-tables.ts), what the two databases hold of it, the copy into the
+ * rows are the server's (move-server-tables.ts), what the two databases hold of it, the copy into the
  * target in one transaction, and the deletion from the source in another. SQLite cannot commit
  * across two files at once, so the copy comes first: a crash between the two leaves the server in
  * both, and `planMove` then finds the copy complete (`copied`) so that the deletion can finish it.
@@ -9,7 +9,7 @@
  * both with a sole instance).
  */
 import type { Database } from 'better-sqlite3';
-import { copyConversations, deleteConversations } from './move-conversations.ts';
+import { copyConversations, deleteConversations } from './move-server-conversations.ts';
 import {
   conversationColumns,
   movedTables,
@@ -19,7 +19,7 @@ import {
   type TableRule,
   tablesOf,
   unclassifiedTables,
-} from './server-tables.ts';
+} from './move-server-tables.ts';
 
 /** What a database holds of one server: its conversations' keys, and its rows per moved table. */
 export interface ServerSummary {
@@ -91,7 +91,7 @@ export function planMove(
 export function schemaProblem(db: Database, rules: readonly TableRule[] = serverTables): string | null {
   const unknown = unclassifiedTables(db, rules);
   if (unknown.length > 0)
-    return `it has tables this version of move-server does not know (${unknown.join(', ')}): list them in db/server-tables.ts`;
+    return `it has tables this version of move-server does not know (${unknown.join(', ')}): list them in db/move-server-tables.ts`;
   const tables = new Set(tablesOf(db));
   for (const rule of rules) {
     if (rule.moves !== 'with-conversations') continue;
@@ -99,7 +99,7 @@ export function schemaProblem(db: Database, rules: readonly TableRule[] = server
     const columns = (db.pragma(`table_info(${quoted(rule.table)})`) as { name: string }[]).map((c) => c.name);
     const unlisted = known ? columns.filter((c) => !known.remapped.includes(c) && !known.copied.includes(c)) : columns;
     if (!tables.has(rule.table) || unlisted.length > 0)
-      return `move-server does not know how to copy ${rule.table} (${unlisted.join(', ') || 'no such table'}): see db/server-tables.ts`;
+      return `move-server does not know how to copy ${rule.table} (${unlisted.join(', ') || 'no such table'}): see db/move-server-tables.ts`;
   }
   return null;
 }

@@ -1,13 +1,13 @@
 /**
  * The schema-coverage guard of `npm run move-server`: every table of the latest schema is either
  * moved with a server or declared not to be any server's, in one list (`serverTables` in
- * db/server-tables.ts). A new table fails here until whoever adds it says which; a table with a
+ * db/move-server-tables.ts). A new table fails here until whoever adds it says which; a table with a
  * server's rows is then one line when it hangs off a server id or a message id (tested below).
  */
 import { describe, expect, it } from 'vitest';
 import { copyServer, deleteServer, planMove, schemaProblem } from '../../db/move-server.ts';
 import { openStore, type Store } from '../../db/store.ts';
-import { conversationColumns, serverTables, type TableRule, tablesOf } from '../../db/server-tables.ts';
+import { conversationColumns, serverTables, type TableRule, tablesOf } from '../../db/move-server-tables.ts';
 import { tempStore } from '../support/temp-store.ts';
 
 const guild = '200000000000000001';
@@ -18,7 +18,7 @@ describe('every table of the latest schema', () => {
   const store = openStore(':memory:');
   const tables = tablesOf(store.db);
 
-  it('is moved with a server or declared global in serverTables (db/server-tables.ts): add a line there for a new table', () => {
+  it('is moved with a server or declared global in serverTables (db/move-server-tables.ts): add a line there for a new table', () => {
     const classified = new Set(serverTables.map((rule) => rule.table));
     expect(tables.filter((table) => !classified.has(table))).toEqual([]);
   });

@@ -8,7 +8,7 @@ import type { Database } from 'better-sqlite3';
 
 /** How move-server treats a table. */
 export type TableRule =
-  /** Moved by db/move-conversations.ts with the server's conversations, integer ids remapped (see `conversationColumns`). */
+  /** Moved by db/move-server-conversations.ts with the server's conversations, integer ids remapped (see `conversationColumns`). */
   | { table: string; moves: 'with-conversations' }
   /**
    * Rows whose `guildColumn` is the server's id, copied as they are, less `idColumn` (an integer
@@ -50,7 +50,7 @@ export const serverTables: readonly TableRule[] = [
 /**
  * The columns of the tables moved with conversations, each either remapped (an integer id of the
  * target's, or a reference to one) or copied as it is. A column in neither fails the table test:
- * a new column that holds a message or conversation id must be remapped in db/move-conversations.ts.
+ * a new column that holds a message or conversation id must be remapped in db/move-server-conversations.ts.
  */
 export const conversationColumns: Record<string, { remapped: readonly string[]; copied: readonly string[] }> = {
   conversations: {

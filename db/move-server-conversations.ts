@@ -2,7 +2,7 @@
  * Copies a server's conversations, with their runs, steps and messages, into another database,
  * inside the caller's write transaction on the target. Integer ids are the target's to give, so
  * they are remapped, and every column that refers to one with them (`conversationColumns` in
- * server-tables.ts lists which). Run ids are UUIDs and stay.
+ * move-server-tables.ts lists which). Run ids are UUIDs and stay.
  *
  * Message ids are remapped keeping their order, references to messages that are gone (deleted in
  * Discord) included: memory orders a run's rows by the message it answers (`answers_id`), starts
@@ -12,7 +12,7 @@
  * later message takes it.
  */
 import type { Database } from 'better-sqlite3';
-import { quoted, serverRowsOf } from './server-tables.ts';
+import { quoted, serverRowsOf } from './move-server-tables.ts';
 
 type Row = Record<string, unknown>;
 
