@@ -12,7 +12,7 @@
  * later message takes it.
  */
 import type { Database } from 'better-sqlite3';
-import { quoted, serverRowsOf } from './move-server-tables.ts';
+import { columnsOf, quoted, serverRowsOf } from './move-server-tables.ts';
 
 type Row = Record<string, unknown>;
 
@@ -31,11 +31,6 @@ function inserter(target: Database, table: string, columns: readonly string[], c
   );
   return (row: Row) => Number(statement.run(...columns.map((column) => row[column])).lastInsertRowid);
 }
-
-const columnsOf = (db: Database, table: string, except: readonly string[] = []) =>
-  (db.pragma(`table_info(${quoted(table)})`) as { name: string }[])
-    .map((column) => column.name)
-    .filter((name) => !except.includes(name));
 
 /** Every message id the server's rows hold or refer to, ascending. */
 function referencedMessageIds(source: Database, guild: string): number[] {

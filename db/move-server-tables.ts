@@ -144,6 +144,13 @@ export function unclassifiedTables(db: Database, rules: readonly TableRule[] = s
 /** A name in SQL, quoted. */
 export const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
+/** The table's column names, in order, but those in `except`. */
+export function columnsOf(db: Database, table: string, except: readonly (string | undefined)[] = []): string[] {
+  return (db.pragma(`table_info(${quoted(table)})`) as { name: string }[])
+    .map((column) => column.name)
+    .filter((name) => !except.includes(name));
+}
+
 /**
  * `FROM … WHERE …` of the server's rows of a moved table, `t` being the table and `@guild` the
  * server's id.

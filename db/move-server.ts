@@ -11,6 +11,7 @@
 import type { Database } from 'better-sqlite3';
 import { copyConversations, deleteConversations } from './move-server-conversations.ts';
 import {
+  columnsOf,
   conversationColumns,
   movedTables,
   quoted,
@@ -96,7 +97,7 @@ export function schemaProblem(db: Database, rules: readonly TableRule[] = server
   for (const rule of rules) {
     if (rule.moves !== 'with-conversations') continue;
     const known = conversationColumns[rule.table];
-    const columns = (db.pragma(`table_info(${quoted(rule.table)})`) as { name: string }[]).map((c) => c.name);
+    const columns = columnsOf(db, rule.table);
     const unlisted = known ? columns.filter((c) => !known.remapped.includes(c) && !known.copied.includes(c)) : columns;
     if (!tables.has(rule.table) || unlisted.length > 0)
       return `move-server does not know how to copy ${rule.table} (${unlisted.join(', ') || 'no such table'}): see db/move-server-tables.ts`;
@@ -135,9 +136,7 @@ export function copyServer(
       const { messages } = copyConversations(source, target, guild, now);
       for (const rule of movedTables(rules)) {
         if (rule.moves === 'with-conversations') continue;
-        const columns = (target.pragma(`table_info(${quoted(rule.table)})`) as { name: string }[])
-          .map((column) => column.name)
-          .filter((name) => name !== rule.idColumn);
+        const columns = columnsOf(target, rule.table, [rule.idColumn]);
         // Rows the copy itself made: guild_usage_days sums of the runs' insert trigger, replaced by the source's.
         if (rule.moves === 'by-guild')
           target.prepare(`DELETE FROM ${quoted(rule.table)} WHERE ${quoted(rule.guildColumn)} = ?`).run(guild);

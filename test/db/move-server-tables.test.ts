@@ -7,12 +7,11 @@
 import { describe, expect, it } from 'vitest';
 import { copyServer, deleteServer, planMove, schemaProblem } from '../../db/move-server.ts';
 import { openStore, type Store } from '../../db/store.ts';
-import { conversationColumns, serverTables, type TableRule, tablesOf } from '../../db/move-server-tables.ts';
+import { columnsOf, conversationColumns, serverTables, type TableRule, tablesOf } from '../../db/move-server-tables.ts';
 import { tempStore } from '../support/temp-store.ts';
 
 const guild = '200000000000000001';
-const columnsOf = (store: Store, table: string) =>
-  (store.db.pragma(`table_info(${table})`) as { name: string }[]).map((column) => column.name).sort();
+const sortedColumns = (store: Store, table: string) => columnsOf(store.db, table).sort();
 
 describe('every table of the latest schema', () => {
   const store = openStore(':memory:');
@@ -33,7 +32,7 @@ describe('every table of the latest schema', () => {
     for (const rule of serverTables.filter((rule) => rule.moves === 'with-conversations')) {
       const listed = conversationColumns[rule.table];
       expect(listed, rule.table).toBeDefined();
-      expect(columnsOf(store, rule.table), rule.table).toEqual([...listed!.remapped, ...listed!.copied].sort());
+      expect(sortedColumns(store, rule.table), rule.table).toEqual([...listed!.remapped, ...listed!.copied].sort());
     }
     expect(schemaProblem(store.db)).toBeNull();
   });
@@ -42,7 +41,7 @@ describe('every table of the latest schema', () => {
     const tying = /^(guild_id|conversation_id|message_id|run_id|channel_id|thread_id)$/;
     for (const rule of serverTables.filter((rule) => rule.moves === 'never'))
       expect(
-        columnsOf(store, rule.table).filter((column) => tying.test(column)),
+        sortedColumns(store, rule.table).filter((column) => tying.test(column)),
         rule.table,
       ).toEqual([]);
   });
