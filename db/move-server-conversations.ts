@@ -12,7 +12,7 @@
  * later message takes it.
  */
 import type { Database } from 'better-sqlite3';
-import { columnsOf, quoted, serverRowsOf } from './move-server-tables.ts';
+import { columnsOf, inserter, serverRowsOf } from './move-server-tables.ts';
 
 type Row = Record<string, unknown>;
 
@@ -23,14 +23,6 @@ export interface IdMaps {
 }
 
 const rowsOf = (table: string) => serverRowsOf({ table, moves: 'with-conversations' });
-
-/** Inserts rows with the columns they have; returns the new rowid. */
-function inserter(target: Database, table: string, columns: readonly string[], conflict = '') {
-  const statement = target.prepare(
-    `INSERT INTO ${quoted(table)} (${columns.map(quoted).join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) ${conflict}`,
-  );
-  return (row: Row) => Number(statement.run(...columns.map((column) => row[column])).lastInsertRowid);
-}
 
 /** Every message id the server's rows hold or refer to, ascending. */
 function referencedMessageIds(source: Database, guild: string): number[] {

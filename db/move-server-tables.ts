@@ -171,6 +171,15 @@ export function serverRowsOf(rule: Exclude<TableRule, { moves: 'never' }>): stri
   }
 }
 
+/** A prepared insert of `columns` into `table` (`conflict`: an ON CONFLICT clause); takes a row, returns the new rowid. */
+export function inserter(db: Database, table: string, columns: readonly string[], conflict = '') {
+  const statement = db.prepare(
+    `INSERT INTO ${quoted(table)} (${columns.map(quoted).join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) ${conflict}`,
+  );
+  return (row: Record<string, unknown>) =>
+    Number(statement.run(...columns.map((column) => row[column])).lastInsertRowid);
+}
+
 /** The rules of the tables that move, in the order they are copied. */
 export function movedTables(rules: readonly TableRule[] = serverTables) {
   return rules.filter((rule): rule is Exclude<TableRule, { moves: 'never' }> => rule.moves !== 'never');

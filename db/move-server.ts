@@ -13,6 +13,7 @@ import { copyConversations, deleteConversations } from './move-server-conversati
 import {
   columnsOf,
   conversationColumns,
+  inserter,
   movedTables,
   quoted,
   serverRowsOf,
@@ -140,16 +141,13 @@ export function copyServer(
         // Rows the copy itself made: guild_usage_days sums of the runs' insert trigger, replaced by the source's.
         if (rule.moves === 'by-guild')
           target.prepare(`DELETE FROM ${quoted(rule.table)} WHERE ${quoted(rule.guildColumn)} = ?`).run(guild);
-        const insert = target.prepare(
-          `INSERT INTO ${quoted(rule.table)} (${columns.map(quoted).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
-        );
+        const insert = inserter(target, rule.table, columns);
         const order = rule.idColumn ? ` ORDER BY t.${quoted(rule.idColumn)}` : '';
         for (const row of source
           .prepare<{ guild: string }, Record<string, unknown>>(`SELECT t.* ${serverRowsOf(rule)}${order}`)
           .iterate({ guild })) {
-          const values = { ...row };
-          if (rule.moves === 'by-message') values[rule.messageColumn] = messages.get(row[rule.messageColumn] as number);
-          insert.run(...columns.map((column) => values[column]));
+          if (rule.moves === 'by-message') row[rule.messageColumn] = messages.get(row[rule.messageColumn] as number);
+          insert(row);
         }
       }
       const copied = summarize(target, guild, rules);
