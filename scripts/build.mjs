@@ -21,6 +21,7 @@ const entries = [
   'src/deploy-commands.ts',
   'src/doctor.ts',
   'src/health.ts',
+  'src/move-server.ts',
 ];
 
 let esbuild;

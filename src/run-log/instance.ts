@@ -8,7 +8,7 @@ import {
   probeInstanceLock,
   removeInstanceLock,
 } from '../../db/instance-lock.ts';
-import { heartbeatMs, isAlive, ownInstanceIds, staleAfterMs } from '../../db/instances.ts';
+import { heartbeatMs, type InstanceRow, isAlive, ownInstanceIds, staleAfterMs } from '../../db/instances.ts';
 import type { Store } from '../../db/store.ts';
 import type { Logger } from '../agent/logger.ts';
 import { UserFacingError } from '../errors.ts';
@@ -30,11 +30,43 @@ export class InstanceAlreadyRunningError extends UserFacingError {
 }
 
 /**
+ * Kinds of instance that need the database to themselves (`npm run move-server`, which moves a
+ * server's rows out of or into it): such an instance starts only when no other lives, and while it
+ * lives every other start is refused, whatever its kind.
+ */
+export const soleKinds: ReadonlySet<string> = new Set(['move-server']);
+
+export class DatabaseInUseError extends UserFacingError {
+  /** `sole`: the instance that holds the database is one of `soleKinds` (else the one starting is). */
+  constructor(kind: string, pid: number, host: string, sole: boolean) {
+    super(
+      'database-in-use',
+      sole
+        ? `A ${kind} (process ${pid} on ${host}) needs this database to itself for now: start again once it has ended.`
+        : `A ${kind} (process ${pid} on ${host}) is using this database: stop it first.`,
+    );
+  }
+}
+
+/** The instances using the database now, other than this process's own (the table in db/instances.ts). */
+export function liveInstances(store: Pick<Store, 'db' | 'instances'>, now = Date.now()): InstanceRow[] {
+  const lockFolder = instanceLockFolder(store.db);
+  return store.instances
+    .notStopped()
+    .filter((other) => !ownInstanceIds.has(other.id) && isAlive(other, now, lockStateOf(lockFolder, other.id)));
+}
+
+function lockStateOf(lockFolder: string | null, instanceId: string) {
+  return lockFolder === null ? 'none' : probeInstanceLock(instanceLockPath(lockFolder, instanceId));
+}
+
+/**
  * Registers this process. First it takes its lock (db/instance-lock.ts), so that its row never
  * exists without it. Then, in one write transaction, the runs of instances that are gone (the table
  * in db/instances.ts) are marked interrupted and their rows stopped; live ones are left alone. With
- * `exclusive`, a live instance of the same kind refuses the start. Last, lock files of instances
- * that are gone are deleted.
+ * `exclusive`, a live instance of the same kind refuses the start; any live instance refuses the
+ * start of one of `soleKinds`, and a live one of those refuses any start. Last, lock files of
+ * instances that are gone are deleted.
  */
 export function startInstance(
   store: Pick<Store, 'db' | 'instances' | 'runs'>,
@@ -52,8 +84,9 @@ export function startInstance(
       .transaction(() => {
         const now = Date.now();
         for (const other of instances.notStopped()) {
-          const lockState = lockFolder === null ? 'none' : probeInstanceLock(instanceLockPath(lockFolder, other.id));
-          if (isAlive(other, now, lockState)) {
+          if (isAlive(other, now, lockStateOf(lockFolder, other.id))) {
+            if (soleKinds.has(other.kind)) throw new DatabaseInUseError(other.kind, other.pid, other.hostname, true);
+            if (soleKinds.has(kind)) throw new DatabaseInUseError(other.kind, other.pid, other.hostname, false);
             if (options.exclusive && other.kind === kind)
               throw new InstanceAlreadyRunningError(kind, other.pid, other.hostname);
             continue;
