@@ -186,3 +186,19 @@ export function runningRunsOf(db: Database, guild: string): number {
     .pluck()
     .get(guild)!;
 }
+
+/** Every server that has rows in `db` (in the tables that exist there), sorted. */
+export function serversIn(db: Database, rules: readonly TableRule[] = serverTables): string[] {
+  const present = new Set(tablesOf(db));
+  const sources = [
+    ...(present.has('conversations') ? ['SELECT guild_id AS g FROM conversations'] : []),
+    ...movedTables(rules)
+      .filter((rule) => rule.moves === 'by-guild' && present.has(rule.table))
+      .map((rule) => `SELECT ${quoted((rule as { guildColumn: string }).guildColumn)} AS g FROM ${quoted(rule.table)}`),
+  ];
+  if (sources.length === 0) return [];
+  return db
+    .prepare<[], string>(`SELECT g FROM (${sources.join(' UNION ')}) WHERE g IS NOT NULL ORDER BY g`)
+    .pluck()
+    .all();
+}

@@ -22,6 +22,7 @@ const entries = [
   'src/doctor.ts',
   'src/health.ts',
   'src/move-server.ts',
+  'src/reshard.ts',
 ];
 
 let esbuild;

@@ -1,7 +1,7 @@
 /**
  * After the shard count changes, a shard's database may hold servers that are now another shard's:
  * their events no longer reach this process, so their conversations wait here unanswered until
- * their data is moved (`npm run move-server`). Told to the operator at start, with what to run.
+ * their data is moved (`npm run reshard`). Told to the operator at start, with what to run.
  */
 import type { Store } from '../../db/store.ts';
 import type { Logger } from '../agent/logger.ts';
@@ -19,6 +19,6 @@ export function warnOfOtherShardsServers(store: Store, shardId: number, shardCou
       })),
       count: elsewhere.length,
     },
-    `this shard's database holds ${elsewhere.length} server(s) that belong to other shards now (SHARD_COUNT ${shardCount}): move each with npm run move-server (README, "Scaling")`,
+    `this shard's database holds ${elsewhere.length} server(s) that belong to other shards now (SHARD_COUNT ${shardCount}): move them with npm run reshard (README, "Scaling")`,
   );
 }

@@ -1,0 +1,115 @@
+/**
+ * Growing from one process to two shards, as README's "Scaling" tells an operator to: the bot runs
+ * unsharded, stops; sharded without moving, the shard that holds another's server says so; after
+ * `npm run reshard`, each shard answers its servers' old threads with their memory.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { openStore } from '../../db/store.ts';
+import { shardDatabasePath } from '../../src/shards/shard-plan.ts';
+import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
+import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
+import { projectRoot, runScript } from '../support/run-process.ts';
+import { type ChatRequest, finalAnswer, type ScriptedModel, startScriptedModel } from '../support/scripted-model.ts';
+
+let discord: FakeDiscord | undefined;
+let model: ScriptedModel | undefined;
+let bot: BotProcess | undefined;
+afterEach(async () => {
+  if (bot && bot.child.exitCode === null) {
+    bot.child.kill('SIGTERM');
+    await bot.exited;
+  }
+  await discord?.close();
+  await model?.close();
+});
+
+const echo = (request: ChatRequest) =>
+  finalAnswer(`answer to ${String(request.messages.at(-1)?.content).replace(/^Ada: /, '')}`);
+
+const answered = (threadId: string, text: string) =>
+  discord!.waitFor(() => discord!.botMessages(threadId).some((message) => message.content === text), {
+    what: `"${text}" posted`,
+    timeoutMs: 15_000,
+  });
+
+async function stop(): Promise<void> {
+  bot!.child.kill('SIGTERM');
+  expect(await bot!.exited).toBe(0);
+}
+
+function serversIn(path: string): string[] {
+  const store = openStore(path, { readOnly: true });
+  try {
+    return store.db.prepare('SELECT DISTINCT guild_id FROM conversations ORDER BY guild_id').pluck().all() as string[];
+  } finally {
+    store.close();
+  }
+}
+
+it('one process → two shards: warned of, moved by npm run reshard, then each shard answers its old threads with their memory', async () => {
+  discord = await startFakeDiscord({ maxConcurrency: 16 });
+  model = await startScriptedModel();
+  const databasePath = join(mkdtempSync(join(tmpdir(), 'reshard-')), 'bot.sqlite');
+  const second = discord.addGuild('Second Server', { shard: [1, 2] });
+
+  // One process: both servers' conversations in one database.
+  bot = await startBotProcess(discord, model, databasePath);
+  model.enqueue(echo);
+  const asked = await discord.userSays({
+    channelId: second.generalId,
+    author: 'ada',
+    content: `<@${discord.botUser.id}> what is the capital of Peru?`,
+    mentions: [discord.botUser.id],
+  });
+  await answered(asked.id, 'answer to what is the capital of Peru?');
+  await stop();
+  expect(serversIn(databasePath)).toEqual([second.guildId]);
+
+  // Two shards, nothing moved: shard 0 holds a server that is shard 1's now, and says so.
+  bot = await startBotProcess(discord, model, databasePath, { SHARD_COUNT: '2' });
+  await bot.waitForLog('shards ready', 30_000);
+  const warning = await bot.waitForLog(
+    'this shard\'s database holds 1 server(s) that belong to other shards now (SHARD_COUNT 2): move them with npm run reshard (README, "Scaling")',
+  );
+  expect(warning).toMatchObject({ shard: 0, servers: [{ server: second.guildId, conversations: 1, shard: 1 }] });
+  await stop();
+
+  const reshard = await runScript('src/reshard.ts', {
+    cwd: projectRoot,
+    args: ['--shard-count', '2'],
+    env: { DATABASE_PATH: databasePath },
+  });
+  expect(reshard.stderr).toBe('');
+  expect(reshard.code).toBe(0);
+  expect(reshard.stdout).toContain(
+    `Moved server ${second.guildId} from ${databasePath} to ${shardDatabasePath(databasePath, 1)}`,
+  );
+  expect(reshard.stdout).toContain('Moved 1 server(s) for SHARD_COUNT=2.');
+  expect(serversIn(databasePath)).toEqual([]);
+  expect(serversIn(shardDatabasePath(databasePath, 1))).toEqual([second.guildId]);
+  // Again: nothing left to do.
+  const again = await runScript('src/reshard.ts', {
+    cwd: projectRoot,
+    args: ['--shard-count', '2'],
+    env: { DATABASE_PATH: databasePath },
+  });
+  expect(again).toMatchObject({
+    code: 0,
+    stdout: expect.stringContaining('Every server is in its shard’s database already'),
+  });
+
+  // Sharded, after the move: shard 1 answers the old thread, remembering what was said there.
+  bot = await startBotProcess(discord, model, databasePath, { SHARD_COUNT: '2' });
+  await bot.waitForLog('shards ready', 30_000);
+  model.enqueue((request) => {
+    expect(request.messages.map((message) => message.content)).toContain('Ada: what is the capital of Peru?');
+    return echo(request);
+  });
+  await discord.userSays({ channelId: asked.id, author: 'ada', content: 'and of Chile?' });
+  await answered(asked.id, 'answer to and of Chile?');
+  expect(bot.stdout).not.toContain('belong to other shards now');
+  await stop();
+}, 90_000);
