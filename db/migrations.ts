@@ -249,6 +249,30 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 9,
+    name: 'the images posted with messages; whether a thread was told its model cannot see them',
+    // The bytes live in SQLite, beside their message: deleting the message, the thread or the
+    // channel deletes them in the same transaction (ON DELETE CASCADE), a backup of the database
+    // holds them, and there is no second store to keep in step. Images are capped (IMAGE_MAX_MB),
+    // and the window reads the blobs of the few it shows only (message_images_by_message).
+    up(db) {
+      db.exec(`
+        CREATE TABLE message_images (
+          id INTEGER PRIMARY KEY,
+          message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+          position INTEGER NOT NULL,
+          name TEXT NOT NULL,
+          media_type TEXT NOT NULL,
+          width INTEGER NOT NULL,
+          height INTEGER NOT NULL,
+          bytes BLOB NOT NULL
+        ) STRICT;
+        CREATE INDEX message_images_by_message ON message_images (message_id, position);
+        ALTER TABLE conversations ADD COLUMN told_no_vision INTEGER NOT NULL DEFAULT 0;
+      `);
+    },
+  },
 ];
 
 export const latestVersion = migrations.at(-1)?.version ?? 0;

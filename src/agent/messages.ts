@@ -20,9 +20,27 @@ export interface SystemMessage {
   content: string;
 }
 
+/** Text in a user message made of parts. */
+export interface TextPart {
+  type: 'text';
+  text: string;
+}
+
+/**
+ * An image in a user message, as a `data:` URL (Discord's attachment links expire, and a local
+ * model server cannot fetch them): https://platform.openai.com/docs/guides/images-vision
+ */
+export interface ImagePart {
+  type: 'image_url';
+  image_url: { url: string };
+}
+
+export type UserContentPart = TextPart | ImagePart;
+
+/** A person's words: text, or (with images) parts, OpenAI's content-part array. */
 export interface UserMessage {
   role: 'user';
-  content: string;
+  content: string | UserContentPart[];
 }
 
 export interface AssistantMessage {
@@ -41,6 +59,15 @@ export interface ToolMessage {
   role: 'tool';
   tool_call_id: string;
   content: string;
+}
+
+/** A user message's text, its parts' text joined (images left out). */
+export function userText(content: UserMessage['content']): string {
+  if (typeof content === 'string') return content;
+  return content
+    .filter((part): part is TextPart => part.type === 'text')
+    .map((part) => part.text)
+    .join('\n');
 }
 
 export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
