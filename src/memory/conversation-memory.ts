@@ -99,7 +99,7 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
         messageCap: settings.messageTokenCap,
         floor: memoryFloor,
         pinned,
-        extraCost: images.cost,
+        extraCost: (row) => images.cost(row),
       });
       const triggers = rows.filter((row) => pinned.has(row.id) && row.role === 'user');
       // What came after the messages answered (later messages, later runs' steps) is not this run's history.
