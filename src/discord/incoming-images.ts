@@ -82,13 +82,11 @@ export async function readIncomingImages(
     );
     return result;
   }
-  const outcomes = await Promise.all(
-    candidates.map((candidate, index) =>
-      index < maxImagesPerMessage
-        ? takeImage(candidate, intake)
-        : { refused: `at most ${maxImagesPerMessage} images are taken from one message` },
-    ),
-  );
+  const tooMany = { refused: `at most ${maxImagesPerMessage} images are taken from one message` };
+  const outcomes = [
+    ...(await Promise.all(candidates.slice(0, maxImagesPerMessage).map((candidate) => takeImage(candidate, intake)))),
+    ...candidates.slice(maxImagesPerMessage).map(() => tooMany),
+  ];
   outcomes.forEach((outcome, index) => {
     const name = candidates[index]!.name;
     if ('image' in outcome) result.images.push(outcome.image);
