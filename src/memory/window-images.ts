@@ -5,7 +5,7 @@
  */
 import type { ImageInfo, ImageQueries } from '../../db/images.ts';
 import type { MessageRow } from '../../db/messages.ts';
-import type { ImagePart } from '../agent/messages.ts';
+import type { UserContentPart } from '../agent/messages.ts';
 import type { ImageTokenRule } from '../images/image-tokens.ts';
 
 /** What the window does with images. */
@@ -18,7 +18,8 @@ export interface WindowImageRules {
 
 /** A message's images as the model gets them. */
 export interface RenderedImages {
-  parts: ImagePart[];
+  /** Each shown image, named in a text part before it. */
+  parts: UserContentPart[];
   /** The names of those not shown. */
   named: string[];
 }
@@ -54,12 +55,16 @@ export function windowImages(images: ImageQueries, rules: WindowImageRules): Win
       return tokens;
     },
     render(row) {
-      const parts: ImagePart[] = [];
+      const parts: UserContentPart[] = [];
       const named: string[] = [];
       for (const { info, shown } of byMessage.get(row.id) ?? []) {
         const bytes = shown ? images.bytes(info.id) : undefined;
         if (bytes === undefined) named.push(info.name);
-        else parts.push({ type: 'image_url', image_url: { url: dataUrl(info.media_type, bytes) } });
+        else
+          parts.push(
+            { type: 'text', text: `[image: ${info.name}]` },
+            { type: 'image_url', image_url: { url: dataUrl(info.media_type, bytes) } },
+          );
       }
       return { parts, named };
     },
