@@ -1,14 +1,12 @@
 /**
  * The images of a message: its image attachments, and images linked from Discord's CDN in its text
  * (other links stay text: `fetch_url` reads pages). Each is fetched from Discord's CDN only, up to
- * the size limit, and judged by its bytes: PNG, JPEG, WebP or a still GIF is kept; an animation is
- * refused (the APIs take still images only, and a first frame alone would often mislead: the
- * person is told to post a screenshot instead). Larger images are refused, not scaled: no
+ * the size limit, and judged by its bytes (take-image.ts). Larger images are refused, not scaled: no
  * well-kept scaler installs without a native build or a large prebuilt binary (README, "Images").
  */
 import type { Attachment, Message } from 'discord.js';
 import type { NewImage } from '../../db/images.ts';
-import { sniffImage } from '../images/image-format.ts';
+import { type TakenImage, takeImageBytes } from '../images/take-image.ts';
 import { readUpTo } from '../streams/read-up-to.ts';
 import { formatSize } from '../text/byte-size.ts';
 
@@ -131,10 +129,5 @@ async function takeImage(
   } catch {
     return { refused: 'could not be fetched' };
   }
-  const facts = sniffImage(bytes);
-  if (facts === null) return { refused: 'not a PNG, JPEG, WebP or GIF image (whatever its name or type says)' };
-  if (facts.animated) return { refused: 'animated: only still images are shown (post a screenshot of the frame)' };
-  return {
-    image: { name: candidate.name, mediaType: facts.mediaType, width: facts.width, height: facts.height, bytes },
-  };
+  return takeImageBytes(candidate.name, bytes);
 }
