@@ -46,7 +46,7 @@ export async function botDependencies(
   return {
     discord: { ...config.discord, token: config.discord.token! },
     commands,
-    agent: config.agent,
+    agent: { ...config.agent, seesImages: vision.enabled },
     memory,
     images: { vision: vision.enabled, maxBytes: config.images.maxBytes },
     operatorPrompt: config.systemPrompt,
