@@ -109,10 +109,7 @@ function linkedImages(text: string, hosts: readonly string[]): Candidate[] {
   return [...found.values()];
 }
 
-async function takeImage(
-  candidate: Candidate,
-  intake: ImageIntake,
-): Promise<{ image: NewImage } | { refused: string }> {
+async function takeImage(candidate: Candidate, intake: ImageIntake): Promise<TakenImage> {
   const limit = `larger than ${formatSize(intake.maxBytes)} (IMAGE_MAX_MB)`;
   if (candidate.size !== null && candidate.size > intake.maxBytes)
     return { refused: `${formatSize(candidate.size)}, ${limit}` };
