@@ -240,7 +240,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
           (call) => results.get(call) ?? notExecuted(runId, step, call, finalAnswerAloneText, emit),
         );
         messages.push(...replies);
-        if (outcome.images.length > 0) messages.push(toolImagesMessage(outcome.images));
+        if (settings.seesImages && outcome.images.length > 0) messages.push(toolImagesMessage(outcome.images));
         if (lastStep) return stopped(signal.aborted ? abortReason() : 'step-limit');
         continue;
       }

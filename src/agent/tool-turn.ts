@@ -31,7 +31,7 @@ export interface ToolTurnOutcome {
   messages: ToolMessage[];
   /** Names of the tools that were executed (whether they succeeded or not). */
   executed: string[];
-  /** Images the calls returned, by tool, in call order (for a model that sees them). */
+  /** Images the calls returned, by tool, in call order (shown to a model that sees them, posted by `/tool`). */
   images: { tool: string; images: readonly ToolImage[] }[];
 }
 
@@ -68,8 +68,7 @@ export async function runToolTurn(turn: ToolTurn): Promise<ToolTurnOutcome> {
         name,
         durationMs: performance.now() - started,
       };
-      if (observation.ok && observation.images?.length && turn.seesImages)
-        images[index] = { tool: name, images: observation.images };
+      if (observation.ok && observation.images?.length) images[index] = { tool: name, images: observation.images };
       if (observation.ok) turn.emit({ type: 'tool-result', ...base, result: observation.text });
       else turn.emit({ type: 'tool-error', ...base, kind: observation.kind, error: observation.text });
       return { role: 'tool', tool_call_id: call.id, content: observation.text };

@@ -102,7 +102,7 @@ export async function startBotWorld(
         ...settings,
         token: discord.token,
       },
-      agent: { ...defaultAgentSettings, ...agent },
+      agent: { ...defaultAgentSettings, seesImages: extra.images?.vision ?? false, ...agent },
       commands: currentCommands,
       memory: {
         tokenBudget: 8000,
