@@ -32,12 +32,12 @@ export function createImageQueries(db: Database) {
     height: number;
     bytes: Buffer;
   }>(
-    `INSERT INTO message_images (message_id, position, name, media_type, width, height, bytes)
-     VALUES (@messageId, @position, @name, @mediaType, @width, @height, @bytes)`,
+    `INSERT INTO message_images (message_id, conversation_id, position, name, media_type, width, height, bytes)
+     VALUES (@messageId, (SELECT conversation_id FROM messages WHERE id = @messageId), @position, @name, @mediaType, @width, @height, @bytes)`,
   );
-  const infoOf = db.prepare<[string], ImageInfo>(
+  const newestOf = db.prepare<[number, number, number], ImageInfo>(
     `SELECT id, message_id, position, name, media_type, width, height FROM message_images
-     WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY message_id, position`,
+     WHERE conversation_id = ? AND message_id > ? ORDER BY message_id DESC, position LIMIT ?`,
   );
   const bytesOf = db.prepare<[number], Buffer>('SELECT bytes FROM message_images WHERE id = ?').pluck();
   const tellOnce = db.prepare<[number]>(
@@ -62,9 +62,12 @@ export function createImageQueries(db: Database) {
       const messageId = idOfDiscordMessage.get(discordMessageId);
       if (messageId !== undefined) images.forEach((image, position) => insert.run({ messageId, position, ...image }));
     },
-    /** The images of these messages, without bytes, by message and position. */
-    infoFor: (messageIds: readonly number[]): ImageInfo[] =>
-      messageIds.length === 0 ? [] : infoOf.all(JSON.stringify(messageIds)),
+    /**
+     * A conversation's newest images after message `afterId`, without bytes: newest message first,
+     * each message's in order; at most `limit` (message_images_by_conversation serves it).
+     */
+    newestOf: (conversationId: number, afterId: number, limit: number): ImageInfo[] =>
+      newestOf.all(conversationId, afterId, limit),
     bytes: (imageId: number): Buffer | undefined => bytesOf.get(imageId),
     /** True the first time for a conversation: its people are told once that the model cannot see images. */
     firstNoVisionNotice: (conversationId: number): boolean => tellOnce.run(conversationId).changes > 0,

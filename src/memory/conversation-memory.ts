@@ -90,11 +90,13 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
     ): { history: ChatMessage[]; input: UserMessage[] } {
       const conversation = store.conversations.byId(conversationId);
       const pinned = new Set(triggerIds);
-      const images = windowImages(store.images, {
-        keep: settings.images ?? defaultMemoryImages,
-        tokens: settings.imageTokens,
-      });
-      const rows = selectWindow(store.messages.iterateNewest(conversationId, conversation?.memory_starts_after ?? 0), {
+      const afterId = conversation?.memory_starts_after ?? 0;
+      const images = windowImages(
+        store.images,
+        { conversationId, afterId },
+        { keep: settings.images ?? defaultMemoryImages, tokens: settings.imageTokens },
+      );
+      const rows = selectWindow(store.messages.iterateNewest(conversationId, afterId), {
         budget: options.budget ?? settings.tokenBudget,
         messageCap: settings.messageTokenCap,
         floor: memoryFloor,

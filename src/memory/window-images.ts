@@ -4,7 +4,7 @@
  * and all of them for a model that cannot see, are named in the text ("[image: name]").
  */
 import type { ImageInfo, ImageQueries } from '../../db/images.ts';
-import type { MessageRow } from '../../db/messages.ts';
+import { maxWindowRows, type MessageRow } from '../../db/messages.ts';
 import type { UserContentPart } from '../agent/messages.ts';
 import type { ImageTokenRule } from '../images/image-tokens.ts';
 
@@ -31,14 +31,25 @@ export interface WindowImages {
   render(row: MessageRow): RenderedImages;
 }
 
-/** Image bookkeeping for one window. */
-export function windowImages(images: ImageQueries, rules: WindowImageRules): WindowImages {
+/** Images read for one window at most: its rows (messages.ts: 400) times the images a message may hold. */
+const maxWindowImages = maxWindowRows * 4;
+
+/** Image bookkeeping for one window of conversation `conversationId`, read after message `afterId`. */
+export function windowImages(
+  images: ImageQueries,
+  where: { conversationId: number; afterId: number },
+  rules: WindowImageRules,
+): WindowImages {
+  // One query for the window, not one a row: the conversation's newest images, without bytes.
+  const all = new Map<number, ImageInfo[]>();
+  for (const info of images.newestOf(where.conversationId, where.afterId, maxWindowImages))
+    all.set(info.message_id, [...(all.get(info.message_id) ?? []), info]);
   const byMessage = new Map<number, { info: ImageInfo; shown: boolean }[]>();
   let left = rules.tokens === undefined ? 0 : rules.keep;
   return {
     cost(row) {
       if (row.role !== 'user') return 0;
-      const infos = images.infoFor([row.id]);
+      const infos = all.get(row.id) ?? [];
       if (infos.length === 0) return 0;
       let tokens = 0;
       byMessage.set(

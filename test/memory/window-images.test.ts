@@ -84,6 +84,23 @@ describe('images in the memory window', () => {
     expect(allMessages(costly.loadWindow(cheap.conversation.id, [cheap.ids.at(-1)!]))).toHaveLength(3);
   });
 
+  it("never shows another conversation's images", () => {
+    const settings = { tokenBudget: 8000, messageTokenCap: 1500, images: 4, imageTokens: () => 10 };
+    const { memory, ids } = conversationWithImages(settings, 2);
+    const other = store.conversations.ensure({
+      key: 'test:other',
+      title: 'other',
+      guildId: null,
+      channelId: null,
+      startedById: 'u2',
+      startedByName: 'Bob',
+    });
+    const plain = memory.recordUserMessage(other, { ...ada, content: 'no pictures here' })!;
+    const window = memory.loadWindow(other.id, [plain]);
+    expect(allMessages(window).map((message) => message.content)).toEqual(['Ada: no pictures here']);
+    expect(ids).toHaveLength(2);
+  });
+
   it('shows no image to a model that cannot see: every image is named', () => {
     const { memory, conversation, ids } = conversationWithImages({ tokenBudget: 8000, messageTokenCap: 1500 }, 2);
     const messages = allMessages(memory.loadWindow(conversation.id, [ids.at(-1)!]));
