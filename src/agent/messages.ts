@@ -27,8 +27,10 @@ export interface TextPart {
 }
 
 /**
- * An image in a user message, as a `data:` URL (Discord's attachment links expire, and a local
- * model server cannot fetch them): https://platform.openai.com/docs/guides/images-vision
+ * An image in a user message, as a `data:` URL (https://platform.openai.com/docs/guides/images-vision):
+ * Discord's attachment links are signed and expire
+ * (https://discord.com/developers/docs/reference#signed-attachment-cdn-urls), and a local model
+ * server may not reach the internet to fetch one.
  */
 export interface ImagePart {
   type: 'image_url';

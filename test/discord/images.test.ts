@@ -215,6 +215,13 @@ describe('deleting', () => {
     await world.handled('message', second.id);
     expect(store.images.count()).toBe(2);
 
+    // An edit reads the message again: its text changes, its image stays.
+    await discord.userEdits(thread.id, second.id, 'two, edited');
+    await world.handled('edit', second.id);
+    expect(store.images.count()).toBe(2);
+    const stored = store.db.prepare('SELECT content FROM messages WHERE discord_message_id = ?').pluck();
+    expect(stored.get(second.id)).toBe('two, edited');
+
     await discord.userDeletes(thread.id, second.id);
     await world.handled('deletion', second.id);
     expect(store.images.count()).toBe(1);
