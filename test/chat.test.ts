@@ -45,27 +45,31 @@ describe('npm run chat', () => {
     expect(model.requests[0]!.messages[1]).toEqual({ role: 'user', content: 'ada: what is 2+3*4?' });
   });
 
-  it('attaches an image with /image PATH to the next message, and refuses what is not one', async () => {
+  it('attaches images with /image PATH to the next message (4 at most), and refuses what is not one', async () => {
     const picture = png(32, 16);
     writeFileSync(join(cwd, 'pic.png'), picture);
     writeFileSync(join(cwd, 'notes.png'), 'not an image');
     model.enqueue((request) => {
       const asked = request.messages.at(-1)!;
-      expect(textOf(asked)).toBe('ada: what is this?\n[image: pic.png]');
-      expect(imageUrlsOf(asked)).toEqual([dataUrlOf('image/png', picture)]);
-      return finalAnswer('A grey bar.');
+      expect(textOf(asked)).toBe(['ada: what is this?', ...Array(4).fill('[image: pic.png]')].join('\n'));
+      expect(imageUrlsOf(asked)).toEqual(Array(4).fill(dataUrlOf('image/png', picture)));
+      return finalAnswer('Grey bars.');
     });
 
-    const result = await chat('/image pic.png\n/image notes.png\n/image missing.png\nwhat is this?\n', {
-      MODEL_VISION: 'on',
-    });
+    const lines = ['/image pic.png', '/image notes.png', '/image missing.png', ...Array(4).fill('/image pic.png')];
+    const result = await chat(`${lines.join('\n')}\nwhat is this?\n`, { MODEL_VISION: 'on' });
 
     expect(result.code).toBe(0);
+    const attached = '(attached pic.png, 32×16: it goes with your next message)';
     expect(result.stdout.split('\n')).toEqual([
-      '(attached pic.png, 32×16: it goes with your next message)',
+      attached,
       '(not attached: notes.png is not a PNG, JPEG, WebP or GIF image (whatever its name or type says))',
       '(not attached: cannot read missing.png: ENOENT)',
-      'bot: A grey bar.',
+      attached,
+      attached,
+      attached,
+      '(not attached: at most 4 images go with one message)',
+      'bot: Grey bars.',
       '',
     ]);
   });

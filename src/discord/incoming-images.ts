@@ -6,15 +6,12 @@
  */
 import type { Attachment, Message } from 'discord.js';
 import type { NewImage } from '../../db/images.ts';
-import { type TakenImage, takeImageBytes } from '../images/take-image.ts';
+import { maxImagesPerMessage, type TakenImage, takeImageBytes } from '../images/take-image.ts';
 import { readUpTo } from '../streams/read-up-to.ts';
 import { formatSize } from '../text/byte-size.ts';
 
 /** Where attachments and linked images may be fetched from: Discord's CDN (tests give the fake's host). */
 export const discordCdnHosts: readonly string[] = ['cdn.discordapp.com', 'media.discordapp.net'];
-
-/** Images taken from one message at most; the rest are named. */
-export const maxImagesPerMessage = 4;
 
 const fetchTimeoutMs = 15_000;
 const imageTypes = /^image\//;

@@ -7,6 +7,9 @@
 import type { NewImage } from '../../db/images.ts';
 import { sniffImage } from './image-format.ts';
 
+/** Images taken from one message at most; the rest are named. */
+export const maxImagesPerMessage = 4;
+
 export type TakenImage = { image: NewImage } | { refused: string };
 
 /** The image to store, or why it is refused. */

@@ -9,6 +9,7 @@ import type { AgentSettings } from '../agent/run-agent.ts';
 import type { Requester, RuntimeTool, ToolServer } from '../agent/tool.ts';
 import { type RunOutcome, runPlan } from '../conversation/conversation-run.ts';
 import type { ConversationMemory } from '../memory/conversation-memory.ts';
+import { maxImagesPerMessage } from '../images/take-image.ts';
 import { readImageFile } from './image-file.ts';
 import { printToolEvents } from './print-events.ts';
 
@@ -73,7 +74,14 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
       continue;
     }
     if (/^\/image(\s|$)/.test(text)) {
-      const outcome = await readImageFile(text.slice('/image'.length).trim(), options.images ?? noImages);
+      const outcome =
+        attached.length >= maxImagesPerMessage
+          ? {
+              image: null,
+              note: null,
+              say: `(not attached: at most ${maxImagesPerMessage} images go with one message)`,
+            }
+          : await readImageFile(text.slice('/image'.length).trim(), options.images ?? noImages);
       if (outcome.image) attached.push(outcome.image);
       if (outcome.note) notes.push(outcome.note);
       write(outcome.say);
