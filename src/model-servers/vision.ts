@@ -53,6 +53,8 @@ export function resolveVision(input: {
 }): Vision {
   if (input.setting === 'on') return { enabled: true, reason: 'MODEL_VISION=on' };
   if (input.setting === 'off') return { enabled: false, reason: 'MODEL_VISION=off' };
+  if (input.record?.learned.images === false)
+    return { enabled: false, reason: 'the model refused an image in a request (remembered)' };
   const checked = readCheckup(input.record?.checkup ?? null)?.rows.find((row) => row.check === 'images');
   if (checked?.status === 'ok') return { enabled: true, reason: 'npm run doctor: the model took an image' };
   if (checked?.status === 'gap') return { enabled: false, reason: 'npm run doctor: the model refused an image' };

@@ -1,4 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { recordsInMemory } from '../../src/model-servers/server-fixes.ts';
+import { runOnce } from '../support/agent-harness.ts';
+import { imageUrlsOf } from '../support/images.ts';
+import { type ScriptedModel, apiError, finalAnswer, startScriptedModel } from '../support/scripted-model.ts';
 import { profileFor } from '../../src/model-servers/profiles/index.ts';
 import { resolveVision, visionSetup } from '../../src/model-servers/vision.ts';
 import type { StoredCheckup } from '../../src/model-servers/server-summary.ts';
@@ -50,5 +54,54 @@ describe('MODEL_VISION', () => {
     const off = visionSetup({ setting: 'auto', profile: ollama, model: 'qwen3:8b', record: null, memory });
     expect(off.memory.imageTokens).toBeUndefined();
     expect(off.vision.reason).toContain('MODEL_VISION=on');
+  });
+});
+
+describe('a model that turns out not to see', () => {
+  let model: ScriptedModel;
+  beforeEach(async () => {
+    model = await startScriptedModel();
+  });
+  afterEach(async () => {
+    await model.close();
+  });
+
+  it('gets the images as names at once, and MODEL_VISION=auto is off from then on', async () => {
+    const records = recordsInMemory();
+    model.enqueue(
+      (request) => {
+        expect(request.messages.flatMap(imageUrlsOf)).toHaveLength(1);
+        return apiError(
+          500,
+          'image input is not supported - hint: if this is unexpected, you may need to provide the mmproj',
+        );
+      },
+      (request) => {
+        expect(request.messages.flatMap(imageUrlsOf)).toEqual([]);
+        expect(request.messages[1]!.content).toBe(
+          'Ada: what is this?\n[image: cat.png]\n[The images above are not shown: this model cannot see images.]',
+        );
+        return finalAnswer('I cannot see it.');
+      },
+    );
+    const picture = {
+      role: 'user' as const,
+      content: [
+        { type: 'text' as const, text: 'Ada: what is this?' },
+        { type: 'text' as const, text: '[image: cat.png]' },
+        { type: 'image_url' as const, image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+      ],
+    };
+    // No retries of the 500 by the client (it would retry it twice before the bot sees it).
+    const run = await runOnce(model, {
+      history: [picture],
+      input: 'Ada: well?',
+      remember: { records },
+      client: { maxRetries: 0 },
+    });
+    expect(run.status).toBe('answered');
+    const record = records.read(model.baseURL, 'test-model');
+    expect(record?.learned.images).toBe(false);
+    expect(resolveVision({ setting: 'auto', profile: openai, model: 'gpt-4o', record }).enabled).toBe(false);
   });
 });
