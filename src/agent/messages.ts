@@ -37,6 +37,7 @@ export interface ImagePart {
   image_url: { url: string };
 }
 
+/** A part of a user message: text or an image. */
 export type UserContentPart = TextPart | ImagePart;
 
 /** A person's words: text, or (with images) parts, OpenAI's content-part array. */

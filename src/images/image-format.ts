@@ -5,6 +5,7 @@
  * (https://platform.openai.com/docs/guides/images-vision#image-input-requirements).
  */
 
+/** The media types of the formats taken (what a `data:` URL names). */
 export type ImageMediaType = 'image/png' | 'image/jpeg' | 'image/webp' | 'image/gif';
 
 /** An image as its bytes say. */

@@ -10,6 +10,7 @@ import { sniffImage } from './image-format.ts';
 /** Images taken from one message at most; the rest are named. */
 export const maxImagesPerMessage = 4;
 
+/** An image taken, or why not (in words for the model and the person). */
 export type TakenImage = { image: NewImage } | { refused: string };
 
 /** The image to store, or why it is refused. */

@@ -24,6 +24,7 @@ export interface RenderedImages {
   named: string[];
 }
 
+/** The images of one window, chosen as `selectWindow` reads its rows. */
 export interface WindowImages {
   /** The tokens the row's shown images add; called once per row, newest first (selectWindow's order). */
   cost(row: MessageRow): number;

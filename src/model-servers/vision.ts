@@ -8,6 +8,7 @@ import type { ProviderProfile } from './profiles/profile.ts';
 import type { ServerRecord } from './server-fixes.ts';
 import { readCheckup } from './server-summary.ts';
 
+/** MODEL_VISION. */
 export type VisionSetting = 'auto' | 'on' | 'off';
 
 export interface Vision {
