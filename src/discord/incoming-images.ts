@@ -96,7 +96,8 @@ export async function readIncomingImages(
 /** Discord CDN links in the text that name an image file, each once. */
 function linkedImages(text: string, hosts: readonly string[]): Candidate[] {
   const found = new Map<string, Candidate>();
-  for (const [link] of text.matchAll(/https?:\/\/[^\s<>()]+/g)) {
+  for (const [match] of text.matchAll(/https?:\/\/[^\s<>()]+/g)) {
+    const link = match.replace(/[.,!?;:'"*_~|]+$/, ''); // A sentence's end, or Markdown, after the link.
     if (!isAllowedHost(link, hosts)) continue;
     const path = new URL(link).pathname;
     if (!imageLinkPath.test(path)) continue;

@@ -185,7 +185,7 @@ describe('images linked from Discord', () => {
     const linked = await discord.userSays({
       channelId: thread.id,
       author: 'ada',
-      content: `compare ${cdnLink} with ${elsewhere}`,
+      content: `compare ${cdnLink}, with ${elsewhere}.`,
     });
     await world.handled('message', linked.id);
     expect(discord.botMessages(thread.id).at(-1)!.content).toBe('The chart again.');
