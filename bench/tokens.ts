@@ -41,7 +41,7 @@ const model: ModelClient = {
     lastPromptTokens = request.messages.reduce(
       (sum, message) =>
         sum +
-        counter.count(message.content ?? '') +
+        counter.count(typeof message.content === 'string' ? message.content : JSON.stringify(message.content ?? '')) +
         counter.count(JSON.stringify('tool_calls' in message ? (message.tool_calls ?? '') : '')),
       0,
     );

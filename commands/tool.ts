@@ -183,7 +183,12 @@ async function runAndPost(
     'all',
   );
   try {
-    const posted = await interaction.editReply({ content: shown, allowedMentions: { parse: [] } });
+    // Images the tool returned (an MCP server's) come as files.
+    const files = outcome.images.map((image, index) => ({
+      attachment: Buffer.from(image.base64, 'base64'),
+      name: `image-${index + 1}.${image.mediaType.slice('image/'.length)}`,
+    }));
+    const posted = await interaction.editReply({ content: shown, files, allowedMentions: { parse: [] } });
     context.store.runs.addPostedMessage(outcome.runId, posted.id);
     context.lifecycle.deliver(outcome.runId, 'posted');
   } catch (error) {

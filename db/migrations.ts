@@ -249,6 +249,33 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 9,
+    name: 'the images posted with messages; whether a thread was told its model cannot see them',
+    // The bytes live in SQLite, beside their message: deleting the message, the thread or the
+    // channel deletes them in the same transaction (ON DELETE CASCADE), a backup of the database
+    // holds them, and there is no second store to keep in step. Images are capped (IMAGE_MAX_MB);
+    // the window finds a conversation's images in one query (message_images_by_conversation) and
+    // reads the blobs of the few it shows only.
+    up(db) {
+      db.exec(`
+        CREATE TABLE message_images (
+          id INTEGER PRIMARY KEY,
+          message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+          conversation_id INTEGER NOT NULL,
+          position INTEGER NOT NULL,
+          name TEXT NOT NULL,
+          media_type TEXT NOT NULL,
+          width INTEGER NOT NULL,
+          height INTEGER NOT NULL,
+          bytes BLOB NOT NULL
+        ) STRICT;
+        CREATE INDEX message_images_by_message ON message_images (message_id, position);
+        CREATE INDEX message_images_by_conversation ON message_images (conversation_id, message_id);
+        ALTER TABLE conversations ADD COLUMN told_no_vision INTEGER NOT NULL DEFAULT 0;
+      `);
+    },
+  },
 ];
 
 export const latestVersion = migrations.at(-1)?.version ?? 0;

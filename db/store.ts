@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { createChannelCursorQueries } from './channel-cursors.ts';
 import { createConversationQueries } from './conversations.ts';
+import { createImageQueries } from './images.ts';
 import { createInstanceQueries } from './instances.ts';
 import { createMessageQueries } from './messages.ts';
 import { createModelServerQueries } from './model-servers.ts';
@@ -17,6 +18,7 @@ export interface Store {
   conversations: ReturnType<typeof createConversationQueries>;
   channelCursors: ReturnType<typeof createChannelCursorQueries>;
   messages: ReturnType<typeof createMessageQueries>;
+  images: ReturnType<typeof createImageQueries>;
   runs: ReturnType<typeof createRunQueries>;
   steps: ReturnType<typeof createStepQueries>;
   instances: ReturnType<typeof createInstanceQueries>;
@@ -35,6 +37,7 @@ export function openStore(path: string, options: { readOnly?: boolean } = {}): S
     conversations: createConversationQueries(db),
     channelCursors: createChannelCursorQueries(db),
     messages: createMessageQueries(db),
+    images: createImageQueries(db),
     runs: createRunQueries(db),
     steps: createStepQueries(db),
     instances: createInstanceQueries(db),

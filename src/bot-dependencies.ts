@@ -11,6 +11,7 @@ import { createOpenAIModelClient } from './model-servers/openai-model-client.ts'
 import { profileFor } from './model-servers/profiles/index.ts';
 import { recordsInDatabase } from './model-servers/server-fixes.ts';
 import { serverSummary } from './model-servers/server-summary.ts';
+import { visionSetup } from './model-servers/vision.ts';
 import type { ToolServer } from './agent/tool.ts';
 import { buildToolRegistry } from './agent/tool-registry.ts';
 import type { Config } from './config.ts';
@@ -29,21 +30,32 @@ export async function botDependencies(
   },
 ): Promise<BotDependencies> {
   const records = recordsInDatabase(parts.store.modelServers);
+  const profile = profileFor(config.model.provider ?? 'auto', config.model.baseURL);
+  const record = records.read(config.model.baseURL, config.model.model);
   // What is known of the model server, from memory: no request (a probe at each start would cost).
   const summary = serverSummary({
-    profile: profileFor(config.model.provider ?? 'auto', config.model.baseURL),
+    profile,
     server: config.model.baseURL,
     model: config.model.model,
     apiKey: config.model.apiKey,
     toolProtocol: config.model.toolProtocol ?? 'auto',
-    record: records.read(config.model.baseURL, config.model.model),
+    record,
   });
   parts.logger.info(summary.fields, summary.message);
+  const { vision, memory } = visionSetup({
+    setting: config.images.vision,
+    profile,
+    model: config.model.model,
+    record,
+    memory: config.memory,
+  });
+  parts.logger.info({ vision: vision.enabled, reason: vision.reason }, `images: ${vision.reason}`);
   return {
     discord: { ...config.discord, token: config.discord.token! },
     commands,
-    agent: config.agent,
-    memory: config.memory,
+    agent: { ...config.agent, seesImages: vision.enabled },
+    memory,
+    images: { vision: vision.enabled, maxBytes: config.images.maxBytes },
     operatorPrompt: config.systemPrompt,
     store: parts.store,
     counter: await loadTokenCounter(config.model.model),

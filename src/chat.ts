@@ -7,7 +7,9 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { builtInTools, databaseTools } from '../tools/index.ts';
 import { createOpenAIModelClient } from './model-servers/openai-model-client.ts';
+import { profileFor } from './model-servers/profiles/index.ts';
 import { recordsInDatabase } from './model-servers/server-fixes.ts';
+import { visionSetup } from './model-servers/vision.ts';
 import { buildToolRegistry } from './agent/tool-registry.ts';
 import { createLogger } from './logging.ts';
 import { mcpServers } from './mcp/mcp-servers.ts';
@@ -17,7 +19,8 @@ import { startInstance } from './run-log/instance.ts';
 import { loadConfigOrExit, openStoreOrExit } from './startup.ts';
 import { runChatSession } from './terminal/chat-session.ts';
 
-const usage = 'usage: npm run chat -- [--thread NAME]';
+const usage =
+  'usage: npm run chat -- [--thread NAME]   (in the chat, /image PATH attaches an image to your next message)';
 let thread: string;
 try {
   const { values } = parseArgs({
@@ -53,6 +56,14 @@ await mcp.start();
 const name = process.env.USER || userInfo().username || 'you';
 const user = { id: `terminal:${name}`, displayName: name, isModerator: true };
 const counter = await loadTokenCounter(config.model.model);
+const records = recordsInDatabase(store.modelServers);
+const { vision, memory } = visionSetup({
+  setting: config.images.vision,
+  profile: profileFor(config.model.provider ?? 'auto', config.model.baseURL),
+  model: config.model.model,
+  record: records.read(config.model.baseURL, config.model.model),
+  memory: config.memory,
+});
 const conversation = store.conversations.ensure({
   key: `terminal:${thread}`,
   title: thread,
@@ -68,15 +79,16 @@ try {
     output: process.stdout,
     interactive: Boolean(process.stdin.isTTY && process.stdout.isTTY),
     conversation,
-    memory: conversationMemory(store, counter, config.memory),
+    memory: conversationMemory(store, counter, memory),
     instanceId: instance.id,
     user,
-    model: createOpenAIModelClient(config.model, { records: recordsInDatabase(store.modelServers), logger }),
+    model: createOpenAIModelClient(config.model, { records, logger }),
     tools: buildToolRegistry([...builtInTools, ...databaseTools(store)]),
     toolServers: mcp.connections,
-    settings: config.agent,
+    settings: { ...config.agent, seesImages: vision.enabled },
     operatorPrompt: config.systemPrompt,
     logger,
+    images: { vision: vision.enabled, maxBytes: config.images.maxBytes },
   });
 } finally {
   await shutDown();

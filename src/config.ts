@@ -10,6 +10,7 @@ import type { OpenAIModelClientOptions } from './model-servers/openai-model-clie
 import type { MemorySettings } from './memory/conversation-memory.ts';
 import { type McpServerConfig, parseMcpConfig } from './mcp/mcp-config.ts';
 import { providerIds } from './model-servers/profiles/profile.ts';
+import type { VisionSetting } from './model-servers/vision.ts';
 import {
   blankToUndefined,
   decimal,
@@ -39,6 +40,9 @@ export const settingsSchema = z.object({
   OPENAI_MAX_RETRY_WAIT_SECONDS: whole(0, 3600, 30),
   MODEL_PROVIDER: oneOf(['auto', ...providerIds], 'auto'),
   TOOL_PROTOCOL: oneOf(['auto', 'native', 'text'], 'auto'),
+  MODEL_VISION: oneOf(['auto', 'on', 'off'], 'auto'),
+  IMAGE_MAX_MB: whole(1, 20, 5),
+  MEMORY_IMAGES: whole(1, 20, 4),
   MAX_STEPS: whole(1, 50, 10),
   MAX_TOOL_CALLS_PER_TURN: whole(1, 64, 8),
   RUN_TIMEOUT_SECONDS: whole(5, 3600, 120),
@@ -116,6 +120,8 @@ export interface Config {
   /** The MCP servers of `MCP_CONFIG`; none when it is unset. */
   mcpServers: McpServerConfig[];
   shards: ShardSettings;
+  /** Images: MODEL_VISION (resolved at start) and IMAGE_MAX_MB. */
+  images: { vision: VisionSetting; maxBytes: number };
 }
 
 /** How the bot is split into shards (SHARD_COUNT, SHARD_IDS). */
@@ -230,7 +236,12 @@ export function parseConfig(
         toolTimeoutMs: settings.TOOL_TIMEOUT_SECONDS * 1000,
       },
       databasePath: settings.DATABASE_PATH,
-      memory: { tokenBudget: settings.MEMORY_TOKEN_BUDGET, messageTokenCap: settings.MEMORY_MESSAGE_TOKEN_CAP },
+      memory: {
+        tokenBudget: settings.MEMORY_TOKEN_BUDGET,
+        messageTokenCap: settings.MEMORY_MESSAGE_TOKEN_CAP,
+        images: settings.MEMORY_IMAGES,
+      },
+      images: { vision: settings.MODEL_VISION, maxBytes: settings.IMAGE_MAX_MB * 1024 * 1024 },
       systemPrompt,
       logLevel: settings.LOG_LEVEL,
       discord: {

@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { dataUrlOf, imageUrlsOf, png, textOf } from './support/images.ts';
 import { testServerConfig } from './support/mcp-test-server.ts';
 import { runScript } from './support/run-process.ts';
 import { type ScriptedModel, apiError, finalAnswer, startScriptedModel, toolCalls } from './support/scripted-model.ts';
@@ -42,6 +43,47 @@ describe('npm run chat', () => {
       ].join('\n'),
     );
     expect(model.requests[0]!.messages[1]).toEqual({ role: 'user', content: 'ada: what is 2+3*4?' });
+  });
+
+  it('attaches images with /image PATH to the next message (4 at most), and refuses what is not one', async () => {
+    const picture = png(32, 16);
+    writeFileSync(join(cwd, 'pic.png'), picture);
+    writeFileSync(join(cwd, 'notes.png'), 'not an image');
+    model.enqueue((request) => {
+      const asked = request.messages.at(-1)!;
+      expect(textOf(asked)).toBe(['ada: what is this?', ...Array(4).fill('[image: pic.png]')].join('\n'));
+      expect(imageUrlsOf(asked)).toEqual(Array(4).fill(dataUrlOf('image/png', picture)));
+      return finalAnswer('Grey bars.');
+    });
+
+    const lines = ['/image pic.png', '/image notes.png', '/image missing.png', ...Array(4).fill('/image pic.png')];
+    const result = await chat(`${lines.join('\n')}\nwhat is this?\n`, { MODEL_VISION: 'on' });
+
+    expect(result.code).toBe(0);
+    const attached = '(attached pic.png, 32×16: it goes with your next message)';
+    expect(result.stdout.split('\n')).toEqual([
+      attached,
+      '(not attached: notes.png is not a PNG, JPEG, WebP or GIF image (whatever its name or type says))',
+      '(not attached: cannot read missing.png: ENOENT)',
+      attached,
+      attached,
+      attached,
+      '(not attached: at most 4 images go with one message)',
+      'bot: Grey bars.',
+      '',
+    ]);
+  });
+
+  it('names an image to a model that cannot see it', async () => {
+    writeFileSync(join(cwd, 'pic.png'), png(4, 4));
+    model.enqueue((request) => {
+      expect(request.messages.at(-1)!.content).toBe(
+        'ada: and this?\n\n[image pic.png: posted, but this model cannot see images, so it is not shown]',
+      );
+      return finalAnswer('I cannot see images.');
+    });
+    const result = await chat('/image pic.png\nand this?\n', { MODEL_VISION: 'off' });
+    expect(result.stdout).toContain('(this model cannot see images: pic.png will be named, not shown)');
   });
 
   it('uses the tools of the MCP servers in MCP_CONFIG', async () => {

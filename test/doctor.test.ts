@@ -157,7 +157,7 @@ describe('npm run doctor against servers with gaps', () => {
     expect(run.rows.images).toMatchObject({
       status: 'gap',
       result: 'refused (400): image input is not supported by this model',
-      action: 'images are not sent to this model (the bot sends none yet)',
+      action: 'images are not sent to this model (MODEL_VISION=auto: remembered)',
     });
     expect(run.learned).toEqual({});
     expect(run.stdout).toContain('Advice for llama.cpp server:');

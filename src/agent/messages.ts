@@ -20,9 +20,30 @@ export interface SystemMessage {
   content: string;
 }
 
+/** Text in a user message made of parts. */
+export interface TextPart {
+  type: 'text';
+  text: string;
+}
+
+/**
+ * An image in a user message, as a `data:` URL (https://platform.openai.com/docs/guides/images-vision):
+ * Discord's attachment links are signed and expire
+ * (https://discord.com/developers/docs/reference#signed-attachment-cdn-urls), and a local model
+ * server may not reach the internet to fetch one.
+ */
+export interface ImagePart {
+  type: 'image_url';
+  image_url: { url: string };
+}
+
+/** A part of a user message: text or an image. */
+export type UserContentPart = TextPart | ImagePart;
+
+/** A person's words: text, or (with images) parts, OpenAI's content-part array. */
 export interface UserMessage {
   role: 'user';
-  content: string;
+  content: string | UserContentPart[];
 }
 
 export interface AssistantMessage {
@@ -41,6 +62,15 @@ export interface ToolMessage {
   role: 'tool';
   tool_call_id: string;
   content: string;
+}
+
+/** A user message's text, its parts' text joined (images left out). */
+export function userText(content: UserMessage['content']): string {
+  if (typeof content === 'string') return content;
+  return content
+    .filter((part): part is TextPart => part.type === 'text')
+    .map((part) => part.text)
+    .join('\n');
 }
 
 export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage;

@@ -18,6 +18,7 @@ import {
   stepLimitText,
   stopMessage,
 } from './loop-texts.ts';
+import { toolImagesMessage } from './tool-images.ts';
 import { runToolTurn } from './tool-turn.ts';
 
 /** Limits of one run. */
@@ -27,6 +28,8 @@ export interface AgentSettings {
   maxToolCallsPerTurn: number;
   runTimeoutMs: number;
   toolTimeoutMs: number;
+  /** Whether the model sees images: those tools return are shown to it after their results. */
+  seesImages?: boolean;
 }
 
 export const defaultAgentSettings: AgentSettings = {
@@ -229,6 +232,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
           runSignal: signal,
           context,
           emit,
+          seesImages: settings.seesImages ?? false,
         });
         for (const name of outcome.executed) called.add(name);
         const results = new Map(others.map((call, index) => [call, outcome.messages[index] as ToolMessage]));
@@ -236,6 +240,7 @@ export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
           (call) => results.get(call) ?? notExecuted(runId, step, call, finalAnswerAloneText, emit),
         );
         messages.push(...replies);
+        if (settings.seesImages && outcome.images.length > 0) messages.push(toolImagesMessage(outcome.images));
         if (lastStep) return stopped(signal.aborted ? abortReason() : 'step-limit');
         continue;
       }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type AgentEventSink, fanOut } from './events.ts';
 import { noUsage } from './messages.ts';
 import type { ConversationContext, RuntimeTool } from './tool.ts';
+import type { ToolImage } from './tool-images.ts';
 import { runToolTurn } from './tool-turn.ts';
 
 export interface DirectToolCall {
@@ -21,7 +22,9 @@ export interface DirectToolCall {
  * agent run (run-start, tool-call, tool-result or tool-error, run-end) and the same executor, so
  * that every sink (step log, memory, logs) records it exactly as it records the agent's calls.
  */
-export async function runToolDirectly(call: DirectToolCall): Promise<{ ok: boolean; text: string }> {
+export async function runToolDirectly(
+  call: DirectToolCall,
+): Promise<{ ok: boolean; text: string; images: readonly ToolImage[] }> {
   const emit = fanOut([call.onEvent], call.context.logger);
   const started = performance.now();
   const { runId, tool } = call;
@@ -67,5 +70,5 @@ export async function runToolDirectly(call: DirectToolCall): Promise<{ ok: boole
     usage: noUsage,
     durationMs: performance.now() - started,
   });
-  return outcome;
+  return { ...outcome, images: turn.images.flatMap((result) => result.images) };
 }

@@ -5,6 +5,7 @@ import { type Deadline, deadline } from './deadline.ts';
 import type { AgentEventSink, ToolErrorKind } from './events.ts';
 import type { ToolCall, ToolMessage } from './messages.ts';
 import type { ConversationContext, RuntimeTool } from './tool.ts';
+import { imagesLine, isResultWithImages, type ToolImage } from './tool-images.ts';
 import { untilAborted } from './until-aborted.ts';
 
 /** A tool result longer than this is cut before the model sees it. */
@@ -21,6 +22,8 @@ export interface ToolTurn {
   runSignal: AbortSignal;
   context: ConversationContext;
   emit: AgentEventSink;
+  /** Whether the model sees the images tools return (shown after the turn's results). */
+  seesImages?: boolean;
 }
 
 export interface ToolTurnOutcome {
@@ -28,9 +31,13 @@ export interface ToolTurnOutcome {
   messages: ToolMessage[];
   /** Names of the tools that were executed (whether they succeeded or not). */
   executed: string[];
+  /** Images the calls returned, by tool, in call order (shown to a model that sees them, posted by `/tool`). */
+  images: { tool: string; images: readonly ToolImage[] }[];
 }
 
-type Observation = { ok: true; text: string } | { ok: false; kind: ToolErrorKind; text: string };
+type Observation =
+  | { ok: true; text: string; images?: readonly ToolImage[] }
+  | { ok: false; kind: ToolErrorKind; text: string };
 
 /**
  * Runs one turn's tool calls concurrently. Every call ends as exactly one tool message: a result,
@@ -40,6 +47,7 @@ export async function runToolTurn(turn: ToolTurn): Promise<ToolTurnOutcome> {
   const executed: string[] = [];
   // The calls of a turn start together, so one deadline (one signal, one timer) serves them all.
   const limit = deadline(turn.toolTimeoutMs, turn.runSignal);
+  const images: ToolTurnOutcome['images'] = [];
   const messages = await Promise.all(
     turn.calls.map(async (call, index): Promise<ToolMessage> => {
       const name = call.function.name;
@@ -60,12 +68,13 @@ export async function runToolTurn(turn: ToolTurn): Promise<ToolTurnOutcome> {
         name,
         durationMs: performance.now() - started,
       };
+      if (observation.ok && observation.images?.length) images[index] = { tool: name, images: observation.images };
       if (observation.ok) turn.emit({ type: 'tool-result', ...base, result: observation.text });
       else turn.emit({ type: 'tool-error', ...base, kind: observation.kind, error: observation.text });
       return { role: 'tool', tool_call_id: call.id, content: observation.text };
     }),
   ).finally(() => limit.dispose());
-  return { messages, executed };
+  return { messages, executed, images: images.filter(Boolean) };
 }
 
 async function observe(
@@ -124,6 +133,10 @@ async function execute(turn: ToolTurn, limit: Deadline, tool: RuntimeTool, args:
   try {
     const running = Promise.resolve().then(() => tool.execute(args, { ...turn.context, signal }));
     const result = await untilAborted(running, signal);
+    if (isResultWithImages(result)) {
+      const line = imagesLine(result.images.length, turn.seesImages);
+      return { ok: true, text: formatObservation(`${result.text}\n${line}`), images: result.images };
+    }
     return { ok: true, text: formatObservation(result) };
   } catch (error) {
     if (turn.runSignal.aborted) return { ok: false, kind: 'cancelled', text: 'Cancelled: the run was stopped.' };

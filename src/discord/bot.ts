@@ -14,6 +14,7 @@ import { ConversationQueues } from '../conversation/conversation-queues.ts';
 import type { QueuedWork } from '../conversation/queued-work.ts';
 import { runLifecycle } from '../conversation/run-lifecycle.ts';
 import { handleWork } from './conversation-runner.ts';
+import { discordCdnHosts } from './incoming-images.ts';
 import { inviteUrl } from './invite.ts';
 import { messageRouter } from './message-router.ts';
 import { RateLimitGate } from './rate-limit-gate.ts';
@@ -35,6 +36,10 @@ export interface BotDependencies {
   reminderIntervalMs?: number;
   agent: AgentSettings;
   memory: MemorySettings;
+  /** Images: whether the model sees them (MODEL_VISION, resolved) and the largest taken (IMAGE_MAX_MB). */
+  images: { vision: boolean; maxBytes: number };
+  /** Hosts attachments and linked images are fetched from: Discord's CDN unless given (tests give the fake's). */
+  cdnHosts?: readonly string[];
   operatorPrompt: string | null;
   store: Store;
   counter: TokenCounter;
@@ -136,6 +141,7 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
     queues,
     discord: deps.discord,
     limits,
+    images: { ...deps.images, hosts: deps.cdnHosts ?? discordCdnHosts },
     logger,
   });
   const setup = {

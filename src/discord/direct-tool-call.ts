@@ -3,6 +3,7 @@ import type { ConversationRow } from '../../db/conversations.ts';
 import type { Store } from '../../db/store.ts';
 import { runToolDirectly } from '../agent/run-tool-directly.ts';
 import type { ConversationContext, RuntimeTool } from '../agent/tool.ts';
+import type { ToolImage } from '../agent/tool-images.ts';
 import type { ConversationMemory } from '../memory/conversation-memory.ts';
 
 export interface DirectCall {
@@ -27,7 +28,7 @@ export async function runDirectToolCall(
   store: Store,
   memory: ConversationMemory,
   call: DirectCall,
-): Promise<{ ok: boolean; text: string; runId: string }> {
+): Promise<{ ok: boolean; text: string; images: readonly ToolImage[]; runId: string }> {
   const runId = randomUUID();
   const { conversation, context } = call;
   // In memory, the call follows the newest message of the conversation.

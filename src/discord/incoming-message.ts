@@ -1,5 +1,13 @@
 import { cleanContent, type Attachment, type Collection, type Message } from 'discord.js';
 import { readUpTo } from '../streams/read-up-to.ts';
+import { formatSize } from '../text/byte-size.ts';
+import {
+  type ImageIntake,
+  type IncomingImages,
+  isAllowedHost,
+  looksLikeImage,
+  readIncomingImages,
+} from './incoming-images.ts';
 
 /** Attachments read as text: by type, or by name where the type is missing or generic. */
 const textTypes = /^(text\/|application\/(json|xml|x-yaml|yaml|toml|x-sh|javascript|typescript|sql|csv))/;
@@ -7,19 +15,32 @@ const textNames =
   /\.(txt|md|markdown|json|jsonl|csv|tsv|log|ya?ml|toml|ini|xml|html?|css|js|mjs|cjs|ts|tsx|jsx|py|rb|go|rs|java|kt|c|h|cc|cpp|hpp|cs|php|sh|bash|zsh|sql|diff|patch)$/i;
 const fetchTimeoutMs = 10_000;
 
+/** How a message is read: who the bot is, the text attachments' limit, and how images are taken. */
+export interface MessageReading {
+  botUserId: string;
+  botRoleId: string | null;
+  /** The largest text attachment read (ATTACHMENT_MAX_KB). */
+  maxBytes: number;
+  images: ImageIntake;
+}
+
 /**
- * The text the model sees of a message: its content with the bot's own mention removed and other
- * mentions as names, then its attachments: text files read (up to `maxBytes` each), others named
- * so that the model knows they were not read.
+ * What the model gets of a message: its content with the bot's own mention removed and other
+ * mentions as names, then its attachments: text files read (up to `maxBytes` each), images taken
+ * (or named, with why not), others named so that the model knows they were not read.
  */
-export async function messageText(
+export async function readMessage(
   message: Message,
-  botUserId: string,
-  botRoleId: string | null,
-  maxBytes: number,
-): Promise<string> {
-  const attachments = await describeAttachments(message.attachments, maxBytes);
-  return [cleanText(message, botUserId, botRoleId), ...attachments].filter((part) => part !== '').join('\n\n');
+  reading: MessageReading,
+): Promise<{ content: string; images: IncomingImages }> {
+  const [attachments, images] = await Promise.all([
+    describeAttachments(message.attachments, reading.maxBytes, reading.images.hosts),
+    readIncomingImages(message, reading.images),
+  ]);
+  const content = [cleanText(message, reading.botUserId, reading.botRoleId), ...attachments, images.notes.join('\n')]
+    .filter((part) => part !== '')
+    .join('\n\n');
+  return { content, images };
 }
 
 /** The message's own text: the bot's mentions removed, other mentions shown as names. */
@@ -30,34 +51,33 @@ export function cleanText(message: Message, botUserId: string, botRoleId: string
   return cleanContent(withoutBot, message.channel).trim();
 }
 
-async function describeAttachments(attachments: Collection<string, Attachment>, maxBytes: number): Promise<string[]> {
+async function describeAttachments(
+  attachments: Collection<string, Attachment>,
+  maxBytes: number,
+  hosts: readonly string[],
+): Promise<string[]> {
   return Promise.all(
-    [...attachments.values()].map(async (attachment) => {
-      const label = `${attachment.name} (${attachment.contentType ?? 'unknown type'}, ${formatSize(attachment.size)})`;
-      const isText = textTypes.test(attachment.contentType ?? '') || textNames.test(attachment.name);
-      if (!isText) return `[Attachment ${label}: not read, only text files are.]`;
-      if (attachment.size > maxBytes) return `[Attachment ${label}: not read, larger than ${formatSize(maxBytes)}.]`;
-      try {
-        const response = await fetch(attachment.url, {
-          signal: AbortSignal.timeout(fetchTimeoutMs),
-          redirect: 'error',
-        });
-        if (!response.ok) return `[Attachment ${label}: could not be read (HTTP ${response.status}).]`;
-        // The size Discord reports is checked above; the body is cut again as it is read, in case it lied.
-        const body = response.body === null ? new Uint8Array() : (await readUpTo(response.body, maxBytes)).bytes;
-        const text = new TextDecoder('utf-8').decode(body);
-        return `[Attachment ${attachment.name}]\n\`\`\`\n${text.replace(/```/g, 'ˋˋˋ')}\n\`\`\``;
-      } catch {
-        return `[Attachment ${label}: could not be read.]`;
-      }
-    }),
+    [...attachments.values()]
+      .filter((attachment) => !looksLikeImage(attachment))
+      .map(async (attachment) => {
+        const label = `${attachment.name} (${attachment.contentType ?? 'unknown type'}, ${formatSize(attachment.size)})`;
+        const isText = textTypes.test(attachment.contentType ?? '') || textNames.test(attachment.name);
+        if (!isText) return `[Attachment ${label}: not read, only text files are.]`;
+        if (attachment.size > maxBytes) return `[Attachment ${label}: not read, larger than ${formatSize(maxBytes)}.]`;
+        if (!isAllowedHost(attachment.url, hosts)) return `[Attachment ${label}: not read, not on Discord's CDN.]`;
+        try {
+          const response = await fetch(attachment.url, {
+            signal: AbortSignal.timeout(fetchTimeoutMs),
+            redirect: 'error',
+          });
+          if (!response.ok) return `[Attachment ${label}: could not be read (HTTP ${response.status}).]`;
+          // The size Discord reports is checked above; the body is cut again as it is read, in case it lied.
+          const body = response.body === null ? new Uint8Array() : (await readUpTo(response.body, maxBytes)).bytes;
+          const text = new TextDecoder('utf-8').decode(body);
+          return `[Attachment ${attachment.name}]\n\`\`\`\n${text.replace(/```/g, 'ˋˋˋ')}\n\`\`\``;
+        } catch {
+          return `[Attachment ${label}: could not be read.]`;
+        }
+      }),
   );
-}
-
-function formatSize(bytes: number): string {
-  return bytes < 1024
-    ? `${bytes} B`
-    : bytes < 1024 * 1024
-      ? `${Math.round(bytes / 1024)} KB`
-      : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }

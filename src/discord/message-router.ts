@@ -20,7 +20,9 @@ import { formatUserContent } from '../memory/window.ts';
 import { isAllowedPlace } from './allowed-places.ts';
 import { ChannelProgress } from './channel-progress.ts';
 import { channelGoneCodes, describeDiscordError, isDiscordCode } from './discord-errors.ts';
-import { cleanText, messageText } from './incoming-message.ts';
+import { tellAboutImages } from './image-notices.ts';
+import type { ImageIntake } from './incoming-images.ts';
+import { cleanText, type MessageReading, readMessage } from './incoming-message.ts';
 import { messagesAfter } from './messages-after.ts';
 import { discordRequester } from './moderation.ts';
 import { threadName } from './render.ts';
@@ -35,6 +37,8 @@ export interface RouterDependencies {
   queues: ConversationQueues<QueuedWork>;
   discord: DiscordSettings;
   limits: UsageLimits;
+  /** How images are taken in (vision, size limit, the hosts fetched from). */
+  images: ImageIntake;
   logger: Logger;
 }
 
@@ -62,20 +66,32 @@ export function messageRouter(deps: RouterDependencies) {
     const role = botRoleId(message);
     return role !== null && message.mentions.roles.has(role);
   };
+  const reading = (message: GuildMessage): MessageReading => ({
+    botUserId: client.user.id,
+    botRoleId: botRoleId(message),
+    maxBytes: discord.attachmentMaxBytes,
+    images: deps.images,
+  });
   const requesterOf = (message: GuildMessage) =>
     discordRequester(message.author, message.member, message.channel, discord.moderatorRoleIds);
 
   /** Stores the message (null if it already was: the gateway can deliver an event twice). */
   async function record(message: GuildMessage, conversation: ConversationRow): Promise<MessageWork | null> {
-    const content = await messageText(message, client.user.id, botRoleId(message), discord.attachmentMaxBytes);
+    const { content, images } = await readMessage(message, reading(message));
     const requester = requesterOf(message);
     const storedId = memory.recordUserMessage(conversation, {
       authorId: message.author.id,
       authorName: requester.displayName,
       content,
       discordMessageId: message.id,
+      images: images.images,
     });
     if (storedId === null) return null;
+    await tellAboutImages(message, conversation.id, images, {
+      images: store.images,
+      vision: deps.images.vision,
+      logger,
+    });
     if (message.channel.isThread()) store.conversations.setLastSeenMessage(conversation.id, message.id);
     return messageWork(storedId, { messageId: message.id, channelId: message.channelId }, requester);
   }
@@ -254,14 +270,13 @@ export function messageRouter(deps: RouterDependencies) {
       if (!store.messages.hasDiscordId(message.id)) return;
       const full = message.partial ? await message.fetch().catch(() => null) : message;
       if (!full || full.author.bot || !full.inGuild()) return;
-      const content = await messageText(
-        full as GuildMessage,
-        client.user.id,
-        botRoleId(full as GuildMessage),
-        discord.attachmentMaxBytes,
-      );
+      const { content, images } = await readMessage(full as GuildMessage, reading(full as GuildMessage));
       const authorName = full.member?.displayName ?? full.author.displayName;
-      store.messages.editByDiscordId(full.id, content, deps.counter.count(formatUserContent(authorName, content)));
+      // The images are read again too: an edit can remove attachments.
+      store.db.transaction(() => {
+        store.messages.editByDiscordId(full.id, content, deps.counter.count(formatUserContent(authorName, content)));
+        store.images.replaceForDiscordMessage(full.id, images.images);
+      })();
     },
 
     /**

@@ -251,9 +251,9 @@ function imagesRow(outcome: ProbeOutcome): CheckupRow {
       label,
       'gap',
       refusal(outcome.error),
-      'images are not sent to this model (the bot sends none yet)',
+      'images are not sent to this model (MODEL_VISION=auto: remembered)',
     );
-  return row(check, label, 'ok', 'accepted', 'none needed (the bot sends no images yet)');
+  return row(check, label, 'ok', 'accepted', 'images are shown to this model (MODEL_VISION=auto: remembered)');
 }
 
 function streamingRow(outcome: ProbeOutcome): CheckupRow {

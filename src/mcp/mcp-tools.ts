@@ -1,7 +1,7 @@
 /**
  * An MCP server's tools as agent tools: named `<server>__<tool>` within the model's 64 characters,
  * arguments validated against the server's JSON Schema (ajv), sent non-strict where the schema does
- * not meet strict rules, and results turned into text.
+ * not meet strict rules, and results turned into text (and images, shown to a model that sees).
  */
 import { createHash } from 'node:crypto';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
@@ -9,7 +9,10 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { fromJsonSchemaTool } from '../agent/runtime-tool.ts';
 import { mapSchema } from '../agent/schema-walk.ts';
 import type { RuntimeTool, ToolContext, ValidationResult } from '../agent/tool.ts';
+import type { ResultWithImages, ToolImage } from '../agent/tool-images.ts';
 import { errorMessage, UserFacingError } from '../errors.ts';
+import { takeImageBytes } from '../images/take-image.ts';
+import { formatSize } from '../text/byte-size.ts';
 import { truncate } from '../text/truncate.ts';
 
 /** A tool as `tools/list` gives it. */
@@ -24,6 +27,8 @@ export interface CallResult {
   content?: {
     type: string;
     text?: string;
+    /** An image's bytes, base64. */
+    data?: string;
     mimeType?: string;
     uri?: string;
     resource?: { uri?: string; text?: string };
@@ -101,7 +106,7 @@ export function toolsFromListing(
         moderatorOnly: server.moderatorOnly,
         validate: (input) => validation(validate, input),
         execute: async (args, context) =>
-          resultText(server.name, entry.name, await call(entry.name, args as Record<string, unknown>, context)),
+          toolResult(server.name, entry.name, await call(entry.name, args as Record<string, unknown>, context)),
       }),
     );
   }
@@ -146,6 +151,36 @@ function validationIssue(error: ErrorObject): string {
       ? `unknown field "${(error.params as { additionalProperty: string }).additionalProperty}"`
       : (error.message ?? error.keyword);
   return at ? `${at}: ${detail}` : detail;
+}
+
+/** The largest image a tool may return: the most IMAGE_MAX_MB allows. */
+const maxToolImageBytes = 20 * 1024 * 1024;
+
+/**
+ * A call's result for the model: its text, with its images (checked by their bytes) when it
+ * returned any. https://modelcontextprotocol.io/specification/2025-06-18/server/tools#image-content
+ */
+export function toolResult(server: string, tool: string, result: CallResult): string | ResultWithImages {
+  const images: ToolImage[] = [];
+  const notes: string[] = [];
+  for (const item of result.content ?? []) {
+    if (item.type !== 'image') continue;
+    const bytes = Buffer.from(item.data ?? '', 'base64');
+    const taken =
+      bytes.length > maxToolImageBytes
+        ? { refused: `larger than ${formatSize(maxToolImageBytes)}` }
+        : takeImageBytes('tool image', bytes);
+    if ('image' in taken) {
+      const { mediaType, width, height } = taken.image;
+      images.push({ mediaType, width, height, base64: bytes.toString('base64') });
+    } else notes.push(`[image ${item.mimeType ?? ''}: not shown, ${taken.refused}]`);
+  }
+  const text = resultText(server, tool, {
+    ...result,
+    content: (result.content ?? []).filter((item) => item.type !== 'image'),
+  });
+  const withNotes = [text === '(no result)' && images.length > 0 ? '' : text, ...notes].filter(Boolean).join('\n');
+  return images.length === 0 ? withNotes : { type: 'result-with-images', text: withNotes, images };
 }
 
 /** A call's result as text for the model and the thread; a result marked as an error becomes one. */

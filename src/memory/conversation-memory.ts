@@ -1,5 +1,7 @@
 import type { ConversationRow } from '../../db/conversations.ts';
+import type { NewImage } from '../../db/images.ts';
 import type { Store } from '../../db/store.ts';
+import type { ImageTokenRule } from '../images/image-tokens.ts';
 import { type AgentEventSink, fanOut } from '../agent/events.ts';
 import type { Logger } from '../agent/logger.ts';
 import type { ChatMessage, UserMessage } from '../agent/messages.ts';
@@ -7,11 +9,19 @@ import { stepLogSink } from '../run-log/step-log-sink.ts';
 import { memorySink } from './memory-sink.ts';
 import type { TokenCounter } from './token-counter.ts';
 import { conversationOrder, formatUserContent, selectWindow, toChatMessages } from './window.ts';
+import { windowImages } from './window-images.ts';
 
 export interface MemorySettings {
   tokenBudget: number;
   messageTokenCap: number;
+  /** Images the window shows at most (MEMORY_IMAGES; 4 unless given). */
+  images?: number;
+  /** How the model counts an image's tokens; absent when it cannot see images (none is shown). */
+  imageTokens?: ImageTokenRule;
 }
+
+/** The window shows this many images unless MEMORY_IMAGES says otherwise. */
+export const defaultMemoryImages = 4;
 
 /** What a run's record needs besides its conversation. */
 export interface RunRecordOptions {
@@ -33,6 +43,8 @@ export interface IncomingMessage {
   authorName: string;
   content: string;
   discordMessageId: string | null;
+  /** Images posted with it (only when the model can see them). */
+  images?: readonly NewImage[];
 }
 
 /**
@@ -45,22 +57,26 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
      * Stores a user message before any run sees it, so that nothing said is lost. Null when that
      * Discord message is already stored (the gateway can deliver an event twice).
      */
-    recordUserMessage(conversation: ConversationRow, message: IncomingMessage): number | null {
-      return store.messages.insert({
-        conversationId: conversation.id,
-        runId: null,
-        role: 'user',
-        authorId: message.authorId,
-        authorName: message.authorName,
-        content: message.content,
-        toolCalls: null,
-        toolCallId: null,
-        groupId: null,
-        answersId: null,
-        discordMessageId: message.discordMessageId,
-        tokenCount: counter.count(formatUserContent(message.authorName, message.content)),
-      });
-    },
+    recordUserMessage: store.db.transaction(
+      (conversation: ConversationRow, message: IncomingMessage): number | null => {
+        const id = store.messages.insert({
+          conversationId: conversation.id,
+          runId: null,
+          role: 'user',
+          authorId: message.authorId,
+          authorName: message.authorName,
+          content: message.content,
+          toolCalls: null,
+          toolCallId: null,
+          groupId: null,
+          answersId: null,
+          discordMessageId: message.discordMessageId,
+          tokenCount: counter.count(formatUserContent(message.authorName, message.content)),
+        });
+        if (id !== null && message.images?.length) store.images.add(id, message.images);
+        return id;
+      },
+    ),
 
     /**
      * The history and the input of a run that answers the messages `triggerIds`. `budget`
@@ -74,11 +90,18 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
     ): { history: ChatMessage[]; input: UserMessage[] } {
       const conversation = store.conversations.byId(conversationId);
       const pinned = new Set(triggerIds);
-      const rows = selectWindow(store.messages.iterateNewest(conversationId, conversation?.memory_starts_after ?? 0), {
+      const afterId = conversation?.memory_starts_after ?? 0;
+      const images = windowImages(
+        store.images,
+        { conversationId, afterId },
+        { keep: settings.images ?? defaultMemoryImages, tokens: settings.imageTokens },
+      );
+      const rows = selectWindow(store.messages.iterateNewest(conversationId, afterId), {
         budget: options.budget ?? settings.tokenBudget,
         messageCap: settings.messageTokenCap,
         floor: memoryFloor,
         pinned,
+        extraCost: (row) => images.cost(row),
       });
       const triggers = rows.filter((row) => pinned.has(row.id) && row.role === 'user');
       // What came after the messages answered (later messages, later runs' steps) is not this run's history.
@@ -86,7 +109,7 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
       const earlier = rows.filter((row) => conversationOrder(row) <= newest);
       if (options.resuming) {
         return {
-          history: triggers.length === 0 ? [] : toChatMessages(earlier, counter, settings.messageTokenCap),
+          history: triggers.length === 0 ? [] : toChatMessages(earlier, counter, settings.messageTokenCap, images),
           input: [],
         };
       }
@@ -95,8 +118,9 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
           earlier.filter((row) => !pinned.has(row.id)),
           counter,
           settings.messageTokenCap,
+          images,
         ),
-        input: toChatMessages(triggers, counter, settings.messageTokenCap) as UserMessage[],
+        input: toChatMessages(triggers, counter, settings.messageTokenCap, images) as UserMessage[],
       };
     },
 

@@ -7,6 +7,7 @@
 import type { MessageRow } from '../../db/messages.ts';
 import type { ChatMessage, ToolCall } from '../agent/messages.ts';
 import type { TokenCounter } from './token-counter.ts';
+import type { WindowImages } from './window-images.ts';
 
 export interface WindowRules {
   /** Tokens the window may hold (the floor and the current messages may exceed it). */
@@ -17,6 +18,8 @@ export interface WindowRules {
   floor: number;
   /** Ids of the messages this run answers: always in the window. */
   pinned: ReadonlySet<number>;
+  /** Tokens a row adds besides its text (its images), asked once per row read, newest first. */
+  extraCost?: (row: MessageRow) => number;
 }
 
 export const cancelledObservation =
@@ -36,7 +39,10 @@ export function selectWindow(newestFirst: Iterable<MessageRow>, rules: WindowRul
     }
     const unit = [...(waiting.get(row.id) ?? []), row];
     waiting.delete(row.id);
-    const cost = unit.reduce((sum, message) => sum + Math.min(message.token_count, rules.messageCap), 0);
+    const cost = unit.reduce(
+      (sum, message) => sum + Math.min(message.token_count, rules.messageCap) + (rules.extraCost?.(message) ?? 0),
+      0,
+    );
     const required = kept.length < rules.floor || unit.some((message) => rules.pinned.has(message.id));
     if (!required && tokens + cost > rules.budget) break;
     kept.push(...unit);
@@ -55,7 +61,12 @@ export function conversationOrder(row: MessageRow): number {
  * calls is followed by exactly one tool message per call, in call order ("cancelled" for a call
  * whose result was never stored, as after a crash).
  */
-export function toChatMessages(rows: readonly MessageRow[], counter: TokenCounter, messageCap: number): ChatMessage[] {
+export function toChatMessages(
+  rows: readonly MessageRow[],
+  counter: TokenCounter,
+  messageCap: number,
+  images?: WindowImages,
+): ChatMessage[] {
   const cut = (row: MessageRow, text: string) =>
     row.token_count > messageCap ? `${counter.truncate(text, messageCap)}\n[…cut]` : text;
   const messages: ChatMessage[] = [];
@@ -65,9 +76,15 @@ export function toChatMessages(rows: readonly MessageRow[], counter: TokenCounte
       tails.set(row.group_id, [...(tails.get(row.group_id) ?? []), row]);
   }
   for (const row of rows) {
-    if (row.role === 'user')
-      messages.push({ role: 'user', content: cut(row, formatUserContent(row.author_name, row.content)) });
-    else if (row.role === 'assistant' && row.tool_calls !== null) {
+    if (row.role === 'user') {
+      const text = cut(row, formatUserContent(row.author_name, row.content));
+      const { parts, named } = images?.render(row) ?? { parts: [], named: [] };
+      const withNames = [text, ...named.map((name) => `[image: ${name}]`)].join('\n');
+      messages.push({
+        role: 'user',
+        content: parts.length === 0 ? withNames : [{ type: 'text', text: withNames }, ...parts],
+      });
+    } else if (row.role === 'assistant' && row.tool_calls !== null) {
       const calls = JSON.parse(row.tool_calls) as ToolCall[];
       messages.push({ role: 'assistant', content: row.content === '' ? null : row.content, tool_calls: calls });
       const results = [...(tails.get(row.id) ?? [])];

@@ -46,6 +46,11 @@ function recognise(message: string, body: ChatBody, current: ServerFixes): Reque
     }
     if (why.length > 0) return { fixes, why: `takes in schemas ${why.join(', and ')}` };
   }
+  // A model without vision sent an image. llama.cpp without a projector: 500 "image input is not
+  // supported - hint: if this is unexpected, you may need to provide the mmproj" (ggml-org/llama.cpp#15377,
+  // #13566); other servers name the image, vision or multimodal input they cannot take.
+  if (carriesImages(body) && /image|vision|multimodal|mmproj/i.test(message) && current.images !== false)
+    return { fixes: { images: false }, why: 'the model does not take images' };
   // Mistral: `Tool call id was abc123 but must be a-z, A-Z, 0-9, with a length of 9.` (langchain#24668).
   if (/tool call id was .* must be a-z, A-Z, 0-9, with a length of 9/i.test(message))
     return { fixes: { shortToolCallIds: true }, why: 'it takes only tool-call ids of nine letters or digits' };
@@ -99,6 +104,16 @@ function recognise(message: string, body: ChatBody, current: ServerFixes): Reque
   if (param && param in body && param !== 'messages' && param !== 'model')
     return { fixes: { dropParams: [param] }, why: `it does not take the parameter ${param}` };
   return null;
+}
+
+/** Whether a request body holds an image part. */
+function carriesImages(body: ChatBody): boolean {
+  const messages = (body.messages ?? []) as { content?: unknown }[];
+  return messages.some(
+    (message) =>
+      Array.isArray(message.content) &&
+      (message.content as { type?: unknown }[]).some((part) => part.type === 'image_url'),
+  );
 }
 
 /** Whether applying `fix` changes anything: a fix in place already would loop. */

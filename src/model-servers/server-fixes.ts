@@ -28,6 +28,8 @@ export interface ServerFixes {
   keepExtraContent?: boolean;
   /** False: replies are not streamed (the server refused a streamed request). */
   streaming?: boolean;
+  /** False: the model refused images; each is sent as its name (and MODEL_VISION=auto turns off). */
+  images?: boolean;
 }
 
 /** Later fixes win; lists are joined. */
@@ -59,6 +61,7 @@ export function describeFixes(fixes: ServerFixes): string[] {
   if (fixes.reasoningBack === 'reasoning_content') lines.push('reasoning sent back on tool-call turns');
   if (fixes.keepExtraContent) lines.push("tool calls' thought signatures sent back");
   if (fixes.streaming === false) lines.push('replies not streamed');
+  if (fixes.images === false) lines.push('images sent as their names (the model refused them)');
   return lines;
 }
 

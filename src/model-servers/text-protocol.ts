@@ -5,7 +5,7 @@
  * template), and the results go back as `<tool_response>` blocks in user messages. Replies are
  * read with `findTextToolCalls`, like any call written as text.
  */
-import type { ChatMessage } from '../agent/messages.ts';
+import type { ChatMessage, UserMessage } from '../agent/messages.ts';
 import type { FunctionSpec, ToolChoice } from '../agent/model-client.ts';
 
 /** What the system prompt gains: the tools, and the one form a call is written in. */
@@ -32,14 +32,17 @@ export function textProtocolInstructions(tools: readonly FunctionSpec[]): string
   ].join('\n');
 }
 
+/** A message of the text transcript: a user's may keep its image parts. */
+export type TranscriptMessage = { role: 'system' | 'assistant'; content: string } | UserMessage;
+
 /** The conversation as plain messages: calls written as `<tool_call>` blocks, results as `<tool_response>`. */
 export function toTextTranscript(
   messages: readonly ChatMessage[],
   tools: readonly FunctionSpec[],
   toolChoice: ToolChoice,
-): { role: 'system' | 'user' | 'assistant'; content: string }[] {
+): TranscriptMessage[] {
   const names = new Map<string, string>();
-  const out: { role: 'system' | 'user' | 'assistant'; content: string }[] = [];
+  const out: TranscriptMessage[] = [];
   const instructions = textProtocolInstructions(tools);
   let instructed = false;
   for (const message of messages) {
@@ -56,7 +59,8 @@ export function toTextTranscript(
       const block = `<tool_response>\n${JSON.stringify({ name: names.get(message.tool_call_id) ?? 'unknown', content: message.content })}\n</tool_response>`;
       const last = out.at(-1);
       // The results of one turn go back together, in one message.
-      if (last?.role === 'user' && last.content.startsWith('<tool_response>')) last.content += `\n${block}`;
+      if (last?.role === 'user' && typeof last.content === 'string' && last.content.startsWith('<tool_response>'))
+        last.content += `\n${block}`;
       else out.push({ role: 'user', content: block });
     } else out.push({ role: 'user', content: message.content });
   }

@@ -2,7 +2,7 @@
  * The request body a server is sent: the agent's request in the chat-completions shape, with the
  * server's fixes applied (its profile's and those learned from its answers).
  */
-import type { ChatMessage, ToolCall } from '../agent/messages.ts';
+import { type ChatMessage, type ToolCall, userText } from '../agent/messages.ts';
 import type { FunctionSpec, ModelRequest } from '../agent/model-client.ts';
 import { mapSchema, type SchemaNode } from '../agent/schema-walk.ts';
 import type { ChatBody } from './openai-transport.ts';
@@ -11,10 +11,11 @@ import { toTextTranscript } from './text-protocol.ts';
 import { shortToolCallId } from './tool-call-ids.ts';
 
 export function buildChatBody(
-  request: ModelRequest,
+  given: ModelRequest,
   settings: { model: string; temperature: number; stream?: boolean },
   fixes: ServerFixes,
 ): ChatBody {
+  const request = fixes.images === false ? { ...given, messages: given.messages.map(withoutImages) } : given;
   const body: ChatBody =
     fixes.toolProtocol === 'text'
       ? {
@@ -41,6 +42,17 @@ function nativeTools(request: ModelRequest, fixes: ServerFixes): { messages: unk
   if (fixes.namedChoice === 'required-with-one-tool')
     return { messages, tools: specs.filter((spec) => spec.function.name === choice.name), tool_choice: 'required' };
   return { messages, tools: specs, tool_choice: { type: 'function', function: { name: choice.name } } };
+}
+
+/** A user message's images as text, for a model that refused them (their names are in its text parts). */
+function withoutImages(message: ChatMessage): ChatMessage {
+  if (message.role !== 'user' || typeof message.content === 'string') return message;
+  const shown = message.content.some((part) => part.type === 'image_url');
+  if (!shown) return message;
+  return {
+    role: 'user',
+    content: [userText(message.content), '[The images above are not shown: this model cannot see images.]'].join('\n'),
+  };
 }
 
 /** A message with fields only some servers take: reasoning, or a call's `extra_content`. */

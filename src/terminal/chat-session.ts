@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import type { ConversationRow } from '../../db/conversations.ts';
+import type { NewImage } from '../../db/images.ts';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../agent/logger.ts';
 import type { ModelClient } from '../agent/model-client.ts';
@@ -8,7 +9,11 @@ import type { AgentSettings } from '../agent/run-agent.ts';
 import type { Requester, RuntimeTool, ToolServer } from '../agent/tool.ts';
 import { type RunOutcome, runPlan } from '../conversation/conversation-run.ts';
 import type { ConversationMemory } from '../memory/conversation-memory.ts';
+import { maxImagesPerMessage } from '../images/take-image.ts';
+import { readImageFile } from './image-file.ts';
 import { printToolEvents } from './print-events.ts';
+
+const noImages = { vision: false, maxBytes: 0 };
 
 export interface ChatSessionOptions {
   input: Readable;
@@ -27,6 +32,8 @@ export interface ChatSessionOptions {
   settings: AgentSettings;
   operatorPrompt: string | null;
   logger: Logger;
+  /** Whether the model sees images, and the largest one `/image` attaches (none unless given). */
+  images?: { vision: boolean; maxBytes: number };
 }
 
 /**
@@ -42,6 +49,9 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
   });
   const { conversation, memory, user } = options;
   let running: AbortController | null = null;
+  // `/image PATH` lines wait here for the next message.
+  let attached: NewImage[] = [];
+  let notes: string[] = [];
 
   lines.on('SIGINT', () => {
     if (running) {
@@ -63,15 +73,32 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
       prompt();
       continue;
     }
+    if (/^\/image(\s|$)/.test(text)) {
+      const outcome =
+        attached.length >= maxImagesPerMessage
+          ? {
+              image: null,
+              note: null,
+              say: `(not attached: at most ${maxImagesPerMessage} images go with one message)`,
+            }
+          : await readImageFile(text.slice('/image'.length).trim(), options.images ?? noImages);
+      if (outcome.image) attached.push(outcome.image);
+      if (outcome.note) notes.push(outcome.note);
+      write(outcome.say);
+      prompt();
+      continue;
+    }
     // Without a Discord id a message is never a duplicate, so it is always stored.
     const triggerIds = [
       memory.recordUserMessage(conversation, {
         authorId: user.id,
         authorName: user.displayName,
-        content: text,
+        content: [text, ...notes].join('\n\n'),
         discordMessageId: null,
+        images: attached,
       })!,
     ];
+    [attached, notes] = [[], []];
     running = new AbortController();
     const outcome = await runPlan(
       { ...options, toolServers: options.toolServers ?? [] },

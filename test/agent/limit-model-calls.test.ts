@@ -56,7 +56,7 @@ describe('limitModelCalls', () => {
     const client: ModelClient = {
       model: 'm',
       async complete(request) {
-        calls.push(String(request.messages[0]?.content));
+        calls.push(String(request.messages[0]?.content as string));
         return answer;
       },
     };

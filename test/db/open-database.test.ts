@@ -33,6 +33,7 @@ describe('openDatabase', () => {
       'conversations',
       'guild_usage_days',
       'instances',
+      'message_images',
       'messages',
       'messages_fts',
       'model_servers',

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/agent/logger.ts';
 import { McpConnection, type McpTimings } from '../../src/mcp/mcp-connection.ts';
 import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
+import { dataUrlOf, imageUrlsOf, png } from '../support/images.ts';
 import { testServerConfig } from '../support/mcp-test-server.ts';
 import { finalAnswer, toolCalls } from '../support/scripted-model.ts';
 
@@ -73,6 +74,33 @@ describe('MCP tools in the bot', () => {
 
     const observation = w.model.requests[1]!.messages.at(-1);
     expect(observation).toMatchObject({ role: 'tool', content: expect.stringContaining('a: must be number') });
+  });
+
+  it('/tool posts the images an MCP tool returns as files, and the agent shows them to a model that sees', async () => {
+    server = new McpConnection(testServerConfig('test'), silentLogger, timings);
+    await server.start();
+    const w = (world = await startBotWorld({}, {}, {}, { toolServers: [server], images: { vision: true } }));
+    const ran = await w.discord.userRunsCommand({
+      name: 'tool',
+      subcommand: 'test',
+      options: { tool: 'screenshot' },
+      author: 'bob',
+      channelId: w.discord.channels.general,
+    });
+    const reply = await ran.waitForReply();
+    expect(reply.content).toContain('the screen, 40 by 30');
+    expect(reply.files.map((file) => file.name)).toEqual(['image-1.png']);
+    const posted = w.discord.messages(w.discord.channels.general).find((message) => message.id === reply.messageId)!;
+    const served = await fetch(posted.attachments[0]!.url);
+    expect(Buffer.from(await served.arrayBuffer())).toEqual(png(40, 30));
+
+    w.model.enqueue(toolCalls({ name: 'test__screenshot', arguments: {} }), (request) => {
+      expect(request.messages.at(-1)!.role).toBe('user');
+      expect(imageUrlsOf(request.messages.at(-1)!)).toEqual([dataUrlOf('image/png', png(40, 30))]);
+      return finalAnswer('I see the screen.', ['test__screenshot']);
+    });
+    const thread = await conversation(w, 'look at the screen');
+    expect((await waitForBotPosts(w, thread.id, 2)).at(-1)!.content).toContain('I see the screen.');
   });
 
   it('/tool <server> runs one of its tools by name, with JSON arguments checked by its schema, and suggests the tools as you type', async () => {

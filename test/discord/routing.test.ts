@@ -117,7 +117,7 @@ describe('what the bot answers', () => {
     model.enqueue((request) => {
       const asked = request.messages.at(-1)!.content!;
       expect(asked).toContain('Ada: please review\n\n[Attachment notes.txt]\n```\nline one\nline two\n```');
-      expect(asked).toContain('[Attachment photo.png (image/png, 3 B): not read, only text files are.]');
+      expect(asked).toContain('[image photo.png: posted, but this model cannot see images, so it is not shown]');
       expect(asked).toContain('[Attachment big.log (text/plain, 2 KB): not read, larger than 1 KB.]');
       return finalAnswer('Reviewed.');
     });

@@ -95,3 +95,32 @@ describe('the fix a refusal names', () => {
     expect(fixFor(refused(400, 'Unsupported parameter: logprobs'), body, {})).toBeNull();
   });
 });
+
+describe('a model that refuses images', () => {
+  const withImage = {
+    ...body,
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Ada: what is this?' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+        ],
+      },
+    ],
+  };
+  const llamaCpp = refused(
+    500,
+    'image input is not supported - hint: if this is unexpected, you may need to provide the mmproj',
+  );
+
+  it('gets its images as names from then on, when the request held one', () => {
+    expect(fixFor(llamaCpp, withImage, {})).toMatchObject({ fixes: { images: false } });
+    expect(
+      fixFor(refused(400, 'Invalid content type. image_url is only supported by certain models.'), withImage, {}),
+    ).toMatchObject({ fixes: { images: false } });
+    // No image sent: the words are about something else. Already fixed: no loop.
+    expect(fixFor(llamaCpp, body, {})).toBeNull();
+    expect(fixFor(llamaCpp, withImage, { images: false })).toBeNull();
+  });
+});

@@ -64,11 +64,13 @@ export async function runOnce(
     signal?: AbortSignal;
     input?: string;
     client?: Partial<OpenAIModelClientOptions>;
+    /** Where the client remembers what it learns of the server. */
+    remember?: Parameters<typeof createOpenAIModelClient>[1];
   } & Partial<Pick<RunAgentOptions, 'history' | 'streamAnswers'>> = {},
 ): Promise<RecordedRun> {
   const events: AgentEvent[] = [];
   const result = await runAgent({
-    model: modelClientFor(server, options.client),
+    model: modelClientFor(server, options.client, options.remember),
     systemPrompt: 'You are a test.',
     history: options.history ?? [],
     input: [{ role: 'user', content: options.input ?? 'Ada: hello' }],

@@ -16,6 +16,7 @@ import type { DiscordSettings } from '../../src/config.ts';
 import { type Bot, type HandledEvent, startBot } from '../../src/discord/bot.ts';
 import type { MemorySettings } from '../../src/memory/conversation-memory.ts';
 import { loadTokenCounter } from '../../src/memory/token-counter.ts';
+import { imageTokenRule } from '../../src/images/image-tokens.ts';
 import { type Instance, startInstance } from '../../src/run-log/instance.ts';
 import { builtInTools, databaseTools } from '../../tools/index.ts';
 import { commands } from '../../commands/index.ts';
@@ -66,6 +67,8 @@ export async function startBotWorld(
     logger?: Logger;
     /** The memory window's settings (8,000 tokens, 1,500 a message, unless given). */
     memory?: Partial<MemorySettings>;
+    /** Whether the model sees images (off unless given; on counts them by OpenAI's rule) and the largest taken (5 MB). */
+    images?: { vision: boolean; maxBytes?: number };
   } = {},
 ): Promise<BotWorld> {
   const discord = await startFakeDiscord();
@@ -99,9 +102,17 @@ export async function startBotWorld(
         ...settings,
         token: discord.token,
       },
-      agent: { ...defaultAgentSettings, ...agent },
+      agent: { ...defaultAgentSettings, seesImages: extra.images?.vision ?? false, ...agent },
       commands: currentCommands,
-      memory: { tokenBudget: 8000, messageTokenCap: 1500, ...extra.memory },
+      memory: {
+        tokenBudget: 8000,
+        messageTokenCap: 1500,
+        ...(extra.images?.vision ? { imageTokens: imageTokenRule('openai', 'gpt-4.1-mini') } : {}),
+        ...extra.memory,
+      },
+      images: { vision: extra.images?.vision ?? false, maxBytes: extra.images?.maxBytes ?? 5 * 1024 * 1024 },
+      // The fake serves attachments from 127.0.0.1; the bot fetches from Discord's CDN alone otherwise.
+      cdnHosts: ['127.0.0.1'],
       operatorPrompt: null,
       store,
       counter,

@@ -5,12 +5,14 @@
  * `MCP_TEST_START_LOG` names a file that gets a line at each start, so tests can count restarts.
  *
  * Tools: echo, add (numbers only: a schema to break), environment (what the process was given),
- * crash (exits mid-call), hang (never answers), freeze (stops answering anything), and one with a name too long to keep as it is.
+ * crash (exits mid-call), hang (never answers), freeze (stops answering anything), screenshot (an image
+ * and an animation), and one with a name too long to keep as it is.
  */
 import { appendFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
+import { gif, png } from './images.ts';
 
 const mode = process.argv[2] ?? 'serve';
 if (process.env.MCP_TEST_START_LOG) appendFileSync(process.env.MCP_TEST_START_LOG, `${process.pid} ${mode}\n`);
@@ -67,6 +69,17 @@ if (mode === 'hang-on-start') {
       server.registerTool('extra', { description: 'Added later.', inputSchema: {} }, () => text('extra'));
       return text('grown');
     },
+  );
+  server.registerTool(
+    'screenshot',
+    { description: 'A picture of the screen (and an animation, which the bot refuses).', inputSchema: {} },
+    () => ({
+      content: [
+        { type: 'text' as const, text: 'the screen, 40 by 30' },
+        { type: 'image' as const, data: png(40, 30).toString('base64'), mimeType: 'image/png' },
+        { type: 'image' as const, data: gif(4, 4, 2).toString('base64'), mimeType: 'image/gif' },
+      ],
+    }),
   );
   server.registerTool(
     'a_tool_whose_name_is_far_too_long_to_fit_once_the_server_name_is_put_before_it',

@@ -1,0 +1,51 @@
+/**
+ * Images a tool returns (an MCP server's screenshot, say). The chat API's tool messages carry text
+ * only, so the images follow the turn's results as a user message of image parts, for a model that
+ * sees images; a model that does not is told in the result that they were not shown.
+ * https://platform.openai.com/docs/api-reference/chat/create (tool message: content is text)
+ */
+import type { ImagePart, UserMessage } from './messages.ts';
+
+/** One image of a tool's result, already checked (a still PNG, JPEG, WebP or GIF). */
+export interface ToolImage {
+  mediaType: string;
+  /** The bytes, base64. */
+  base64: string;
+  width: number;
+  height: number;
+}
+
+/** A tool's result with images: `text` goes in the tool message, the images after the turn. */
+export interface ResultWithImages {
+  type: 'result-with-images';
+  text: string;
+  images: readonly ToolImage[];
+}
+
+export function isResultWithImages(value: unknown): value is ResultWithImages {
+  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'result-with-images';
+}
+
+/** The line the tool message gains: what became of its images (`undefined`: no model, as with `/tool`). */
+export function imagesLine(count: number, seesImages: boolean | undefined): string {
+  const what = count === 1 ? 'an image' : `${count} images`;
+  if (seesImages === undefined) return `[The tool returned ${what}.]`;
+  return seesImages
+    ? `[The tool returned ${what}: shown to you after the results.]`
+    : `[The tool returned ${what}: not shown, this model cannot see images.]`;
+}
+
+/** The user message that shows the images of a turn's results, each named by its tool. */
+export function toolImagesMessage(results: readonly { tool: string; images: readonly ToolImage[] }[]): UserMessage {
+  const content: UserMessage['content'] = [];
+  for (const { tool, images } of results) {
+    images.forEach((image, index) => {
+      const part: ImagePart = {
+        type: 'image_url',
+        image_url: { url: `data:${image.mediaType};base64,${image.base64}` },
+      };
+      content.push({ type: 'text', text: `[image ${index + 1} returned by ${tool}]` }, part);
+    });
+  }
+  return { role: 'user', content };
+}

@@ -1,0 +1,128 @@
+/**
+ * The images of a message: its image attachments, and images linked from Discord's CDN in its text
+ * (other links stay text: `fetch_url` reads pages). Each is fetched from Discord's CDN only, up to
+ * the size limit, and judged by its bytes (take-image.ts). Larger images are refused, not scaled: no
+ * well-kept scaler installs without a native build or a large prebuilt binary (README, "Images").
+ */
+import type { Attachment, Message } from 'discord.js';
+import type { NewImage } from '../../db/images.ts';
+import { maxImagesPerMessage, type TakenImage, takeImageBytes } from '../images/take-image.ts';
+import { readUpTo } from '../streams/read-up-to.ts';
+import { formatSize } from '../text/byte-size.ts';
+
+/** Where attachments and linked images may be fetched from: Discord's CDN (tests give the fake's host). */
+export const discordCdnHosts: readonly string[] = ['cdn.discordapp.com', 'media.discordapp.net'];
+
+const fetchTimeoutMs = 15_000;
+const imageTypes = /^image\//;
+const imageNames = /\.(png|jpe?g|webp|gif|apng|avif|heic|bmp|tiff?)$/i;
+const imageLinkPath = /\.(png|jpe?g|webp|gif)$/i;
+
+/** How images are taken in. */
+export interface ImageIntake {
+  /** Whether the model sees images: without it they are named, not fetched. */
+  vision: boolean;
+  /** The largest image taken, in bytes (IMAGE_MAX_MB). */
+  maxBytes: number;
+  /** Hosts fetched from. */
+  hosts: readonly string[];
+}
+
+/** What came of a message's images. */
+export interface IncomingImages {
+  /** To store and show. */
+  images: NewImage[];
+  /** Lines for the model: images refused or not shown, and why. */
+  notes: string[];
+  /** Sentences for the person: images refused, and why (not for a model that cannot see). */
+  refusals: string[];
+  /** Images posted (taken or not). */
+  posted: number;
+}
+
+/** Whether an attachment is taken for an image (by type or name; its bytes decide what it is). */
+export function looksLikeImage(attachment: Pick<Attachment, 'contentType' | 'name'>): boolean {
+  return imageTypes.test(attachment.contentType ?? '') || imageNames.test(attachment.name);
+}
+
+/** Whether `url` is on one of `hosts`. */
+export function isAllowedHost(url: string, hosts: readonly string[]): boolean {
+  return URL.canParse(url) && hosts.includes(new URL(url).hostname);
+}
+
+interface Candidate {
+  name: string;
+  url: string;
+  /** As Discord reports it (null for a link). */
+  size: number | null;
+}
+
+/** Reads the images of `message` as `intake` says. */
+export async function readIncomingImages(
+  message: Pick<Message, 'attachments' | 'content'>,
+  intake: ImageIntake,
+): Promise<IncomingImages> {
+  const candidates: Candidate[] = [
+    ...[...message.attachments.values()]
+      .filter(looksLikeImage)
+      .map((attachment) => ({ name: attachment.name, url: attachment.url, size: attachment.size })),
+    ...linkedImages(message.content, intake.hosts),
+  ];
+  const result: IncomingImages = { images: [], notes: [], refusals: [], posted: candidates.length };
+  if (!intake.vision) {
+    result.notes.push(
+      ...candidates.map(
+        (image) => `[image ${image.name}: posted, but this model cannot see images, so it is not shown]`,
+      ),
+    );
+    return result;
+  }
+  const tooMany = { refused: `at most ${maxImagesPerMessage} images are taken from one message` };
+  const outcomes = [
+    ...(await Promise.all(candidates.slice(0, maxImagesPerMessage).map((candidate) => takeImage(candidate, intake)))),
+    ...candidates.slice(maxImagesPerMessage).map(() => tooMany),
+  ];
+  outcomes.forEach((outcome, index) => {
+    const name = candidates[index]!.name;
+    if ('image' in outcome) result.images.push(outcome.image);
+    else {
+      result.notes.push(`[image ${name}: not shown, ${outcome.refused}]`);
+      result.refusals.push(`${name}: ${outcome.refused}`);
+    }
+  });
+  return result;
+}
+
+/** Discord CDN links in the text that name an image file, each once. */
+function linkedImages(text: string, hosts: readonly string[]): Candidate[] {
+  const found = new Map<string, Candidate>();
+  for (const [match] of text.matchAll(/https?:\/\/[^\s<>()]+/g)) {
+    const link = match.replace(/[.,!?;:'"*_~|]+$/, ''); // A sentence's end, or Markdown, after the link.
+    if (!isAllowedHost(link, hosts)) continue;
+    const path = new URL(link).pathname;
+    if (!imageLinkPath.test(path)) continue;
+    const name = decodeURIComponent(path.split('/').at(-1) ?? 'image');
+    found.set(link, { name, url: link, size: null });
+  }
+  return [...found.values()];
+}
+
+async function takeImage(candidate: Candidate, intake: ImageIntake): Promise<TakenImage> {
+  const limit = `larger than ${formatSize(intake.maxBytes)} (IMAGE_MAX_MB)`;
+  if (candidate.size !== null && candidate.size > intake.maxBytes)
+    return { refused: `${formatSize(candidate.size)}, ${limit}` };
+  if (!isAllowedHost(candidate.url, intake.hosts)) return { refused: "not on Discord's CDN" };
+  let bytes: Buffer;
+  try {
+    const response = await fetch(candidate.url, { signal: AbortSignal.timeout(fetchTimeoutMs), redirect: 'error' });
+    if (!response.ok) return { refused: `could not be fetched (HTTP ${response.status})` };
+    if (response.body === null) return { refused: 'empty' };
+    // The size Discord reports is checked above; the body is cut again as it is read, in case it lied.
+    const read = await readUpTo(response.body, intake.maxBytes);
+    if (read.truncated) return { refused: limit };
+    bytes = read.bytes;
+  } catch {
+    return { refused: 'could not be fetched' };
+  }
+  return takeImageBytes(candidate.name, bytes);
+}

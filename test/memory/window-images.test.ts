@@ -1,0 +1,140 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Store } from '../../db/store.ts';
+import type { ChatMessage } from '../../src/agent/messages.ts';
+import { imageTokenRule } from '../../src/images/image-tokens.ts';
+import { conversationMemory, type MemorySettings } from '../../src/memory/conversation-memory.ts';
+import { loadTokenCounter, type TokenCounter } from '../../src/memory/token-counter.ts';
+import { dataUrlOf, imageUrlsOf, png, textOf } from '../support/images.ts';
+import { chatRequestProblems } from '../support/openai-conformance.ts';
+import { tempStore } from '../support/temp-store.ts';
+
+let store: Store;
+let counter: TokenCounter;
+beforeEach(async () => {
+  ({ store } = tempStore());
+  counter = await loadTokenCounter('gpt-4.1-mini');
+});
+afterEach(() => store.close());
+
+const ada = { authorId: 'u1', authorName: 'Ada', discordMessageId: null };
+
+/** A conversation of `count` messages, each with one image `image-N.png` (N from 1) of width N. */
+function conversationWithImages(settings: MemorySettings, count: number) {
+  const memory = conversationMemory(store, counter, settings);
+  const conversation = store.conversations.ensure({
+    key: 'test:images',
+    title: 'images',
+    guildId: null,
+    channelId: null,
+    startedById: 'u1',
+    startedByName: 'Ada',
+  });
+  const ids: number[] = [];
+  for (let index = 1; index <= count; index += 1) {
+    const bytes = png(index, 1);
+    ids.push(
+      memory.recordUserMessage(conversation, {
+        ...ada,
+        content: `picture ${index}`,
+        images: [{ name: `image-${index}.png`, mediaType: 'image/png', width: index, height: 1, bytes }],
+      })!,
+    );
+  }
+  return { memory, conversation, ids };
+}
+
+const allMessages = (window: { history: ChatMessage[]; input: ChatMessage[] }) => [...window.history, ...window.input];
+
+describe('images in the memory window', () => {
+  it('shows the newest MEMORY_IMAGES images with their bytes, and names the older ones', () => {
+    const settings = {
+      tokenBudget: 8000,
+      messageTokenCap: 1500,
+      images: 4,
+      imageTokens: imageTokenRule('openai', 'gpt-4o'),
+    };
+    const { memory, conversation, ids } = conversationWithImages(settings, 7);
+    const window = memory.loadWindow(conversation.id, [ids.at(-1)!]);
+    const messages = allMessages(window);
+    expect(messages.map(textOf)).toEqual(
+      [1, 2, 3, 4, 5, 6, 7].map((n) => `Ada: picture ${n}\n[image: image-${n}.png]`),
+    );
+    expect(messages.map((message) => imageUrlsOf(message).length)).toEqual([0, 0, 0, 1, 1, 1, 1]);
+    expect(imageUrlsOf(messages[3]!)).toEqual([dataUrlOf('image/png', png(4, 1))]);
+    // Older ones are plain text, as before images existed.
+    expect(messages[0]!.content).toBe('Ada: picture 1\n[image: image-1.png]');
+    // What is sent conforms to OpenAI's spec, image parts included.
+    expect(chatRequestProblems({ model: 'gpt-4o', messages })).toEqual([]);
+  });
+
+  it("counts the shown images' tokens in the budget: costly images leave older messages out", () => {
+    const cheap = conversationWithImages(
+      { tokenBudget: 300, messageTokenCap: 1500, images: 4, imageTokens: () => 10 },
+      6,
+    );
+    expect(allMessages(cheap.memory.loadWindow(cheap.conversation.id, [cheap.ids.at(-1)!]))).toHaveLength(6);
+
+    const costly = conversationMemory(store, counter, {
+      tokenBudget: 300,
+      messageTokenCap: 1500,
+      images: 4,
+      imageTokens: () => 1000,
+    });
+    // The last 3 messages are always there; none older fits beside their images.
+    expect(allMessages(costly.loadWindow(cheap.conversation.id, [cheap.ids.at(-1)!]))).toHaveLength(3);
+  });
+
+  it("never shows another conversation's images", () => {
+    const settings = { tokenBudget: 8000, messageTokenCap: 1500, images: 4, imageTokens: () => 10 };
+    const { memory, ids } = conversationWithImages(settings, 2);
+    const other = store.conversations.ensure({
+      key: 'test:other',
+      title: 'other',
+      guildId: null,
+      channelId: null,
+      startedById: 'u2',
+      startedByName: 'Bob',
+    });
+    const plain = memory.recordUserMessage(other, { ...ada, content: 'no pictures here' })!;
+    const window = memory.loadWindow(other.id, [plain]);
+    expect(allMessages(window).map((message) => message.content)).toEqual(['Ada: no pictures here']);
+    expect(ids).toHaveLength(2);
+  });
+
+  it('shows no image to a model that cannot see: every image is named', () => {
+    const { memory, conversation, ids } = conversationWithImages({ tokenBudget: 8000, messageTokenCap: 1500 }, 2);
+    const messages = allMessages(memory.loadWindow(conversation.id, [ids.at(-1)!]));
+    expect(messages.map((message) => message.content)).toEqual([
+      'Ada: picture 1\n[image: image-1.png]',
+      'Ada: picture 2\n[image: image-2.png]',
+    ]);
+  });
+
+  it("deletes a message's images with the message, and a conversation's with the conversation", () => {
+    const { conversation, ids } = conversationWithImages({ tokenBudget: 8000, messageTokenCap: 1500 }, 3);
+    expect(store.images.count()).toBe(3);
+    store.db.prepare('DELETE FROM messages WHERE id = ?').run(ids[0]);
+    expect(store.images.count()).toBe(2);
+    store.conversations.purge(conversation.id);
+    expect(store.images.count()).toBe(0);
+  });
+});
+
+describe("OpenAI's spec check", () => {
+  it('takes text and image parts in user messages, and refuses a malformed part', () => {
+    const parts = [
+      { type: 'text', text: 'what is this?' },
+      { type: 'image_url', image_url: { url: dataUrlOf('image/png', png(1, 1)) } },
+    ];
+    expect(chatRequestProblems({ model: 'm', messages: [{ role: 'user', content: parts }] })).toEqual([]);
+    expect(
+      chatRequestProblems({
+        model: 'm',
+        messages: [{ role: 'user', content: [{ type: 'image_url', image_url: 'x' }] }],
+      }),
+    ).not.toEqual([]);
+    expect(
+      chatRequestProblems({ model: 'm', messages: [{ role: 'user', content: [{ type: 'picture', data: 'x' }] }] }),
+    ).not.toEqual([]);
+  });
+});
