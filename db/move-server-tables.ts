@@ -17,9 +17,10 @@ export type TableRule =
   | { table: string; moves: 'by-guild'; guildColumn: string; idColumn?: string }
   /**
    * Rows that hang off one of the server's messages by `messageColumn` (its id, remapped on the
-   * way), less `idColumn` (an integer id the target assigns afresh: nothing may refer to it).
+   * way, as is `conversationColumn`'s conversation id if the table keeps one), less `idColumn` (an
+   * integer id the target assigns afresh: nothing may refer to it).
    */
-  | { table: string; moves: 'by-message'; messageColumn: string; idColumn?: string }
+  | { table: string; moves: 'by-message'; messageColumn: string; conversationColumn?: string; idColumn?: string }
   /** Not any one server's: stays in its database. */
   | { table: string; moves: 'never'; why: string };
 
@@ -33,6 +34,13 @@ export const serverTables: readonly TableRule[] = [
   { table: 'channel_cursors', moves: 'by-guild', guildColumn: 'guild_id' },
   // Copied after the runs, whose insert triggers add their tokens: the copy replaces those sums.
   { table: 'guild_usage_days', moves: 'by-guild', guildColumn: 'guild_id' },
+  {
+    table: 'message_images',
+    moves: 'by-message',
+    messageColumn: 'message_id',
+    conversationColumn: 'conversation_id',
+    idColumn: 'id',
+  },
   {
     table: 'instances',
     moves: 'never',
@@ -65,6 +73,7 @@ export const conversationColumns: Record<string, { remapped: readonly string[]; 
       'started_by_name',
       'created_at',
       'last_seen_message_id',
+      'told_no_vision',
     ],
   },
   messages: {

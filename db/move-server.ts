@@ -134,7 +134,7 @@ export function copyServer(
       if (rowTotal(summarize(target, guild, rules)) > 0)
         throw new Error('the target holds data of this server already; nothing was copied');
       const instancesBefore = target.prepare<[], number>('SELECT count(*) FROM instances').pluck().get()!;
-      const { messages } = copyConversations(source, target, guild, now);
+      const { messages, conversations } = copyConversations(source, target, guild, now);
       for (const rule of movedTables(rules)) {
         if (rule.moves === 'with-conversations') continue;
         const columns = columnsOf(target, rule.table, [rule.idColumn]);
@@ -146,7 +146,11 @@ export function copyServer(
         for (const row of source
           .prepare<{ guild: string }, Record<string, unknown>>(`SELECT t.* ${serverRowsOf(rule)}${order}`)
           .iterate({ guild })) {
-          if (rule.moves === 'by-message') row[rule.messageColumn] = messages.get(row[rule.messageColumn] as number);
+          if (rule.moves === 'by-message') {
+            row[rule.messageColumn] = messages.get(row[rule.messageColumn] as number);
+            if (rule.conversationColumn)
+              row[rule.conversationColumn] = conversations.get(row[rule.conversationColumn] as number);
+          }
           insert(row);
         }
       }
