@@ -9,6 +9,8 @@ import type { AgentSettings } from './agent/run-agent.ts';
 import type { OpenAIModelClientOptions } from './model-servers/openai-model-client.ts';
 import type { MemorySettings } from './memory/conversation-memory.ts';
 import { type McpServerConfig, parseMcpConfig } from './mcp/mcp-config.ts';
+import type { ModelsConfig } from './model-catalog/model-entry.ts';
+import { parseModelsFile } from './model-catalog/models-file.ts';
 import { providerIds } from './model-servers/profiles/profile.ts';
 import {
   blankToUndefined,
@@ -67,6 +69,7 @@ export const settingsSchema = z.object({
   USER_MESSAGES_PER_MINUTE: whole(0, 1000, 10),
   DAILY_TOKEN_BUDGET: whole(0, 1_000_000_000, 1_000_000),
   MCP_CONFIG: optionalText(),
+  MODELS_FILE: optionalText(),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
 });
 
@@ -80,7 +83,13 @@ function crossProblems(merged: Environment, purpose: ConfigPurpose): string[] {
   }
   const present = (name: string) => blankToUndefined(merged[name]) !== undefined;
   const baseURL = present('OPENAI_BASE_URL') ? String(merged.OPENAI_BASE_URL) : defaultBaseURL;
-  if (!present('OPENAI_API_KEY') && URL.canParse(baseURL) && new URL(baseURL).hostname === 'api.openai.com') {
+  // With MODELS_FILE, each model names its own key there.
+  if (
+    !present('MODELS_FILE') &&
+    !present('OPENAI_API_KEY') &&
+    URL.canParse(baseURL) &&
+    new URL(baseURL).hostname === 'api.openai.com'
+  ) {
     problems.push(
       "OPENAI_API_KEY is required for OpenAI's API (the default OPENAI_BASE_URL): set it, or point OPENAI_BASE_URL at a local server that needs no key",
     );
@@ -106,6 +115,8 @@ export interface Config {
   discord: DiscordSettings;
   /** The MCP servers of `MCP_CONFIG`; none when it is unset. */
   mcpServers: McpServerConfig[];
+  /** The models of `MODELS_FILE`; without it, the one of the OPENAI_* settings. `model` is the default's. */
+  models: ModelsConfig;
 }
 
 export interface DiscordSettings {
@@ -172,38 +183,64 @@ export function parseConfig(
       };
     }
   }
-  let mcpServers: McpServerConfig[] = [];
-  if (settings.MCP_CONFIG) {
-    let mcpText: string;
+  // The files' problems are reported together: an operator fixes them in one go.
+  const fileProblems: string[] = [];
+  const readSettingFile = (name: 'MCP_CONFIG' | 'MODELS_FILE', path: string): string | null => {
     try {
-      mcpText = readText(settings.MCP_CONFIG);
+      return readText(path);
     } catch (error) {
       const reason = (error as NodeJS.ErrnoException).code ?? String(error);
-      return { ok: false, problems: [`MCP_CONFIG cannot be read (${reason}): "${settings.MCP_CONFIG}"`] };
+      fileProblems.push(`${name} cannot be read (${reason}): "${path}"`);
+      return null;
     }
-    const parsedMcp = parseMcpConfig(mcpText);
-    if (!parsedMcp.ok)
-      return {
-        ok: false,
-        problems: parsedMcp.problems.map((problem) => `MCP_CONFIG "${settings.MCP_CONFIG}": ${problem}`),
-      };
-    mcpServers = parsedMcp.servers;
+  };
+  let mcpServers: McpServerConfig[] = [];
+  const mcpText = settings.MCP_CONFIG ? readSettingFile('MCP_CONFIG', settings.MCP_CONFIG) : null;
+  if (mcpText !== null) {
+    const parsedMcp = parseMcpConfig(mcpText, merged);
+    if (parsedMcp.ok) mcpServers = parsedMcp.servers;
+    else fileProblems.push(...parsedMcp.problems.map((problem) => `MCP_CONFIG "${settings.MCP_CONFIG}": ${problem}`));
   }
+  const shared = {
+    temperature: settings.OPENAI_TEMPERATURE,
+    maxRetries: settings.OPENAI_MAX_RETRIES,
+    timeoutSeconds: settings.OPENAI_TIMEOUT_SECONDS,
+    maxRetryWaitSeconds: settings.OPENAI_MAX_RETRY_WAIT_SECONDS,
+    toolProtocol: settings.TOOL_PROTOCOL,
+  };
+  let models: ModelsConfig = {
+    models: [
+      {
+        name: settings.OPENAI_MODEL,
+        description: '',
+        vision: false,
+        contextTokens: null,
+        price: null,
+        client: {
+          ...shared,
+          apiKey: settings.OPENAI_API_KEY ?? null,
+          baseURL: settings.OPENAI_BASE_URL,
+          model: settings.OPENAI_MODEL,
+          provider: settings.MODEL_PROVIDER,
+        },
+      },
+    ],
+    defaultName: settings.OPENAI_MODEL,
+  };
+  const modelsText = settings.MODELS_FILE ? readSettingFile('MODELS_FILE', settings.MODELS_FILE) : null;
+  if (modelsText !== null) {
+    const parsedModels = parseModelsFile(modelsText, merged, shared);
+    if (parsedModels.ok) models = parsedModels;
+    else
+      fileProblems.push(...parsedModels.problems.map((problem) => `MODELS_FILE "${settings.MODELS_FILE}": ${problem}`));
+  }
+  if (fileProblems.length > 0) return { ok: false, problems: fileProblems };
   return {
     ok: true,
     config: {
       mcpServers,
-      model: {
-        apiKey: settings.OPENAI_API_KEY ?? null,
-        baseURL: settings.OPENAI_BASE_URL,
-        model: settings.OPENAI_MODEL,
-        temperature: settings.OPENAI_TEMPERATURE,
-        maxRetries: settings.OPENAI_MAX_RETRIES,
-        timeoutSeconds: settings.OPENAI_TIMEOUT_SECONDS,
-        maxRetryWaitSeconds: settings.OPENAI_MAX_RETRY_WAIT_SECONDS,
-        provider: settings.MODEL_PROVIDER,
-        toolProtocol: settings.TOOL_PROTOCOL,
-      },
+      models,
+      model: models.models.find((entry) => entry.name === models.defaultName)!.client,
       agent: {
         maxSteps: settings.MAX_STEPS,
         maxToolCallsPerTurn: settings.MAX_TOOL_CALLS_PER_TURN,

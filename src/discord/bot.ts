@@ -25,6 +25,7 @@ import { commandRouter } from './command-router.ts';
 import { commandRegistry, syncCommands } from './command-sync.ts';
 import { toolSubcommands } from './tool-options.ts';
 import { UsageLimits } from './usage-limits.ts';
+import { type ModelCatalog, singleModelCatalog } from '../model-catalog/model-catalog.ts';
 
 export interface BotDependencies {
   discord: DiscordSettings & { token: string };
@@ -38,6 +39,8 @@ export interface BotDependencies {
   store: Store;
   counter: TokenCounter;
   model: ModelClient & Partial<Pick<LimitedModelClient, 'turn'>>;
+  /** Every model on offer (MODELS_FILE), `model` being the default's client; without it, `model` alone. */
+  models?: ModelCatalog;
   tools: readonly RuntimeTool[];
   /** Servers whose tools come and go (MCP servers): listed anew for each run. */
   toolServers?: readonly ToolServer[];
@@ -84,6 +87,7 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
   const lifecycle = runLifecycle(deps.store);
   const limits = new UsageLimits(deps.store, deps.discord);
   const toolServers = deps.toolServers ?? [];
+  const models = deps.models ?? singleModelCatalog(deps.model);
   const toolCommands = toolSubcommands(deps.tools, toolServers);
   for (const { tool, reason } of toolCommands.leftOut) logger.warn({ tool, reason }, 'tool left out of /tool');
   const ready = new Promise<Client<true>>((resolve) => client.once(Events.ClientReady, resolve));
@@ -101,6 +105,7 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
     lifecycle,
     memory,
     model: deps.model,
+    models,
     tools: deps.tools,
     toolServers,
     limits,
@@ -134,6 +139,7 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
     toolServers,
     toolSubcommands: toolCommands,
     moderatorRoleIds: deps.discord.moderatorRoleIds,
+    models: models.entries,
   };
   const commandContext: CommandContext = {
     ...setup,
@@ -147,6 +153,7 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
     discord: deps.discord,
     agent: deps.agent,
     limits,
+    modelCatalog: models,
     instanceId: deps.instanceId,
     logger,
   };

@@ -18,6 +18,7 @@ import type { QueuedWork } from '../conversation/queued-work.ts';
 import type { RunLifecycle } from '../conversation/run-lifecycle.ts';
 import type { ToolSubcommands } from './tool-options.ts';
 import type { UsageLimits } from './usage-limits.ts';
+import type { ModelCatalog, ModelListing } from '../model-catalog/model-catalog.ts';
 
 export type CommandInteraction = ChatInputCommandInteraction<'cached'> | MessageContextMenuCommandInteraction<'cached'>;
 
@@ -29,6 +30,8 @@ export interface CommandSetup {
   toolServers: readonly ToolServer[];
   toolSubcommands: ToolSubcommands;
   moderatorRoleIds: readonly string[];
+  /** The models moderators may choose from (the choices of `/settings model` and `/model`). */
+  models: readonly ModelListing[];
 }
 
 /** What a command may use when it runs: passed in, never hung on the client. */
@@ -45,6 +48,8 @@ export interface CommandContext extends CommandSetup {
   discord: DiscordSettings;
   agent: AgentSettings;
   limits: UsageLimits;
+  /** The models on offer, and the default. */
+  modelCatalog: ModelCatalog;
   instanceId: string;
   logger: Logger;
 }

@@ -38,6 +38,7 @@ describe('openDatabase', () => {
       'model_servers',
       'reminders',
       'runs',
+      'setting_changes',
       'steps',
     ]);
     db.close();

@@ -72,6 +72,7 @@ describe('registration', () => {
                 toolServers: [],
                 toolSubcommands: { subcommands: [], servers: [], leftOut: [] },
                 moderatorRoleIds: [],
+                models: [],
               }),
               description: 'Changed.',
             }),
