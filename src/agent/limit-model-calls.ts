@@ -67,9 +67,9 @@ export function modelCallLine(limit: number): { limit(client: ModelClient): Limi
 function limitedClient(
   client: ModelClient,
   line: {
-    acquire(signal: AbortSignal): Promise<void>;
-    release(): void;
-    counts(): { active: number; waiting: number };
+    acquire: (signal: AbortSignal) => Promise<void>;
+    release: () => void;
+    counts: () => { active: number; waiting: number };
   },
 ): LimitedModelClient {
   const { acquire, release } = line;
