@@ -3,6 +3,7 @@ import type {
   ChatInputCommandInteraction,
   Client,
   MessageContextMenuCommandInteraction,
+  ModalSubmitInteraction,
   RESTPostAPIApplicationCommandsJSONBody,
 } from 'discord.js';
 import type { Store } from '../../db/store.ts';
@@ -63,6 +64,8 @@ export interface CommandDefinition {
   execute(interaction: CommandInteraction, context: CommandContext): Promise<void>;
   /** Suggests values for an option marked `autocomplete` as the person types. */
   autocomplete?(interaction: AutocompleteInteraction<'cached'>, context: CommandContext): Promise<void>;
+  /** Takes what was written in a box the command opened (its `custom_id` starts with the command's name and ":"). */
+  modalSubmit?(interaction: ModalSubmitInteraction<'cached'>, context: CommandContext): Promise<void>;
 }
 
 /** Types a command; does nothing at run time. */

@@ -48,16 +48,20 @@ export function effectiveSettings(
   defaults: { modelName: string; modelNames: readonly string[] },
 ): EffectiveSettings {
   const rowsByLevel = levels(place).map((level) => queries.at(level.id).filter((row) => row.scope === level.scope));
-  const nearest = (key: string, usable: (value: string) => boolean = () => true) => {
+  const nearest = (key: string, usable: (row: SettingChangeRow) => boolean = () => true) => {
     for (const rows of rowsByLevel) {
       const row = rows.find((candidate) => candidate.key === key);
-      if (row?.value !== null && row?.value !== undefined && usable(row.value)) return row;
+      if (row?.value !== null && row?.value !== undefined && usable(row)) return row;
     }
     return null;
   };
   const persona = nearest(settingKeys.persona);
-  const model = nearest(settingKeys.model, (name) => defaults.modelNames.includes(name));
   const modelOnly = nearest(settingKeys.modelOnly);
+  // "Threads keep this model": a thread's own choice, made before, no longer counts.
+  const model = nearest(
+    settingKeys.model,
+    (row) => defaults.modelNames.includes(row.value!) && !(modelOnly?.value === 'yes' && row.scope === 'thread'),
+  );
   const tools = new Map<string, Sourced<boolean>>();
   // Nearest first: a channel's switch wins over the server's.
   for (const row of rowsByLevel.flat().toReversed()) {
