@@ -4,9 +4,11 @@
  * channel, channels from the server, the server from the operator. End to end: the real client
  * against the fake Discord, the real openai client against scripted model servers.
  */
+import { dirname } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeInteraction } from '../support/fake-discord.ts';
 import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
+import { runScript } from '../support/run-process.ts';
 import { type ChatRequest, finalAnswer, type ScriptedModel } from '../support/scripted-model.ts';
 
 let world: BotWorld;
@@ -91,6 +93,18 @@ describe('/settings persona', () => {
       [null, 'test-model'],
       [change.id, 'test-model'],
     ]);
+
+    // npm run steps: who changed what, where and when; and each run's persona version.
+    const env = { DATABASE_PATH: world.databasePath };
+    const changes = await runScript('src/steps.ts', { cwd: dirname(world.databasePath), args: ['--settings'], env });
+    expect(changes.stdout).toMatch(
+      new RegExp(
+        `^#${change.id} 100000000000000001: persona v${change.id} "Talk like a pirate\\." for the channel 100000000000000010 by Ada \\(200000000000000001\\), \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}\\n$`,
+      ),
+    );
+    const runId = world.store.runs.recent(null, 2)[1]!.id;
+    const detail = await runScript('src/steps.ts', { cwd: dirname(world.databasePath), args: ['--run', runId], env });
+    expect(detail.stdout).toMatch(new RegExp(`\\npersona +v${change.id}\\n`));
   });
 
   it('server scope reaches every channel; a thread inherits its channel; reset brings the server back', async () => {
@@ -168,7 +182,12 @@ describe('/settings persona', () => {
 
 describe('models', () => {
   it('each place uses the model chosen for it; each server sees only its runs; /model picks one for a thread', async () => {
-    world = await start({ models: [{ name: 'fast' }, { name: 'strong', description: 'Careful and slow' }] });
+    world = await start({
+      models: [
+        { name: 'fast', price: { input: 1000, output: 2000 } },
+        { name: 'strong', description: 'Careful and slow' },
+      ],
+    });
     const { discord } = world;
     const fast = world.modelServers.get('fast')!;
     const strong = world.modelServers.get('strong')!;
@@ -211,6 +230,12 @@ describe('models', () => {
       'strong',
       'fast',
     ]);
+
+    // /usage: tokens per model, and the cost where the operator gave a price (100 + 20 tokens a call).
+    const usage = await command({ name: 'usage', channelId: discord.channels.general });
+    expect(usage.content).toContain(
+      '**Per model**\n- fast: 240 tokens, 2 runs, about $0.28\n- strong: 240 tokens, 2 runs\n',
+    );
   });
 });
 
