@@ -10,7 +10,7 @@ import { currentTools } from '../src/agent/tool-registry.ts';
 import type { CommandContext, CommandInteraction } from '../src/discord/command-context.ts';
 import { defineCommand } from '../src/discord/command-context.ts';
 import { settingsOfConversation } from '../src/discord/place-run.ts';
-import { changeBy, placeOfInteraction, scopeHere } from '../src/discord/settings-place.ts';
+import { changeBy, placeOfInteraction, scopeHere, settingsHere } from '../src/discord/settings-place.ts';
 import { settingKeys, toolKey } from '../src/place-settings/effective-settings.ts';
 import { describeSettings } from '../src/place-settings/describe-settings.ts';
 import { truncateLine } from '../src/text/truncate.ts';
@@ -210,12 +210,7 @@ function toolNames(context: CommandContext): string[] {
 }
 
 async function show(interaction: CommandInteraction, context: CommandContext): Promise<void> {
-  const place = placeOfInteraction(interaction);
-  const settings = settingsOfConversation(context.store, context.modelCatalog, {
-    guild_id: place.guildId,
-    channel_id: place.channelId,
-    thread_id: place.threadId,
-  })!;
+  const settings = settingsHere(interaction, context);
   const recent = context.store.placeSettings.recent(interaction.guildId, 5);
   await privately(interaction, describeSettings(settings, context.modelCatalog.entries, recent));
 }

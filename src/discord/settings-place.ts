@@ -4,7 +4,8 @@
  */
 import type { SettingScope } from '../../db/place-settings.ts';
 import type { NewSettingChange } from '../../db/place-settings.ts';
-import type { Place } from '../place-settings/effective-settings.ts';
+import type { EffectiveSettings, Place } from '../place-settings/effective-settings.ts';
+import { settingsOfConversation } from './place-run.ts';
 import type { CommandContext, CommandInteraction } from './command-context.ts';
 import { isServerModerator } from './moderation.ts';
 import type { ModalSubmitInteraction } from 'discord.js';
@@ -20,6 +21,19 @@ export function placeOfInteraction(interaction: Used): Place {
     channelId: thread ? thread.parentId : (channel?.id ?? interaction.channelId),
     threadId: thread?.id ?? null,
   };
+}
+
+/** The settings in effect where the command was used. */
+export function settingsHere(
+  interaction: Used,
+  context: Pick<CommandContext, 'store' | 'modelCatalog'>,
+): EffectiveSettings {
+  const place = placeOfInteraction(interaction);
+  return settingsOfConversation(context.store, context.modelCatalog, {
+    guild_id: place.guildId,
+    channel_id: place.channelId,
+    thread_id: place.threadId,
+  })!;
 }
 
 /**

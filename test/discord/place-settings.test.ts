@@ -245,6 +245,15 @@ describe('/settings tools', () => {
     const { discord } = world;
     const off = await settings('tools', discord.channels.general, { name: 'calculator', enabled: false });
     expect(off.content).toBe('**calculator** is off for this channel and its threads.');
+    const suggestions = await world.discord.userRunsCommand({
+      name: 'settings',
+      subcommand: 'tools',
+      author: 'ada',
+      channelId: discord.channels.general,
+      options: { name: 'calc' },
+      focused: 'name',
+    });
+    expect(await suggestions.waitForChoices()).toEqual([{ name: 'calculator', value: 'calculator' }]);
     const unknown = await settings('tools', discord.channels.general, { name: 'teleport', enabled: false });
     expect(unknown.content).toBe('I have no tool or MCP server named "teleport".');
 
@@ -272,6 +281,8 @@ describe('/settings tools', () => {
       channelId: random.id,
     });
     expect(allowed).toMatchObject({ ephemeral: false, content: '🔧 **calculator** `{"expression":"1+1"}` → `2`' });
+    const help = await command({ name: 'help', channelId: general.id, author: 'bob' });
+    expect(help.content).toContain('- **calculator** (off here): ');
 
     // Switched on again for the channel (after off for the server): the nearest switch decides.
     await settings('tools', discord.channels.random, { name: 'calculator', enabled: false, scope: 'server' });
