@@ -4,7 +4,8 @@
  * `$${NAME}` is a literal `${NAME}` (docker compose's escape). A name that is not set is a problem,
  * reported by the path where it was written, never with any value.
  */
-import type { Environment } from '../setting-fields.ts';
+/** Variables by name, as the settings read them (a leaf helper: no project imports). */
+type Environment = Record<string, string | undefined>;
 
 const reference = /\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
