@@ -8,9 +8,10 @@ import { z } from 'zod';
 import type { AgentSettings } from './agent/run-agent.ts';
 import type { OpenAIModelClientOptions } from './model-servers/openai-model-client.ts';
 import type { MemorySettings } from './memory/conversation-memory.ts';
-import { type McpServerConfig, parseMcpConfig } from './mcp/mcp-config.ts';
+import type { McpServerConfig } from './mcp/mcp-config.ts';
 import type { ModelsConfig } from './model-catalog/model-entry.ts';
-import { parseModelsFile } from './model-catalog/models-file.ts';
+import type { SharedModelOptions } from './model-catalog/models-file.ts';
+import { readSettingFiles } from './setting-files.ts';
 import { providerIds } from './model-servers/profiles/profile.ts';
 import {
   blankToUndefined,
@@ -155,7 +156,7 @@ export function mergeEnvironment(environment: Environment, dotenvText: string | 
 
 /**
  * Reads the settings from `environment`, falling back to the `.env` file's text where a variable
- * is unset. `purpose` adds what that command needs; `readText` reads `SYSTEM_PROMPT_FILE` and `MCP_CONFIG`.
+ * is unset. `purpose` adds what that command needs; `readText` reads `SYSTEM_PROMPT_FILE`, `MCP_CONFIG` and `MODELS_FILE`.
  */
 export function parseConfig(
   environment: Environment,
@@ -165,9 +166,13 @@ export function parseConfig(
   const { purpose = 'chat', readText = (path: string) => readFileSync(path, 'utf8') } = options;
   const merged = mergeEnvironment(environment, dotenvText);
   const parsed = settingsSchema.safeParse(merged);
+  // Read even when other settings are wrong, so that every problem is reported at once; the
+  // models' shared options then only stand in, as nothing is built from a failed parse.
+  const files = readSettingFiles(merged, parsed.success ? sharedModelOptions(parsed.data) : standIn, readText);
   const problems = [
     ...(parsed.success ? [] : parsed.error.issues.map((issue) => describeIssue(issue, merged))),
     ...crossProblems(merged, purpose),
+    ...files.problems,
   ];
   if (!parsed.success || problems.length > 0) return { ok: false, problems };
   const settings = parsed.data;
@@ -183,31 +188,7 @@ export function parseConfig(
       };
     }
   }
-  // The files' problems are reported together: an operator fixes them in one go.
-  const fileProblems: string[] = [];
-  const readSettingFile = (name: 'MCP_CONFIG' | 'MODELS_FILE', path: string): string | null => {
-    try {
-      return readText(path);
-    } catch (error) {
-      const reason = (error as NodeJS.ErrnoException).code ?? String(error);
-      fileProblems.push(`${name} cannot be read (${reason}): "${path}"`);
-      return null;
-    }
-  };
-  let mcpServers: McpServerConfig[] = [];
-  const mcpText = settings.MCP_CONFIG ? readSettingFile('MCP_CONFIG', settings.MCP_CONFIG) : null;
-  if (mcpText !== null) {
-    const parsedMcp = parseMcpConfig(mcpText, merged);
-    if (parsedMcp.ok) mcpServers = parsedMcp.servers;
-    else fileProblems.push(...parsedMcp.problems.map((problem) => `MCP_CONFIG "${settings.MCP_CONFIG}": ${problem}`));
-  }
-  const shared = {
-    temperature: settings.OPENAI_TEMPERATURE,
-    maxRetries: settings.OPENAI_MAX_RETRIES,
-    timeoutSeconds: settings.OPENAI_TIMEOUT_SECONDS,
-    maxRetryWaitSeconds: settings.OPENAI_MAX_RETRY_WAIT_SECONDS,
-    toolProtocol: settings.TOOL_PROTOCOL,
-  };
+  const shared = sharedModelOptions(settings);
   let models: ModelsConfig = {
     models: [
       {
@@ -227,18 +208,11 @@ export function parseConfig(
     ],
     defaultName: settings.OPENAI_MODEL,
   };
-  const modelsText = settings.MODELS_FILE ? readSettingFile('MODELS_FILE', settings.MODELS_FILE) : null;
-  if (modelsText !== null) {
-    const parsedModels = parseModelsFile(modelsText, merged, shared);
-    if (parsedModels.ok) models = parsedModels;
-    else
-      fileProblems.push(...parsedModels.problems.map((problem) => `MODELS_FILE "${settings.MODELS_FILE}": ${problem}`));
-  }
-  if (fileProblems.length > 0) return { ok: false, problems: fileProblems };
+  if (files.models) models = files.models;
   return {
     ok: true,
     config: {
-      mcpServers,
+      mcpServers: files.mcpServers,
       models,
       model: models.models.find((entry) => entry.name === models.defaultName)!.client,
       agent: {
@@ -268,6 +242,19 @@ export function parseConfig(
     },
   };
 }
+
+/** What every model shares, from the OPENAI_* settings. */
+function sharedModelOptions(settings: z.output<typeof settingsSchema>): SharedModelOptions {
+  return {
+    temperature: settings.OPENAI_TEMPERATURE,
+    maxRetries: settings.OPENAI_MAX_RETRIES,
+    timeoutSeconds: settings.OPENAI_TIMEOUT_SECONDS,
+    maxRetryWaitSeconds: settings.OPENAI_MAX_RETRY_WAIT_SECONDS,
+    toolProtocol: settings.TOOL_PROTOCOL,
+  };
+}
+
+const standIn: SharedModelOptions = { temperature: 0, maxRetries: 0, timeoutSeconds: 1, maxRetryWaitSeconds: 0 };
 
 function describeIssue(issue: z.core.$ZodIssue, merged: Environment): string {
   const name = String(issue.path[0] ?? 'settings');

@@ -86,8 +86,11 @@ describe('MODELS_FILE', () => {
   });
 
   it('reports every problem of the file at once, with the other settings, and never a key', () => {
-    const result = parseConfig({ MODELS_FILE: 'broken.yaml', MCP_CONFIG: 'mcp.json' }, null, { readText });
+    const result = parseConfig({ MODELS_FILE: 'broken.yaml', MCP_CONFIG: 'mcp.json', MAX_STEPS: 'lots' }, null, {
+      readText,
+    });
     expect(result.ok ? [] : result.problems).toEqual([
+      'MAX_STEPS must be a whole number from 1 to 50 (it is "lots")',
       'MCP_CONFIG "mcp.json": server "github": env.GITHUB_TOKEN: ${GH_TOKEN} is not set (in the environment or .env)',
       'MCP_CONFIG "mcp.json": server "search": headers.Authorization: ${SEARCH_TOKEN} is not set (in the environment or .env)',
       'MODELS_FILE "broken.yaml": model "fast": api_key: ${MISSING_KEY} is not set (in the environment or .env)',
