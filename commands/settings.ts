@@ -1,6 +1,7 @@
 import {
   ApplicationCommandOptionType,
   ComponentType,
+  MessageFlags,
   TextInputStyle,
   type APIApplicationCommandOptionChoice,
   type APIApplicationCommandStringOption,
@@ -186,7 +187,8 @@ export const settings = defineCommand({
   async modalSubmit(interaction, context) {
     const scope = interaction.customId.split(':')[1] === 'server' ? 'server' : 'channel';
     const target = scopeHere(interaction, context, scope);
-    if (typeof target === 'string') return void (await interaction.reply({ content: target, flags: 64 }));
+    if (typeof target === 'string')
+      return void (await interaction.reply({ content: target, flags: MessageFlags.Ephemeral }));
     const text = ['persona', 'persona-more']
       .map((id) => interaction.fields.getTextInputValue(id))
       .join('')
@@ -195,7 +197,7 @@ export const settings = defineCommand({
     const where = scope === 'server' ? 'the whole server' : 'this channel and its threads';
     await interaction.reply({
       content: text ? `Persona set for ${where}.` : `Persona cleared for ${where}.`,
-      flags: 64, // ephemeral
+      flags: MessageFlags.Ephemeral,
       allowedMentions: { parse: [] },
     });
   },

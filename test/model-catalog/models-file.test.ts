@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config.ts';
+import { readDoctorSettings } from '../../src/doctor/doctor-settings.ts';
 
 const files: Record<string, string> = {
   'models.yaml': `
@@ -134,5 +135,29 @@ describe('${VAR} in MCP_CONFIG', () => {
       { name: 'github', env: { GITHUB_TOKEN: 'ghp-1', LITERAL: '${KEEP}' } },
       { name: 'search', headers: { Authorization: 'Bearer st-2' } },
     ]);
+  });
+});
+
+describe('npm run doctor with MODELS_FILE', () => {
+  it("checks the file's default model, or the one --model names; says which there are otherwise", () => {
+    const environment = {
+      MODELS_FILE: 'models.yaml',
+      GROQ_API_KEY: 'gsk-1',
+      OPENAI_API_KEY: 'sk-1',
+      OLLAMA_URL: 'http://127.0.0.1:11434/v1',
+      // A broken MCP_CONFIG must not keep the doctor from checking a model.
+      MCP_CONFIG: 'gone.json',
+    };
+    const checked = (modelName: string | null) => {
+      const loaded = readDoctorSettings(environment, null, { modelName, readText });
+      return loaded.ok ? loaded.settings.model.model : loaded.problems;
+    };
+    expect(checked(null)).toBe('gpt-4.1');
+    expect(checked('local')).toBe('qwen3:8b');
+    expect(checked('huge')).toEqual(['MODELS_FILE has no model named "huge": it has fast, strong, local']);
+    expect(readDoctorSettings({ OPENAI_API_KEY: 'k' }, null, { modelName: 'fast', readText })).toEqual({
+      ok: false,
+      problems: ['--model names a model of MODELS_FILE, which is not set'],
+    });
   });
 });
