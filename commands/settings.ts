@@ -18,7 +18,11 @@ import { truncateLine } from '../src/text/truncate.ts';
 import type { ModelListing } from '../src/model-catalog/model-catalog.ts';
 import { guildOnly, moderatorVisibility, privately } from './shared.ts';
 
-/** Longest persona: Discord takes 6,000 characters in an option, 2 × 4,000 in the modal's two boxes. */
+/**
+ * Longest persona: Discord takes 6,000 characters in a string option, 4,000 in a text input, so the
+ * form has two boxes. https://discord.com/developers/docs/interactions/application-commands#application-command-object-application-command-option-structure
+ * https://discord.com/developers/docs/components/reference#text-input
+ */
 export const maxPersonaLength = 8000;
 const optionTextLimit = 6000;
 const modalBoxLimit = 4000;
