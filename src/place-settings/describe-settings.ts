@@ -55,7 +55,13 @@ export function describeSettings(
       : "- Persona: none (the operator's prompt alone)",
     `- Tools switched on or off: ${tools.length > 0 ? tools.join('; ') : 'none (every tool is on)'}`,
     '**Models on offer**',
-    ...models.map((model) => `- ${model.name}${model.description ? `: ${model.description}` : ''}`),
+    ...models.map((model) => {
+      const facts = [
+        ...(model.vision ? ['reads images'] : []),
+        ...(model.contextTokens ? [`${model.contextTokens.toLocaleString('en-US')} tokens of context`] : []),
+      ];
+      return `- ${model.name}${model.description ? `: ${model.description}` : ''}${facts.length > 0 ? ` (${facts.join(', ')})` : ''}`;
+    }),
     ...(recent.length > 0
       ? ['**Recent changes in this server**', ...recent.map((change) => `- ${describeChange(change, true)}`)]
       : []),

@@ -185,7 +185,7 @@ describe('models', () => {
     world = await start({
       models: [
         { name: 'fast', price: { input: 1000, output: 2000 } },
-        { name: 'strong', description: 'Careful and slow' },
+        { name: 'strong', description: 'Careful and slow', vision: true, contextTokens: 128000 },
       ],
     });
     const { discord } = world;
@@ -197,6 +197,13 @@ describe('models', () => {
     expect(choices?.map((choice) => choice.value)).toEqual(['fast', 'strong', 'inherit']);
 
     await settings('model', discord.channels.random, { model: 'strong' });
+    const shown = await settings('show', discord.channels.random);
+    expect(shown.content).toMatch(
+      /- Model: \*\*strong\*\* \(set for the channel <#100000000000000011> by Ada, <t:\d+:R>\)/,
+    );
+    expect(shown.content).toContain(
+      '**Models on offer**\n- fast\n- strong: Careful and slow (reads images, 128,000 tokens of context)',
+    );
     const general = await ask(discord.channels.general, 'in general', fast);
     await ask(discord.channels.random, 'in random', strong);
     expect(fast.requests).toHaveLength(1);
