@@ -20,7 +20,7 @@ import { LiveAnswer } from './live-answer.ts';
 import type { TargetToBe } from './posting-channel.ts';
 import type { LimitVerdict, UsageLimits } from './usage-limits.ts';
 import type { ModelCatalog } from '../model-catalog/model-catalog.ts';
-import { settingsOfConversation, toolAllowedBy } from './place-run.ts';
+import { settingsOfConversation, toolAllowedBy, windowBudget } from './place-run.ts';
 
 export interface RunnerDependencies extends RunSetup {
   client: Client<true>;
@@ -100,7 +100,12 @@ function asPlaceSays(deps: RunnerDependencies, plan: DiscordRunPlan) {
   const settings = settingsOfConversation(deps.store, deps.models, plan.conversation);
   if (!settings) return { deps, plan };
   return {
-    deps: { ...deps, model: deps.models.clientFor(settings.model.value) },
+    // The retry after "context too long" halves the window this model was given.
+    deps: {
+      ...deps,
+      model: deps.models.clientFor(settings.model.value),
+      memoryBudget: windowBudget(deps, plan.conversation),
+    },
     plan: {
       ...plan,
       persona: settings.persona?.value ?? null,

@@ -37,3 +37,17 @@ export function toolAllowedBy(
   const serverNames = toolServers.map((server) => server.name);
   return (tool) => toolEnabled(settings, tool.name, serverOfTool(tool.name, serverNames));
 }
+
+/**
+ * The memory window's budget for the model chosen where the conversation takes place:
+ * MEMORY_TOKEN_BUDGET, within half the model's context when the operator gave it (the other half
+ * is for the prompt, the tools and the answer).
+ */
+export function windowBudget(
+  deps: { store: Store; models?: ModelCatalog; memoryBudget: number },
+  conversation: Pick<ConversationRow, 'guild_id' | 'channel_id' | 'thread_id'>,
+): number {
+  const settings = deps.models ? settingsOfConversation(deps.store, deps.models, conversation) : null;
+  const context = settings ? deps.models?.entry(settings.model.value)?.contextTokens : null;
+  return context ? Math.min(deps.memoryBudget, Math.floor(context / 2)) : deps.memoryBudget;
+}

@@ -244,6 +244,26 @@ describe('models', () => {
       '**Per model**\n- fast: 240 tokens, 2 runs, about $0.28\n- strong: 240 tokens, 2 runs\n',
     );
   });
+
+  it("a model's context size bounds the memory window sent to it", async () => {
+    world = await start({ models: [{ name: 'fast' }, { name: 'tiny', contextTokens: 100 }] });
+    const { discord } = world;
+    const tiny = world.modelServers.get('tiny')!;
+    const thread = await ask(discord.channels.general, 'the very first question');
+    // About 60 tokens each: more than the tiny model's window holds.
+    for (const line of ['second', 'third', 'fourth'])
+      await sayIn(thread.id, `${line}: ${'words to remember '.repeat(20)}`);
+    const mentions = (request: ChatRequest | undefined) =>
+      // Past the system message, which names the thread after that question.
+      (request?.messages ?? []).slice(1).some((message) => String(message.content).includes('the very first question'));
+    expect(mentions(world.model.requests.at(-1))).toBe(true);
+
+    await command({ name: 'model', channelId: thread.id, options: { model: 'tiny' } });
+    await sayIn(thread.id, 'fifth', tiny);
+    // Half of 100 tokens: the last messages only (they are always sent), not the first question.
+    expect(mentions(tiny.requests[0])).toBe(false);
+    expect(tiny.requests[0]!.messages.length).toBeLessThan(world.model.requests.at(-1)!.messages.length);
+  });
 });
 
 describe('/settings tools', () => {
