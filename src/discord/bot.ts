@@ -82,12 +82,14 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
   });
   const memory = conversationMemory(deps.store, deps.counter, deps.memory);
   const shutdown = new AbortController();
-  const gate = new RateLimitGate(logger);
   const activeRuns = new ActiveRuns();
   const lifecycle = runLifecycle(deps.store);
   const limits = new UsageLimits(deps.store, deps.discord);
   const toolServers = deps.toolServers ?? [];
   const models = deps.models ?? singleModelCatalog(deps.model);
+  // One gate per model: a long rate limit of one server holds back the runs of its model only.
+  const gates = new Map(models.entries.map((entry) => [entry.name, new RateLimitGate(logger)]));
+  const gate = gates.get(models.defaultName) ?? new RateLimitGate(logger);
   const toolCommands = toolSubcommands(deps.tools, toolServers);
   for (const { tool, reason } of toolCommands.leftOut) logger.warn({ tool, reason }, 'tool left out of /tool');
   const ready = new Promise<Client<true>>((resolve) => client.once(Events.ClientReady, resolve));
@@ -116,6 +118,7 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
     instanceId: deps.instanceId,
     logger,
     gate,
+    gateFor: (modelName: string) => gates.get(modelName) ?? gate,
     shutdown: shutdown.signal,
     activeRuns,
   };

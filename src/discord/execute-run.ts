@@ -34,6 +34,8 @@ export interface RunnerDependencies extends RunSetup {
   /** The memory window's token budget (halved for the retry after "context too long"). */
   memoryBudget: number;
   gate: RateLimitGate;
+  /** The gate of each model (by name): a rate limit holds back the runs of that model only. */
+  gateFor?: (modelName: string) => RateLimitGate;
   /** Fires at shutdown: runs stop, unposted, and are taken up at the next start. */
   shutdown: AbortSignal;
   activeRuns: ActiveRuns;
@@ -104,6 +106,7 @@ function asPlaceSays(deps: RunnerDependencies, plan: DiscordRunPlan) {
     deps: {
       ...deps,
       model: deps.models.clientFor(settings.model.value),
+      gate: deps.gateFor?.(settings.model.value) ?? deps.gate,
       memoryBudget: windowBudget(deps, plan.conversation),
     },
     plan: {

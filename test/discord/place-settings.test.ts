@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FakeInteraction } from '../support/fake-discord.ts';
 import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
 import { runScript } from '../support/run-process.ts';
-import { type ChatRequest, finalAnswer, type ScriptedModel } from '../support/scripted-model.ts';
+import { apiError, type ChatRequest, finalAnswer, type ScriptedModel } from '../support/scripted-model.ts';
 
 let world: BotWorld;
 afterEach(async () => {
@@ -19,16 +19,21 @@ afterEach(async () => {
 
 const moderatorRole = '100000000000000021';
 /** Ada holds the Moderator role (Manage Messages); Bob is a member. Commands are shown to both. */
-const start = (extra: Parameters<typeof startBotWorld>[3] = {}) =>
-  startBotWorld({ moderatorRoleIds: [moderatorRole] }, {}, {}, extra);
+const start = (extra: Parameters<typeof startBotWorld>[3] = {}, client: Parameters<typeof startBotWorld>[2] = {}) =>
+  startBotWorld({ moderatorRoleIds: [moderatorRole] }, {}, client, extra);
 
 const systemPrompt = (request: ChatRequest | undefined) => String(request?.messages[0]?.content ?? '');
 const offered = (request: ChatRequest | undefined) => (request?.tools ?? []).map((tool) => tool.function.name);
 
 /** `author` mentions the bot in `channelId`; resolves with the thread once the bot has answered there. */
-async function ask(channelId: string, question: string, server: ScriptedModel = world.model, answer = 'Done.') {
+async function ask(
+  channelId: string,
+  question: string,
+  server: ScriptedModel = world.model,
+  answer: string | null = 'Done.',
+) {
   const { discord } = world;
-  server.enqueue(finalAnswer(answer));
+  if (answer !== null) server.enqueue(finalAnswer(answer));
   const asked = await discord.userSays({
     channelId,
     author: 'ada',
@@ -263,6 +268,22 @@ describe('models', () => {
     // Half of 100 tokens: the last messages only (they are always sent), not the first question.
     expect(mentions(tiny.requests[0])).toBe(false);
     expect(tiny.requests[0]!.messages.length).toBeLessThan(world.model.requests.at(-1)!.messages.length);
+  });
+
+  it("a long rate limit of one model's server holds back that model's runs only", async () => {
+    // The wait is over the client's limit (so it is reported, not slept), and short for a test.
+    world = await start({ models: [{ name: 'fast' }, { name: 'strong' }] }, { maxRetryWaitSeconds: 1 });
+    const { discord } = world;
+    const strong = world.modelServers.get('strong')!;
+    await settings('model', discord.channels.random, { model: 'strong' });
+    world.model.enqueue(apiError(429, 'Rate limit reached', { headers: { 'retry-after': '2' } }));
+    const general = await ask(discord.channels.general, 'one', world.model, null);
+    expect(discord.botMessages(general.id).map((post) => post.content)).toEqual([
+      'The model is rate-limited right now. Please try again in 2 seconds.',
+    ]);
+    // The other model's conversations are not told to wait, nor held back.
+    const random = await ask(discord.channels.random, 'two', strong, 'From strong.');
+    expect(discord.botMessages(random.id).map((post) => post.content)).toEqual(['From strong.']);
   });
 });
 

@@ -107,13 +107,14 @@ export async function startBotWorld(
               // Each model's client options, as the file would give them: its own server.
               client: {
                 apiKey: 'sk-test',
-                baseURL: modelServers.get(listed.name)!.baseURL,
-                model: `${listed.name}-model`,
                 temperature: 0,
                 maxRetries: 2,
                 timeoutSeconds: 10,
                 maxRetryWaitSeconds: 30,
                 provider: 'openai',
+                ...client,
+                baseURL: modelServers.get(listed.name)!.baseURL,
+                model: `${listed.name}-model`,
               },
             })),
           },
