@@ -10,6 +10,7 @@ import type { SettingScope } from '../db/place-settings.ts';
 import { currentTools } from '../src/agent/tool-registry.ts';
 import type { CommandContext, CommandInteraction } from '../src/discord/command-context.ts';
 import { defineCommand } from '../src/discord/command-context.ts';
+import { splitMessage } from '../src/discord/split-message.ts';
 import { settingsOfConversation } from '../src/discord/place-run.ts';
 import { changeBy, placeOfInteraction, scopeHere, settingsHere } from '../src/discord/settings-place.ts';
 import { settingKeys, toolKey } from '../src/place-settings/effective-settings.ts';
@@ -218,7 +219,9 @@ function toolNames(context: CommandContext): string[] {
 async function show(interaction: CommandInteraction, context: CommandContext): Promise<void> {
   const settings = settingsHere(interaction, context);
   const recent = context.store.placeSettings.recent(interaction.guildId, 5);
-  await privately(interaction, describeSettings(settings, context.modelCatalog.entries, recent));
+  // 24 models with their descriptions pass one message: the rest follow, private too.
+  for (const piece of splitMessage(describeSettings(settings, context.modelCatalog.entries, recent)))
+    await privately(interaction, piece);
 }
 
 /** A box for a persona longer than an option takes, filled with the one in effect at that scope. */
