@@ -1,6 +1,8 @@
 import { describeStatus } from '../src/agent/tool.ts';
 import { currentTools } from '../src/agent/tool-registry.ts';
 import { defineCommand } from '../src/discord/command-context.ts';
+import { toolAllowedBy } from '../src/discord/place-run.ts';
+import { settingsHere } from '../src/discord/settings-place.ts';
 import { splitMessage } from '../src/discord/split-message.ts';
 import { guildOnly, privately } from './shared.ts';
 
@@ -9,13 +11,15 @@ export const help = defineCommand({
   moderatorOnly: false,
   data: () => ({ name: 'help', description: 'What this bot does, and the tools it can use.', ...guildOnly }),
   async execute(interaction, context) {
+    const allowed = toolAllowedBy(settingsHere(interaction, context), context.toolServers);
     const tools = currentTools(context.tools, context.toolServers).map(
-      (tool) => `- **${tool.name}**${tool.moderatorOnly ? ' (moderators)' : ''}: ${tool.description}`,
+      (tool) =>
+        `- **${tool.name}**${tool.moderatorOnly ? ' (moderators)' : ''}${allowed(tool) ? '' : ' (off here)'}: ${tool.description}`,
     );
     const pieces = splitMessage(
       [
         'Mention me in a channel and I open a thread for the conversation; in that thread I answer every message and remember what was said.',
-        'I work by calling tools, and show each call before I answer. `/ask` starts a conversation, `/tool` runs a tool yourself, `/stop` stops my answer in progress, `/reset` makes me forget this thread.',
+        'I work by calling tools, and show each call before I answer. `/ask` starts a conversation, `/tool` runs a tool yourself, `/stop` stops my answer in progress, `/reset` makes me forget this thread, `/model` chooses the model of this conversation.',
         '',
         '**Tools**',
         ...tools,

@@ -2,11 +2,24 @@ import type { CommandDefinition } from '../src/discord/command-context.ts';
 import { agentSteps } from './agent-steps.ts';
 import { ask } from './ask.ts';
 import { help } from './help.ts';
+import { model } from './model.ts';
 import { reset } from './reset.ts';
+import { settings } from './settings.ts';
 import { steps } from './steps.ts';
 import { stop } from './stop.ts';
 import { tool } from './tool.ts';
 import { usage } from './usage.ts';
 
 /** Every slash and context-menu command, registered and routed in this order. */
-export const commands: readonly CommandDefinition[] = [ask, tool, help, stop, reset, steps, agentSteps, usage];
+export const commands: readonly CommandDefinition[] = [
+  ask,
+  tool,
+  help,
+  stop,
+  reset,
+  steps,
+  agentSteps,
+  usage,
+  settings,
+  model,
+];

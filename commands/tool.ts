@@ -7,6 +7,8 @@ import { runDirectToolCall } from '../src/discord/direct-tool-call.ts';
 import { renderToolTurn } from '../src/discord/render.ts';
 import { argumentsFrom } from '../src/discord/tool-options.ts';
 import { isModerator } from '../src/discord/moderation.ts';
+import { toolAllowedBy } from '../src/discord/place-run.ts';
+import { settingsHere } from '../src/discord/settings-place.ts';
 import { truncate, truncateLine } from '../src/text/truncate.ts';
 import { conversationHere, guildOnly, isModeratorIn, privately, requesterIn } from './shared.ts';
 
@@ -145,6 +147,10 @@ async function runAndPost(
   chosen: RuntimeTool,
   args: unknown,
 ): Promise<void> {
+  // Commands are registered for every place at once: a tool switched off here is refused on use.
+  const settings = settingsHere(interaction, context);
+  if (!toolAllowedBy(settings, context.toolServers)(chosen))
+    return privately(interaction, `The moderators have switched **${chosen.name}** off here.`);
   await interaction.deferReply();
   const thread = conversationHere(interaction, context);
   const conversation =

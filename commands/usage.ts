@@ -9,7 +9,7 @@ export const usage = defineCommand({
   moderatorOnly: true,
   data: (setup) => ({
     name: 'usage',
-    description: "Moderators: this server's tokens and runs per day, busiest threads and people.",
+    description: "Moderators: this server's tokens and runs per day and model, busiest threads and people.",
     ...moderatorVisibility(setup),
     ...guildOnly,
   }),
@@ -31,6 +31,14 @@ export const usage = defineCommand({
       [
         `**Last ${days} days** (UTC)${budget > 0 ? `, daily budget ${budget.toLocaleString('en-US')} tokens` : ''}`,
         ...perDay.map((day) => line(day.day, day.runs, day.tokens)),
+        '**Per model**',
+        ...queries.perModel(interaction.guildId, since).map((model) => {
+          const price = context.modelCatalog.entry(model.name)?.price;
+          const cost = price
+            ? (model.promptTokens * price.input + model.completionTokens * price.output) / 1_000_000
+            : null;
+          return `${line(model.name.replace(/[*_`~|]/g, ''), model.runs, model.tokens)}${cost === null ? '' : `, about ${cost < 0.01 ? 'less than $0.01' : `$${cost.toFixed(2)}`}`}`;
+        }),
         '**Busiest threads**',
         ...queries
           .busiestThreads(interaction.guildId, since)

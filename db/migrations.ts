@@ -276,6 +276,32 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 10,
+    name: 'settings per server, channel and thread, with who set them; the model and persona of each run',
+    // Append-only: a setting's value is its newest change at that place (null: cleared, inherited),
+    // so that every change stays with who made it and when. A persona's version is the id of the
+    // change that set it, which the run records.
+    up(db) {
+      db.exec(`
+        CREATE TABLE setting_changes (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          guild_id TEXT NOT NULL,
+          scope TEXT NOT NULL CHECK (scope IN ('server', 'channel', 'thread')),
+          scope_id TEXT NOT NULL,
+          key TEXT NOT NULL,
+          value TEXT,
+          changed_by_id TEXT NOT NULL,
+          changed_by_name TEXT NOT NULL,
+          changed_at INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX setting_changes_current ON setting_changes (scope_id, key, id);
+        CREATE INDEX setting_changes_by_guild ON setting_changes (guild_id, id);
+        ALTER TABLE runs ADD COLUMN model_name TEXT;
+        ALTER TABLE runs ADD COLUMN persona_version INTEGER;
+      `);
+    },
+  },
 ];
 
 export const latestVersion = migrations.at(-1)?.version ?? 0;

@@ -24,6 +24,10 @@ export interface RunRow {
   live_message_ids: string;
   /** The text of an answer message being posted, until its id is recorded (null otherwise). */
   live_pending: string | null;
+  /** The model chosen where it ran, by its name in MODELS_FILE (null before migration 10, and for `/tool`). */
+  model_name: string | null;
+  /** The version of the place's persona it ran with (the id of the change that set it); null: none. */
+  persona_version: number | null;
   /** When its answer (or why there is none) was posted; null until then, as after a crash in between. */
   delivered_at: number | null;
   /** The interrupted run this one takes up again. */
@@ -116,6 +120,9 @@ export function createRunQueries(db: Database) {
   const addPosted = db.prepare<[string, string]>(
     `UPDATE runs SET posted_message_ids = json_insert(posted_message_ids, '$[#]', ?) WHERE id = ?`,
   );
+  const setSettingsUsed = db.prepare<[string, number | null, string]>(
+    'UPDATE runs SET model_name = ?, persona_version = ? WHERE id = ?',
+  );
   const byId = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?');
   // Not LIKE: "%" and "_" in what a person typed must not act as wildcards.
   const byPrefix = db.prepare<[{ prefix: string }], RunRow>(
@@ -144,6 +151,9 @@ export function createRunQueries(db: Database) {
         now,
         run.resumedFrom ?? null,
       ),
+    /** The model (by name) and persona version the run was made with. */
+    setSettingsUsed: (id: string, modelName: string, personaVersion: number | null) =>
+      void setSettingsUsed.run(modelName, personaVersion, id),
     /** Runs of the conversation to take up: interrupted, or ended but never delivered. */
     toTakeUp: (conversationId: number) => toResume.all(conversationId),
     /** The newest message any run of the conversation was started for (0 when none). */

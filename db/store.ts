@@ -6,6 +6,7 @@ import { createInstanceQueries } from './instances.ts';
 import { createMessageQueries } from './messages.ts';
 import { createModelServerQueries } from './model-servers.ts';
 import { openDatabase, openDatabaseReadOnly } from './open-database.ts';
+import { createPlaceSettingQueries } from './place-settings.ts';
 import { createRunQueries } from './runs.ts';
 import { createStepQueries } from './steps.ts';
 import { createReminderQueries } from './reminders.ts';
@@ -26,6 +27,7 @@ export interface Store {
   modelServers: ReturnType<typeof createModelServerQueries>;
   search: ReturnType<typeof createSearchQueries>;
   reminders: ReturnType<typeof createReminderQueries>;
+  placeSettings: ReturnType<typeof createPlaceSettingQueries>;
   close(): void;
 }
 
@@ -45,6 +47,7 @@ export function openStore(path: string, options: { readOnly?: boolean } = {}): S
     modelServers: createModelServerQueries(db),
     search: createSearchQueries(db),
     reminders: createReminderQueries(db),
+    placeSettings: createPlaceSettingQueries(db),
     close: () => db.close(),
   };
 }

@@ -12,7 +12,16 @@ export interface UsageLeader {
   tokens: number;
 }
 
-/** A server's use of the model over the last days: per day, per thread, per person. */
+/** A model's share of a server's use: by its name in MODELS_FILE (its server's name for older runs). */
+export interface UsageOfModel {
+  name: string;
+  runs: number;
+  promptTokens: number;
+  completionTokens: number;
+  tokens: number;
+}
+
+/** A server's use of the model over the last days: per day, per thread, per person, per model. */
 export function createUsageQueries(db: Database) {
   const perDay = db.prepare<[string, number], UsageDay>(
     `SELECT date(r.started_at / 1000, 'unixepoch') AS day, count(*) AS runs, sum(r.total_tokens) AS tokens
@@ -31,7 +40,15 @@ export function createUsageQueries(db: Database) {
      LEFT JOIN messages m ON m.id = (SELECT max(value) FROM json_each(r.trigger_message_ids))
      WHERE c.guild_id = ? AND r.started_at >= ? GROUP BY m.author_id ORDER BY tokens DESC LIMIT ?`,
   );
+  // Runs that spent no tokens (a person's /tool) say nothing of a model.
+  const perModel = db.prepare<[string, number], UsageOfModel>(
+    `SELECT coalesce(r.model_name, r.model) AS name, count(*) AS runs, sum(r.prompt_tokens) AS promptTokens,
+       sum(r.completion_tokens) AS completionTokens, sum(r.total_tokens) AS tokens
+     FROM runs r JOIN conversations c ON c.id = r.conversation_id
+     WHERE c.guild_id = ? AND r.started_at >= ? AND r.total_tokens > 0 GROUP BY 1 ORDER BY tokens DESC, name`,
+  );
   return {
+    perModel: (guildId: string, since: number) => perModel.all(guildId, since),
     perDay: (guildId: string, since: number) => perDay.all(guildId, since),
     busiestThreads: (guildId: string, since: number, limit = 5) => perThread.all(guildId, since, limit),
     busiestUsers: (guildId: string, since: number, limit = 5) => perUser.all(guildId, since, limit),

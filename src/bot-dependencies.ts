@@ -6,7 +6,8 @@ import type { Store } from '../db/store.ts';
 import { commands } from '../commands/index.ts';
 import { builtInTools, databaseTools } from '../tools/index.ts';
 import type { Logger } from './agent/logger.ts';
-import { limitModelCalls } from './agent/limit-model-calls.ts';
+import { modelCallLine } from './agent/limit-model-calls.ts';
+import { modelCatalog } from './model-catalog/model-catalog.ts';
 import { createOpenAIModelClient } from './model-servers/openai-model-client.ts';
 import { profileFor } from './model-servers/profiles/index.ts';
 import { recordsInDatabase } from './model-servers/server-fixes.ts';
@@ -30,23 +31,31 @@ export async function botDependencies(
   },
 ): Promise<BotDependencies> {
   const records = recordsInDatabase(parts.store.modelServers);
-  const profile = profileFor(config.model.provider ?? 'auto', config.model.baseURL);
-  const record = records.read(config.model.baseURL, config.model.model);
-  // What is known of the model server, from memory: no request (a probe at each start would cost).
-  const summary = serverSummary({
-    profile,
-    server: config.model.baseURL,
-    model: config.model.model,
-    apiKey: config.model.apiKey,
-    toolProtocol: config.model.toolProtocol ?? 'auto',
-    record,
-  });
-  parts.logger.info(summary.fields, summary.message);
+  // One line of calls for every model: MAX_CONCURRENT_RUNS holds however many there are.
+  const models = modelCatalog(
+    config.models,
+    (entry) => createOpenAIModelClient(entry.client, { records, logger: parts.logger }),
+    modelCallLine(config.discord.maxConcurrentRuns),
+  );
+  for (const { client: model } of config.models.models) {
+    // What is known of each model server, from memory: no request (a probe at each start would cost).
+    const summary = serverSummary({
+      profile: profileFor(model.provider ?? 'auto', model.baseURL),
+      server: model.baseURL,
+      model: model.model,
+      apiKey: model.apiKey,
+      toolProtocol: model.toolProtocol ?? 'auto',
+      record: records.read(model.baseURL, model.model),
+    });
+    parts.logger.info(summary.fields, summary.message);
+  }
+  // Images: whether the default model sees them (MODEL_VISION, or what is known of it).
+  const defaultModel = config.models.models.find((entry) => entry.name === models.defaultName)!.client;
   const { vision, memory } = visionSetup({
     setting: config.images.vision,
-    profile,
-    model: config.model.model,
-    record,
+    profile: profileFor(defaultModel.provider ?? 'auto', defaultModel.baseURL),
+    model: defaultModel.model,
+    record: records.read(defaultModel.baseURL, defaultModel.model),
     memory: config.memory,
   });
   parts.logger.info({ vision: vision.enabled, reason: vision.reason }, `images: ${vision.reason}`);
@@ -59,10 +68,8 @@ export async function botDependencies(
     operatorPrompt: config.systemPrompt,
     store: parts.store,
     counter: await loadTokenCounter(config.model.model),
-    model: limitModelCalls(
-      createOpenAIModelClient(config.model, { records, logger: parts.logger }),
-      config.discord.maxConcurrentRuns,
-    ),
+    model: models.clientFor(models.defaultName),
+    models,
     tools: buildToolRegistry([...builtInTools, ...databaseTools(parts.store)]),
     toolServers: parts.toolServers ?? [],
     instanceId: parts.instanceId,

@@ -8,7 +8,10 @@ import { z } from 'zod';
 import type { AgentSettings } from './agent/run-agent.ts';
 import type { OpenAIModelClientOptions } from './model-servers/openai-model-client.ts';
 import type { MemorySettings } from './memory/conversation-memory.ts';
-import { type McpServerConfig, parseMcpConfig } from './mcp/mcp-config.ts';
+import type { McpServerConfig } from './mcp/mcp-config.ts';
+import type { ModelsConfig } from './model-catalog/model-entry.ts';
+import type { SharedModelOptions } from './model-catalog/models-file.ts';
+import { readSettingFiles } from './setting-files.ts';
 import { providerIds } from './model-servers/profiles/profile.ts';
 import type { VisionSetting } from './model-servers/vision.ts';
 import {
@@ -73,6 +76,7 @@ export const settingsSchema = z.object({
   USER_MESSAGES_PER_MINUTE: whole(0, 1000, 10),
   DAILY_TOKEN_BUDGET: whole(0, 1_000_000_000, 1_000_000),
   MCP_CONFIG: optionalText(),
+  MODELS_FILE: optionalText(),
   SHARD_COUNT: shardCount(),
   SHARD_IDS: shardIdList(),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
@@ -88,7 +92,13 @@ function crossProblems(merged: Environment, purpose: ConfigPurpose): string[] {
   }
   const present = (name: string) => blankToUndefined(merged[name]) !== undefined;
   const baseURL = present('OPENAI_BASE_URL') ? String(merged.OPENAI_BASE_URL) : defaultBaseURL;
-  if (!present('OPENAI_API_KEY') && URL.canParse(baseURL) && new URL(baseURL).hostname === 'api.openai.com') {
+  // With MODELS_FILE, each model names its own key there.
+  if (
+    !present('MODELS_FILE') &&
+    !present('OPENAI_API_KEY') &&
+    URL.canParse(baseURL) &&
+    new URL(baseURL).hostname === 'api.openai.com'
+  ) {
     problems.push(
       "OPENAI_API_KEY is required for OpenAI's API (the default OPENAI_BASE_URL): set it, or point OPENAI_BASE_URL at a local server that needs no key",
     );
@@ -122,6 +132,8 @@ export interface Config {
   shards: ShardSettings;
   /** Images: MODEL_VISION (resolved at start) and IMAGE_MAX_MB. */
   images: { vision: VisionSetting; maxBytes: number };
+  /** The models of `MODELS_FILE`; without it, the one of the OPENAI_* settings. `model` is the default's. */
+  models: ModelsConfig;
 }
 
 /** How the bot is split into shards (SHARD_COUNT, SHARD_IDS). */
@@ -168,7 +180,7 @@ export function mergeEnvironment(environment: Environment, dotenvText: string | 
 
 /**
  * Reads the settings from `environment`, falling back to the `.env` file's text where a variable
- * is unset. `purpose` adds what that command needs; `readText` reads `SYSTEM_PROMPT_FILE` and `MCP_CONFIG`.
+ * is unset. `purpose` adds what that command needs; `readText` reads `SYSTEM_PROMPT_FILE`, `MCP_CONFIG` and `MODELS_FILE`.
  */
 export function parseConfig(
   environment: Environment,
@@ -178,9 +190,13 @@ export function parseConfig(
   const { purpose = 'chat', readText = (path: string) => readFileSync(path, 'utf8') } = options;
   const merged = mergeEnvironment(environment, dotenvText);
   const parsed = settingsSchema.safeParse(merged);
+  // Read even when other settings are wrong, so that every problem is reported at once; the
+  // models' shared options then only stand in, as nothing is built from a failed parse.
+  const files = readSettingFiles(merged, parsed.success ? sharedModelOptions(parsed.data) : standIn, readText);
   const problems = [
     ...(parsed.success ? [] : parsed.error.issues.map((issue) => describeIssue(issue, merged))),
     ...crossProblems(merged, purpose),
+    ...files.problems,
   ];
   if (!parsed.success || problems.length > 0) return { ok: false, problems };
   const settings = parsed.data;
@@ -196,39 +212,34 @@ export function parseConfig(
       };
     }
   }
-  let mcpServers: McpServerConfig[] = [];
-  if (settings.MCP_CONFIG) {
-    let mcpText: string;
-    try {
-      mcpText = readText(settings.MCP_CONFIG);
-    } catch (error) {
-      const reason = (error as NodeJS.ErrnoException).code ?? String(error);
-      return { ok: false, problems: [`MCP_CONFIG cannot be read (${reason}): "${settings.MCP_CONFIG}"`] };
-    }
-    const parsedMcp = parseMcpConfig(mcpText);
-    if (!parsedMcp.ok)
-      return {
-        ok: false,
-        problems: parsedMcp.problems.map((problem) => `MCP_CONFIG "${settings.MCP_CONFIG}": ${problem}`),
-      };
-    mcpServers = parsedMcp.servers;
-  }
+  const shared = sharedModelOptions(settings);
+  let models: ModelsConfig = {
+    models: [
+      {
+        name: settings.OPENAI_MODEL,
+        description: '',
+        vision: false,
+        contextTokens: null,
+        price: null,
+        client: {
+          ...shared,
+          apiKey: settings.OPENAI_API_KEY ?? null,
+          baseURL: settings.OPENAI_BASE_URL,
+          model: settings.OPENAI_MODEL,
+          provider: settings.MODEL_PROVIDER,
+        },
+      },
+    ],
+    defaultName: settings.OPENAI_MODEL,
+  };
+  if (files.models) models = files.models;
   return {
     ok: true,
     config: {
-      mcpServers,
+      mcpServers: files.mcpServers,
       shards: { count: settings.SHARD_COUNT, ids: settings.SHARD_IDS ?? null },
-      model: {
-        apiKey: settings.OPENAI_API_KEY ?? null,
-        baseURL: settings.OPENAI_BASE_URL,
-        model: settings.OPENAI_MODEL,
-        temperature: settings.OPENAI_TEMPERATURE,
-        maxRetries: settings.OPENAI_MAX_RETRIES,
-        timeoutSeconds: settings.OPENAI_TIMEOUT_SECONDS,
-        maxRetryWaitSeconds: settings.OPENAI_MAX_RETRY_WAIT_SECONDS,
-        provider: settings.MODEL_PROVIDER,
-        toolProtocol: settings.TOOL_PROTOCOL,
-      },
+      models,
+      model: models.models.find((entry) => entry.name === models.defaultName)!.client,
       agent: {
         maxSteps: settings.MAX_STEPS,
         maxToolCallsPerTurn: settings.MAX_TOOL_CALLS_PER_TURN,
@@ -261,6 +272,19 @@ export function parseConfig(
     },
   };
 }
+
+/** What every model shares, from the OPENAI_* settings. */
+function sharedModelOptions(settings: z.output<typeof settingsSchema>): SharedModelOptions {
+  return {
+    temperature: settings.OPENAI_TEMPERATURE,
+    maxRetries: settings.OPENAI_MAX_RETRIES,
+    timeoutSeconds: settings.OPENAI_TIMEOUT_SECONDS,
+    maxRetryWaitSeconds: settings.OPENAI_MAX_RETRY_WAIT_SECONDS,
+    toolProtocol: settings.TOOL_PROTOCOL,
+  };
+}
+
+const standIn: SharedModelOptions = { temperature: 0, maxRetries: 0, timeoutSeconds: 1, maxRetryWaitSeconds: 0 };
 
 function describeIssue(issue: z.core.$ZodIssue, merged: Environment): string {
   const name = String(issue.path[0] ?? 'settings');

@@ -31,6 +31,7 @@ try {
     toolServers,
     toolSubcommands: toolSubcommands(tools, toolServers),
     moderatorRoleIds: config.discord.moderatorRoleIds,
+    models: config.models.models,
   };
   const changed = await syncCommands(
     commandRegistry(rest, application.id, config.discord.commandGuildId),

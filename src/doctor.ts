@@ -18,12 +18,17 @@ import { openStoreOrExit } from './startup.ts';
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   console.log(
-    'usage: npm run doctor   checks OPENAI_BASE_URL and OPENAI_MODEL (from the environment, then .env); exits 1 when the bot cannot work with them',
+    [
+      'usage: npm run doctor   checks OPENAI_BASE_URL and OPENAI_MODEL (from the environment, then .env); exits 1 when the bot cannot work with them',
+      '       npm run doctor -- [--model NAME]   with MODELS_FILE: checks its default model, or the one named',
+    ].join('\n'),
   );
   process.exit(0);
 }
 
-const loaded = readDoctorSettings(process.env, readDotenv('.env'));
+const modelFlag = process.argv.indexOf('--model');
+const modelName = modelFlag === -1 ? null : (process.argv[modelFlag + 1] ?? '');
+const loaded = readDoctorSettings(process.env, readDotenv('.env'), { modelName });
 if (!loaded.ok) {
   console.error(formatProblems(loaded.problems));
   process.exit(1);

@@ -102,6 +102,7 @@ logger.info(
     tools: currentTools(dependencies.tools, mcp.connections).map((tool) => tool.name),
     mcpServers: mcp.connections.map((server) => `${server.name}: ${describeStatus(server.status())}`),
     model: config.model.model,
+    models: config.models.models.map((entry) => entry.name),
   },
   'ready',
 );

@@ -13,15 +13,18 @@ import type { RunRow } from '../db/runs.ts';
 import { openStore, type Store } from '../db/store.ts';
 import { UserFacingError } from './errors.ts';
 import { databasePathSetting } from './config.ts';
+import { describeChange } from './place-settings/describe-settings.ts';
 import { formatRunDetail, formatRunsTable, type RunReport, runsToJson } from './terminal/steps-report.ts';
 
 const usage = [
   'usage: npm run steps -- [--thread NAME] [--last N] [--json]   the latest runs (10 unless --last), newest first',
   '       npm run steps -- --run ID [--json]                      one run and its steps (ID: the full id or a unique prefix)',
+  '       npm run steps -- --settings [--last N] [--json]         who changed which setting (/settings, /model), where and when, newest first',
   '  --thread NAME  a conversation key (discord:<thread id>, terminal:<name>) or title (a Discord thread name, or npm run chat --thread NAME)',
 ].join('\n');
 
 interface Options {
+  settings: boolean;
   thread: string | null;
   run: string | null;
   last: number;
@@ -37,6 +40,7 @@ function readOptions(args: string[]): Options | number {
       options: {
         thread: { type: 'string' },
         run: { type: 'string' },
+        settings: { type: 'boolean', default: false },
         last: { type: 'string' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h' },
@@ -58,8 +62,11 @@ function readOptions(args: string[]): Options | number {
     return fail(`--last must be a whole number of runs from 1 (it is "${values.last}")`);
   if (values.run !== undefined && (values.thread !== undefined || values.last !== undefined))
     return fail('--run shows one run: it does not combine with --thread or --last');
+  if (values.settings && (values.run !== undefined || values.thread !== undefined))
+    return fail('--settings lists the changes of settings: it does not combine with --run or --thread');
   if (values.run !== undefined && values.run.trim() === '') return fail('--run needs a run id or the start of one');
   return {
+    settings: values.settings,
     thread: values.thread ?? null,
     run: values.run?.trim() ?? null,
     last: Number(values.last ?? 10),
@@ -87,6 +94,16 @@ function report(store: Store, options: Options): { code: number; out: string[] }
     conversation: conversationOf(run.conversation_id),
     steps: store.steps.ofRun(run.id),
   });
+
+  if (options.settings) {
+    const changes = store.placeSettings.recent(null, options.last);
+    if (options.json) return { code: 0, out: [JSON.stringify({ settingChanges: changes }, null, 2)] };
+    if (changes.length === 0) return { code: 0, out: ['No settings have been changed in this database.'] };
+    return {
+      code: 0,
+      out: changes.map((change) => `#${change.id} ${change.guild_id}: ${describeChange(change, false)}`),
+    };
+  }
 
   if (options.run !== null) {
     const run = findRun(store, options.run);

@@ -28,6 +28,30 @@ describe('settings', () => {
         systemPrompt: null,
         logLevel: 'info',
         mcpServers: [],
+        // Without MODELS_FILE, the OPENAI_* settings are the one model, the default.
+        models: {
+          defaultName: 'gpt-4.1-mini',
+          models: [
+            {
+              name: 'gpt-4.1-mini',
+              description: '',
+              vision: false,
+              contextTokens: null,
+              price: null,
+              client: {
+                apiKey: 'sk-1',
+                baseURL: 'https://api.openai.com/v1',
+                model: 'gpt-4.1-mini',
+                temperature: 0,
+                maxRetries: 2,
+                timeoutSeconds: 60,
+                maxRetryWaitSeconds: 30,
+                provider: 'auto',
+                toolProtocol: 'auto',
+              },
+            },
+          ],
+        },
         discord: {
           token: null,
           apiUrl: 'https://discord.com/api',

@@ -414,3 +414,47 @@ describe('fake Discord: interactions', () => {
     ]);
   });
 });
+
+describe('fake Discord: forms (modals)', () => {
+  it('a command answered with a form (callback 9, checked against the spec), then the submitted form (type 5) with its values', async () => {
+    const { fake, client } = await ready();
+    const opened = onNextInteraction(client, async (interaction) => {
+      if (!interaction.isChatInputCommand()) throw new Error('expected a slash command');
+      await interaction.showModal({
+        custom_id: 'notes:1',
+        title: 'Notes',
+        components: [
+          {
+            type: 1,
+            components: [{ type: 4, custom_id: 'body', label: 'Body', style: 2, required: false, max_length: 10 }],
+          },
+        ],
+      } as never);
+    });
+    const command = await fake.userRunsCommand({
+      name: 'tool',
+      subcommand: 'list',
+      author: 'ada',
+      channelId: fake.channels.general,
+    });
+    await opened;
+    expect(command.acknowledged).toBe(true);
+    expect(await command.waitForModal()).toMatchObject({ custom_id: 'notes:1', title: 'Notes' });
+    // The fake refuses what Discord's client would not let through.
+    await expect(fake.userSubmitsModal(command, { body: 'far more than ten characters' })).rejects.toThrow(
+      'takes at most 10 characters',
+    );
+    await expect(fake.userSubmitsModal(command, { title: 'x' })).rejects.toThrow('the form has no text input "title"');
+
+    const submitted = onNextInteraction(client, async (interaction) => {
+      if (!interaction.isModalSubmit()) throw new Error('expected a submitted form');
+      const value = interaction.fields.getTextInputValue('body');
+      await interaction.reply({ content: `got ${value}`, flags: MessageFlags.Ephemeral });
+      return { customId: interaction.customId, value };
+    });
+    const submission = await fake.userSubmitsModal(command, { body: 'hello' });
+    expect(await submitted).toEqual({ customId: 'notes:1', value: 'hello' });
+    expect(await submission.waitForReply()).toMatchObject({ content: 'got hello', ephemeral: true });
+    expect(fake.takeProblems()).toEqual([]);
+  });
+});

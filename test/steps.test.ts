@@ -333,6 +333,8 @@ describe('the steps report', () => {
     delivered_at: null,
     resumed_from: null,
     delivery: null,
+    model_name: null,
+    persona_version: null,
   } as const;
   const step = {
     id: 1,

@@ -24,6 +24,14 @@ export interface LimitedModelClient extends ModelClient {
  * turn, in order. A call whose signal fires while it waits leaves the line at once.
  */
 export function limitModelCalls(client: ModelClient, limit: number): LimitedModelClient {
+  return modelCallLine(limit).limit(client);
+}
+
+/**
+ * One line for several clients (one per model): at most `limit` calls at once across all of them,
+ * so that MAX_CONCURRENT_RUNS means the same however many models the operator offers.
+ */
+export function modelCallLine(limit: number): { limit(client: ModelClient): LimitedModelClient } {
   let active = 0;
   const waiting: (() => void)[] = [];
   const release = () => {
@@ -50,6 +58,21 @@ export function limitModelCalls(client: ModelClient, limit: number): LimitedMode
       waiting.push(grant);
     });
 
+  return {
+    limit: (client) => limitedClient(client, { acquire, release, counts: () => ({ active, waiting: waiting.length }) }),
+  };
+}
+
+/** A client whose calls wait for a turn in a shared line. */
+function limitedClient(
+  client: ModelClient,
+  line: {
+    acquire: (signal: AbortSignal) => Promise<void>;
+    release: () => void;
+    counts: () => { active: number; waiting: number };
+  },
+): LimitedModelClient {
+  const { acquire, release } = line;
   /** Makes a call in a turn already held; the turn passes on after it. */
   const callHolding = async (request: ModelRequest, signal: AbortSignal, observe?: ModelCallObserver) => {
     try {
@@ -68,10 +91,10 @@ export function limitModelCalls(client: ModelClient, limit: number): LimitedMode
   return {
     model: client.model,
     get active() {
-      return active;
+      return line.counts().active;
     },
     get waiting() {
-      return waiting.length;
+      return line.counts().waiting;
     },
     complete,
     async turn(signal) {

@@ -9,6 +9,8 @@ export type ConversationPlace =
 export interface SystemPromptInput {
   /** The operator's persona and rules (`SYSTEM_PROMPT`), or null for the default. */
   operatorPrompt: string | null;
+  /** The persona the place's moderators set, or null: it adds to the operator's prompt, never replaces the rules. */
+  persona?: string | null;
   now: Date;
   place: ConversationPlace;
   /** Display names of the people in the conversation, most recent speaker last. */
@@ -25,6 +27,9 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   const people = input.participants.length > 0 ? input.participants.map(quote).join(', ') : 'nobody yet';
   return [
     input.operatorPrompt?.trim() || defaultPersona,
+    ...(input.persona?.trim()
+      ? ['', "## Your persona here (set by this place's moderators; the rules below still hold)", input.persona.trim()]
+      : []),
     '',
     '## How you work',
     '- Every reply must be a tool call. Use the tools when they help; for arithmetic use the calculator rather than your head.',

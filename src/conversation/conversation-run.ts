@@ -44,6 +44,10 @@ export interface RunPlan {
   resumedFrom: string | null;
   /** Tools the runs it takes up already called. */
   calledBefore: readonly string[];
+  /** The place's persona, set by its moderators: added to the operator's prompt. */
+  persona?: string | null;
+  /** Whether a tool is on where the run takes place (moderators may switch tools off). */
+  toolAllowed?: (tool: RuntimeTool) => boolean;
 }
 
 /** How a run ended, as its deliverer needs to know it. */
@@ -79,13 +83,16 @@ export function prepareRun(
   return {
     systemPrompt: buildSystemPrompt({
       operatorPrompt: setup.operatorPrompt,
+      persona: plan.persona ?? null,
       now,
       place: plan.place,
       participants: [...new Set(participants.filter((name): name is string => !!name))],
     }),
     history: plan.history,
     input: plan.input,
-    tools: toolsFor(currentTools(setup.tools, setup.toolServers), plan.requesters),
+    tools: toolsFor(currentTools(setup.tools, setup.toolServers), plan.requesters).filter(
+      (tool) => plan.toolAllowed?.(tool) ?? true,
+    ),
     context: {
       conversationId: plan.conversation.key,
       guildId: plan.conversation.guild_id,

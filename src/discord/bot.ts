@@ -27,6 +27,7 @@ import { commandRouter } from './command-router.ts';
 import { commandRegistry, syncCommands } from './command-sync.ts';
 import { toolSubcommands } from './tool-options.ts';
 import { UsageLimits } from './usage-limits.ts';
+import { type ModelCatalog, singleModelCatalog } from '../model-catalog/model-catalog.ts';
 
 export interface BotDependencies {
   discord: DiscordSettings & { token: string };
@@ -44,6 +45,8 @@ export interface BotDependencies {
   store: Store;
   counter: TokenCounter;
   model: ModelClient & Partial<Pick<LimitedModelClient, 'turn'>>;
+  /** Every model on offer (MODELS_FILE), `model` being the default's client; without it, `model` alone. */
+  models?: ModelCatalog;
   tools: readonly RuntimeTool[];
   /** Servers whose tools come and go (MCP servers): listed anew for each run. */
   toolServers?: readonly ToolServer[];
@@ -93,11 +96,14 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
   });
   const memory = conversationMemory(deps.store, deps.counter, deps.memory);
   const shutdown = new AbortController();
-  const gate = new RateLimitGate(logger);
   const activeRuns = new ActiveRuns();
   const lifecycle = runLifecycle(deps.store);
   const limits = new UsageLimits(deps.store, deps.discord);
   const toolServers = deps.toolServers ?? [];
+  const models = deps.models ?? singleModelCatalog(deps.model);
+  // One gate per model: a long rate limit of one server holds back the runs of its model only.
+  const gates = new Map(models.entries.map((entry) => [entry.name, new RateLimitGate(logger)]));
+  const gate = gates.get(models.defaultName) ?? new RateLimitGate(logger);
   const toolCommands = toolSubcommands(deps.tools, toolServers);
   for (const { tool, reason } of toolCommands.leftOut) logger.warn({ tool, reason }, 'tool left out of /tool');
   const ready = new Promise<Client<true>>((resolve) => client.once(Events.ClientReady, resolve));
@@ -115,6 +121,7 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
     lifecycle,
     memory,
     model: deps.model,
+    models,
     tools: deps.tools,
     toolServers,
     limits,
@@ -125,6 +132,7 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
     instanceId: deps.instanceId,
     logger,
     gate,
+    gateFor: (modelName: string) => gates.get(modelName) ?? gate,
     shutdown: shutdown.signal,
     activeRuns,
   };
@@ -149,6 +157,7 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
     toolServers,
     toolSubcommands: toolCommands,
     moderatorRoleIds: deps.discord.moderatorRoleIds,
+    models: models.entries,
   };
   const commandContext: CommandContext = {
     ...setup,
@@ -162,6 +171,7 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
     discord: deps.discord,
     agent: deps.agent,
     limits,
+    modelCatalog: models,
     instanceId: deps.instanceId,
     logger,
   };

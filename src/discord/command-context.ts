@@ -3,6 +3,7 @@ import type {
   ChatInputCommandInteraction,
   Client,
   MessageContextMenuCommandInteraction,
+  ModalSubmitInteraction,
   RESTPostAPIApplicationCommandsJSONBody,
 } from 'discord.js';
 import type { Store } from '../../db/store.ts';
@@ -18,6 +19,7 @@ import type { QueuedWork } from '../conversation/queued-work.ts';
 import type { RunLifecycle } from '../conversation/run-lifecycle.ts';
 import type { ToolSubcommands } from './tool-options.ts';
 import type { UsageLimits } from './usage-limits.ts';
+import type { ModelCatalog, ModelListing } from '../model-catalog/model-catalog.ts';
 
 export type CommandInteraction = ChatInputCommandInteraction<'cached'> | MessageContextMenuCommandInteraction<'cached'>;
 
@@ -29,6 +31,8 @@ export interface CommandSetup {
   toolServers: readonly ToolServer[];
   toolSubcommands: ToolSubcommands;
   moderatorRoleIds: readonly string[];
+  /** The models moderators may choose from (the choices of `/settings model` and `/model`). */
+  models: readonly ModelListing[];
 }
 
 /** What a command may use when it runs: passed in, never hung on the client. */
@@ -45,6 +49,8 @@ export interface CommandContext extends CommandSetup {
   discord: DiscordSettings;
   agent: AgentSettings;
   limits: UsageLimits;
+  /** The models on offer, and the default. */
+  modelCatalog: ModelCatalog;
   instanceId: string;
   logger: Logger;
 }
@@ -58,6 +64,8 @@ export interface CommandDefinition {
   execute(interaction: CommandInteraction, context: CommandContext): Promise<void>;
   /** Suggests values for an option marked `autocomplete` as the person types. */
   autocomplete?(interaction: AutocompleteInteraction<'cached'>, context: CommandContext): Promise<void>;
+  /** Takes what was written in a box the command opened (its `custom_id` starts with the command's name and ":"). */
+  modalSubmit?(interaction: ModalSubmitInteraction<'cached'>, context: CommandContext): Promise<void>;
 }
 
 /** Types a command; does nothing at run time. */

@@ -25,6 +25,25 @@ export function commandRouter(commands: readonly CommandDefinition[], context: C
       }
       return;
     }
+    if (interaction.isModalSubmit()) {
+      const command = byName.get(interaction.customId.split(':')[0] ?? '');
+      if (!interaction.inCachedGuild() || !command?.modalSubmit) return;
+      const answer = (content: string) =>
+        interaction.reply({ content, flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } });
+      try {
+        // Checked again on submit: the box may have stayed open while a role was taken away.
+        if (command.moderatorOnly && !isModerator(interaction.member, interaction.channel, context.moderatorRoleIds))
+          return void (await answer('This command is for moderators.'));
+        await command.modalSubmit(interaction, context);
+      } catch (error) {
+        context.logger.error({ err: error, command: command.name }, 'a submitted form failed');
+        if (!interaction.replied)
+          await answer('Something went wrong with that form. The operator can find the cause in the logs.').catch(
+            () => undefined,
+          );
+      }
+      return;
+    }
     if (!interaction.isChatInputCommand() && !interaction.isMessageContextMenuCommand()) return;
     if (!interaction.inCachedGuild()) {
       if (interaction.isRepliable())

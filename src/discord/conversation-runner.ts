@@ -5,6 +5,7 @@ import { type MessageWork, type QueuedWork, storedRequester } from '../conversat
 import { describeDiscordError } from './discord-errors.ts';
 import { type DiscordRunPlan, describePlace, executeRun, type RunnerDependencies } from './execute-run.ts';
 import { LiveAnswer } from './live-answer.ts';
+import { windowBudget } from './place-run.ts';
 import { messagesAfter } from './messages-after.ts';
 import { type PostTarget, postingChannel, type TargetToBe } from './posting-channel.ts';
 import { renderAnswer } from './render.ts';
@@ -70,7 +71,7 @@ async function answer(
   target: TargetToBe,
 ): Promise<void> {
   const triggerIds = messages.map((item) => item.storedId);
-  const window = deps.memory.loadWindow(conversation.id, triggerIds);
+  const window = deps.memory.loadWindow(conversation.id, triggerIds, { budget: windowBudget(deps, conversation) });
   if (window.input.length === 0) return; // Every message of the batch was deleted while it waited.
   await executeRun(deps, {
     conversation,
@@ -211,7 +212,10 @@ async function takeUp(
       return;
     }
     case 'continue': {
-      const { history } = deps.memory.loadWindow(conversation.id, decision.triggerIds, { resuming: true });
+      const { history } = deps.memory.loadWindow(conversation.id, decision.triggerIds, {
+        resuming: true,
+        budget: windowBudget(deps, conversation),
+      });
       deps.logger.info(log, 'taking up an interrupted run');
       await executeRun(deps, {
         conversation,

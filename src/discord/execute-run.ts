@@ -19,6 +19,8 @@ import { keepTyping } from './typing.ts';
 import { LiveAnswer } from './live-answer.ts';
 import type { TargetToBe } from './posting-channel.ts';
 import type { LimitVerdict, UsageLimits } from './usage-limits.ts';
+import type { ModelCatalog } from '../model-catalog/model-catalog.ts';
+import { settingsOfConversation, toolAllowedBy, windowBudget } from './place-run.ts';
 
 export interface RunnerDependencies extends RunSetup {
   client: Client<true>;
@@ -32,9 +34,13 @@ export interface RunnerDependencies extends RunSetup {
   /** The memory window's token budget (halved for the retry after "context too long"). */
   memoryBudget: number;
   gate: RateLimitGate;
+  /** The gate of each model (by name): a rate limit holds back the runs of that model only. */
+  gateFor?: (modelName: string) => RateLimitGate;
   /** Fires at shutdown: runs stop, unposted, and are taken up at the next start. */
   shutdown: AbortSignal;
   activeRuns: ActiveRuns;
+  /** The models on offer, chosen per place (`/settings model`, `/model`); without it, `model` always. */
+  models?: ModelCatalog;
 }
 
 /** A run planned in Discord: where its posts go, and the message its answer replies to. */
@@ -43,6 +49,8 @@ export interface DiscordRunPlan extends RunPlan {
   target: TargetToBe;
   /** Messages the run this one takes up was showing its answer in, cut off: this run's answer goes there. */
   shownIn?: readonly string[];
+  /** The model (by name) and persona version its place's settings gave it, recorded with the run. */
+  settingsUsed?: { modelName: string; personaVersion: number | null };
 }
 
 /**
@@ -51,7 +59,8 @@ export interface DiscordRunPlan extends RunPlan {
  * by the shutdown posts nothing and is left interrupted; "context too long" is tried once more with
  * half the window.
  */
-export async function executeRun(deps: RunnerDependencies, plan: DiscordRunPlan): Promise<void> {
+export async function executeRun(shared: RunnerDependencies, planned: DiscordRunPlan): Promise<void> {
+  const { deps, plan } = asPlaceSays(shared, planned);
   const active = deps.activeRuns.begin(plan.conversation.key);
   let typing: { stop(): void } | null = null;
   let admission: Admission | null = null;
@@ -85,6 +94,28 @@ export async function executeRun(deps: RunnerDependencies, plan: DiscordRunPlan)
     active.end();
   }
   await deliver(deps, plan, ran.outcome, ran.live);
+}
+
+/** The run as its place's settings (read now) make it: its model, persona and tools. */
+function asPlaceSays(deps: RunnerDependencies, plan: DiscordRunPlan) {
+  if (!deps.models) return { deps, plan };
+  const settings = settingsOfConversation(deps.store, deps.models, plan.conversation);
+  if (!settings) return { deps, plan };
+  return {
+    // The retry after "context too long" halves the window this model was given.
+    deps: {
+      ...deps,
+      model: deps.models.clientFor(settings.model.value),
+      gate: deps.gateFor?.(settings.model.value) ?? deps.gate,
+      memoryBudget: windowBudget(deps, plan.conversation),
+    },
+    plan: {
+      ...plan,
+      persona: settings.persona?.value ?? null,
+      toolAllowed: toolAllowedBy(settings, deps.toolServers),
+      settingsUsed: { modelName: settings.model.value, personaVersion: settings.persona?.change?.id ?? null },
+    },
+  };
 }
 
 /** A run let through to the model: the client its first call uses, and the turn to give back if unspent. */
@@ -175,6 +206,11 @@ async function runInDiscord(
   const takeOver = (event: AgentEvent) => {
     if (event.type === 'run-start') for (const id of live?.messageIds ?? []) liveOptions.onPosted(id);
   };
+  const { settingsUsed } = plan;
+  const recordSettings = (event: AgentEvent) => {
+    if (event.type === 'run-start' && settingsUsed)
+      deps.store.runs.setSettingsUsed(event.runId, settingsUsed.modelName, settingsUsed.personaVersion);
+  };
   const outcome = await runPlan(deps, plan, {
     runId,
     model,
@@ -184,6 +220,7 @@ async function runInDiscord(
     sinks: [
       logSink(deps.logger, { conversation: conversation.key, channelId: plan.channelId }),
       posts.sink,
+      recordSettings,
       ...(live ? [takeOver, (event: AgentEvent) => void (event.type === 'answer-delta' && live.show(event.text))] : []),
     ],
   });

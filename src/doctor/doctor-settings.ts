@@ -4,7 +4,10 @@
  * then `.env`). Only those: the doctor is what an operator runs when the bot does not work, and a
  * missing DISCORD_TOKEN or a broken MCP_CONFIG must not stop it from checking the model server.
  */
+import { readFileSync } from 'node:fs';
 import { type Environment, mergeEnvironment, settingsSchema } from '../config.ts';
+import { readSettingFiles } from '../setting-files.ts';
+import { blankToUndefined } from '../setting-fields.ts';
 import type { OpenAIModelClientOptions } from '../model-servers/openai-model-client.ts';
 
 export interface DoctorSettings {
@@ -25,13 +28,20 @@ const doctorSchema = settingsSchema.pick({
   DATABASE_PATH: true,
 });
 
-/** The settings, or every problem with them, by name (the key is never echoed). */
+/**
+ * The settings, or every problem with them, by name (the key is never echoed). With MODELS_FILE,
+ * the model checked is its default, or the one `modelName` names (`--model NAME`).
+ */
 export function readDoctorSettings(
   environment: Environment,
   dotenvText: string | null,
+  options: { modelName?: string | null; readText?: (path: string) => string } = {},
 ): { ok: true; settings: DoctorSettings } | { ok: false; problems: string[] } {
   const merged = mergeEnvironment(environment, dotenvText);
   const parsed = doctorSchema.safeParse(merged);
+  const modelsFile = blankToUndefined(merged.MODELS_FILE) as string | undefined;
+  if (options.modelName && modelsFile === undefined)
+    return { ok: false, problems: ['--model names a model of MODELS_FILE, which is not set'] };
   if (!parsed.success)
     return {
       ok: false,
@@ -43,6 +53,32 @@ export function readDoctorSettings(
       }),
     };
   const values = parsed.data;
+  if (modelsFile !== undefined) {
+    const shared = {
+      temperature: values.OPENAI_TEMPERATURE,
+      maxRetries: values.OPENAI_MAX_RETRIES,
+      timeoutSeconds: values.OPENAI_TIMEOUT_SECONDS,
+      maxRetryWaitSeconds: values.OPENAI_MAX_RETRY_WAIT_SECONDS,
+      toolProtocol: values.TOOL_PROTOCOL,
+    };
+    // MCP_CONFIG left out: its problems must not keep the doctor from checking a model.
+    const files = readSettingFiles(
+      { ...merged, MCP_CONFIG: undefined },
+      shared,
+      options.readText ?? ((path) => readFileSync(path, 'utf8')),
+    );
+    if (!files.models) return { ok: false, problems: files.problems };
+    const name = options.modelName ?? files.models.defaultName;
+    const entry = files.models.models.find((model) => model.name === name);
+    if (!entry)
+      return {
+        ok: false,
+        problems: [
+          `MODELS_FILE has no model named "${name}": it has ${files.models.models.map((model) => model.name).join(', ')}`,
+        ],
+      };
+    return { ok: true, settings: { model: entry.client, databasePath: values.DATABASE_PATH } };
+  }
   return {
     ok: true,
     settings: {

@@ -4,6 +4,8 @@
  * `{ "url", "headers" }` reaches a streamable HTTP one. `moderatorOnly` is ours.
  */
 import { z } from 'zod';
+import type { Environment } from '../setting-fields.ts';
+import { expandVariables } from '../text/expand-variables.ts';
 
 /** Server names become `/tool` subcommands (lower case, at most 32 characters) and tool-name prefixes. */
 const serverName = /^[A-Za-z0-9_-]{1,32}$/;
@@ -39,9 +41,13 @@ export type StdioServerConfig = { name: string; transport: 'stdio' } & z.output<
 export type HttpServerConfig = { name: string; transport: 'http' } & z.output<typeof httpServer>;
 export type McpServerConfig = StdioServerConfig | HttpServerConfig;
 
-/** The servers the file describes, or every problem found in it. */
+/**
+ * The servers the file describes, or every problem found in it. `${NAME}` in any of its strings is
+ * the variable NAME of `environment`, so that a server's token need not sit in the file.
+ */
 export function parseMcpConfig(
   text: string,
+  environment: Environment = {},
 ): { ok: true; servers: McpServerConfig[] } | { ok: false; problems: string[] } {
   let json: unknown;
   try {
@@ -74,7 +80,12 @@ export function parseMcpConfig(
     }
     lowerNames.add(name.toLowerCase());
     const isHttp = typeof entry === 'object' && entry !== null && 'url' in entry;
-    const parsed = (isHttp ? httpServer : stdioServer).safeParse(entry);
+    const expanded = expandVariables(entry, environment);
+    if (expanded.problems.length > 0) {
+      problems.push(...expanded.problems.map((problem) => `server "${name}": ${problem}`));
+      continue;
+    }
+    const parsed = (isHttp ? httpServer : stdioServer).safeParse(expanded.value);
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
         const at = issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';

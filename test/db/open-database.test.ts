@@ -39,6 +39,7 @@ describe('openDatabase', () => {
       'model_servers',
       'reminders',
       'runs',
+      'setting_changes',
       'steps',
     ]);
     db.close();

@@ -51,7 +51,7 @@ describe('registration', () => {
         .registeredCommands()
         .map((command) => command.name)
         .sort(),
-    ).toEqual(['Agent steps', 'ask', 'help', 'reset', 'steps', 'stop', 'tool', 'usage']);
+    ).toEqual(['Agent steps', 'ask', 'help', 'model', 'reset', 'settings', 'steps', 'stop', 'tool', 'usage']);
     expect(puts()).toBe(1);
     // Without moderator roles, Discord shows the moderator commands to those who may manage messages.
     const registered = world.discord.registeredCommands();
@@ -72,6 +72,7 @@ describe('registration', () => {
                 toolServers: [],
                 toolSubcommands: { subcommands: [], servers: [], leftOut: [] },
                 moderatorRoleIds: [],
+                models: [],
               }),
               description: 'Changed.',
             }),
@@ -455,7 +456,7 @@ describe('npm run deploy-commands', () => {
       0,
       'Commands already up to date: nothing to do.',
     ]);
-    expect(discord.registeredCommands({ guildId: discord.guildId })).toHaveLength(8);
+    expect(discord.registeredCommands({ guildId: discord.guildId })).toHaveLength(10);
   });
 });
 

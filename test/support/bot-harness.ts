@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, type Store } from '../../db/store.ts';
 import { recordsInDatabase } from '../../src/model-servers/server-fixes.ts';
-import { limitModelCalls } from '../../src/agent/limit-model-calls.ts';
+import { limitModelCalls, modelCallLine } from '../../src/agent/limit-model-calls.ts';
+import { type ModelCatalog, type ModelListing, modelCatalog } from '../../src/model-catalog/model-catalog.ts';
 import type { OpenAIModelClientOptions } from '../../src/model-servers/openai-model-client.ts';
 import { type Logger, silentLogger } from '../../src/agent/logger.ts';
 import { type AgentSettings, defaultAgentSettings } from '../../src/agent/run-agent.ts';
@@ -29,6 +30,8 @@ import { type ScriptedModel, startScriptedModel } from './scripted-model.ts';
 export interface BotWorld {
   discord: FakeDiscord;
   model: ScriptedModel;
+  /** With `extra.models`: each model's scripted server by its name (the first one's is `model`). */
+  modelServers: ReadonlyMap<string, ScriptedModel>;
   bot: Bot;
   store: Store;
   databasePath: string;
@@ -69,11 +72,19 @@ export async function startBotWorld(
     memory?: Partial<MemorySettings>;
     /** Whether the model sees images (off unless given; on counts them by OpenAI's rule) and the largest taken (5 MB). */
     images?: { vision: boolean; maxBytes?: number };
+    /**
+     * Several models, as MODELS_FILE gives them: the first is the default and talks to `model`,
+     * each other one to a scripted server of its own (`modelServers`).
+     */
+    models?: readonly (Pick<ModelListing, 'name'> & Partial<ModelListing>)[];
   } = {},
 ): Promise<BotWorld> {
   const discord = await startFakeDiscord();
   const model = await startScriptedModel();
   const databasePath = join(mkdtempSync(join(tmpdir(), 'bot-')), 'bot.sqlite');
+  const modelServers = new Map<string, ScriptedModel>();
+  for (const [index, listed] of (extra.models ?? []).entries())
+    modelServers.set(listed.name, index === 0 ? model : await startScriptedModel());
   const counter = await loadTokenCounter('gpt-4.1-mini');
   let store: Store;
   let instance: Instance;
@@ -85,6 +96,35 @@ export async function startBotWorld(
   const start = async () => {
     store = openStore(databasePath);
     instance = startInstance(store, 'bot', { exclusive: true });
+    const records = recordsInDatabase(store.modelServers);
+    const models: ModelCatalog | undefined = extra.models
+      ? modelCatalog(
+          {
+            defaultName: extra.models[0]!.name,
+            models: extra.models.map((listed) => ({
+              description: '',
+              vision: false,
+              contextTokens: null,
+              price: null,
+              ...listed,
+              // Each model's client options, as the file would give them: its own server.
+              client: {
+                apiKey: 'sk-test',
+                temperature: 0,
+                maxRetries: 2,
+                timeoutSeconds: 10,
+                maxRetryWaitSeconds: 30,
+                provider: 'openai',
+                ...client,
+                baseURL: modelServers.get(listed.name)!.baseURL,
+                model: `${listed.name}-model`,
+              },
+            })),
+          },
+          (entry) => modelClientFor({ baseURL: entry.client.baseURL }, entry.client, { records }),
+          modelCallLine(settings.maxConcurrentRuns ?? 4),
+        )
+      : undefined;
     bot = await startBot({
       discord: {
         apiUrl: discord.apiUrl,
@@ -116,11 +156,14 @@ export async function startBotWorld(
       operatorPrompt: null,
       store,
       counter,
-      model: limitModelCalls(
-        // What it learns of a server is remembered in the database, as the bot's is.
-        modelClientFor(model, client, { records: recordsInDatabase(store.modelServers), logger: extra.logger }),
-        settings.maxConcurrentRuns ?? 4,
-      ),
+      model:
+        models?.clientFor(models.defaultName) ??
+        limitModelCalls(
+          // What it learns of a server is remembered in the database, as the bot's is.
+          modelClientFor(model, client, { records, logger: extra.logger }),
+          settings.maxConcurrentRuns ?? 4,
+        ),
+      models,
       tools: extra.tools ?? buildToolRegistry([...builtInTools, ...(extra.databaseTools ? databaseTools(store) : [])]),
       toolServers: extra.toolServers ?? [],
       reminderIntervalMs: extra.reminderIntervalMs,
@@ -140,6 +183,7 @@ export async function startBotWorld(
   return {
     discord,
     model,
+    modelServers,
     get bot() {
       return bot;
     },
@@ -164,6 +208,7 @@ export async function startBotWorld(
       await stop();
       await discord.close();
       await model.close();
+      for (const server of modelServers.values()) if (server !== model) await server.close();
     },
   };
 }

@@ -12,7 +12,7 @@
  *     UpdateThreadRequestPartial UpdateGuildChannelRequestPartial \
  *     'BulkOverwriteApplicationCommandsRequest=PUT /applications/{application_id}/commands' \
  *     CreateMessageInteractionCallbackRequest IncomingWebhookRequestPartial \
- *     IncomingWebhookUpdateRequestPartial
+ *     IncomingWebhookUpdateRequestPartial ModalInteractionCallbackRequest
  * To check another route, add its request schema to that command and its name to `RequestSchema`.
  * Where the spec contradicts Discord itself, `errata` below says so and follows Discord.
  */
@@ -34,7 +34,8 @@ export type RequestSchema =
   | 'BulkOverwriteApplicationCommandsRequest'
   | 'CreateMessageInteractionCallbackRequest'
   | 'IncomingWebhookRequestPartial'
-  | 'IncomingWebhookUpdateRequestPartial';
+  | 'IncomingWebhookUpdateRequestPartial'
+  | 'ModalInteractionCallbackRequest';
 
 /**
  * Where the OpenAPI document disagrees with Discord's documentation and with what Discord accepts,

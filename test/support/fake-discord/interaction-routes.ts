@@ -127,7 +127,11 @@ export function interactionRoutes(
       pattern: '/interactions/:interactionId/:token/callback',
       noAuth: true,
       schema: (_params, body) =>
-        callbackType(body) === 4 || callbackType(body) === 5 ? 'CreateMessageInteractionCallbackRequest' : undefined,
+        callbackType(body) === 4 || callbackType(body) === 5
+          ? 'CreateMessageInteractionCallbackRequest'
+          : callbackType(body) === 9
+            ? 'ModalInteractionCallbackRequest'
+            : undefined,
       botMessage: (body) => (callbackType(body) === 4 ? ((body as CallbackBody).data ?? {}) : undefined),
       async handle({ params, query, body, files }) {
         const record = store.forCallback(params.interactionId!, params.token!);
@@ -138,6 +142,13 @@ export function interactionRoutes(
         }
         const callback = body as CallbackBody;
         if (record.autocomplete) return answerAutocomplete(record, callback);
+        // A form (type 9) answers a command, never a submitted form; the user sees it, no message is made.
+        // https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-response-object-interaction-callback-type
+        if (callback.type === 9 && record.modalSubmit === undefined) {
+          record.acknowledged = true;
+          record.modal = structuredClone(callback.data) as unknown as InteractionRecord['modal'];
+          return { status: 204 };
+        }
         const data = callback.data ?? {};
         const ephemeral = ((data.flags ?? 0) & MessageFlags.Ephemeral) !== 0;
         if (callback.type === 4) {

@@ -120,6 +120,8 @@ export interface FakeInteraction {
     predicate?: (reply: FakeInteractionReply) => boolean,
     options?: WaitForOptions,
   ): Promise<FakeInteractionReply>;
+  /** Resolves with the form (modal) the bot answered with (callback type 9). */
+  waitForModal(options?: WaitForOptions): Promise<FakeModal>;
   /** For an autocomplete interaction: the suggestions the bot answered with (callback type 8). */
   waitForChoices(options?: WaitForOptions): Promise<{ name: string; value: string | number }[]>;
 }
@@ -129,4 +131,22 @@ export interface CreateRoleInput {
   name: string;
   /** The role's permission bits (none unless given). */
   permissions?: bigint;
+}
+
+/** A form (modal) as the bot sends it: rows of text inputs. */
+export interface FakeModal {
+  custom_id: string;
+  title: string;
+  components: {
+    type: number;
+    components: {
+      type: number;
+      custom_id: string;
+      label?: string;
+      style: number;
+      value?: string;
+      required?: boolean;
+      max_length?: number;
+    }[];
+  }[];
 }

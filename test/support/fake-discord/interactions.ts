@@ -16,6 +16,7 @@ import {
 import type { FakeGateway } from './gateway.ts';
 import { invalidWebhookToken, unknownInteraction, unknownWebhook } from './http-errors.ts';
 import type {
+  FakeModal,
   FakeInteraction,
   FakeInteractionReply,
   FakeRegisteredCommand,
@@ -53,6 +54,10 @@ export interface InteractionRecord {
   timer?: NodeJS.Timeout;
   /** An autocomplete interaction (type 4): answered with suggestions, not a message. */
   autocomplete: boolean;
+  /** The form (modal) the bot answered with (callback type 9). */
+  modal?: FakeModal;
+  /** A submitted form (interaction type 5): the custom id of the form it answers. */
+  modalSubmit?: string;
   choices?: { name: string; value: string | number }[];
 }
 
@@ -63,6 +68,10 @@ export class InteractionStore {
 
   get deadlineMs(): number {
     return this.options.deadlineMs;
+  }
+
+  get(id: string): InteractionRecord | undefined {
+    return this.records.get(id);
   }
 
   add(record: InteractionRecord): void {
@@ -208,6 +217,73 @@ export async function runCommand(services: RunCommandServices, input: RunCommand
   return interactionHandle(record, services.waitFor);
 }
 
+/**
+ * `fake.userSubmitsModal`: the user fills in the form the bot answered `opened` with and submits it:
+ * an INTERACTION_CREATE of type 5 (MODAL_SUBMIT) with each text input's value, as Discord sends it.
+ * https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-object-modal-submit-data-structure
+ */
+export async function submitModal(
+  services: RunCommandServices,
+  opened: FakeInteraction,
+  values: Record<string, string>,
+): Promise<FakeInteraction> {
+  const { world, gateway, interactions } = services;
+  const original = interactions.get(opened.id);
+  if (original?.modal === undefined) throw new Error(`fake Discord: interaction ${opened.id} opened no form`);
+  const modal = original.modal;
+  const inputs = modal.components.flatMap((row) => row.components);
+  for (const name of Object.keys(values))
+    if (!inputs.some((input) => input.custom_id === name))
+      throw new Error(`fake Discord: the form has no text input "${name}"`);
+  for (const input of inputs) {
+    const value = values[input.custom_id] ?? '';
+    if (input.required !== false && value === '') throw new Error(`fake Discord: "${input.custom_id}" is required`);
+    if (input.max_length !== undefined && value.length > input.max_length)
+      throw new Error(`fake Discord: "${input.custom_id}" takes at most ${input.max_length} characters`);
+  }
+  const id = world.nextId();
+  const token = Buffer.from(`interaction:${id}:${randomBytes(48).toString('base64url')}`).toString('base64url');
+  const payload: Record<string, unknown> = {
+    ...original.payload,
+    id,
+    token,
+    type: 5,
+    data: {
+      custom_id: modal.custom_id,
+      components: modal.components.map((row) => ({
+        type: 1,
+        components: row.components.map((input) => ({
+          type: 4,
+          custom_id: input.custom_id,
+          value: values[input.custom_id] ?? '',
+        })),
+      })),
+    },
+  };
+  const now = performance.now();
+  const record: InteractionRecord = {
+    ...original,
+    id,
+    token,
+    payload,
+    deadlineAt: now + interactions.deadlineMs,
+    expiresAt: now + tokenLifetimeMs,
+    acknowledged: false,
+    deferred: false,
+    original: undefined,
+    followups: [],
+    replies: [],
+    missedDeadline: false,
+    autocomplete: false,
+    modal: undefined,
+    modalSubmit: modal.custom_id,
+    fullName: `${original.fullName} (form)`,
+  };
+  interactions.add(record);
+  await gateway.dispatch(GatewayDispatchEvents.InteractionCreate, payload);
+  return interactionHandle(record, services.waitFor);
+}
+
 function interactionHandle(record: InteractionRecord, waitFor: RunCommandServices['waitFor']): FakeInteraction {
   return {
     id: record.id,
@@ -229,6 +305,8 @@ function interactionHandle(record: InteractionRecord, waitFor: RunCommandService
           ),
         { what: `a reply to /${record.fullName}${predicate ? ` matching ${predicate.toString()}` : ''}`, ...options },
       ),
+    waitForModal: (options = {}) =>
+      waitFor(() => structuredClone(record.modal), { what: `a form answering /${record.fullName}`, ...options }),
     waitForChoices: (options = {}) =>
       waitFor(() => structuredClone(record.choices), { what: `suggestions for /${record.fullName}`, ...options }),
   };

@@ -206,6 +206,8 @@ export interface FakeDiscord {
    * has `interactionDeadlineMs` (3 s) to answer; an answer never given or given late is a problem.
    */
   userRunsCommand(input: RunCommandInput): Promise<FakeInteraction>;
+  /** The user fills in and submits the form the bot answered `opened` with (values by text input id). */
+  userSubmitsModal(opened: FakeInteraction, values: Record<string, string>): Promise<FakeInteraction>;
   /** The commands registered (PUT) globally, or for a guild: as GET …/commands returns them. */
   registeredCommands(scope?: { guildId?: string }): FakeRegisteredCommand[];
   /** Gives a member a role and dispatches GUILD_MEMBER_UPDATE (sent with the GuildMembers intent only). */

@@ -1,0 +1,59 @@
+import { ApplicationCommandOptionType } from 'discord.js';
+import { defineCommand } from '../src/discord/command-context.ts';
+import { settingsOfConversation } from '../src/discord/place-run.ts';
+import { changeBy } from '../src/discord/settings-place.ts';
+import { settingKeys } from '../src/place-settings/effective-settings.ts';
+import { truncateLine } from '../src/text/truncate.ts';
+import { inheritChoice, modelChoices } from './settings.ts';
+import { guildOnly, privately, steerableConversation } from './shared.ts';
+
+export const model = defineCommand({
+  name: 'model',
+  moderatorOnly: false,
+  data: (setup) => ({
+    name: 'model',
+    description: 'Choose the model of this conversation (its starter or a moderator).',
+    ...guildOnly,
+    options: [
+      {
+        type: ApplicationCommandOptionType.String,
+        name: 'model',
+        description: 'One of the models allowed here.',
+        required: true,
+        choices: [...modelChoices(setup.models), { name: "the channel's (as before)", value: inheritChoice }],
+      },
+    ],
+  }),
+  async execute(interaction, context) {
+    if (!interaction.isChatInputCommand()) return;
+    const conversation = steerableConversation(interaction, context, 'choose its model');
+    if (typeof conversation === 'string') return privately(interaction, conversation);
+    if (!conversation.thread_id || conversation.thread_id !== interaction.channelId)
+      return privately(interaction, 'Use /model in the thread of a conversation.');
+    const name = interaction.options.getString('model', true);
+    if (name !== inheritChoice && !context.modelCatalog.entry(name))
+      return privately(interaction, `The operator offers no model named "${truncateLine(name, 64)}".`);
+    // What the channel says, without this thread's own choice.
+    const channel = settingsOfConversation(context.store, context.modelCatalog, { ...conversation, thread_id: null })!;
+    if (channel.modelOnly.value && name !== inheritChoice && name !== channel.model.value)
+      return privately(
+        interaction,
+        `The moderators keep this channel on **${channel.model.value}**: /model cannot choose another here.`,
+      );
+    context.store.placeSettings.change([
+      changeBy(
+        interaction,
+        { scope: 'thread', scopeId: conversation.thread_id },
+        settingKeys.model,
+        name === inheritChoice ? null : name,
+      ),
+    ]);
+    await interaction.reply({
+      content:
+        name === inheritChoice
+          ? `${interaction.member.displayName} set this conversation back to the channel's model, **${channel.model.value}**.`
+          : `${interaction.member.displayName} chose **${name}** for this conversation.`,
+      allowedMentions: { parse: [] },
+    });
+  },
+});

@@ -1,0 +1,262 @@
+import {
+  ApplicationCommandOptionType,
+  ComponentType,
+  MessageFlags,
+  TextInputStyle,
+  type APIApplicationCommandOptionChoice,
+  type APIApplicationCommandStringOption,
+} from 'discord.js';
+import type { SettingScope } from '../db/place-settings.ts';
+import { currentTools } from '../src/agent/tool-registry.ts';
+import type { CommandContext, CommandInteraction } from '../src/discord/command-context.ts';
+import { defineCommand } from '../src/discord/command-context.ts';
+import { splitMessage } from '../src/discord/split-message.ts';
+import { settingsOfConversation } from '../src/discord/place-run.ts';
+import { changeBy, placeOfInteraction, scopeHere, settingsHere } from '../src/discord/settings-place.ts';
+import { settingKeys, toolKey } from '../src/place-settings/effective-settings.ts';
+import { describeSettings } from '../src/place-settings/describe-settings.ts';
+import { truncateLine } from '../src/text/truncate.ts';
+import type { ModelListing } from '../src/model-catalog/model-catalog.ts';
+import { guildOnly, moderatorVisibility, privately } from './shared.ts';
+
+/**
+ * Longest persona: Discord takes 6,000 characters in a string option, 4,000 in a text input, so the
+ * form has two boxes. https://discord.com/developers/docs/interactions/application-commands#application-command-object-application-command-option-structure
+ * https://discord.com/developers/docs/components/reference#text-input
+ */
+export const maxPersonaLength = 8000;
+const optionTextLimit = 6000;
+const modalBoxLimit = 4000;
+/** The choice that clears a model setting, so the place inherits it again. */
+export const inheritChoice = 'inherit';
+
+const scopeOption: APIApplicationCommandStringOption = {
+  type: ApplicationCommandOptionType.String,
+  name: 'scope',
+  description: 'This channel and its threads (the default), or the whole server.',
+  choices: [
+    { name: 'this channel', value: 'channel' },
+    { name: 'the whole server', value: 'server' },
+  ],
+};
+
+/** The models as command choices (at most 24: one choice is kept for "inherit"). */
+export function modelChoices(models: readonly ModelListing[]): APIApplicationCommandOptionChoice<string>[] {
+  return models.map((model) => ({
+    name: truncateLine(model.description ? `${model.name}: ${model.description}` : model.name, 100),
+    value: model.name,
+  }));
+}
+
+export const settings = defineCommand({
+  name: 'settings',
+  moderatorOnly: true,
+  data: (setup) => ({
+    name: 'settings',
+    description: 'Moderators: the persona, model and tools of this channel or the whole server.',
+    ...moderatorVisibility(setup),
+    ...guildOnly,
+    options: [
+      {
+        type: ApplicationCommandOptionType.Subcommand,
+        name: 'show',
+        description: 'What applies here, and who set it.',
+      },
+      {
+        type: ApplicationCommandOptionType.Subcommand,
+        name: 'persona',
+        description: "The bot's persona here, added to its rules. Leave text out for a box for long ones.",
+        options: [
+          {
+            type: ApplicationCommandOptionType.String,
+            name: 'text',
+            description: 'Who the bot is here and how it talks (leave out to write or clear it in a box).',
+            max_length: optionTextLimit,
+          },
+          scopeOption,
+        ],
+      },
+      {
+        type: ApplicationCommandOptionType.Subcommand,
+        name: 'model',
+        description: 'The model used here.',
+        options: [
+          {
+            type: ApplicationCommandOptionType.String,
+            name: 'model',
+            description: 'One of the models the operator offers.',
+            required: true,
+            choices: [
+              ...modelChoices(setup.models),
+              { name: 'inherit (from the server, or the default)', value: inheritChoice },
+            ],
+          },
+          {
+            type: ApplicationCommandOptionType.Boolean,
+            name: 'only',
+            description: 'Threads here keep this model: /model cannot choose another.',
+          },
+          scopeOption,
+        ],
+      },
+      {
+        type: ApplicationCommandOptionType.Subcommand,
+        name: 'tools',
+        description: 'Switch a tool, or every tool of an MCP server, on or off here.',
+        options: [
+          {
+            type: ApplicationCommandOptionType.String,
+            name: 'name',
+            description: 'The tool or MCP server.',
+            required: true,
+            autocomplete: true,
+          },
+          {
+            type: ApplicationCommandOptionType.Boolean,
+            name: 'enabled',
+            description: 'On or off.',
+            required: true,
+          },
+          scopeOption,
+        ],
+      },
+      {
+        type: ApplicationCommandOptionType.Subcommand,
+        name: 'reset',
+        description: 'Clear every setting made for this channel (or the server): it inherits again.',
+        options: [scopeOption],
+      },
+    ],
+  }),
+  async execute(interaction, context) {
+    if (!interaction.isChatInputCommand()) return;
+    const subcommand = interaction.options.getSubcommand();
+    const scope = (interaction.options.getString('scope') ?? 'channel') as SettingScope;
+    if (subcommand === 'show') return show(interaction, context);
+    const target = scopeHere(interaction, context, scope);
+    if (typeof target === 'string') return privately(interaction, target);
+    const change = (key: string, value: string | null) => changeBy(interaction, target, key, value);
+    const where = scope === 'server' ? 'the whole server' : 'this channel and its threads';
+    const { placeSettings } = context.store;
+
+    if (subcommand === 'persona') {
+      const text = interaction.options.getString('text');
+      if (text === null) return askForPersona(interaction, context, scope);
+      placeSettings.change([change(settingKeys.persona, text.trim() || null)]);
+      return privately(interaction, text.trim() ? `Persona set for ${where}.` : `Persona cleared for ${where}.`);
+    }
+    if (subcommand === 'model') {
+      const name = interaction.options.getString('model', true);
+      const only = interaction.options.getBoolean('only');
+      if (name !== inheritChoice && !context.modelCatalog.entry(name))
+        return privately(interaction, `The operator offers no model named "${truncateLine(name, 64)}".`);
+      placeSettings.change([
+        change(settingKeys.model, name === inheritChoice ? null : name),
+        ...(only === null ? [] : [change(settingKeys.modelOnly, only ? 'yes' : null)]),
+      ]);
+      return privately(
+        interaction,
+        name === inheritChoice
+          ? `The model for ${where} is inherited again.`
+          : `Model for ${where}: **${name}**${only ? ' (threads keep it)' : ''}.`,
+      );
+    }
+    if (subcommand === 'tools') {
+      const name = interaction.options.getString('name', true);
+      const enabled = interaction.options.getBoolean('enabled', true);
+      if (!toolNames(context).includes(name))
+        return privately(interaction, `I have no tool or MCP server named "${truncateLine(name, 64)}".`);
+      placeSettings.change([change(toolKey(name), enabled ? 'on' : 'off')]);
+      return privately(interaction, `**${name}** is ${enabled ? 'on' : 'off'} for ${where}.`);
+    }
+    if (subcommand === 'reset') {
+      const set = placeSettings.at(target.scopeId).filter((row) => row.scope === target.scope && row.value !== null);
+      placeSettings.change(set.map((row) => change(row.key, null)));
+      return privately(
+        interaction,
+        set.length > 0
+          ? `Cleared ${set.length} setting${set.length === 1 ? '' : 's'} of ${where}: it inherits them again.`
+          : `Nothing was set for ${where}.`,
+      );
+    }
+  },
+  async autocomplete(interaction, context) {
+    const typed = interaction.options.getFocused().toLowerCase();
+    await interaction.respond(
+      toolNames(context)
+        .filter((name) => name.toLowerCase().includes(typed))
+        .slice(0, 25)
+        .map((name) => ({ name, value: name })),
+    );
+  },
+  async modalSubmit(interaction, context) {
+    const scope = interaction.customId.split(':')[1] === 'server' ? 'server' : 'channel';
+    const target = scopeHere(interaction, context, scope);
+    if (typeof target === 'string')
+      return void (await interaction.reply({ content: target, flags: MessageFlags.Ephemeral }));
+    const text = ['persona', 'persona-more']
+      .map((id) => interaction.fields.getTextInputValue(id))
+      .join('')
+      .trim();
+    context.store.placeSettings.change([changeBy(interaction, target, settingKeys.persona, text || null)]);
+    const where = scope === 'server' ? 'the whole server' : 'this channel and its threads';
+    await interaction.reply({
+      content: text ? `Persona set for ${where}.` : `Persona cleared for ${where}.`,
+      flags: MessageFlags.Ephemeral,
+      allowedMentions: { parse: [] },
+    });
+  },
+});
+
+/** The tools and MCP servers a moderator may switch: the built-in tools, every server's tools, the servers. */
+function toolNames(context: CommandContext): string[] {
+  return [
+    ...currentTools(context.tools, context.toolServers).map((tool) => tool.name),
+    ...context.toolServers.map((server) => server.name),
+  ];
+}
+
+async function show(interaction: CommandInteraction, context: CommandContext): Promise<void> {
+  const settings = settingsHere(interaction, context);
+  const recent = context.store.placeSettings.recent(interaction.guildId, 5);
+  // 24 models with their descriptions pass one message: the rest follow, private too.
+  for (const piece of splitMessage(describeSettings(settings, context.modelCatalog.entries, recent)))
+    await privately(interaction, piece);
+}
+
+/** A box for a persona longer than an option takes, filled with the one in effect at that scope. */
+async function askForPersona(
+  interaction: CommandInteraction,
+  context: CommandContext,
+  scope: SettingScope,
+): Promise<void> {
+  const place = placeOfInteraction(interaction);
+  const current = settingsOfConversation(context.store, context.modelCatalog, {
+    guild_id: place.guildId,
+    channel_id: scope === 'server' ? null : place.channelId,
+    thread_id: null,
+  })!.persona?.value;
+  const box = (id: string, label: string, value: string) => ({
+    type: ComponentType.ActionRow,
+    components: [
+      {
+        type: ComponentType.TextInput,
+        custom_id: id,
+        label,
+        style: TextInputStyle.Paragraph,
+        required: false,
+        max_length: modalBoxLimit,
+        ...(value ? { value } : {}),
+      },
+    ],
+  });
+  // https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-response-object-modal
+  await interaction.showModal({
+    custom_id: `settings:${scope}`,
+    title: scope === 'server' ? 'Persona for the whole server' : 'Persona for this channel',
+    components: [
+      box('persona', 'Persona (empty clears it)', current?.slice(0, modalBoxLimit) ?? ''),
+      box('persona-more', 'Persona, continued', current?.slice(modalBoxLimit, maxPersonaLength) ?? ''),
+    ],
+  } as never);
+}

@@ -1,0 +1,53 @@
+/**
+ * A run as its place's settings make it: the model chosen there, the persona its moderators wrote,
+ * and the tools they left on (`/settings`, `/model`). Read at each run, so that a change applies to
+ * the next run without a restart.
+ */
+import type { Store } from '../../db/store.ts';
+import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
+import type { ConversationRow } from '../../db/conversations.ts';
+import type { ModelCatalog } from '../model-catalog/model-catalog.ts';
+import {
+  type EffectiveSettings,
+  effectiveSettings,
+  serverOfTool,
+  toolEnabled,
+} from '../place-settings/effective-settings.ts';
+
+/** The settings in effect for a conversation; null outside a server. */
+export function settingsOfConversation(
+  store: Store,
+  models: ModelCatalog,
+  conversation: Pick<ConversationRow, 'guild_id' | 'channel_id' | 'thread_id'>,
+): EffectiveSettings | null {
+  if (!conversation.guild_id) return null;
+  return effectiveSettings(
+    store.placeSettings,
+    { guildId: conversation.guild_id, channelId: conversation.channel_id, threadId: conversation.thread_id },
+    { modelName: models.defaultName, modelNames: models.entries.map((entry) => entry.name) },
+  );
+}
+
+/** Whether `tool` may be used here: offered to the model, and run with `/tool`. */
+export function toolAllowedBy(
+  settings: EffectiveSettings | null,
+  toolServers: readonly ToolServer[],
+): (tool: Pick<RuntimeTool, 'name'>) => boolean {
+  if (!settings) return () => true;
+  const serverNames = toolServers.map((server) => server.name);
+  return (tool) => toolEnabled(settings, tool.name, serverOfTool(tool.name, serverNames));
+}
+
+/**
+ * The memory window's budget for the model chosen where the conversation takes place:
+ * MEMORY_TOKEN_BUDGET, within half the model's context when the operator gave it (the other half
+ * is for the prompt, the tools and the answer).
+ */
+export function windowBudget(
+  deps: { store: Store; models?: ModelCatalog; memoryBudget: number },
+  conversation: Pick<ConversationRow, 'guild_id' | 'channel_id' | 'thread_id'>,
+): number {
+  const settings = deps.models ? settingsOfConversation(deps.store, deps.models, conversation) : null;
+  const context = settings ? deps.models?.entry(settings.model.value)?.contextTokens : null;
+  return context ? Math.min(deps.memoryBudget, Math.floor(context / 2)) : deps.memoryBudget;
+}

@@ -1,0 +1,21 @@
+import type { OpenAIModelClientOptions } from '../model-servers/openai-model-client.ts';
+
+/** One model the bot may use: how to reach it, and what moderators are told of it. */
+export interface ModelEntry {
+  /** What moderators pick (`/settings model`, `/model`), and what the step log and `/usage` show. */
+  name: string;
+  description: string;
+  client: OpenAIModelClientOptions;
+  /** Whether it reads images. */
+  vision: boolean;
+  /** Its context window in tokens, when the operator gave it. */
+  contextTokens: number | null;
+  /** US dollars per million tokens, for `/usage`; null when not given. */
+  price: { input: number; output: number } | null;
+}
+
+/** The models of MODELS_FILE (or the one of the OPENAI_* settings), and the one used unless chosen otherwise. */
+export interface ModelsConfig {
+  models: ModelEntry[];
+  defaultName: string;
+}

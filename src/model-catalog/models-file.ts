@@ -1,0 +1,150 @@
+/**
+ * The `MODELS_FILE`: the models moderators may choose from, on one or more servers. YAML (which
+ * also reads JSON), since operators write and comment it by hand, as they do LiteLLM's or
+ * docker compose's files. Keys are never written in it: `api_key: ${GROQ_API_KEY}` names the
+ * variable that holds one.
+ *
+ * ```yaml
+ * default: fast
+ * models:
+ *   - name: fast
+ *     description: Quick and cheap, for chat
+ *     provider: openai
+ *     base_url: https://api.openai.com/v1
+ *     api_key: ${OPENAI_API_KEY}
+ *     model: gpt-4.1-mini
+ *     vision: true
+ *     context_tokens: 1047576
+ *     price: { input: 0.4, output: 1.6 }
+ * ```
+ */
+import { parse } from 'yaml';
+import { z } from 'zod';
+import { providerIds } from '../model-servers/profiles/profile.ts';
+import type { Environment } from '../setting-fields.ts';
+import { expandVariables, onlyReference } from '../text/expand-variables.ts';
+import type { ModelEntry } from './model-entry.ts';
+
+/** Discord shows at most 25 choices for an option; one is kept for "inherit". */
+export const maxModels = 24;
+
+/** Names are what moderators pick (a command choice): short, and plain. */
+const modelName = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,63}$/;
+
+const providers = ['auto', ...providerIds] as const;
+
+const entrySchema = z
+  .object({
+    name: z.string().regex(modelName, 'name: letters, digits and . _ : / -, at most 64 characters'),
+    description: z.string().max(100, 'description: at most 100 characters').default(''),
+    provider: z
+      .enum(providers, { error: `provider must be ${providers.slice(0, -1).join(', ')} or ${providers.at(-1)}` })
+      .default('auto'),
+    base_url: z
+      .url({ protocol: /^https?$/, error: 'base_url must be an http:// or https:// URL' })
+      .default('https://api.openai.com/v1'),
+    api_key: z.string().optional(),
+    model: z.string().min(1, 'model must name the model on its server'),
+    temperature: z.number().min(0).max(2).optional(),
+    vision: z.boolean().default(false),
+    context_tokens: z.number().int().positive().optional(),
+    price: z
+      .object({ input: z.number().min(0), output: z.number().min(0) })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+const fileSchema = z
+  .object({ default: z.string().optional(), models: z.array(z.unknown()).min(1, 'models must list at least one') })
+  .strict();
+
+/** What the models share, from the other settings (OPENAI_TEMPERATURE, OPENAI_MAX_RETRIES, …). */
+export type SharedModelOptions = Pick<
+  ModelEntry['client'],
+  'temperature' | 'maxRetries' | 'timeoutSeconds' | 'maxRetryWaitSeconds' | 'toolProtocol'
+>;
+
+/** The models of the file and the default's name, or every problem in it. */
+export function parseModelsFile(
+  text: string,
+  environment: Environment,
+  shared: SharedModelOptions,
+): { ok: true; models: ModelEntry[]; defaultName: string } | { ok: false; problems: string[] } {
+  let document: unknown;
+  try {
+    document = parse(text);
+  } catch (error) {
+    return { ok: false, problems: [`is not valid YAML or JSON (${(error as Error).message.split('\n')[0]})`] };
+  }
+  const file = fileSchema.safeParse(document);
+  if (!file.success)
+    return {
+      ok: false,
+      problems: ['must hold "models:", a list of models (name, base_url, model, …), and may name the "default:" one'],
+    };
+  const problems: string[] = [];
+  const models: ModelEntry[] = [];
+  const seen = new Set<string>();
+  if (file.data.models.length > maxModels)
+    problems.push(`lists ${file.data.models.length} models: Discord offers at most ${maxModels} choices`);
+  file.data.models.forEach((raw, index) => {
+    const rawName = (raw as { name?: unknown } | null)?.name;
+    const label = typeof rawName === 'string' ? `model "${rawName}"` : `model ${index + 1}`;
+    if (typeof rawName === 'string') {
+      if (seen.has(rawName.toLowerCase())) {
+        problems.push(`${label}: another model has the same name (names are what moderators choose)`);
+        return;
+      }
+      seen.add(rawName.toLowerCase());
+    }
+    const rawKey = (raw as { api_key?: unknown } | null)?.api_key;
+    // The file must not hold a key: it is copied, shared and committed more often than .env.
+    if (typeof rawKey === 'string' && !onlyReference.test(rawKey)) {
+      problems.push(`${label}: api_key must name a variable, as \${GROQ_API_KEY}, not hold the key itself`);
+      return;
+    }
+    const expanded = expandVariables(raw, environment);
+    if (expanded.problems.length > 0) {
+      problems.push(...expanded.problems.map((problem) => `${label}: ${problem}`));
+      return;
+    }
+    const parsed = entrySchema.safeParse(expanded.value);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        const message =
+          issue.code === 'unrecognized_keys'
+            ? `unknown ${issue.message.replace(/^Unrecognized keys?: /, 'field ')}`
+            : issue.path.length > 0 && !issue.message.startsWith(String(issue.path[0]))
+              ? `${issue.path.join('.')}: ${issue.message}`
+              : issue.message;
+        problems.push(`${label}: ${message}`);
+      }
+      return;
+    }
+    const entry = parsed.data;
+    if (entry.api_key === undefined && new URL(entry.base_url).hostname === 'api.openai.com')
+      problems.push(
+        `${label}: OpenAI's API needs a key: add api_key: \${OPENAI_API_KEY} (or the variable that holds it)`,
+      );
+    models.push({
+      name: entry.name,
+      description: entry.description,
+      vision: entry.vision,
+      contextTokens: entry.context_tokens ?? null,
+      price: entry.price ?? null,
+      client: {
+        ...shared,
+        temperature: entry.temperature ?? shared.temperature,
+        apiKey: entry.api_key ?? null,
+        baseURL: entry.base_url,
+        model: entry.model,
+        provider: entry.provider,
+      },
+    });
+  });
+  const defaultName = file.data.default ?? models[0]?.name ?? '';
+  if (problems.length === 0 && !models.some((model) => model.name === defaultName))
+    problems.push(`default: "${defaultName}" is not one of the models listed`);
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, models, defaultName };
+}

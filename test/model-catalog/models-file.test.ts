@@ -1,0 +1,163 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../src/config.ts';
+import { readDoctorSettings } from '../../src/doctor/doctor-settings.ts';
+
+const files: Record<string, string> = {
+  'models.yaml': `
+# Comments are welcome: operators write this file by hand.
+default: strong
+models:
+  - name: fast
+    description: Quick and cheap, for chat
+    provider: groq
+    base_url: https://api.groq.com/openai/v1
+    api_key: \${GROQ_API_KEY}
+    model: llama-3.1-8b-instant
+    price: { input: 0.05, output: 0.08 }
+  - name: strong
+    base_url: https://api.openai.com/v1
+    api_key: \${OPENAI_API_KEY}
+    model: gpt-4.1
+    vision: true
+    context_tokens: 1047576
+  - name: local
+    provider: ollama
+    base_url: \${OLLAMA_URL}
+    model: qwen3:8b
+`,
+  'broken.yaml': `
+models:
+  - name: fast
+    api_key: \${MISSING_KEY}
+    model: gpt-4.1-mini
+  - name: odd
+    provider: acme
+    base_url: http://127.0.0.1:1/v1
+    model: m
+  - name: Odd
+    base_url: http://127.0.0.1:1/v1
+    model: m2
+  - name: leaky
+    base_url: http://127.0.0.1:1/v1
+    api_key: sk-live-123
+    model: m3
+`,
+  'mcp.json': JSON.stringify({
+    mcpServers: {
+      github: { command: 'npx', args: ['server-github'], env: { GITHUB_TOKEN: '${GH_TOKEN}', LITERAL: '$${KEEP}' } },
+      search: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${SEARCH_TOKEN}' } },
+    },
+  }),
+};
+const readText = (path: string) => {
+  const text = files[path];
+  if (text === undefined) throw Object.assign(new Error('missing'), { code: 'ENOENT' });
+  return text;
+};
+
+describe('MODELS_FILE', () => {
+  it('reads every model with its key from the variable it names; the default is the one named', () => {
+    const result = parseConfig(
+      {
+        MODELS_FILE: 'models.yaml',
+        GROQ_API_KEY: 'gsk-1',
+        OPENAI_API_KEY: 'sk-1',
+        OLLAMA_URL: 'http://127.0.0.1:11434/v1',
+        OPENAI_TEMPERATURE: '0.5',
+      },
+      null,
+      { readText },
+    );
+    if (!result.ok) throw new Error(result.problems.join('\n'));
+    const { models } = result.config;
+    expect(models.defaultName).toBe('strong');
+    expect(models.models.map((model) => [model.name, model.client.apiKey, model.client.baseURL])).toEqual([
+      ['fast', 'gsk-1', 'https://api.groq.com/openai/v1'],
+      ['strong', 'sk-1', 'https://api.openai.com/v1'],
+      ['local', null, 'http://127.0.0.1:11434/v1'],
+    ]);
+    expect(models.models[0]).toMatchObject({
+      description: 'Quick and cheap, for chat',
+      price: { input: 0.05, output: 0.08 },
+      client: { provider: 'groq', model: 'llama-3.1-8b-instant', temperature: 0.5 },
+    });
+    expect(models.models[1]).toMatchObject({ vision: true, contextTokens: 1047576, price: null });
+    // The default model's client is what the terminal chat and the doctor use.
+    expect(result.config.model).toEqual(models.models[1]!.client);
+  });
+
+  it('reports every problem of the file at once, with the other settings, and never a key', () => {
+    const result = parseConfig({ MODELS_FILE: 'broken.yaml', MCP_CONFIG: 'mcp.json', MAX_STEPS: 'lots' }, null, {
+      readText,
+    });
+    expect(result.ok ? [] : result.problems).toEqual([
+      'MAX_STEPS must be a whole number from 1 to 50 (it is "lots")',
+      'MCP_CONFIG "mcp.json": server "github": env.GITHUB_TOKEN: ${GH_TOKEN} is not set (in the environment or .env)',
+      'MCP_CONFIG "mcp.json": server "search": headers.Authorization: ${SEARCH_TOKEN} is not set (in the environment or .env)',
+      'MODELS_FILE "broken.yaml": model "fast": api_key: ${MISSING_KEY} is not set (in the environment or .env)',
+      'MODELS_FILE "broken.yaml": model "odd": provider must be auto, openai, azure, ollama, llamacpp, vllm, lmstudio, groq, openrouter, gemini, mistral, deepseek or generic',
+      'MODELS_FILE "broken.yaml": model "Odd": another model has the same name (names are what moderators choose)',
+      'MODELS_FILE "broken.yaml": model "leaky": api_key must name a variable, as ${GROQ_API_KEY}, not hold the key itself',
+    ]);
+    expect(JSON.stringify(result)).not.toContain('sk-live-123');
+  });
+
+  it('needs no OPENAI_API_KEY beside it, and says what is wrong with a file that is not one', () => {
+    expect(parseConfig({ MODELS_FILE: 'gone.yaml' }, null, { readText })).toEqual({
+      ok: false,
+      problems: ['MODELS_FILE cannot be read (ENOENT): "gone.yaml"'],
+    });
+    files['empty.yaml'] = 'models: []\n';
+    files['bad-default.yaml'] =
+      'default: huge\nmodels:\n  - { name: small, base_url: "http://127.0.0.1:1/v1", model: s }\n';
+    expect(parseConfig({ MODELS_FILE: 'empty.yaml' }, null, { readText })).toEqual({
+      ok: false,
+      problems: [
+        'MODELS_FILE "empty.yaml": must hold "models:", a list of models (name, base_url, model, …), and may name the "default:" one',
+      ],
+    });
+    expect(parseConfig({ MODELS_FILE: 'bad-default.yaml' }, null, { readText })).toEqual({
+      ok: false,
+      problems: ['MODELS_FILE "bad-default.yaml": default: "huge" is not one of the models listed'],
+    });
+  });
+});
+
+describe('${VAR} in MCP_CONFIG', () => {
+  it("fills a server's env and headers from the environment; $${…} stays literal", () => {
+    const result = parseConfig(
+      { OPENAI_API_KEY: 'k', MCP_CONFIG: 'mcp.json', GH_TOKEN: 'ghp-1', SEARCH_TOKEN: 'st-2' },
+      null,
+      { readText },
+    );
+    if (!result.ok) throw new Error(result.problems.join('\n'));
+    expect(result.config.mcpServers).toMatchObject([
+      { name: 'github', env: { GITHUB_TOKEN: 'ghp-1', LITERAL: '${KEEP}' } },
+      { name: 'search', headers: { Authorization: 'Bearer st-2' } },
+    ]);
+  });
+});
+
+describe('npm run doctor with MODELS_FILE', () => {
+  it("checks the file's default model, or the one --model names; says which there are otherwise", () => {
+    const environment = {
+      MODELS_FILE: 'models.yaml',
+      GROQ_API_KEY: 'gsk-1',
+      OPENAI_API_KEY: 'sk-1',
+      OLLAMA_URL: 'http://127.0.0.1:11434/v1',
+      // A broken MCP_CONFIG must not keep the doctor from checking a model.
+      MCP_CONFIG: 'gone.json',
+    };
+    const checked = (modelName: string | null) => {
+      const loaded = readDoctorSettings(environment, null, { modelName, readText });
+      return loaded.ok ? loaded.settings.model.model : loaded.problems;
+    };
+    expect(checked(null)).toBe('gpt-4.1');
+    expect(checked('local')).toBe('qwen3:8b');
+    expect(checked('huge')).toEqual(['MODELS_FILE has no model named "huge": it has fast, strong, local']);
+    expect(readDoctorSettings({ OPENAI_API_KEY: 'k' }, null, { modelName: 'fast', readText })).toEqual({
+      ok: false,
+      problems: ['--model names a model of MODELS_FILE, which is not set'],
+    });
+  });
+});
