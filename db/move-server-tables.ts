@@ -34,6 +34,8 @@ export const serverTables: readonly TableRule[] = [
   { table: 'channel_cursors', moves: 'by-guild', guildColumn: 'guild_id' },
   // Copied after the runs, whose insert triggers add their tokens: the copy replaces those sums.
   { table: 'guild_usage_days', moves: 'by-guild', guildColumn: 'guild_id' },
+  // Who set what where; runs name a persona by the id of its change, remapped with it (db/move-server.ts).
+  { table: 'setting_changes', moves: 'by-guild', guildColumn: 'guild_id', idColumn: 'id' },
   {
     table: 'message_images',
     moves: 'by-message',
@@ -92,7 +94,8 @@ export const conversationColumns: Record<string, { remapped: readonly string[]; 
     ],
   },
   runs: {
-    remapped: ['conversation_id', 'trigger_message_ids'],
+    // persona_version: the id of the setting change that set the persona (setting_changes, moved by guild).
+    remapped: ['conversation_id', 'trigger_message_ids', 'persona_version'],
     copied: [
       'id',
       'instance_id',
@@ -112,6 +115,7 @@ export const conversationColumns: Record<string, { remapped: readonly string[]; 
       'delivery',
       'live_message_ids',
       'live_pending',
+      'model_name',
     ],
   },
   steps: {

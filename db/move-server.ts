@@ -135,6 +135,8 @@ export function copyServer(
         throw new Error('the target holds data of this server already; nothing was copied');
       const instancesBefore = target.prepare<[], number>('SELECT count(*) FROM instances').pluck().get()!;
       const { messages, conversations } = copyConversations(source, target, guild, now);
+      // Each table's ids given anew, old → new (tables with an `idColumn`).
+      const newIds = new Map<string, Map<number, number>>();
       for (const rule of movedTables(rules)) {
         if (rule.moves === 'with-conversations') continue;
         const columns = columnsOf(target, rule.table, [rule.idColumn]);
@@ -143,6 +145,8 @@ export function copyServer(
           target.prepare(`DELETE FROM ${quoted(rule.table)} WHERE ${quoted(rule.guildColumn)} = ?`).run(guild);
         const insert = inserter(target, rule.table, columns);
         const order = rule.idColumn ? ` ORDER BY t.${quoted(rule.idColumn)}` : '';
+        const ids = new Map<number, number>();
+        newIds.set(rule.table, ids);
         for (const row of source
           .prepare<{ guild: string }, Record<string, unknown>>(`SELECT t.* ${serverRowsOf(rule)}${order}`)
           .iterate({ guild })) {
@@ -151,9 +155,20 @@ export function copyServer(
             if (rule.conversationColumn)
               row[rule.conversationColumn] = conversations.get(row[rule.conversationColumn] as number);
           }
-          insert(row);
+          const inserted = insert(row);
+          if (rule.idColumn) ids.set(row[rule.idColumn] as number, inserted);
         }
       }
+      // A run names its persona by the id of the setting change that set it: the change's new id.
+      const personaVersion = target.prepare<[number | null, string]>(
+        'UPDATE runs SET persona_version = ? WHERE id = ?',
+      );
+      for (const run of source
+        .prepare<{ guild: string }, { id: string; persona_version: number }>(
+          `SELECT t.id, t.persona_version FROM runs t JOIN conversations c ON c.id = t.conversation_id WHERE c.guild_id = @guild AND t.persona_version IS NOT NULL`,
+        )
+        .iterate({ guild }))
+        personaVersion.run(newIds.get('setting_changes')?.get(run.persona_version) ?? null, run.id);
       const copied = summarize(target, guild, rules);
       if (!sameSummary(copied, expected))
         throw new Error(

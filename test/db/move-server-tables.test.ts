@@ -142,3 +142,59 @@ describe('a table of a server’s rows is one line', () => {
     expect(planMove(a.db, b.db, guild, rules).state).toBe('moved');
   });
 });
+
+describe('settings changes (setting_changes) and the persona a run used', () => {
+  /** A database with a conversation of `server`, `personas` set in its channel in turn, and a run under the last. */
+  function database(server: string, personas: string[]): Store {
+    const { store } = tempStore();
+    const conversation = store.conversations.ensure({
+      key: `discord:${server}-thread`,
+      title: 't',
+      guildId: server,
+      channelId: `${server}-channel`,
+      startedById: null,
+      startedByName: null,
+    });
+    for (const persona of personas)
+      store.placeSettings.change([
+        {
+          guildId: server,
+          scope: 'channel',
+          scopeId: `${server}-channel`,
+          key: 'persona',
+          value: persona,
+          changedById: 'ada',
+          changedByName: 'Ada',
+        },
+      ]);
+    const version = store.db.prepare('SELECT max(id) FROM setting_changes').pluck().get() as number;
+    store.db.prepare("INSERT INTO instances VALUES ('i', 'bot', 1, 'h', 0, 0, 0)").run();
+    store.db
+      .prepare(
+        "INSERT INTO runs (id, conversation_id, instance_id, trigger_message_ids, status, model, started_at, persona_version) VALUES (?, ?, 'i', '[]', 'answered', 'm', 0, ?)",
+      )
+      .run(`run-of-${server}`, conversation.id, version);
+    return store;
+  }
+
+  /** The persona text each run of the server names by its version. */
+  const personasOfRuns = (store: Store, server: string) =>
+    store.db
+      .prepare(
+        'SELECT r.id, s.value FROM runs r JOIN setting_changes s ON s.id = r.persona_version WHERE s.guild_id = ? ORDER BY r.id',
+      )
+      .all(server);
+
+  it('move with their server; a run still names the persona it used, by the change’s new id', () => {
+    const a = database(guild, ['a pirate', 'a strict tutor']);
+    const b = database('200000000000000009', ['a poet', 'a chemist', 'a gardener']);
+    copyServer(a.db, b.db, guild);
+    deleteServer(a.db, guild);
+
+    expect(personasOfRuns(b, guild)).toEqual([{ id: `run-of-${guild}`, value: 'a strict tutor' }]);
+    expect(personasOfRuns(b, '200000000000000009')).toEqual([{ id: 'run-of-200000000000000009', value: 'a gardener' }]);
+    // The channel's persona now is still the newest change there.
+    expect(b.placeSettings.at(`${guild}-channel`)).toMatchObject([{ key: 'persona', value: 'a strict tutor' }]);
+    expect(a.db.prepare('SELECT count(*) FROM setting_changes').pluck().get()).toBe(0);
+  });
+});
