@@ -49,22 +49,33 @@ export async function botDependencies(
     });
     parts.logger.info(summary.fields, summary.message);
   }
-  // Images: whether the default model sees them (MODEL_VISION, or what is known of it).
-  const defaultModel = config.models.models.find((entry) => entry.name === models.defaultName)!.client;
-  const { vision, memory } = visionSetup({
-    setting: config.images.vision,
-    profile: profileFor(defaultModel.provider ?? 'auto', defaultModel.baseURL),
-    model: defaultModel.model,
-    record: records.read(defaultModel.baseURL, defaultModel.model),
-    memory: config.memory,
-  });
-  parts.logger.info({ vision: vision.enabled, reason: vision.reason }, `images: ${vision.reason}`);
+  // Images: what each model sees (MODEL_VISION, MODELS_FILE's `vision:`, or what is known of it).
+  const visions = new Map(
+    config.models.models.map(({ name, client, vision: stated }) => {
+      const seen = visionSetup({
+        setting: config.images.vision,
+        profile: profileFor(client.provider ?? 'auto', client.baseURL),
+        model: client.model,
+        record: records.read(client.baseURL, client.model),
+        stated,
+      });
+      parts.logger.info(
+        { model: name, vision: seen.vision.enabled, reason: seen.vision.reason },
+        `images: ${seen.vision.reason}`,
+      );
+      return [name, { seesImages: seen.vision.enabled, imageTokens: seen.imageTokens ?? null }];
+    }),
+  );
+  const visionOf = (name: string) => visions.get(name) ?? visions.get(models.defaultName)!;
+  const byDefault = visionOf(models.defaultName);
   return {
     discord: { ...config.discord, token: config.discord.token! },
     commands,
-    agent: { ...config.agent, seesImages: vision.enabled },
-    memory,
-    images: { vision: vision.enabled, maxBytes: config.images.maxBytes },
+    agent: { ...config.agent, seesImages: byDefault.seesImages },
+    memory: { ...config.memory, ...(byDefault.imageTokens ? { imageTokens: byDefault.imageTokens } : {}) },
+    // Taken in and kept when any model sees images: a place may switch to one that does.
+    images: { vision: [...visions.values()].some((vision) => vision.seesImages), maxBytes: config.images.maxBytes },
+    visionOf,
     operatorPrompt: config.systemPrompt,
     store: parts.store,
     counter: await loadTokenCounter(config.model.model),

@@ -57,13 +57,14 @@ const name = process.env.USER || userInfo().username || 'you';
 const user = { id: `terminal:${name}`, displayName: name, isModerator: true };
 const counter = await loadTokenCounter(config.model.model);
 const records = recordsInDatabase(store.modelServers);
-const { vision, memory } = visionSetup({
+const { vision, imageTokens } = visionSetup({
   setting: config.images.vision,
   profile: profileFor(config.model.provider ?? 'auto', config.model.baseURL),
   model: config.model.model,
   record: records.read(config.model.baseURL, config.model.model),
-  memory: config.memory,
+  stated: config.models.models.find((entry) => entry.name === config.models.defaultName)?.vision ?? null,
 });
+const memory = { ...config.memory, ...(imageTokens ? { imageTokens } : {}) };
 const conversation = store.conversations.ensure({
   key: `terminal:${thread}`,
   title: thread,

@@ -15,6 +15,7 @@ import type { QueuedWork } from '../conversation/queued-work.ts';
 import { runLifecycle } from '../conversation/run-lifecycle.ts';
 import { handleWork } from './conversation-runner.ts';
 import { discordCdnHosts } from './incoming-images.ts';
+import { type ModelVision, settingsOfConversation } from './place-run.ts';
 import { inviteUrl } from './invite.ts';
 import { messageRouter } from './message-router.ts';
 import { RateLimitGate } from './rate-limit-gate.ts';
@@ -37,8 +38,10 @@ export interface BotDependencies {
   reminderIntervalMs?: number;
   agent: AgentSettings;
   memory: MemorySettings;
-  /** Images: whether the model sees them (MODEL_VISION, resolved) and the largest taken (IMAGE_MAX_MB). */
+  /** Images: whether they are taken in (some model sees them) and the largest taken (IMAGE_MAX_MB). */
   images: { vision: boolean; maxBytes: number };
+  /** What each model (by name) sees; without it, every model sees images as `images.vision` says. */
+  visionOf?: (modelName: string) => ModelVision;
   /** Hosts attachments and linked images are fetched from: Discord's CDN unless given (tests give the fake's). */
   cdnHosts?: readonly string[];
   operatorPrompt: string | null;
@@ -133,6 +136,7 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
     logger,
     gate,
     gateFor: (modelName: string) => gates.get(modelName) ?? gate,
+    visionOf: deps.visionOf,
     shutdown: shutdown.signal,
     activeRuns,
   };
@@ -150,6 +154,9 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
     discord: deps.discord,
     limits,
     images: { ...deps.images, hosts: deps.cdnHosts ?? discordCdnHosts },
+    seesImagesIn: (conversation) =>
+      deps.visionOf?.(settingsOfConversation(deps.store, models, conversation)?.model.value ?? models.defaultName)
+        .seesImages ?? deps.images.vision,
     logger,
   });
   const setup = {

@@ -5,7 +5,7 @@ import { type MessageWork, type QueuedWork, storedRequester } from '../conversat
 import { describeDiscordError } from './discord-errors.ts';
 import { type DiscordRunPlan, describePlace, executeRun, type RunnerDependencies } from './execute-run.ts';
 import { LiveAnswer } from './live-answer.ts';
-import { windowBudget } from './place-run.ts';
+import { windowOptions } from './place-run.ts';
 import { messagesAfter } from './messages-after.ts';
 import { type PostTarget, postingChannel, type TargetToBe } from './posting-channel.ts';
 import { renderAnswer } from './render.ts';
@@ -71,7 +71,7 @@ async function answer(
   target: TargetToBe,
 ): Promise<void> {
   const triggerIds = messages.map((item) => item.storedId);
-  const window = deps.memory.loadWindow(conversation.id, triggerIds, { budget: windowBudget(deps, conversation) });
+  const window = deps.memory.loadWindow(conversation.id, triggerIds, windowOptions(deps, conversation));
   if (window.input.length === 0) return; // Every message of the batch was deleted while it waited.
   await executeRun(deps, {
     conversation,
@@ -214,7 +214,7 @@ async function takeUp(
     case 'continue': {
       const { history } = deps.memory.loadWindow(conversation.id, decision.triggerIds, {
         resuming: true,
-        budget: windowBudget(deps, conversation),
+        ...windowOptions(deps, conversation),
       });
       deps.logger.info(log, 'taking up an interrupted run');
       await executeRun(deps, {

@@ -20,7 +20,7 @@ import { LiveAnswer } from './live-answer.ts';
 import type { TargetToBe } from './posting-channel.ts';
 import type { LimitVerdict, UsageLimits } from './usage-limits.ts';
 import type { ModelCatalog } from '../model-catalog/model-catalog.ts';
-import { settingsOfConversation, toolAllowedBy, windowBudget } from './place-run.ts';
+import { type ModelVision, settingsOfConversation, toolAllowedBy, windowOptions } from './place-run.ts';
 
 export interface RunnerDependencies extends RunSetup {
   client: Client<true>;
@@ -41,6 +41,8 @@ export interface RunnerDependencies extends RunSetup {
   activeRuns: ActiveRuns;
   /** The models on offer, chosen per place (`/settings model`, `/model`); without it, `model` always. */
   models?: ModelCatalog;
+  /** What each model (by name) sees: images or none, and how it counts them; without it, `settings.seesImages` always. */
+  visionOf?: (modelName: string) => ModelVision;
 }
 
 /** A run planned in Discord: where its posts go, and the message its answer replies to. */
@@ -82,6 +84,7 @@ export async function executeRun(shared: RunnerDependencies, planned: DiscordRun
       // (deps.model), and its tokens count against the same budget, without a second check.
       const taken = deps.lifecycle.retry(ran.outcome.runId);
       const window = deps.memory.loadWindow(plan.conversation.id, plan.triggerIds, {
+        ...windowOptions(deps, plan.conversation),
         budget: Math.floor(deps.memoryBudget / 2),
         resuming: true,
       });
@@ -107,7 +110,11 @@ function asPlaceSays(deps: RunnerDependencies, plan: DiscordRunPlan) {
       ...deps,
       model: deps.models.clientFor(settings.model.value),
       gate: deps.gateFor?.(settings.model.value) ?? deps.gate,
-      memoryBudget: windowBudget(deps, plan.conversation),
+      memoryBudget: windowOptions(deps, plan.conversation).budget,
+      settings: {
+        ...deps.settings,
+        seesImages: deps.visionOf?.(settings.model.value).seesImages ?? deps.settings.seesImages,
+      },
     },
     plan: {
       ...plan,

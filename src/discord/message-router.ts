@@ -39,6 +39,8 @@ export interface RouterDependencies {
   limits: UsageLimits;
   /** How images are taken in (vision, size limit, the hosts fetched from). */
   images: ImageIntake;
+  /** Whether the model chosen where the conversation is sees images (the notice to its people); `images.vision` without it. */
+  seesImagesIn?: (conversation: ConversationRow) => boolean;
   logger: Logger;
 }
 
@@ -89,7 +91,7 @@ export function messageRouter(deps: RouterDependencies) {
     if (storedId === null) return null;
     await tellAboutImages(message, conversation.id, images, {
       images: store.images,
-      vision: deps.images.vision,
+      vision: deps.seesImagesIn?.(conversation) ?? deps.images.vision,
       logger,
     });
     if (message.channel.isThread()) store.conversations.setLastSeenMessage(conversation.id, message.id);

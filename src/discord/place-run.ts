@@ -6,6 +6,7 @@
 import type { Store } from '../../db/store.ts';
 import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
 import type { ConversationRow } from '../../db/conversations.ts';
+import type { ImageTokenRule } from '../images/image-tokens.ts';
 import type { ModelCatalog } from '../model-catalog/model-catalog.ts';
 import {
   type EffectiveSettings,
@@ -38,16 +39,27 @@ export function toolAllowedBy(
   return (tool) => toolEnabled(settings, tool.name, serverOfTool(tool.name, serverNames));
 }
 
+/** What a model sees: whether images go to it, and how it counts their tokens (null: it sees none). */
+export interface ModelVision {
+  seesImages: boolean;
+  imageTokens: ImageTokenRule | null;
+}
+
 /**
- * The memory window's budget for the model chosen where the conversation takes place:
- * MEMORY_TOKEN_BUDGET, within half the model's context when the operator gave it (the other half
- * is for the prompt, the tools and the answer).
+ * The memory window for the model chosen where the conversation takes place: MEMORY_TOKEN_BUDGET,
+ * within half the model's context when the operator gave it (the other half is for the prompt, the
+ * tools and the answer), and the images shown as that model counts them, or none if it cannot see.
  */
-export function windowBudget(
-  deps: { store: Store; models?: ModelCatalog; memoryBudget: number },
+export function windowOptions(
+  deps: { store: Store; models?: ModelCatalog; memoryBudget: number; visionOf?: (modelName: string) => ModelVision },
   conversation: Pick<ConversationRow, 'guild_id' | 'channel_id' | 'thread_id'>,
-): number {
+): { budget: number; imageTokens?: ImageTokenRule | null } {
   const settings = deps.models ? settingsOfConversation(deps.store, deps.models, conversation) : null;
-  const context = settings ? deps.models?.entry(settings.model.value)?.contextTokens : null;
-  return context ? Math.min(deps.memoryBudget, Math.floor(context / 2)) : deps.memoryBudget;
+  const modelName = settings?.model.value ?? deps.models?.defaultName;
+  const context = modelName ? deps.models?.entry(modelName)?.contextTokens : null;
+  const vision = modelName ? deps.visionOf?.(modelName) : undefined;
+  return {
+    budget: context ? Math.min(deps.memoryBudget, Math.floor(context / 2)) : deps.memoryBudget,
+    ...(vision ? { imageTokens: vision.imageTokens } : {}),
+  };
 }

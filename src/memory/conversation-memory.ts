@@ -86,7 +86,7 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
     loadWindow(
       conversationId: number,
       triggerIds: readonly number[],
-      options: { budget?: number; resuming?: boolean } = {},
+      options: { budget?: number; resuming?: boolean; imageTokens?: ImageTokenRule | null } = {},
     ): { history: ChatMessage[]; input: UserMessage[] } {
       const conversation = store.conversations.byId(conversationId);
       const pinned = new Set(triggerIds);
@@ -94,7 +94,11 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
       const images = windowImages(
         store.images,
         { conversationId, afterId },
-        { keep: settings.images ?? defaultMemoryImages, tokens: settings.imageTokens },
+        // The run's model's rule; null: it sees no images (named only).
+        {
+          keep: settings.images ?? defaultMemoryImages,
+          tokens: options.imageTokens === undefined ? settings.imageTokens : (options.imageTokens ?? undefined),
+        },
       );
       const rows = selectWindow(store.messages.iterateNewest(conversationId, afterId), {
         budget: options.budget ?? settings.tokenBudget,

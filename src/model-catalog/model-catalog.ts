@@ -25,7 +25,7 @@ export function singleModelCatalog(client: RunModelClient): ModelCatalog {
   const listing: ModelListing = {
     name: client.model,
     description: '',
-    vision: false,
+    vision: null,
     contextTokens: null,
     price: null,
   };

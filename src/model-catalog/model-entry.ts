@@ -6,8 +6,8 @@ export interface ModelEntry {
   name: string;
   description: string;
   client: OpenAIModelClientOptions;
-  /** Whether it reads images. */
-  vision: boolean;
+  /** Whether it reads images, as MODELS_FILE says (`vision:`); null when it says nothing (MODEL_VISION=auto decides). */
+  vision: boolean | null;
   /** Its context window in tokens, when the operator gave it. */
   contextTokens: number | null;
   /** US dollars per million tokens, for `/usage`; null when not given. */

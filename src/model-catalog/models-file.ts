@@ -46,7 +46,7 @@ const entrySchema = z
     api_key: z.string().optional(),
     model: z.string().min(1, 'model must name the model on its server'),
     temperature: z.number().min(0).max(2).optional(),
-    vision: z.boolean().default(false),
+    vision: z.boolean().optional(),
     context_tokens: z.number().int().positive().optional(),
     price: z
       .object({ input: z.number().min(0), output: z.number().min(0) })
@@ -130,7 +130,7 @@ export function parseModelsFile(
     models.push({
       name: entry.name,
       description: entry.description,
-      vision: entry.vision,
+      vision: entry.vision ?? null,
       contextTokens: entry.context_tokens ?? null,
       price: entry.price ?? null,
       client: {

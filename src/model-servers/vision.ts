@@ -45,15 +45,21 @@ const seeing = [
   /mistral-(small|medium)-?3\.[1-9]/,
 ];
 
-/** Whether the model sees images, and why. */
+/**
+ * Whether the model sees images, and why. `stated`: what MODELS_FILE says of this model (`vision:`),
+ * null when it says nothing; MODEL_VISION=on or off overrides it for every model.
+ */
 export function resolveVision(input: {
   setting: VisionSetting;
   profile: ProviderProfile;
   model: string;
   record: ServerRecord | null;
+  stated?: boolean | null;
 }): Vision {
   if (input.setting === 'on') return { enabled: true, reason: 'MODEL_VISION=on' };
   if (input.setting === 'off') return { enabled: false, reason: 'MODEL_VISION=off' };
+  if (input.stated === true || input.stated === false)
+    return { enabled: input.stated, reason: `MODELS_FILE says vision: ${input.stated}` };
   if (input.record?.learned.images === false)
     return { enabled: false, reason: 'the model refused an image in a request (remembered)' };
   const checked = readCheckup(input.record?.checkup ?? null)?.rows.find((row) => row.check === 'images');
@@ -72,18 +78,13 @@ export function resolveVision(input: {
  * Vision as a process uses it: whether the model sees images, and the memory settings that show
  * them (counted by the provider's rule), or show none.
  */
-export function visionSetup<Memory extends object>(input: {
+export function visionSetup(input: {
   setting: VisionSetting;
   profile: ProviderProfile;
   model: string;
   record: ServerRecord | null;
-  memory: Memory;
-}): { vision: Vision; memory: Memory & { imageTokens?: ImageTokenRule } } {
+  stated?: boolean | null;
+}): { vision: Vision; imageTokens?: ImageTokenRule } {
   const vision = resolveVision(input);
-  return {
-    vision,
-    memory: vision.enabled
-      ? { ...input.memory, imageTokens: imageTokenRule(input.profile.id, input.model) }
-      : input.memory,
-  };
+  return vision.enabled ? { vision, imageTokens: imageTokenRule(input.profile.id, input.model) } : { vision };
 }

@@ -230,3 +230,61 @@ describe('deleting', () => {
     await discord.waitFor(() => store.images.count() === 0, { what: "the thread's images deleted" });
   });
 });
+
+describe('images with several models (MODELS_FILE)', () => {
+  it("go to the place's model if it sees, and only as names (with the notice) where the model chosen cannot", async () => {
+    world = await startBotWorld(
+      { moderatorRoleIds: ['100000000000000021'] },
+      {},
+      {},
+      {
+        models: [
+          { name: 'seeing', vision: true },
+          { name: 'blind', vision: false },
+        ],
+      },
+    );
+    const { discord } = world;
+    const seeing = world.modelServers.get('seeing')!;
+    const blind = world.modelServers.get('blind')!;
+    const moved = await discord.userRunsCommand({
+      name: 'settings',
+      subcommand: 'model',
+      author: 'ada',
+      channelId: discord.channels.random,
+      options: { model: 'blind' },
+    });
+    await moved.waitForReply();
+    const photo = png(16, 16);
+    const post = (channelId: string) =>
+      discord.userSays({
+        channelId,
+        author: 'ada',
+        content: `${mentionOf(world!)} what is this?`,
+        mentions: [discord.botUser.id],
+        attachments: [{ filename: 'photo.png', contentType: 'image/png', body: photo }],
+      });
+
+    seeing.enqueue((request) => {
+      expect(imageUrlsOf(request.messages.at(-1)!)).toEqual([dataUrlOf('image/png', photo)]);
+      return finalAnswer('A small square.');
+    });
+    const inGeneral = await post(discord.channels.general);
+    await waitForBotPosts(world, inGeneral.id, 1);
+
+    blind.enqueue((request) => {
+      const asked = request.messages.at(-1)!;
+      expect(imageUrlsOf(asked)).toEqual([]);
+      expect(textOf(asked)).toContain('photo.png');
+      return finalAnswer('I cannot see it.');
+    });
+    const inRandom = await post(discord.channels.random);
+    await waitForBotPosts(world, inRandom.id, 1);
+    expect(discord.botMessages(discord.channels.random).map((message) => message.content)).toContain(noVisionNotice);
+    expect(discord.botMessages(discord.channels.general).map((message) => message.content)).not.toContain(
+      noVisionNotice,
+    );
+    // Kept all the same: the thread in #random may be switched to a model that sees.
+    expect(world.store.images.count()).toBe(2);
+  });
+});

@@ -48,11 +48,10 @@ describe('MODEL_VISION', () => {
   });
 
   it('shows images in memory, counted by the provider rule, only with vision', () => {
-    const memory = { tokenBudget: 8000, messageTokenCap: 1500 };
-    const on = visionSetup({ setting: 'auto', profile: openai, model: 'gpt-4o', record: null, memory });
-    expect(on.memory.imageTokens?.(1024, 1024)).toBe(765);
-    const off = visionSetup({ setting: 'auto', profile: ollama, model: 'qwen3:8b', record: null, memory });
-    expect(off.memory.imageTokens).toBeUndefined();
+    const on = visionSetup({ setting: 'auto', profile: openai, model: 'gpt-4o', record: null });
+    expect(on.imageTokens?.(1024, 1024)).toBe(765);
+    const off = visionSetup({ setting: 'auto', profile: ollama, model: 'qwen3:8b', record: null });
+    expect(off.imageTokens).toBeUndefined();
     expect(off.vision.reason).toContain('MODEL_VISION=on');
   });
 });

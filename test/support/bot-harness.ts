@@ -150,7 +150,17 @@ export async function startBotWorld(
         ...(extra.images?.vision ? { imageTokens: imageTokenRule('openai', 'gpt-4.1-mini') } : {}),
         ...extra.memory,
       },
-      images: { vision: extra.images?.vision ?? false, maxBytes: extra.images?.maxBytes ?? 5 * 1024 * 1024 },
+      images: {
+        vision: extra.images?.vision ?? extra.models?.some((listed) => listed.vision) ?? false,
+        maxBytes: extra.images?.maxBytes ?? 5 * 1024 * 1024,
+      },
+      // With several models, each sees images as its listing says (MODELS_FILE's `vision:`).
+      visionOf: extra.models
+        ? (name) => {
+            const sees = extra.models!.find((listed) => listed.name === name)?.vision === true;
+            return { seesImages: sees, imageTokens: sees ? imageTokenRule('openai', 'gpt-4.1-mini') : null };
+          }
+        : undefined,
       // The fake serves attachments from 127.0.0.1; the bot fetches from Discord's CDN alone otherwise.
       cdnHosts: ['127.0.0.1'],
       operatorPrompt: null,
