@@ -16,7 +16,7 @@ import { mcpServers } from './mcp/mcp-servers.ts';
 import { type Instance, startInstance } from './run-log/instance.ts';
 import { runShardManager } from './shards/shard-manager.ts';
 import { isSharded, shardDatabasePath, shardListPath, shardsOfThisProcess } from './shards/shard-plan.ts';
-import { warnOfOtherShardsServers } from './shards/misplaced-servers.ts';
+import { misplacedServersProblem } from './shards/shard-files.ts';
 import { loadConfigOrExit, openStoreOrExit } from './startup.ts';
 
 /** However shutdown goes, the process is gone this long after the signal. */
@@ -29,6 +29,12 @@ const shardId = shard?.ids[0] ?? 0;
 const logger = shard ? createLogger(config.logLevel).child({ shard: shardId }) : createLogger(config.logLevel);
 const databasePath = shardDatabasePath(config.databasePath, shardId);
 if (shard === null) {
+  // Shard files beside the database, from a time the bot ran sharded: their servers would go unanswered.
+  const misplaced = misplacedServersProblem(config.databasePath, 1, [0]);
+  if (misplaced) {
+    console.error(misplaced);
+    process.exit(1);
+  }
   // A list left by a shard manager that stopped without cleaning up would mislead the health check.
   rmSync(shardListPath(config.databasePath), { force: true });
   // discord.js's client reads SHARD_COUNT from the environment (how its ShardingManager tells a shard
@@ -74,6 +80,8 @@ const shutDown = async (signal: string) => {
 };
 process.once('SIGINT', () => void shutDown('SIGINT'));
 process.once('SIGTERM', () => void shutDown('SIGTERM'));
+// A shard process whose manager is gone (killed outright) stops as on SIGTERM, rather than hold its database for ever.
+if (shard) process.once('disconnect', () => void shutDown('disconnect'));
 
 // Servers that fail to start are retried in the background; none of them stops the bot.
 await mcp.start();
@@ -84,7 +92,6 @@ const dependencies = await botDependencies(config, {
   toolServers: mcp.connections,
   shard,
 });
-if (shard) warnOfOtherShardsServers(store, shardId, shard.count, logger);
 try {
   bot = await startBot(dependencies);
 } catch (error) {

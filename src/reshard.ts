@@ -6,11 +6,10 @@
  *
  * Every refusal is one line on stderr and exit code 1.
  */
-import { existsSync, readdirSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { serversIn } from '../db/move-server.ts';
 import { databasePathSetting } from './config.ts';
+import { shardFiles } from './shards/shard-files.ts';
 import { shardDatabasePath, shardOf } from './shards/shard-plan.ts';
 import { MoveRefusedError, openForMove } from './terminal/move-server-databases.ts';
 import { runMove } from './terminal/move-server-run.ts';
@@ -20,19 +19,6 @@ const usage = [
   "  Moves each server in DATABASE_PATH's shard databases into the database of its shard under N shards.",
   '  Stop the bot first. --dry-run says what would move, and changes nothing.',
 ].join('\n');
-
-/** The shard databases of `databasePath` on this host: shard 0's (the path itself) and each `…shard-N…` beside it. */
-function shardFiles(databasePath: string): { shard: number; path: string }[] {
-  const folder = dirname(databasePath);
-  const files = existsSync(databasePath) ? [{ shard: 0, path: databasePath }] : [];
-  if (!existsSync(folder)) return files;
-  for (const name of readdirSync(folder)) {
-    const shard = /\.shard-(\d+)(?:\.|$)/.exec(name)?.[1];
-    if (shard !== undefined && basename(shardDatabasePath(databasePath, Number(shard))) === name)
-      files.push({ shard: Number(shard), path: join(folder, name) });
-  }
-  return files.sort((a, b) => a.shard - b.shard);
-}
 
 function main(args: string[]): number {
   let values;

@@ -1,18 +1,23 @@
 /**
  * `npm start` with SHARD_COUNT above 1 (or `auto`): discord.js's ShardingManager starts one process
  * per shard of this host (SHARD_IDS), each the same bot (src/main.ts) with its own database, instance
- * lock, catch-up and reminders, and starts a shard again when its process dies. This process holds
- * no connection of its own: it spawns, watches, and passes SIGTERM/SIGINT on.
+ * lock, catch-up and reminders, and starts a shard again when its process dies (waiting longer each
+ * time it dies soon after starting: 1 s, 2 s, 4 s … a minute). This process holds no connection of
+ * its own: it spawns, watches, and passes SIGTERM/SIGINT on. A shard process whose manager is gone
+ * stops too (src/main.ts), so a manager killed outright leaves no shard holding its database.
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { REST, Routes, type RESTGetAPIGatewayBotResult, ShardingManager } from 'discord.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import { describeError } from '../errors.ts';
+import { misplacedServersProblem } from './shard-files.ts';
 import { shardListPath } from './shard-plan.ts';
 
 /** However the shards stop, the manager is gone this long after the signal (theirs is 10 s). */
 const hardExitMs = 12_000;
+/** A shard that dies is started again after 1 s, doubling to a minute while it keeps dying; up a minute, it starts afresh. */
+const restartDelayMs = { first: 1_000, most: 60_000, upForMs: 60_000 };
 
 /** Runs the shards of this host until a signal; exits the process. */
 export async function runShardManager(config: Config, logger: Logger): Promise<never> {
@@ -36,6 +41,11 @@ export async function runShardManager(config: Config, logger: Logger): Promise<n
     );
     process.exit(1);
   }
+  const misplaced = misplacedServersProblem(config.databasePath, count, ids);
+  if (misplaced) {
+    logger.fatal({ shardCount: count, shardIds: ids }, misplaced);
+    process.exit(1);
+  }
   const listPath = shardListPath(config.databasePath);
   writeFileSync(listPath, JSON.stringify({ pid: process.pid, count, ids }));
 
@@ -43,24 +53,43 @@ export async function runShardManager(config: Config, logger: Logger): Promise<n
     totalShards: count,
     shardList: ids,
     mode: 'process',
-    respawn: true,
+    // Started again here, with growing waits: discord.js's own respawn starts a dying shard at once, for ever.
+    respawn: false,
     token,
     execArgv: process.execArgv,
   });
+  let started = false;
+  let stopping = false;
+  const restarts = new Map<number, { delayMs: number; since: number; timer?: NodeJS.Timeout }>();
   manager.on('shardCreate', (shard) => {
+    restarts.set(shard.id, { delayMs: restartDelayMs.first, since: Date.now() });
+    shard.on('spawn', () => (restarts.get(shard.id)!.since = Date.now()));
     shard.on('death', (child) => {
+      // Before all are up, a death fails the start (manager.spawn rejects): nothing to start again.
+      if (stopping || !started) return;
+      const restart = restarts.get(shard.id)!;
+      if (Date.now() - restart.since >= restartDelayMs.upForMs) restart.delayMs = restartDelayMs.first;
       const code = 'exitCode' in child ? child.exitCode : null;
-      if (manager.respawn) logger.warn({ shard: shard.id, exitCode: code }, 'shard process exited: starting it again');
+      logger.warn(
+        { shard: shard.id, exitCode: code, restartInMs: restart.delayMs },
+        'shard process exited: starting it again',
+      );
+      restart.timer = setTimeout(() => {
+        // Its failure to get ready shows as another death (which schedules the next try), or as the rejection here.
+        shard
+          .spawn(60_000)
+          .catch((error: unknown) => logger.error({ shard: shard.id, err: error }, 'shard process could not start'));
+      }, restart.delayMs);
+      restart.delayMs = Math.min(restart.delayMs * 2, restartDelayMs.most);
     });
-    // A failed restart is retried at the shard's next death; logged, never thrown (an EventEmitter's unheard 'error' would end the manager).
+    // Logged, never thrown: an EventEmitter's unheard 'error' would end the manager.
     shard.on('error', (error) => logger.error({ shard: shard.id, err: error }, 'shard process failed'));
   });
 
-  let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    manager.respawn = false;
+    for (const restart of restarts.values()) clearTimeout(restart.timer);
     logger.info({ signal }, 'shutting down the shards');
     setTimeout(() => {
       logger.error({ afterMs: hardExitMs }, 'shards took too long to stop: exiting');
@@ -88,11 +117,12 @@ export async function runShardManager(config: Config, logger: Logger): Promise<n
     await manager.spawn({ amount: count, delay, timeout: 60_000 });
   } catch (error) {
     logger.fatal({ err: error }, `a shard could not start: ${describeError(error)}`);
-    manager.respawn = false;
+    stopping = true;
     for (const shard of manager.shards.values()) shard.kill();
     rmSync(listPath, { force: true });
     process.exit(1);
   }
+  started = true;
   logger.info({ shardCount: count, shardIds: ids }, 'shards ready');
   return new Promise<never>(() => {});
 }

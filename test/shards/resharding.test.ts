@@ -1,6 +1,6 @@
 /**
  * Growing from one process to two shards, as README's "Scaling" tells an operator to: the bot runs
- * unsharded, stops; sharded without moving, the shard that holds another's server says so; after
+ * unsharded, stops; sharded without moving, the start is refused with what to do; after
  * `npm run reshard`, each shard answers its servers' old threads with their memory.
  */
 import { mkdtempSync } from 'node:fs';
@@ -17,6 +17,7 @@ import { type ChatRequest, finalAnswer, type ScriptedModel, startScriptedModel }
 let discord: FakeDiscord | undefined;
 let model: ScriptedModel | undefined;
 let bot: BotProcess | undefined;
+let databasePath: string;
 afterEach(async () => {
   if (bot && bot.child.exitCode === null) {
     bot.child.kill('SIGTERM');
@@ -35,6 +36,19 @@ const answered = (threadId: string, text: string) =>
     timeoutMs: 15_000,
   });
 
+/** `npm start` that is expected to refuse: its exit code and output. */
+const startAndExit = (env: Record<string, string>) =>
+  runScript('src/main.ts', {
+    cwd: projectRoot,
+    env: {
+      DISCORD_TOKEN: discord!.token,
+      DISCORD_API_URL: discord!.apiUrl,
+      OPENAI_BASE_URL: model!.baseURL,
+      DATABASE_PATH: databasePath,
+      ...env,
+    },
+  });
+
 async function stop(): Promise<void> {
   bot!.child.kill('SIGTERM');
   expect(await bot!.exited).toBe(0);
@@ -49,10 +63,10 @@ function serversIn(path: string): string[] {
   }
 }
 
-it('one process → two shards: warned of, moved by npm run reshard, then each shard answers its old threads with their memory', async () => {
+it('one process → two shards: refused until npm run reshard has moved the servers, then each shard answers its old threads with their memory', async () => {
   discord = await startFakeDiscord({ maxConcurrency: 16 });
   model = await startScriptedModel();
-  const databasePath = join(mkdtempSync(join(tmpdir(), 'reshard-')), 'bot.sqlite');
+  databasePath = join(mkdtempSync(join(tmpdir(), 'reshard-')), 'bot.sqlite');
   const second = discord.addGuild('Second Server', { shard: [1, 2] });
 
   // One process: both servers' conversations in one database.
@@ -68,14 +82,16 @@ it('one process → two shards: warned of, moved by npm run reshard, then each s
   await stop();
   expect(serversIn(databasePath)).toEqual([second.guildId]);
 
-  // Two shards, nothing moved: shard 0 holds a server that is shard 1's now, and says so.
-  bot = await startBotProcess(discord, model, databasePath, { SHARD_COUNT: '2' });
-  await bot.waitForLog('shards ready', 30_000);
-  const warning = await bot.waitForLog(
-    'this shard\'s database holds 1 server(s) that belong to other shards now (SHARD_COUNT 2): move them with npm run reshard (README, "Scaling")',
+  // Two shards, nothing moved: shard 0's database holds a server that is shard 1's now: refused, with what to do.
+  const identified = () => discord!.gatewayPayloads.filter((payload) => payload.op === 2).length;
+  const before = identified();
+  const refused = await startAndExit({ SHARD_COUNT: '2' });
+  expect(refused.code).toBe(1);
+  expect(refused.stdout).toContain(
+    `Cannot start: with 2 shard(s), ${databasePath} holds 1 server(s) of other shards (${second.guildId} → shard 1).`,
   );
-  expect(warning).toMatchObject({ shard: 0, servers: [{ server: second.guildId, conversations: 1, shard: 1 }] });
-  await stop();
+  expect(refused.stdout).toContain('run npm run reshard -- --shard-count 2');
+  expect(identified()).toBe(before); // no shard connected
 
   const reshard = await runScript('src/reshard.ts', {
     cwd: projectRoot,
@@ -110,6 +126,12 @@ it('one process → two shards: warned of, moved by npm run reshard, then each s
   });
   await discord.userSays({ channelId: asked.id, author: 'ada', content: 'and of Chile?' });
   await answered(asked.id, 'answer to and of Chile?');
-  expect(bot.stdout).not.toContain('belong to other shards now');
   await stop();
+
+  // Back to one process with shard 1's file still holding that server: refused too, until resharded.
+  const back = await startAndExit({});
+  expect(back.code).toBe(1);
+  expect(back.stderr).toContain(
+    `Cannot start: with 1 shard(s), ${shardDatabasePath(databasePath, 1)} holds 1 server(s)`,
+  );
 }, 90_000);

@@ -3,7 +3,7 @@
  * process per shard (discord.js's ShardingManager), against the fake Discord, which routes each
  * server's events to its shard's session as Discord does.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -68,6 +68,23 @@ const shardLines = (msg: string) =>
     .map((line) => JSON.parse(line) as { msg: string; shard?: number; pid: number })
     .filter((line) => line.msg === msg && line.shard !== undefined);
 
+/** The manager's own log lines (it has no `shard` field). */
+const managerLines = (msg: string) =>
+  bot!.stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { msg: string; shard?: number; restartInMs?: number })
+    .filter((line) => line.msg === msg && line.restartInMs !== undefined);
+
+/** Whether a process has exited (a zombie counts: it is gone, its parent just has not reaped it). */
+function gone(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') ?? true;
+  } catch {
+    return true;
+  }
+}
+
 const commandRegistrations = () =>
   discord!.requests.filter((request) => request.method === 'PUT' && request.path.endsWith('/commands'));
 
@@ -126,6 +143,18 @@ describe('a sharded bot', () => {
     // Started again by the manager, as a new process with a new session; shard 0 never noticed.
     const restarted = shardLines('ready').filter((line) => line.shard === 1);
     expect(restarted).toHaveLength(2);
+    // Killed again soon after: the manager waits twice as long before the next start.
+    process.kill(restarted[1]!.pid, 'SIGKILL');
+    await discord.waitFor(() => shardLines('ready').filter((line) => line.shard === 1).length === 3, {
+      what: 'shard 1 ready a third time',
+      timeoutMs: 15_000,
+    });
+    const restarts = managerLines('shard process exited: starting it again');
+    expect(restarts.map((line) => [line.shard, line.restartInMs])).toEqual([
+      [1, 1000],
+      [1, 2000],
+    ]);
+    restarted.push(shardLines('ready').filter((line) => line.shard === 1)[2]!);
     expect(restarted[1]!.pid).not.toBe(shard1!.pid);
     expect(shardLines('ready').filter((line) => line.shard === 0)).toEqual([shard0]);
     expect(discord.gatewaySessions().filter((session) => session.shard[0] === 0)).toHaveLength(1);
@@ -136,7 +165,7 @@ describe('a sharded bot', () => {
     // SIGTERM reaches every shard: each stops cleanly, and the manager exits 0.
     bot.child.kill('SIGTERM');
     expect(await bot.exited).toBe(0);
-    for (const pid of [shard0!.pid, restarted[1]!.pid]) expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
+    for (const pid of [shard0!.pid, restarted[2]!.pid]) expect(gone(pid)).toBe(true);
     expect(await health()).toMatchObject({ code: 1 });
   }, 60_000);
 
@@ -163,8 +192,13 @@ describe('a sharded bot', () => {
     }
     expect(serversIn(databasePath)).toEqual([]);
     expect(commandRegistrations()).toHaveLength(1);
-    bot.child.kill('SIGTERM');
-    expect(await bot.exited).toBe(0);
+
+    // The manager killed outright: each shard process, cut off from it, stops by itself.
+    const shardPids = shardLines('ready').map((line) => line.pid);
+    bot.child.kill('SIGKILL');
+    await bot.exited;
+    await discord.waitFor(() => shardPids.every(gone), { what: 'every shard process gone', timeoutMs: 15_000 });
+    expect(discord.gatewaySessions().filter((session) => session.open)).toEqual([]);
   }, 90_000);
 });
 
