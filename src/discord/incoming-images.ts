@@ -57,8 +57,25 @@ interface Candidate {
   size: number | null;
 }
 
-/** Reads the images of `message` as `intake` says. */
+/**
+ * Reads the images of `message` as `intake` says. Never throws: the message must be stored and
+ * answered whatever its images are, so a failure here becomes a refusal of all of them.
+ */
 export async function readIncomingImages(
+  message: Pick<Message, 'attachments' | 'content'>,
+  intake: ImageIntake,
+): Promise<IncomingImages> {
+  try {
+    return await readImages(message, intake);
+  } catch {
+    const refused = 'could not be read';
+    const names = [...message.attachments.values()].filter(looksLikeImage).map((attachment) => attachment.name);
+    const notes = names.map((name) => `[image ${name}: not shown, ${refused}]`);
+    return { images: [], notes, refusals: names.map((name) => `${name}: ${refused}`), posted: names.length };
+  }
+}
+
+async function readImages(
   message: Pick<Message, 'attachments' | 'content'>,
   intake: ImageIntake,
 ): Promise<IncomingImages> {
@@ -101,10 +118,19 @@ function linkedImages(text: string, hosts: readonly string[]): Candidate[] {
     if (!isAllowedHost(link, hosts)) continue;
     const path = new URL(link).pathname;
     if (!imageLinkPath.test(path)) continue;
-    const name = decodeURIComponent(path.split('/').at(-1) ?? 'image');
+    const name = decodedName(path.split('/').at(-1) || 'image');
     found.set(link, { name, url: link, size: null });
   }
   return [...found.values()];
+}
+
+/** A link's file name as people wrote it; as it stands when it is not valid percent-encoding (`a%E0.png`). */
+function decodedName(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
 }
 
 async function takeImage(candidate: Candidate, intake: ImageIntake): Promise<TakenImage> {

@@ -190,6 +190,27 @@ describe('images linked from Discord', () => {
     await world.handled('message', linked.id);
     expect(discord.botMessages(thread.id).at(-1)!.content).toBe('The chart again.');
   });
+  it('stores and answers a message whose image link is not valid percent-encoding', async () => {
+    world = await startBotWorld({}, {}, {}, { images: { vision: true } });
+    const { discord, model, store } = world;
+    // `%E0` alone is not UTF-8: decodeURIComponent throws on it. Port 1: nothing listens there.
+    const link = 'http://127.0.0.1:1/x/y/a%E0.png';
+    model.enqueue((request) => {
+      expect(textOf(request.messages.at(-1)!)).toContain('[image a%E0.png: not shown, could not be fetched]');
+      return finalAnswer('That link did not load.');
+    });
+    const asked = await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `${mentionOf(world)} what is ${link}`,
+      mentions: [discord.botUser.id],
+    });
+    const thread = await discord.waitFor(() => discord.threads().find((candidate) => candidate.id === asked.id));
+    expect((await waitForBotPosts(world, thread.id, 1)).map((post) => post.content)).toEqual([
+      'That link did not load.',
+    ]);
+    expect(store.messages.hasDiscordId(asked.id)).toBe(true);
+  });
 });
 
 describe('deleting', () => {
