@@ -50,7 +50,10 @@ export function isAllowedHost(url: string, hosts: readonly string[]): boolean {
   return URL.canParse(url) && hosts.includes(new URL(url).hostname);
 }
 
-interface Candidate {
+/** An image a message holds: an attachment or a link. */
+export interface ImageSource {
+  /** The attachment's id, or the link: what stays the same while the message keeps the image. */
+  key: string;
   name: string;
   url: string;
   /** As Discord reports it (null for a link). */
@@ -58,15 +61,41 @@ interface Candidate {
 }
 
 /**
- * Reads the images of `message` as `intake` says. Never throws: the message must be stored and
+ * What an edited message already had: its stored images by source key (not fetched again), and
+ * the sources it held before, refused then (not fetched again either).
+ */
+export interface PreviousImages {
+  kept: ReadonlyMap<string, NewImage>;
+  seen: ReadonlySet<string>;
+}
+
+/** The image attachments of `message`, then the images linked from `hosts` in its text. */
+export function imageSources(
+  message: Pick<Message, 'attachments' | 'content'>,
+  hosts: readonly string[],
+): ImageSource[] {
+  return [
+    ...[...message.attachments.values()].filter(looksLikeImage).map((attachment) => ({
+      key: attachment.id,
+      name: attachment.name,
+      url: attachment.url,
+      size: attachment.size,
+    })),
+    ...linkedImages(message.content, hosts),
+  ];
+}
+
+/**
+ * Reads the images of `message` as `intake` says (those of `previous` as they were). Never throws: the message must be stored and
  * answered whatever its images are, so a failure here becomes a refusal of all of them.
  */
 export async function readIncomingImages(
   message: Pick<Message, 'attachments' | 'content'>,
   intake: ImageIntake,
+  previous: PreviousImages = { kept: new Map(), seen: new Set() },
 ): Promise<IncomingImages> {
   try {
-    return await readImages(message, intake);
+    return await readImages(message, intake, previous);
   } catch {
     const refused = 'could not be read';
     const names = [...message.attachments.values()].filter(looksLikeImage).map((attachment) => attachment.name);
@@ -78,15 +107,13 @@ export async function readIncomingImages(
 async function readImages(
   message: Pick<Message, 'attachments' | 'content'>,
   intake: ImageIntake,
+  previous: PreviousImages,
 ): Promise<IncomingImages> {
-  const candidates: Candidate[] = [
-    ...[...message.attachments.values()]
-      .filter(looksLikeImage)
-      .map((attachment) => ({ name: attachment.name, url: attachment.url, size: attachment.size })),
-    ...linkedImages(message.content, intake.hosts),
-  ];
+  const candidates = imageSources(message, intake.hosts);
   const result: IncomingImages = { images: [], notes: [], refusals: [], posted: candidates.length };
   if (!intake.vision) {
+    // Kept all the same: stored because a model sees them, and this one may be switched.
+    result.images.push(...candidates.flatMap((image) => previous.kept.get(image.key) ?? []));
     result.notes.push(
       ...candidates.map(
         (image) => `[image ${image.name}: posted, but this model cannot see images, so it is not shown]`,
@@ -96,7 +123,14 @@ async function readImages(
   }
   const tooMany = { refused: `at most ${maxImagesPerMessage} images are taken from one message` };
   const outcomes = [
-    ...(await Promise.all(candidates.slice(0, maxImagesPerMessage).map((candidate) => takeImage(candidate, intake)))),
+    ...(await Promise.all(
+      candidates.slice(0, maxImagesPerMessage).map((candidate): Promise<TakenImage> | TakenImage => {
+        const kept = previous.kept.get(candidate.key);
+        if (kept) return { image: kept };
+        if (previous.seen.has(candidate.key)) return { refused: 'refused when it was posted' };
+        return takeImage(candidate, intake);
+      }),
+    )),
     ...candidates.slice(maxImagesPerMessage).map(() => tooMany),
   ];
   outcomes.forEach((outcome, index) => {
@@ -111,15 +145,15 @@ async function readImages(
 }
 
 /** Discord CDN links in the text that name an image file, each once. */
-function linkedImages(text: string, hosts: readonly string[]): Candidate[] {
-  const found = new Map<string, Candidate>();
+function linkedImages(text: string, hosts: readonly string[]): ImageSource[] {
+  const found = new Map<string, ImageSource>();
   for (const [match] of text.matchAll(/https?:\/\/[^\s<>()]+/g)) {
     const link = match.replace(/[.,!?;:'"*_~|]+$/, ''); // A sentence's end, or Markdown, after the link.
     if (!isAllowedHost(link, hosts)) continue;
     const path = new URL(link).pathname;
     if (!imageLinkPath.test(path)) continue;
     const name = decodedName(path.split('/').at(-1) || 'image');
-    found.set(link, { name, url: link, size: null });
+    found.set(link, { key: link, name, url: link, size: null });
   }
   return [...found.values()];
 }
@@ -133,7 +167,7 @@ function decodedName(raw: string): string {
   }
 }
 
-async function takeImage(candidate: Candidate, intake: ImageIntake): Promise<TakenImage> {
+async function takeImage(candidate: ImageSource, intake: ImageIntake): Promise<TakenImage> {
   const limit = `larger than ${formatSize(intake.maxBytes)} (IMAGE_MAX_MB)`;
   if (candidate.size !== null && candidate.size > intake.maxBytes)
     return { refused: `${formatSize(candidate.size)}, ${limit}` };

@@ -5,6 +5,7 @@ import {
   type ImageIntake,
   type IncomingImages,
   isAllowedHost,
+  type PreviousImages,
   looksLikeImage,
   readIncomingImages,
 } from './incoming-images.ts';
@@ -27,15 +28,17 @@ export interface MessageReading {
 /**
  * What the model gets of a message: its content with the bot's own mention removed and other
  * mentions as names, then its attachments: text files read (up to `maxBytes` each), images taken
- * (or named, with why not), others named so that the model knows they were not read.
+ * (or named, with why not), others named so that the model knows they were not read. An edited
+ * message's images already stored (`previous`) are kept, not fetched again.
  */
 export async function readMessage(
   message: Message,
   reading: MessageReading,
+  previous?: PreviousImages,
 ): Promise<{ content: string; images: IncomingImages }> {
   const [attachments, images] = await Promise.all([
     describeAttachments(message.attachments, reading.maxBytes, reading.images.hosts),
-    readIncomingImages(message, reading.images),
+    readIncomingImages(message, reading.images, previous),
   ]);
   const content = [cleanText(message, reading.botUserId, reading.botRoleId), ...attachments, images.notes.join('\n')]
     .filter((part) => part !== '')

@@ -16,13 +16,13 @@ import { KeyedSerializer } from '../conversation/keyed-serializer.ts';
 import { type MessageWork, messageWork, type QueuedWork } from '../conversation/queued-work.ts';
 import type { ConversationMemory } from '../memory/conversation-memory.ts';
 import type { TokenCounter } from '../memory/token-counter.ts';
-import { formatUserContent } from '../memory/window.ts';
 import { isAllowedPlace } from './allowed-places.ts';
 import { ChannelProgress } from './channel-progress.ts';
 import { channelGoneCodes, describeDiscordError, isDiscordCode } from './discord-errors.ts';
 import { tellAboutImages } from './image-notices.ts';
 import type { ImageIntake } from './incoming-images.ts';
 import { cleanText, type MessageReading, readMessage } from './incoming-message.ts';
+import { storeEdit } from './message-edits.ts';
 import { messagesAfter } from './messages-after.ts';
 import { discordRequester } from './moderation.ts';
 import { threadName } from './render.ts';
@@ -267,18 +267,18 @@ export function messageRouter(deps: RouterDependencies) {
       await handleCreate(message as GuildMessage);
     },
 
-    /** An edited message is edited in memory too (a thread's first message lives in its parent channel). */
-    async onMessageUpdate(message: Message | PartialMessage): Promise<void> {
+    /**
+     * An edited message is edited in memory too (a thread's first message lives in its parent
+     * channel); `before` is the message as cached, if it was.
+     */
+    async onMessageUpdate(
+      message: Message | PartialMessage,
+      before: Message | PartialMessage | null = null,
+    ): Promise<void> {
       if (!store.messages.hasDiscordId(message.id)) return;
       const full = message.partial ? await message.fetch().catch(() => null) : message;
       if (!full || full.author.bot || !full.inGuild()) return;
-      const { content, images } = await readMessage(full as GuildMessage, reading(full as GuildMessage));
-      const authorName = full.member?.displayName ?? full.author.displayName;
-      // The images are read again too: an edit can remove attachments.
-      store.db.transaction(() => {
-        store.messages.editByDiscordId(full.id, content, deps.counter.count(formatUserContent(authorName, content)));
-        store.images.replaceForDiscordMessage(full.id, images.images);
-      })();
+      await storeEdit(before, full, { store, counter: deps.counter, reading: reading(full as GuildMessage) });
     },
 
     /**
