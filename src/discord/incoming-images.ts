@@ -124,11 +124,11 @@ async function readImages(
   const tooMany = { refused: `at most ${maxImagesPerMessage} images are taken from one message` };
   const outcomes = [
     ...(await Promise.all(
-      candidates.slice(0, maxImagesPerMessage).map((candidate): Promise<TakenImage> | TakenImage => {
+      candidates.slice(0, maxImagesPerMessage).map(async (candidate): Promise<TakenImage> => {
         const kept = previous.kept.get(candidate.key);
         if (kept) return { image: kept };
         if (previous.seen.has(candidate.key)) return { refused: 'refused when it was posted' };
-        return takeImage(candidate, intake);
+        return await takeImage(candidate, intake);
       }),
     )),
     ...candidates.slice(maxImagesPerMessage).map(() => tooMany),
