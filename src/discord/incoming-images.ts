@@ -128,7 +128,7 @@ async function readImages(
         const kept = previous.kept.get(candidate.key);
         if (kept) return { image: kept };
         if (previous.seen.has(candidate.key)) return { refused: 'refused when it was posted' };
-        return await takeImage(candidate, intake);
+        return takeImage(candidate, intake);
       }),
     )),
     ...candidates.slice(maxImagesPerMessage).map(() => tooMany),
