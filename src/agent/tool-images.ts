@@ -4,7 +4,7 @@
  * sees images; a model that does not is told in the result that they were not shown.
  * https://platform.openai.com/docs/api-reference/chat/create (tool message: content is text)
  */
-import type { ImagePart, UserMessage } from './messages.ts';
+import { imagePart, type UserMessage } from './messages.ts';
 
 /** One image of a tool's result, already checked (a still PNG, JPEG, WebP or GIF). */
 export interface ToolImage {
@@ -59,11 +59,7 @@ export function toolImagesMessage(results: readonly { tool: string; images: read
         return;
       }
       shown += 1;
-      const part: ImagePart = {
-        type: 'image_url',
-        image_url: { url: `data:${image.mediaType};base64,${image.base64}` },
-      };
-      content.push({ type: 'text', text: `[${name}]` }, part);
+      content.push({ type: 'text', text: `[${name}]` }, imagePart(image.mediaType, image.base64));
     });
   }
   return { role: 'user', content };
