@@ -7,8 +7,8 @@
 import type { Attachment, Message } from 'discord.js';
 import type { NewImage } from '../../db/images.ts';
 import { maxImagesPerMessage, type TakenImage, takeImageBytes } from '../images/take-image.ts';
-import { readUpTo } from '../streams/read-up-to.ts';
 import { formatSize } from '../text/byte-size.ts';
+import { readFromCdn } from './cdn-fetch.ts';
 
 /** Where attachments and linked images may be fetched from: Discord's CDN (tests give the fake's host). */
 export const discordCdnHosts: readonly string[] = ['cdn.discordapp.com', 'media.discordapp.net'];
@@ -174,11 +174,10 @@ async function takeImage(candidate: ImageSource, intake: ImageIntake): Promise<T
   if (!isAllowedHost(candidate.url, intake.hosts)) return { refused: "not on Discord's CDN" };
   let bytes: Buffer;
   try {
-    const response = await fetch(candidate.url, { signal: AbortSignal.timeout(fetchTimeoutMs), redirect: 'error' });
-    if (!response.ok) return { refused: `could not be fetched (HTTP ${response.status})` };
-    if (response.body === null) return { refused: 'empty' };
+    const read = await readFromCdn(candidate.url, intake.maxBytes, fetchTimeoutMs);
+    if (!read.ok) return { refused: `could not be fetched (HTTP ${read.status})` };
+    if (read.bytes.length === 0) return { refused: 'empty' };
     // The size Discord reports is checked above; the body is cut again as it is read, in case it lied.
-    const read = await readUpTo(response.body, intake.maxBytes);
     if (read.truncated) return { refused: limit };
     bytes = read.bytes;
   } catch {
