@@ -1,4 +1,4 @@
-import type { ChatInputCommandInteraction } from 'discord.js';
+import { type ChatInputCommandInteraction, DiscordAPIError } from 'discord.js';
 import type { RuntimeTool, ToolServer } from '../src/agent/tool.ts';
 import type { CommandContext } from '../src/discord/command-context.ts';
 import { toolCallsConversationKey } from '../src/conversation/conversation-keys.ts';
@@ -9,6 +9,7 @@ import { argumentsFrom } from '../src/discord/tool-options.ts';
 import { isModerator } from '../src/discord/moderation.ts';
 import { toolAllowedBy } from '../src/discord/place-run.ts';
 import { settingsHere } from '../src/discord/settings-place.ts';
+import { discordMessageLimit } from '../src/discord/split-message.ts';
 import { truncate, truncateLine } from '../src/text/truncate.ts';
 import { conversationHere, guildOnly, isModeratorIn, privately, requesterIn } from './shared.ts';
 
@@ -189,16 +190,38 @@ async function runAndPost(
     'all',
   );
   try {
-    // Images the tool returned (an MCP server's) come as files.
-    const files = outcome.images.map((image, index) => ({
+    // Images the tool returned (an MCP server's) come as files, as many as one message takes.
+    const files = outcome.images.slice(0, maxFilesPerMessage).map((image, index) => ({
       attachment: Buffer.from(image.base64, 'base64'),
       name: `image-${index + 1}.${image.mediaType.slice('image/'.length)}`,
     }));
-    const posted = await interaction.editReply({ content: shown, files, allowedMentions: { parse: [] } });
+    const left = outcome.images.length - files.length;
+    const content = left > 0 ? withNote(shown, imagesNotPosted(left, 'a message takes 10 files at most')) : shown;
+    const posted = await interaction
+      .editReply({ content, files, allowedMentions: { parse: [] } })
+      .catch((error: unknown) => {
+        // Too large for Discord's upload limit, say: the result is posted as text all the same.
+        if (files.length === 0 || !(error instanceof DiscordAPIError)) throw error;
+        context.logger.warn({ err: error, tool: chosen.name }, "could not post a tool's images");
+        const note = imagesNotPosted(outcome.images.length, `Discord refused the files: ${error.message}`);
+        return interaction.editReply({ content: withNote(shown, note), files: [], allowedMentions: { parse: [] } });
+      });
     context.store.runs.addPostedMessage(outcome.runId, posted.id);
     context.lifecycle.deliver(outcome.runId, 'posted');
   } catch (error) {
     context.lifecycle.deliver(outcome.runId, 'post-failed');
     throw error;
   }
+}
+
+/** Files Discord takes in one message (https://discord.com/developers/docs/resources/message#create-message). */
+const maxFilesPerMessage = 10;
+
+/** The result with a line after it, the result cut to leave the line room in one message. */
+function withNote(shown: string, note: string): string {
+  return `${truncate(shown, discordMessageLimit - note.length - 1)}\n${note}`;
+}
+
+function imagesNotPosted(count: number, why: string): string {
+  return `-# ${count === 1 ? '1 image' : `${count} images`} returned but not posted: ${why}.`;
 }

@@ -49,6 +49,13 @@ export function createImageQueries(db: Database) {
   const idOfDiscordMessage = db
     .prepare<[string], number>('SELECT id FROM messages WHERE discord_message_id = ?')
     .pluck();
+  const ofDiscordMessage = db.prepare<
+    [string],
+    { name: string; media_type: string; width: number; height: number; bytes: Buffer }
+  >(
+    `SELECT name, media_type, width, height, bytes FROM message_images
+     WHERE message_id = (SELECT id FROM messages WHERE discord_message_id = ?) ORDER BY position`,
+  );
   const countAll = db.prepare<[], number>('SELECT count(*) FROM message_images').pluck();
 
   return {
@@ -62,6 +69,9 @@ export function createImageQueries(db: Database) {
       const messageId = idOfDiscordMessage.get(discordMessageId);
       if (messageId !== undefined) images.forEach((image, position) => insert.run({ messageId, position, ...image }));
     },
+    /** The images stored with a Discord message, in order. */
+    ofDiscordMessage: (discordMessageId: string): NewImage[] =>
+      ofDiscordMessage.all(discordMessageId).map(({ media_type: mediaType, ...image }) => ({ ...image, mediaType })),
     /**
      * A conversation's newest images after message `afterId`, without bytes: newest message first,
      * each message's in order; at most `limit` (message_images_by_conversation serves it).

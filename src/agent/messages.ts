@@ -37,6 +37,11 @@ export interface ImagePart {
   image_url: { url: string };
 }
 
+/** The image part of `base64` bytes of type `mediaType`, inline as the chat API takes it. */
+export function imagePart(mediaType: string, base64: string): ImagePart {
+  return { type: 'image_url', image_url: { url: `data:${mediaType};base64,${base64}` } };
+}
+
 /** A part of a user message: text or an image. */
 export type UserContentPart = TextPart | ImagePart;
 

@@ -4,7 +4,7 @@
  * sees images; a model that does not is told in the result that they were not shown.
  * https://platform.openai.com/docs/api-reference/chat/create (tool message: content is text)
  */
-import type { ImagePart, UserMessage } from './messages.ts';
+import { imagePart, type UserMessage } from './messages.ts';
 
 /** One image of a tool's result, already checked (a still PNG, JPEG, WebP or GIF). */
 export interface ToolImage {
@@ -35,16 +35,31 @@ export function imagesLine(count: number, seesImages: boolean | undefined): stri
     : `[The tool returned ${what}: not shown, this model cannot see images.]`;
 }
 
-/** The user message that shows the images of a turn's results, each named by its tool. */
+/**
+ * Images shown from one turn's results at most: as many as a person's message may bring
+ * (take-image.ts), since each costs as much context, whatever a tool returns.
+ */
+export const maxToolImagesPerTurn = 4;
+
+/**
+ * The user message that shows the images of a turn's results, each named by its tool; past
+ * `maxToolImagesPerTurn`, images are named as not shown.
+ */
 export function toolImagesMessage(results: readonly { tool: string; images: readonly ToolImage[] }[]): UserMessage {
   const content: UserMessage['content'] = [];
+  let shown = 0;
   for (const { tool, images } of results) {
     images.forEach((image, index) => {
-      const part: ImagePart = {
-        type: 'image_url',
-        image_url: { url: `data:${image.mediaType};base64,${image.base64}` },
-      };
-      content.push({ type: 'text', text: `[image ${index + 1} returned by ${tool}]` }, part);
+      const name = `image ${index + 1} returned by ${tool}`;
+      if (shown >= maxToolImagesPerTurn) {
+        content.push({
+          type: 'text',
+          text: `[${name}: not shown, at most ${maxToolImagesPerTurn} images are shown from one turn]`,
+        });
+        return;
+      }
+      shown += 1;
+      content.push({ type: 'text', text: `[${name}]` }, imagePart(image.mediaType, image.base64));
     });
   }
   return { role: 'user', content };

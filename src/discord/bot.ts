@@ -198,8 +198,8 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
   client.on(Events.MessageCreate, (message) =>
     guard('a message', () => router.onMessageCreate(message), { kind: 'message', id: message.id }),
   );
-  client.on(Events.MessageUpdate, (_old, message) =>
-    guard('an edit', () => router.onMessageUpdate(message), { kind: 'edit', id: message.id }),
+  client.on(Events.MessageUpdate, (old, message) =>
+    guard('an edit', () => router.onMessageUpdate(message, old), { kind: 'edit', id: message.id }),
   );
   client.on(Events.InteractionCreate, (interaction) =>
     guard('a command', () => onCommand(interaction), { kind: 'interaction', id: interaction.id }),

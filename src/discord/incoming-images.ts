@@ -7,8 +7,8 @@
 import type { Attachment, Message } from 'discord.js';
 import type { NewImage } from '../../db/images.ts';
 import { maxImagesPerMessage, type TakenImage, takeImageBytes } from '../images/take-image.ts';
-import { readUpTo } from '../streams/read-up-to.ts';
 import { formatSize } from '../text/byte-size.ts';
+import { readFromCdn } from './cdn-fetch.ts';
 
 /** Where attachments and linked images may be fetched from: Discord's CDN (tests give the fake's host). */
 export const discordCdnHosts: readonly string[] = ['cdn.discordapp.com', 'media.discordapp.net'];
@@ -50,26 +50,70 @@ export function isAllowedHost(url: string, hosts: readonly string[]): boolean {
   return URL.canParse(url) && hosts.includes(new URL(url).hostname);
 }
 
-interface Candidate {
+/** An image a message holds: an attachment or a link. */
+export interface ImageSource {
+  /** The attachment's id, or the link: what stays the same while the message keeps the image. */
+  key: string;
   name: string;
   url: string;
   /** As Discord reports it (null for a link). */
   size: number | null;
 }
 
-/** Reads the images of `message` as `intake` says. */
+/**
+ * What an edited message already had: its stored images by source key (not fetched again), and
+ * the sources it held before, refused then (not fetched again either).
+ */
+export interface PreviousImages {
+  kept: ReadonlyMap<string, NewImage>;
+  seen: ReadonlySet<string>;
+}
+
+/** The image attachments of `message`, then the images linked from `hosts` in its text. */
+export function imageSources(
+  message: Pick<Message, 'attachments' | 'content'>,
+  hosts: readonly string[],
+): ImageSource[] {
+  return [
+    ...[...message.attachments.values()].filter(looksLikeImage).map((attachment) => ({
+      key: attachment.id,
+      name: attachment.name,
+      url: attachment.url,
+      size: attachment.size,
+    })),
+    ...linkedImages(message.content, hosts),
+  ];
+}
+
+/**
+ * Reads the images of `message` as `intake` says (those of `previous` as they were). Never throws: the message must be stored and
+ * answered whatever its images are, so a failure here becomes a refusal of all of them.
+ */
 export async function readIncomingImages(
   message: Pick<Message, 'attachments' | 'content'>,
   intake: ImageIntake,
+  previous: PreviousImages = { kept: new Map(), seen: new Set() },
 ): Promise<IncomingImages> {
-  const candidates: Candidate[] = [
-    ...[...message.attachments.values()]
-      .filter(looksLikeImage)
-      .map((attachment) => ({ name: attachment.name, url: attachment.url, size: attachment.size })),
-    ...linkedImages(message.content, intake.hosts),
-  ];
+  try {
+    return await readImages(message, intake, previous);
+  } catch {
+    const refused = 'could not be read';
+    const names = [...message.attachments.values()].filter(looksLikeImage).map((attachment) => attachment.name);
+    const notes = names.map((name) => `[image ${name}: not shown, ${refused}]`);
+    return { images: [], notes, refusals: names.map((name) => `${name}: ${refused}`), posted: names.length };
+  }
+}
+
+async function readImages(
+  message: Pick<Message, 'attachments' | 'content'>,
+  intake: ImageIntake,
+  previous: PreviousImages,
+): Promise<IncomingImages> {
+  const candidates = imageSources(message, intake.hosts);
   const result: IncomingImages = { images: [], notes: [], refusals: [], posted: candidates.length };
   if (!intake.vision) {
+    // Kept all the same: stored because a model sees them, and this one may be switched.
+    result.images.push(...candidates.flatMap((image) => previous.kept.get(image.key) ?? []));
     result.notes.push(
       ...candidates.map(
         (image) => `[image ${image.name}: posted, but this model cannot see images, so it is not shown]`,
@@ -79,7 +123,14 @@ export async function readIncomingImages(
   }
   const tooMany = { refused: `at most ${maxImagesPerMessage} images are taken from one message` };
   const outcomes = [
-    ...(await Promise.all(candidates.slice(0, maxImagesPerMessage).map((candidate) => takeImage(candidate, intake)))),
+    ...(await Promise.all(
+      candidates.slice(0, maxImagesPerMessage).map(async (candidate): Promise<TakenImage> => {
+        const kept = previous.kept.get(candidate.key);
+        if (kept) return { image: kept };
+        if (previous.seen.has(candidate.key)) return { refused: 'refused when it was posted' };
+        return takeImage(candidate, intake);
+      }),
+    )),
     ...candidates.slice(maxImagesPerMessage).map(() => tooMany),
   ];
   outcomes.forEach((outcome, index) => {
@@ -94,31 +145,39 @@ export async function readIncomingImages(
 }
 
 /** Discord CDN links in the text that name an image file, each once. */
-function linkedImages(text: string, hosts: readonly string[]): Candidate[] {
-  const found = new Map<string, Candidate>();
+function linkedImages(text: string, hosts: readonly string[]): ImageSource[] {
+  const found = new Map<string, ImageSource>();
   for (const [match] of text.matchAll(/https?:\/\/[^\s<>()]+/g)) {
     const link = match.replace(/[.,!?;:'"*_~|]+$/, ''); // A sentence's end, or Markdown, after the link.
     if (!isAllowedHost(link, hosts)) continue;
     const path = new URL(link).pathname;
     if (!imageLinkPath.test(path)) continue;
-    const name = decodeURIComponent(path.split('/').at(-1) ?? 'image');
-    found.set(link, { name, url: link, size: null });
+    const name = decodedName(path.split('/').at(-1) || 'image');
+    found.set(link, { key: link, name, url: link, size: null });
   }
   return [...found.values()];
 }
 
-async function takeImage(candidate: Candidate, intake: ImageIntake): Promise<TakenImage> {
+/** A link's file name as people wrote it; as it stands when it is not valid percent-encoding (`a%E0.png`). */
+function decodedName(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+async function takeImage(candidate: ImageSource, intake: ImageIntake): Promise<TakenImage> {
   const limit = `larger than ${formatSize(intake.maxBytes)} (IMAGE_MAX_MB)`;
   if (candidate.size !== null && candidate.size > intake.maxBytes)
     return { refused: `${formatSize(candidate.size)}, ${limit}` };
   if (!isAllowedHost(candidate.url, intake.hosts)) return { refused: "not on Discord's CDN" };
   let bytes: Buffer;
   try {
-    const response = await fetch(candidate.url, { signal: AbortSignal.timeout(fetchTimeoutMs), redirect: 'error' });
-    if (!response.ok) return { refused: `could not be fetched (HTTP ${response.status})` };
-    if (response.body === null) return { refused: 'empty' };
+    const read = await readFromCdn(candidate.url, intake.maxBytes, fetchTimeoutMs);
+    if (!read.ok) return { refused: `could not be fetched (HTTP ${read.status})` };
+    if (read.bytes.length === 0) return { refused: 'empty' };
     // The size Discord reports is checked above; the body is cut again as it is read, in case it lied.
-    const read = await readUpTo(response.body, intake.maxBytes);
     if (read.truncated) return { refused: limit };
     bytes = read.bytes;
   } catch {

@@ -1,10 +1,11 @@
 import { cleanContent, type Attachment, type Collection, type Message } from 'discord.js';
-import { readUpTo } from '../streams/read-up-to.ts';
 import { formatSize } from '../text/byte-size.ts';
+import { readFromCdn } from './cdn-fetch.ts';
 import {
   type ImageIntake,
   type IncomingImages,
   isAllowedHost,
+  type PreviousImages,
   looksLikeImage,
   readIncomingImages,
 } from './incoming-images.ts';
@@ -27,15 +28,17 @@ export interface MessageReading {
 /**
  * What the model gets of a message: its content with the bot's own mention removed and other
  * mentions as names, then its attachments: text files read (up to `maxBytes` each), images taken
- * (or named, with why not), others named so that the model knows they were not read.
+ * (or named, with why not), others named so that the model knows they were not read. An edited
+ * message's images already stored (`previous`) are kept, not fetched again.
  */
 export async function readMessage(
   message: Message,
   reading: MessageReading,
+  previous?: PreviousImages,
 ): Promise<{ content: string; images: IncomingImages }> {
   const [attachments, images] = await Promise.all([
     describeAttachments(message.attachments, reading.maxBytes, reading.images.hosts),
-    readIncomingImages(message, reading.images),
+    readIncomingImages(message, reading.images, previous),
   ]);
   const content = [cleanText(message, reading.botUserId, reading.botRoleId), ...attachments, images.notes.join('\n')]
     .filter((part) => part !== '')
@@ -66,14 +69,10 @@ async function describeAttachments(
         if (attachment.size > maxBytes) return `[Attachment ${label}: not read, larger than ${formatSize(maxBytes)}.]`;
         if (!isAllowedHost(attachment.url, hosts)) return `[Attachment ${label}: not read, not on Discord's CDN.]`;
         try {
-          const response = await fetch(attachment.url, {
-            signal: AbortSignal.timeout(fetchTimeoutMs),
-            redirect: 'error',
-          });
-          if (!response.ok) return `[Attachment ${label}: could not be read (HTTP ${response.status}).]`;
+          const read = await readFromCdn(attachment.url, maxBytes, fetchTimeoutMs);
+          if (!read.ok) return `[Attachment ${label}: could not be read (HTTP ${read.status}).]`;
           // The size Discord reports is checked above; the body is cut again as it is read, in case it lied.
-          const body = response.body === null ? new Uint8Array() : (await readUpTo(response.body, maxBytes)).bytes;
-          const text = new TextDecoder('utf-8').decode(body);
+          const text = new TextDecoder('utf-8').decode(read.bytes);
           return `[Attachment ${attachment.name}]\n\`\`\`\n${text.replace(/```/g, 'ˋˋˋ')}\n\`\`\``;
         } catch {
           return `[Attachment ${label}: could not be read.]`;

@@ -1,10 +1,4 @@
-import {
-  ChannelType,
-  type Client,
-  type Message,
-  type OmitPartialGroupDMChannel,
-  type PartialMessage,
-} from 'discord.js';
+import { ChannelType, type Client, type Message, type PartialMessage } from 'discord.js';
 import type { ChannelCursorRow } from '../../db/channel-cursors.ts';
 import type { ConversationRow } from '../../db/conversations.ts';
 import type { Store } from '../../db/store.ts';
@@ -13,18 +7,17 @@ import type { DiscordSettings } from '../config.ts';
 import type { ConversationQueues } from '../conversation/conversation-queues.ts';
 import { discordConversationKey } from '../conversation/conversation-keys.ts';
 import { KeyedSerializer } from '../conversation/keyed-serializer.ts';
-import { type MessageWork, messageWork, type QueuedWork } from '../conversation/queued-work.ts';
+import type { QueuedWork } from '../conversation/queued-work.ts';
 import type { ConversationMemory } from '../memory/conversation-memory.ts';
 import type { TokenCounter } from '../memory/token-counter.ts';
-import { formatUserContent } from '../memory/window.ts';
 import { isAllowedPlace } from './allowed-places.ts';
 import { ChannelProgress } from './channel-progress.ts';
 import { channelGoneCodes, describeDiscordError, isDiscordCode } from './discord-errors.ts';
-import { tellAboutImages } from './image-notices.ts';
 import type { ImageIntake } from './incoming-images.ts';
-import { cleanText, type MessageReading, readMessage } from './incoming-message.ts';
+import { cleanText } from './incoming-message.ts';
+import { storeEdit } from './message-edits.ts';
+import { type GuildMessage, messageIntake } from './message-intake.ts';
 import { messagesAfter } from './messages-after.ts';
-import { discordRequester } from './moderation.ts';
 import { threadName } from './render.ts';
 import { noPings } from './send.ts';
 import type { UsageLimits } from './usage-limits.ts';
@@ -44,8 +37,6 @@ export interface RouterDependencies {
   logger: Logger;
 }
 
-export type GuildMessage = OmitPartialGroupDMChannel<Message<true>>;
-
 /**
  * Decides what a message is to the bot. A mention (of its user or its managed role; @everyone and
  * @here do not count) in an allowed text channel starts a thread from that message; in a
@@ -57,46 +48,17 @@ export type GuildMessage = OmitPartialGroupDMChannel<Message<true>>;
  * in the new thread at once waits until the message that started it is handled.
  */
 export function messageRouter(deps: RouterDependencies) {
-  const { client, store, memory, discord, logger } = deps;
+  const { client, store, discord, logger } = deps;
   const line = new KeyedSerializer();
   const progress = new ChannelProgress((channelId, guildId, messageId) =>
     store.channelCursors.advance(channelId, guildId, messageId),
   );
-  const botRoleId = (message: GuildMessage) => message.guild.roles.botRoleFor(client.user)?.id ?? null;
+  const { botRoleId, reading, record } = messageIntake(deps);
   const mentionsBot = (message: GuildMessage) => {
     if (message.mentions.users.has(client.user.id)) return true;
     const role = botRoleId(message);
     return role !== null && message.mentions.roles.has(role);
   };
-  const reading = (message: GuildMessage): MessageReading => ({
-    botUserId: client.user.id,
-    botRoleId: botRoleId(message),
-    maxBytes: discord.attachmentMaxBytes,
-    images: deps.images,
-  });
-  const requesterOf = (message: GuildMessage) =>
-    discordRequester(message.author, message.member, message.channel, discord.moderatorRoleIds);
-
-  /** Stores the message (null if it already was: the gateway can deliver an event twice). */
-  async function record(message: GuildMessage, conversation: ConversationRow): Promise<MessageWork | null> {
-    const { content, images } = await readMessage(message, reading(message));
-    const requester = requesterOf(message);
-    const storedId = memory.recordUserMessage(conversation, {
-      authorId: message.author.id,
-      authorName: requester.displayName,
-      content,
-      discordMessageId: message.id,
-      images: images.images,
-    });
-    if (storedId === null) return null;
-    await tellAboutImages(message, conversation.id, images, {
-      images: store.images,
-      vision: deps.seesImagesIn?.(conversation) ?? deps.images.vision,
-      logger,
-    });
-    if (message.channel.isThread()) store.conversations.setLastSeenMessage(conversation.id, message.id);
-    return messageWork(storedId, { messageId: message.id, channelId: message.channelId }, requester);
-  }
 
   /** Read again (a gateway replay, a catch-up): it was counted and queued the first time. */
   const alreadyStored = (message: GuildMessage) => store.messages.hasDiscordId(message.id);
@@ -267,18 +229,18 @@ export function messageRouter(deps: RouterDependencies) {
       await handleCreate(message as GuildMessage);
     },
 
-    /** An edited message is edited in memory too (a thread's first message lives in its parent channel). */
-    async onMessageUpdate(message: Message | PartialMessage): Promise<void> {
+    /**
+     * An edited message is edited in memory too (a thread's first message lives in its parent
+     * channel); `before` is the message as cached, if it was.
+     */
+    async onMessageUpdate(
+      message: Message | PartialMessage,
+      before: Message | PartialMessage | null = null,
+    ): Promise<void> {
       if (!store.messages.hasDiscordId(message.id)) return;
       const full = message.partial ? await message.fetch().catch(() => null) : message;
       if (!full || full.author.bot || !full.inGuild()) return;
-      const { content, images } = await readMessage(full as GuildMessage, reading(full as GuildMessage));
-      const authorName = full.member?.displayName ?? full.author.displayName;
-      // The images are read again too: an edit can remove attachments.
-      store.db.transaction(() => {
-        store.messages.editByDiscordId(full.id, content, deps.counter.count(formatUserContent(authorName, content)));
-        store.images.replaceForDiscordMessage(full.id, images.images);
-      })();
+      await storeEdit(before, full, { store, counter: deps.counter, reading: reading(full as GuildMessage) });
     },
 
     /**

@@ -1,5 +1,6 @@
 import type { ConversationRow } from '../../db/conversations.ts';
 import type { NewImage } from '../../db/images.ts';
+import type { MessageRow } from '../../db/messages.ts';
 import type { Store } from '../../db/store.ts';
 import type { ImageTokenRule } from '../images/image-tokens.ts';
 import { type AgentEventSink, fanOut } from '../agent/events.ts';
@@ -91,6 +92,11 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
       const conversation = store.conversations.byId(conversationId);
       const pinned = new Set(triggerIds);
       const afterId = conversation?.memory_starts_after ?? 0;
+      // What came after the messages answered (later messages, later runs' steps) is not this run's history.
+      const newest = triggerIds.length > 0 ? Math.max(...triggerIds) : Infinity;
+      // Left out before the window is chosen: they would take image quota and tokens from it (a
+      // resumed run, or the retry after "context too long", reads later messages too).
+      const inWindow = (row: MessageRow) => conversationOrder(row) <= newest;
       const images = windowImages(
         store.images,
         { conversationId, afterId },
@@ -100,7 +106,7 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
           tokens: options.imageTokens === undefined ? settings.imageTokens : (options.imageTokens ?? undefined),
         },
       );
-      const rows = selectWindow(store.messages.iterateNewest(conversationId, afterId), {
+      const rows = selectWindow(filtered(store.messages.iterateNewest(conversationId, afterId), inWindow), {
         budget: options.budget ?? settings.tokenBudget,
         messageCap: settings.messageTokenCap,
         floor: memoryFloor,
@@ -108,18 +114,15 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
         extraCost: (row) => images.cost(row),
       });
       const triggers = rows.filter((row) => pinned.has(row.id) && row.role === 'user');
-      // What came after the messages answered (later messages, later runs' steps) is not this run's history.
-      const newest = triggerIds.length > 0 ? Math.max(...triggerIds) : Infinity;
-      const earlier = rows.filter((row) => conversationOrder(row) <= newest);
       if (options.resuming) {
         return {
-          history: triggers.length === 0 ? [] : toChatMessages(earlier, counter, settings.messageTokenCap, images),
+          history: triggers.length === 0 ? [] : toChatMessages(rows, counter, settings.messageTokenCap, images),
           input: [],
         };
       }
       return {
         history: toChatMessages(
-          earlier.filter((row) => !pinned.has(row.id)),
+          rows.filter((row) => !pinned.has(row.id)),
           counter,
           settings.messageTokenCap,
           images,
@@ -154,3 +157,7 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
 }
 
 export type ConversationMemory = ReturnType<typeof conversationMemory>;
+
+function* filtered<T>(items: Iterable<T>, keep: (item: T) => boolean): Generator<T> {
+  for (const item of items) if (keep(item)) yield item;
+}

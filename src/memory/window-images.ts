@@ -5,7 +5,7 @@
  */
 import type { ImageInfo, ImageQueries } from '../../db/images.ts';
 import { maxWindowRows, type MessageRow } from '../../db/messages.ts';
-import type { UserContentPart } from '../agent/messages.ts';
+import { imagePart, type UserContentPart } from '../agent/messages.ts';
 import type { ImageTokenRule } from '../images/image-tokens.ts';
 
 /** What the window does with images. */
@@ -75,15 +75,10 @@ export function windowImages(
         else
           parts.push(
             { type: 'text', text: `[image: ${info.name}]` },
-            { type: 'image_url', image_url: { url: dataUrl(info.media_type, bytes) } },
+            imagePart(info.media_type, bytes.toString('base64')),
           );
       }
       return { parts, named };
     },
   };
-}
-
-/** The image inline, as the chat API takes it (https://platform.openai.com/docs/guides/images-vision). */
-export function dataUrl(mediaType: string, bytes: Buffer): string {
-  return `data:${mediaType};base64,${bytes.toString('base64')}`;
 }

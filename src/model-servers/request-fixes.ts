@@ -46,10 +46,16 @@ function recognise(message: string, body: ChatBody, current: ServerFixes): Reque
     }
     if (why.length > 0) return { fixes, why: `takes in schemas ${why.join(', and ')}` };
   }
-  // A model without vision sent an image. llama.cpp without a projector: 500 "image input is not
-  // supported - hint: if this is unexpected, you may need to provide the mmproj" (ggml-org/llama.cpp#15377,
-  // #13566); other servers name the image, vision or multimodal input they cannot take.
-  if (carriesImages(body) && /image|vision|multimodal|mmproj/i.test(message) && current.images !== false)
+  // A model without vision sent an image: only words that say images are not taken at all, never
+  // an error about one image ("invalid image", "could not decode image"), which would turn vision
+  // off for good. llama.cpp without a projector: 500 "image input is not supported by this server"
+  // (ggml-org/llama.cpp#13566), later with "- hint: ... you may need to provide the mmproj"
+  // (llamastash/llamastash#13); older llama.cpp and llamafile: "The server was not compiled for
+  // multimodal or the model projector can't be loaded." (ggml-org/llama.cpp#8595); OpenAI and
+  // Azure: 400 "Invalid content type. image_url is only supported by certain models."
+  // (browser-use/web-ui#274); vLLM: "... is not a multimodal model" (vllm-project/vllm#23402);
+  // Ollama: "This model does not support images" (ollama/ollama#17065).
+  if (carriesImages(body) && imagesUnsupported.test(message) && current.images !== false)
     return { fixes: { images: false }, why: 'the model does not take images' };
   // Mistral: `Tool call id was abc123 but must be a-z, A-Z, 0-9, with a length of 9.` (langchain#24668).
   if (/tool call id was .* must be a-z, A-Z, 0-9, with a length of 9/i.test(message))
@@ -105,6 +111,9 @@ function recognise(message: string, body: ChatBody, current: ServerFixes): Reque
     return { fixes: { dropParams: [param] }, why: `it does not take the parameter ${param}` };
   return null;
 }
+
+const imagesUnsupported =
+  /does not support (images?|vision)|image input is not supported|image_url is only supported by certain models|mmproj|multimodal|vision is not enabled/i;
 
 /** Whether a request body holds an image part. */
 function carriesImages(body: ChatBody): boolean {

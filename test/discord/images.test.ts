@@ -152,6 +152,7 @@ describe('images, with a model that cannot see', () => {
     expect(discord.botMessages(thread.id).map((post) => post.content)).toEqual(['I cannot see it.', 'Still cannot.']);
     expect(discord.botMessages(discord.channels.general)).toHaveLength(1);
     // Nothing fetched, nothing stored.
+    expect(discord.filesServed).toEqual([]);
     expect(store.images.count()).toBe(0);
   });
 });
@@ -189,6 +190,27 @@ describe('images linked from Discord', () => {
     });
     await world.handled('message', linked.id);
     expect(discord.botMessages(thread.id).at(-1)!.content).toBe('The chart again.');
+  });
+  it('stores and answers a message whose image link is not valid percent-encoding', async () => {
+    world = await startBotWorld({}, {}, {}, { images: { vision: true } });
+    const { discord, model, store } = world;
+    // `%E0` alone is not UTF-8: decodeURIComponent throws on it. Port 1: nothing listens there.
+    const link = 'http://127.0.0.1:1/x/y/a%E0.png';
+    model.enqueue((request) => {
+      expect(textOf(request.messages.at(-1)!)).toContain('[image a%E0.png: not shown, could not be fetched]');
+      return finalAnswer('That link did not load.');
+    });
+    const asked = await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `${mentionOf(world)} what is ${link}`,
+      mentions: [discord.botUser.id],
+    });
+    const thread = await discord.waitFor(() => discord.threads().find((candidate) => candidate.id === asked.id));
+    expect((await waitForBotPosts(world, thread.id, 1)).map((post) => post.content)).toEqual([
+      'That link did not load.',
+    ]);
+    expect(store.messages.hasDiscordId(asked.id)).toBe(true);
   });
 });
 
@@ -228,6 +250,43 @@ describe('deleting', () => {
 
     await discord.deleteThread(thread.id);
     await discord.waitFor(() => store.images.count() === 0, { what: "the thread's images deleted" });
+  });
+});
+
+describe('editing', () => {
+  it('keeps the images of a message edited or given embeds without fetching them again; an attachment removed takes its image', async () => {
+    world = await startBotWorld({}, {}, {}, { images: { vision: true } });
+    const { discord, model, store } = world;
+    model.enqueue(finalAnswer('Started.'), finalAnswer('Two images.'));
+    const { thread } = await askInGeneral(world, 'hello');
+    await waitForBotPosts(world, thread.id, 1);
+    const posted = await discord.userSays({
+      channelId: thread.id,
+      author: 'ada',
+      content: 'two',
+      attachments: [
+        { filename: 'a.png', contentType: 'image/png', body: png(4, 4) },
+        { filename: 'b.png', contentType: 'image/png', body: png(6, 6) },
+      ],
+    });
+    await world.handled('message', posted.id);
+    const names = store.db.prepare('SELECT name FROM message_images ORDER BY message_id, position').pluck();
+    expect(names.all()).toEqual(['a.png', 'b.png']);
+    const fetched = discord.filesServed.length;
+
+    // Discord adds an embed by itself (the first update of this message: `handled` waits for it).
+    await discord.messageChanges(thread.id, posted.id, { embeds: [{ type: 'image', url: 'https://example.com/x' }] });
+    await world.handled('edit', posted.id);
+    const content = store.db.prepare('SELECT content FROM messages WHERE discord_message_id = ?').pluck();
+    await discord.userEdits(thread.id, posted.id, 'two, edited');
+    await discord.waitFor(() => content.get(posted.id) === 'two, edited', { what: 'the edit stored' });
+    expect(discord.filesServed.length).toBe(fetched);
+    expect(names.all()).toEqual(['a.png', 'b.png']);
+
+    await discord.messageChanges(thread.id, posted.id, { removeAttachments: ['a.png'] });
+    await discord.waitFor(() => names.all().length === 1, { what: 'the image removed' });
+    expect(names.all()).toEqual(['b.png']);
+    expect(discord.filesServed.length).toBe(fetched);
   });
 });
 

@@ -103,6 +103,34 @@ describe('MCP tools in the bot', () => {
     expect((await waitForBotPosts(w, thread.id, 2)).at(-1)!.content).toContain('I see the screen.');
   });
 
+  it('/tool posts 10 images at most and names the rest; when Discord refuses the files, the result is posted alone', async () => {
+    const w = await startWithServer();
+    const run = () =>
+      w.discord.userRunsCommand({
+        name: 'tool',
+        subcommand: 'test',
+        options: { tool: 'screenshots', arguments: '{"count":12}' },
+        author: 'bob',
+        channelId: w.discord.channels.general,
+      });
+    const many = await (await run()).waitForReply();
+    expect(many.files.map((file) => file.name)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((n) => `image-${n}.png`));
+    expect(many.content).toContain('12 screens');
+    expect(many.content).toContain('2 images returned but not posted: a message takes 10 files at most.');
+
+    // Discord: 413 "Request entity too large" (code 40005) past the upload size limit.
+    w.discord.failNext({
+      method: 'PATCH',
+      path: /\/webhooks\/.*\/messages\/%40original$/,
+      status: 413,
+      body: { code: 40005, message: 'Request entity too large' },
+    });
+    const refused = await (await run()).waitForReply();
+    expect(refused.files).toEqual([]);
+    expect(refused.content).toContain('12 screens');
+    expect(refused.content).toContain('12 images returned but not posted: Discord refused the files');
+  });
+
   it('/tool <server> runs one of its tools by name, with JSON arguments checked by its schema, and suggests the tools as you type', async () => {
     const w = await startWithServer();
     const channelId = w.discord.channels.general;

@@ -57,4 +57,18 @@ describe("an MCP tool's images", () => {
     const run = await runOnce(model, { tools: connection.tools(), settings: { seesImages: false } });
     expect(run.status).toBe('answered');
   });
+
+  it('shows at most 4 images from one turn to the model, and names the rest', async () => {
+    model.enqueue(toolCalls({ name: 'test__screenshots', arguments: { count: 6 } }), (request) => {
+      const after = request.messages.at(-1)!;
+      expect(imageUrlsOf(after)).toEqual([1, 2, 3, 4].map((n) => dataUrlOf('image/png', png(n, 1))));
+      expect(textOf(after)).toContain(
+        '[image 5 returned by test__screenshots: not shown, at most 4 images are shown from one turn]',
+      );
+      expect(textOf(after)).toContain('[image 6 returned by test__screenshots: not shown');
+      return finalAnswer('Six screens.', ['test__screenshots']);
+    });
+    const run = await runOnce(model, { tools: connection.tools(), settings: { seesImages: true } });
+    expect(run.answer?.answer).toBe('Six screens.');
+  });
 });

@@ -84,6 +84,46 @@ describe('images in the memory window', () => {
     expect(allMessages(costly.loadWindow(cheap.conversation.id, [cheap.ids.at(-1)!]))).toHaveLength(3);
   });
 
+  it('gives no image quota and no tokens to messages after the one answered (a resumed run, a retry)', () => {
+    const settings = { tokenBudget: 8000, messageTokenCap: 1500, images: 4, imageTokens: () => 10 };
+    const { memory, conversation, ids } = conversationWithImages(settings, 1);
+    // A later message with 4 images, posted while the first one is being answered.
+    memory.recordUserMessage(conversation, {
+      ...ada,
+      content: 'four more',
+      images: [1, 2, 3, 4].map((n) => ({
+        name: `later-${n}.png`,
+        mediaType: 'image/png',
+        width: 1,
+        height: 1,
+        bytes: png(1, 1),
+      })),
+    });
+    const answered = memory.loadWindow(conversation.id, [ids[0]!]);
+    expect(answered.input.map(textOf)).toEqual(['Ada: picture 1\n[image: image-1.png]']);
+    expect(imageUrlsOf(answered.input[0]!)).toEqual([dataUrlOf('image/png', png(1, 1))]);
+    const resumed = memory.loadWindow(conversation.id, [ids[0]!], { resuming: true });
+    expect(resumed.history.flatMap(imageUrlsOf)).toEqual([dataUrlOf('image/png', png(1, 1))]);
+
+    // Nor tokens: 4 × 200 would leave no room for the older messages beside the answered one's image.
+    const costly = conversationMemory(store, counter, { ...settings, tokenBudget: 400, imageTokens: () => 200 });
+    const other = store.conversations.ensure({
+      key: 'test:tokens',
+      title: 'tokens',
+      guildId: null,
+      channelId: null,
+      startedById: 'u1',
+      startedByName: 'Ada',
+    });
+    for (const n of [1, 2, 3, 4]) costly.recordUserMessage(other, { ...ada, content: `older ${n}` });
+    const image = { name: 'q.png', mediaType: 'image/png', width: 1, height: 1, bytes: png(1, 1) };
+    const question = costly.recordUserMessage(other, { ...ada, content: 'question', images: [image] })!;
+    costly.recordUserMessage(other, { ...ada, content: 'later', images: [image, image, image, image] });
+    const window = costly.loadWindow(other.id, [question]);
+    expect(window.history.map(textOf)).toEqual([1, 2, 3, 4].map((n) => `Ada: older ${n}`));
+    expect(window.input.flatMap(imageUrlsOf)).toHaveLength(1);
+  });
+
   it("never shows another conversation's images", () => {
     const settings = { tokenBudget: 8000, messageTokenCap: 1500, images: 4, imageTokens: () => 10 };
     const { memory, ids } = conversationWithImages(settings, 2);

@@ -123,4 +123,26 @@ describe('a model that refuses images', () => {
     expect(fixFor(llamaCpp, body, {})).toBeNull();
     expect(fixFor(llamaCpp, withImage, { images: false })).toBeNull();
   });
+
+  it('knows the other wordings that say images are not taken', () => {
+    for (const words of [
+      'image input is not supported by this server',
+      "The server was not compiled for multimodal or the model projector can't be loaded.",
+      'Qwen/Qwen2.5-7B-Instruct is not a multimodal model',
+      'This model does not support images',
+      'vision is not enabled for this model',
+    ])
+      expect(fixFor(refused(400, words), withImage, {}), words).toMatchObject({ fixes: { images: false } });
+  });
+
+  it('keeps vision on for an error about one image', () => {
+    for (const words of [
+      'invalid image',
+      'could not decode image',
+      'Failed to load image: image too large',
+      'illegal base64 data at input byte 5 (image_url)',
+    ])
+      expect(fixFor(refused(400, words), withImage, {}), words).toBeNull();
+    expect(fixFor(refused(500, 'failed to process image'), withImage, {})).toBeNull();
+  });
 });

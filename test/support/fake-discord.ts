@@ -31,7 +31,7 @@ import { defaultEveryonePermissions } from './fake-discord/permissions.ts';
 import { restHandler } from './fake-discord/rest.ts';
 import type { FakeServices } from './fake-discord/routes.ts';
 import { createThread, deleteThread, updateThread } from './fake-discord/threads.ts';
-import type { FakeDiscord, FakeDiscordOptions, RecordedRequest } from './fake-discord/types.ts';
+import type { FakeDiscord, FakeDiscordOptions, FakeMessage, RecordedRequest } from './fake-discord/types.ts';
 import { Changes } from './fake-discord/wait-for.ts';
 import { discordTimestamp, seedIds, World } from './fake-discord/world.ts';
 
@@ -144,6 +144,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       latencyMs = value;
     },
     requests,
+    filesServed: world.filesServed,
     gatewayPayloads: gateway.payloads,
     dispatches: gateway.dispatches,
     problems,
@@ -160,6 +161,16 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       const message = world.requireMessage(channelId, messageId);
       message.content = content;
       message.edited_timestamp = discordTimestamp();
+      await gateway.dispatch(GatewayDispatchEvents.MessageUpdate, message);
+      return message;
+    },
+    async messageChanges(channelId, messageId, change) {
+      const message = world.requireMessage(channelId, messageId);
+      if (change.embeds) message.embeds = change.embeds as FakeMessage['embeds'];
+      if (change.removeAttachments) {
+        message.attachments = message.attachments.filter((file) => !change.removeAttachments!.includes(file.filename));
+        message.edited_timestamp = discordTimestamp();
+      }
       await gateway.dispatch(GatewayDispatchEvents.MessageUpdate, message);
       return message;
     },

@@ -6,7 +6,7 @@
  *
  * Tools: echo, add (numbers only: a schema to break), environment (what the process was given),
  * crash (exits mid-call), hang (never answers), freeze (stops answering anything), screenshot (an image
- * and an animation), and one with a name too long to keep as it is.
+ * and an animation), screenshots (as many images as asked), and one with a name too long to keep as it is.
  */
 import { appendFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -78,6 +78,23 @@ if (mode === 'hang-on-start') {
         { type: 'text' as const, text: 'the screen, 40 by 30' },
         { type: 'image' as const, data: png(40, 30).toString('base64'), mimeType: 'image/png' },
         { type: 'image' as const, data: gif(4, 4, 2).toString('base64'), mimeType: 'image/gif' },
+      ],
+    }),
+  );
+  server.registerTool(
+    'screenshots',
+    {
+      description: 'Several pictures, `count` of them (PNGs 1 to count pixels wide).',
+      inputSchema: { count: z.number() },
+    },
+    ({ count }) => ({
+      content: [
+        { type: 'text' as const, text: `${count} screens` },
+        ...Array.from({ length: count }, (_, index) => ({
+          type: 'image' as const,
+          data: png(index + 1, 1).toString('base64'),
+          mimeType: 'image/png',
+        })),
       ],
     }),
   );

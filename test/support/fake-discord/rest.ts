@@ -173,6 +173,7 @@ async function parseBody(
 
 function serveFile(world: World, path: string, response: ServerResponse): void {
   const file = world.files.get(path);
+  world.filesServed.push(path);
   if (file === undefined) return send(response, 404, { message: '404: Not Found', code: 0 });
   response.writeHead(200, { 'content-type': file.contentType, 'content-length': String(file.body.length) });
   response.end(file.body);

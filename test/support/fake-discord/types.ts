@@ -156,6 +156,8 @@ export interface FakeDiscord {
   holdResponsesMs: number;
   /** Every REST request, in order of arrival. */
   readonly requests: readonly RecordedRequest[];
+  /** The attachment paths (`/attachments/…`) asked for so far, served or not. */
+  readonly filesServed: readonly string[];
   /** Every payload the client sent on the gateway (HEARTBEAT, IDENTIFY, RESUME, …). */
   readonly gatewayPayloads: readonly GatewayPayloadRecord[];
   /** Every dispatch, in order, with the shards it went to. */
@@ -175,6 +177,15 @@ export interface FakeDiscord {
   userSays(input: UserMessageInput): Promise<FakeMessage>;
   /** Edits a message's content and dispatches MESSAGE_UPDATE. */
   userEdits(channelId: string, messageId: string, content: string): Promise<FakeMessage>;
+  /**
+   * Changes a message as Discord does by itself or when a user edits it (removing an attachment,
+   * an embed added to a link) and dispatches MESSAGE_UPDATE.
+   */
+  messageChanges(
+    channelId: string,
+    messageId: string,
+    change: { embeds?: unknown[]; removeAttachments?: readonly string[] },
+  ): Promise<FakeMessage>;
   /** Deletes a message and dispatches MESSAGE_DELETE. */
   userDeletes(channelId: string, messageId: string): Promise<void>;
   /** A moderator deletes several messages at once: MESSAGE_DELETE_BULK. */

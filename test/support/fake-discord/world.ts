@@ -68,6 +68,8 @@ export class World {
   readonly messagesByChannel = new Map<string, FakeMessage[]>();
   /** Files by URL path (`/attachments/…`). */
   readonly files = new Map<string, ServedFile>();
+  /** The paths of files served, in order (to check what the bot fetched, and what not). */
+  readonly filesServed: string[] = [];
   /** The bot's messages by nonce, for `enforce_nonce`. */
   readonly nonces = new Map<string, { message: FakeMessage; at: number }>();
   private lastId = 0n;
