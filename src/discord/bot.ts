@@ -1,4 +1,4 @@
-import { Client, DiscordjsErrorCodes, Events, GatewayIntentBits, Partials } from 'discord.js';
+import { Client, Events, GatewayIntentBits, Partials } from 'discord.js';
 import type { Store } from '../../db/store.ts';
 import type { Logger } from '../agent/logger.ts';
 import type { LimitedModelClient } from '../agent/limit-model-calls.ts';
@@ -6,7 +6,6 @@ import type { ModelClient } from '../agent/model-client.ts';
 import type { AgentSettings } from '../agent/run-agent.ts';
 import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
 import type { DiscordSettings } from '../config.ts';
-import { toError, UserFacingError } from '../errors.ts';
 import { conversationMemory, type MemorySettings } from '../memory/conversation-memory.ts';
 import type { TokenCounter } from '../memory/token-counter.ts';
 import { ActiveRuns } from '../conversation/active-runs.ts';
@@ -25,6 +24,7 @@ import { noPings } from './send.ts';
 import { restRequestsPerSecond } from '../shards/shard-plan.ts';
 import type { CommandContext, CommandDefinition } from './command-context.ts';
 import { commandRouter } from './command-router.ts';
+import { explainLoginError } from './discord-errors.ts';
 import { commandRegistry, syncCommands } from './command-sync.ts';
 import { toolSubcommands } from './tool-options.ts';
 import { UsageLimits } from './usage-limits.ts';
@@ -81,9 +81,6 @@ export interface Bot {
    */
   stop(options?: { graceMs?: number }): Promise<void>;
 }
-
-/** Why Discord refused the connection, in words an operator can act on. */
-export class DiscordLoginError extends UserFacingError {}
 
 /** Connects to Discord and answers in threads until stopped. Resolves once the bot is ready. */
 export async function startBot(deps: BotDependencies): Promise<Bot> {
@@ -275,28 +272,4 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
       await client.destroy();
     },
   };
-}
-
-function explainLoginError(error: unknown): Error {
-  const code = (error as { code?: unknown }).code;
-  if (code === DiscordjsErrorCodes.TokenInvalid || (error as { status?: unknown }).status === 401) {
-    return new DiscordLoginError(
-      'discord-token-rejected',
-      'Discord rejected DISCORD_TOKEN. Copy the bot token again from the Developer Portal (your application → Bot → Reset Token) into .env.',
-      { cause: error },
-    );
-  }
-  // @discordjs/ws rejects login with a plain Error('Used disallowed intents') after close code 4014.
-  if (
-    code === DiscordjsErrorCodes.DisallowedIntents ||
-    code === 4014 ||
-    /disallowed intents/i.test(String((error as Error).message))
-  ) {
-    return new DiscordLoginError(
-      'discord-intent-missing',
-      'Discord refused the Message Content intent. Turn on "Message Content Intent" in the Developer Portal (your application → Bot → Privileged Gateway Intents), then start again.',
-      { cause: error },
-    );
-  }
-  return toError(error);
 }

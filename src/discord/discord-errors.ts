@@ -1,4 +1,5 @@
-import { errorMessage } from '../errors.ts';
+import { DiscordjsErrorCodes } from 'discord.js';
+import { errorMessage, toError, UserFacingError } from '../errors.ts';
 
 /** Discord's JSON error codes the bot meets, in words an operator can act on. */
 const knownCodes: Record<number, string> = {
@@ -22,4 +23,32 @@ export const channelGoneCodes: readonly number[] = [10003, 50001];
 export function isDiscordCode(error: unknown, codes: readonly number[]): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'number' && codes.includes(code);
+}
+
+/** Why Discord refused the connection, in words an operator can act on. */
+export class DiscordLoginError extends UserFacingError {}
+
+/** A refused login (or a refused first request with the token), as a `DiscordLoginError` when the cause is the operator's to fix. */
+export function explainLoginError(error: unknown): Error {
+  const code = (error as { code?: unknown }).code;
+  if (code === DiscordjsErrorCodes.TokenInvalid || (error as { status?: unknown }).status === 401) {
+    return new DiscordLoginError(
+      'discord-token-rejected',
+      'Discord rejected DISCORD_TOKEN. Copy the bot token again from the Developer Portal (your application → Bot → Reset Token) into .env.',
+      { cause: error },
+    );
+  }
+  // @discordjs/ws rejects login with a plain Error('Used disallowed intents') after close code 4014.
+  if (
+    code === DiscordjsErrorCodes.DisallowedIntents ||
+    code === 4014 ||
+    /disallowed intents/i.test(String((error as Error).message))
+  ) {
+    return new DiscordLoginError(
+      'discord-intent-missing',
+      'Discord refused the Message Content intent. Turn on "Message Content Intent" in the Developer Portal (your application → Bot → Privileged Gateway Intents), then start again.',
+      { cause: error },
+    );
+  }
+  return toError(error);
 }

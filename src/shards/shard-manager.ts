@@ -10,7 +10,8 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { REST, Routes, type RESTGetAPIGatewayBotResult, ShardingManager } from 'discord.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import { describeError } from '../errors.ts';
+import { explainLoginError } from '../discord/discord-errors.ts';
+import { describeError, UserFacingError } from '../errors.ts';
 import { misplacedServersProblem } from './shard-files.ts';
 import { shardListPath } from './shard-plan.ts';
 
@@ -28,7 +29,10 @@ export async function runShardManager(config: Config, logger: Logger): Promise<n
       .setToken(token)
       .get(Routes.gatewayBot())) as RESTGetAPIGatewayBotResult;
   } catch (error) {
-    logger.fatal({ err: error }, `could not ask Discord how to shard: ${describeError(error)}`);
+    // A rejected token reads as it does when one process logs in.
+    const explained = explainLoginError(error);
+    if (explained instanceof UserFacingError) console.error(explained.userMessage);
+    else logger.fatal({ err: error }, `could not ask Discord how to shard: ${describeError(error)}`);
     process.exit(1);
   }
   const count = config.shards.count === 'auto' ? gateway.shards : config.shards.count;

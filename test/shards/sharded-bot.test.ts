@@ -202,6 +202,27 @@ describe('a sharded bot', () => {
   }, 90_000);
 });
 
+describe('a sharded start refused', () => {
+  it('a rejected token is said as for one process, and no shard is started', async () => {
+    discord = await startFakeDiscord();
+    model = await startScriptedModel();
+    const refused = await runScript('src/main.ts', {
+      cwd: projectRoot,
+      env: {
+        SHARD_COUNT: '2',
+        DISCORD_TOKEN: 'not-the-token',
+        DISCORD_API_URL: discord.apiUrl,
+        OPENAI_BASE_URL: model.baseURL,
+        DATABASE_PATH: newDatabasePath(),
+      },
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('Discord rejected DISCORD_TOKEN.');
+    expect(discord.gatewayPayloads).toEqual([]);
+    discord.takeProblems();
+  });
+});
+
 describe('not sharded', () => {
   it('a blank SHARD_COUNT and SHARD_IDS in the environment (docker run --env-file with .env.example) run one process, as before', async () => {
     discord = await startFakeDiscord();
