@@ -7,12 +7,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { openStore } from '../../db/store.ts';
 import { shardDatabasePath } from '../../src/shards/shard-plan.ts';
 import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
 import { projectRoot, runScript } from '../support/run-process.ts';
-import { type ChatRequest, finalAnswer, type ScriptedModel, startScriptedModel } from '../support/scripted-model.ts';
+import { answered as answeredIn, echo, serversIn } from '../support/shard-checks.ts';
+import { type ScriptedModel, startScriptedModel } from '../support/scripted-model.ts';
 
 let discord: FakeDiscord | undefined;
 let model: ScriptedModel | undefined;
@@ -27,14 +27,7 @@ afterEach(async () => {
   await model?.close();
 });
 
-const echo = (request: ChatRequest) =>
-  finalAnswer(`answer to ${String(request.messages.at(-1)?.content).replace(/^Ada: /, '')}`);
-
-const answered = (threadId: string, text: string) =>
-  discord!.waitFor(() => discord!.botMessages(threadId).some((message) => message.content === text), {
-    what: `"${text}" posted`,
-    timeoutMs: 15_000,
-  });
+const answered = (threadId: string, text: string) => answeredIn(discord!, threadId, text);
 
 /** `npm start` that is expected to refuse: its exit code and output. */
 const startAndExit = (env: Record<string, string>) =>
@@ -52,15 +45,6 @@ const startAndExit = (env: Record<string, string>) =>
 async function stop(): Promise<void> {
   bot!.child.kill('SIGTERM');
   expect(await bot!.exited).toBe(0);
-}
-
-function serversIn(path: string): string[] {
-  const store = openStore(path, { readOnly: true });
-  try {
-    return store.db.prepare('SELECT DISTINCT guild_id FROM conversations ORDER BY guild_id').pluck().all() as string[];
-  } finally {
-    store.close();
-  }
 }
 
 it('one process → two shards: refused until npm run reshard has moved the servers, then each shard answers its old threads with their memory', async () => {

@@ -7,12 +7,12 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore } from '../../db/store.ts';
 import { shardDatabasePath } from '../../src/shards/shard-plan.ts';
 import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
 import { projectRoot, runScript } from '../support/run-process.ts';
-import { type ScriptedModel, type ChatRequest, finalAnswer, startScriptedModel } from '../support/scripted-model.ts';
+import { answered as answeredIn, echo, serversIn } from '../support/shard-checks.ts';
+import { type ScriptedModel, startScriptedModel } from '../support/scripted-model.ts';
 
 let discord: FakeDiscord | undefined;
 let model: ScriptedModel | undefined;
@@ -29,10 +29,6 @@ afterEach(async () => {
 
 const newDatabasePath = () => join(mkdtempSync(join(tmpdir(), 'shards-')), 'bot.sqlite');
 
-/** The model answers whatever it is asked with "answer to <the question>", in any order. */
-const echo = (request: ChatRequest) =>
-  finalAnswer(`answer to ${String(request.messages.at(-1)?.content).replace(/^Ada: /, '')}`);
-
 /** Ada mentions the bot in a server's #general; resolves with the conversation's thread. */
 async function adaAsks(channelId: string, question: string) {
   const asked = await discord!.userSays({
@@ -44,21 +40,7 @@ async function adaAsks(channelId: string, question: string) {
   return discord!.waitFor(() => discord!.channel(asked.id), { what: `the thread of "${question}"` });
 }
 
-const answered = (threadId: string, text: string) =>
-  discord!.waitFor(() => discord!.botMessages(threadId).some((message) => message.content === text), {
-    what: `"${text}" posted`,
-    timeoutMs: 15_000,
-  });
-
-/** The servers whose conversations a shard's database holds. */
-function serversIn(path: string): string[] {
-  const store = openStore(path, { readOnly: true });
-  try {
-    return store.db.prepare('SELECT DISTINCT guild_id FROM conversations ORDER BY guild_id').pluck().all() as string[];
-  } finally {
-    store.close();
-  }
-}
+const answered = (threadId: string, text: string) => answeredIn(discord!, threadId, text);
 
 /** Log lines of the shard processes (they share the manager's stdout), each with its `shard`. */
 const shardLines = (msg: string) =>
@@ -67,6 +49,16 @@ const shardLines = (msg: string) =>
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as { msg: string; shard?: number; pid: number })
     .filter((line) => line.msg === msg && line.shard !== undefined);
+
+/**
+ * Resolves once every shard process logged `ready`: caught up and keeping its health file (the
+ * manager's "shards ready" comes when discord.js's clients are ready, which is sooner).
+ */
+const allReady = (count: number) =>
+  discord!.waitFor(() => new Set(shardLines('ready').map((line) => line.shard)).size === count, {
+    what: `${count} shards ready`,
+    timeoutMs: 15_000,
+  });
 
 /** The manager's own log lines (it has no `shard` field). */
 const managerLines = (msg: string) =>
@@ -108,6 +100,7 @@ describe('a sharded bot', () => {
     const second = discord.addGuild('Second Server', { shard: [1, 2] });
     bot = await startBotProcess(discord, model, databasePath, { SHARD_COUNT: '2' });
     await bot.waitForLog('shards ready', 30_000);
+    await allReady(2);
     expect(discord.gatewaySessions().map((session) => session.shard)).toEqual([
       [0, 2],
       [1, 2],
@@ -181,6 +174,7 @@ describe('a sharded bot', () => {
     ];
     bot = await startBotProcess(discord, model, databasePath, { SHARD_COUNT: 'auto' });
     await bot.waitForLog('shards ready', 45_000);
+    await allReady(4);
     expect(discord.gatewaySessions().map((session) => session.shard[0])).toEqual([0, 1, 2, 3]);
 
     model.enqueue(echo, echo, echo);
