@@ -122,10 +122,13 @@ describe('SIGKILL at chosen points, then a restart', () => {
 
   it('while the thread is being created: the question is answered in that thread after the restart', async () => {
     bot = await startBotProcess(discord, model, databasePath);
-    // The thread is made, but the bot dies before it hears so.
+    // The thread is made, but the bot dies before it hears so. Its run starts meanwhile (it does not
+    // wait for the thread): its model call is held too, so that the bot dies in both for certain.
+    model.enqueue({ hang: true });
     discord.holdResponsesMs = 10_000;
     await adaMentions('are you there?');
     const thread = await discord.waitFor(() => discord.threads()[0]);
+    await discord.waitFor(() => model.requests.length === 1, { what: 'the model asked meanwhile' });
     await crash();
     discord.holdResponsesMs = 0;
 
