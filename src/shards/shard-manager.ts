@@ -6,7 +6,8 @@
  * its own: it spawns, watches, and passes SIGTERM/SIGINT on. A shard process whose manager is gone
  * stops too (src/main.ts), so a manager killed outright leaves no shard holding its database.
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { REST, Routes, type RESTGetAPIGatewayBotResult, ShardingManager } from 'discord.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
@@ -51,6 +52,8 @@ export async function runShardManager(config: Config, logger: Logger): Promise<n
     process.exit(1);
   }
   const listPath = shardListPath(config.databasePath);
+  // Before any shard has opened (and so made) the database's folder, on a first start.
+  mkdirSync(dirname(listPath), { recursive: true });
   writeFileSync(listPath, JSON.stringify({ pid: process.pid, count, ids }));
 
   const manager = new ShardingManager(process.argv[1]!, {

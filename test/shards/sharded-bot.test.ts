@@ -5,7 +5,7 @@
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { shardDatabasePath } from '../../src/shards/shard-plan.ts';
 import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
@@ -165,7 +165,8 @@ describe('a sharded bot', () => {
   it("SHARD_COUNT=auto takes Discord's recommendation: four shards, each server answered by its own", async () => {
     discord = await startFakeDiscord({ maxConcurrency: 16, recommendedShards: 4 });
     model = await startScriptedModel();
-    const databasePath = newDatabasePath();
+    // A first start: the database's folder does not exist yet.
+    const databasePath = join(dirname(newDatabasePath()), 'data', 'bot.sqlite');
     // The seeded server falls on shard 2 of 4; one more on shard 1 and one on shard 3 (shard 0 has none).
     const servers = [
       { guildId: discord.guildId, generalId: discord.channels.general, shard: 2 },
