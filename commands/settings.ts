@@ -152,7 +152,8 @@ export const settings = defineCommand({
         return privately(interaction, `The operator offers no model named "${truncateLine(name, 64)}".`);
       placeSettings.change([
         change(settingKeys.model, name === inheritChoice ? null : name),
-        ...(only === null ? [] : [change(settingKeys.modelOnly, only ? 'yes' : null)]),
+        // 'no', not a clearing null: a channel may undo its server's "threads keep it".
+        ...(only === null ? [] : [change(settingKeys.modelOnly, only ? 'yes' : 'no')]),
       ]);
       return privately(
         interaction,
@@ -170,7 +171,7 @@ export const settings = defineCommand({
       return privately(interaction, `**${name}** is ${enabled ? 'on' : 'off'} for ${where}.`);
     }
     if (subcommand === 'reset') {
-      const set = placeSettings.at(target.scopeId).filter((row) => row.scope === target.scope && row.value !== null);
+      const set = placeSettings.at(target.scope, target.scopeId).filter((row) => row.value !== null);
       placeSettings.change(set.map((row) => change(row.key, null)));
       return privately(
         interaction,

@@ -295,7 +295,7 @@ export const migrations: readonly Migration[] = [
           changed_by_name TEXT NOT NULL,
           changed_at INTEGER NOT NULL
         ) STRICT;
-        CREATE INDEX setting_changes_current ON setting_changes (scope_id, key, id);
+        CREATE INDEX setting_changes_current ON setting_changes (scope, scope_id, key, id);
         CREATE INDEX setting_changes_by_guild ON setting_changes (guild_id, id);
         ALTER TABLE runs ADD COLUMN model_name TEXT;
         ALTER TABLE runs ADD COLUMN persona_version INTEGER;

@@ -37,9 +37,11 @@ export function createPlaceSettingQueries(db: Database) {
      VALUES (@guildId, @scope, @scopeId, @key, @value, @changedById, @changedByName, @now)`,
   );
   // The newest change of each key at the place, cleared ones included (a reset must hide older ones).
-  const current = db.prepare<[string], SettingChangeRow>(
+  // By scope and id: a server made before 2017 has a first channel with the server's own id.
+  const current = db.prepare<[SettingScope, string], SettingChangeRow>(
     `SELECT s.* FROM setting_changes s
-     WHERE s.scope_id = ? AND s.id = (SELECT max(id) FROM setting_changes t WHERE t.scope_id = s.scope_id AND t.key = s.key)
+     WHERE s.scope = ? AND s.scope_id = ?
+       AND s.id = (SELECT max(id) FROM setting_changes t WHERE t.scope = s.scope AND t.scope_id = s.scope_id AND t.key = s.key)
      ORDER BY s.key`,
   );
   const recentOfGuild = db.prepare<[string, number], SettingChangeRow>(
@@ -52,7 +54,7 @@ export function createPlaceSettingQueries(db: Database) {
       for (const change of changes) insert.run({ ...change, now });
     }),
     /** The place's settings now (a row whose value is null: cleared). */
-    at: (scopeId: string) => current.all(scopeId),
+    at: (scope: SettingScope, scopeId: string) => current.all(scope, scopeId),
     /** The newest changes, of one server or of all. */
     recent: (guildId: string | null, limit = 50) =>
       guildId === null ? recentAll.all(limit) : recentOfGuild.all(guildId, limit),

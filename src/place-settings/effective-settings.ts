@@ -47,7 +47,7 @@ export function effectiveSettings(
   place: Place,
   defaults: { modelName: string; modelNames: readonly string[] },
 ): EffectiveSettings {
-  const rowsByLevel = levels(place).map((level) => queries.at(level.id).filter((row) => row.scope === level.scope));
+  const rowsByLevel = levels(place).map((level) => queries.at(level.scope, level.id));
   const nearest = (key: string, usable: (row: SettingChangeRow) => boolean = () => true) => {
     for (const rows of rowsByLevel) {
       const row = rows.find((candidate) => candidate.key === key);

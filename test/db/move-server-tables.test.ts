@@ -194,7 +194,9 @@ describe('settings changes (setting_changes) and the persona a run used', () => 
     expect(personasOfRuns(b, guild)).toEqual([{ id: `run-of-${guild}`, value: 'a strict tutor' }]);
     expect(personasOfRuns(b, '200000000000000009')).toEqual([{ id: 'run-of-200000000000000009', value: 'a gardener' }]);
     // The channel's persona now is still the newest change there.
-    expect(b.placeSettings.at(`${guild}-channel`)).toMatchObject([{ key: 'persona', value: 'a strict tutor' }]);
+    expect(b.placeSettings.at('channel', `${guild}-channel`)).toMatchObject([
+      { key: 'persona', value: 'a strict tutor' },
+    ]);
     expect(a.db.prepare('SELECT count(*) FROM setting_changes').pluck().get()).toBe(0);
   });
 });

@@ -51,6 +51,27 @@ describe('settings in effect', () => {
     expect(now()).toMatchObject({ model: { value: 'strong' }, modelOnly: { value: true } });
   });
 
+  it("a channel undoes its server's \"only\" with its own 'no'", () => {
+    ({ store } = tempStore());
+    store.placeSettings.change([set('server', 'model', 'strong'), set('server', 'model_only', 'yes')]);
+    store.placeSettings.change([set('thread', 'model', 'fast')]);
+    expect(now()).toMatchObject({ model: { value: 'strong' }, modelOnly: { value: true } });
+    store.placeSettings.change([set('channel', 'model_only', 'no')]);
+    expect(now()).toMatchObject({ model: { value: 'fast' }, modelOnly: { value: false } });
+  });
+
+  it('a server and its first channel may share an id (servers made before 2017): their settings stay apart', () => {
+    ({ store } = tempStore());
+    const shared: Place = { guildId: 'g', channelId: 'g', threadId: null };
+    const at = (scope: SettingScope, key: string, value: string) => ({ ...set(scope, key, value), scopeId: 'g' });
+    store.placeSettings.change([at('server', 'persona', 'for the server'), at('channel', 'persona', 'for #general')]);
+    expect(effectiveSettings(store.placeSettings, shared, defaults).persona?.value).toBe('for #general');
+    // Every other channel still has the server's.
+    expect(effectiveSettings(store.placeSettings, { ...shared, channelId: 'other' }, defaults).persona?.value).toBe(
+      'for the server',
+    );
+  });
+
   it("the nearest switch of a tool or its MCP server decides; at one place, the tool's own", () => {
     ({ store } = tempStore());
     const enabled = (tool: string) => toolEnabled(now(), tool, serverOfTool(tool, ['github']));
