@@ -11,12 +11,12 @@ import { currentTools } from '../src/agent/tool-registry.ts';
 import type { CommandContext, CommandInteraction } from '../src/discord/command-context.ts';
 import { defineCommand } from '../src/discord/command-context.ts';
 import { splitMessage } from '../src/discord/split-message.ts';
-import { settingsOfConversation } from '../src/discord/place-run.ts';
 import { changeBy, placeOfInteraction, scopeHere, settingsHere } from '../src/discord/settings-place.ts';
 import { settingKeys, toolKey } from '../src/place-settings/effective-settings.ts';
 import { describeSettings } from '../src/place-settings/describe-settings.ts';
-import { truncateLine } from '../src/text/truncate.ts';
+import { safeCutIndex, truncateLine } from '../src/text/truncate.ts';
 import type { ModelListing } from '../src/model-catalog/model-catalog.ts';
+import { isServerModerator } from '../src/discord/moderation.ts';
 import { guildOnly, moderatorVisibility, privately } from './shared.ts';
 
 /**
@@ -219,24 +219,34 @@ function toolNames(context: CommandContext): string[] {
 
 async function show(interaction: CommandInteraction, context: CommandContext): Promise<void> {
   const settings = settingsHere(interaction, context);
-  const recent = context.store.placeSettings.recent(interaction.guildId, 5);
+  // A moderator of this channel only sees the changes that apply here, not other channels' (a private one's persona).
+  const place = placeOfInteraction(interaction);
+  const appliesHere = (row: { scope: SettingScope; scope_id: string }) =>
+    row.scope === 'server' || row.scope_id === place.channelId || row.scope_id === place.threadId;
+  const recent = isServerModerator(interaction.member, context.moderatorRoleIds)
+    ? context.store.placeSettings.recent(interaction.guildId, 5)
+    : context.store.placeSettings.recent(interaction.guildId, 200).filter(appliesHere).slice(0, 5);
   // 24 models with their descriptions pass one message: the rest follow, private too.
   for (const piece of splitMessage(describeSettings(settings, context.modelCatalog.entries, recent)))
     await privately(interaction, piece);
 }
 
-/** A box for a persona longer than an option takes, filled with the one in effect at that scope. */
+/**
+ * A box for a persona longer than an option takes, filled with the one set at that scope itself: not
+ * one it inherits, which, sent back unchanged, would become a copy the server's later edits miss.
+ */
 async function askForPersona(
   interaction: CommandInteraction,
   context: CommandContext,
   scope: SettingScope,
 ): Promise<void> {
-  const place = placeOfInteraction(interaction);
-  const current = settingsOfConversation(context.store, context.modelCatalog, {
-    guild_id: place.guildId,
-    channel_id: scope === 'server' ? null : place.channelId,
-    thread_id: null,
-  })!.persona?.value;
+  const target = scopeHere(interaction, context, scope);
+  const current =
+    typeof target === 'string'
+      ? undefined
+      : (context.store.placeSettings.at(target.scope, target.scopeId).find((row) => row.key === settingKeys.persona)
+          ?.value ?? undefined);
+  const cut = current ? safeCutIndex(current, modalBoxLimit) : 0;
   const box = (id: string, label: string, value: string) => ({
     type: ComponentType.ActionRow,
     components: [
@@ -256,8 +266,8 @@ async function askForPersona(
     custom_id: `settings:${scope}`,
     title: scope === 'server' ? 'Persona for the whole server' : 'Persona for this channel',
     components: [
-      box('persona', 'Persona (empty clears it)', current?.slice(0, modalBoxLimit) ?? ''),
-      box('persona-more', 'Persona, continued', current?.slice(modalBoxLimit, maxPersonaLength) ?? ''),
+      box('persona', 'Persona (empty clears it)', current?.slice(0, cut) ?? ''),
+      box('persona-more', 'Persona, continued', current?.slice(cut, maxPersonaLength) ?? ''),
     ],
   } as never);
 }

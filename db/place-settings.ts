@@ -48,6 +48,7 @@ export function createPlaceSettingQueries(db: Database) {
     'SELECT * FROM setting_changes WHERE guild_id = ? ORDER BY id DESC LIMIT ?',
   );
   const recentAll = db.prepare<[number], SettingChangeRow>('SELECT * FROM setting_changes ORDER BY id DESC LIMIT ?');
+  const forget = db.prepare<[SettingScope, string]>('DELETE FROM setting_changes WHERE scope = ? AND scope_id = ?');
   return {
     /** Records changes together (a reset clears several keys at once). */
     change: db.transaction((changes: readonly NewSettingChange[], now: number = Date.now()) => {
@@ -55,6 +56,8 @@ export function createPlaceSettingQueries(db: Database) {
     }),
     /** The place's settings now (a row whose value is null: cleared). */
     at: (scope: SettingScope, scopeId: string) => current.all(scope, scopeId),
+    /** Forgets a place's settings and their history: the channel or thread is deleted. */
+    forget: (scope: SettingScope, scopeId: string) => void forget.run(scope, scopeId),
     /** The newest changes, of one server or of all. */
     recent: (guildId: string | null, limit = 50) =>
       guildId === null ? recentAll.all(limit) : recentOfGuild.all(guildId, limit),

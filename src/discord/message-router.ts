@@ -254,6 +254,8 @@ export function messageRouter(deps: RouterDependencies) {
 
     /** A deleted thread's conversation is purged: messages, runs and steps. */
     async onThreadDeleted(threadId: string): Promise<void> {
+      // What its moderators set there goes with it, as everything of the thread does.
+      store.placeSettings.forget('thread', threadId);
       await line.settled(discordConversationKey(threadId));
       const conversation = store.conversations.byKey(discordConversationKey(threadId));
       if (!conversation) return;
@@ -264,6 +266,7 @@ export function messageRouter(deps: RouterDependencies) {
     /** A deleted channel takes its threads with it: their conversations are purged. */
     onChannelDeleted(channelId: string): void {
       store.channelCursors.forget(channelId);
+      store.placeSettings.forget('channel', channelId);
       const purged = store.conversations.purgeInChannel(channelId);
       if (purged > 0) logger.info({ channelId, conversations: purged }, 'conversations purged with their channel');
     },

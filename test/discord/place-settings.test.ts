@@ -182,6 +182,25 @@ describe('/settings persona', () => {
     expect((await cleared.waitForReply()).content).toBe('Persona cleared for this channel and its threads.');
     await ask(discord.channels.general, 'and without it');
     expect(systemPrompt(world.model.requests.at(-1))).not.toContain('AAAA');
+
+    // A channel's form shows the channel's own persona only, never the server's it inherits.
+    await settings('persona', discord.channels.random, { text: 'Speak like a sailor.', scope: 'server' });
+    const channelForm = await world.discord.userRunsCommand({
+      name: 'settings',
+      subcommand: 'persona',
+      author: 'ada',
+      channelId: discord.channels.random,
+    });
+    expect((await channelForm.waitForModal()).components[0]!.components[0]!.value).toBeUndefined();
+    await discord.userSubmitsModal(channelForm, {});
+    expect(world.store.placeSettings.at('server', discord.guildId)).toMatchObject([
+      { key: 'persona', value: 'Speak like a sailor.' },
+    ]);
+
+    // A deleted channel takes what its moderators set there with it.
+    await discord.deleteChannel(discord.channels.general);
+    await world.handled('channel-deletion', discord.channels.general);
+    expect(world.store.placeSettings.at('channel', discord.channels.general)).toEqual([]);
   });
 });
 
