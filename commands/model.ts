@@ -4,7 +4,7 @@ import { settingsOfConversation } from '../src/discord/place-run.ts';
 import { changeBy } from '../src/discord/settings-place.ts';
 import { settingKeys } from '../src/place-settings/effective-settings.ts';
 import { truncateLine } from '../src/text/truncate.ts';
-import { inheritChoice, modelChoices } from './settings.ts';
+import { inheritChoice, modelChoices } from './shared.ts';
 import { guildOnly, privately, steerableConversation } from './shared.ts';
 
 export const model = defineCommand({

@@ -3,7 +3,6 @@ import {
   ComponentType,
   MessageFlags,
   TextInputStyle,
-  type APIApplicationCommandOptionChoice,
   type APIApplicationCommandStringOption,
 } from 'discord.js';
 import type { SettingScope } from '../db/place-settings.ts';
@@ -15,9 +14,8 @@ import { changeBy, placeOfInteraction, scopeHere, settingsHere } from '../src/di
 import { settingKeys, toolKey } from '../src/place-settings/effective-settings.ts';
 import { describeSettings } from '../src/place-settings/describe-settings.ts';
 import { safeCutIndex, truncateLine } from '../src/text/truncate.ts';
-import type { ModelListing } from '../src/model-catalog/model-catalog.ts';
 import { isServerModerator } from '../src/discord/moderation.ts';
-import { guildOnly, moderatorVisibility, privately } from './shared.ts';
+import { guildOnly, inheritChoice, modelChoices, moderatorVisibility, privately } from './shared.ts';
 
 /**
  * Longest persona: Discord takes 6,000 characters in a string option, 4,000 in a text input, so the
@@ -27,8 +25,6 @@ import { guildOnly, moderatorVisibility, privately } from './shared.ts';
 export const maxPersonaLength = 8000;
 const optionTextLimit = 6000;
 const modalBoxLimit = 4000;
-/** The choice that clears a model setting, so the place inherits it again. */
-export const inheritChoice = 'inherit';
 
 const scopeOption: APIApplicationCommandStringOption = {
   type: ApplicationCommandOptionType.String,
@@ -39,14 +35,6 @@ const scopeOption: APIApplicationCommandStringOption = {
     { name: 'the whole server', value: 'server' },
   ],
 };
-
-/** The models as command choices (at most 24: one choice is kept for "inherit"). */
-export function modelChoices(models: readonly ModelListing[]): APIApplicationCommandOptionChoice<string>[] {
-  return models.map((model) => ({
-    name: truncateLine(model.description ? `${model.name}: ${model.description}` : model.name, 100),
-    value: model.name,
-  }));
-}
 
 export const settings = defineCommand({
   name: 'settings',

@@ -1,9 +1,16 @@
-import { ApplicationIntegrationType, InteractionContextType, PermissionFlagsBits } from 'discord.js';
+import {
+  type APIApplicationCommandOptionChoice,
+  ApplicationIntegrationType,
+  InteractionContextType,
+  PermissionFlagsBits,
+} from 'discord.js';
 import type { ConversationRow } from '../db/conversations.ts';
 import type { CommandContext, CommandInteraction, CommandSetup } from '../src/discord/command-context.ts';
 import { discordConversationKey } from '../src/conversation/conversation-keys.ts';
 import { discordRequester, isModerator } from '../src/discord/moderation.ts';
 import type { Requester } from '../src/agent/tool.ts';
+import type { ModelListing } from '../src/model-catalog/model-catalog.ts';
+import { truncateLine } from '../src/text/truncate.ts';
 
 /** Every command lives in servers only. */
 export const guildOnly = {
@@ -64,4 +71,15 @@ export function steerableConversation(
     return `Only the person who started this conversation, or a moderator, can ${action}.`;
   }
   return conversation;
+}
+
+/** The choice that clears a model setting, so the place inherits it again (`/settings model`, `/model`). */
+export const inheritChoice = 'inherit';
+
+/** The models as command choices (at most 24: one choice is kept for "inherit"). */
+export function modelChoices(models: readonly ModelListing[]): APIApplicationCommandOptionChoice<string>[] {
+  return models.map((model) => ({
+    name: truncateLine(model.description ? `${model.name}: ${model.description}` : model.name, 100),
+    value: model.name,
+  }));
 }
