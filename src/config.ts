@@ -218,7 +218,8 @@ export function parseConfig(
       {
         name: settings.OPENAI_MODEL,
         description: '',
-        vision: false,
+        // Nothing said of it: MODEL_VISION decides (auto: from what is known of the model).
+        vision: null,
         contextTokens: null,
         price: null,
         client: {

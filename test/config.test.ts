@@ -35,7 +35,7 @@ describe('settings', () => {
             {
               name: 'gpt-4.1-mini',
               description: '',
-              vision: false,
+              vision: null,
               contextTokens: null,
               price: null,
               client: {

@@ -6,6 +6,10 @@ import { type ScriptedModel, apiError, finalAnswer, startScriptedModel } from '.
 import { profileFor } from '../../src/model-servers/profiles/index.ts';
 import { resolveVision, visionSetup } from '../../src/model-servers/vision.ts';
 import type { StoredCheckup } from '../../src/model-servers/server-summary.ts';
+import { botDependencies } from '../../src/bot-dependencies.ts';
+import { parseConfig } from '../../src/config.ts';
+import { silentLogger } from '../../src/agent/logger.ts';
+import { tempStore } from '../support/temp-store.ts';
 
 const openai = profileFor('auto', 'https://api.openai.com/v1');
 const ollama = profileFor('auto', 'http://localhost:11434/v1');
@@ -102,5 +106,35 @@ describe('a model that turns out not to see', () => {
     const record = records.read(model.baseURL, 'test-model');
     expect(record?.learned.images).toBe(false);
     expect(resolveVision({ setting: 'auto', profile: openai, model: 'gpt-4o', record }).enabled).toBe(false);
+  });
+});
+
+describe('vision as the bot is built from its settings', () => {
+  const visionOfDefault = async (environment: Record<string, string>) => {
+    const loaded = parseConfig({ OPENAI_API_KEY: 'sk-1', DISCORD_TOKEN: 't', ...environment }, null, {
+      purpose: 'bot',
+    });
+    if (!loaded.ok) throw new Error(loaded.problems.join('\n'));
+    const { store } = tempStore();
+    try {
+      const deps = await botDependencies(loaded.config, { store, instanceId: 'i', logger: silentLogger });
+      return { default: deps.visionOf!(loaded.config.models.defaultName), intake: deps.images.vision };
+    } finally {
+      store.close();
+    }
+  };
+
+  it('without MODELS_FILE, MODEL_VISION=auto judges the one model by what is known of it', async () => {
+    expect(await visionOfDefault({ OPENAI_MODEL: 'gpt-4o' })).toMatchObject({
+      default: { seesImages: true },
+      intake: true,
+    });
+    expect(await visionOfDefault({ OPENAI_MODEL: 'gpt-3.5-turbo' })).toMatchObject({
+      default: { seesImages: false, imageTokens: null },
+      intake: false,
+    });
+    expect(await visionOfDefault({ OPENAI_MODEL: 'gpt-3.5-turbo', MODEL_VISION: 'on' })).toMatchObject({
+      default: { seesImages: true },
+    });
   });
 });
