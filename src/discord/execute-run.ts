@@ -110,7 +110,7 @@ function asPlaceSays(deps: RunnerDependencies, plan: DiscordRunPlan) {
       ...deps,
       model: deps.models.clientFor(settings.model.value),
       gate: deps.gateFor?.(settings.model.value) ?? deps.gate,
-      memoryBudget: windowOptions(deps, plan.conversation).budget,
+      memoryBudget: windowOptions(deps, plan.conversation, settings).budget,
       settings: {
         ...deps.settings,
         seesImages: deps.visionOf?.(settings.model.value).seesImages ?? deps.settings.seesImages,

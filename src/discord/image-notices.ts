@@ -22,10 +22,10 @@ export async function tellAboutImages(
   message: Pick<Message, 'reply' | 'channelId'>,
   conversationId: number,
   seen: IncomingImages,
-  deps: { images: ImageQueries; vision: boolean; logger: Logger },
+  deps: { images: ImageQueries; vision: () => boolean; logger: Logger },
 ): Promise<void> {
   const notice =
-    seen.posted > 0 && !deps.vision
+    seen.posted > 0 && !deps.vision()
       ? deps.images.firstNoVisionNotice(conversationId)
         ? noVisionNotice
         : null

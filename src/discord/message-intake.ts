@@ -55,7 +55,8 @@ export function messageIntake(deps: IntakeDependencies) {
     if (storedId === null) return null;
     await tellAboutImages(message, conversation.id, images, {
       images: store.images,
-      vision: deps.seesImagesIn?.(conversation) ?? deps.images.vision,
+      // Asked only when images were posted: it reads the place's settings.
+      vision: () => deps.seesImagesIn?.(conversation) ?? deps.images.vision,
       logger,
     });
     if (message.channel.isThread()) store.conversations.setLastSeenMessage(conversation.id, message.id);

@@ -53,8 +53,11 @@ export interface ModelVision {
 export function windowOptions(
   deps: { store: Store; models?: ModelCatalog; memoryBudget: number; visionOf?: (modelName: string) => ModelVision },
   conversation: Pick<ConversationRow, 'guild_id' | 'channel_id' | 'thread_id'>,
+  /** The place's settings, when the caller has read them already. */
+  read?: EffectiveSettings | null,
 ): { budget: number; imageTokens?: ImageTokenRule | null } {
-  const settings = deps.models ? settingsOfConversation(deps.store, deps.models, conversation) : null;
+  const settings =
+    read !== undefined ? read : deps.models ? settingsOfConversation(deps.store, deps.models, conversation) : null;
   const modelName = settings?.model.value ?? deps.models?.defaultName;
   const context = modelName ? deps.models?.entry(modelName)?.contextTokens : null;
   const vision = modelName ? deps.visionOf?.(modelName) : undefined;
