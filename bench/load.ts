@@ -12,7 +12,8 @@
  *
  *   npm run bench:load [-- --threads 200 --messages 3 --latency 200 --concurrency 20]
  */
-import { fork, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { startLoadProcesses } from './load-processes.ts';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
@@ -48,18 +49,7 @@ const gc = (globalThis as { gc?: () => void }).gc!;
 if (!gc) throw new Error('run with node --expose-gc (npm run bench:load does)');
 
 // --- The model and Discord, each in its own process. ---
-const tsx = ['--import', 'tsx'];
-const model = fork(new URL('./echo-model-server.ts', import.meta.url), [], {
-  execArgv: tsx,
-  env: { ...process.env, LATENCY_MS: String(latencyMs) },
-  stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-});
-const [portLine] = (await once(model.stdout!, 'data')) as [Buffer];
-const discord = fork(new URL('./load-discord.ts', import.meta.url), [], {
-  execArgv: tsx,
-  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-});
-const [{ apiUrl, token }] = (await once(discord, 'message')) as [{ apiUrl: string; token: string }];
+const { model, modelURL, discord, apiUrl, token } = await startLoadProcesses(latencyMs);
 const ask = askChild;
 
 // --- The bot, composed as src/main.ts composes it, with the production defaults. ---
@@ -68,7 +58,7 @@ const loaded = parseConfig(
   {
     DISCORD_TOKEN: token,
     DISCORD_API_URL: apiUrl,
-    OPENAI_BASE_URL: `http://127.0.0.1:${portLine.toString().trim()}/v1`,
+    OPENAI_BASE_URL: modelURL,
     OPENAI_API_KEY: 'bench',
     DATABASE_PATH: join(folder, 'bot.sqlite'),
     MAX_CONCURRENT_RUNS: String(concurrency),

@@ -12,7 +12,8 @@
  *
  *   npm run bench:shards [-- --threads 200 --servers 40 --shards 4 --concurrency 20]
  */
-import { fork, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { startLoadProcesses } from './load-processes.ts';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -40,7 +41,6 @@ const [threads, messages, servers, shards, latencyMs, concurrency] = [
   values.concurrency,
 ].map(Number) as [number, number, number, number, number, number];
 
-const tsx = ['--import', 'tsx'];
 const ask = askChild;
 const rssMiB = (pid: number) => {
   try {
@@ -58,26 +58,19 @@ interface Measured {
 }
 
 async function measure(shardCount: number): Promise<Measured> {
-  const model = fork(new URL('./echo-model-server.ts', import.meta.url), [], {
-    execArgv: tsx,
-    env: { ...process.env, LATENCY_MS: String(latencyMs) },
-    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-  });
-  const [portLine] = (await once(model.stdout!, 'data')) as [Buffer];
   // The same servers (ids on the same shards of `shards`) whichever layout runs.
-  const discord = fork(new URL('./load-discord.ts', import.meta.url), [], {
-    execArgv: tsx,
-    env: { ...process.env, SERVERS: String(servers), SHARDS: String(shards), GATEWAY_MAX_CONCURRENCY: '16' },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  const { model, modelURL, discord, apiUrl, token } = await startLoadProcesses(latencyMs, {
+    SERVERS: String(servers),
+    SHARDS: String(shards),
+    GATEWAY_MAX_CONCURRENCY: '16',
   });
-  const [{ apiUrl, token }] = (await once(discord, 'message')) as [{ apiUrl: string; token: string }];
   const folder = mkdtempSync(join(tmpdir(), 'bench-shards-'));
   const bot = spawn(process.execPath, ['--enable-source-maps', 'dist/main.js'], {
     env: {
       PATH: process.env.PATH,
       DISCORD_TOKEN: token,
       DISCORD_API_URL: apiUrl,
-      OPENAI_BASE_URL: `http://127.0.0.1:${portLine.toString().trim()}/v1`,
+      OPENAI_BASE_URL: modelURL,
       OPENAI_API_KEY: 'bench',
       DATABASE_PATH: join(folder, 'bot.sqlite'),
       MAX_CONCURRENT_RUNS: String(concurrency / shardCount),
