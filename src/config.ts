@@ -5,15 +5,11 @@
 import { readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
-import type { AgentSettings } from './agent/run-agent.ts';
-import type { OpenAIModelClientOptions } from './model-servers/openai-model-client.ts';
-import type { MemorySettings } from './memory/conversation-memory.ts';
-import type { McpServerConfig } from './mcp/mcp-config.ts';
+import type { Config } from './config-shape.ts';
 import type { ModelsConfig } from './model-catalog/model-entry.ts';
 import type { SharedModelOptions } from './model-catalog/models-file.ts';
 import { readSettingFiles } from './setting-files.ts';
 import { providerIds } from './model-servers/profiles/profile.ts';
-import type { VisionSetting } from './model-servers/vision.ts';
 import {
   blankToUndefined,
   decimal,
@@ -115,54 +111,6 @@ function crossProblems(merged: Environment, purpose: ConfigPurpose): string[] {
 }
 
 export const settingNames = Object.keys(settingsSchema.shape) as (keyof typeof settingsSchema.shape)[];
-
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-
-export interface Config {
-  model: OpenAIModelClientOptions;
-  agent: AgentSettings;
-  databasePath: string;
-  memory: MemorySettings;
-  /** The operator's persona and rules, or null for none. */
-  systemPrompt: string | null;
-  logLevel: LogLevel;
-  discord: DiscordSettings;
-  /** The MCP servers of `MCP_CONFIG`; none when it is unset. */
-  mcpServers: McpServerConfig[];
-  shards: ShardSettings;
-  /** Images: MODEL_VISION (resolved at start) and IMAGE_MAX_MB. */
-  images: { vision: VisionSetting; maxBytes: number };
-  /** The models of `MODELS_FILE`; without it, the one of the OPENAI_* settings. `model` is the default's. */
-  models: ModelsConfig;
-}
-
-/** How the bot is split into shards (SHARD_COUNT, SHARD_IDS). */
-export interface ShardSettings {
-  /** Shards in all (`auto`: Discord's recommendation); 1: not sharded, one process. */
-  count: number | 'auto';
-  /** The shards this host runs; null: all of them. */
-  ids: number[] | null;
-}
-
-export interface DiscordSettings {
-  /** Null only for commands that do not connect to Discord (`npm run chat`). */
-  token: string | null;
-  apiUrl: string;
-  allowedGuildIds: string[];
-  allowedChannelIds: string[];
-  toolPosts: 'all' | 'summary' | 'off';
-  /** The answer shown in Discord as the model writes it (STREAM_ANSWERS). */
-  streamAnswers: boolean;
-  maxConcurrentRuns: number;
-  attachmentMaxBytes: number;
-  /** Commands are registered in this server only (instant updates while developing); null: everywhere. */
-  commandGuildId: string | null;
-  moderatorRoleIds: string[];
-  /** Messages a person may send the agent per minute; 0: no limit. */
-  userMessagesPerMinute: number;
-  /** Tokens a server may use per day (UTC); 0: no limit. */
-  dailyTokenBudget: number;
-}
 
 /** What a command needs beyond the common settings: the bot needs its Discord token. */
 export type ConfigPurpose = 'bot' | 'chat';

@@ -3,7 +3,8 @@
  * clear message (and no stack trace) when either cannot be used.
  */
 import { openStore, type Store } from '../db/store.ts';
-import { type Config, type ConfigPurpose, formatProblems, parseConfig, readDotenv } from './config.ts';
+import { type ConfigPurpose, formatProblems, parseConfig, readDotenv } from './config.ts';
+import type { Config } from './config-shape.ts';
 import { UserFacingError } from './errors.ts';
 
 export function loadConfigOrExit(purpose: ConfigPurpose): Config {

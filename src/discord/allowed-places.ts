@@ -1,4 +1,4 @@
-import type { DiscordSettings } from '../config.ts';
+import type { DiscordSettings } from '../config-shape.ts';
 
 /**
  * Whether the bot holds conversations here: the operator's allow-lists of servers and channels

@@ -5,7 +5,7 @@ import type { LimitedModelClient } from '../agent/limit-model-calls.ts';
 import type { ModelClient } from '../agent/model-client.ts';
 import type { AgentSettings } from '../agent/run-agent.ts';
 import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
-import type { DiscordSettings } from '../config.ts';
+import type { DiscordSettings } from '../config-shape.ts';
 import { conversationMemory, type MemorySettings } from '../memory/conversation-memory.ts';
 import type { TokenCounter } from '../memory/token-counter.ts';
 import { ActiveRuns } from '../conversation/active-runs.ts';

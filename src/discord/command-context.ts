@@ -10,7 +10,7 @@ import type { Store } from '../../db/store.ts';
 import type { Logger } from '../agent/logger.ts';
 import type { AgentSettings } from '../agent/run-agent.ts';
 import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
-import type { DiscordSettings } from '../config.ts';
+import type { DiscordSettings } from '../config-shape.ts';
 import type { ConversationMemory } from '../memory/conversation-memory.ts';
 import type { TokenCounter } from '../memory/token-counter.ts';
 import type { ActiveRuns } from '../conversation/active-runs.ts';

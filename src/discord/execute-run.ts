@@ -5,7 +5,7 @@ import type { Store } from '../../db/store.ts';
 import type { LimitedModelClient } from '../agent/limit-model-calls.ts';
 import type { ModelClient } from '../agent/model-client.ts';
 import type { ConversationPlace } from '../agent/system-prompt.ts';
-import type { DiscordSettings } from '../config.ts';
+import type { DiscordSettings } from '../config-shape.ts';
 import type { ActiveRun, ActiveRuns } from '../conversation/active-runs.ts';
 import { type RunOutcome, type RunPlan, type RunSetup, runPlan } from '../conversation/conversation-run.ts';
 import type { RunLifecycle } from '../conversation/run-lifecycle.ts';

@@ -10,7 +10,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { REST, Routes, type RESTGetAPIGatewayBotResult, ShardingManager } from 'discord.js';
 import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
+import type { Config } from '../config-shape.ts';
 import { explainLoginError } from '../discord/discord-errors.ts';
 import { describeError, UserFacingError } from '../errors.ts';
 import { misplacedServersProblem } from './shard-files.ts';

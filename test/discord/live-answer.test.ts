@@ -3,7 +3,7 @@
  * real openai client reading a streamed reply from the fake model server, and the fake Discord.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DiscordSettings } from '../../src/config.ts';
+import type { DiscordSettings } from '../../src/config-shape.ts';
 import { renderAnswer } from '../../src/discord/render.ts';
 import { splitMessage } from '../../src/discord/split-message.ts';
 import { askInGeneral, type BotWorld, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
