@@ -1,0 +1,66 @@
+/**
+ * Images over the limits people can reach from Discord, end to end (issue 27): a header claiming
+ * more pixels than the budget. The fake Discord serves the files from 127.0.0.1.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
+import { dataUrlOf, imageUrlsOf, jpeg, pngClaiming, textOf, webp } from '../support/images.ts';
+import { finalAnswer } from '../support/scripted-model.ts';
+
+let world: BotWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+describe('the pixel budget, through the bot', () => {
+  it('refuses headers claiming 2³¹ × 2³¹ and 16M × 16M, telling the model and the person, and never sends them again', async () => {
+    world = await startBotWorld({}, {}, {}, { images: { vision: true } });
+    const { discord, model, store } = world;
+    const photo = jpeg(8000, 5000); // At the budget's edge: taken.
+    model.enqueue((request) => {
+      const asked = request.messages.at(-1)!;
+      expect(imageUrlsOf(asked)).toEqual([dataUrlOf('image/jpeg', photo)]);
+      const text = textOf(asked);
+      expect(text).toContain(
+        '[image claim.png: not shown, 2,147,483,648 × 2,147,483,648 pixels, larger than 8,000 pixels a side or 40 megapixels in all (scale it down and post it again)]',
+      );
+      expect(text).toContain('[image claim.webp: not shown, 16,777,216 × 16,777,216 pixels, larger than');
+      return finalAnswer('One photo.');
+    });
+    const asked = await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `${mentionOf(world)} look`,
+      mentions: [discord.botUser.id],
+      attachments: [
+        { filename: 'claim.png', contentType: 'image/png', body: pngClaiming(2 ** 31, 2 ** 31) },
+        { filename: 'claim.webp', contentType: 'image/webp', body: webp(2 ** 24, 2 ** 24) },
+        { filename: 'photo.jpg', contentType: 'image/jpeg', body: photo },
+      ],
+    });
+    await world.handled('message', asked.id);
+    const notice = discord.botMessages(discord.channels.general)[0]!;
+    expect(notice.message_reference?.message_id).toBe(asked.id);
+    expect(notice.content).toBe(
+      [
+        'I could not look at:',
+        '- claim.png: 2,147,483,648 × 2,147,483,648 pixels, larger than 8,000 pixels a side or 40 megapixels in all (scale it down and post it again)',
+        '- claim.webp: 16,777,216 × 16,777,216 pixels, larger than 8,000 pixels a side or 40 megapixels in all (scale it down and post it again)',
+      ].join('\n'),
+    );
+    expect(store.images.count()).toBe(1);
+
+    // The next call in the thread carries the photo only.
+    model.enqueue((request) => {
+      expect(request.messages.flatMap(imageUrlsOf)).toEqual([dataUrlOf('image/jpeg', photo)]);
+      return finalAnswer('Still one.');
+    });
+    const again = await discord.userSays({ channelId: asked.id, author: 'ada', content: 'and now?' });
+    await world.handled('message', again.id);
+    expect((await waitForBotPosts(world, asked.id, 2)).map((post) => post.content)).toEqual([
+      'One photo.',
+      'Still one.',
+    ]);
+  });
+});
