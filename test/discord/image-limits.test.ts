@@ -1,9 +1,11 @@
 /**
  * Images over the limits people can reach from Discord, end to end (issue 27): a header claiming
- * more pixels than the budget. The fake Discord serves the files from 127.0.0.1.
+ * more pixels than the budget, and more refused images than a notice can name. The fake Discord
+ * serves the files from 127.0.0.1 and refuses a bot message over 2,000 characters, as Discord does.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
+import { maxContentLength } from '../support/discord-conformance.ts';
 import { dataUrlOf, imageUrlsOf, jpeg, pngClaiming, textOf, webp } from '../support/images.ts';
 import { finalAnswer } from '../support/scripted-model.ts';
 
@@ -62,5 +64,43 @@ describe('the pixel budget, through the bot', () => {
       'One photo.',
       'Still one.',
     ]);
+  });
+});
+
+describe('the refusal notice', () => {
+  it('names a few of many refused images, each name cut, and counts the rest: it fits in a message', async () => {
+    world = await startBotWorld({}, {}, {}, { images: { vision: true } });
+    const { discord, model } = world;
+    // 10 attachments with 200-character names (text, not images), and 40 links to Discord's CDN.
+    const attachments = Array.from({ length: 10 }, (_, index) => ({
+      filename: `${String(index).padStart(2, '0')}${'n'.repeat(194)}.png`,
+      contentType: 'image/png',
+      body: 'not a picture',
+    }));
+    const cdn = `http://127.0.0.1:${new URL(discord.apiUrl).port}/attachments`;
+    const links = Array.from({ length: 40 }, (_, index) => `${cdn}/1/${index}/${'l'.repeat(150)}-${index}.png`);
+    model.enqueue(finalAnswer('None of them.'));
+    const asked = await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `${mentionOf(world)} look at all these ${links.join(' ')}`,
+      mentions: [discord.botUser.id],
+      attachments,
+    });
+    await world.handled('message', asked.id);
+    const notice = discord.botMessages(discord.channels.general)[0]?.content;
+    expect(notice?.length).toBeLessThanOrEqual(maxContentLength);
+    const lines = notice!.split('\n');
+    expect(lines[0]).toBe('I could not look at:');
+    expect(lines.slice(1, -1)).toHaveLength(5);
+    for (const [index, line] of lines.slice(1, -1).entries())
+      expect(line).toBe(
+        `- ${String(index).padStart(2, '0')}${'n'.repeat(77)}…: ${
+          index < 4
+            ? 'not a PNG, JPEG, WebP or GIF image (whatever its name or type says)'
+            : 'at most 4 images are taken from one message'
+        }`,
+      );
+    expect(lines.at(-1)).toBe('…and 45 more');
   });
 });
