@@ -181,7 +181,7 @@ async function takeImage(candidate: ImageSource, intake: ImageIntake): Promise<T
   let bytes: Buffer;
   try {
     const read = await readFromCdn(candidate.url, intake.maxBytes, fetchTimeoutMs);
-    if (!read.ok) return { refused: `could not be fetched (HTTP ${read.status})` };
+    if (!read.ok) return { refused: `could not be fetched (${read.why})` };
     if (read.bytes.length === 0) return { refused: 'empty' };
     // The size Discord reports is checked above; the body is cut again as it is read, in case it lied.
     if (read.truncated) return { refused: limit };

@@ -1,12 +1,14 @@
 /**
  * Images over the limits people can reach from Discord, end to end (issue 27): a header claiming
- * more pixels than the budget, and more refused images than a notice can name. The fake Discord
- * serves the files from 127.0.0.1 and refuses a bot message over 2,000 characters, as Discord does.
+ * more pixels than the budget, more refused images than a notice can name, and files the CDN cuts
+ * short. The fake Discord serves the files from 127.0.0.1 and refuses a bot message over 2,000
+ * characters, as Discord does.
  */
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
 import { maxContentLength } from '../support/discord-conformance.ts';
-import { dataUrlOf, imageUrlsOf, jpeg, pngClaiming, textOf, webp } from '../support/images.ts';
+import { dataUrlOf, imageUrlsOf, jpeg, png, pngClaiming, textOf, webp } from '../support/images.ts';
 import { finalAnswer } from '../support/scripted-model.ts';
 
 let world: BotWorld | undefined;
@@ -102,5 +104,43 @@ describe('the refusal notice', () => {
         }`,
       );
     expect(lines.at(-1)).toBe('…and 45 more');
+  });
+});
+
+describe('a CDN body cut short', () => {
+  it('refuses an image or a text file served compressed and cut, rather than taking what arrived as whole', async () => {
+    world = await startBotWorld({}, {}, {}, { images: { vision: true } });
+    const { discord, model, store } = world;
+    const photo = png(64, 48, { padTo: 4000 });
+    const notes = Array.from({ length: 300 }, (_, index) => `line ${index}: ${'x'.repeat(index % 50)}`).join('\n');
+    const cutTo = (body: string | Buffer) => Math.floor(gzipSync(body).length / 2);
+    model.enqueue((request) => {
+      const asked = request.messages.at(-1)!;
+      expect(imageUrlsOf(asked)).toEqual([]);
+      const text = textOf(asked);
+      expect(text).toContain(
+        '[image photo.png: not shown, could not be fetched (sent compressed (gzip) though asked for as stored)]',
+      );
+      expect(text).toMatch(
+        /\[Attachment notes\.txt \(text\/plain, [^)]+\): could not be read \(sent compressed \(gzip\) though asked for as stored\)\.\]/,
+      );
+      expect(text).not.toContain('line 0');
+      return finalAnswer('Neither arrived whole.');
+    });
+    const asked = await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `${mentionOf(world)} look`,
+      mentions: [discord.botUser.id],
+      attachments: [
+        { filename: 'photo.png', contentType: 'image/png', body: photo, gzipCutTo: cutTo(photo) },
+        { filename: 'notes.txt', contentType: 'text/plain', body: notes, gzipCutTo: cutTo(notes) },
+      ],
+    });
+    await world.handled('message', asked.id);
+    expect(discord.botMessages(discord.channels.general)[0]!.content).toBe(
+      'I could not look at:\n- photo.png: could not be fetched (sent compressed (gzip) though asked for as stored)',
+    );
+    expect(store.images.count()).toBe(0);
   });
 });
