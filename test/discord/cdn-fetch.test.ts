@@ -64,7 +64,7 @@ describe('reading from the CDN', () => {
       response({ 'content-type': 'image/png', 'content-length': image.length }, image.subarray(0, 1000)),
     );
     // Node's fetch fails the read itself ("terminated"): the callers refuse it as not fetched.
-    await expect(readFromCdn(url, 1_000_000, 5000)).rejects.toThrow();
+    await expect(readFromCdn(url, 1_000_000, 5000)).rejects.toThrow('terminated');
   });
 
   it('cuts a body longer than the cap, whatever its content-length says', async () => {
