@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { geminiTiles, openAIPatches, openAITiles } from '../../src/images/image-tokens.ts';
 import { maxImagePixels, maxImageSide, takeImageBytes } from '../../src/images/take-image.ts';
+import { toolResult } from '../../src/mcp/mcp-tools.ts';
 import { gif, jpeg, png, pngClaiming, webp, webpLossless, webpLossy } from '../support/images.ts';
 
 const refusal = (bytes: Buffer) => {
@@ -74,5 +75,16 @@ describe('the pixel budget', () => {
           });
         }
       }
+  });
+
+  it("holds for an MCP tool's images too: an image over it is named to the model, not shown", () => {
+    const image = (bytes: Buffer) => ({ type: 'image', data: bytes.toString('base64'), mimeType: 'image/png' });
+    const result = toolResult('test', 'shot', {
+      content: [{ type: 'text', text: 'two screens' }, image(pngClaiming(65535, 65535)), image(png(4, 3))],
+    });
+    expect(result).toMatchObject({
+      text: 'two screens\n[image image/png: not shown, 65,535 × 65,535 pixels, larger than 8,000 pixels a side or 40 megapixels in all (scale it down and post it again)]',
+      images: [{ mediaType: 'image/png', width: 4, height: 3 }],
+    });
   });
 });
