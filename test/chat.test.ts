@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dataUrlOf, imageUrlsOf, png, textOf } from './support/images.ts';
+import { dataUrlOf, imageUrlsOf, png, pngClaiming, textOf } from './support/images.ts';
 import { testServerConfig } from './support/mcp-test-server.ts';
 import { runScript } from './support/run-process.ts';
 import { type ScriptedModel, apiError, finalAnswer, startScriptedModel, toolCalls } from './support/scripted-model.ts';
@@ -49,6 +49,7 @@ describe('npm run chat', () => {
     const picture = png(32, 16);
     writeFileSync(join(cwd, 'pic.png'), picture);
     writeFileSync(join(cwd, 'notes.png'), 'not an image');
+    writeFileSync(join(cwd, 'huge.png'), pngClaiming(65535, 65535));
     model.enqueue((request) => {
       const asked = request.messages.at(-1)!;
       expect(textOf(asked)).toBe(['ada: what is this?', ...Array(4).fill('[image: pic.png]')].join('\n'));
@@ -56,7 +57,13 @@ describe('npm run chat', () => {
       return finalAnswer('Grey bars.');
     });
 
-    const lines = ['/image pic.png', '/image notes.png', '/image missing.png', ...Array(4).fill('/image pic.png')];
+    const lines = [
+      '/image pic.png',
+      '/image notes.png',
+      '/image huge.png',
+      '/image missing.png',
+      ...Array(4).fill('/image pic.png'),
+    ];
     const result = await chat(`${lines.join('\n')}\nwhat is this?\n`, { MODEL_VISION: 'on' });
 
     expect(result.code).toBe(0);
@@ -64,6 +71,7 @@ describe('npm run chat', () => {
     expect(result.stdout.split('\n')).toEqual([
       attached,
       '(not attached: notes.png is not a PNG, JPEG, WebP or GIF image (whatever its name or type says))',
+      '(not attached: huge.png is 65,535 × 65,535 pixels, larger than 8,000 pixels a side or 40 megapixels in all (scale it down and post it again))',
       '(not attached: cannot read missing.png: ENOENT)',
       attached,
       attached,

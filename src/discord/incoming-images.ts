@@ -34,10 +34,16 @@ export interface IncomingImages {
   images: NewImage[];
   /** Lines for the model: images refused or not shown, and why. */
   notes: string[];
-  /** Sentences for the person: images refused, and why (not for a model that cannot see). */
-  refusals: string[];
+  /** For the person: images refused, and why (not for a model that cannot see). */
+  refusals: ImageRefusal[];
   /** Images posted (taken or not). */
   posted: number;
+}
+
+/** An image refused: its name, and why (in words for the person). */
+export interface ImageRefusal {
+  name: string;
+  reason: string;
 }
 
 /** Whether an attachment is taken for an image (by type or name; its bytes decide what it is). */
@@ -100,7 +106,7 @@ export async function readIncomingImages(
     const refused = 'could not be read';
     const names = [...message.attachments.values()].filter(looksLikeImage).map((attachment) => attachment.name);
     const notes = names.map((name) => `[image ${name}: not shown, ${refused}]`);
-    return { images: [], notes, refusals: names.map((name) => `${name}: ${refused}`), posted: names.length };
+    return { images: [], notes, refusals: names.map((name) => ({ name, reason: refused })), posted: names.length };
   }
 }
 
@@ -138,7 +144,7 @@ async function readImages(
     if ('image' in outcome) result.images.push(outcome.image);
     else {
       result.notes.push(`[image ${name}: not shown, ${outcome.refused}]`);
-      result.refusals.push(`${name}: ${outcome.refused}`);
+      result.refusals.push({ name, reason: outcome.refused });
     }
   });
   return result;
@@ -175,7 +181,7 @@ async function takeImage(candidate: ImageSource, intake: ImageIntake): Promise<T
   let bytes: Buffer;
   try {
     const read = await readFromCdn(candidate.url, intake.maxBytes, fetchTimeoutMs);
-    if (!read.ok) return { refused: `could not be fetched (HTTP ${read.status})` };
+    if (!read.ok) return { refused: `could not be fetched (${read.why})` };
     if (read.bytes.length === 0) return { refused: 'empty' };
     // The size Discord reports is checked above; the body is cut again as it is read, in case it lied.
     if (read.truncated) return { refused: limit };

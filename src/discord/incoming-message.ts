@@ -70,7 +70,7 @@ async function describeAttachments(
         if (!isAllowedHost(attachment.url, hosts)) return `[Attachment ${label}: not read, not on Discord's CDN.]`;
         try {
           const read = await readFromCdn(attachment.url, maxBytes, fetchTimeoutMs);
-          if (!read.ok) return `[Attachment ${label}: could not be read (HTTP ${read.status}).]`;
+          if (!read.ok) return `[Attachment ${label}: could not be read (${read.why}).]`;
           // The size Discord reports is checked above; the body is cut again as it is read, in case it lied.
           const text = new TextDecoder('utf-8').decode(read.bytes);
           return `[Attachment ${attachment.name}]\n\`\`\`\n${text.replace(/```/g, 'ˋˋˋ')}\n\`\`\``;

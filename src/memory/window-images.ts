@@ -7,6 +7,7 @@ import type { ImageInfo, ImageQueries } from '../../db/images.ts';
 import { maxWindowRows, type MessageRow } from '../../db/messages.ts';
 import { imagePart, type UserContentPart } from '../agent/messages.ts';
 import type { ImageTokenRule } from '../images/image-tokens.ts';
+import { withinPixelBudget } from '../images/take-image.ts';
 
 /** What the window does with images. */
 export interface WindowImageRules {
@@ -56,7 +57,9 @@ export function windowImages(
       byMessage.set(
         row.id,
         infos.map((info) => {
-          const shown = left > 0;
+          // An image stored before the pixel budget existed, and over it, is named: shown, it would
+          // fail every call (or swamp a local server's memory) and its cost is no sane number.
+          const shown = left > 0 && withinPixelBudget(info.width, info.height);
           if (shown) {
             left -= 1;
             tokens += rules.tokens!(info.width, info.height);

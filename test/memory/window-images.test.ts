@@ -124,6 +124,25 @@ describe('images in the memory window', () => {
     expect(window.input.flatMap(imageUrlsOf)).toHaveLength(1);
   });
 
+  it('names an image stored before the pixel budget and over it, and never counts it: it would fail every call', () => {
+    const asked: [number, number][] = [];
+    const settings = {
+      tokenBudget: 8000,
+      messageTokenCap: 1500,
+      images: 4,
+      imageTokens: (width: number, height: number) => (asked.push([width, height]), 100),
+    };
+    const { memory, conversation } = conversationWithImages(settings, 1);
+    // As the bot stored it before the budget: an image claiming 2³¹ × 2³¹ (its bytes do not matter here).
+    const claim = { name: 'claim.png', mediaType: 'image/png', width: 2 ** 31, height: 2 ** 31, bytes: png(1, 1) };
+    const last = memory.recordUserMessage(conversation, { ...ada, content: 'look', images: [claim] })!;
+    const messages = allMessages(memory.loadWindow(conversation.id, [last]));
+    expect(messages.map(textOf)).toEqual(['Ada: picture 1\n[image: image-1.png]', 'Ada: look\n[image: claim.png]']);
+    // The image within the budget keeps its place among those shown; the claim is only named.
+    expect(messages.map((message) => imageUrlsOf(message).length)).toEqual([1, 0]);
+    expect(asked).toEqual([[1, 1]]);
+  });
+
   it("never shows another conversation's images", () => {
     const settings = { tokenBudget: 8000, messageTokenCap: 1500, images: 4, imageTokens: () => 10 };
     const { memory, ids } = conversationWithImages(settings, 2);

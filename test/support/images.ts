@@ -126,3 +126,47 @@ export function textOf(message: { content?: unknown }): string {
 
 /** The `data:` URL of `bytes` as `mediaType`. */
 export const dataUrlOf = (mediaType: string, bytes: Buffer) => `data:${mediaType};base64,${bytes.toString('base64')}`;
+
+/**
+ * A PNG whose header claims `width` × `height` (up to 2³²−1 each) over a few bytes of image data:
+ * what a hostile or broken file looks like (the real one of 65535 × 65535 is 4 MB, not built here).
+ */
+export function pngClaiming(width: number, height: number): Buffer {
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header[8] = 8; // bit depth
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(Buffer.alloc(8))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/** A lossy WebP's header (a `VP8 ` key frame) of `width` × `height`, 14 bits each (16383 at most). */
+export function webpLossy(width: number, height: number): Buffer {
+  const frame = Buffer.alloc(10);
+  frame.writeUIntLE(0x00_00_10, 0, 3); // frame tag: a key frame, shown
+  frame.set([0x9d, 0x01, 0x2a], 3); // the start code
+  frame.writeUInt16LE(width & 0x3fff, 6);
+  frame.writeUInt16LE(height & 0x3fff, 8);
+  return riffWebp('VP8 ', frame);
+}
+
+/** A lossless WebP's header (`VP8L`) of `width` × `height`, 1 to 16384 each. */
+export function webpLossless(width: number, height: number): Buffer {
+  const bits = Buffer.alloc(5);
+  bits[0] = 0x2f; // the signature
+  bits.writeUInt32LE(((width - 1) & 0x3fff) | (((height - 1) & 0x3fff) << 14), 1);
+  return riffWebp('VP8L', bits);
+}
+
+function riffWebp(chunkType: string, data: Buffer): Buffer {
+  const chunkSize = Buffer.alloc(4);
+  chunkSize.writeUInt32LE(data.length);
+  const body = Buffer.concat([Buffer.from(`WEBP${chunkType}`, 'latin1'), chunkSize, data]);
+  const size = Buffer.alloc(4);
+  size.writeUInt32LE(body.length);
+  return Buffer.concat([Buffer.from('RIFF', 'latin1'), size, body]);
+}

@@ -70,6 +70,7 @@ export function userMessage(world: World, fileBaseUrl: string, input: UserMessag
       file.contentType,
       Buffer.from(file.body),
     );
+    if (file.gzipCutTo !== undefined) world.files.get(new URL(attachment.url).pathname)!.gzipCutTo = file.gzipCutTo;
     return file.reportedSize === undefined ? attachment : { ...attachment, size: file.reportedSize };
   });
   if (input.replyTo !== undefined) makeReply(message, world.requireMessage(input.channelId, input.replyTo));

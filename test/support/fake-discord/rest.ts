@@ -4,6 +4,7 @@
  * It also serves the files behind attachment URLs.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { mentionPolicyProblems, specProblems } from '../discord-conformance.ts';
 import type { Faults } from './faults.ts';
 import { DiscordHttpError, invalidFormBody, notFound, unauthorized } from './http-errors.ts';
@@ -175,8 +176,14 @@ function serveFile(world: World, path: string, response: ServerResponse): void {
   const file = world.files.get(path);
   world.filesServed.push(path);
   if (file === undefined) return send(response, 404, { message: '404: Not Found', code: 0 });
-  response.writeHead(200, { 'content-type': file.contentType, 'content-length': String(file.body.length) });
-  response.end(file.body);
+  const compressed = file.gzipCutTo === undefined ? undefined : gzipSync(file.body).subarray(0, file.gzipCutTo);
+  const body = compressed ?? file.body;
+  response.writeHead(200, {
+    'content-type': file.contentType,
+    'content-length': String(body.length),
+    ...(compressed === undefined ? {} : { 'content-encoding': 'gzip' }),
+  });
+  response.end(body);
 }
 
 function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -42,6 +42,8 @@ export interface FakeAttachmentInput {
   body: string | Buffer;
   /** The size Discord reports, when a test wants it to differ from the body's (a file that lies). */
   reportedSize?: number;
+  /** Served compressed and cut short (see `ServedFile.gzipCutTo`). */
+  gzipCutTo?: number;
 }
 
 /** What `fake.userSays` posts. */

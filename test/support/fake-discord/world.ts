@@ -45,6 +45,11 @@ export function discordTimestamp(date = new Date()): string {
 export interface ServedFile {
   contentType: string;
   body: Buffer;
+  /**
+   * Served gzip-compressed (`content-encoding: gzip`, whatever was asked) and cut to this many
+   * compressed bytes, its `content-length` saying so: a CDN or proxy that compresses and loses the end.
+   */
+  gzipCutTo?: number;
 }
 
 /** The shard a guild's events go to: `(guild_id >> 22) % shard count` (https://discord.com/developers/docs/topics/gateway#sharding). */
