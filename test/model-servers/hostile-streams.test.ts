@@ -29,4 +29,14 @@ describe('hostile streamed replies', () => {
     expect(streamed()).toEqual([true, false, true]);
     expect(records.read(scripted.baseURL, 'test-model')?.learned.streaming).toBeUndefined();
   });
+
+  it('a call placed at index 127 is one call: the 127 places before it, never named, are dropped', async () => {
+    scripted = await startScriptedModel();
+    scripted.enqueue(eventStream(finalAnswerEvents('Placed far.', 127)));
+    const run = await runOnce(scripted, { streamAnswers: true });
+    expect(run.answer?.answer).toBe('Placed far.');
+    expect(run.events.filter((event) => event.type === 'tool-error')).toEqual([]);
+    const [reply] = run.events.flatMap((event) => (event.type === 'model-call' ? [event.message] : []));
+    expect(reply?.tool_calls?.map((call) => call.function.name)).toEqual(['final_answer']);
+  });
 });
