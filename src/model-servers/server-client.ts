@@ -204,6 +204,7 @@ function readIn(reply: unknown, request: ModelRequest, fixes: ServerFixes): Read
     return readReply(reply, {
       toolNames: new Set(request.tools.map((tool) => tool.function.name)),
       shortIds: fixes.shortToolCallIds === true,
+      textProtocol: fixes.toolProtocol === 'text',
     });
   } catch (error) {
     if (error instanceof ModelError) throw error;
@@ -229,7 +230,10 @@ function rejectedCall(error: ModelError, request: ModelRequest, fixes: ServerFix
   if (error.reply?.code !== 'tool_use_failed') return null;
   const body = error.reply.body as { failed_generation?: unknown } | null;
   const written = typeof body?.failed_generation === 'string' ? body.failed_generation : '';
-  const calls = findTextToolCalls(written, new Set(request.tools.map((tool) => tool.function.name)));
+  // What the model wrote when it meant to call: a ```json block alone is a call too.
+  const calls = findTextToolCalls(written, new Set(request.tools.map((tool) => tool.function.name)), {
+    fenced: true,
+  });
   const base = { usage: null, finishReason: 'tool_use_failed', model: '', fromText: true };
   if (calls.length > 0)
     return {
