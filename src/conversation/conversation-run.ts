@@ -4,7 +4,7 @@
  * and memory) → an outcome the caller delivers. Neither Discord nor the terminal is known here.
  */
 import type { ConversationRow } from '../../db/conversations.ts';
-import { type AgentEventSink, fanOut } from '../agent/events.ts';
+import { type AgentEventSink, fanOut, type StopReason } from '../agent/events.ts';
 import type { FinalAnswer } from '../agent/final-answer.ts';
 import type { Logger } from '../agent/logger.ts';
 import type { ChatMessage, UserMessage } from '../agent/messages.ts';
@@ -58,6 +58,8 @@ export type RunOutcome =
       kind: 'no-answer';
       runId: string;
       status: 'stopped' | 'failed';
+      /** Why a stopped run stopped (null when it failed, or was refused before it ran). */
+      stopReason: StopReason | null;
       userMessage: string;
       rateLimitSeconds: number | null;
     }
@@ -149,6 +151,7 @@ export async function runPlan(
     kind: 'no-answer',
     runId,
     status,
+    stopReason: result.stopReason,
     userMessage,
     rateLimitSeconds: error?.kind === 'rate-limited' ? error.retryAfterSeconds : null,
   };

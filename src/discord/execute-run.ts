@@ -174,6 +174,7 @@ async function admit(deps: RunnerDependencies, plan: DiscordRunPlan, active: Act
       kind: 'no-answer',
       runId,
       status: 'failed',
+      stopReason: null,
       userMessage: verdict.message,
       rateLimitSeconds: null,
     });
@@ -239,7 +240,8 @@ async function runInDiscord(
 /**
  * Posts the answer, or why there is none, and records the run delivered (tried, and logged if it
  * failed). An answer shown as it was written is edited into the answer; one stopped by `/stop` ends
- * with a mark saying so; one that came to nothing is removed, and why is posted as usual.
+ * with a mark saying so, one stopped by a limit (its time, its steps) with the limit's message; one
+ * that came to nothing is removed, and why is posted as usual.
  */
 async function deliver(
   deps: RunnerDependencies,
@@ -256,7 +258,7 @@ async function deliver(
   try {
     if (live?.started && outcome.kind === 'answered') await live.finish(text);
     else if (live?.started && outcome.kind === 'no-answer' && outcome.status === 'stopped')
-      await live.finish(`${live.shown}\n-# (stopped)`);
+      await live.finish(`${live.shown}\n-# ${outcome.stopReason === 'aborted' ? '(stopped)' : outcome.userMessage}`);
     else {
       await live?.abandon();
       const { channel, replyTo } = await plan.target;

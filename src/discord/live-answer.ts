@@ -3,7 +3,9 @@
  * sentence, or after a second of text; then it is edited as the answer grows, at most once a second
  * (Discord limits edits; a 429 makes discord.js wait, and the next edit carries all the text since).
  * Past 2,000 characters the text goes on in a new message, cut as a whole answer is (an open code
- * fence is closed in one message and reopened in the next). At the end the messages are edited into
+ * fence is closed in one message and reopened in the next); past `maxAnswerChars` it is cut with
+ * the whole answer's note, so that a model that writes on and on (or is told to repeat something
+ * forever) fills no more messages than a whole answer does. At the end the messages are edited into
  * exactly the answer as it would have been posted whole, or removed when there is no answer.
  *
  * One Discord call at a time, in order: the text shown never goes back.
@@ -12,6 +14,7 @@ import type { Message } from 'discord.js';
 import type { Logger } from '../agent/logger.ts';
 import { describeDiscordError } from './discord-errors.ts';
 import type { PostTarget, TargetToBe } from './posting-channel.ts';
+import { cutAnswer } from './render.ts';
 import { noPings, sendPieces } from './send.ts';
 import { splitMessage } from './split-message.ts';
 
@@ -94,7 +97,7 @@ export class LiveAnswer {
       () => {
         this.timer = null;
         this.lastFlushAt = Date.now();
-        this.enqueue(() => this.display(closeOpenFence(this.latest)));
+        this.enqueue(() => this.display(closeOpenFence(cutAnswer(this.latest))));
       },
       Math.max(0, due - now),
     );

@@ -38,13 +38,17 @@ export function renderToolTurn(calls: readonly FinishedCall[], mode: Exclude<Too
   return [...lines, ...(more ? [more] : [])].join('\n');
 }
 
+/**
+ * An answer's text within `maxAnswerChars`, a note saying how much was cut: the same for an answer
+ * posted whole and one shown as it is written (which would otherwise fill a thread as it grows).
+ */
+export function cutAnswer(text: string): string {
+  return truncateWithNote(text, maxAnswerChars, (shown, total) => `\n[…cut: ${total - shown} more characters]`);
+}
+
 /** The answer, with the tools it relied on as a line of subtext. */
 export function renderAnswer(answer: FinalAnswer): string {
-  const text = truncateWithNote(
-    answer.answer,
-    maxAnswerChars,
-    (shown, total) => `\n[…cut: ${total - shown} more characters]`,
-  );
+  const text = cutAnswer(answer.answer);
   if (answer.tools_used.length === 0) return text;
   return `${text}\n-# 🔧 ${answer.tools_used.join(' · ')}`;
 }

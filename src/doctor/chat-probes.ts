@@ -43,6 +43,7 @@ export async function sendProbe(
     const reply = readReply(await connection.transport.send(body, limited), {
       toolNames: offeredTools(body),
       shortIds: false,
+      textProtocol: false,
     });
     return {
       kind: 'reply',

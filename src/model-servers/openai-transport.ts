@@ -13,7 +13,10 @@ import { describeError } from '../errors.ts';
 import { readUpTo } from '../streams/read-up-to.ts';
 import { ModelError } from '../agent/model-error.ts';
 import { untilAborted } from '../agent/until-aborted.ts';
+import { fetchBounded, maxResponseBytes, tooLargeCode } from './response-bounds.ts';
 import { type CallProgress, StreamAccumulator } from './stream-accumulator.ts';
+
+export { maxResponseBytes } from './response-bounds.ts';
 
 /** A chat-completions request body as it goes on the wire (the profile may have rewritten it). */
 export type ChatBody = Record<string, unknown> & { model: string; messages: unknown[] };
@@ -60,6 +63,7 @@ export function createOpenAITransport(options: TransportOptions): ChatTransport 
     baseURL: options.baseURL,
     maxRetries: options.maxRetries,
     timeout: options.timeoutSeconds * 1000,
+    fetch: fetchBounded(options.timeoutSeconds * 1000),
     defaultHeaders: options.headers,
     defaultQuery: options.query,
   });
@@ -97,7 +101,7 @@ async function readStream(
       if (grown.length > 0) onCalls?.(grown);
     }
   } catch (error) {
-    if (signal.aborted || error instanceof OpenAI.APIError) throw error;
+    if (signal.aborted || error instanceof OpenAI.APIError || error instanceof ModelError) throw error;
     // The connection broke in the middle of the reply: the server's fault, worth one more try.
     throw new ModelError('unavailable', {
       detail: `the streamed reply was cut: ${describeError(error)}`,
@@ -228,9 +232,6 @@ function errorBodyAsOpenAI(body: ArrayBuffer): ArrayBuffer {
   return normalized === parsed ? body : (new TextEncoder().encode(JSON.stringify(normalized)).buffer as ArrayBuffer);
 }
 
-/** A chat completion is kilobytes; this much is a misconfigured or hostile server, not an answer. */
-export const maxResponseBytes = 16 * 1024 * 1024;
-
 /** The body, read whole, or 'too large' past `maxResponseBytes` (the rest is not read). */
 async function readCapped(response: Response): Promise<ArrayBuffer | null | 'too large'> {
   if (response.body === null) return null;
@@ -257,8 +258,6 @@ function tooLargeResponse(): Response {
     headers: { 'content-type': 'application/json', 'x-should-retry': 'false' },
   });
 }
-
-const tooLargeCode = 'response_too_large';
 
 /** The code of the error for a streamed request answered without a stream. */
 export const noStreamCode = 'no_stream';

@@ -3,7 +3,8 @@
  * replies read back in the agent's terms, whatever its dialect. What the server needs is its
  * profile's fixes, plus those learned from its answers, remembered per server and model:
  * - a request refused for something its error names (a schema keyword, an id format, a parameter)
- *   is sent once more with that fixed, and the fix remembered;
+ *   is sent once more with that fixed, and the fix remembered; a streamed request answered without
+ *   a stream is sent once more without, remembered only when it happens twice in a row;
  * - a reply that ignores the forced tool choice (plain text, or nothing) has the same request sent
  *   once more in the text protocol; the switch is remembered only if that reply did call a tool
  *   (one odd reply must not move a good server off its native tools for good);
@@ -19,13 +20,16 @@ import type { ModelCallObserver, ModelClient, ModelRequest, ModelResponse } from
 import { ModelError } from '../agent/model-error.ts';
 import { describeError } from '../errors.ts';
 import { learnsNamedChoice, switchesToText } from './adaptation-rules.ts';
-import { type ChatBody, type ChatTransport, shownURL } from './openai-transport.ts';
+import { type ChatBody, type ChatTransport, noStreamCode, shownURL } from './openai-transport.ts';
 import type { ProviderProfile } from './profiles/profile.ts';
 import { fixFor } from './request-fixes.ts';
 import { describeFixes, mergeFixes, type ServerFixes, type ServerRecords, type ToolProtocol } from './server-fixes.ts';
 import { findTextToolCalls } from './text-tool-calls.ts';
 import { buildChatBody } from './wire-request.ts';
 import { callsFromText, type ReadReply, readReply } from './wire-reply.ts';
+
+/** Streamed requests in a row answered without a stream before the server is read whole for good. */
+const unstreamedToLearn = 2;
 
 export interface ServerClientOptions {
   transport: ChatTransport;
@@ -53,6 +57,8 @@ export function createServerClient(options: ServerClientOptions): ModelClient {
   const shown = shownURL(server, options.apiKey);
   /** Whether the operator was told the server cuts the prompt (once per process is enough). */
   let toldCut = false;
+  /** Streamed requests in a row answered without a stream (one that streams sets it back to 0). */
+  let unstreamed = 0;
   const fixesNow = (): ServerFixes => {
     const fixes = mergeFixes(profile.fixes, records.read(server, model)?.learned);
     if (options.toolProtocol !== 'auto') fixes.toolProtocol = options.toolProtocol;
@@ -114,11 +120,19 @@ export function createServerClient(options: ServerClientOptions): ModelClient {
         const fix = fixed ? null : fixFor(error, body, current);
         if (!fix) throw error;
         fixed = true;
-        learn(fix.fixes, fix.why);
+        // One reply that held no event may be a fluke (a buffering proxy joins events, and the
+        // client reads none); a server that ignores `stream` does it every time.
+        if (error.reply?.code === noStreamCode && ++unstreamed < unstreamedToLearn)
+          logger.warn(
+            { server: shown, model },
+            'the model server answered a streamed request without a stream: asking again without (remembered if it does so again)',
+          );
+        else learn(fix.fixes, fix.why);
         current = mergeFixes(current, fix.fixes);
         body = build();
         continue;
       }
+      if (body.stream === true) unstreamed = 0;
       const read = readIn(reply, request, current);
       noticeCutPrompt(body, read);
       return { reply: read, fixes: current };
@@ -190,6 +204,7 @@ function readIn(reply: unknown, request: ModelRequest, fixes: ServerFixes): Read
     return readReply(reply, {
       toolNames: new Set(request.tools.map((tool) => tool.function.name)),
       shortIds: fixes.shortToolCallIds === true,
+      textProtocol: fixes.toolProtocol === 'text',
     });
   } catch (error) {
     if (error instanceof ModelError) throw error;
@@ -215,7 +230,10 @@ function rejectedCall(error: ModelError, request: ModelRequest, fixes: ServerFix
   if (error.reply?.code !== 'tool_use_failed') return null;
   const body = error.reply.body as { failed_generation?: unknown } | null;
   const written = typeof body?.failed_generation === 'string' ? body.failed_generation : '';
-  const calls = findTextToolCalls(written, new Set(request.tools.map((tool) => tool.function.name)));
+  // What the model wrote when it meant to call: a ```json block alone is a call too.
+  const calls = findTextToolCalls(written, new Set(request.tools.map((tool) => tool.function.name)), {
+    fenced: true,
+  });
   const base = { usage: null, finishReason: 'tool_use_failed', model: '', fromText: true };
   if (calls.length > 0)
     return {

@@ -67,14 +67,19 @@ export class StreamAccumulator {
     return grown;
   }
 
-  /** The reply as a chat completion (`choices[0].message`, `finish_reason`, `usage`, `model`). */
+  /**
+   * The reply as a chat completion (`choices[0].message`, `finish_reason`, `usage`, `model`). A call
+   * that never got a name is dropped: a piece placed at `index: 127` leaves 127 places before it
+   * that no piece named, which would each be answered "Unknown tool" and fill the tool post.
+   */
   completion(): unknown {
+    const calls = this.calls.filter((call) => call.function.name !== '');
     const message: Record<string, unknown> = {
       role: 'assistant',
-      content: this.content === '' && this.calls.length > 0 ? null : this.content,
+      content: this.content === '' && calls.length > 0 ? null : this.content,
       ...this.reasoning,
     };
-    if (this.calls.length > 0) message.tool_calls = this.calls;
+    if (calls.length > 0) message.tool_calls = calls;
     return {
       object: 'chat.completion',
       model: this.model,

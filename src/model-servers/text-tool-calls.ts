@@ -9,7 +9,9 @@
  *   qwen3_xml parser; lmstudio-bug-tracker#2115).
  * - A bare JSON object naming a tool, `arguments` or Llama's `parameters`, maybe after Llama's
  *   `<|python_tag|>`, several joined by `;` (vLLM's llama3_json parser; the Llama 3.1 template).
- * - The same object in a fenced ```json block.
+ * - The same object in a fenced ```json block: only in the text protocol, and only when the text is
+ *   nothing but such blocks (an answer that shows a call as an example, in any protocol, does not
+ *   run it).
  * - Mistral: `[TOOL_CALLS] [{"name": …, "arguments": …}]` and, from v11, `[TOOL_CALLS]name{…}`
  *   (vLLM's MistralToolParser).
  * - LM Studio's default format: `[TOOL_REQUEST]{…}[END_TOOL_REQUEST]` (LM Studio docs, as above).
@@ -25,9 +27,19 @@ export interface TextToolCall {
   arguments: string;
 }
 
+/** How text is read for calls. */
+export interface TextCallReading {
+  /** Fenced ```json blocks are calls (the text protocol): when the text holds nothing else. */
+  fenced: boolean;
+}
+
 /** The calls found in `text` (in the order written), naming only tools in `toolNames`; empty if none. */
-export function findTextToolCalls(text: string, toolNames: ReadonlySet<string>): TextToolCall[] {
-  for (const find of finders) {
+export function findTextToolCalls(
+  text: string,
+  toolNames: ReadonlySet<string>,
+  reading: TextCallReading = { fenced: false },
+): TextToolCall[] {
+  for (const find of findersFor(reading)) {
     const calls = find(text).flatMap((candidate) => asCall(candidate, toolNames));
     if (calls.length > 0) return calls;
   }
@@ -46,9 +58,9 @@ const callMarks =
  * Whether `text` looks like a tool call that `findTextToolCalls` could not take: one of the marks, or
  * an object in one of the forms naming a tool (one not offered, say). Such text is never an answer.
  */
-export function looksLikeToolCall(text: string): boolean {
+export function looksLikeToolCall(text: string, reading: TextCallReading = { fenced: false }): boolean {
   if (callMarks.test(text)) return true;
-  return finders.some((find) => find(text).some(isCallShaped));
+  return findersFor(reading).some((find) => find(text).some(isCallShaped));
 }
 
 /** `{"name": "…", "arguments" | "parameters": …}`, or a list holding one. */
@@ -124,8 +136,12 @@ function functionTags(text: string): unknown[] {
   });
 }
 
+const fence = /```(?:json)?\s*\n([\s\S]*?)```/g;
+
+/** The values in ```json blocks, when the text is nothing but them: among prose, a block is an example shown. */
 function fenced(text: string): unknown[] {
-  return [...text.matchAll(/```(?:json)?\s*\n([\s\S]*?)```/g)].flatMap((match) => jsonValuesIn(match[1]!));
+  if (text.replace(fence, '').trim() !== '') return [];
+  return [...text.matchAll(fence)].flatMap((match) => jsonValuesIn(match[1]!));
 }
 
 /** The whole text as JSON (after `<|python_tag|>`), or JSON values joined by `;`. */
@@ -141,7 +157,9 @@ function bare(text: string): unknown[] {
 }
 
 /** The forms, tried in this order: the first that yields a call of a known tool wins. */
-const finders: readonly ((text: string) => unknown[])[] = [tagged, mistral, functionTags, fenced, bare];
+function findersFor(reading: TextCallReading): readonly ((text: string) => unknown[])[] {
+  return reading.fenced ? [tagged, mistral, functionTags, fenced, bare] : [tagged, mistral, functionTags, bare];
+}
 
 /** Every top-level JSON object or array in `text`, in order (text between them skipped). */
 function jsonValuesIn(text: string): unknown[] {

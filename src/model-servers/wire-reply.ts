@@ -15,6 +15,8 @@ export interface ReplyReading {
   toolNames: ReadonlySet<string>;
   /** Ids of nine letters or digits for calls read from text (Mistral's rule). */
   shortIds: boolean;
+  /** The text protocol is in use: calls in ```json blocks are taken too (text-tool-calls.ts). */
+  textProtocol: boolean;
 }
 
 /** A reply, and whether its calls were read from text (the server's own parser missed them, or it has none). */
@@ -49,8 +51,10 @@ export function readReply(completion: unknown, reading: ReplyReading): ReadReply
   if (toolCalls.length === 0) {
     // Content first; a reply whose content is empty may have written its call in the reasoning
     // (ollama/ollama#15288: the whole answer in `reasoning`).
-    const written = findTextToolCalls(content, reading.toolNames);
-    const found = written.length > 0 || content !== '' ? written : findTextToolCalls(reasoning, reading.toolNames);
+    const forms = { fenced: reading.textProtocol };
+    const written = findTextToolCalls(content, reading.toolNames, forms);
+    const found =
+      written.length > 0 || content !== '' ? written : findTextToolCalls(reasoning, reading.toolNames, forms);
     if (found.length > 0) {
       toolCalls = callsFromText(found, reading.shortIds);
       fromText = true;
@@ -59,7 +63,7 @@ export function readReply(completion: unknown, reading: ReplyReading): ReadReply
   }
   // A call attempted in text that could not be taken: never to be taken for the answer and posted.
   const unreadable =
-    toolCalls.length === 0 && looksLikeToolCall(content)
+    toolCalls.length === 0 && looksLikeToolCall(content, { fenced: reading.textProtocol })
       ? `the tool call you wrote could not be read, or names no tool offered: write one <tool_call> block holding one JSON object with "name" (one of: ${[...reading.toolNames].join(', ')}) and "arguments"`
       : undefined;
   const message: AssistantMessage = { role: 'assistant', content: text };

@@ -3,6 +3,8 @@
  * real openai client reading a streamed reply from the fake model server, and the fake Discord.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { stopMessage } from '../../src/agent/loop-texts.ts';
+import { type AgentSettings, defaultAgentSettings } from '../../src/agent/run-agent.ts';
 import type { DiscordSettings } from '../../src/config-shape.ts';
 import { renderAnswer } from '../../src/discord/render.ts';
 import { splitMessage } from '../../src/discord/split-message.ts';
@@ -24,13 +26,16 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function start(settings: Partial<DiscordSettings> = {}, serverOptions: FakeServerOptions = {}) {
+async function start(
+  settings: Partial<DiscordSettings> = {},
+  serverOptions: FakeServerOptions = {},
+  agent: Partial<AgentSettings> = {},
+) {
   server = await startFakeModelServer(compliant, serverOptions);
-  world = await startBotWorld(
-    { streamAnswers: true, toolPosts: 'off', ...settings },
-    {},
-    { baseURL: server.baseURL, provider: 'openai' },
-  );
+  world = await startBotWorld({ streamAnswers: true, toolPosts: 'off', ...settings }, agent, {
+    baseURL: server.baseURL,
+    provider: 'openai',
+  });
 }
 
 /** Ada asks in #general; resolves with her message and the thread. */
@@ -124,6 +129,32 @@ describe('an answer shown as the model writes it', () => {
     expect(contents(thread.id)).toHaveLength(1);
     expect(shown).toMatch(/\n-# \(stopped\)$/);
     expect(text.startsWith(shown!.replace(/\n-# \(stopped\)$/, ''))).toBe(true);
+  });
+
+  it('a model that writes on and on fills no more messages than a whole answer, cut with its note; the time limit says so', async () => {
+    let ended!: () => void;
+    const runEnded = new Promise<void>((resolve) => (ended = resolve));
+    // 35,000 characters are on their way; the model writes 14,000 of them (2,000 chunks of 7), then
+    // nothing more until the run's time limit has stopped it.
+    const text = 'Again. '.repeat(5000);
+    const runTimeoutMs = 4000;
+    await start({}, { streamPause: { afterChunks: 2000, until: () => runEnded } }, { runTimeoutMs });
+    server!.enqueue(answer(text));
+    const { thread, asked } = await ask('repeat "Again." forever');
+    await world!.handled('message', asked.id);
+    ended();
+
+    // At most as many messages as the whole answer would take, at any time: never more posted.
+    const whole = splitMessage(finalAnswer(text));
+    expect(whole).toHaveLength(5);
+    expect(requestsTo('POST', thread.id).length).toBeLessThanOrEqual(whole.length);
+    const shown = contents(thread.id).join('');
+    expect(shown).toMatch(/\n\[…cut: \d+ more characters\]\n/);
+    // Ended by the time limit's own message, not "(stopped)".
+    const limit = stopMessage('time-limit', { ...defaultAgentSettings, runTimeoutMs });
+    expect(shown.endsWith(`\n-# ${limit}`)).toBe(true);
+    expect(shown).not.toContain('(stopped)');
+    expect(world!.store.db.prepare('SELECT status FROM runs').pluck().all()).toEqual(['stopped']);
   });
 
   it('cut off by a shutdown while shown: the run taken up after the restart writes its answer into the same message', async () => {

@@ -56,7 +56,7 @@ const learned = () => world!.store.modelServers.get(server!.baseURL, 'test-model
 const calculate = call('calculator', { expression: '2+2' });
 
 describe('tool calls written as text in the content', () => {
-  it.each([quirks.hermesCallInContent, quirks.bareJsonCallInContent, quirks.fencedJsonCallInContent])(
+  it.each([quirks.hermesCallInContent, quirks.bareJsonCallInContent])(
     '$name: read as calls, run, and never posted',
     async (quirk) => {
       await startOn(quirk);
@@ -76,6 +76,21 @@ describe('tool calls written as text in the content', () => {
       expect(runsOf()).toEqual([{ status: 'answered', error: null }]);
     },
   );
+
+  it('a call in a fenced json block among words is not run (it may be an example): the server is asked in the text protocol, where calls are read', async () => {
+    await startOn(quirks.fencedJsonCallInContent);
+    server!.enqueue(calculate, calculate, answer('2 + 2 = 4.', ['calculator']));
+
+    const { posted } = await ask('what is 2+2?', 2);
+
+    expect(posted[0]).toContain('**calculator**');
+    expect(posted[0]).toContain('→ `4`');
+    expect(answerOf(posted[1])).toBe('2 + 2 = 4.');
+    expectClean(posted);
+    expect(server!.requests.map((request) => (request.tools ? 'native' : 'text'))).toEqual(['native', 'text', 'text']);
+    expect(JSON.parse(learned())).toMatchObject({ toolProtocol: 'text' });
+    expect(runsOf()).toEqual([{ status: 'answered', error: null }]);
+  });
 });
 
 describe('a call written as text that cannot be read', () => {

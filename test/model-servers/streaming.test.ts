@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AnswerDeltaEvent } from '../../src/agent/events.ts';
-import { runOnce } from '../support/agent-harness.ts';
+import { modelClientFor, runOnce } from '../support/agent-harness.ts';
 import { answer, call } from '../support/model-servers/brain.ts';
 import { type FakeModelServer, startFakeModelServer } from '../support/model-servers/fake-model-server.ts';
 import * as quirks from '../support/model-servers/quirks.ts';
@@ -82,23 +82,25 @@ describe('streamed answers', () => {
     expect(deltas(run.events)).toEqual([]);
   });
 
-  it('a server that answers a streamed request whole (it ignores `stream`) is asked again without, and that is remembered', async () => {
+  it('a server that answers a streamed request whole (it ignores `stream`) is asked again without; twice in a row, that is remembered', async () => {
     const scripted = await startScriptedModel();
     try {
       // Sent as text, the completion goes out as JSON, not as events: as a server that ignores `stream`.
-      scripted.enqueue(
-        { body: JSON.stringify(finalAnswer('Ignored.').body) },
-        finalAnswer('Whole.'),
-        finalAnswer('Again.'),
-      );
-      const run = await runOnce(scripted, { streamAnswers: true });
+      const ignored = { body: JSON.stringify(finalAnswer('Ignored.').body) };
+      scripted.enqueue(ignored, finalAnswer('Whole.'), ignored, finalAnswer('Again.'), finalAnswer('Still whole.'));
+      const model = modelClientFor(scripted);
+      const run = await runOnce(scripted, { streamAnswers: true, model });
       expect(run.answer?.answer).toBe('Whole.');
+      expect(run.events.find((event) => event.type === 'model-call')).toBeDefined();
+      expect((await runOnce(scripted, { streamAnswers: true, model })).answer?.answer).toBe('Again.');
+      expect((await runOnce(scripted, { streamAnswers: true, model })).answer?.answer).toBe('Still whole.');
       expect(scripted.requests.map((request) => (request as { stream?: boolean }).stream === true)).toEqual([
         true,
         false,
+        true,
+        false,
+        false,
       ]);
-      expect(run.events.find((event) => event.type === 'model-call')).toBeDefined();
-      scripted.drain();
     } finally {
       await scripted.close();
     }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { findTextToolCalls } from '../../src/model-servers/text-tool-calls.ts';
 import { readReply } from '../../src/model-servers/wire-reply.ts';
+import { runOnce } from '../support/agent-harness.ts';
+import { startScriptedModel, text } from '../support/scripted-model.ts';
 
 const tools = new Set(['calculator', 'final_answer', 'web_search']);
 const find = (text: string) => findTextToolCalls(text, tools);
@@ -38,10 +40,14 @@ describe('tool calls written as text', () => {
     ]);
   });
 
-  it('reads a fenced json block, and arguments given as JSON text', () => {
-    expect(
-      find('Here is the call:\n```json\n{"name": "final_answer", "arguments": "{\\"answer\\": \\"4\\"}"}\n```'),
-    ).toEqual([{ name: 'final_answer', arguments: '{"answer": "4"}' }]);
+  it('reads a fenced json block in the text protocol when the text is nothing but blocks, and arguments given as JSON text', () => {
+    const block = '```json\n{"name": "final_answer", "arguments": "{\\"answer\\": \\"4\\"}"}\n```';
+    expect(findTextToolCalls(`${block}\n`, tools, { fenced: true })).toEqual([
+      { name: 'final_answer', arguments: '{"answer": "4"}' },
+    ]);
+    // In the native protocol, or among prose (an example shown), a block is text.
+    expect(find(block)).toEqual([]);
+    expect(findTextToolCalls(`Here is how a call looks:\n${block}`, tools, { fenced: true })).toEqual([]);
   });
 
   it("reads Mistral's [TOOL_CALLS] in both forms, and LM Studio's [TOOL_REQUEST]", () => {
@@ -75,10 +81,10 @@ describe('tool calls written as text', () => {
 });
 
 describe('a reply read in full', () => {
-  const read = (message: Record<string, unknown>) =>
+  const read = (message: Record<string, unknown>, textProtocol = false) =>
     readReply(
       { choices: [{ message: { role: 'assistant', ...message }, finish_reason: 'stop' }] },
-      { toolNames: tools, shortIds: false },
+      { toolNames: tools, shortIds: false, textProtocol },
     );
 
   it('finds a call in the reasoning when the content is empty (ollama/ollama#15288)', () => {
@@ -93,9 +99,10 @@ describe('a reply read in full', () => {
   });
 
   it('takes a call naming a tool not offered, or in a form it cannot read, for a failed call, never for an answer', () => {
+    const block = '```json\n{"name": "search_the_web", "parameters": {"q": "x"}}\n```';
+    expect(read({ content: block }, true).rejectedCall).toContain('one of: calculator');
     for (const content of [
       '{"name": "delete_everything", "arguments": {}}',
-      '```json\n{"name": "search_the_web", "parameters": {"q": "x"}}\n```',
       '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>calculator',
       '<|channel|>commentary to=functions.calculator <|message|>{"expression": "2"}',
     ]) {
@@ -104,5 +111,33 @@ describe('a reply read in full', () => {
       expect(reply.rejectedCall, content).toContain('one of: calculator, final_answer, web_search');
     }
     expect(read({ content: 'Plain words, and {"answer": 4} in passing.' }).rejectedCall).toBeUndefined();
+  });
+});
+
+describe('a json block in an answer that shows a call', () => {
+  const example =
+    'A call looks like this:\n```json\n{"name": "calculator", "arguments": {"expression": "6*7"}}\n```\nThat is all it takes.';
+
+  it.each([false, true])('is text, never run (text protocol: %s)', (textProtocol) => {
+    const reply = readReply(
+      { choices: [{ message: { role: 'assistant', content: example }, finish_reason: 'stop' }] },
+      { toolNames: tools, shortIds: false, textProtocol },
+    );
+    expect(reply.message.tool_calls).toBeUndefined();
+    expect(reply.message.content).toBe(example);
+    expect(reply.rejectedCall).toBeUndefined();
+  });
+
+  it('through the loop: the answer written in plain text is posted as written, and its example is not run', async () => {
+    const scripted = await startScriptedModel();
+    try {
+      // Plain text twice (the second time, after the nudge, it is the answer).
+      scripted.enqueue(text(example), text(example));
+      const run = await runOnce(scripted);
+      expect(run.answer?.answer).toBe(example);
+      expect(run.events.filter((event) => event.type === 'tool-call')).toEqual([]);
+    } finally {
+      await scripted.close();
+    }
   });
 });

@@ -4,6 +4,7 @@
  */
 import type { AgentEvent } from '../../src/agent/events.ts';
 import { silentLogger } from '../../src/agent/logger.ts';
+import type { ModelClient } from '../../src/agent/model-client.ts';
 import { createOpenAIModelClient, type OpenAIModelClientOptions } from '../../src/model-servers/openai-model-client.ts';
 import {
   type AgentSettings,
@@ -66,11 +67,13 @@ export async function runOnce(
     client?: Partial<OpenAIModelClientOptions>;
     /** Where the client remembers what it learns of the server. */
     remember?: Parameters<typeof createOpenAIModelClient>[1];
+    /** The client to run with (one for `server` unless given): to follow what one client learns over runs. */
+    model?: ModelClient;
   } & Partial<Pick<RunAgentOptions, 'history' | 'streamAnswers'>> = {},
 ): Promise<RecordedRun> {
   const events: AgentEvent[] = [];
   const result = await runAgent({
-    model: modelClientFor(server, options.client, options.remember),
+    model: options.model ?? modelClientFor(server, options.client, options.remember),
     systemPrompt: 'You are a test.',
     history: options.history ?? [],
     input: [{ role: 'user', content: options.input ?? 'Ada: hello' }],

@@ -26,6 +26,8 @@ export interface ScriptedReply {
   resetAfterBytes?: number;
   /** Sends the status, the headers and only this many bytes of the body, then nothing more. */
   hangAfterBytes?: number;
+  /** Sends the status, the headers and then the body as this yields it (a slow, endless or broken stream). */
+  bodyPieces?: () => AsyncIterable<string>;
 }
 
 /** A reply, or a function of the request body that returns one (to check what was sent). */
@@ -151,6 +153,10 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
       hanging.add(response);
       return;
     }
+    if (reply.bodyPieces) {
+      hanging.add(response);
+      return sendPieces(response, reply, reply.bodyPieces());
+    }
     send(response, reply);
   }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -236,6 +242,17 @@ function send(response: ServerResponse, reply: ScriptedReply): void {
   const body = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? {});
   response.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
   response.end(body);
+}
+
+/** The head, then each piece as it comes, as fast as the client reads them; stops when the client goes. */
+async function sendPieces(response: ServerResponse, reply: ScriptedReply, pieces: AsyncIterable<string>) {
+  response.writeHead(reply.status ?? 200, { 'content-type': 'text/event-stream', ...reply.headers });
+  const gone = new Promise<void>((resolve) => response.once('close', resolve));
+  for await (const piece of pieces) {
+    if (response.destroyed) return;
+    if (!response.write(piece)) await Promise.race([new Promise((resolve) => response.once('drain', resolve)), gone]);
+  }
+  response.end();
 }
 
 /** The head and the first `bytes` of the body (announced whole), then `then` (a reset, or nothing). */
