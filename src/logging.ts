@@ -1,5 +1,6 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { LogLevel } from './config-shape.ts';
+import { censor, secretMask } from './text/mask-secrets.ts';
 
 /** Paths whose values are replaced before a line is written, wherever they turn up. */
 export const redactedPaths = [
@@ -12,15 +13,6 @@ export const redactedPaths = [
   '*.headers.authorization',
   '*.headers.Authorization',
 ];
-
-/** What stands for a secret in a log line. */
-const censor = '[redacted]';
-
-/**
- * Secrets shorter than this are not masked: they would rewrite ordinary words of every line (an
- * MCP server's env may read a short variable), and a value that short guards nothing anyway.
- */
-const shortestMasked = 8;
 
 /**
  * Structured logs (one JSON object a line); `destination` defaults to stdout. The paths above are
@@ -37,15 +29,4 @@ export function createLogger(
     { level, redact: { paths: redactedPaths, censor }, ...(mask ? { hooks: { streamWrite: mask } } : {}) },
     destination,
   );
-}
-
-/** A function that masks every one of `secrets` in a JSON line, or null when none is long enough. */
-export function secretMask(secrets: readonly string[]): ((line: string) => string) | null {
-  // Longest first, so that a secret holding another is masked whole; each also as JSON escapes it.
-  const forms = [...new Set(secrets.filter((secret) => secret.length >= shortestMasked))]
-    .sort((a, b) => b.length - a.length)
-    .flatMap((secret) => [...new Set([secret, JSON.stringify(secret).slice(1, -1)])]);
-  if (forms.length === 0) return null;
-  return (line) =>
-    forms.reduce((masked, form) => (masked.includes(form) ? masked.split(form).join(censor) : masked), line);
 }
