@@ -152,10 +152,12 @@ models:
 
 describe('a models file that writes ${DISCORD_TOKEN} where it is shown or sent', () => {
   it('stops the bot before it starts, naming each field, and the token reaches nothing', async () => {
-    discord = await startFakeDiscord();
+    // Random, so that nothing else can hold it: the fake's own token is a fixed one.
+    const tokenSecret = uniqueSecret('discord');
+    const token = `${Buffer.from('300000000000000001').toString('base64')}.${tokenSecret}`;
+    discord = await startFakeDiscord({ token });
     model = await startScriptedModel();
-    const token = discord.token;
-    const tokenPieces = piecesOf('the Discord token', token.slice(token.indexOf('.') + 1));
+    const tokenPieces = piecesOf('the Discord token', tokenSecret);
     const folder = settingFiles({
       'models.yaml': `
 models:
@@ -179,12 +181,15 @@ models:
     });
     const field = (name: string) =>
       `MODELS_FILE "models.yaml": model "sneaky": ${name}: \${DISCORD_TOKEN} cannot be used here: variables are read only in api_key`;
+    // Soft: a bot that started anyway is shown leaking on every route at once.
+    expect.soft(leaksIn(tokenPieces, result.stdout + result.stderr), 'output').toEqual([]);
+    expect
+      .soft(leaksIn(tokenPieces, discordTexts(discord)), 'Discord: requests, commands and their choices')
+      .toEqual([]);
+    expect.soft(model.requests).toEqual([]);
     expect(result.stderr).toContain(field('description'));
     expect(result.stderr).toContain(field('base_url'));
     expect(result.stderr).toContain(field('model'));
     expect(result.code).toBe(1);
-    expect(leaksIn(tokenPieces, result.stdout + result.stderr), 'output').toEqual([]);
-    expect(leaksIn(tokenPieces, discordTexts(discord)), 'Discord: requests, commands and their choices').toEqual([]);
-    expect(model.requests).toEqual([]);
   }, 30_000);
 });
