@@ -164,12 +164,12 @@ models:
   files['leaky-mcp.json'] = JSON.stringify({
     mcpServers: {
       files: {
-        command: '\${DISCORD_TOKEN}',
-        args: ['--token', '\${GH_TOKEN}', '$\${LITERAL}'],
-        cwd: '/srv/\${GH_TOKEN}',
-        env: { TOKEN: '\${DISCORD_TOKEN}', GOOD: '\${GH_TOKEN}' },
+        command: '${DISCORD_TOKEN}',
+        args: ['--token', '${GH_TOKEN}', '$${LITERAL}'],
+        cwd: '/srv/${GH_TOKEN}',
+        env: { TOKEN: '${DISCORD_TOKEN}', GOOD: '${GH_TOKEN}' },
       },
-      search: { url: 'https://mcp.example.com/mcp?k=\${GH_TOKEN}', headers: { Authorization: 'Bearer \${ALIAS}' } },
+      search: { url: 'https://mcp.example.com/mcp?k=${GH_TOKEN}', headers: { Authorization: 'Bearer ${ALIAS}' } },
       basic: { url: 'https://user:hunter2-password@mcp.example.com/mcp' },
     },
   });
