@@ -38,7 +38,7 @@ try {
 
 const config = loadConfigOrExit('chat');
 // Logs go to stderr, so that stdout holds the conversation alone.
-const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, pino.destination(2));
+const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, pino.destination(2), config.secrets);
 
 const store = openStoreOrExit(config.databasePath);
 const instance = startInstance(store, 'chat', { logger });

@@ -27,6 +27,11 @@ export interface Config {
   images: { vision: VisionSetting; maxBytes: number };
   /** The models of `MODELS_FILE`; without it, the one of the OPENAI_* settings. `model` is the default's. */
   models: ModelsConfig;
+  /**
+   * The secret values the settings hold: the Discord token, OPENAI_API_KEY, and every variable read
+   * by MODELS_FILE or MCP_CONFIG. The logger masks them wherever they turn up.
+   */
+  secrets: string[];
 }
 
 /** How the bot is split into shards (SHARD_COUNT, SHARD_IDS). */

@@ -12,6 +12,7 @@ import { readSettingFiles } from './setting-files.ts';
 import { providerIds } from './model-servers/profiles/profile.ts';
 import {
   blankToUndefined,
+  credentialsProblem,
   decimal,
   type Environment,
   httpUrl,
@@ -186,6 +187,9 @@ export function parseConfig(
     ok: true,
     config: {
       mcpServers: files.mcpServers,
+      secrets: [settings.DISCORD_TOKEN, settings.OPENAI_API_KEY, ...files.secrets].filter(
+        (secret): secret is string => secret !== undefined,
+      ),
       shards: { count: settings.SHARD_COUNT, ids: settings.SHARD_IDS ?? null },
       models,
       model: models.models.find((entry) => entry.name === models.defaultName)!.client,
@@ -235,12 +239,17 @@ function sharedModelOptions(settings: z.output<typeof settingsSchema>): SharedMo
 
 const standIn: SharedModelOptions = { temperature: 0, maxRetries: 0, timeoutSeconds: 1, maxRetryWaitSeconds: 0 };
 
-function describeIssue(issue: z.core.$ZodIssue, merged: Environment): string {
+/** One problem of a setting, by name, with its value unless that is a secret or a long text. */
+export function describeIssue(issue: z.core.$ZodIssue, merged: Environment): string {
   const name = String(issue.path[0] ?? 'settings');
   const value = merged[name];
-  // Secrets and long texts are never echoed back.
+  // Secrets and long texts are never echoed back, nor a URL with a password in it.
   const shown =
-    value === undefined || name === 'OPENAI_API_KEY' || name === 'DISCORD_TOKEN' || name === 'SYSTEM_PROMPT'
+    value === undefined ||
+    name === 'OPENAI_API_KEY' ||
+    name === 'DISCORD_TOKEN' ||
+    name === 'SYSTEM_PROMPT' ||
+    issue.message === credentialsProblem
       ? ''
       : ` (it is "${value}")`;
   return `${name} ${issue.message}${shown}`;

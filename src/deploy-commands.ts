@@ -16,7 +16,7 @@ import { loadConfigOrExit, openStoreOrExit } from './startup.ts';
 
 const config = loadConfigOrExit('bot');
 // Written at once, so that its lines come before the closing message (pino buffers by default).
-const logger = createLogger(config.logLevel, pino.destination({ dest: 1, sync: true }));
+const logger = createLogger(config.logLevel, pino.destination({ dest: 1, sync: true }), config.secrets);
 const rest = new REST({ api: config.discord.apiUrl }).setToken(config.discord.token!);
 try {
   const application = (await rest.get(Routes.currentApplication())) as { id: string };

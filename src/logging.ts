@@ -1,5 +1,6 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { LogLevel } from './config-shape.ts';
+import { censor, secretMask } from './text/mask-secrets.ts';
 
 /** Paths whose values are replaced before a line is written, wherever they turn up. */
 export const redactedPaths = [
@@ -13,7 +14,19 @@ export const redactedPaths = [
   '*.headers.Authorization',
 ];
 
-/** Structured logs (one JSON object a line); `destination` defaults to stdout. */
-export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
-  return pino({ level, redact: { paths: redactedPaths, censor: '[redacted]' } }, destination);
+/**
+ * Structured logs (one JSON object a line); `destination` defaults to stdout. The paths above are
+ * redacted by name; `secrets` (the settings' secret values) are masked wherever they turn up, in a
+ * message, an error or a server's stderr, as the last defence when a name-based rule misses one.
+ */
+export function createLogger(
+  level: LogLevel,
+  destination?: DestinationStream,
+  secrets: readonly string[] = [],
+): Logger {
+  const mask = secretMask(secrets);
+  return pino(
+    { level, redact: { paths: redactedPaths, censor }, ...(mask ? { hooks: { streamWrite: mask } } : {}) },
+    destination,
+  );
 }

@@ -24,9 +24,11 @@ const hardExitMs = 10_000;
 
 const config = loadConfigOrExit('bot');
 const shard = shardsOfThisProcess();
-if (isSharded(config.shards) && shard === null) await runShardManager(config, createLogger(config.logLevel));
+if (isSharded(config.shards) && shard === null)
+  await runShardManager(config, createLogger(config.logLevel, undefined, config.secrets));
 const shardId = shard?.ids[0] ?? 0;
-const logger = shard ? createLogger(config.logLevel).child({ shard: shardId }) : createLogger(config.logLevel);
+const rootLogger = createLogger(config.logLevel, undefined, config.secrets);
+const logger = shard ? rootLogger.child({ shard: shardId }) : rootLogger;
 const databasePath = shardDatabasePath(config.databasePath, shardId);
 if (shard === null) {
   // Shard files beside the database, from a time the bot ran sharded: their servers would go unanswered.

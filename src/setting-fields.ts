@@ -43,13 +43,25 @@ export const decimal = (min: number, max: number, fallback: number) =>
       ),
   );
 
+/**
+ * Whether a URL of the settings holds no user name or password. One that does never works (fetch
+ * refuses it: https://fetch.spec.whatwg.org/#dom-request, "includes credentials"), and it would
+ * carry a secret into every log line and report that names the server.
+ */
+export const withoutCredentials = (url: string) =>
+  !URL.canParse(url) || new URL(url).username + new URL(url).password === '';
+
+/** The message when a URL holds credentials (its value is then never echoed). */
+export const credentialsProblem = 'must not hold a user name or password (give the key as a key, not in the URL)';
+
 export const httpUrl = (fallback: string) =>
   z.preprocess(
     blankToUndefined,
     z
       .string()
       .default(fallback)
-      .pipe(z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })),
+      .pipe(z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }))
+      .refine(withoutCredentials, credentialsProblem),
   );
 
 /** Comma- or space-separated Discord ids (snowflakes); empty means no restriction. */

@@ -12,8 +12,9 @@ export function readSettingFiles(
   merged: Environment,
   shared: SharedModelOptions,
   readText: (path: string) => string,
-): { mcpServers: McpServerConfig[]; models: ModelsConfig | null; problems: string[] } {
+): { mcpServers: McpServerConfig[]; models: ModelsConfig | null; secrets: string[]; problems: string[] } {
   const problems: string[] = [];
+  const secrets: string[] = [];
   const read = (name: 'MCP_CONFIG' | 'MODELS_FILE'): { path: string; text: string } | null => {
     const path = blankToUndefined(merged[name]) as string | undefined;
     if (path === undefined) return null;
@@ -29,15 +30,19 @@ export function readSettingFiles(
   const mcp = read('MCP_CONFIG');
   if (mcp) {
     const parsed = parseMcpConfig(mcp.text, merged);
-    if (parsed.ok) mcpServers = parsed.servers;
-    else problems.push(...parsed.problems.map((problem) => `MCP_CONFIG "${mcp.path}": ${problem}`));
+    if (parsed.ok) {
+      mcpServers = parsed.servers;
+      secrets.push(...parsed.secrets);
+    } else problems.push(...parsed.problems.map((problem) => `MCP_CONFIG "${mcp.path}": ${problem}`));
   }
   let models: ModelsConfig | null = null;
   const file = read('MODELS_FILE');
   if (file) {
     const parsed = parseModelsFile(file.text, merged, shared);
-    if (parsed.ok) models = parsed;
-    else problems.push(...parsed.problems.map((problem) => `MODELS_FILE "${file.path}": ${problem}`));
+    if (parsed.ok) {
+      models = { models: parsed.models, defaultName: parsed.defaultName };
+      secrets.push(...parsed.secrets);
+    } else problems.push(...parsed.problems.map((problem) => `MODELS_FILE "${file.path}": ${problem}`));
   }
-  return { mcpServers, models, problems };
+  return { mcpServers, models, secrets, problems };
 }

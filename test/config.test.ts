@@ -28,6 +28,8 @@ describe('settings', () => {
         systemPrompt: null,
         logLevel: 'info',
         mcpServers: [],
+        // For the logger to mask wherever it turns up.
+        secrets: ['sk-1'],
         // Without MODELS_FILE, the OPENAI_* settings are the one model, the default.
         models: {
           defaultName: 'gpt-4.1-mini',

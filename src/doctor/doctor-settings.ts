@@ -5,7 +5,7 @@
  * missing DISCORD_TOKEN or a broken MCP_CONFIG must not stop it from checking the model server.
  */
 import { readFileSync } from 'node:fs';
-import { type Environment, mergeEnvironment, settingsSchema } from '../config.ts';
+import { describeIssue, type Environment, mergeEnvironment, settingsSchema } from '../config.ts';
 import { readSettingFiles } from '../setting-files.ts';
 import { blankToUndefined } from '../setting-fields.ts';
 import type { OpenAIModelClientOptions } from '../model-servers/openai-model-client.ts';
@@ -45,12 +45,8 @@ export function readDoctorSettings(
   if (!parsed.success)
     return {
       ok: false,
-      problems: parsed.error.issues.map((issue) => {
-        const name = String(issue.path[0] ?? 'settings');
-        // The key is never echoed back.
-        const shown = name === 'OPENAI_API_KEY' || merged[name] === undefined ? '' : ` (it is "${merged[name]}")`;
-        return `${name} ${issue.message}${shown}`;
-      }),
+      // As the bot words them: the key, and a URL with a password in it, never echoed back.
+      problems: parsed.error.issues.map((issue) => describeIssue(issue, merged)),
     };
   const values = parsed.data;
   if (modelsFile !== undefined) {

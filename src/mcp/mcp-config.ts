@@ -4,8 +4,8 @@
  * `{ "url", "headers" }` reaches a streamable HTTP one. `moderatorOnly` is ours.
  */
 import { z } from 'zod';
-import type { Environment } from '../setting-fields.ts';
-import { expandVariables } from '../text/expand-variables.ts';
+import { credentialsProblem, type Environment, withoutCredentials } from '../setting-fields.ts';
+import { expandVariables, type SecretPlaces } from '../text/expand-variables.ts';
 
 /** Server names become `/tool` subcommands (lower case, at most 32 characters) and tool-name prefixes. */
 const serverName = /^[A-Za-z0-9_-]{1,32}$/;
@@ -27,7 +27,9 @@ const stdioServer = z
 
 const httpServer = z
   .object({
-    url: z.url({ protocol: /^https?$/, error: 'url must be an http:// or https:// URL' }),
+    url: z
+      .url({ protocol: /^https?$/, error: 'url must be an http:// or https:// URL' })
+      .refine(withoutCredentials, `url ${credentialsProblem}: a token goes in headers`),
     headers: z.record(z.string(), z.string()).default({}),
     ...common,
   })
@@ -42,13 +44,23 @@ export type HttpServerConfig = { name: string; transport: 'http' } & z.output<ty
 export type McpServerConfig = StdioServerConfig | HttpServerConfig;
 
 /**
- * The servers the file describes, or every problem found in it. `${NAME}` in any of its strings is
- * the variable NAME of `environment`, so that a server's token need not sit in the file.
+ * A server's secrets are the values of its `env` and `headers`: its command, arguments and URL are
+ * logged, and a server may echo them to the model.
+ */
+const secretPlaces: SecretPlaces = {
+  holdsSecret: (path) => path.length === 2 && (path[0] === 'env' || path[0] === 'headers'),
+  described: "a server's env and headers",
+};
+
+/**
+ * The servers the file describes, or every problem found in it. `${NAME}` in a value of a server's
+ * `env` or `headers` is the variable NAME of `environment`, so that its token need not sit in the
+ * file; `secrets` are the values so read, for the logger to mask.
  */
 export function parseMcpConfig(
   text: string,
   environment: Environment = {},
-): { ok: true; servers: McpServerConfig[] } | { ok: false; problems: string[] } {
+): { ok: true; servers: McpServerConfig[]; secrets: string[] } | { ok: false; problems: string[] } {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -64,6 +76,7 @@ export function parseMcpConfig(
 
   const problems: string[] = [];
   const servers: McpServerConfig[] = [];
+  const secrets: string[] = [];
   const lowerNames = new Set<string>();
   for (const [name, entry] of Object.entries(file.data.mcpServers)) {
     if (!serverName.test(name) || name.includes('__')) {
@@ -80,11 +93,12 @@ export function parseMcpConfig(
     }
     lowerNames.add(name.toLowerCase());
     const isHttp = typeof entry === 'object' && entry !== null && 'url' in entry;
-    const expanded = expandVariables(entry, environment);
+    const expanded = expandVariables(entry, environment, secretPlaces);
     if (expanded.problems.length > 0) {
       problems.push(...expanded.problems.map((problem) => `server "${name}": ${problem}`));
       continue;
     }
+    secrets.push(...expanded.secrets);
     const parsed = (isHttp ? httpServer : stdioServer).safeParse(expanded.value);
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
@@ -101,5 +115,5 @@ export function parseMcpConfig(
         : { name, transport: 'stdio', ...(parsed.data as z.output<typeof stdioServer>) },
     );
   }
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, servers };
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, servers, secrets };
 }

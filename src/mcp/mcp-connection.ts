@@ -12,6 +12,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Logger } from '../agent/logger.ts';
 import type { RuntimeTool, ToolContext, ToolServer, ToolServerStatus } from '../agent/tool.ts';
 import { errorMessage, UserFacingError } from '../errors.ts';
+import { secretMask } from '../text/mask-secrets.ts';
 import { truncateLine } from '../text/truncate.ts';
 import { logStderr } from './stderr-log.ts';
 import type { McpServerConfig } from './mcp-config.ts';
@@ -55,6 +56,11 @@ export class McpConnection implements ToolServer {
   private restartTimer: NodeJS.Timeout | null = null;
   private closed = false;
   private firstAttempt: Promise<void> | null = null;
+  /**
+   * Takes the server's secrets (its env and headers) out of a reason before it is cut, logged or
+   * shown: a server, or a proxy before it, may echo its request's headers in an error.
+   */
+  private readonly masked: (text: string) => string;
 
   constructor(
     private readonly config: McpServerConfig,
@@ -64,6 +70,8 @@ export class McpConnection implements ToolServer {
   ) {
     this.name = config.name;
     this.moderatorOnly = config.moderatorOnly;
+    const secrets = Object.values(config.transport === 'http' ? config.headers : config.env);
+    this.masked = secretMask(secrets) ?? ((text) => text);
   }
 
   status(): ToolServerStatus {
@@ -129,7 +137,7 @@ export class McpConnection implements ToolServer {
       if (!(error instanceof McpError)) void this.checkAlive(client);
       throw new UserFacingError(
         'mcp_call_failed',
-        `the ${this.name} MCP server could not run ${tool}: ${truncateLine(errorMessage(error), maxReasonLength)}`,
+        `the ${this.name} MCP server could not run ${tool}: ${truncateLine(this.masked(errorMessage(error)), maxReasonLength)}`,
         { cause: error },
       );
     }
@@ -218,7 +226,7 @@ export class McpConnection implements ToolServer {
       ...(this.config.cwd === undefined ? {} : { cwd: this.config.cwd }),
       stderr: 'pipe',
     });
-    logStderr(transport.stderr, this.logger, this.name);
+    logStderr(transport.stderr, this.logger, this.name, this.masked);
     return transport;
   }
 
@@ -253,8 +261,9 @@ export class McpConnection implements ToolServer {
     this.failed(reason);
   }
 
-  private failed(reason: string): void {
+  private failed(unmasked: string): void {
     if (this.closed) return;
+    const reason = this.masked(unmasked);
     const waitMs = Math.min(this.timings.firstBackoffMs * 2 ** this.failures, this.timings.maxBackoffMs);
     this.failures += 1;
     this.state = { state: 'down', reason: `${truncateLine(reason, maxReasonLength)}; restarting` };

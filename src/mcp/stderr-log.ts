@@ -8,8 +8,16 @@ const maxStderrLine = 500;
 const stderrLinesPerWindow = 20;
 const stderrWindowMs = 10_000;
 
-/** Logs what the server writes to `stream` (a stdio server's stderr; null for HTTP servers). */
-export function logStderr(stream: unknown, logger: Logger, serverName: string): void {
+/**
+ * Logs what the server writes to `stream` (a stdio server's stderr; null for HTTP servers), each
+ * line `masked` (its secrets taken out) before it is cut, as a secret cut in half is not found.
+ */
+export function logStderr(
+  stream: unknown,
+  logger: Logger,
+  serverName: string,
+  masked: (line: string) => string = (line) => line,
+): void {
   const stderr = stream as (NodeJS.ReadableStream & { setEncoding(encoding: 'utf8'): void }) | null;
   stderr?.setEncoding('utf8');
   let pending = '';
@@ -28,7 +36,7 @@ export function logStderr(stream: unknown, logger: Logger, serverName: string): 
     if (logged >= stderrLinesPerWindow) dropped += 1;
     else {
       logged += 1;
-      logger.info({ mcpServer: serverName, stderr: truncate(line, maxStderrLine) }, 'MCP server stderr');
+      logger.info({ mcpServer: serverName, stderr: truncate(masked(line), maxStderrLine) }, 'MCP server stderr');
     }
   };
   stderr?.on('data', (chunk: string) => {

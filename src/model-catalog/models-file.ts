@@ -2,7 +2,7 @@
  * The `MODELS_FILE`: the models moderators may choose from, on one or more servers. YAML (which
  * also reads JSON), since operators write and comment it by hand, as they do LiteLLM's or
  * docker compose's files. Keys are never written in it: `api_key: ${GROQ_API_KEY}` names the
- * variable that holds one.
+ * variable that holds one, and api_key is the only field that reads a variable (see expand-variables.ts).
  *
  * ```yaml
  * default: fast
@@ -21,8 +21,8 @@
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { providerIds } from '../model-servers/profiles/profile.ts';
-import type { Environment } from '../setting-fields.ts';
-import { expandVariables, onlyReference } from '../text/expand-variables.ts';
+import { credentialsProblem, type Environment, withoutCredentials } from '../setting-fields.ts';
+import { expandVariables, onlyReference, type SecretPlaces } from '../text/expand-variables.ts';
 import type { ModelEntry } from './model-entry.ts';
 
 /** Discord shows at most 25 choices for an option; one is kept for "inherit". */
@@ -42,6 +42,7 @@ const entrySchema = z
       .default('auto'),
     base_url: z
       .url({ protocol: /^https?$/, error: 'base_url must be an http:// or https:// URL' })
+      .refine(withoutCredentials, `base_url ${credentialsProblem}: the key goes in api_key`)
       .default('https://api.openai.com/v1'),
     api_key: z.string().optional(),
     model: z.string().min(1, 'model must name the model on its server'),
@@ -59,6 +60,12 @@ const fileSchema = z
   .object({ default: z.string().optional(), models: z.array(z.unknown()).min(1, 'models must list at least one') })
   .strict();
 
+/** A model's key is its one secret: its other fields are shown in Discord, logged, or sent to its server. */
+const secretPlaces: SecretPlaces = {
+  holdsSecret: (path) => path.length === 1 && path[0] === 'api_key',
+  described: 'api_key',
+};
+
 /** What the models share, from the other settings (OPENAI_TEMPERATURE, OPENAI_MAX_RETRIES, …). */
 export type SharedModelOptions = Pick<
   ModelEntry['client'],
@@ -70,7 +77,7 @@ export function parseModelsFile(
   text: string,
   environment: Environment,
   shared: SharedModelOptions,
-): { ok: true; models: ModelEntry[]; defaultName: string } | { ok: false; problems: string[] } {
+): { ok: true; models: ModelEntry[]; defaultName: string; secrets: string[] } | { ok: false; problems: string[] } {
   let document: unknown;
   try {
     document = parse(text);
@@ -85,6 +92,7 @@ export function parseModelsFile(
     };
   const problems: string[] = [];
   const models: ModelEntry[] = [];
+  const secrets: string[] = [];
   const seen = new Set<string>();
   if (file.data.models.length > maxModels)
     problems.push(`lists ${file.data.models.length} models: Discord offers at most ${maxModels} choices`);
@@ -104,11 +112,12 @@ export function parseModelsFile(
       problems.push(`${label}: api_key must name a variable, as \${GROQ_API_KEY}, not hold the key itself`);
       return;
     }
-    const expanded = expandVariables(raw, environment);
+    const expanded = expandVariables(raw, environment, secretPlaces);
     if (expanded.problems.length > 0) {
       problems.push(...expanded.problems.map((problem) => `${label}: ${problem}`));
       return;
     }
+    secrets.push(...expanded.secrets);
     const parsed = entrySchema.safeParse(expanded.value);
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
@@ -146,5 +155,5 @@ export function parseModelsFile(
   const defaultName = file.data.default ?? models[0]?.name ?? '';
   if (problems.length === 0 && !models.some((model) => model.name === defaultName))
     problems.push(`default: "${defaultName}" is not one of the models listed`);
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, models, defaultName };
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, models, defaultName, secrets };
 }

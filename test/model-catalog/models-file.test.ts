@@ -22,7 +22,7 @@ models:
     context_tokens: 1047576
   - name: local
     provider: ollama
-    base_url: \${OLLAMA_URL}
+    base_url: http://127.0.0.1:11434/v1
     model: qwen3:8b
 `,
   'broken.yaml': `
@@ -62,7 +62,6 @@ describe('MODELS_FILE', () => {
         MODELS_FILE: 'models.yaml',
         GROQ_API_KEY: 'gsk-1',
         OPENAI_API_KEY: 'sk-1',
-        OLLAMA_URL: 'http://127.0.0.1:11434/v1',
         OPENAI_TEMPERATURE: '0.5',
       },
       null,
@@ -138,13 +137,125 @@ describe('${VAR} in MCP_CONFIG', () => {
   });
 });
 
+describe('variables only where a secret belongs (issue 27)', () => {
+  const token = 'MTAw.discord-token-secret-part-0123456789';
+  files['leaky-fields.yaml'] = `
+models:
+  - name: sneaky
+    description: "\${DISCORD_TOKEN}"
+    base_url: "http://127.0.0.1:1/v1?t=\${DISCORD_TOKEN}"
+    model: "m-\${DISCORD_TOKEN}"
+  - name: other
+    description: "costs \${PRICE:-free}, literally $\${NOT_READ}"
+    base_url: http://127.0.0.1:1/v1
+    model: "\${MODEL_NAME}"
+  - name: tokenkey
+    base_url: http://127.0.0.1:1/v1
+    api_key: \${DISCORD_TOKEN}
+    model: m
+  - name: aliased
+    base_url: http://127.0.0.1:1/v1
+    api_key: \${ALIAS}
+    model: m
+  - name: userinfo
+    base_url: http://bot:hunter2-password@127.0.0.1:1/v1
+    model: m
+`;
+  files['leaky-mcp.json'] = JSON.stringify({
+    mcpServers: {
+      files: {
+        command: '${DISCORD_TOKEN}',
+        args: ['--token', '${GH_TOKEN}', '$${LITERAL}'],
+        cwd: '/srv/${GH_TOKEN}',
+        env: { TOKEN: '${DISCORD_TOKEN}', GOOD: '${GH_TOKEN}' },
+      },
+      search: { url: 'https://mcp.example.com/mcp?k=${GH_TOKEN}', headers: { Authorization: 'Bearer ${ALIAS}' } },
+      basic: { url: 'https://user:hunter2-password@mcp.example.com/mcp' },
+    },
+  });
+
+  it('refuses ${…} outside api_key, DISCORD_TOKEN anywhere and URLs with credentials, naming each field, with the other problems', () => {
+    const result = parseConfig(
+      {
+        MODELS_FILE: 'leaky-fields.yaml',
+        MCP_CONFIG: 'leaky-mcp.json',
+        DISCORD_TOKEN: token,
+        ALIAS: token,
+        GH_TOKEN: 'ghp-1',
+        MODEL_NAME: 'x',
+        MAX_STEPS: 'lots',
+      },
+      null,
+      { readText, purpose: 'bot' },
+    );
+    const here = 'cannot be used here: variables are read only in';
+    const literal = '(this field is shown or sent as it is; $${…} writes a literal ${…})';
+    const tokenNever =
+      "the Discord bot's token, which is never sent to another server: name the variable of this server's own key";
+    expect(result.ok ? [] : result.problems).toEqual([
+      'MAX_STEPS must be a whole number from 1 to 50 (it is "lots")',
+      `MCP_CONFIG "leaky-mcp.json": server "files": command: \${DISCORD_TOKEN} ${here} a server's env and headers ${literal}`,
+      `MCP_CONFIG "leaky-mcp.json": server "files": args.1: \${GH_TOKEN} ${here} a server's env and headers ${literal}`,
+      `MCP_CONFIG "leaky-mcp.json": server "files": cwd: \${GH_TOKEN} ${here} a server's env and headers ${literal}`,
+      `MCP_CONFIG "leaky-mcp.json": server "files": env.TOKEN: \${DISCORD_TOKEN} is ${tokenNever}`,
+      `MCP_CONFIG "leaky-mcp.json": server "search": url: \${GH_TOKEN} ${here} a server's env and headers ${literal}`,
+      `MCP_CONFIG "leaky-mcp.json": server "search": headers.Authorization: \${ALIAS} holds ${tokenNever}`,
+      'MCP_CONFIG "leaky-mcp.json": server "basic": url: url must not hold a user name or password (give the key as a key, not in the URL): a token goes in headers',
+      `MODELS_FILE "leaky-fields.yaml": model "sneaky": description: \${DISCORD_TOKEN} ${here} api_key ${literal}`,
+      `MODELS_FILE "leaky-fields.yaml": model "sneaky": base_url: \${DISCORD_TOKEN} ${here} api_key ${literal}`,
+      `MODELS_FILE "leaky-fields.yaml": model "sneaky": model: \${DISCORD_TOKEN} ${here} api_key ${literal}`,
+      `MODELS_FILE "leaky-fields.yaml": model "other": description: \${PRICE:-free} ${here} api_key ${literal}`,
+      `MODELS_FILE "leaky-fields.yaml": model "other": model: \${MODEL_NAME} ${here} api_key ${literal}`,
+      `MODELS_FILE "leaky-fields.yaml": model "tokenkey": api_key: \${DISCORD_TOKEN} is ${tokenNever}`,
+      `MODELS_FILE "leaky-fields.yaml": model "aliased": api_key: \${ALIAS} holds ${tokenNever}`,
+      'MODELS_FILE "leaky-fields.yaml": model "userinfo": base_url must not hold a user name or password (give the key as a key, not in the URL): the key goes in api_key',
+    ]);
+    const said = JSON.stringify(result);
+    for (const secret of [token, 'ghp-1', 'hunter2-password']) expect(said).not.toContain(secret);
+  });
+
+  it('never echoes an OPENAI_BASE_URL that holds a password', () => {
+    const result = parseConfig({ OPENAI_BASE_URL: 'http://bot:hunter2-password@127.0.0.1:1/v1' }, null, { readText });
+    expect(result).toEqual({
+      ok: false,
+      problems: ['OPENAI_BASE_URL must not hold a user name or password (give the key as a key, not in the URL)'],
+    });
+  });
+
+  it('hands the logger every secret the settings hold, and nothing else', () => {
+    const result = parseConfig(
+      { MODELS_FILE: 'models.yaml', MCP_CONFIG: 'mcp.json', GROQ_API_KEY: 'gsk-1', OPENAI_API_KEY: 'sk-1' },
+      null,
+      { readText: (path) => (path === 'mcp.json' ? files['mcp.json']! : readText(path)) },
+    );
+    expect(result.ok ? [] : result.problems).toEqual([
+      'MCP_CONFIG "mcp.json": server "github": env.GITHUB_TOKEN: ${GH_TOKEN} is not set (in the environment or .env)',
+      'MCP_CONFIG "mcp.json": server "search": headers.Authorization: ${SEARCH_TOKEN} is not set (in the environment or .env)',
+    ]);
+    const ok = parseConfig(
+      {
+        MODELS_FILE: 'models.yaml',
+        MCP_CONFIG: 'mcp.json',
+        GROQ_API_KEY: 'gsk-1',
+        OPENAI_API_KEY: 'sk-1',
+        GH_TOKEN: 'ghp-1',
+        SEARCH_TOKEN: 'st-2',
+        DISCORD_TOKEN: 'dt-3',
+      },
+      null,
+      { readText },
+    );
+    if (!ok.ok) throw new Error(ok.problems.join('\n'));
+    expect(ok.config.secrets.toSorted()).toEqual(['dt-3', 'ghp-1', 'gsk-1', 'sk-1', 'sk-1', 'st-2']);
+  });
+});
+
 describe('npm run doctor with MODELS_FILE', () => {
   it("checks the file's default model, or the one --model names; says which there are otherwise", () => {
     const environment = {
       MODELS_FILE: 'models.yaml',
       GROQ_API_KEY: 'gsk-1',
       OPENAI_API_KEY: 'sk-1',
-      OLLAMA_URL: 'http://127.0.0.1:11434/v1',
       // A broken MCP_CONFIG must not keep the doctor from checking a model.
       MCP_CONFIG: 'gone.json',
     };

@@ -77,6 +77,8 @@ export async function startBotWorld(
      * each other one to a scripted server of its own (`modelServers`).
      */
     models?: readonly (Pick<ModelListing, 'name'> & Partial<ModelListing>)[];
+    /** The operator's prompt (SYSTEM_PROMPT); none unless given. */
+    operatorPrompt?: string;
   } = {},
 ): Promise<BotWorld> {
   const discord = await startFakeDiscord();
@@ -163,7 +165,7 @@ export async function startBotWorld(
         : undefined,
       // The fake serves attachments from 127.0.0.1; the bot fetches from Discord's CDN alone otherwise.
       cdnHosts: ['127.0.0.1'],
-      operatorPrompt: null,
+      operatorPrompt: extra.operatorPrompt ?? null,
       store,
       counter,
       model:

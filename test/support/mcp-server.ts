@@ -1,7 +1,8 @@
 /**
  * A small MCP server over stdio, for tests: run it with `node --import tsx test/support/mcp-server.ts [mode]`.
  * Modes: (none) serve; `hang-on-start` never answers `initialize`; `exit-on-start` exits at once;
- * `noisy` serves after flooding stderr (many lines, and a long one that never ends).
+ * `noisy` serves after flooding stderr (many lines, and a long one that never ends); `tell-env` serves after
+ * writing the variables it was given to stderr, as a server that logs its settings at start does.
  * `MCP_TEST_START_LOG` names a file that gets a line at each start, so tests can count restarts.
  *
  * Tools: echo, add (numbers only: a schema to break), environment (what the process was given),
@@ -18,6 +19,8 @@ const mode = process.argv[2] ?? 'serve';
 if (process.env.MCP_TEST_START_LOG) appendFileSync(process.env.MCP_TEST_START_LOG, `${process.pid} ${mode}\n`);
 if (mode === 'exit-on-start') process.exit(3);
 if (mode === 'noisy') process.stderr.write(`${'progress\n'.repeat(200)}${'x'.repeat(100_000)}`);
+if (mode === 'tell-env')
+  for (const [name, value] of Object.entries(process.env)) process.stderr.write(`starting with ${name}=${value}\n`);
 if (mode === 'hang-on-start') {
   // Reads stdin and never answers.
   process.stdin.resume();

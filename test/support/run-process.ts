@@ -24,11 +24,12 @@ export interface ProcessResult {
 
 /**
  * Runs `script` (a path from the project root) as the npm scripts do (`scriptArgs`), in `cwd`, feeding `stdin`. The child
- * gets only PATH and HOME from this environment, plus `env`, so that no setting leaks in.
+ * gets only PATH and HOME from this environment, plus `env`, so that no setting leaks in. With `timeoutMs`, a child
+ * still running then is killed (its code is then null): for a test of a command that should stop at once but might not.
  */
 export function runScript(
   script: string,
-  options: { args?: string[]; env?: Record<string, string>; stdin?: string; cwd: string },
+  options: { args?: string[]; env?: Record<string, string>; stdin?: string; cwd: string; timeoutMs?: number },
 ): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...scriptArgs(script), ...(options.args ?? [])], {
@@ -40,8 +41,13 @@ export function runScript(
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer =
+      options.timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
     child.stdin.end(options.stdin ?? '');
   });
 }
