@@ -148,11 +148,13 @@ describe('settings', () => {
     const message = formatProblems(result.ok ? [] : result.problems);
     expect(message).toBe(
       [
-        'Cannot start: the settings have 4 problems (read from the environment, then .env):',
+        'Cannot start: the settings have 5 problems (read from the environment, then .env):',
         '  - MAX_STEPS must be a whole number from 1 to 50 (it is "ten")',
         '  - LOG_LEVEL must be fatal, error, warn, info, debug, trace or silent (it is "loud")',
         "  - OPENAI_API_KEY is required for OpenAI's API (the default OPENAI_BASE_URL): set it, or point OPENAI_BASE_URL at a local server that needs no key",
         '  - SYSTEM_PROMPT_FILE cannot be set together with SYSTEM_PROMPT: keep one',
+        // Read all the same, so that a missing file is not found only once the other is fixed.
+        '  - SYSTEM_PROMPT_FILE cannot be read (ENOENT): "p.txt"',
         'Fix them in .env (copy .env.example to start) or in the environment; README.md lists every setting under "Settings".',
       ].join('\n'),
     );

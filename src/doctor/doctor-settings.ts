@@ -4,9 +4,8 @@
  * then `.env`). Only those: the doctor is what an operator runs when the bot does not work, and a
  * missing DISCORD_TOKEN or a broken MCP_CONFIG must not stop it from checking the model server.
  */
-import { readFileSync } from 'node:fs';
 import { type Environment, mergeEnvironment, settingsSchema } from '../config.ts';
-import { readSettingFiles } from '../setting-files.ts';
+import { readSettingFile, readSettingFiles } from '../setting-files.ts';
 import { blankToUndefined } from '../setting-fields.ts';
 import type { OpenAIModelClientOptions } from '../model-servers/openai-model-client.ts';
 
@@ -61,11 +60,11 @@ export function readDoctorSettings(
       maxRetryWaitSeconds: values.OPENAI_MAX_RETRY_WAIT_SECONDS,
       toolProtocol: values.TOOL_PROTOCOL,
     };
-    // MCP_CONFIG left out: its problems must not keep the doctor from checking a model.
+    // MCP_CONFIG and SYSTEM_PROMPT_FILE left out: their problems must not keep the doctor from checking a model.
     const files = readSettingFiles(
-      { ...merged, MCP_CONFIG: undefined },
+      { ...merged, MCP_CONFIG: undefined, SYSTEM_PROMPT_FILE: undefined },
       shared,
-      options.readText ?? ((path) => readFileSync(path, 'utf8')),
+      options.readText ?? readSettingFile,
     );
     if (!files.models) return { ok: false, problems: files.problems };
     const name = options.modelName ?? files.models.defaultName;

@@ -45,7 +45,11 @@ const entrySchema = z
       .default('https://api.openai.com/v1'),
     api_key: z.string().optional(),
     model: z.string().min(1, 'model must name the model on its server'),
-    temperature: z.number().min(0).max(2).optional(),
+    temperature: z
+      .number({ error: 'temperature must be a number from 0 to 2' })
+      .min(0, 'temperature must be a number from 0 to 2')
+      .max(2, 'temperature must be a number from 0 to 2')
+      .optional(),
     vision: z.boolean().optional(),
     context_tokens: z.number().int().positive().optional(),
     price: z
@@ -98,36 +102,63 @@ export function parseModelsFile(
       }
       seen.add(rawName.toLowerCase());
     }
-    const rawKey = (raw as { api_key?: unknown } | null)?.api_key;
-    // The file must not hold a key: it is copied, shared and committed more often than .env.
-    if (typeof rawKey === 'string' && !onlyReference.test(rawKey)) {
-      problems.push(`${label}: api_key must name a variable, as \${GROQ_API_KEY}, not hold the key itself`);
-      return;
-    }
-    const expanded = expandVariables(raw, environment);
-    if (expanded.problems.length > 0) {
-      problems.push(...expanded.problems.map((problem) => `${label}: ${problem}`));
-      return;
-    }
-    const parsed = entrySchema.safeParse(expanded.value);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) {
-        const message =
-          issue.code === 'unrecognized_keys'
-            ? `unknown ${issue.message.replace(/^Unrecognized keys?: /, 'field ')}`
-            : issue.path.length > 0 && !issue.message.startsWith(String(issue.path[0]))
-              ? `${issue.path.join('.')}: ${issue.message}`
-              : issue.message;
-        problems.push(`${label}: ${message}`);
-      }
-      return;
-    }
-    const entry = parsed.data;
-    if (entry.api_key === undefined && new URL(entry.base_url).hostname === 'api.openai.com')
+    const checked = checkEntry(raw, environment, shared);
+    problems.push(...checked.problems.map((problem) => `${label}: ${problem}`));
+    if (checked.entry) models.push(checked.entry);
+  });
+  // Checked whatever else is wrong, against the names written: one round of fixes, not several.
+  const written = new Set(file.data.models.map((raw) => (raw as { name?: unknown } | null)?.name));
+  if (file.data.default !== undefined && !written.has(file.data.default))
+    problems.push(`default: "${file.data.default}" is not one of the models listed`);
+  const defaultName = file.data.default ?? models[0]?.name ?? '';
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, models, defaultName };
+}
+
+/**
+ * One model of the file, or every problem with it: a field that cannot be used (a key written in
+ * the file, a variable not set) is named and left out, and the rest is still checked.
+ */
+function checkEntry(
+  raw: unknown,
+  environment: Environment,
+  shared: SharedModelOptions,
+): { entry: ModelEntry | null; problems: string[] } {
+  const problems: string[] = [];
+  const fields: Record<string, unknown> = typeof raw === 'object' && raw !== null ? { ...raw } : {};
+  const unusable = new Set<string>();
+  // The file must not hold a key: it is copied, shared and committed more often than .env.
+  if (typeof fields.api_key === 'string' && !onlyReference.test(fields.api_key)) {
+    problems.push('api_key must name a variable, as ${GROQ_API_KEY}, not hold the key itself');
+    unusable.add('api_key');
+  }
+  for (const [field, value] of Object.entries(fields)) {
+    if (unusable.has(field)) continue;
+    const expanded = expandVariables(value, environment, [field]);
+    if (expanded.problems.length > 0) unusable.add(field);
+    problems.push(...expanded.problems);
+    fields[field] = expanded.value;
+  }
+  for (const field of unusable) delete fields[field];
+  const parsed = entrySchema.safeParse(typeof raw === 'object' && raw !== null ? fields : raw);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      if (unusable.has(String(issue.path[0]))) continue;
       problems.push(
-        `${label}: OpenAI's API needs a key: add api_key: \${OPENAI_API_KEY} (or the variable that holds it)`,
+        issue.code === 'unrecognized_keys'
+          ? `unknown ${issue.message.replace(/^Unrecognized keys?: /, 'field ')}`
+          : issue.path.length > 0 && !issue.message.startsWith(String(issue.path[0]))
+            ? `${issue.path.join('.')}: ${issue.message}`
+            : issue.message,
       );
-    models.push({
+    }
+    return { entry: null, problems };
+  }
+  const entry = parsed.data;
+  if (entry.api_key === undefined && !unusable.has('api_key') && new URL(entry.base_url).hostname === 'api.openai.com')
+    problems.push("OpenAI's API needs a key: add api_key: ${OPENAI_API_KEY} (or the variable that holds it)");
+  if (problems.length > 0) return { entry: null, problems };
+  return {
+    entry: {
       name: entry.name,
       description: entry.description,
       vision: entry.vision ?? null,
@@ -141,10 +172,7 @@ export function parseModelsFile(
         model: entry.model,
         provider: entry.provider,
       },
-    });
-  });
-  const defaultName = file.data.default ?? models[0]?.name ?? '';
-  if (problems.length === 0 && !models.some((model) => model.name === defaultName))
-    problems.push(`default: "${defaultName}" is not one of the models listed`);
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, models, defaultName };
+    },
+    problems,
+  };
 }

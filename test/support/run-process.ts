@@ -23,12 +23,12 @@ export interface ProcessResult {
 }
 
 /**
- * Runs `script` (a path from the project root) as the npm scripts do (`scriptArgs`), in `cwd`, feeding `stdin`. The child
+ * Runs `script` (a path from the project root) as the npm scripts do (`scriptArgs`), in `cwd`, feeding `stdin`, killed after `killAfterMs` if given. The child
  * gets only PATH and HOME from this environment, plus `env`, so that no setting leaks in.
  */
 export function runScript(
   script: string,
-  options: { args?: string[]; env?: Record<string, string>; stdin?: string; cwd: string },
+  options: { args?: string[]; env?: Record<string, string>; stdin?: string; cwd: string; killAfterMs?: number },
 ): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...scriptArgs(script), ...(options.args ?? [])], {
@@ -40,8 +40,14 @@ export function runScript(
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // A command that hangs is killed, so that a failing test leaves no process behind (its code is then null).
+    const killer =
+      options.killAfterMs === undefined ? null : setTimeout(() => child.kill('SIGKILL'), options.killAfterMs);
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => {
+      if (killer) clearTimeout(killer);
+      resolve({ code, stdout, stderr });
+    });
     child.stdin.end(options.stdin ?? '');
   });
 }
