@@ -23,6 +23,11 @@ export function formatReport(report: DoctorReport, databasePath: string): string
   ];
   if (report.learnedNow.length > 0)
     out.push(`Learned now, and remembered in ${databasePath}: ${report.learnedNow.join('; ')}`);
+  // The doctor changes the bot for good: say so, and how to undo it without an SQLite tool.
+  out.push(
+    `Saved in ${databasePath}, and used by the bot until forgotten: this report (the bot logs it at start, and MODEL_VISION=auto follows its image check) and the fixes learned for this server and model (applied at each request).`,
+    `List what is remembered: npm run doctor -- --learned. Undo it: npm run doctor -- --forget ${report.model}`,
+  );
   // The generic profile's advice is to run the doctor: this is it.
   const advice = report.advice.filter((line) => !line.includes('npm run doctor'));
   if (advice.length > 0) out.push(`Advice for ${report.providerName}:`, ...advice.map((line) => `  - ${line}`));
