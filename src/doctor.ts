@@ -61,12 +61,12 @@ if (!loaded.ok) {
   console.error(formatProblems(loaded.problems));
   process.exit(1);
 }
-const { model: settings, databasePath } = loaded.settings;
+const { model: settings, databasePath, names } = loaded.settings;
 const profile = profileFor(settings.provider ?? 'auto', settings.baseURL);
 const store = openStoreOrExit(databasePath);
 try {
   const records = recordsInDatabase(store.modelServers);
-  const report = await runCheckup({ settings, profile, records });
+  const report = await runCheckup({ settings, profile, records, names });
   // Stored under the base URL as configured: the key the bot reads its records by.
   records.saveCheckup(settings.baseURL, settings.model, report);
   console.log(formatReport(report, databasePath));

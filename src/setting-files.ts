@@ -37,6 +37,8 @@ export function readSettingFiles(
   merged: Environment,
   shared: SharedModelOptions,
   readText: (path: string) => string,
+  /** The one model to check in MODELS_FILE (the doctor's), by name; null: the default. */
+  onlyModel?: { name: string | null },
 ): { systemPrompt: string | null; mcpServers: McpServerConfig[]; models: ModelsConfig | null; problems: string[] } {
   const problems: string[] = [];
   const read = (name: FileSetting): { path: string; text: string } | null => {
@@ -61,7 +63,7 @@ export function readSettingFiles(
   let models: ModelsConfig | null = null;
   const file = read('MODELS_FILE');
   if (file) {
-    const parsed = parseModelsFile(file.text, merged, shared);
+    const parsed = parseModelsFile(file.text, merged, shared, onlyModel);
     if (parsed.ok) models = parsed;
     else problems.push(...parsed.problems.map((problem) => `MODELS_FILE "${file.path}": ${problem}`));
   }

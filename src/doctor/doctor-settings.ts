@@ -12,7 +12,31 @@ import type { OpenAIModelClientOptions } from '../model-servers/openai-model-cli
 export interface DoctorSettings {
   model: OpenAIModelClientOptions;
   databasePath: string;
+  /** Where the model's settings were written, as the report names them to the operator. */
+  names: SettingNames;
 }
+
+/** The names of the settings that say where the model is, which key it takes, which model, which profile. */
+export interface SettingNames {
+  baseURL: string;
+  apiKey: string;
+  model: string;
+  provider: string;
+}
+
+export const environmentNames: SettingNames = {
+  baseURL: 'OPENAI_BASE_URL',
+  apiKey: 'OPENAI_API_KEY',
+  model: 'OPENAI_MODEL',
+  provider: 'MODEL_PROVIDER',
+};
+
+const modelsFileNames = (name: string): SettingNames => ({
+  baseURL: `base_url of "${name}" in MODELS_FILE`,
+  apiKey: `api_key of "${name}" in MODELS_FILE`,
+  model: `model of "${name}" in MODELS_FILE`,
+  provider: `provider of "${name}" in MODELS_FILE`,
+});
 
 const doctorSchema = settingsSchema.pick({
   OPENAI_API_KEY: true,
@@ -65,6 +89,7 @@ export function readDoctorSettings(
       { ...merged, MCP_CONFIG: undefined, SYSTEM_PROMPT_FILE: undefined },
       shared,
       options.readText ?? readSettingFile,
+      { name: options.modelName ?? null },
     );
     if (!files.models) return { ok: false, problems: files.problems };
     const name = options.modelName ?? files.models.defaultName;
@@ -76,7 +101,10 @@ export function readDoctorSettings(
           `MODELS_FILE has no model named "${name}": it has ${files.models.models.map((model) => model.name).join(', ')}`,
         ],
       };
-    return { ok: true, settings: { model: entry.client, databasePath: values.DATABASE_PATH } };
+    return {
+      ok: true,
+      settings: { model: entry.client, databasePath: values.DATABASE_PATH, names: modelsFileNames(entry.name) },
+    };
   }
   return {
     ok: true,
@@ -93,6 +121,7 @@ export function readDoctorSettings(
         toolProtocol: values.TOOL_PROTOCOL,
       },
       databasePath: values.DATABASE_PATH,
+      names: environmentNames,
     },
   };
 }

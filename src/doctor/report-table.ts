@@ -10,11 +10,9 @@ export function formatReport(report: DoctorReport, databasePath: string): string
   const widths = [0, 1].map((column) => Math.max(header[column]!.length, ...cells.map((cell) => cell[column]!.length)));
   const line = (cell: string[]) =>
     `${cell[0]!.padEnd(widths[0]!)}  ${cell[1]!.padEnd(widths[1]!)}  ${cell[2]}`.trimEnd();
-  const chosen =
-    report.providerChosenBy === 'MODEL_PROVIDER' ? `MODEL_PROVIDER=${report.provider}` : 'found from OPENAI_BASE_URL';
   const out = [
     `Model server ${report.server}, model ${report.model}`,
-    `Profile: ${report.providerName} (${chosen})`,
+    `Profile: ${report.providerName} (${report.providerChosenBy})`,
     '',
     line([`     ${header[0]}`, header[1]!, header[2]!]),
     ...cells.map(line),

@@ -69,11 +69,16 @@ export type SharedModelOptions = Pick<
   'temperature' | 'maxRetries' | 'timeoutSeconds' | 'maxRetryWaitSeconds' | 'toolProtocol'
 >;
 
-/** The models of the file and the default's name, or every problem in it. */
+/**
+ * The models of the file and the default's name, or every problem in it. With `only` (the doctor,
+ * which checks one model), only that model (the default when its name is null) is checked whole
+ * and returned: another model's unset key is no business of a checkup that does not use it.
+ */
 export function parseModelsFile(
   text: string,
   environment: Environment,
   shared: SharedModelOptions,
+  only?: { name: string | null },
 ): { ok: true; models: ModelEntry[]; defaultName: string } | { ok: false; problems: string[] } {
   let document: unknown;
   try {
@@ -90,10 +95,20 @@ export function parseModelsFile(
   const problems: string[] = [];
   const models: ModelEntry[] = [];
   const seen = new Set<string>();
+  const names = file.data.models.map((raw) => (raw as { name?: unknown } | null)?.name);
+  const target = only ? (only.name ?? file.data.default ?? names[0]) : undefined;
+  if (only?.name && !names.includes(only.name))
+    return {
+      ok: false,
+      problems: [
+        `has no model named "${only.name}": it has ${names.filter((name) => typeof name === 'string').join(', ')}`,
+      ],
+    };
   if (file.data.models.length > maxModels)
     problems.push(`lists ${file.data.models.length} models: Discord offers at most ${maxModels} choices`);
   file.data.models.forEach((raw, index) => {
-    const rawName = (raw as { name?: unknown } | null)?.name;
+    const rawName = names[index];
+    if (target !== undefined && rawName !== target) return;
     const label = typeof rawName === 'string' ? `model "${rawName}"` : `model ${index + 1}`;
     if (typeof rawName === 'string') {
       if (seen.has(rawName.toLowerCase())) {
@@ -107,8 +122,7 @@ export function parseModelsFile(
     if (checked.entry) models.push(checked.entry);
   });
   // Checked whatever else is wrong, against the names written: one round of fixes, not several.
-  const written = new Set(file.data.models.map((raw) => (raw as { name?: unknown } | null)?.name));
-  if (file.data.default !== undefined && !written.has(file.data.default))
+  if (file.data.default !== undefined && !names.includes(file.data.default))
     problems.push(`default: "${file.data.default}" is not one of the models listed`);
   const defaultName = file.data.default ?? models[0]?.name ?? '';
   return problems.length > 0 ? { ok: false, problems } : { ok: true, models, defaultName };
