@@ -1,7 +1,6 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { UserFacingError } from '../src/errors.ts';
+import { makeDatabaseFolder } from './database-folder.ts';
 import { latestVersion, type Migration, migrations } from './migrations.ts';
 
 /** The database was written by a newer version of the bot; it is left as it is. */
@@ -48,7 +47,7 @@ export function openDatabaseReadOnly(path: string): Database {
  * synchronous=NORMAL survives a killed process without a flush per write.
  */
 export function openDatabase(path: string, options: { migrations?: readonly Migration[] } = {}): Database {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  makeDatabaseFolder(path);
   const db = new BetterSqlite3(path);
   try {
     db.pragma('busy_timeout = 5000');

@@ -90,6 +90,8 @@ try {
     operatorPrompt: config.systemPrompt,
     logger,
     images: { vision: vision.enabled, maxBytes: config.images.maxBytes },
+    // Printed at the terminal is delivered: `npm run steps` must not call it owed.
+    delivered: (runId) => store.runs.markDelivered(runId, 'posted'),
   });
 } finally {
   await shutDown();

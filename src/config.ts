@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { Config } from './config-shape.ts';
 import type { ModelsConfig } from './model-catalog/model-entry.ts';
 import type { SharedModelOptions } from './model-catalog/models-file.ts';
-import { readSettingFiles } from './setting-files.ts';
+import { readSettingFile, readSettingFiles } from './setting-files.ts';
 import { providerIds } from './model-servers/profiles/profile.ts';
 import {
   blankToUndefined,
@@ -136,31 +136,21 @@ export function parseConfig(
   dotenvText: string | null,
   options: { purpose?: ConfigPurpose; readText?: (path: string) => string } = {},
 ): ConfigResult {
-  const { purpose = 'chat', readText = (path: string) => readFileSync(path, 'utf8') } = options;
+  const { purpose = 'chat', readText = readSettingFile } = options;
   const merged = mergeEnvironment(environment, dotenvText);
   const parsed = settingsSchema.safeParse(merged);
   // Read even when other settings are wrong, so that every problem is reported at once; the
   // models' shared options then only stand in, as nothing is built from a failed parse.
   const files = readSettingFiles(merged, parsed.success ? sharedModelOptions(parsed.data) : standIn, readText);
+  // A set: a list setting has one issue per bad item (MODERATOR_ROLE_IDS=12,x), all worded alike.
   const problems = [
-    ...(parsed.success ? [] : parsed.error.issues.map((issue) => describeIssue(issue, merged))),
+    ...new Set(parsed.success ? [] : parsed.error.issues.map((issue) => describeIssue(issue, merged))),
     ...crossProblems(merged, purpose),
     ...files.problems,
   ];
   if (!parsed.success || problems.length > 0) return { ok: false, problems };
   const settings = parsed.data;
-  let systemPrompt = settings.SYSTEM_PROMPT ?? null;
-  if (settings.SYSTEM_PROMPT_FILE) {
-    try {
-      systemPrompt = readText(settings.SYSTEM_PROMPT_FILE).trim() || null;
-    } catch (error) {
-      const reason = (error as NodeJS.ErrnoException).code ?? String(error);
-      return {
-        ok: false,
-        problems: [`SYSTEM_PROMPT_FILE cannot be read (${reason}): "${settings.SYSTEM_PROMPT_FILE}"`],
-      };
-    }
-  }
+  const systemPrompt = settings.SYSTEM_PROMPT ?? files.systemPrompt;
   const shared = sharedModelOptions(settings);
   let models: ModelsConfig = {
     models: [

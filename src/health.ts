@@ -10,12 +10,13 @@ import { shardDatabasePath, shardListPath } from './shards/shard-plan.ts';
 
 const databasePath = databasePathSetting();
 const shards = readShardList(shardListPath(databasePath));
+const files = (shards?.ids ?? [0]).map((id) => ({ id, path: healthFilePath(shardDatabasePath(databasePath, id)) }));
 const verdict = judgeShards(
-  (shards?.ids ?? [0]).map((id) => ({
-    shard: shards ? id : null,
-    state: readHealthFile(healthFilePath(shardDatabasePath(databasePath, id))),
-  })),
+  files.map(({ id, path }) => ({ shard: shards ? id : null, state: readHealthFile(path) })),
   Date.now(),
 );
-console.log(`${verdict.healthy ? 'healthy' : 'unhealthy'}: ${verdict.why}`);
+// The files read are named: a wrong DATABASE_PATH (another folder, a relative path from elsewhere) shows at once.
+console.log(
+  `${verdict.healthy ? 'healthy' : 'unhealthy'}: ${verdict.why} (read ${files.map(({ path }) => path).join(', ')})`,
+);
 process.exit(verdict.healthy ? 0 : 1);

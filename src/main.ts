@@ -9,6 +9,7 @@ import { describeStatus } from './agent/tool.ts';
 import { currentTools } from './agent/tool-registry.ts';
 import { botDependencies } from './bot-dependencies.ts';
 import { type Bot, startBot } from './discord/bot.ts';
+import { describeStartFailure } from './discord/discord-errors.ts';
 import { UserFacingError } from './errors.ts';
 import { healthFilePath, keepHealthFile } from './health/health-file.ts';
 import { createLogger } from './logging.ts';
@@ -97,8 +98,7 @@ const dependencies = await botDependencies(config, {
 try {
   bot = await startBot(dependencies);
 } catch (error) {
-  if (error instanceof UserFacingError) console.error(error.userMessage);
-  else logger.fatal({ err: error }, 'could not connect to Discord');
+  console.error(describeStartFailure(error, config.discord.apiUrl));
   await mcp.close();
   instance.stop();
   store.close();

@@ -6,6 +6,15 @@ import { z } from 'zod';
 
 export type Environment = Record<string, string | undefined>;
 
+/**
+ * The range of a number setting, in the words the README's table and `.env.example` use (a test
+ * checks them against it), attached to its schema as zod metadata: one place for the bounds.
+ */
+export const rangeOf = (schema: z.ZodType): string | undefined =>
+  (schema.meta() as { range?: string } | undefined)?.range;
+
+const range = (min: number, max: number) => `from ${min} to ${max}`;
+
 export const blankToUndefined = (value: unknown) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
 
@@ -14,34 +23,38 @@ export const optionalText = () => z.preprocess(blankToUndefined, z.string().opti
 export const text = (fallback: string) => z.preprocess(blankToUndefined, z.string().default(fallback));
 
 export const whole = (min: number, max: number, fallback: number) =>
-  z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .default(String(fallback))
-      .pipe(
-        z
-          .string()
-          .regex(/^\d+$/, `must be a whole number from ${min} to ${max}`)
-          .transform(Number)
-          .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`)),
-      ),
-  );
+  z
+    .preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .default(String(fallback))
+        .pipe(
+          z
+            .string()
+            .regex(/^\d+$/, `must be a whole number ${range(min, max)}`)
+            .transform(Number)
+            .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`)),
+        ),
+    )
+    .meta({ range: range(min, max) });
 
 export const decimal = (min: number, max: number, fallback: number) =>
-  z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .default(String(fallback))
-      .pipe(
-        z
-          .string()
-          .regex(/^\d+(\.\d+)?$/, `must be a number from ${min} to ${max}`)
-          .transform(Number)
-          .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`)),
-      ),
-  );
+  z
+    .preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .default(String(fallback))
+        .pipe(
+          z
+            .string()
+            .regex(/^\d+(\.\d+)?$/, `must be a number ${range(min, max)}`)
+            .transform(Number)
+            .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`)),
+        ),
+    )
+    .meta({ range: range(min, max) });
 
 /**
  * Whether a URL of the settings holds no user name or password. One that does never works (fetch
@@ -84,17 +97,26 @@ export const oneOf = <const Values extends readonly [string, ...string[]]>(value
       .default(fallback as never),
   );
 
+const maxShards = 65_535;
+
 /** `auto` or a whole number of shards (1: not sharded). */
 export const shardCount = () =>
-  z.preprocess(
-    blankToUndefined,
-    z
-      .string()
-      .default('1')
-      .pipe(z.string().regex(/^(auto|\d+)$/, 'must be auto or a whole number of shards from 1'))
-      .transform((value) => (value === 'auto' ? ('auto' as const) : Number(value)))
-      .pipe(z.union([z.literal('auto'), z.number().min(1, 'must be at least 1').max(65_535, 'must be at most 65535')])),
-  );
+  z
+    .preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .default('1')
+        .pipe(z.string().regex(/^(auto|\d+)$/, 'must be auto or a whole number of shards from 1'))
+        .transform((value) => (value === 'auto' ? ('auto' as const) : Number(value)))
+        .pipe(
+          z.union([
+            z.literal('auto'),
+            z.number().min(1, 'must be at least 1').max(maxShards, `must be at most ${maxShards}`),
+          ]),
+        ),
+    )
+    .meta({ range: `auto or ${range(1, maxShards)}` });
 
 /** Shard ids and ranges (`0,1` or `0-3` or `4-7,9`), sorted, each once; unset: every shard. */
 export const shardIdList = () =>

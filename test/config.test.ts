@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { formatProblems, parseConfig, settingNames } from '../src/config.ts';
+import { formatProblems, parseConfig, settingNames, settingsSchema } from '../src/config.ts';
+import { rangeOf } from '../src/setting-fields.ts';
 import { projectRoot } from './support/run-process.ts';
 
 describe('settings', () => {
@@ -150,11 +151,13 @@ describe('settings', () => {
     const message = formatProblems(result.ok ? [] : result.problems);
     expect(message).toBe(
       [
-        'Cannot start: the settings have 4 problems (read from the environment, then .env):',
+        'Cannot start: the settings have 5 problems (read from the environment, then .env):',
         '  - MAX_STEPS must be a whole number from 1 to 50 (it is "ten")',
         '  - LOG_LEVEL must be fatal, error, warn, info, debug, trace or silent (it is "loud")',
         "  - OPENAI_API_KEY is required for OpenAI's API (the default OPENAI_BASE_URL): set it, or point OPENAI_BASE_URL at a local server that needs no key",
         '  - SYSTEM_PROMPT_FILE cannot be set together with SYSTEM_PROMPT: keep one',
+        // Read all the same, so that a missing file is not found only once the other is fixed.
+        '  - SYSTEM_PROMPT_FILE cannot be read (ENOENT): "p.txt"',
         'Fix them in .env (copy .env.example to start) or in the environment; README.md lists every setting under "Settings".',
       ].join('\n'),
     );
@@ -254,5 +257,27 @@ describe('settings', () => {
     const example = readFileSync(`${projectRoot}.env.example`, 'utf8');
     const listed = [...example.matchAll(/^#?\s*([A-Z_]+)=/gm)].map((match) => match[1]!);
     expect(listed.sort()).toEqual([...settingNames].sort());
+  });
+
+  it("is documented with each number setting's range, as the code checks it: in the README's table and above its line in .env.example", () => {
+    const readme = readFileSync(`${projectRoot}README.md`, 'utf8');
+    const example = readFileSync(`${projectRoot}.env.example`, 'utf8').split('\n');
+    const ranges = settingNames.flatMap((name) => {
+      const range = rangeOf(settingsSchema.shape[name]);
+      return range === undefined ? [] : [{ name, range }];
+    });
+    expect(ranges.length).toBeGreaterThan(15);
+    // The range, not the start of a longer number ("from 1 to 5" in "from 1 to 50").
+    const states = (text: string, range: string) => new RegExp(`${range}(?![\\d,])`).test(text);
+    const missing = ranges.flatMap(({ name, range }) => {
+      const row = readme.split('\n').find((line) => line.startsWith(`| \`${name}\` |`)) ?? '';
+      const line = example.findIndex((text) => text.startsWith(`${name}=`));
+      const comment = example[line - 1] ?? '';
+      return [
+        ...(states(row, range) ? [] : [`README: ${name} ${range}`]),
+        ...(comment.startsWith('#') && states(comment, range) ? [] : [`.env.example: ${name} ${range}`]),
+      ];
+    });
+    expect(missing).toEqual([]);
   });
 });

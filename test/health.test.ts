@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   gatewayDownLimitMs,
+  healthFilePath,
   type HealthState,
   healthStaleMs,
   judgeHealth,
@@ -97,7 +98,10 @@ describe('npm run health against the running bot', () => {
 
     bot = await startBotProcess(discord, model, databasePath);
     await bot.waitForLog('ready');
-    expect(await health()).toMatchObject({ code: 0, stdout: 'healthy: connected to Discord\n' });
+    expect(await health()).toMatchObject({
+      code: 0,
+      stdout: `healthy: connected to Discord (read ${healthFilePath(databasePath)})\n`,
+    });
 
     bot.child.kill('SIGTERM');
     expect(await bot.exited).toBe(0);

@@ -31,7 +31,10 @@ export async function readFromCdn(url: string, maxBytes: number, timeoutMs: numb
   const announced = announcedLength(response.headers);
   // Node's fetch already fails a body that ends before its content-length; this holds on any fetch.
   if (!read.truncated && announced !== null && read.bytes.length !== announced)
-    return { ok: false, why: `cut short: ${count(read.bytes.length)} of the ${count(announced)} bytes announced arrived` };
+    return {
+      ok: false,
+      why: `cut short: ${count(read.bytes.length)} of the ${count(announced)} bytes announced arrived`,
+    };
   return { ok: true, ...read };
 }
 

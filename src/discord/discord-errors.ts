@@ -1,5 +1,5 @@
 import { DiscordjsErrorCodes } from 'discord.js';
-import { errorMessage, toError, UserFacingError } from '../errors.ts';
+import { describeError, errorMessage, toError, UserFacingError } from '../errors.ts';
 
 /** Discord's JSON error codes the bot meets, in words an operator can act on. */
 const knownCodes: Record<number, string> = {
@@ -51,4 +51,20 @@ export function explainLoginError(error: unknown): Error {
     );
   }
   return toError(error);
+}
+
+/**
+ * Why the bot could not connect to Discord at start, as the plain text it prints on refusing to
+ * start: what the operator can fix (the token, the intent, the address), else the failure itself.
+ */
+export function describeStartFailure(error: unknown, apiUrl: string): string {
+  const explained = explainLoginError(error);
+  if (explained instanceof UserFacingError) return explained.userMessage;
+  // A failed connection is Node's system error (syscall "connect", "getaddrinfo"), or fetch's with it as cause.
+  const network = [error, (error as { cause?: unknown } | null)?.cause].find(
+    (candidate) => typeof (candidate as { syscall?: unknown } | null)?.syscall === 'string',
+  );
+  if (network)
+    return `Cannot start: Discord could not be reached at ${apiUrl} (${errorMessage(network)}). Check the network, or DISCORD_API_URL.`;
+  return `Cannot start: connecting to Discord failed (${describeError(error)}).`;
 }

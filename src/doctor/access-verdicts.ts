@@ -5,6 +5,7 @@
  */
 import type { CheckupRow } from '../model-servers/server-summary.ts';
 import type { ProbeOutcome } from './chat-probes.ts';
+import { environmentNames, type SettingNames } from './doctor-settings.ts';
 import type { AccessOutcome } from './server-access.ts';
 import { truncate } from '../text/truncate.ts';
 import { refusal } from './verdicts.ts';
@@ -19,6 +20,7 @@ export function judgeAccess(
   access: AccessOutcome,
   chats: readonly ProbeOutcome[],
   settings: { model: string; apiKey: string | null },
+  names: SettingNames = environmentNames,
 ): CheckupRow[] {
   if (access.kind === 'unreachable')
     return [
@@ -27,7 +29,7 @@ export function judgeAccess(
         label: 'server reachable',
         status: 'fatal',
         result: `no: ${access.reason}`,
-        action: 'cannot work: check OPENAI_BASE_URL, and that the server is running',
+        action: `cannot work: check ${names.baseURL}, and that the server is running`,
       },
     ];
   const rows: CheckupRow[] = [
@@ -55,8 +57,8 @@ export function judgeAccess(
           ? refusal(chatRefused)
           : `refused (${access.status}): ${truncate(access.message, 90)}`,
       action: settings.apiKey
-        ? 'cannot work: set OPENAI_API_KEY to a key this server takes'
-        : 'cannot work: the server wants a key; set OPENAI_API_KEY',
+        ? `cannot work: set ${names.apiKey} to a key this server takes`
+        : `cannot work: the server wants a key; set ${names.apiKey}`,
     });
     return rows;
   }
@@ -83,7 +85,7 @@ export function judgeAccess(
       label: 'model',
       status: 'fatal',
       result: `unknown: the server does not know "${settings.model}"`,
-      action: `cannot work: set OPENAI_MODEL to a model it serves${some}`,
+      action: `cannot work: set ${names.model} to a model it serves${some}`,
     });
   } else
     rows.push({

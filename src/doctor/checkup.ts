@@ -11,6 +11,7 @@ import { describeFixes, mergeFixes, type ServerFixes, type ServerRecords } from 
 import type { CheckupRow, StoredCheckup } from '../model-servers/server-summary.ts';
 import { accessBlocked, judgeAccess } from './access-verdicts.ts';
 import { type ProbeOutcome, sendProbe } from './chat-probes.ts';
+import { environmentNames, type SettingNames } from './doctor-settings.ts';
 import { runEndToEnd } from './end-to-end.ts';
 import type { ProbeName } from './probe-requests.ts';
 import { rawConnection } from './raw-connection.ts';
@@ -27,8 +28,8 @@ export interface DoctorReport extends StoredCheckup {
   server: string;
   model: string;
   providerName: string;
-  /** How the profile was chosen: MODEL_PROVIDER, or found from the URL. */
-  providerChosenBy: 'MODEL_PROVIDER' | 'OPENAI_BASE_URL';
+  /** How the profile was chosen, in words: `MODEL_PROVIDER=ollama`, or `found from OPENAI_BASE_URL` (or the models file's fields). */
+  providerChosenBy: string;
   advice: string[];
   /** Every fix the bot applies to this server and model now (the profile's, learned, TOOL_PROTOCOL). */
   fixesInEffect: string[];
@@ -41,9 +42,11 @@ export async function runCheckup(options: {
   settings: OpenAIModelClientOptions;
   profile: ProviderProfile;
   records: ServerRecords;
+  /** Where the settings were written (the environment's names unless given). */
+  names?: SettingNames;
   signal?: AbortSignal;
 }): Promise<DoctorReport> {
-  const { settings, profile, records } = options;
+  const { settings, profile, records, names = environmentNames } = options;
   const signal = options.signal ?? new AbortController().signal;
   const { baseURL: server, model } = settings;
   const toolProtocol = settings.toolProtocol ?? 'auto';
@@ -52,13 +55,13 @@ export async function runCheckup(options: {
 
   const rows: CheckupRow[] = [];
   const access = await probeAccess(connection, limits.accessMs, signal);
-  if (accessBlocked(access)) rows.push(...judgeAccess(access, [], settings));
+  if (accessBlocked(access)) rows.push(...judgeAccess(access, [], settings, names));
   else {
     const sent = await Promise.all(
       probeNames.map(async (name) => [name, await sendProbe(connection, name, model, limits.probeMs, signal)] as const),
     );
     const outcomes = Object.fromEntries(sent) as Outcomes;
-    rows.push(...judgeAccess(access, Object.values(outcomes) as ProbeOutcome[], settings));
+    rows.push(...judgeAccess(access, Object.values(outcomes) as ProbeOutcome[], settings, names));
     if (!rows.some((row) => row.status === 'fatal')) {
       const judged = judgeCapabilities(outcomes, {
         profile,
@@ -85,7 +88,10 @@ export async function runCheckup(options: {
     server: mask(server),
     model,
     providerName: profile.name,
-    providerChosenBy: settings.provider && settings.provider !== 'auto' ? 'MODEL_PROVIDER' : 'OPENAI_BASE_URL',
+    providerChosenBy:
+      settings.provider && settings.provider !== 'auto'
+        ? `${names.provider}: ${settings.provider}`
+        : `found from ${names.baseURL}`,
     advice: [...profile.advice],
     fixesInEffect: describeFixes(inEffect),
     learnedNow: describeFixes(learnedAfter).filter((line) => !before.has(line)),

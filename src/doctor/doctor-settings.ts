@@ -4,16 +4,39 @@
  * then `.env`). Only those: the doctor is what an operator runs when the bot does not work, and a
  * missing DISCORD_TOKEN or a broken MCP_CONFIG must not stop it from checking the model server.
  */
-import { readFileSync } from 'node:fs';
 import { describeIssue, type Environment, mergeEnvironment, settingsSchema } from '../config.ts';
-import { readSettingFiles } from '../setting-files.ts';
+import { readSettingFile, readSettingFiles } from '../setting-files.ts';
 import { blankToUndefined } from '../setting-fields.ts';
 import type { OpenAIModelClientOptions } from '../model-servers/openai-model-client.ts';
 
 export interface DoctorSettings {
   model: OpenAIModelClientOptions;
   databasePath: string;
+  /** Where the model's settings were written, as the report names them to the operator. */
+  names: SettingNames;
 }
+
+/** The names of the settings that say where the model is, which key it takes, which model, which profile. */
+export interface SettingNames {
+  baseURL: string;
+  apiKey: string;
+  model: string;
+  provider: string;
+}
+
+export const environmentNames: SettingNames = {
+  baseURL: 'OPENAI_BASE_URL',
+  apiKey: 'OPENAI_API_KEY',
+  model: 'OPENAI_MODEL',
+  provider: 'MODEL_PROVIDER',
+};
+
+const modelsFileNames = (name: string): SettingNames => ({
+  baseURL: `base_url of "${name}" in MODELS_FILE`,
+  apiKey: `api_key of "${name}" in MODELS_FILE`,
+  model: `model of "${name}" in MODELS_FILE`,
+  provider: `provider of "${name}" in MODELS_FILE`,
+});
 
 const doctorSchema = settingsSchema.pick({
   OPENAI_API_KEY: true,
@@ -57,11 +80,12 @@ export function readDoctorSettings(
       maxRetryWaitSeconds: values.OPENAI_MAX_RETRY_WAIT_SECONDS,
       toolProtocol: values.TOOL_PROTOCOL,
     };
-    // MCP_CONFIG left out: its problems must not keep the doctor from checking a model.
+    // MCP_CONFIG and SYSTEM_PROMPT_FILE left out: their problems must not keep the doctor from checking a model.
     const files = readSettingFiles(
-      { ...merged, MCP_CONFIG: undefined },
+      { ...merged, MCP_CONFIG: undefined, SYSTEM_PROMPT_FILE: undefined },
       shared,
-      options.readText ?? ((path) => readFileSync(path, 'utf8')),
+      options.readText ?? readSettingFile,
+      { name: options.modelName ?? null },
     );
     if (!files.models) return { ok: false, problems: files.problems };
     const name = options.modelName ?? files.models.defaultName;
@@ -73,7 +97,10 @@ export function readDoctorSettings(
           `MODELS_FILE has no model named "${name}": it has ${files.models.models.map((model) => model.name).join(', ')}`,
         ],
       };
-    return { ok: true, settings: { model: entry.client, databasePath: values.DATABASE_PATH } };
+    return {
+      ok: true,
+      settings: { model: entry.client, databasePath: values.DATABASE_PATH, names: modelsFileNames(entry.name) },
+    };
   }
   return {
     ok: true,
@@ -90,6 +117,7 @@ export function readDoctorSettings(
         toolProtocol: values.TOOL_PROTOCOL,
       },
       databasePath: values.DATABASE_PATH,
+      names: environmentNames,
     },
   };
 }

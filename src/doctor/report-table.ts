@@ -10,11 +10,9 @@ export function formatReport(report: DoctorReport, databasePath: string): string
   const widths = [0, 1].map((column) => Math.max(header[column]!.length, ...cells.map((cell) => cell[column]!.length)));
   const line = (cell: string[]) =>
     `${cell[0]!.padEnd(widths[0]!)}  ${cell[1]!.padEnd(widths[1]!)}  ${cell[2]}`.trimEnd();
-  const chosen =
-    report.providerChosenBy === 'MODEL_PROVIDER' ? `MODEL_PROVIDER=${report.provider}` : 'found from OPENAI_BASE_URL';
   const out = [
     `Model server ${report.server}, model ${report.model}`,
-    `Profile: ${report.providerName} (${chosen})`,
+    `Profile: ${report.providerName} (${report.providerChosenBy})`,
     '',
     line([`     ${header[0]}`, header[1]!, header[2]!]),
     ...cells.map(line),
@@ -23,6 +21,11 @@ export function formatReport(report: DoctorReport, databasePath: string): string
   ];
   if (report.learnedNow.length > 0)
     out.push(`Learned now, and remembered in ${databasePath}: ${report.learnedNow.join('; ')}`);
+  // The doctor changes the bot for good: say so, and how to undo it without an SQLite tool.
+  out.push(
+    `Saved in ${databasePath}, and used by the bot until forgotten: this report (the bot logs it at start, and MODEL_VISION=auto follows its image check) and the fixes learned for this server and model (applied at each request).`,
+    `List what is remembered: npm run doctor -- --learned. Undo it: npm run doctor -- --forget ${report.model}`,
+  );
   // The generic profile's advice is to run the doctor: this is it.
   const advice = report.advice.filter((line) => !line.includes('npm run doctor'));
   if (advice.length > 0) out.push(`Advice for ${report.providerName}:`, ...advice.map((line) => `  - ${line}`));

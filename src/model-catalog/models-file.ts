@@ -46,7 +46,11 @@ const entrySchema = z
       .default('https://api.openai.com/v1'),
     api_key: z.string().optional(),
     model: z.string().min(1, 'model must name the model on its server'),
-    temperature: z.number().min(0).max(2).optional(),
+    temperature: z
+      .number({ error: 'temperature must be a number from 0 to 2' })
+      .min(0, 'temperature must be a number from 0 to 2')
+      .max(2, 'temperature must be a number from 0 to 2')
+      .optional(),
     vision: z.boolean().optional(),
     context_tokens: z.number().int().positive().optional(),
     price: z
@@ -72,11 +76,16 @@ export type SharedModelOptions = Pick<
   'temperature' | 'maxRetries' | 'timeoutSeconds' | 'maxRetryWaitSeconds' | 'toolProtocol'
 >;
 
-/** The models of the file and the default's name, or every problem in it. */
+/**
+ * The models of the file and the default's name, or every problem in it. With `only` (the doctor,
+ * which checks one model), only that model (the default when its name is null) is checked whole
+ * and returned: another model's unset key is no business of a checkup that does not use it.
+ */
 export function parseModelsFile(
   text: string,
   environment: Environment,
   shared: SharedModelOptions,
+  only?: { name: string | null },
 ): { ok: true; models: ModelEntry[]; defaultName: string; secrets: string[] } | { ok: false; problems: string[] } {
   let document: unknown;
   try {
@@ -94,10 +103,20 @@ export function parseModelsFile(
   const models: ModelEntry[] = [];
   const secrets: string[] = [];
   const seen = new Set<string>();
+  const names = file.data.models.map((raw) => (raw as { name?: unknown } | null)?.name);
+  const target = only ? (only.name ?? file.data.default ?? names[0]) : undefined;
+  if (only?.name && !names.includes(only.name))
+    return {
+      ok: false,
+      problems: [
+        `has no model named "${only.name}": it has ${names.filter((name) => typeof name === 'string').join(', ')}`,
+      ],
+    };
   if (file.data.models.length > maxModels)
     problems.push(`lists ${file.data.models.length} models: Discord offers at most ${maxModels} choices`);
   file.data.models.forEach((raw, index) => {
-    const rawName = (raw as { name?: unknown } | null)?.name;
+    const rawName = names[index];
+    if (target !== undefined && rawName !== target) return;
     const label = typeof rawName === 'string' ? `model "${rawName}"` : `model ${index + 1}`;
     if (typeof rawName === 'string') {
       if (seen.has(rawName.toLowerCase())) {
@@ -106,37 +125,65 @@ export function parseModelsFile(
       }
       seen.add(rawName.toLowerCase());
     }
-    const rawKey = (raw as { api_key?: unknown } | null)?.api_key;
-    // The file must not hold a key: it is copied, shared and committed more often than .env.
-    if (typeof rawKey === 'string' && !onlyReference.test(rawKey)) {
-      problems.push(`${label}: api_key must name a variable, as \${GROQ_API_KEY}, not hold the key itself`);
-      return;
-    }
-    const expanded = expandVariables(raw, environment, secretPlaces);
-    if (expanded.problems.length > 0) {
-      problems.push(...expanded.problems.map((problem) => `${label}: ${problem}`));
-      return;
-    }
+    const checked = checkEntry(raw, environment, shared);
+    problems.push(...checked.problems.map((problem) => `${label}: ${problem}`));
+    if (checked.entry) models.push(checked.entry);
+    secrets.push(...checked.secrets);
+  });
+  // Checked whatever else is wrong, against the names written: one round of fixes, not several.
+  if (file.data.default !== undefined && !names.includes(file.data.default))
+    problems.push(`default: "${file.data.default}" is not one of the models listed`);
+  const defaultName = file.data.default ?? models[0]?.name ?? '';
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, models, defaultName, secrets };
+}
+
+/**
+ * One model of the file, or every problem with it: a field that cannot be used (a key written in
+ * the file, a variable not set) is named and left out, and the rest is still checked.
+ */
+function checkEntry(
+  raw: unknown,
+  environment: Environment,
+  shared: SharedModelOptions,
+): { entry: ModelEntry | null; problems: string[]; secrets: string[] } {
+  const problems: string[] = [];
+  const secrets: string[] = [];
+  const fields: Record<string, unknown> = typeof raw === 'object' && raw !== null ? { ...raw } : {};
+  const unusable = new Set<string>();
+  // The file must not hold a key: it is copied, shared and committed more often than .env.
+  if (typeof fields.api_key === 'string' && !onlyReference.test(fields.api_key)) {
+    problems.push('api_key must name a variable, as ${GROQ_API_KEY}, not hold the key itself');
+    unusable.add('api_key');
+  }
+  for (const [field, value] of Object.entries(fields)) {
+    if (unusable.has(field)) continue;
+    const expanded = expandVariables(value, environment, secretPlaces, [field]);
+    if (expanded.problems.length > 0) unusable.add(field);
+    problems.push(...expanded.problems);
     secrets.push(...expanded.secrets);
-    const parsed = entrySchema.safeParse(expanded.value);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) {
-        const message =
-          issue.code === 'unrecognized_keys'
-            ? `unknown ${issue.message.replace(/^Unrecognized keys?: /, 'field ')}`
-            : issue.path.length > 0 && !issue.message.startsWith(String(issue.path[0]))
-              ? `${issue.path.join('.')}: ${issue.message}`
-              : issue.message;
-        problems.push(`${label}: ${message}`);
-      }
-      return;
-    }
-    const entry = parsed.data;
-    if (entry.api_key === undefined && new URL(entry.base_url).hostname === 'api.openai.com')
+    fields[field] = expanded.value;
+  }
+  for (const field of unusable) delete fields[field];
+  const parsed = entrySchema.safeParse(typeof raw === 'object' && raw !== null ? fields : raw);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      if (unusable.has(String(issue.path[0]))) continue;
       problems.push(
-        `${label}: OpenAI's API needs a key: add api_key: \${OPENAI_API_KEY} (or the variable that holds it)`,
+        issue.code === 'unrecognized_keys'
+          ? `unknown ${issue.message.replace(/^Unrecognized keys?: /, 'field ')}`
+          : issue.path.length > 0 && !issue.message.startsWith(String(issue.path[0]))
+            ? `${issue.path.join('.')}: ${issue.message}`
+            : issue.message,
       );
-    models.push({
+    }
+    return { entry: null, problems, secrets };
+  }
+  const entry = parsed.data;
+  if (entry.api_key === undefined && !unusable.has('api_key') && new URL(entry.base_url).hostname === 'api.openai.com')
+    problems.push("OpenAI's API needs a key: add api_key: ${OPENAI_API_KEY} (or the variable that holds it)");
+  if (problems.length > 0) return { entry: null, problems, secrets };
+  return {
+    entry: {
       name: entry.name,
       description: entry.description,
       vision: entry.vision ?? null,
@@ -150,10 +197,8 @@ export function parseModelsFile(
         model: entry.model,
         provider: entry.provider,
       },
-    });
-  });
-  const defaultName = file.data.default ?? models[0]?.name ?? '';
-  if (problems.length === 0 && !models.some((model) => model.name === defaultName))
-    problems.push(`default: "${defaultName}" is not one of the models listed`);
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, models, defaultName, secrets };
+    },
+    problems,
+    secrets,
+  };
 }

@@ -101,6 +101,6 @@ export function readCheckup(value: unknown): StoredCheckup | null {
 }
 
 /** "2025-03-01 12:00 UTC". */
-function formatDate(iso: string): string {
+export function formatDate(iso: string): string {
   return `${new Date(iso).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }

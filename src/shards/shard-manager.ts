@@ -6,13 +6,13 @@
  * its own: it spawns, watches, and passes SIGTERM/SIGINT on. A shard process whose manager is gone
  * stops too (src/main.ts), so a manager killed outright leaves no shard holding its database.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { rmSync, writeFileSync } from 'node:fs';
 import { REST, Routes, type RESTGetAPIGatewayBotResult, ShardingManager } from 'discord.js';
 import type { Logger } from 'pino';
+import { makeDatabaseFolder } from '../../db/database-folder.ts';
 import type { Config } from '../config-shape.ts';
-import { explainLoginError } from '../discord/discord-errors.ts';
-import { describeError, UserFacingError } from '../errors.ts';
+import { describeStartFailure } from '../discord/discord-errors.ts';
+import { describeError, errorMessage } from '../errors.ts';
 import { misplacedServersProblem } from './shard-files.ts';
 import { shardListPath } from './shard-plan.ts';
 
@@ -30,30 +30,30 @@ export async function runShardManager(config: Config, logger: Logger): Promise<n
       .setToken(token)
       .get(Routes.gatewayBot())) as RESTGetAPIGatewayBotResult;
   } catch (error) {
-    // A rejected token reads as it does when one process logs in.
-    const explained = explainLoginError(error);
-    if (explained instanceof UserFacingError) console.error(explained.userMessage);
-    else logger.fatal({ err: error }, `could not ask Discord how to shard: ${describeError(error)}`);
+    // Worded as when one process logs in: every refusal to start is plain text on stderr.
+    console.error(describeStartFailure(error, config.discord.apiUrl));
     process.exit(1);
   }
   const count = config.shards.count === 'auto' ? gateway.shards : config.shards.count;
   const ids = config.shards.ids ?? [...Array(count).keys()];
   const outside = ids.filter((id) => id >= count);
   if (outside.length > 0) {
-    logger.fatal(
-      { shardCount: count, shardIds: ids },
-      `SHARD_IDS names shards ${outside.join(', ')}, but there are ${count}`,
-    );
+    console.error(`Cannot start: SHARD_IDS names shards ${outside.join(', ')}, but there are ${count}.`);
     process.exit(1);
   }
   const misplaced = misplacedServersProblem(config.databasePath, count, ids);
   if (misplaced) {
-    logger.fatal({ shardCount: count, shardIds: ids }, misplaced);
+    console.error(misplaced);
     process.exit(1);
   }
   const listPath = shardListPath(config.databasePath);
   // Before any shard has opened (and so made) the database's folder, on a first start.
-  mkdirSync(dirname(listPath), { recursive: true });
+  try {
+    makeDatabaseFolder(config.databasePath);
+  } catch (error) {
+    console.error(errorMessage(error));
+    process.exit(1);
+  }
   writeFileSync(listPath, JSON.stringify({ pid: process.pid, count, ids }));
 
   const manager = new ShardingManager(process.argv[1]!, {
@@ -123,7 +123,7 @@ export async function runShardManager(config: Config, logger: Logger): Promise<n
   try {
     await manager.spawn({ amount: count, delay, timeout: 60_000 });
   } catch (error) {
-    logger.fatal({ err: error }, `a shard could not start: ${describeError(error)}`);
+    console.error(`Cannot start: a shard could not start (${describeError(error)}).`);
     stopping = true;
     for (const shard of manager.shards.values()) shard.kill();
     rmSync(listPath, { force: true });

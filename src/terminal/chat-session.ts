@@ -34,6 +34,8 @@ export interface ChatSessionOptions {
   logger: Logger;
   /** Whether the model sees images, and the largest one `/image` attaches (none unless given). */
   images?: { vision: boolean; maxBytes: number };
+  /** Told once a run's answer (or why there is none) is printed: nothing more is owed for it. */
+  delivered?: (runId: string) => void;
 }
 
 /**
@@ -100,6 +102,7 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
     ];
     [attached, notes] = [[], []];
     running = new AbortController();
+    const runId = randomUUID();
     const outcome = await runPlan(
       { ...options, toolServers: options.toolServers ?? [] },
       {
@@ -112,12 +115,16 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
         resumedFrom: null,
         calledBefore: [],
       },
-      { runId: randomUUID(), model: options.model, stop: running.signal, sinks: [printToolEvents(write)] },
+      { runId, model: options.model, stop: running.signal, sinks: [printToolEvents(write)] },
     );
     running = null;
     write(formatOutcome(outcome));
+    options.delivered?.(runId);
     prompt();
   }
+  // An `/image` on the last line waited for a message that never came: said, not dropped.
+  if (attached.length + notes.length > 0)
+    write(`(not sent: the input ended before a message for the ${attached.length + notes.length} image(s) of /image)`);
 }
 
 /** The answer, or why there is none, as the person at the terminal reads it. */

@@ -2,7 +2,7 @@
  * `/image PATH` at the terminal: an image file attached to the next message, judged as Discord's
  * images are (its bytes, the size limit, still images only).
  */
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { NewImage } from '../../db/images.ts';
 import { takeImageBytes } from '../images/take-image.ts';
@@ -25,6 +25,10 @@ export async function readImageFile(
   if (path === '') return { image: null, note: null, say: 'usage: /image PATH (attached to your next message)' };
   const name = basename(path);
   if (!settings.vision) {
+    // Named, not read: but a file that is not there is said, as it is to a model that sees images.
+    const found = await stat(path).catch((error: NodeJS.ErrnoException) => error.code ?? String(error));
+    if (typeof found === 'string')
+      return { image: null, note: null, say: `(not attached: cannot read ${path}: ${found})` };
     return {
       image: null,
       note: `[image ${name}: posted, but this model cannot see images, so it is not shown]`,

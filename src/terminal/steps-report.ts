@@ -219,6 +219,7 @@ export function runsToJson(reports: readonly RunReport[]): string {
     ...run,
     trigger_message_ids: parsed(run.trigger_message_ids),
     posted_message_ids: parsed(run.posted_message_ids),
+    live_message_ids: parsed(run.live_message_ids),
     conversation,
     tools_used: toolsUsed(steps),
     steps: steps.map((step) => ({

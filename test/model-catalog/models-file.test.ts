@@ -265,7 +265,9 @@ describe('npm run doctor with MODELS_FILE', () => {
     };
     expect(checked(null)).toBe('gpt-4.1');
     expect(checked('local')).toBe('qwen3:8b');
-    expect(checked('huge')).toEqual(['MODELS_FILE has no model named "huge": it has fast, strong, local']);
+    expect(checked('huge')).toEqual([
+      'MODELS_FILE "models.yaml": has no model named "huge": it has fast, strong, local',
+    ]);
     expect(readDoctorSettings({ OPENAI_API_KEY: 'k' }, null, { modelName: 'fast', readText })).toEqual({
       ok: false,
       problems: ['--model names a model of MODELS_FILE, which is not set'],

@@ -71,10 +71,11 @@ it('one process → two shards: refused until npm run reshard has moved the serv
   const before = identified();
   const refused = await startAndExit({ SHARD_COUNT: '2' });
   expect(refused.code).toBe(1);
-  expect(refused.stdout).toContain(
+  // Plain text on stderr, as every refusal to start (it was a JSON log line).
+  expect(refused.stderr).toContain(
     `Cannot start: with 2 shard(s), ${databasePath} holds 1 server(s) of other shards (${second.guildId} → shard 1).`,
   );
-  expect(refused.stdout).toContain('run npm run reshard -- --shard-count 2');
+  expect(refused.stderr).toContain('run npm run reshard -- --shard-count 2');
   expect(identified()).toBe(before); // no shard connected
 
   const reshard = await runScript('src/reshard.ts', {

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { shardDatabasePath } from '../../src/shards/shard-plan.ts';
+import { healthFilePath } from '../../src/health/health-file.ts';
 import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
 import { projectRoot, runScript } from '../support/run-process.ts';
@@ -120,7 +121,10 @@ describe('a sharded bot', () => {
     expect(commandRegistrations()).toHaveLength(1);
     // The container's health check asks every shard of the host.
     const health = () => runScript('src/health.ts', { cwd: projectRoot, env: { DATABASE_PATH: databasePath } });
-    expect(await health()).toMatchObject({ code: 0, stdout: 'healthy: 2 shards, all connected to Discord\n' });
+    expect(await health()).toMatchObject({
+      code: 0,
+      stdout: `healthy: 2 shards, all connected to Discord (read ${healthFilePath(databasePath)}, ${healthFilePath(shardDatabasePath(databasePath, 1))})\n`,
+    });
 
     // Shard 1's process dies; Ada writes in its server's thread meanwhile.
     const [shard0] = shardLines('ready').filter((line) => line.shard === 0);
