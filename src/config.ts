@@ -101,7 +101,12 @@ function crossProblems(merged: Environment, purpose: ConfigPurpose): string[] {
   }
   const count = Number(merged.SHARD_COUNT);
   const ids = shardIdList().safeParse(merged.SHARD_IDS);
-  if (Number.isInteger(count) && ids.success && ids.data?.some((id) => id >= count)) {
+  // Unset, SHARD_COUNT means one process, which SHARD_IDS contradicts: refused, rather than taken for auto.
+  if (ids.success && ids.data && !present('SHARD_COUNT')) {
+    problems.push(
+      'SHARD_IDS needs SHARD_COUNT: set SHARD_COUNT to the number of shards in all (or auto), the same on every host',
+    );
+  } else if (Number.isInteger(count) && ids.success && ids.data?.some((id) => id >= count)) {
     problems.push(`SHARD_IDS must name shards below SHARD_COUNT (${count}): shards are numbered from 0`);
   }
   if (present('SYSTEM_PROMPT') && present('SYSTEM_PROMPT_FILE')) {
