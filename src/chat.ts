@@ -90,6 +90,7 @@ try {
     operatorPrompt: config.systemPrompt,
     logger,
     images: { vision: vision.enabled, maxBytes: config.images.maxBytes },
+    signals: process,
   });
 } finally {
   await shutDown();
