@@ -81,15 +81,16 @@ export const settingsSchema = z.object({
 /** Rules across settings, checked on the raw values so they are reported with every other problem. */
 function crossProblems(merged: Environment, purpose: ConfigPurpose): string[] {
   const problems: string[] = [];
-  if (purpose === 'bot' && blankToUndefined(merged.DISCORD_TOKEN) === undefined) {
+  if (purpose !== 'chat' && blankToUndefined(merged.DISCORD_TOKEN) === undefined) {
     problems.push(
       'DISCORD_TOKEN is required to connect to Discord: copy the bot token from the Developer Portal (your application → Bot → Reset Token)',
     );
   }
   const present = (name: string) => blankToUndefined(merged[name]) !== undefined;
   const baseURL = present('OPENAI_BASE_URL') ? String(merged.OPENAI_BASE_URL) : defaultBaseURL;
-  // With MODELS_FILE, each model names its own key there.
+  // With MODELS_FILE, each model names its own key there. Registering commands calls no model.
   if (
+    purpose !== 'commands' &&
     !present('MODELS_FILE') &&
     !present('OPENAI_API_KEY') &&
     URL.canParse(baseURL) &&
@@ -117,8 +118,8 @@ function crossProblems(merged: Environment, purpose: ConfigPurpose): string[] {
 
 export const settingNames = Object.keys(settingsSchema.shape) as (keyof typeof settingsSchema.shape)[];
 
-/** What a command needs beyond the common settings: the bot needs its Discord token. */
-export type ConfigPurpose = 'bot' | 'chat';
+/** What a command needs beyond the common settings: the bot needs its Discord token; `commands` (deploy-commands) that alone, no model key. */
+export type ConfigPurpose = 'bot' | 'chat' | 'commands';
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
 
