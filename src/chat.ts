@@ -92,6 +92,7 @@ try {
     images: { vision: vision.enabled, maxBytes: config.images.maxBytes },
     // Printed at the terminal is delivered: `npm run steps` must not call it owed.
     delivered: (runId) => store.runs.markDelivered(runId, 'posted'),
+    signals: process,
   });
 } finally {
   await shutDown();

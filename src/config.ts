@@ -82,15 +82,16 @@ export const settingsSchema = z.object({
 /** Rules across settings, checked on the raw values so they are reported with every other problem. */
 function crossProblems(merged: Environment, purpose: ConfigPurpose): string[] {
   const problems: string[] = [];
-  if (purpose === 'bot' && blankToUndefined(merged.DISCORD_TOKEN) === undefined) {
+  if (purpose !== 'chat' && blankToUndefined(merged.DISCORD_TOKEN) === undefined) {
     problems.push(
       'DISCORD_TOKEN is required to connect to Discord: copy the bot token from the Developer Portal (your application → Bot → Reset Token)',
     );
   }
   const present = (name: string) => blankToUndefined(merged[name]) !== undefined;
   const baseURL = present('OPENAI_BASE_URL') ? String(merged.OPENAI_BASE_URL) : defaultBaseURL;
-  // With MODELS_FILE, each model names its own key there.
+  // With MODELS_FILE, each model names its own key there. Registering commands calls no model.
   if (
+    purpose !== 'commands' &&
     !present('MODELS_FILE') &&
     !present('OPENAI_API_KEY') &&
     URL.canParse(baseURL) &&
@@ -102,7 +103,12 @@ function crossProblems(merged: Environment, purpose: ConfigPurpose): string[] {
   }
   const count = Number(merged.SHARD_COUNT);
   const ids = shardIdList().safeParse(merged.SHARD_IDS);
-  if (Number.isInteger(count) && ids.success && ids.data?.some((id) => id >= count)) {
+  // Unset, SHARD_COUNT means one process, which SHARD_IDS contradicts: refused, rather than taken for auto.
+  if (ids.success && ids.data && !present('SHARD_COUNT')) {
+    problems.push(
+      'SHARD_IDS needs SHARD_COUNT: set SHARD_COUNT to the number of shards in all (or auto), the same on every host',
+    );
+  } else if (Number.isInteger(count) && ids.success && ids.data?.some((id) => id >= count)) {
     problems.push(`SHARD_IDS must name shards below SHARD_COUNT (${count}): shards are numbered from 0`);
   }
   if (present('SYSTEM_PROMPT') && present('SYSTEM_PROMPT_FILE')) {
@@ -113,8 +119,8 @@ function crossProblems(merged: Environment, purpose: ConfigPurpose): string[] {
 
 export const settingNames = Object.keys(settingsSchema.shape) as (keyof typeof settingsSchema.shape)[];
 
-/** What a command needs beyond the common settings: the bot needs its Discord token. */
-export type ConfigPurpose = 'bot' | 'chat';
+/** What a command needs beyond the common settings: the bot needs its Discord token; `commands` (deploy-commands) that alone, no model key. */
+export type ConfigPurpose = 'bot' | 'chat' | 'commands';
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
 

@@ -14,6 +14,7 @@ import { UserFacingError } from './errors.ts';
 import { healthFilePath, keepHealthFile } from './health/health-file.ts';
 import { createLogger } from './logging.ts';
 import { mcpServers } from './mcp/mcp-servers.ts';
+import { whenParentGone } from './parent-process.ts';
 import { type Instance, startInstance } from './run-log/instance.ts';
 import { runShardManager } from './shards/shard-manager.ts';
 import { isSharded, shardDatabasePath, shardListPath, shardsOfThisProcess } from './shards/shard-plan.ts';
@@ -83,8 +84,9 @@ const shutDown = async (signal: string) => {
 };
 process.once('SIGINT', () => void shutDown('SIGINT'));
 process.once('SIGTERM', () => void shutDown('SIGTERM'));
-// A shard process whose manager is gone (killed outright) stops as on SIGTERM, rather than hold its database for ever.
-if (shard) process.once('disconnect', () => void shutDown('disconnect'));
+// A bot whose starter is gone (npm stopped by a process manager, a shard's manager killed outright)
+// stops as on SIGTERM, rather than run on as an orphan holding its database.
+whenParentGone(() => void shutDown('parent gone'));
 
 // Servers that fail to start are retried in the background; none of them stops the bot.
 await mcp.start();

@@ -1,10 +1,13 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { dataUrlOf, imageUrlsOf, png, pngClaiming, textOf } from './support/images.ts';
 import { testServerConfig } from './support/mcp-test-server.ts';
-import { runScript } from './support/run-process.ts';
+import { openStore } from '../db/store.ts';
+import { runScript, scriptArgs } from './support/run-process.ts';
+import { waitUntil } from './support/wait-until.ts';
 import { type ScriptedModel, apiError, finalAnswer, startScriptedModel, toolCalls } from './support/scripted-model.ts';
 
 let model: ScriptedModel;
@@ -215,5 +218,34 @@ describe('npm run chat', () => {
 
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('usage: npm run chat -- [--thread NAME]');
+  });
+});
+
+describe('Ctrl-C with piped input', () => {
+  it('stops the answer in progress, then quits at the next one, as at a terminal, leaving no run "running"', async () => {
+    model.enqueue({ hang: true });
+    // In a process group of its own, signalled as a whole, as a terminal's Ctrl-C does. Node itself,
+    // as `npm run chat` runs it: npm may die of the second Ctrl-C as it cleans up after its script.
+    const chatProcess = spawn(process.execPath, scriptArgs('src/chat.ts'), {
+      cwd,
+      detached: true,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, OPENAI_BASE_URL: model.baseURL, USER: 'ada' },
+    });
+    let stdout = '';
+    chatProcess.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const exited = new Promise((resolve) => chatProcess.on('close', resolve));
+    chatProcess.stdin.write('a long question\n');
+    await waitUntil(() => model.requests.length === 1, 'the model asked', 10_000);
+
+    process.kill(-chatProcess.pid!, 'SIGINT');
+    await waitUntil(() => stdout.includes('bot: (stopped)'), 'the answer stopped', 10_000);
+    process.kill(-chatProcess.pid!, 'SIGINT');
+
+    expect(await exited).toBe(0);
+    expect(stdout).toBe('\n(stopping…)\nbot: (stopped) Stopped before an answer was reached.\n');
+    const store = openStore(join(cwd, 'data', 'bot.sqlite'), { readOnly: true });
+    expect(store.db.prepare('SELECT status FROM runs').pluck().all()).toEqual(['stopped']);
+    expect(store.db.prepare('SELECT kind, stopped_at IS NOT NULL FROM instances').raw().all()).toEqual([['chat', 1]]);
+    store.close();
   });
 });

@@ -246,6 +246,12 @@ describe('settings', () => {
     expect(shards({ SHARD_COUNT: 'many' })).toEqual([
       expect.stringMatching(/^SHARD_COUNT must be auto or a whole number/),
     ]);
+    expect(shards({ SHARD_IDS: '2-3' })).toEqual([
+      'SHARD_IDS needs SHARD_COUNT: set SHARD_COUNT to the number of shards in all (or auto), the same on every host',
+    ]);
+    expect(shards({ SHARD_IDS: '0', SHARD_COUNT: '' })).toEqual([
+      expect.stringMatching(/^SHARD_IDS needs SHARD_COUNT/),
+    ]);
     expect(shards({ SHARD_IDS: 'one' })).toEqual([expect.stringMatching(/^SHARD_IDS must list shard ids or ranges/)]);
     expect(shards({ SHARD_IDS: '3-1' })).toEqual([expect.stringMatching(/^SHARD_IDS must name at least one shard/)]);
   });

@@ -25,7 +25,7 @@ import { restRequestsPerSecond } from '../shards/shard-plan.ts';
 import type { CommandContext, CommandDefinition } from './command-context.ts';
 import { commandRouter } from './command-router.ts';
 import { explainLoginError } from './discord-errors.ts';
-import { commandRegistry, syncCommands } from './command-sync.ts';
+import { registerCommands } from './command-sync.ts';
 import { toolSubcommands } from './tool-options.ts';
 import { UsageLimits } from './usage-limits.ts';
 import { type ModelCatalog, singleModelCatalog } from '../model-catalog/model-catalog.ts';
@@ -233,11 +233,14 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
   // Registered once listening: a command used meanwhile is answered by the definitions we have.
   // Once for the whole bot: by the process of shard 0 (the commands are the application's, not a shard's).
   if (!deps.shard || deps.shard.ids.includes(0))
-    await syncCommands(
-      commandRegistry(readyClient.rest, readyClient.application.id, deps.discord.commandGuildId),
-      deps.commands.map((command) => command.data(setup)),
+    await registerCommands({
+      rest: readyClient.rest,
+      applicationId: readyClient.application.id,
+      guildId: deps.discord.commandGuildId,
+      wanted: deps.commands.map((command) => command.data(setup)),
+      checkServersAlways: false,
       logger,
-    ).catch((error: unknown) => logger.error({ err: error }, 'could not register the slash commands'));
+    }).catch((error: unknown) => logger.error({ err: error }, 'could not register the slash commands'));
   // A new gateway session (one that could not resume) may have missed messages: catch up again.
   client.on(Events.ShardReady, () =>
     guard('a new session', async () => void (await catchUp(deps.store, router, logger))),

@@ -1,4 +1,4 @@
-import { type REST, type RESTPostAPIApplicationCommandsJSONBody, Routes } from 'discord.js';
+import { DiscordAPIError, type REST, type RESTPostAPIApplicationCommandsJSONBody, Routes } from 'discord.js';
 import type { Logger } from '../agent/logger.ts';
 
 /**
@@ -68,11 +68,20 @@ export interface CommandRegistry {
   put(commands: readonly RESTPostAPIApplicationCommandsJSONBody[]): Promise<unknown>;
 }
 
+/** The route of a scope's commands (global when `guildId` is null), or of one of them. */
+function scopeRoute(applicationId: string, guildId: string | null, commandId?: string): `/${string}` {
+  if (guildId === null)
+    return commandId === undefined
+      ? Routes.applicationCommands(applicationId)
+      : Routes.applicationCommand(applicationId, commandId);
+  return commandId === undefined
+    ? Routes.applicationGuildCommands(applicationId, guildId)
+    : Routes.applicationGuildCommand(applicationId, guildId, commandId);
+}
+
 /** Discord's commands of this application, as Discord's API returns them: in one server (while developing), or everywhere. */
 export function commandRegistry(rest: REST, applicationId: string, guildId: string | null): CommandRegistry {
-  const route = guildId
-    ? Routes.applicationGuildCommands(applicationId, guildId)
-    : Routes.applicationCommands(applicationId);
+  const route = scopeRoute(applicationId, guildId);
   return {
     guildScope: guildId !== null,
     fetch: async () => (await rest.get(route)) as Record<string, unknown>[],
@@ -94,4 +103,84 @@ export async function syncCommands(
   await registry.put(wanted);
   logger.info({ commands: wanted.map((command) => command.name) }, 'slash commands registered');
   return true;
+}
+
+/** At most this many servers are looked in for copies of the commands: one page of Discord's list of the bot's servers. */
+const guildsChecked = 200;
+
+/** Where commands go, as the operator reads it. */
+export function describeScope(guildId: string | null): string {
+  return guildId === null ? 'for every server (global)' : `in the server ${guildId}`;
+}
+
+export interface Registration {
+  rest: REST;
+  applicationId: string;
+  /** DISCORD_GUILD_ID: the one server to register in, or null for every server. */
+  guildId: string | null;
+  wanted: readonly RESTPostAPIApplicationCommandsJSONBody[];
+  /**
+   * Registering globally, look in the bot's servers for copies even when the global commands were
+   * unchanged (`npm run deploy-commands`: a copy may date from an older version, which left them).
+   */
+  checkServersAlways: boolean;
+  logger: Logger;
+}
+
+/**
+ * Registers the commands where the settings say (only when they differ), then deletes this bot's
+ * commands from the other scope: a server shows its own commands and the global ones, so a
+ * command in both shows twice. The other scope is the global one when registering in a server,
+ * and the bot's servers (200 at most) when registering globally, after the global commands changed,
+ * as they do when DISCORD_GUILD_ID is unset again (a GET per server at every start would cost every
+ * bot for a development setting). Only commands named as ours are deleted; others stay.
+ */
+export async function registerCommands(
+  registration: Registration,
+): Promise<{ changed: boolean; removed: { guildId: string | null; names: string[] }[] }> {
+  const { rest, applicationId, guildId, wanted, logger } = registration;
+  const changed = await syncCommands(commandRegistry(rest, applicationId, guildId), wanted, logger);
+  let others: (string | null)[] = [];
+  if (guildId !== null) others = [null];
+  else if (changed || registration.checkServersAlways) others = await botServers(rest);
+  const ours = new Set(wanted.map((command) => `${command.type ?? 1}:${command.name}`));
+  const removed: { guildId: string | null; names: string[] }[] = [];
+  for (const other of others) {
+    const names = await removeCopies(rest, applicationId, other, ours);
+    if (names.length === 0) continue;
+    removed.push({ guildId: other, names });
+    logger.info(
+      { scope: other ?? 'global', commands: names },
+      `slash commands removed ${describeScope(other)}: they are registered ${describeScope(guildId)}`,
+    );
+  }
+  return { changed, removed };
+}
+
+/** The ids of the bot's servers: all of its shards', the first `guildsChecked` (https://discord.com/developers/docs/resources/user#get-current-user-guilds). */
+async function botServers(rest: REST): Promise<string[]> {
+  const page = (await rest.get(Routes.userGuilds(), {
+    query: new URLSearchParams({ limit: String(guildsChecked) }),
+  })) as { id: string }[];
+  return page.map((guild) => guild.id);
+}
+
+/** Deletes from one scope the commands whose type and name are in `ours`; returns their names. */
+async function removeCopies(
+  rest: REST,
+  applicationId: string,
+  guildId: string | null,
+  ours: ReadonlySet<string>,
+): Promise<string[]> {
+  let registered: { id: string; name: string; type?: number }[];
+  try {
+    registered = (await rest.get(scopeRoute(applicationId, guildId))) as typeof registered;
+  } catch (error) {
+    // A server the bot was invited to without the applications.commands scope holds none of ours.
+    if (error instanceof DiscordAPIError && error.status === 403) return [];
+    throw error;
+  }
+  const copies = registered.filter((command) => ours.has(`${command.type ?? 1}:${command.name}`));
+  for (const command of copies) await rest.delete(scopeRoute(applicationId, guildId, command.id));
+  return copies.map((command) => command.name);
 }

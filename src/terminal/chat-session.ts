@@ -36,6 +36,11 @@ export interface ChatSessionOptions {
   images?: { vision: boolean; maxBytes: number };
   /** Told once a run's answer (or why there is none) is printed: nothing more is owed for it. */
   delivered?: (runId: string) => void;
+  /**
+   * Where SIGINT arrives as a signal (the process): with piped input, Ctrl-C at the terminal signals
+   * the process rather than typing a character into readline, and is handled the same way.
+   */
+  signals?: Pick<NodeJS.Process, 'on' | 'off'>;
 }
 
 /**
@@ -55,14 +60,18 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
   let attached: NewImage[] = [];
   let notes: string[] = [];
 
-  lines.on('SIGINT', () => {
+  // Ctrl-C stops the answer in progress; at the prompt (or while waiting for the next piped line) it quits.
+  const interrupt = () => {
     if (running) {
       write('\n(stopping…)');
       running.abort();
     } else {
       lines.close();
     }
-  });
+  };
+  lines.on('SIGINT', interrupt);
+  options.signals?.on('SIGINT', interrupt);
+  lines.once('close', () => options.signals?.off('SIGINT', interrupt));
   const prompt = () => {
     if (options.interactive) lines.prompt();
   };

@@ -4,12 +4,7 @@ import { commands } from '../../commands/index.ts';
 import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
 import { builtInTools } from '../../tools/index.ts';
 import { defineTool } from '../../tools/define-tool.ts';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
-import { startFakeDiscord } from '../support/fake-discord.ts';
-import { runScript } from '../support/run-process.ts';
 import { finalAnswer, toolCalls } from '../support/scripted-model.ts';
 
 let world: BotWorld;
@@ -433,30 +428,6 @@ describe('moderator-only tools and the model', () => {
 
     expect(offered(0)).not.toContain('purge_cache');
     expect(offered(1)).toContain('purge_cache');
-  });
-});
-
-describe('npm run deploy-commands', () => {
-  it('registers the commands in DISCORD_GUILD_ID, and does nothing when they are up to date', async () => {
-    const discord = await startFakeDiscord();
-    const env = {
-      OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
-      DISCORD_API_URL: discord.apiUrl,
-      DISCORD_TOKEN: discord.token,
-      DISCORD_GUILD_ID: discord.guildId,
-    };
-    // A folder of its own: the database it opens (./data) is not shared with any other run.
-    const cwd = mkdtempSync(join(tmpdir(), 'deploy-'));
-    const first = await runScript('src/deploy-commands.ts', { cwd, env });
-    const second = await runScript('src/deploy-commands.ts', { cwd, env });
-    await discord.close();
-
-    expect([first.code, first.stdout.trim().split('\n').at(-1)]).toEqual([0, 'Commands registered.']);
-    expect([second.code, second.stdout.trim().split('\n').at(-1)]).toEqual([
-      0,
-      'Commands already up to date: nothing to do.',
-    ]);
-    expect(discord.registeredCommands({ guildId: discord.guildId })).toHaveLength(10);
   });
 });
 

@@ -222,6 +222,25 @@ describe('a sharded start refused', () => {
   });
 });
 
+describe('SHARD_IDS without SHARD_COUNT', () => {
+  it('is refused with one message before Discord is asked anything', async () => {
+    discord = await startFakeDiscord();
+    const refused = await runScript('src/main.ts', {
+      cwd: projectRoot,
+      env: {
+        SHARD_IDS: '2-3',
+        DISCORD_TOKEN: discord.token,
+        DISCORD_API_URL: discord.apiUrl,
+        OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+        DATABASE_PATH: newDatabasePath(),
+      },
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('SHARD_IDS needs SHARD_COUNT');
+    expect(discord.requests).toEqual([]);
+  });
+});
+
 describe('not sharded', () => {
   it('a blank SHARD_COUNT and SHARD_IDS in the environment (docker run --env-file with .env.example) run one process, as before', async () => {
     discord = await startFakeDiscord();

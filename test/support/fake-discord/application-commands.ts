@@ -90,6 +90,14 @@ export class CommandStore {
     return structuredClone(next);
   }
 
+  /** Deletes one command of a scope (DELETE); false when the scope has no command with that id. */
+  remove(guildId: string | undefined, id: string): boolean {
+    const scope = this.byScope.get(guildId ?? 'global') ?? [];
+    const kept = scope.filter((command) => command.id !== id);
+    this.byScope.set(guildId ?? 'global', kept);
+    return kept.length < scope.length;
+  }
+
   /** The command a user in the guild would pick by name and type: the guild's, else the global one. */
   find(guildId: string, name: string, type: number): FakeRegisteredCommand | undefined {
     const match = (command: FakeRegisteredCommand) => command.name === name && command.type === type;

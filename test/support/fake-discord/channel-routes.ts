@@ -143,6 +143,21 @@ export function channelRoutes({
     },
     { method: 'GET', pattern: '/gateway', noAuth: true, handle: () => ({ body: { url: gatewayUrl } }) },
     { method: 'GET', pattern: '/users/@me', handle: () => ({ body: world.botUser }) },
+    // The bot's servers, as partial guilds, in one page (Discord's pages hold up to 200).
+    {
+      method: 'GET',
+      pattern: '/users/@me/guilds',
+      handle: ({ query }) => ({
+        body: [...world.guilds.values()].slice(0, Number(query.limit ?? 200)).map((guild) => ({
+          id: guild.id,
+          name: guild.name,
+          icon: null,
+          owner: false,
+          permissions: '0',
+          features: [],
+        })),
+      }),
+    },
     {
       method: 'GET',
       pattern: '/applications/@me',

@@ -1,9 +1,9 @@
 /**
- * REST routes for application commands: GET and PUT (bulk overwrite) of the global commands and of
- * a guild's. The spec checks the body's shape (rest.ts); this file adds the rules Discord enforces
+ * REST routes for application commands: GET, PUT (bulk overwrite) and DELETE (one command) of the
+ * global commands and of a guild's. The spec checks the body's shape (rest.ts); this file adds the rules Discord enforces
  * that the spec does not encode, with Discord's error codes.
  */
-import { invalidFormBody, missingAccess } from './http-errors.ts';
+import { invalidFormBody, missingAccess, unknownCommand } from './http-errors.ts';
 import {
   commandTypes,
   optionTypes,
@@ -45,7 +45,29 @@ export function commandRoutes({ world, problem }: FakeServices, store: CommandSt
     return { body: store.overwrite(guildId, requests) };
   }
 
+  function remove(guildId: string | undefined, commandId: string) {
+    if (!store.remove(guildId, commandId)) throw unknownCommand();
+    return { status: 204 };
+  }
+
   return [
+    {
+      method: 'DELETE',
+      pattern: '/applications/:applicationId/commands/:commandId',
+      handle({ params }) {
+        requireApplication(params.applicationId!);
+        return remove(undefined, params.commandId!);
+      },
+    },
+    {
+      method: 'DELETE',
+      pattern: '/applications/:applicationId/guilds/:guildId/commands/:commandId',
+      handle({ params }) {
+        requireApplication(params.applicationId!);
+        requireGuild(params.guildId!);
+        return remove(params.guildId!, params.commandId!);
+      },
+    },
     {
       method: 'GET',
       pattern: '/applications/:applicationId/commands',

@@ -30,6 +30,7 @@ export const threadLocked = () => new DiscordHttpError(400, { message: 'Thread i
 export const unknownInteraction = () => new DiscordHttpError(404, { message: 'Unknown interaction', code: 10062 });
 export const alreadyAcknowledged = () =>
   new DiscordHttpError(400, { message: 'Interaction has already been acknowledged.', code: 40060 });
+export const unknownCommand = () => new DiscordHttpError(404, { message: 'Unknown application command', code: 10063 });
 export const unknownWebhook = () => new DiscordHttpError(404, { message: 'Unknown Webhook', code: 10015 });
 export const invalidWebhookToken = () => new DiscordHttpError(401, { message: 'Invalid Webhook Token', code: 50027 });
 export const threadExists = () =>
