@@ -13,7 +13,7 @@ import { ConversationQueues } from '../conversation/conversation-queues.ts';
 import type { QueuedWork } from '../conversation/queued-work.ts';
 import { runLifecycle } from '../conversation/run-lifecycle.ts';
 import { handleWork } from './conversation-runner.ts';
-import { discordCdnHosts } from './incoming-images.ts';
+import { discordCdnOrigins } from './incoming-images.ts';
 import { type ModelVision, settingsOfConversation } from './place-run.ts';
 import { inviteUrl } from './invite.ts';
 import { messageRouter } from './message-router.ts';
@@ -42,8 +42,6 @@ export interface BotDependencies {
   images: { vision: boolean; maxBytes: number };
   /** What each model (by name) sees; without it, every model sees images as `images.vision` says. */
   visionOf?: (modelName: string) => ModelVision;
-  /** Hosts attachments and linked images are fetched from: Discord's CDN unless given (tests give the fake's). */
-  cdnHosts?: readonly string[];
   operatorPrompt: string | null;
   store: Store;
   counter: TokenCounter;
@@ -150,7 +148,7 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
     queues,
     discord: deps.discord,
     limits,
-    images: { ...deps.images, hosts: deps.cdnHosts ?? discordCdnHosts },
+    images: { ...deps.images, origins: deps.discord.cdnOrigin ? [deps.discord.cdnOrigin] : discordCdnOrigins },
     seesImagesIn: (conversation) =>
       deps.visionOf?.(settingsOfConversation(deps.store, models, conversation)?.model.value ?? models.defaultName)
         .seesImages ?? deps.images.vision,

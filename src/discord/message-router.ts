@@ -30,7 +30,7 @@ export interface RouterDependencies {
   queues: ConversationQueues<QueuedWork>;
   discord: DiscordSettings;
   limits: UsageLimits;
-  /** How images are taken in (vision, size limit, the hosts fetched from). */
+  /** How images are taken in (vision, size limit, the origins fetched from). */
   images: ImageIntake;
   /** Whether the model chosen where the conversation is sees images (the notice to its people); `images.vision` without it. */
   seesImagesIn?: (conversation: ConversationRow) => boolean;

@@ -124,6 +124,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
 
   return {
     apiUrl: `${baseUrl}/api`,
+    cdnUrl: baseUrl,
     token,
     gatewayUrl,
     botUser: { id: world.botUser.id, username: world.botUser.username },

@@ -140,6 +140,8 @@ export interface RateLimitRule {
 export interface FakeDiscord {
   /** Give to discord.js as `rest: { api }` (no /v10: the client adds it). */
   readonly apiUrl: string;
+  /** The origin attachments are served from (the fake's own, where Discord's are on its CDN): DISCORD_CDN_URL. */
+  readonly cdnUrl: string;
   /** The bot token the fake accepts; any other gets 401 (REST) or 4004 (gateway). */
   readonly token: string;
   /** The gateway URL that GET /gateway/bot returns. */
