@@ -1,4 +1,4 @@
-import { ChannelType, type Client, type Message, type PartialMessage } from 'discord.js';
+import type { Client, Message, PartialMessage } from 'discord.js';
 import type { ChannelCursorRow } from '../../db/channel-cursors.ts';
 import type { ConversationRow } from '../../db/conversations.ts';
 import type { Store } from '../../db/store.ts';
@@ -10,7 +10,7 @@ import { KeyedSerializer } from '../conversation/keyed-serializer.ts';
 import type { QueuedWork } from '../conversation/queued-work.ts';
 import type { ConversationMemory } from '../memory/conversation-memory.ts';
 import type { TokenCounter } from '../memory/token-counter.ts';
-import { isAllowedPlace } from './allowed-places.ts';
+import { isAllowedPlace, isMentionChannel } from './allowed-places.ts';
 import { ChannelProgress } from './channel-progress.ts';
 import { channelGoneCodes, describeDiscordError, isDiscordCode } from './discord-errors.ts';
 import type { ImageIntake } from './incoming-images.ts';
@@ -154,9 +154,7 @@ export function messageRouter(deps: RouterDependencies) {
   function handleCreate(message: GuildMessage): Promise<void> {
     const channel = message.channel;
     if (channel.isThread()) return line.run(discordConversationKey(channel.id), () => handleInThread(message));
-    if (channel.type !== ChannelType.GuildText && channel.type !== ChannelType.GuildAnnouncement)
-      return Promise.resolve();
-    if (!isAllowedPlace(discord, message.guildId, channel.id)) return Promise.resolve();
+    if (!isMentionChannel(channel) || !isAllowedPlace(discord, message.guildId, channel.id)) return Promise.resolve();
     const done = progress.begin(channel.id, message.guildId, message.id);
     // A failure is logged by the caller; the cursor moves on, or it would hold every later message back.
     return line.run(discordConversationKey(message.id), () => handleInChannel(message)).finally(done);

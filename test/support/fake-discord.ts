@@ -191,6 +191,12 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         guild_id: world.guildId,
       });
     },
+    async createChannel(name) {
+      const id = world.nextId();
+      world.addTextChannel(id, name, world.textChannels().length, null);
+      await gateway.dispatch(GatewayDispatchEvents.ChannelCreate, world.channels.get(id));
+      return id;
+    },
     async deleteChannel(channelId) {
       const channel = world.channels.get(channelId);
       if (!channel) throw new Error(`fake Discord: no channel ${channelId}`);

@@ -194,6 +194,8 @@ export interface FakeDiscord {
   bulkDelete(channelId: string, messageIds: readonly string[]): Promise<void>;
   /** A text channel is deleted (its threads go with it): CHANNEL_DELETE. */
   deleteChannel(channelId: string): Promise<void>;
+  /** A text channel made in the seeded guild (CHANNEL_CREATE, no message yet); resolves with its id. */
+  createChannel(name: string): Promise<string>;
   /**
    * A user starts a public thread in a text channel (from `fromMessageId` if given; the thread
    * then has that message's id, as on Discord) and THREAD_CREATE is dispatched.
