@@ -201,6 +201,10 @@ export function messageRouter(deps: RouterDependencies) {
         store.channelCursors.forget(channelId); // Gone, no longer a channel it reads, or no longer allowed.
         return 0;
       }
+      // Nothing sent past the cursor, as Discord told at connecting (`last_message_id`: the newest
+      // message sent; none: older than the channel's id. https://discord.com/developers/docs/resources/channel#channel-object):
+      // no request, so the quiet channels it watches cost nothing at a start.
+      if (BigInt(channel.lastMessageId ?? channel.id) <= BigInt(cursor.last_seen_message_id)) return 0;
       // Held at the cursor while reading: a live message handled meanwhile must not move it past
       // messages not yet read (a crash would skip them).
       const hold = progress.begin(channelId, guildId, cursor.last_seen_message_id);

@@ -80,6 +80,30 @@ describe('mentions in a channel while the bot was stopped', () => {
     expect(model.requests).toHaveLength(1);
   });
 
+  it('reads back only the channels where something was sent past their cursor', async () => {
+    world = await startBotWorld();
+    const { discord } = world;
+    const { general, random } = discord.channels;
+    for (const channelId of [general, random])
+      await seen(channelId, (await discord.userSays({ channelId, author: 'ada', content: 'hello' })).id);
+    const empty = await discord.createChannel('empty');
+    await seen(empty, empty);
+    let before = 0;
+    await world.restart({
+      whileDown: async () => {
+        before = discord.requests.length;
+        await discord.userSays({ channelId: general, author: 'bob', content: 'anyone?' });
+      },
+    });
+
+    // Caught up before startBot returns: one read, of the one channel with something new.
+    const reads = discord.requests
+      .slice(before)
+      .filter((request) => request.method === 'GET' && /^\/channels\/\d+\/messages$/.test(request.path))
+      .map((request) => request.path);
+    expect(reads).toEqual([`/channels/${general}/messages`]);
+  });
+
   it('does not watch a channel it may not read back (each start would cost a refused request)', async () => {
     world = await startBotWorld();
     const { discord } = world;
