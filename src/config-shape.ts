@@ -46,6 +46,8 @@ export interface DiscordSettings {
   /** Null only for commands that do not connect to Discord (`npm run chat`). */
   token: string | null;
   apiUrl: string;
+  /** Where attachments and linked images are fetched from (DISCORD_CDN_URL's origin); null: Discord's CDN. */
+  cdnOrigin: string | null;
   allowedGuildIds: string[];
   allowedChannelIds: string[];
   toolPosts: 'all' | 'summary' | 'off';

@@ -17,6 +17,7 @@ import {
   type Environment,
   httpUrl,
   idList,
+  optionalOrigin,
   oneOf,
   optionalText,
   shardCount,
@@ -56,6 +57,7 @@ export const settingsSchema = z.object({
   DISCORD_API_URL: httpUrl('https://discord.com/api').refine((url) => !/\/v\d+\/?$/.test(url), {
     message: 'must not end in a version such as /v10 (the client adds it): use https://discord.com/api',
   }),
+  DISCORD_CDN_URL: optionalOrigin('http://127.0.0.1:8080'),
   ALLOWED_GUILD_IDS: idList(),
   ALLOWED_CHANNEL_IDS: idList(),
   STREAM_ANSWERS: oneOf(['on', 'off'], 'on'),
@@ -207,6 +209,7 @@ export function parseConfig(
       discord: {
         token: settings.DISCORD_TOKEN ?? null,
         apiUrl: settings.DISCORD_API_URL.replace(/\/+$/, ''),
+        cdnOrigin: settings.DISCORD_CDN_URL ?? null,
         allowedGuildIds: settings.ALLOWED_GUILD_IDS,
         allowedChannelIds: settings.ALLOWED_CHANNEL_IDS,
         toolPosts: settings.TOOL_POSTS,

@@ -77,6 +77,19 @@ export const httpUrl = (fallback: string) =>
       .refine(withoutCredentials, credentialsProblem),
   );
 
+/** An http(s) origin (scheme, host and port: no path), or unset; given as the origin alone, without a trailing slash. */
+export const optionalOrigin = (example: string) =>
+  z.preprocess(
+    blankToUndefined,
+    z
+      .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+      .refine((url) => /^[a-z]+:\/\/[^/?#]+\/?$/i.test(url), {
+        message: `must be an origin alone, with no path, such as ${example}`,
+      })
+      .transform((url) => new URL(url).origin)
+      .optional(),
+  );
+
 /** Comma- or space-separated Discord ids (snowflakes); empty means no restriction. */
 export const idList = () =>
   z.preprocess(

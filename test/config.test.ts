@@ -58,6 +58,7 @@ describe('settings', () => {
         discord: {
           token: null,
           apiUrl: 'https://discord.com/api',
+          cdnOrigin: null,
           allowedGuildIds: [],
           allowedChannelIds: [],
           toolPosts: 'all',
@@ -103,6 +104,22 @@ describe('settings', () => {
       'DISCORD_API_URL must not end in a version such as /v10 (the client adds it): use https://discord.com/api (it is "https://discord.com/api/v10")',
       'ALLOWED_CHANNEL_IDS must list Discord ids (17 to 20 digits), separated by commas (it is "general")',
     ]);
+  });
+
+  it('reads DISCORD_CDN_URL as an origin, and refuses another scheme or a path', () => {
+    const read = (value: string) => parseConfig({ OPENAI_API_KEY: 'k', DISCORD_CDN_URL: value }, null);
+    const good = read('http://127.0.0.1:8080/');
+    expect(good.ok && good.config.discord.cdnOrigin).toBe('http://127.0.0.1:8080');
+    expect(read('ftp://cdn.example.com')).toEqual({
+      ok: false,
+      problems: ['DISCORD_CDN_URL must be an http:// or https:// URL (it is "ftp://cdn.example.com")'],
+    });
+    expect(read('https://cdn.example.com/attachments')).toEqual({
+      ok: false,
+      problems: [
+        'DISCORD_CDN_URL must be an origin alone, with no path, such as http://127.0.0.1:8080 (it is "https://cdn.example.com/attachments")',
+      ],
+    });
   });
 
   it('needs no API key for a local server', () => {

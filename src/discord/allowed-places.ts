@@ -1,3 +1,4 @@
+import { type Channel, ChannelType, type NewsChannel, type TextChannel } from 'discord.js';
 import type { DiscordSettings } from '../config-shape.ts';
 
 /**
@@ -13,4 +14,9 @@ export function isAllowedPlace(
   const channelAllowed =
     settings.allowedChannelIds.length === 0 || (channelId !== null && settings.allowedChannelIds.includes(channelId));
   return guildAllowed && channelAllowed;
+}
+
+/** The channels where a mention starts a conversation: text and announcement channels (a thread is its own place). */
+export function isMentionChannel(channel: Channel): channel is TextChannel | NewsChannel {
+  return channel.type === ChannelType.GuildText || channel.type === ChannelType.GuildAnnouncement;
 }

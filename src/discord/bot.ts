@@ -1,4 +1,4 @@
-import { Client, Events, GatewayIntentBits, Partials } from 'discord.js';
+import { type Channel, Client, Events, GatewayIntentBits, Partials } from 'discord.js';
 import type { Store } from '../../db/store.ts';
 import type { Logger } from '../agent/logger.ts';
 import type { LimitedModelClient } from '../agent/limit-model-calls.ts';
@@ -13,12 +13,12 @@ import { ConversationQueues } from '../conversation/conversation-queues.ts';
 import type { QueuedWork } from '../conversation/queued-work.ts';
 import { runLifecycle } from '../conversation/run-lifecycle.ts';
 import { handleWork } from './conversation-runner.ts';
-import { discordCdnHosts } from './incoming-images.ts';
+import { discordCdnOrigins } from './incoming-images.ts';
 import { type ModelVision, settingsOfConversation } from './place-run.ts';
 import { inviteUrl } from './invite.ts';
 import { messageRouter } from './message-router.ts';
 import { RateLimitGate } from './rate-limit-gate.ts';
-import { catchUp, queueUnfinishedWork, recentConversations } from './recovery.ts';
+import { catchUp, queueUnfinishedWork, recentConversations, watchChannels } from './recovery.ts';
 import { type ReminderScheduler, startReminders } from './reminder-scheduler.ts';
 import { noPings } from './send.ts';
 import { restRequestsPerSecond } from '../shards/shard-plan.ts';
@@ -42,8 +42,6 @@ export interface BotDependencies {
   images: { vision: boolean; maxBytes: number };
   /** What each model (by name) sees; without it, every model sees images as `images.vision` says. */
   visionOf?: (modelName: string) => ModelVision;
-  /** Hosts attachments and linked images are fetched from: Discord's CDN unless given (tests give the fake's). */
-  cdnHosts?: readonly string[];
   operatorPrompt: string | null;
   store: Store;
   counter: TokenCounter;
@@ -106,7 +104,19 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
   const gate = gates.get(models.defaultName) ?? new RateLimitGate(logger);
   const toolCommands = toolSubcommands(deps.tools, toolServers);
   for (const { tool, reason } of toolCommands.leftOut) logger.warn({ tool, reason }, 'tool left out of /tool');
-  const ready = new Promise<Client<true>>((resolve) => client.once(Events.ClientReady, resolve));
+  const watch = (channels: Iterable<Channel>) => watchChannels(deps.store, deps.discord, logger, channels);
+  // In the ready listener itself: discord.js holds messages back until ready, so every channel's
+  // lastMessageId is still the one GUILD_CREATE reported (discord.js src/client/websocket/WebSocketManager.js,
+  // handlePacket: MESSAGE_CREATE and the like wait in packetQueue until ready).
+  const ready = new Promise<Client<true>>((resolve) =>
+    client.once(Events.ClientReady, (readyClient) => {
+      watch(readyClient.channels.cache.values());
+      resolve(readyClient);
+    }),
+  );
+  client.on(Events.GuildCreate, (guild) => watch(guild.channels.cache.values()));
+  client.on(Events.GuildAvailable, (guild) => watch(guild.channels.cache.values()));
+  client.on(Events.ChannelCreate, (channel) => watch([channel]));
 
   try {
     await client.login(deps.discord.token);
@@ -150,7 +160,7 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
     queues,
     discord: deps.discord,
     limits,
-    images: { ...deps.images, hosts: deps.cdnHosts ?? discordCdnHosts },
+    images: { ...deps.images, origins: deps.discord.cdnOrigin ? [deps.discord.cdnOrigin] : discordCdnOrigins },
     seesImagesIn: (conversation) =>
       deps.visionOf?.(settingsOfConversation(deps.store, models, conversation)?.model.value ?? models.defaultName)
         .seesImages ?? deps.images.vision,
@@ -243,7 +253,10 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
     }).catch((error: unknown) => logger.error({ err: error }, 'could not register the slash commands'));
   // A new gateway session (one that could not resume) may have missed messages: catch up again.
   client.on(Events.ShardReady, () =>
-    guard('a new session', async () => void (await catchUp(deps.store, router, logger))),
+    guard('a new session', async () => {
+      watch(readyClient.channels.cache.values()); // Channels made while it was away.
+      await catchUp(deps.store, router, logger);
+    }),
   );
   logger.info(
     {

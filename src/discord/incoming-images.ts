@@ -10,8 +10,8 @@ import { maxImagesPerMessage, type TakenImage, takeImageBytes } from '../images/
 import { formatSize } from '../text/byte-size.ts';
 import { readFromCdn } from './cdn-fetch.ts';
 
-/** Where attachments and linked images may be fetched from: Discord's CDN (tests give the fake's host). */
-export const discordCdnHosts: readonly string[] = ['cdn.discordapp.com', 'media.discordapp.net'];
+/** Where attachments and linked images may be fetched from: Discord's CDN, unless DISCORD_CDN_URL names another origin. */
+export const discordCdnOrigins: readonly string[] = ['https://cdn.discordapp.com', 'https://media.discordapp.net'];
 
 const fetchTimeoutMs = 15_000;
 const imageTypes = /^image\//;
@@ -24,8 +24,8 @@ export interface ImageIntake {
   vision: boolean;
   /** The largest image taken, in bytes (IMAGE_MAX_MB). */
   maxBytes: number;
-  /** Hosts fetched from. */
-  hosts: readonly string[];
+  /** The origins fetched from (`https://cdn.discordapp.com`): no other scheme, host or port. */
+  origins: readonly string[];
 }
 
 /** What came of a message's images. */
@@ -51,9 +51,9 @@ export function looksLikeImage(attachment: Pick<Attachment, 'contentType' | 'nam
   return imageTypes.test(attachment.contentType ?? '') || imageNames.test(attachment.name);
 }
 
-/** Whether `url` is on one of `hosts`. */
-export function isAllowedHost(url: string, hosts: readonly string[]): boolean {
-  return URL.canParse(url) && hosts.includes(new URL(url).hostname);
+/** Whether `url` is on one of `origins`. */
+export function isOnCdn(url: string, origins: readonly string[]): boolean {
+  return URL.canParse(url) && origins.includes(new URL(url).origin);
 }
 
 /** An image a message holds: an attachment or a link. */
@@ -75,10 +75,10 @@ export interface PreviousImages {
   seen: ReadonlySet<string>;
 }
 
-/** The image attachments of `message`, then the images linked from `hosts` in its text. */
+/** The image attachments of `message`, then the images linked from `origins` in its text. */
 export function imageSources(
   message: Pick<Message, 'attachments' | 'content'>,
-  hosts: readonly string[],
+  origins: readonly string[],
 ): ImageSource[] {
   return [
     ...[...message.attachments.values()].filter(looksLikeImage).map((attachment) => ({
@@ -87,7 +87,7 @@ export function imageSources(
       url: attachment.url,
       size: attachment.size,
     })),
-    ...linkedImages(message.content, hosts),
+    ...linkedImages(message.content, origins),
   ];
 }
 
@@ -115,7 +115,7 @@ async function readImages(
   intake: ImageIntake,
   previous: PreviousImages,
 ): Promise<IncomingImages> {
-  const candidates = imageSources(message, intake.hosts);
+  const candidates = imageSources(message, intake.origins);
   const result: IncomingImages = { images: [], notes: [], refusals: [], posted: candidates.length };
   if (!intake.vision) {
     // Kept all the same: stored because a model sees them, and this one may be switched.
@@ -151,11 +151,11 @@ async function readImages(
 }
 
 /** Discord CDN links in the text that name an image file, each once. */
-function linkedImages(text: string, hosts: readonly string[]): ImageSource[] {
+function linkedImages(text: string, origins: readonly string[]): ImageSource[] {
   const found = new Map<string, ImageSource>();
   for (const [match] of text.matchAll(/https?:\/\/[^\s<>()]+/g)) {
     const link = match.replace(/[.,!?;:'"*_~|]+$/, ''); // A sentence's end, or Markdown, after the link.
-    if (!isAllowedHost(link, hosts)) continue;
+    if (!isOnCdn(link, origins)) continue;
     const path = new URL(link).pathname;
     if (!imageLinkPath.test(path)) continue;
     const name = decodedName(path.split('/').at(-1) || 'image');
@@ -177,7 +177,7 @@ async function takeImage(candidate: ImageSource, intake: ImageIntake): Promise<T
   const limit = `larger than ${formatSize(intake.maxBytes)} (IMAGE_MAX_MB)`;
   if (candidate.size !== null && candidate.size > intake.maxBytes)
     return { refused: `${formatSize(candidate.size)}, ${limit}` };
-  if (!isAllowedHost(candidate.url, intake.hosts)) return { refused: "not on Discord's CDN" };
+  if (!isOnCdn(candidate.url, intake.origins)) return { refused: "not on Discord's CDN" };
   let bytes: Buffer;
   try {
     const read = await readFromCdn(candidate.url, intake.maxBytes, fetchTimeoutMs);

@@ -4,7 +4,7 @@ import { readFromCdn } from './cdn-fetch.ts';
 import {
   type ImageIntake,
   type IncomingImages,
-  isAllowedHost,
+  isOnCdn,
   type PreviousImages,
   looksLikeImage,
   readIncomingImages,
@@ -37,7 +37,7 @@ export async function readMessage(
   previous?: PreviousImages,
 ): Promise<{ content: string; images: IncomingImages }> {
   const [attachments, images] = await Promise.all([
-    describeAttachments(message.attachments, reading.maxBytes, reading.images.hosts),
+    describeAttachments(message.attachments, reading.maxBytes, reading.images.origins),
     readIncomingImages(message, reading.images, previous),
   ]);
   const content = [cleanText(message, reading.botUserId, reading.botRoleId), ...attachments, images.notes.join('\n')]
@@ -57,7 +57,7 @@ export function cleanText(message: Message, botUserId: string, botRoleId: string
 async function describeAttachments(
   attachments: Collection<string, Attachment>,
   maxBytes: number,
-  hosts: readonly string[],
+  origins: readonly string[],
 ): Promise<string[]> {
   return Promise.all(
     [...attachments.values()]
@@ -67,7 +67,7 @@ async function describeAttachments(
         const isText = textTypes.test(attachment.contentType ?? '') || textNames.test(attachment.name);
         if (!isText) return `[Attachment ${label}: not read, only text files are.]`;
         if (attachment.size > maxBytes) return `[Attachment ${label}: not read, larger than ${formatSize(maxBytes)}.]`;
-        if (!isAllowedHost(attachment.url, hosts)) return `[Attachment ${label}: not read, not on Discord's CDN.]`;
+        if (!isOnCdn(attachment.url, origins)) return `[Attachment ${label}: not read, not on Discord's CDN.]`;
         try {
           const read = await readFromCdn(attachment.url, maxBytes, fetchTimeoutMs);
           if (!read.ok) return `[Attachment ${label}: could not be read (${read.why}).]`;

@@ -28,7 +28,7 @@ export async function storeEdit(
   deps: EditDependencies,
 ): Promise<void> {
   const { store, reading } = deps;
-  const previous = previousImages(before, message, store.images.ofDiscordMessage(message.id), reading.images.hosts);
+  const previous = previousImages(before, message, store.images.ofDiscordMessage(message.id), reading.images.origins);
   const { content, images } = await readMessage(message, reading, previous);
   const authorName = message.member?.displayName ?? message.author.displayName;
   store.db.transaction(() => {
@@ -46,12 +46,12 @@ function previousImages(
   before: Message | PartialMessage | null,
   message: Message,
   stored: readonly NewImage[],
-  hosts: readonly string[],
+  origins: readonly string[],
 ): PreviousImages {
-  const earlier = before && !before.partial ? imageSources(before, hosts) : null;
+  const earlier = before && !before.partial ? imageSources(before, origins) : null;
   const kept = new Map<string, NewImage>();
   let next = 0;
-  for (const source of (earlier ?? imageSources(message, hosts)).slice(0, maxImagesPerMessage)) {
+  for (const source of (earlier ?? imageSources(message, origins)).slice(0, maxImagesPerMessage)) {
     const image = stored[next];
     if (image?.name !== source.name) continue;
     kept.set(source.key, image);

@@ -1,4 +1,4 @@
-import { ChannelType, type Client, type Message, type PartialMessage } from 'discord.js';
+import type { Client, Message, PartialMessage } from 'discord.js';
 import type { ChannelCursorRow } from '../../db/channel-cursors.ts';
 import type { ConversationRow } from '../../db/conversations.ts';
 import type { Store } from '../../db/store.ts';
@@ -10,7 +10,7 @@ import { KeyedSerializer } from '../conversation/keyed-serializer.ts';
 import type { QueuedWork } from '../conversation/queued-work.ts';
 import type { ConversationMemory } from '../memory/conversation-memory.ts';
 import type { TokenCounter } from '../memory/token-counter.ts';
-import { isAllowedPlace } from './allowed-places.ts';
+import { isAllowedPlace, isMentionChannel } from './allowed-places.ts';
 import { ChannelProgress } from './channel-progress.ts';
 import { channelGoneCodes, describeDiscordError, isDiscordCode } from './discord-errors.ts';
 import type { ImageIntake } from './incoming-images.ts';
@@ -30,7 +30,7 @@ export interface RouterDependencies {
   queues: ConversationQueues<QueuedWork>;
   discord: DiscordSettings;
   limits: UsageLimits;
-  /** How images are taken in (vision, size limit, the hosts fetched from). */
+  /** How images are taken in (vision, size limit, the origins fetched from). */
   images: ImageIntake;
   /** Whether the model chosen where the conversation is sees images (the notice to its people); `images.vision` without it. */
   seesImagesIn?: (conversation: ConversationRow) => boolean;
@@ -154,9 +154,7 @@ export function messageRouter(deps: RouterDependencies) {
   function handleCreate(message: GuildMessage): Promise<void> {
     const channel = message.channel;
     if (channel.isThread()) return line.run(discordConversationKey(channel.id), () => handleInThread(message));
-    if (channel.type !== ChannelType.GuildText && channel.type !== ChannelType.GuildAnnouncement)
-      return Promise.resolve();
-    if (!isAllowedPlace(discord, message.guildId, channel.id)) return Promise.resolve();
+    if (!isMentionChannel(channel) || !isAllowedPlace(discord, message.guildId, channel.id)) return Promise.resolve();
     const done = progress.begin(channel.id, message.guildId, message.id);
     // A failure is logged by the caller; the cursor moves on, or it would hold every later message back.
     return line.run(discordConversationKey(message.id), () => handleInChannel(message)).finally(done);
@@ -203,6 +201,10 @@ export function messageRouter(deps: RouterDependencies) {
         store.channelCursors.forget(channelId); // Gone, no longer a channel it reads, or no longer allowed.
         return 0;
       }
+      // Nothing sent past the cursor, as Discord told at connecting (`last_message_id`: the newest
+      // message sent; none: older than the channel's id. https://discord.com/developers/docs/resources/channel#channel-object):
+      // no request, so the quiet channels it watches cost nothing at a start.
+      if (BigInt(channel.lastMessageId ?? channel.id) <= BigInt(cursor.last_seen_message_id)) return 0;
       // Held at the cursor while reading: a live message handled meanwhile must not move it past
       // messages not yet read (a crash would skip them).
       const hold = progress.begin(channelId, guildId, cursor.last_seen_message_id);

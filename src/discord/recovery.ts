@@ -1,10 +1,13 @@
+import { type Channel, PermissionFlagsBits } from 'discord.js';
 import type { ChannelCursorRow } from '../../db/channel-cursors.ts';
 import type { ConversationRow } from '../../db/conversations.ts';
 import type { Store } from '../../db/store.ts';
 import type { Logger } from '../agent/logger.ts';
+import type { DiscordSettings } from '../config-shape.ts';
 import type { ConversationQueues } from '../conversation/conversation-queues.ts';
 import { messageWork, type QueuedWork, storedRequester } from '../conversation/queued-work.ts';
 import type { RunLifecycle } from '../conversation/run-lifecycle.ts';
+import { isAllowedPlace, isMentionChannel } from './allowed-places.ts';
 import type { MessageRouter } from './message-router.ts';
 
 /** Conversations and channels with a message in this window are caught up on at start-up. */
@@ -20,6 +23,41 @@ export function recentConversations(store: Store): ConversationRow[] {
 /** The channels whose mentions are worth catching up on. */
 function recentChannels(store: Store): ChannelCursorRow[] {
   return store.channelCursors.recent(Date.now() - catchUpDays * 86_400_000, maxChannels);
+}
+
+/**
+ * Where the bot starts watching: each of `channels` where it answers mentions (and may read the
+ * history) that has no cursor yet gets one at its newest message as Discord reported it
+ * (`last_message_id`), so that a mention posted while the bot is down is caught up on even where
+ * it never handled a message (a new install, a quiet channel, one newly created or allowed). A
+ * channel without messages gets its own id, older than any message in it. Older history is not
+ * read back. Called when Discord describes the channels (each guild's GUILD_CREATE, at `ready`,
+ * before discord.js hands on the messages it held back; CHANNEL_CREATE), while `lastMessageId` is
+ * still Discord's.
+ */
+export function watchChannels(
+  store: Store,
+  settings: Pick<DiscordSettings, 'allowedGuildIds' | 'allowedChannelIds'>,
+  logger: Logger,
+  channels: Iterable<Channel>,
+): void {
+  const readable = PermissionFlagsBits.ViewChannel | PermissionFlagsBits.ReadMessageHistory;
+  const starts = [...channels]
+    .filter(isMentionChannel)
+    .filter((channel) => isAllowedPlace(settings, channel.guildId, channel.id))
+    // A channel it may not read would cost a refused request (403) at every start.
+    .filter((channel) => channel.permissionsFor(channel.client.user)?.has(readable) === true)
+    .map((channel) => ({
+      channelId: channel.id,
+      guildId: channel.guildId,
+      messageId: channel.lastMessageId ?? channel.id,
+    }));
+  try {
+    store.channelCursors.start(starts);
+  } catch (error) {
+    // Called from discord.js's event listeners: logged, never thrown into the gateway's handling.
+    logger.error({ err: error, channels: starts.length }, 'could not note where to start watching channels');
+  }
 }
 
 /**
@@ -57,7 +95,7 @@ export function queueUnfinishedWork(
 
 /**
  * Reads back what was posted while the bot was away, in every recent conversation's thread and
- * every channel it answers mentions in, and handles it as if it had just arrived. Logs a place it
+ * every channel it answers mentions in (from its cursor), and handles it as if it had just arrived. Logs a place it
  * could not read and goes on. Returns how many messages were read.
  */
 export async function catchUp(

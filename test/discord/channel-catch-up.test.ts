@@ -1,6 +1,8 @@
+import { PermissionFlagsBits } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
 import { openStore } from '../../db/store.ts';
+import { defaultBotPermissions } from '../support/fake-discord.ts';
 import { finalAnswer } from '../support/scripted-model.ts';
 
 let world: BotWorld;
@@ -33,7 +35,7 @@ describe('mentions in a channel while the bot was stopped', () => {
   it('answers them after the restart, in a thread, exactly once', async () => {
     world = await startBotWorld();
     const { discord, model } = world;
-    const { general, random } = discord.channels;
+    const { general } = discord.channels;
     const before = await discord.userSays({ channelId: general, author: 'ada', content: 'just chatting' });
     await seen(general, before.id);
 
@@ -43,8 +45,6 @@ describe('mentions in a channel while the bot was stopped', () => {
       whileDown: async () => {
         await discord.userSays({ channelId: general, author: 'bob', content: 'anyone there?' });
         missed = await adaMentions(general, 'what is 2+2?');
-        // A channel the bot never saw is not read back: it may hold years of history.
-        await adaMentions(random, 'old news');
       },
     });
 
@@ -60,6 +60,58 @@ describe('mentions in a channel while the bot was stopped', () => {
     expect(model.requests).toHaveLength(1);
     expect(discord.threads().map((candidate) => candidate.id)).toEqual([missed]);
     expect(discord.botMessages(thread.id)).toHaveLength(1);
+  });
+
+  it('reads back a channel made while it ran, where nothing was said before it stopped', async () => {
+    world = await startBotWorld();
+    const { discord, model } = world;
+    const news = await discord.createChannel('news');
+    // Where it starts watching the channel: its own id, as it has no message yet.
+    await seen(news, news);
+
+    model.enqueue(finalAnswer('Caught it.'));
+    let missed = '';
+    await world.restart({ whileDown: async () => void (missed = await adaMentions(news, 'anything new?')) });
+
+    const thread = await discord.waitFor(() => discord.threads().find((candidate) => candidate.id === missed), {
+      what: 'a thread from the mention in the new channel',
+    });
+    expect((await waitForBotPosts(world, thread.id, 1))[0]!.content).toBe('Caught it.');
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it('reads back only the channels where something was sent past their cursor', async () => {
+    world = await startBotWorld();
+    const { discord } = world;
+    const { general, random } = discord.channels;
+    for (const channelId of [general, random])
+      await seen(channelId, (await discord.userSays({ channelId, author: 'ada', content: 'hello' })).id);
+    const empty = await discord.createChannel('empty');
+    await seen(empty, empty);
+    let before = 0;
+    await world.restart({
+      whileDown: async () => {
+        before = discord.requests.length;
+        await discord.userSays({ channelId: general, author: 'bob', content: 'anyone?' });
+      },
+    });
+
+    // Caught up before startBot returns: one read, of the one channel with something new.
+    const reads = discord.requests
+      .slice(before)
+      .filter((request) => request.method === 'GET' && /^\/channels\/\d+\/messages$/.test(request.path))
+      .map((request) => request.path);
+    expect(reads).toEqual([`/channels/${general}/messages`]);
+  });
+
+  it('does not watch a channel it may not read back (each start would cost a refused request)', async () => {
+    world = await startBotWorld();
+    const { discord } = world;
+    discord.setBotPermissions(defaultBotPermissions & ~PermissionFlagsBits.ReadMessageHistory);
+    const hidden = await discord.createChannel('staff');
+    // Its listeners run as discord.js caches the channel.
+    await discord.waitFor(() => world.bot.client.channels.cache.has(hidden), { what: 'the channel known to the bot' });
+    expect(world.store.channelCursors.recent(0, 10).map((row) => row.channel_id)).not.toContain(hidden);
   });
 
   it('makes the thread a crash kept from being made (the mention stored, no thread yet), and answers there', async () => {

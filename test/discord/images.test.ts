@@ -194,10 +194,12 @@ describe('images linked from Discord', () => {
   it('stores and answers a message whose image link is not valid percent-encoding', async () => {
     world = await startBotWorld({}, {}, {}, { images: { vision: true } });
     const { discord, model, store } = world;
-    // `%E0` alone is not UTF-8: decodeURIComponent throws on it. Port 1: nothing listens there.
-    const link = 'http://127.0.0.1:1/x/y/a%E0.png';
+    // `%E0` alone is not UTF-8: decodeURIComponent throws on it. On the CDN, but no such file there.
+    const link = `${discord.cdnUrl}/attachments/1/2/a%E0.png`;
     model.enqueue((request) => {
-      expect(textOf(request.messages.at(-1)!)).toContain('[image a%E0.png: not shown, could not be fetched]');
+      expect(textOf(request.messages.at(-1)!)).toContain(
+        '[image a%E0.png: not shown, could not be fetched (HTTP 404)]',
+      );
       return finalAnswer('That link did not load.');
     });
     const asked = await discord.userSays({

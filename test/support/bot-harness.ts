@@ -130,6 +130,8 @@ export async function startBotWorld(
     bot = await startBot({
       discord: {
         apiUrl: discord.apiUrl,
+        // The fake serves attachments from its own origin; the bot fetches from Discord's CDN alone otherwise.
+        cdnOrigin: discord.cdnUrl,
         allowedGuildIds: [],
         allowedChannelIds: [],
         toolPosts: 'all',
@@ -163,8 +165,6 @@ export async function startBotWorld(
             return { seesImages: sees, imageTokens: sees ? imageTokenRule('openai', 'gpt-4.1-mini') : null };
           }
         : undefined,
-      // The fake serves attachments from 127.0.0.1; the bot fetches from Discord's CDN alone otherwise.
-      cdnHosts: ['127.0.0.1'],
       operatorPrompt: extra.operatorPrompt ?? null,
       store,
       counter,

@@ -124,6 +124,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
 
   return {
     apiUrl: `${baseUrl}/api`,
+    cdnUrl: baseUrl,
     token,
     gatewayUrl,
     botUser: { id: world.botUser.id, username: world.botUser.username },
@@ -189,6 +190,12 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         channel_id: channelId,
         guild_id: world.guildId,
       });
+    },
+    async createChannel(name) {
+      const id = world.nextId();
+      world.addTextChannel(id, name, world.textChannels().length, null);
+      await gateway.dispatch(GatewayDispatchEvents.ChannelCreate, world.channels.get(id));
+      return id;
     },
     async deleteChannel(channelId) {
       const channel = world.channels.get(channelId);

@@ -142,6 +142,8 @@ export interface RateLimitRule {
 export interface FakeDiscord {
   /** Give to discord.js as `rest: { api }` (no /v10: the client adds it). */
   readonly apiUrl: string;
+  /** The origin attachments are served from (the fake's own, where Discord's are on its CDN): DISCORD_CDN_URL. */
+  readonly cdnUrl: string;
   /** The bot token the fake accepts; any other gets 401 (REST) or 4004 (gateway). */
   readonly token: string;
   /** The gateway URL that GET /gateway/bot returns. */
@@ -194,6 +196,8 @@ export interface FakeDiscord {
   bulkDelete(channelId: string, messageIds: readonly string[]): Promise<void>;
   /** A text channel is deleted (its threads go with it): CHANNEL_DELETE. */
   deleteChannel(channelId: string): Promise<void>;
+  /** A text channel made in the seeded guild (CHANNEL_CREATE, no message yet); resolves with its id. */
+  createChannel(name: string): Promise<string>;
   /**
    * A user starts a public thread in a text channel (from `fromMessageId` if given; the thread
    * then has that message's id, as on Discord) and THREAD_CREATE is dispatched.

@@ -204,7 +204,7 @@ export class World {
     return role;
   }
 
-  private addTextChannel(
+  addTextChannel(
     id: string,
     name: string,
     position: number,
