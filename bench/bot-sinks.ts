@@ -1,5 +1,5 @@
 /**
- * The bot's own event sinks, as src/discord/execute-run.ts attaches them to a run, for the
+ * The bot's own event sinks, as src/discord/runs/run-in-discord.ts attaches them to a run, for the
  * agent-loop benches: the step log (runs and steps) and what the conversation remembers, written
  * to a real SQLite file with the production settings (WAL, synchronous=NORMAL), and the log lines
  * through the bot's pino logger (to /dev/null). Only the Discord posts are left out: they are
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { openStore } from '../db/store.ts';
 import { type AgentEventSink, fanOut } from '../src/agent/events.ts';
-import { createLogger } from '../src/logging.ts';
+import { createLogger } from '../src/app/logging.ts';
 import { conversationMemory } from '../src/memory/conversation-memory.ts';
 import { loadTokenCounter } from '../src/memory/token-counter.ts';
 import { logSink } from '../src/run-log/log-sink.ts';

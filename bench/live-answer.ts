@@ -10,7 +10,7 @@ import { type BotWorld, mentionOf, startBotWorld } from '../test/support/bot-har
 import { answer } from '../test/support/model-servers/brain.ts';
 import { type FakeModelServer, startFakeModelServer } from '../test/support/model-servers/fake-model-server.ts';
 import { compliant } from '../test/support/model-servers/quirks.ts';
-import { renderAnswer } from '../src/discord/render.ts';
+import { renderAnswer } from '../src/posts/render.ts';
 
 const rounds = Number(process.env.ROUNDS ?? 5);
 const text = `${'The answer comes in parts. '.repeat(4)}${'Each sentence adds a little more to what was said before it, '.repeat(8)}That is all.`;

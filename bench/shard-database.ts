@@ -20,7 +20,7 @@ import { openStore } from '../db/store.ts';
 import type { ModelClient, ModelRequest, ModelResponse } from '../src/agent/model-client.ts';
 import { defaultAgentSettings, runAgent } from '../src/agent/run-agent.ts';
 import { buildToolRegistry } from '../src/agent/tool-registry.ts';
-import { createLogger } from '../src/logging.ts';
+import { createLogger } from '../src/app/logging.ts';
 import { conversationMemory } from '../src/memory/conversation-memory.ts';
 import { loadTokenCounter } from '../src/memory/token-counter.ts';
 import { startInstance } from '../src/run-log/instance.ts';

@@ -1,6 +1,6 @@
 import { ApplicationCommandType, MessageFlags } from 'discord.js';
 import { discordConversationKey } from '../src/conversation/conversation-keys.ts';
-import { defineCommand } from '../src/discord/command-context.ts';
+import { defineCommand } from '../src/discord/interactions/command-context.ts';
 import { conversationHere, guildOnly, moderatorVisibility, privately } from './shared.ts';
 import { formatRunDetail, reportOf, showReport } from './step-report.ts';
 

@@ -1,11 +1,11 @@
 import { ApplicationCommandOptionType, ChannelType, MessageFlags } from 'discord.js';
-import { defineCommand } from '../src/discord/command-context.ts';
+import { defineCommand } from '../src/discord/interactions/command-context.ts';
 import { discordConversationKey } from '../src/conversation/conversation-keys.ts';
 import { messageWork } from '../src/conversation/queued-work.ts';
-import { isAllowedPlace } from '../src/discord/allowed-places.ts';
-import { threadName } from '../src/discord/render.ts';
-import { noPings } from '../src/discord/send.ts';
-import { discordMessageLimit } from '../src/discord/split-message.ts';
+import { isAllowedPlace } from '../src/discord/inbound/allowed-places.ts';
+import { threadName } from '../src/posts/render.ts';
+import { noPings } from '../src/discord/outbound/send.ts';
+import { discordMessageLimit } from '../src/posts/split-message.ts';
 import { truncate } from '../src/text/truncate.ts';
 import { guildOnly, privately, requesterIn } from './shared.ts';
 

@@ -1,9 +1,9 @@
 import { describeStatus } from '../src/agent/tool.ts';
 import { currentTools } from '../src/agent/tool-registry.ts';
-import { defineCommand } from '../src/discord/command-context.ts';
-import { toolAllowedBy } from '../src/discord/place-run.ts';
-import { settingsHere } from '../src/discord/settings-place.ts';
-import { splitMessage } from '../src/discord/split-message.ts';
+import { defineCommand } from '../src/discord/interactions/command-context.ts';
+import { toolAllowedBy } from '../src/place-settings/place-choice.ts';
+import { settingsHere } from '../src/discord/interactions/settings-place.ts';
+import { splitMessage } from '../src/posts/split-message.ts';
 import { guildOnly, privately } from './shared.ts';
 
 export const help = defineCommand({

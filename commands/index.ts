@@ -1,4 +1,4 @@
-import type { CommandDefinition } from '../src/discord/command-context.ts';
+import type { CommandDefinition } from '../src/discord/interactions/command-context.ts';
 import { agentSteps } from './agent-steps.ts';
 import { ask } from './ask.ts';
 import { help } from './help.ts';

@@ -1,7 +1,7 @@
 import { ApplicationCommandOptionType } from 'discord.js';
-import { defineCommand } from '../src/discord/command-context.ts';
-import { settingsOfConversation } from '../src/discord/place-run.ts';
-import { changeBy } from '../src/discord/settings-place.ts';
+import { defineCommand } from '../src/discord/interactions/command-context.ts';
+import { settingsOfConversation } from '../src/place-settings/place-choice.ts';
+import { changeBy } from '../src/discord/interactions/settings-place.ts';
 import { settingKeys } from '../src/place-settings/effective-settings.ts';
 import { truncateLine } from '../src/text/truncate.ts';
 import { inheritChoice, modelChoices } from './shared.ts';

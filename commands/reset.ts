@@ -1,4 +1,4 @@
-import { defineCommand } from '../src/discord/command-context.ts';
+import { defineCommand } from '../src/discord/interactions/command-context.ts';
 import { guildOnly, privately, steerableConversation } from './shared.ts';
 
 export const reset = defineCommand({

@@ -7,14 +7,14 @@ import {
 } from 'discord.js';
 import type { SettingScope } from '../db/place-settings.ts';
 import { currentTools } from '../src/agent/tool-registry.ts';
-import type { CommandContext, CommandInteraction } from '../src/discord/command-context.ts';
-import { defineCommand } from '../src/discord/command-context.ts';
-import { splitMessage } from '../src/discord/split-message.ts';
-import { changeBy, placeOfInteraction, scopeHere, settingsHere } from '../src/discord/settings-place.ts';
+import type { CommandContext, CommandInteraction } from '../src/discord/interactions/command-context.ts';
+import { defineCommand } from '../src/discord/interactions/command-context.ts';
+import { splitMessage } from '../src/posts/split-message.ts';
+import { changeBy, placeOfInteraction, scopeHere, settingsHere } from '../src/discord/interactions/settings-place.ts';
 import { settingKeys, toolKey } from '../src/place-settings/effective-settings.ts';
 import { describeSettings } from '../src/place-settings/describe-settings.ts';
 import { safeCutIndex, truncateLine } from '../src/text/truncate.ts';
-import { isServerModerator } from '../src/discord/moderation.ts';
+import { isServerModerator } from '../src/discord/interactions/moderation.ts';
 import { guildOnly, inheritChoice, modelChoices, moderatorVisibility, privately } from './shared.ts';
 
 /**

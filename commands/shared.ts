@@ -5,9 +5,9 @@ import {
   PermissionFlagsBits,
 } from 'discord.js';
 import type { ConversationRow } from '../db/conversations.ts';
-import type { CommandContext, CommandInteraction, CommandSetup } from '../src/discord/command-context.ts';
+import type { CommandContext, CommandInteraction, CommandSetup } from '../src/discord/interactions/command-context.ts';
 import { discordConversationKey } from '../src/conversation/conversation-keys.ts';
-import { discordRequester, isModerator } from '../src/discord/moderation.ts';
+import { discordRequester, isModerator } from '../src/discord/interactions/moderation.ts';
 import type { Requester } from '../src/agent/tool.ts';
 import type { ModelListing } from '../src/model-catalog/model-catalog.ts';
 import { truncateLine } from '../src/text/truncate.ts';
@@ -29,7 +29,7 @@ export function moderatorVisibility(setup: CommandSetup): { default_member_permi
   };
 }
 
-export { replyPrivately as privately } from '../src/discord/reply-privately.ts';
+export { replyPrivately as privately } from '../src/discord/outbound/reply-privately.ts';
 
 /** The person who used the command, as the agent and its tools know them. */
 export function requesterIn(

@@ -1,8 +1,8 @@
 import { AttachmentBuilder, MessageFlags } from 'discord.js';
 import type { ConversationRow } from '../db/conversations.ts';
 import type { RunRow } from '../db/runs.ts';
-import type { CommandContext, CommandInteraction } from '../src/discord/command-context.ts';
-import { noPings } from '../src/discord/send.ts';
+import type { CommandContext, CommandInteraction } from '../src/discord/interactions/command-context.ts';
+import { noPings } from '../src/discord/outbound/send.ts';
 import { formatRunDetail, formatRunsTable, type RunReport } from '../src/terminal/steps-report.ts';
 
 const messageRoom = 1900;

@@ -1,6 +1,6 @@
 import { ApplicationCommandOptionType, MessageFlags } from 'discord.js';
-import { defineCommand } from '../src/discord/command-context.ts';
-import { isModerator } from '../src/discord/moderation.ts';
+import { defineCommand } from '../src/discord/interactions/command-context.ts';
+import { isModerator } from '../src/discord/interactions/moderation.ts';
 import { conversationHere, guildOnly, moderatorVisibility, privately } from './shared.ts';
 import { formatRunDetail, reportOf, runsTable, showReport } from './step-report.ts';
 

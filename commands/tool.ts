@@ -1,15 +1,15 @@
 import { type ChatInputCommandInteraction, DiscordAPIError } from 'discord.js';
 import type { RuntimeTool, ToolServer } from '../src/agent/tool.ts';
-import type { CommandContext } from '../src/discord/command-context.ts';
+import type { CommandContext } from '../src/discord/interactions/command-context.ts';
 import { toolCallsConversationKey } from '../src/conversation/conversation-keys.ts';
-import { defineCommand } from '../src/discord/command-context.ts';
-import { runDirectToolCall } from '../src/discord/direct-tool-call.ts';
-import { renderToolTurn } from '../src/discord/render.ts';
-import { argumentsFrom } from '../src/discord/tool-options.ts';
-import { isModerator } from '../src/discord/moderation.ts';
-import { toolAllowedBy } from '../src/discord/place-run.ts';
-import { settingsHere } from '../src/discord/settings-place.ts';
-import { discordMessageLimit } from '../src/discord/split-message.ts';
+import { defineCommand } from '../src/discord/interactions/command-context.ts';
+import { runDirectToolCall } from '../src/conversation/direct-tool-call.ts';
+import { renderToolTurn } from '../src/posts/render.ts';
+import { argumentsFrom } from '../src/discord/interactions/tool-options.ts';
+import { isModerator } from '../src/discord/interactions/moderation.ts';
+import { toolAllowedBy } from '../src/place-settings/place-choice.ts';
+import { settingsHere } from '../src/discord/interactions/settings-place.ts';
+import { discordMessageLimit } from '../src/posts/split-message.ts';
 import { truncate, truncateLine } from '../src/text/truncate.ts';
 import { conversationHere, guildOnly, isModeratorIn, privately, requesterIn } from './shared.ts';
 

@@ -1,5 +1,5 @@
-import { defineCommand } from '../src/discord/command-context.ts';
-import { isServerModerator } from '../src/discord/moderation.ts';
+import { defineCommand } from '../src/discord/interactions/command-context.ts';
+import { isServerModerator } from '../src/discord/interactions/moderation.ts';
 import { guildOnly, moderatorVisibility, privately } from './shared.ts';
 
 const days = 7;

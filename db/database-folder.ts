@@ -10,7 +10,7 @@
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { UserFacingError } from '../src/errors.ts';
+import { UserFacingError } from '../src/agent/errors.ts';
 
 /** The folders of `path` that do not exist yet (outermost first), and the nearest that does. */
 function missingFolders(path: string): { missing: string[]; nearest: { path: string; isFolder: boolean } | null } {

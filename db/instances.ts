@@ -30,7 +30,7 @@
  */
 import { hostname } from 'node:os';
 import type { Database } from 'better-sqlite3';
-import { processState } from '../src/process-state.ts';
+import { processState } from './process-state.ts';
 import type { InstanceLockState } from './instance-lock.ts';
 
 /** How often a live process marks itself alive; three missed beats and it counts as gone (for rows with no lock file). */

@@ -1,5 +1,5 @@
 import BetterSqlite3, { type Database } from 'better-sqlite3';
-import { UserFacingError } from '../src/errors.ts';
+import { UserFacingError } from '../src/agent/errors.ts';
 import { makeDatabaseFolder } from './database-folder.ts';
 import { latestVersion, type Migration, migrations } from './migrations.ts';
 

@@ -11,12 +11,12 @@ import { profileFor } from './model-servers/profiles/index.ts';
 import { recordsInDatabase } from './model-servers/server-fixes.ts';
 import { visionSetup } from './model-servers/vision.ts';
 import { buildToolRegistry } from './agent/tool-registry.ts';
-import { createLogger } from './logging.ts';
+import { createLogger } from './app/logging.ts';
 import { mcpServers } from './mcp/mcp-servers.ts';
 import { conversationMemory } from './memory/conversation-memory.ts';
 import { loadTokenCounter } from './memory/token-counter.ts';
 import { startInstance } from './run-log/instance.ts';
-import { loadConfigOrExit, openStoreOrExit } from './startup.ts';
+import { loadConfigOrExit, openStoreOrExit } from './app/startup.ts';
 import { runChatSession } from './terminal/chat-session.ts';
 
 const usage =

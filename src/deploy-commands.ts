@@ -10,11 +10,11 @@ import { pino } from 'pino';
 import { commands } from '../commands/index.ts';
 import { builtInTools, databaseTools } from '../tools/index.ts';
 import { buildToolRegistry } from './agent/tool-registry.ts';
-import { describeScope, registerCommands } from './discord/command-sync.ts';
-import { toolSubcommands } from './discord/tool-options.ts';
-import { createLogger } from './logging.ts';
+import { describeScope, registerCommands } from './discord/interactions/command-sync.ts';
+import { toolSubcommands } from './discord/interactions/tool-options.ts';
+import { createLogger } from './app/logging.ts';
 import { McpConnection } from './mcp/mcp-connection.ts';
-import { loadConfigOrExit, openStoreOrExit } from './startup.ts';
+import { loadConfigOrExit, openStoreOrExit } from './app/startup.ts';
 
 const usage = `usage: npm run deploy-commands
 Registers the slash commands in the server DISCORD_GUILD_ID, or for every server when it is unset,

@@ -12,15 +12,15 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { openStore } from '../db/store.ts';
-import { databasePathSetting, formatProblems, readDotenv } from './config.ts';
+import { databasePathSetting, formatProblems, readDotenv } from './app/config.ts';
 import { runCheckup } from './doctor/checkup.ts';
 import { readDoctorSettings } from './doctor/doctor-settings.ts';
 import { forgetRemembered, forgetUsage, listRemembered } from './doctor/remembered.ts';
 import { formatReport } from './doctor/report-table.ts';
-import { errorMessage } from './errors.ts';
+import { errorMessage } from './agent/errors.ts';
 import { profileFor } from './model-servers/profiles/index.ts';
 import { recordsInDatabase } from './model-servers/server-fixes.ts';
-import { openStoreOrExit } from './startup.ts';
+import { openStoreOrExit } from './app/startup.ts';
 
 const usage = [
   'usage: npm run doctor   checks OPENAI_BASE_URL and OPENAI_MODEL (from the environment, then .env); exits 1 when the bot cannot work with them',

@@ -7,19 +7,19 @@ import { rmSync } from 'node:fs';
 import { Status } from 'discord.js';
 import { describeStatus } from './agent/tool.ts';
 import { currentTools } from './agent/tool-registry.ts';
-import { botDependencies } from './bot-dependencies.ts';
+import { botDependencies } from './app/bot-dependencies.ts';
 import { type Bot, startBot } from './discord/bot.ts';
 import { describeStartFailure } from './discord/discord-errors.ts';
-import { UserFacingError } from './errors.ts';
+import { UserFacingError } from './agent/errors.ts';
 import { healthFilePath, keepHealthFile } from './health/health-file.ts';
-import { createLogger } from './logging.ts';
+import { createLogger } from './app/logging.ts';
 import { mcpServers } from './mcp/mcp-servers.ts';
-import { whenParentGone } from './parent-process.ts';
+import { whenParentGone } from './app/parent-process.ts';
 import { type Instance, startInstance } from './run-log/instance.ts';
 import { runShardManager } from './shards/shard-manager.ts';
 import { isSharded, shardDatabasePath, shardListPath, shardsOfThisProcess } from './shards/shard-plan.ts';
 import { misplacedServersProblem } from './shards/shard-files.ts';
-import { loadConfigOrExit, openStoreOrExit } from './startup.ts';
+import { loadConfigOrExit, openStoreOrExit } from './app/startup.ts';
 
 /** However shutdown goes, the process is gone this long after the signal. */
 const hardExitMs = 10_000;

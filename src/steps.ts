@@ -11,8 +11,8 @@ import { parseArgs } from 'node:util';
 import type { ConversationRow } from '../db/conversations.ts';
 import type { RunRow } from '../db/runs.ts';
 import { openStore, type Store } from '../db/store.ts';
-import { UserFacingError } from './errors.ts';
-import { databasePathSetting } from './config.ts';
+import { UserFacingError } from './agent/errors.ts';
+import { databasePathSetting } from './app/config.ts';
 import { describeChange } from './place-settings/describe-settings.ts';
 import { formatRunDetail, formatRunsTable, type RunReport, runsToJson } from './terminal/steps-report.ts';
 

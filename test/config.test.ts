@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { formatProblems, parseConfig, settingNames, settingsSchema } from '../src/config.ts';
-import { rangeOf } from '../src/setting-fields.ts';
+import { formatProblems, parseConfig, settingNames, settingsSchema } from '../src/app/config.ts';
+import { rangeOf } from '../src/app/setting-fields.ts';
 import { projectRoot } from './support/run-process.ts';
 
 describe('settings', () => {

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../db/store.ts';
-import { botDependencies } from '../src/bot-dependencies.ts';
-import { parseConfig } from '../src/config.ts';
+import { botDependencies } from '../src/app/bot-dependencies.ts';
+import { parseConfig } from '../src/app/config.ts';
 import type { CheckupRow, StoredCheckup } from '../src/model-servers/server-summary.ts';
 import { followInstructions } from './support/model-servers/brain.ts';
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BotError, describeError, errorMessage, toError, UserFacingError } from '../src/errors.ts';
+import { BotError, describeError, errorMessage, toError, UserFacingError } from '../src/agent/errors.ts';
 
 describe('error description', () => {
   const userFacing = new UserFacingError('quota', 'You have used your quota for today.', {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { evaluate, formatNumber, maxExpressionLength, supportedNames } from '../src/arithmetic.ts';
+import { evaluate, formatNumber, maxExpressionLength, supportedNames } from './arithmetic.ts';
 import { defineTool } from './define-tool.ts';
 
 export const calculator = defineTool({

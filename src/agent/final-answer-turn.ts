@@ -1,4 +1,4 @@
-import { errorMessage } from '../errors.ts';
+import { errorMessage } from './errors.ts';
 import type { AgentEventSink } from './events.ts';
 import { correctToolsUsed, type FinalAnswer, finalAnswerSchema, finalAnswerToolName } from './final-answer.ts';
 import type { ToolCall, ToolMessage } from './messages.ts';

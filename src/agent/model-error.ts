@@ -1,4 +1,4 @@
-import { UserFacingError } from '../errors.ts';
+import { UserFacingError } from './errors.ts';
 import { formatWait } from '../text/duration.ts';
 
 /** What went wrong with the model service, in terms a person can act on. */

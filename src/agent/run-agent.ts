@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { describeError, toError } from '../errors.ts';
+import { describeError, toError } from './errors.ts';
 import { deadline } from './deadline.ts';
 import { type AgentEvent, type AgentEventSink, fanOut, type RunStatus, type StopReason } from './events.ts';
 import { settleFinalAnswers } from './final-answer-turn.ts';

@@ -1,4 +1,4 @@
-import { errorMessage } from '../errors.ts';
+import { errorMessage } from './errors.ts';
 import { formatTimeLimit } from '../text/duration.ts';
 import { truncateWithNote } from '../text/truncate.ts';
 import { type Deadline, deadline } from './deadline.ts';

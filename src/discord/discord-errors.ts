@@ -1,5 +1,5 @@
 import { DiscordjsErrorCodes } from 'discord.js';
-import { describeError, errorMessage, toError, UserFacingError } from '../errors.ts';
+import { describeError, errorMessage, toError, UserFacingError } from '../agent/errors.ts';
 
 /** Discord's JSON error codes the bot meets, in words an operator can act on. */
 const knownCodes: Record<number, string> = {

@@ -4,9 +4,9 @@
  * then `.env`). Only those: the doctor is what an operator runs when the bot does not work, and a
  * missing DISCORD_TOKEN or a broken MCP_CONFIG must not stop it from checking the model server.
  */
-import { describeIssue, type Environment, mergeEnvironment, settingsSchema } from '../config.ts';
-import { readSettingFile, readSettingFiles } from '../setting-files.ts';
-import { blankToUndefined } from '../setting-fields.ts';
+import { describeIssue, type Environment, mergeEnvironment, settingsSchema } from '../app/config.ts';
+import { readSettingFile, readSettingFiles } from '../app/setting-files.ts';
+import { blankToUndefined } from '../app/setting-fields.ts';
 import type { OpenAIModelClientOptions } from '../model-servers/openai-model-client.ts';
 
 export interface DoctorSettings {

@@ -4,7 +4,7 @@
  * `{ "url", "headers" }` reaches a streamable HTTP one. `moderatorOnly` is ours.
  */
 import { z } from 'zod';
-import { credentialsProblem, type Environment, withoutCredentials } from '../setting-fields.ts';
+import { credentialsProblem, type Environment, withoutCredentials } from '../app/setting-fields.ts';
 import { expandVariables, type SecretPlaces } from '../text/expand-variables.ts';
 
 /** Server names become `/tool` subcommands (lower case, at most 32 characters) and tool-name prefixes. */

@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Logger } from '../agent/logger.ts';
 import type { RuntimeTool, ToolContext, ToolServer, ToolServerStatus } from '../agent/tool.ts';
-import { errorMessage, UserFacingError } from '../errors.ts';
+import { errorMessage, UserFacingError } from '../agent/errors.ts';
 import { secretMask } from '../text/mask-secrets.ts';
 import { truncateLine } from '../text/truncate.ts';
 import { logStderr } from './stderr-log.ts';

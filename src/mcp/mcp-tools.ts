@@ -10,7 +10,7 @@ import { fromJsonSchemaTool } from '../agent/runtime-tool.ts';
 import { mapSchema } from '../agent/schema-walk.ts';
 import type { RuntimeTool, ToolContext, ValidationResult } from '../agent/tool.ts';
 import type { ResultWithImages, ToolImage } from '../agent/tool-images.ts';
-import { errorMessage, UserFacingError } from '../errors.ts';
+import { errorMessage, UserFacingError } from '../agent/errors.ts';
 import { takeImageBytes } from '../images/take-image.ts';
 import { formatSize } from '../text/byte-size.ts';
 import { truncate } from '../text/truncate.ts';

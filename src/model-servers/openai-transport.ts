@@ -9,7 +9,7 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionCreateParamsStreaming,
 } from 'openai/resources/chat/completions';
-import { describeError } from '../errors.ts';
+import { describeError } from '../agent/errors.ts';
 import { readUpTo } from '../streams/read-up-to.ts';
 import { ModelError } from '../agent/model-error.ts';
 import { untilAborted } from '../agent/until-aborted.ts';

@@ -18,7 +18,7 @@ import type { Logger } from '../agent/logger.ts';
 import { addUsage } from '../agent/messages.ts';
 import type { ModelCallObserver, ModelClient, ModelRequest, ModelResponse } from '../agent/model-client.ts';
 import { ModelError } from '../agent/model-error.ts';
-import { describeError } from '../errors.ts';
+import { describeError } from '../agent/errors.ts';
 import { learnsNamedChoice, switchesToText } from './adaptation-rules.ts';
 import { type ChatBody, type ChatTransport, noStreamCode, shownURL } from './openai-transport.ts';
 import type { ProviderProfile } from './profiles/profile.ts';

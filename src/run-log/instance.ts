@@ -11,7 +11,7 @@ import {
 import { heartbeatMs, type InstanceRow, isAlive, ownInstanceIds, staleAfterMs } from '../../db/instances.ts';
 import type { Store } from '../../db/store.ts';
 import type { Logger } from '../agent/logger.ts';
-import { UserFacingError } from '../errors.ts';
+import { UserFacingError } from '../agent/errors.ts';
 
 /** A process using the database: it owns the runs it starts, and holds its lock and beats while it lives. */
 export interface Instance {

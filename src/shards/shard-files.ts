@@ -9,7 +9,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { serversIn } from '../../db/move-server.ts';
 import { openStore } from '../../db/store.ts';
-import { UserFacingError } from '../errors.ts';
+import { UserFacingError } from '../agent/errors.ts';
 import { shardDatabasePath, shardOf } from './shard-plan.ts';
 
 /** The shard databases of `databasePath` on this host: shard 0's (the path itself) and each `…shard-N…` beside it. */

@@ -10,7 +10,7 @@ import { createInstanceQueries, type InstanceRow } from '../../db/instances.ts';
 import { latestVersion } from '../../db/migrations.ts';
 import { DatabaseFromFutureError } from '../../db/open-database.ts';
 import { openStore, type Store } from '../../db/store.ts';
-import { UserFacingError } from '../errors.ts';
+import { UserFacingError } from '../agent/errors.ts';
 import { type Instance, liveInstances, soleKinds, startInstance } from '../run-log/instance.ts';
 
 /** A reason not to move, safe to print as it is (one line; it says whether anything was changed). */

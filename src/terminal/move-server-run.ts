@@ -12,7 +12,7 @@ import {
   schemaProblem,
 } from '../../db/move-server.ts';
 import type { Store } from '../../db/store.ts';
-import { describeError } from '../errors.ts';
+import { describeError } from '../agent/errors.ts';
 import type { Instance } from '../run-log/instance.ts';
 import { holdAlone, MoveRefusedError, openForMove, refuseIfInUse } from './move-server-databases.ts';
 

@@ -1,4 +1,4 @@
-import { UserFacingError } from '../errors.ts';
+import { UserFacingError } from '../agent/errors.ts';
 
 /** Why a fetch did not give a page; the codes are stable for logs and tests. */
 export type FetchErrorCode =

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { UserFacingError } from '../../src/errors.ts';
+import { UserFacingError } from '../../src/agent/errors.ts';
 import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
 import { formatObservation, maxObservationChars } from '../../src/agent/tool-turn.ts';
 import { defineTool } from '../../tools/define-tool.ts';

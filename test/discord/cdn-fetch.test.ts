@@ -6,7 +6,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readFromCdn } from '../../src/discord/cdn-fetch.ts';
+import { readFromCdn } from '../../src/web/cdn-fetch.ts';
 import { png } from '../support/images.ts';
 
 let server: Server | undefined;

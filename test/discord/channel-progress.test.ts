@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChannelProgress } from '../../src/discord/channel-progress.ts';
+import { ChannelProgress } from '../../src/conversation/channel-progress.ts';
 
 describe('ChannelProgress', () => {
   it('moves a channel cursor past a message only once every older one in flight is handled', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../db/store.ts';
-import { nonceFor } from '../../src/discord/send.ts';
+import { nonceFor } from '../../src/discord/outbound/send.ts';
 import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
 import { answer as streamed } from '../support/model-servers/brain.ts';

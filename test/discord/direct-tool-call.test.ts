@@ -3,7 +3,7 @@ import type { Store } from '../../db/store.ts';
 import { silentLogger } from '../../src/agent/logger.ts';
 import { defaultAgentSettings, runAgent } from '../../src/agent/run-agent.ts';
 import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
-import { runDirectToolCall } from '../../src/discord/direct-tool-call.ts';
+import { runDirectToolCall } from '../../src/conversation/direct-tool-call.ts';
 import { conversationMemory } from '../../src/memory/conversation-memory.ts';
 import { loadTokenCounter } from '../../src/memory/token-counter.ts';
 import { builtInTools } from '../../tools/index.ts';

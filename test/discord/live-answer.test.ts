@@ -5,9 +5,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { stopMessage } from '../../src/agent/loop-texts.ts';
 import { type AgentSettings, defaultAgentSettings } from '../../src/agent/run-agent.ts';
-import type { DiscordSettings } from '../../src/config-shape.ts';
-import { renderAnswer } from '../../src/discord/render.ts';
-import { splitMessage } from '../../src/discord/split-message.ts';
+import type { DiscordSettings } from '../../src/app/config-shape.ts';
+import { renderAnswer } from '../../src/posts/render.ts';
+import { splitMessage } from '../../src/posts/split-message.ts';
 import { askInGeneral, type BotWorld, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
 import { answer, call, type Intent } from '../support/model-servers/brain.ts';
 import {

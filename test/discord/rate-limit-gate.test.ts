@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { SendableChannels } from 'discord.js';
 import { silentLogger } from '../../src/agent/logger.ts';
-import type { PostTarget } from '../../src/discord/posting-channel.ts';
-import { RateLimitGate } from '../../src/discord/rate-limit-gate.ts';
+import type { PostTarget } from '../../src/discord/outbound/posting-channel.ts';
+import { RateLimitGate } from '../../src/conversation/rate-limit-gate.ts';
 
 /** A channel that only records what would be posted: the gate's own logic is under test here. */
 function channel(posted: string[]): PostTarget {

@@ -6,8 +6,13 @@
 import { PermissionFlagsBits } from 'discord.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../db/store.ts';
-import { maxAttempts, nonceTrustedForMs, retryDelaysMs, startReminders } from '../../src/discord/reminder-scheduler.ts';
-import { nonceFor } from '../../src/discord/send.ts';
+import {
+  maxAttempts,
+  nonceTrustedForMs,
+  retryDelaysMs,
+  startReminders,
+} from '../../src/discord/outbound/reminder-scheduler.ts';
+import { nonceFor } from '../../src/discord/outbound/send.ts';
 import { startInstance } from '../../src/run-log/instance.ts';
 import { type BotWorld, type LogLine, recordingLogger, startBotWorld } from '../support/bot-harness.ts';
 import { defaultBotPermissions } from '../support/fake-discord.ts';

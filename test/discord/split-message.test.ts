@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { discordMessageLimit, render, splitMessage, splitPieces } from '../../src/discord/split-message.ts';
+import { discordMessageLimit, render, splitMessage, splitPieces } from '../../src/posts/split-message.ts';
 
 const fences = (text: string) => text.split('\n').filter((line) => /^ {0,3}(```|~~~)/.test(line)).length;
 

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { fromJsonSchemaTool } from '../../src/agent/runtime-tool.ts';
 import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
-import { commandsDiffer } from '../../src/discord/command-sync.ts';
-import { argumentsFrom, toolSubcommands } from '../../src/discord/tool-options.ts';
+import { commandsDiffer } from '../../src/discord/interactions/command-sync.ts';
+import { argumentsFrom, toolSubcommands } from '../../src/discord/interactions/tool-options.ts';
 import { defineTool } from '../../tools/define-tool.ts';
 import { builtInTools } from '../../tools/index.ts';
 

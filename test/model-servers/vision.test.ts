@@ -6,8 +6,8 @@ import { type ScriptedModel, apiError, finalAnswer, startScriptedModel } from '.
 import { profileFor } from '../../src/model-servers/profiles/index.ts';
 import { resolveVision, visionSetup } from '../../src/model-servers/vision.ts';
 import type { StoredCheckup } from '../../src/model-servers/server-summary.ts';
-import { botDependencies } from '../../src/bot-dependencies.ts';
-import { parseConfig } from '../../src/config.ts';
+import { botDependencies } from '../../src/app/bot-dependencies.ts';
+import { parseConfig } from '../../src/app/config.ts';
 import { silentLogger } from '../../src/agent/logger.ts';
 import { tempStore } from '../support/temp-store.ts';
 

@@ -9,8 +9,8 @@
  *   FUZZ_SEED=37 npx vitest run test/reliability/fuzz-model-output.test.ts
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { renderAnswer } from '../../src/discord/render.ts';
-import { splitMessage } from '../../src/discord/split-message.ts';
+import { renderAnswer } from '../../src/posts/render.ts';
+import { splitMessage } from '../../src/posts/split-message.ts';
 import { loadTokenCounter, type TokenCounter } from '../../src/memory/token-counter.ts';
 import { type BotWorld, mentionOf, startBotWorld } from '../support/bot-harness.ts';
 import type { FakeMessage } from '../support/fake-discord.ts';

@@ -18,8 +18,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { openStore, type Store } from '../../db/store.ts';
-import { renderAnswer } from '../../src/discord/render.ts';
-import { splitMessage } from '../../src/discord/split-message.ts';
+import { renderAnswer } from '../../src/posts/render.ts';
+import { splitMessage } from '../../src/posts/split-message.ts';
 import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
 import {

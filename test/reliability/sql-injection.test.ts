@@ -7,7 +7,7 @@
  * full-text index pass their integrity checks, and every count is what was sent.
  */
 import { afterEach, expect, it } from 'vitest';
-import { threadName } from '../../src/discord/render.ts';
+import { threadName } from '../../src/posts/render.ts';
 import {
   type BotWorld,
   type LogLine,

@@ -13,7 +13,7 @@ import type { OpenAIModelClientOptions } from '../../src/model-servers/openai-mo
 import { type Logger, silentLogger } from '../../src/agent/logger.ts';
 import { type AgentSettings, defaultAgentSettings } from '../../src/agent/run-agent.ts';
 import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
-import type { DiscordSettings } from '../../src/config-shape.ts';
+import type { DiscordSettings } from '../../src/app/config-shape.ts';
 import { type Bot, type HandledEvent, startBot } from '../../src/discord/bot.ts';
 import type { MemorySettings } from '../../src/memory/conversation-memory.ts';
 import { loadTokenCounter } from '../../src/memory/token-counter.ts';
@@ -22,7 +22,7 @@ import { type Instance, startInstance } from '../../src/run-log/instance.ts';
 import { builtInTools, databaseTools } from '../../tools/index.ts';
 import { commands } from '../../commands/index.ts';
 import type { RuntimeTool, ToolServer } from '../../src/agent/tool.ts';
-import type { CommandDefinition } from '../../src/discord/command-context.ts';
+import type { CommandDefinition } from '../../src/discord/interactions/command-context.ts';
 import { modelClientFor } from './agent-harness.ts';
 import { type FakeDiscord, startFakeDiscord } from './fake-discord.ts';
 import { type ScriptedModel, startScriptedModel } from './scripted-model.ts';

@@ -11,7 +11,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { openStore } from '../../db/store.ts';
-import { UserFacingError } from '../../src/errors.ts';
+import { UserFacingError } from '../../src/agent/errors.ts';
 import { startInstance } from '../../src/run-log/instance.ts';
 import { tsxLoader } from './run-process.ts';
 

@@ -1,6 +1,6 @@
 /** Facts about a process from /proc, for tests and benches that kill processes. */
 import { readdirSync } from 'node:fs';
-import { processState } from '../../src/process-state.ts';
+import { processState } from '../../db/process-state.ts';
 
 export { processState };
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatObservation, maxObservationChars } from '../../src/agent/tool-turn.ts';
-import { renderToolTurn } from '../../src/discord/render.ts';
+import { renderToolTurn } from '../../src/posts/render.ts';
 import { cutAt, ellipsis, safeCutIndex, truncate, truncateLine, truncateWithNote } from '../../src/text/truncate.ts';
 
 /** Half a surrogate pair, alone: what a cut in the wrong place leaves behind. */

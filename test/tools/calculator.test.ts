@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ArithmeticError, evaluate, formatNumber, maxExpressionLength } from '../../src/arithmetic.ts';
+import { ArithmeticError, evaluate, formatNumber, maxExpressionLength } from '../../tools/arithmetic.ts';
 import { silentLogger } from '../../src/agent/logger.ts';
 import { fromZodTool } from '../../src/agent/runtime-tool.ts';
 import { calculator } from '../../tools/calculator.ts';

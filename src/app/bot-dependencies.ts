@@ -1,0 +1,90 @@
+/**
+ * What `npm start` gives the bot, built from the settings in one place, so that a bench (bench:load)
+ * builds the bot exactly as production does.
+ */
+import type { Store } from '../../db/store.ts';
+import { commands } from '../../commands/index.ts';
+import { builtInTools, databaseTools } from '../../tools/index.ts';
+import type { Logger } from '../agent/logger.ts';
+import { modelCallLine } from '../agent/limit-model-calls.ts';
+import { modelCatalog } from '../model-catalog/model-catalog.ts';
+import { createOpenAIModelClient } from '../model-servers/openai-model-client.ts';
+import { profileFor } from '../model-servers/profiles/index.ts';
+import { recordsInDatabase } from '../model-servers/server-fixes.ts';
+import { serverSummary } from '../model-servers/server-summary.ts';
+import { visionSetup } from '../model-servers/vision.ts';
+import type { ToolServer } from '../agent/tool.ts';
+import { buildToolRegistry } from '../agent/tool-registry.ts';
+import type { Config } from './config-shape.ts';
+import type { BotDependencies } from '../discord/bot.ts';
+import { loadTokenCounter } from '../memory/token-counter.ts';
+
+export async function botDependencies(
+  config: Config,
+  parts: {
+    store: Store;
+    instanceId: string;
+    logger: Logger;
+    toolServers?: readonly ToolServer[];
+    /** The shards this process runs, when a shard manager started it. */
+    shard?: { ids: number[]; count: number } | null;
+  },
+): Promise<BotDependencies> {
+  const records = recordsInDatabase(parts.store.modelServers);
+  // One line of calls for every model: MAX_CONCURRENT_RUNS holds however many there are.
+  const models = modelCatalog(
+    config.models,
+    (entry) => createOpenAIModelClient(entry.client, { records, logger: parts.logger }),
+    modelCallLine(config.discord.maxConcurrentRuns),
+  );
+  for (const { client: model } of config.models.models) {
+    // What is known of each model server, from memory: no request (a probe at each start would cost).
+    const summary = serverSummary({
+      profile: profileFor(model.provider ?? 'auto', model.baseURL),
+      server: model.baseURL,
+      model: model.model,
+      apiKey: model.apiKey,
+      toolProtocol: model.toolProtocol ?? 'auto',
+      record: records.read(model.baseURL, model.model),
+    });
+    parts.logger.info(summary.fields, summary.message);
+  }
+  // Images: what each model sees (MODEL_VISION, MODELS_FILE's `vision:`, or what is known of it).
+  const visions = new Map(
+    config.models.models.map(({ name, client, vision: stated }) => {
+      const seen = visionSetup({
+        setting: config.images.vision,
+        profile: profileFor(client.provider ?? 'auto', client.baseURL),
+        model: client.model,
+        record: records.read(client.baseURL, client.model),
+        stated,
+      });
+      parts.logger.info(
+        { model: name, vision: seen.vision.enabled, reason: seen.vision.reason },
+        `images: ${seen.vision.reason}`,
+      );
+      return [name, { seesImages: seen.vision.enabled, imageTokens: seen.imageTokens ?? null }];
+    }),
+  );
+  const visionOf = (name: string) => visions.get(name) ?? visions.get(models.defaultName)!;
+  const byDefault = visionOf(models.defaultName);
+  return {
+    discord: { ...config.discord, token: config.discord.token! },
+    commands,
+    agent: { ...config.agent, seesImages: byDefault.seesImages },
+    memory: { ...config.memory, ...(byDefault.imageTokens ? { imageTokens: byDefault.imageTokens } : {}) },
+    // Taken in and kept when any model sees images: a place may switch to one that does.
+    images: { vision: [...visions.values()].some((vision) => vision.seesImages), maxBytes: config.images.maxBytes },
+    visionOf,
+    operatorPrompt: config.systemPrompt,
+    store: parts.store,
+    counter: await loadTokenCounter(config.model.model),
+    model: models.clientFor(models.defaultName),
+    models,
+    tools: buildToolRegistry([...builtInTools, ...databaseTools(parts.store)]),
+    toolServers: parts.toolServers ?? [],
+    instanceId: parts.instanceId,
+    logger: parts.logger,
+    shard: parts.shard ?? null,
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * What the program gets from its settings, once read and checked (src/app/config.ts reads them): the
+ * shape every part is handed, apart from how it is read.
+ */
+import type { AgentSettings } from '../agent/run-agent.ts';
+import type { McpServerConfig } from '../mcp/mcp-config.ts';
+import type { MemorySettings } from '../memory/conversation-memory.ts';
+import type { ModelsConfig } from '../model-catalog/model-entry.ts';
+import type { OpenAIModelClientOptions } from '../model-servers/openai-model-client.ts';
+import type { VisionSetting } from '../model-servers/vision.ts';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  model: OpenAIModelClientOptions;
+  agent: AgentSettings;
+  databasePath: string;
+  memory: MemorySettings;
+  /** The operator's persona and rules, or null for none. */
+  systemPrompt: string | null;
+  logLevel: LogLevel;
+  discord: DiscordSettings;
+  /** The MCP servers of `MCP_CONFIG`; none when it is unset. */
+  mcpServers: McpServerConfig[];
+  shards: ShardSettings;
+  /** Images: MODEL_VISION (resolved at start) and IMAGE_MAX_MB. */
+  images: { vision: VisionSetting; maxBytes: number };
+  /** The models of `MODELS_FILE`; without it, the one of the OPENAI_* settings. `model` is the default's. */
+  models: ModelsConfig;
+  /**
+   * The secret values the settings hold: the Discord token, OPENAI_API_KEY, and every variable read
+   * by MODELS_FILE or MCP_CONFIG. The logger masks them wherever they turn up.
+   */
+  secrets: string[];
+}
+
+/** How the bot is split into shards (SHARD_COUNT, SHARD_IDS). */
+export interface ShardSettings {
+  /** Shards in all (`auto`: Discord's recommendation); 1: not sharded, one process. */
+  count: number | 'auto';
+  /** The shards this host runs; null: all of them. */
+  ids: number[] | null;
+}
+
+export interface DiscordSettings {
+  /** Null only for commands that do not connect to Discord (`npm run chat`). */
+  token: string | null;
+  apiUrl: string;
+  /** Where attachments and linked images are fetched from (DISCORD_CDN_URL's origin); null: Discord's CDN. */
+  cdnOrigin: string | null;
+  allowedGuildIds: string[];
+  allowedChannelIds: string[];
+  toolPosts: 'all' | 'summary' | 'off';
+  /** The answer shown in Discord as the model writes it (STREAM_ANSWERS). */
+  streamAnswers: boolean;
+  maxConcurrentRuns: number;
+  attachmentMaxBytes: number;
+  /** Commands are registered in this server only (instant updates while developing); null: everywhere. */
+  commandGuildId: string | null;
+  moderatorRoleIds: string[];
+  /** Messages a person may send the agent per minute; 0: no limit. */
+  userMessagesPerMinute: number;
+  /** Tokens a server may use per day (UTC); 0: no limit. */
+  dailyTokenBudget: number;
+}

@@ -1,0 +1,278 @@
+import type { Client, Message, PartialMessage } from 'discord.js';
+import type { ChannelCursorRow } from '../../../db/channel-cursors.ts';
+import type { ConversationRow } from '../../../db/conversations.ts';
+import type { Store } from '../../../db/store.ts';
+import type { Logger } from '../../agent/logger.ts';
+import type { DiscordSettings } from '../../app/config-shape.ts';
+import type { ConversationQueues } from '../../conversation/conversation-queues.ts';
+import { discordConversationKey } from '../../conversation/conversation-keys.ts';
+import { KeyedSerializer } from '../../conversation/keyed-serializer.ts';
+import type { QueuedWork } from '../../conversation/queued-work.ts';
+import type { ConversationMemory } from '../../memory/conversation-memory.ts';
+import type { TokenCounter } from '../../memory/token-counter.ts';
+import { isAllowedPlace, isMentionChannel } from './allowed-places.ts';
+import { ChannelProgress } from '../../conversation/channel-progress.ts';
+import { channelGoneCodes, describeDiscordError, isDiscordCode } from '../discord-errors.ts';
+import type { ImageIntake } from './incoming-images.ts';
+import { cleanText } from './incoming-message.ts';
+import { storeEdit } from './message-edits.ts';
+import { type GuildMessage, messageIntake } from './message-intake.ts';
+import { messagesAfter } from './messages-after.ts';
+import { threadName } from '../../posts/render.ts';
+import { noPings } from '../outbound/send.ts';
+import type { UsageLimits } from '../../conversation/usage-limits.ts';
+
+export interface RouterDependencies {
+  client: Client<true>;
+  store: Store;
+  memory: ConversationMemory;
+  counter: TokenCounter;
+  queues: ConversationQueues<QueuedWork>;
+  discord: DiscordSettings;
+  limits: UsageLimits;
+  /** How images are taken in (vision, size limit, the origins fetched from). */
+  images: ImageIntake;
+  /** Whether the model chosen where the conversation is sees images (the notice to its people); `images.vision` without it. */
+  seesImagesIn?: (conversation: ConversationRow) => boolean;
+  logger: Logger;
+}
+
+/**
+ * Decides what a message is to the bot. A mention (of its user or its managed role; @everyone and
+ * @here do not count) in an allowed text channel starts a thread from that message; in a
+ * conversation thread every message goes to the agent; a mention in another thread makes that
+ * thread a conversation. Messages from bots are ignored.
+ *
+ * Messages of one conversation are handled one after another, in the order they came, keyed by
+ * the conversation's key: a thread made from a message takes the message's id, so a reply posted
+ * in the new thread at once waits until the message that started it is handled.
+ */
+export function messageRouter(deps: RouterDependencies) {
+  const { client, store, discord, logger } = deps;
+  const line = new KeyedSerializer();
+  const progress = new ChannelProgress((channelId, guildId, messageId) =>
+    store.channelCursors.advance(channelId, guildId, messageId),
+  );
+  const { botRoleId, reading, record } = messageIntake(deps);
+  const mentionsBot = (message: GuildMessage) => {
+    if (message.mentions.users.has(client.user.id)) return true;
+    const role = botRoleId(message);
+    return role !== null && message.mentions.roles.has(role);
+  };
+
+  /** Read again (a gateway replay, a catch-up): it was counted and queued the first time. */
+  const alreadyStored = (message: GuildMessage) => store.messages.hasDiscordId(message.id);
+
+  /**
+   * The per-person rate and the server's daily budget: past either, one polite reply per window,
+   * posted before the message counts as handled.
+   */
+  async function withinLimits(message: GuildMessage): Promise<boolean> {
+    const verdict = deps.limits.check(message.author.id, message.guildId);
+    if (verdict.ok) return true;
+    if (verdict.tell) {
+      await message
+        .reply({ content: verdict.message, allowedMentions: noPings })
+        .catch((error: unknown) =>
+          logger.warn({ err: error, channelId: message.channelId }, 'could not post the limit notice'),
+        );
+    }
+    return false;
+  }
+
+  function ensureConversation(
+    message: GuildMessage,
+    where: { threadId: string; title: string; channelId: string | null },
+  ): ConversationRow {
+    return store.conversations.ensure({
+      key: discordConversationKey(where.threadId),
+      title: where.title,
+      guildId: message.guildId,
+      channelId: where.channelId,
+      threadId: where.threadId,
+      startedById: message.author.id,
+      startedByName: message.member?.displayName ?? message.author.displayName,
+    });
+  }
+
+  async function handleInThread(message: GuildMessage): Promise<void> {
+    const thread = message.channel;
+    if (!thread.isThread() || !isAllowedPlace(discord, message.guildId, thread.parentId)) return;
+    let existing = store.conversations.byKey(discordConversationKey(thread.id));
+    // A thread made from a message the bot answered in the channel carries that conversation on.
+    if (existing && existing.thread_id === null) existing = store.conversations.setThread(existing.id, thread.id);
+    if (!existing && !mentionsBot(message)) return;
+    const conversation =
+      existing ?? ensureConversation(message, { threadId: thread.id, title: thread.name, channelId: thread.parentId });
+    if (alreadyStored(message)) return;
+    if (!(await withinLimits(message))) {
+      // Seen and refused: not to be caught up on (and answered) later.
+      store.conversations.setLastSeenMessage(conversation.id, message.id);
+      return;
+    }
+    const work = await record(message, conversation);
+    if (work) deps.queues.push(conversation.key, work);
+  }
+
+  async function handleInChannel(message: GuildMessage): Promise<void> {
+    const channel = message.channel;
+    if (!mentionsBot(message) || alreadyStored(message) || !(await withinLimits(message))) return;
+    const name = threadName(
+      cleanText(message, client.user.id, botRoleId(message)),
+      message.member?.displayName ?? message.author.displayName,
+    );
+    // Stored before the thread is made (it takes the message's id), so that a crash in between
+    // leaves a conversation and a message to answer at the next start, not a thread nobody knows.
+    const conversation = ensureConversation(message, { threadId: message.id, title: name, channelId: channel.id });
+    const work = await record(message, conversation);
+    if (!work) return;
+    // Its run starts now (the model called while the thread is being made: a burst of mentions is
+    // not served one thread creation at a time); its posts wait for the thread.
+    const threadMade = startThread(message, name, conversation.id);
+    deps.queues.push(conversation.key, { ...work, placeReady: threadMade });
+    await threadMade;
+  }
+
+  /** Starts the conversation's thread from the message; without one (no permission, say), it answers in the channel. */
+  async function startThread(message: GuildMessage, name: string, conversationId: number): Promise<void> {
+    try {
+      const thread = await message.startThread({ name, autoArchiveDuration: 1440 });
+      logger.info(
+        { threadId: thread.id, channelId: message.channelId, guildId: message.guildId },
+        'conversation started',
+      );
+    } catch (error) {
+      logger.warn(
+        { err: error, channelId: message.channelId, cause: describeDiscordError(error) },
+        'could not start a thread: answering in the channel',
+      );
+      store.conversations.setThread(conversationId, null);
+    }
+  }
+
+  /** In an allowed text channel, every message moves the channel's cursor once handled (see ChannelProgress). */
+  function handleCreate(message: GuildMessage): Promise<void> {
+    const channel = message.channel;
+    if (channel.isThread()) return line.run(discordConversationKey(channel.id), () => handleInThread(message));
+    if (!isMentionChannel(channel) || !isAllowedPlace(discord, message.guildId, channel.id)) return Promise.resolve();
+    const done = progress.begin(channel.id, message.guildId, message.id);
+    // A failure is logged by the caller; the cursor moves on, or it would hold every later message back.
+    return line.run(discordConversationKey(message.id), () => handleInChannel(message)).finally(done);
+  }
+
+  let closed = false;
+
+  return {
+    /**
+     * Reads what was posted in a conversation's thread after the last message seen (while the bot
+     * was down, or its gateway session was lost) and handles it. Runs in the thread's turn, so a
+     * message arriving meanwhile waits until those before it are stored. Returns how many.
+     */
+    catchUpThread(conversation: ConversationRow): Promise<number> {
+      const threadId = conversation.thread_id;
+      if (!threadId) return Promise.resolve(0);
+      return line.run(discordConversationKey(threadId), async () => {
+        const thread = await client.channels.fetch(threadId).catch(() => null);
+        if (!thread?.isThread()) return 0;
+        let handled = 0;
+        const current = store.conversations.byId(conversation.id) ?? conversation;
+        for await (const message of messagesAfter(thread, current.last_seen_message_id ?? threadId)) {
+          if (message.author.bot || message.system || !message.inGuild()) continue;
+          await handleInThread(message as GuildMessage);
+          handled += 1;
+        }
+        return handled;
+      });
+    },
+
+    /**
+     * Reads what was posted in a channel after its cursor and handles the mentions among them as if
+     * they had just arrived: one already stored (or refused) is not answered again. Returns how
+     * many messages were read.
+     */
+    async catchUpChannel(cursor: ChannelCursorRow): Promise<number> {
+      const { channel_id: channelId, guild_id: guildId } = cursor;
+      const channel = await client.channels.fetch(channelId).catch((error: unknown) => {
+        if (isDiscordCode(error, channelGoneCodes)) return null;
+        throw error; // A network failure, say: the cursor stays for the next start.
+      });
+      const readable = channel?.isTextBased() && !channel.isThread() && !channel.isDMBased();
+      if (!readable || !isAllowedPlace(discord, guildId, channelId)) {
+        store.channelCursors.forget(channelId); // Gone, no longer a channel it reads, or no longer allowed.
+        return 0;
+      }
+      // Nothing sent past the cursor, as Discord told at connecting (`last_message_id`: the newest
+      // message sent; none: older than the channel's id. https://discord.com/developers/docs/resources/channel#channel-object):
+      // no request, so the quiet channels it watches cost nothing at a start.
+      if (BigInt(channel.lastMessageId ?? channel.id) <= BigInt(cursor.last_seen_message_id)) return 0;
+      // Held at the cursor while reading: a live message handled meanwhile must not move it past
+      // messages not yet read (a crash would skip them).
+      const hold = progress.begin(channelId, guildId, cursor.last_seen_message_id);
+      let read = 0;
+      try {
+        for await (const message of messagesAfter(channel, cursor.last_seen_message_id)) {
+          read += 1;
+          if (message.author.bot || message.system || !message.inGuild()) continue;
+          await handleCreate(message as GuildMessage);
+        }
+      } finally {
+        hold();
+      }
+      return read;
+    },
+
+    /** At shutdown: messages from now on are left for the catch-up at the next start. */
+    close(): void {
+      closed = true;
+    },
+
+    async onMessageCreate(message: Message): Promise<void> {
+      if (closed || message.author.bot || !message.inGuild() || message.system) return;
+      await handleCreate(message as GuildMessage);
+    },
+
+    /**
+     * An edited message is edited in memory too (a thread's first message lives in its parent
+     * channel); `before` is the message as cached, if it was.
+     */
+    async onMessageUpdate(
+      message: Message | PartialMessage,
+      before: Message | PartialMessage | null = null,
+    ): Promise<void> {
+      if (!store.messages.hasDiscordId(message.id)) return;
+      const full = message.partial ? await message.fetch().catch(() => null) : message;
+      if (!full || full.author.bot || !full.inGuild()) return;
+      await storeEdit(before, full, { store, counter: deps.counter, reading: reading(full as GuildMessage) });
+    },
+
+    /**
+     * Deleted messages leave memory. A deletion waits for the handling of messages still on
+     * their way in (a thread's first message is keyed by its own id), so none slips past it.
+     */
+    async onMessagesDeleted(channelId: string, messageIds: readonly string[]): Promise<void> {
+      await Promise.all([channelId, ...messageIds].map((id) => line.settled(discordConversationKey(id))));
+      for (const id of messageIds) store.messages.deleteByDiscordId(id);
+    },
+
+    /** A deleted thread's conversation is purged: messages, runs and steps. */
+    async onThreadDeleted(threadId: string): Promise<void> {
+      // What its moderators set there goes with it, as everything of the thread does.
+      store.placeSettings.forget('thread', threadId);
+      await line.settled(discordConversationKey(threadId));
+      const conversation = store.conversations.byKey(discordConversationKey(threadId));
+      if (!conversation) return;
+      store.conversations.purge(conversation.id);
+      logger.info({ threadId }, 'conversation purged with its thread');
+    },
+
+    /** A deleted channel takes its threads with it: their conversations are purged. */
+    onChannelDeleted(channelId: string): void {
+      store.channelCursors.forget(channelId);
+      store.placeSettings.forget('channel', channelId);
+      const purged = store.conversations.purgeInChannel(channelId);
+      if (purged > 0) logger.info({ channelId, conversations: purged }, 'conversations purged with their channel');
+    },
+  };
+}
+
+export type MessageRouter = ReturnType<typeof messageRouter>;

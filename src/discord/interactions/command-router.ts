@@ -1,0 +1,72 @@
+import { type Interaction, MessageFlags } from 'discord.js';
+import { isModerator } from './moderation.ts';
+import type { CommandContext, CommandDefinition, CommandInteraction } from './command-context.ts';
+import { describeDiscordError } from '../discord-errors.ts';
+import { replyPrivately } from '../outbound/reply-privately.ts';
+
+/**
+ * Routes a command to its definition. Moderator commands check Discord's permissions again each
+ * time; any failure ends as an ephemeral message, never as "The application did not respond".
+ */
+export function commandRouter(commands: readonly CommandDefinition[], context: CommandContext) {
+  const byName = new Map(commands.map((command) => [command.name, command]));
+  return async (interaction: Interaction): Promise<void> => {
+    if (interaction.isAutocomplete()) {
+      const command = byName.get(interaction.commandName);
+      if (!interaction.inCachedGuild() || !command?.autocomplete) {
+        await interaction.respond([]);
+        return;
+      }
+      try {
+        await command.autocomplete(interaction, context);
+      } catch (error) {
+        context.logger.warn({ err: error, command: interaction.commandName }, 'suggesting values failed');
+        if (!interaction.responded) await interaction.respond([]).catch(() => undefined);
+      }
+      return;
+    }
+    if (interaction.isModalSubmit()) {
+      const command = byName.get(interaction.customId.split(':')[0] ?? '');
+      if (!interaction.inCachedGuild() || !command?.modalSubmit) return;
+      const answer = (content: string) =>
+        interaction.reply({ content, flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } });
+      try {
+        // Checked again on submit: the box may have stayed open while a role was taken away.
+        if (command.moderatorOnly && !isModerator(interaction.member, interaction.channel, context.moderatorRoleIds))
+          return void (await answer('This command is for moderators.'));
+        await command.modalSubmit(interaction, context);
+      } catch (error) {
+        context.logger.error({ err: error, command: command.name }, 'a submitted form failed');
+        if (!interaction.replied)
+          await answer('Something went wrong with that form. The operator can find the cause in the logs.').catch(
+            () => undefined,
+          );
+      }
+      return;
+    }
+    if (!interaction.isChatInputCommand() && !interaction.isMessageContextMenuCommand()) return;
+    if (!interaction.inCachedGuild()) {
+      if (interaction.isRepliable())
+        await interaction.reply({ content: 'My commands work in servers only.', flags: MessageFlags.Ephemeral });
+      return;
+    }
+    const command = byName.get(interaction.commandName);
+    const cached = interaction as CommandInteraction;
+    try {
+      if (!command) return await replyPrivately(cached, 'I do not know that command (any more).');
+      if (command.moderatorOnly && !isModerator(cached.member, cached.channel, context.moderatorRoleIds)) {
+        return await replyPrivately(cached, 'This command is for moderators.');
+      }
+      await command.execute(cached, context);
+    } catch (error) {
+      context.logger.error(
+        { err: error, command: interaction.commandName, cause: describeDiscordError(error) },
+        'a command failed',
+      );
+      await replyPrivately(
+        cached,
+        'Something went wrong with that command. The operator can find the cause in the logs.',
+      ).catch((reportError: unknown) => context.logger.warn({ err: reportError }, 'could not report a failed command'));
+    }
+  };
+}

@@ -1,0 +1,186 @@
+/**
+ * Posts reminders when they fall due, mentioning only the person who asked: at least once, and in
+ * practice exactly once.
+ *
+ * - Claim: one UPDATE names this instance as the poster; of two processes only one gets the row.
+ *   A claim whose instance is gone (crashed between claim and post) is taken over.
+ * - Post: with a nonce derived from the reminder's id and `enforce_nonce`, so the same reminder
+ *   posted again (after a crash, or a failure whose request did reach Discord) is dropped by Discord.
+ *   That holds only for a few minutes; a reminder first tried longer ago is first looked for in
+ *   its channel, and not posted again if it is there.
+ * - Delivered once Discord answers with the message (or the channel shows it).
+ * - A failed post is tried again, waiting longer each time (`retryDelaysMs`), at most
+ *   `maxAttempts` times; a channel that is gone, or a request Discord refuses as malformed, is
+ *   given up at once. Each give-up is logged as an error.
+ */
+import { type Client, DiscordAPIError, RESTJSONErrorCodes, SnowflakeUtil } from 'discord.js';
+import type { ReminderQueries, ReminderRow } from '../../../db/reminders.ts';
+import type { Logger } from '../../agent/logger.ts';
+import { BotError } from '../../agent/errors.ts';
+import { describeDiscordError } from '../discord-errors.ts';
+import { nonceFor, piecesNotYetPosted } from './send.ts';
+
+/**
+ * How long Discord's nonce check is trusted. Discord: "If true and nonce is present, it will be
+ * checked for uniqueness in the past few minutes. If another message was created by the same
+ * author with the same nonce, that message will be returned and no new message will be created."
+ * (https://discord.com/developers/docs/resources/message#create-message, `enforce_nonce`). "A few
+ * minutes" is not a number, so well inside it.
+ */
+export const nonceTrustedForMs = 60_000;
+/** Messages posted this long before the first attempt are looked at too (our clock against Discord's). */
+const clockSlackMs = 60_000;
+/**
+ * After the n-th failed attempt, the next waits `retryDelaysMs[n - 1]`: the next pass, then 1 min,
+ * 5 min, 30 min, 2 h. The sixth failure gives up, about 2 h 40 min after the first.
+ */
+export const retryDelaysMs = [0, 60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000] as const;
+export const maxAttempts = retryDelaysMs.length + 1;
+
+/** What a pass did with one reminder it found due. */
+export type ReminderOutcome =
+  | 'posted'
+  /** Found in its channel already (posted by an attempt whose answer was lost); not posted again. */
+  | 'already-posted'
+  | 'will-retry'
+  | 'given-up'
+  /** Another instance claimed it between the look and the claim. */
+  | 'claimed-elsewhere';
+
+/** One pass over the due reminders: each one looked at, and what came of it. */
+export interface ReminderPass {
+  outcomes: { id: number; outcome: ReminderOutcome }[];
+}
+
+/** The running scheduler. */
+export interface ReminderScheduler {
+  /** Runs a pass that starts after any pass in flight; resolves with what it did (tests wait on it). */
+  tick(): Promise<ReminderPass>;
+  /** Stops the timer (a pass in flight finishes). */
+  stop(): void;
+}
+
+export interface ReminderSchedulerOptions {
+  /** How often due reminders are looked for. */
+  intervalMs?: number;
+  /** The clock (tests move it). */
+  now?: () => number;
+}
+
+export function startReminders(
+  client: Client<true>,
+  reminders: ReminderQueries,
+  instanceId: string,
+  logger: Logger,
+  { intervalMs = 15_000, now = Date.now }: ReminderSchedulerOptions = {},
+): ReminderScheduler {
+  const startedAt = now();
+  const render = (reminder: ReminderRow) => {
+    const late =
+      reminder.due_at < startedAt
+        ? ` (late: it was due <t:${Math.floor(reminder.due_at / 1000)}:f>, while I was offline)`
+        : '';
+    // The text is at most 500 characters (remind_me's schema): the whole stays under Discord's 2,000.
+    return `<@${reminder.user_id}> reminder: ${reminder.text}${late}`;
+  };
+
+  const retryOrGiveUp = (reminder: ReminderRow, error: unknown): ReminderOutcome => {
+    const cause = describeDiscordError(error);
+    const fields = {
+      err: error,
+      reminder: reminder.id,
+      channelId: reminder.channel_id,
+      userId: reminder.user_id,
+      attempts: reminder.attempts,
+      cause,
+    };
+    if (isFinal(error) || reminder.attempts >= maxAttempts) {
+      reminders.giveUp(reminder.id, instanceId, cause, now());
+      logger.error(fields, 'reminder given up');
+      return 'given-up';
+    }
+    const retryAt = now() + retryDelaysMs[reminder.attempts - 1]!;
+    reminders.retryLater(reminder.id, instanceId, retryAt, cause);
+    logger.warn({ ...fields, retryAt: new Date(retryAt).toISOString() }, 'could not post a reminder; will try again');
+    return 'will-retry';
+  };
+
+  const deliver = async (due: ReminderRow): Promise<ReminderOutcome> => {
+    const reminder = reminders.claim(due.id, instanceId, render(due), now());
+    if (!reminder) return 'claimed-elsewhere';
+    const content = reminder.content!;
+    try {
+      // Each crash between a claim and its post counts an attempt too: a reminder whose post brings
+      // the process down is not posted at every start for ever.
+      if (reminder.attempts > maxAttempts)
+        throw new ReminderNotPostable('reminder-attempts-exhausted', `no post confirmed after ${maxAttempts} attempts`);
+      const channel = await client.channels.fetch(reminder.channel_id);
+      if (!channel?.isSendable())
+        throw new ReminderNotPostable('reminder-channel-not-sendable', 'its channel cannot take messages');
+      const firstAttemptAt = reminder.first_attempt_at!;
+      if (reminder.attempts > 1 && now() - firstAttemptAt > nonceTrustedForMs) {
+        const after = SnowflakeUtil.generate({ timestamp: firstAttemptAt - clockSlackMs }).toString();
+        if ((await piecesNotYetPosted(channel, content, after, client.user.id)).length === 0) {
+          reminders.delivered(reminder.id, null, now());
+          logger.info(
+            { reminder: reminder.id, attempts: reminder.attempts },
+            'reminder already in its channel; not posted again',
+          );
+          return 'already-posted';
+        }
+      }
+      const message = await channel.send({
+        content,
+        nonce: nonceFor(`reminder:${reminder.id}`, 0),
+        enforceNonce: true,
+        allowedMentions: { parse: [], users: [reminder.user_id] },
+      });
+      reminders.delivered(reminder.id, message.id, now());
+      logger.info({ reminder: reminder.id, attempts: reminder.attempts, messageId: message.id }, 'reminder posted');
+      return 'posted';
+    } catch (error) {
+      return retryOrGiveUp(reminder, error);
+    }
+  };
+
+  const pass = async (): Promise<ReminderPass> => {
+    const outcomes: ReminderPass['outcomes'] = [];
+    try {
+      for (const reminder of reminders.due(now())) outcomes.push({ id: reminder.id, outcome: await deliver(reminder) });
+    } catch (error) {
+      logger.error({ err: error }, 'checking reminders failed');
+    }
+    return { outcomes };
+  };
+
+  // Passes run one after another; the timer skips its turn while one is in flight.
+  let queue: Promise<unknown> = Promise.resolve();
+  let inFlight = 0;
+  const tick = () => {
+    inFlight += 1;
+    const next = queue.then(pass).finally(() => (inFlight -= 1));
+    queue = next;
+    return next;
+  };
+  void tick();
+  const timer = setInterval(() => {
+    if (inFlight === 0) void tick();
+  }, intervalMs);
+  timer.unref();
+  return { tick, stop: () => clearInterval(timer) };
+}
+
+/** Faults of the reminder itself, not of Discord's answer: never worth another attempt. */
+class ReminderNotPostable extends BotError {}
+
+/**
+ * Failures that the same request will meet again: the channel is gone, or Discord refuses the
+ * request itself. Missing permissions are not among them (a moderator may fix them), nor are
+ * server errors, rate limits and network faults.
+ */
+function isFinal(error: unknown): boolean {
+  if (error instanceof ReminderNotPostable) return true;
+  if (!(error instanceof DiscordAPIError)) return false;
+  if (error.code === RESTJSONErrorCodes.UnknownChannel) return true;
+  return error.status >= 400 && error.status < 500 && error.status !== 403 && error.status !== 429;
+}

@@ -1,0 +1,235 @@
+import type { SendableChannels } from 'discord.js';
+import type { ConversationRow } from '../../../db/conversations.ts';
+import type { RunRow } from '../../../db/runs.ts';
+import { type MessageWork, type QueuedWork, storedRequester } from '../../conversation/queued-work.ts';
+import { describeDiscordError } from '../discord-errors.ts';
+import { type DiscordRunPlan, describePlace, executeRun, type RunnerDependencies } from './run-in-discord.ts';
+import { LiveAnswer } from './live-answer.ts';
+import { windowOptions } from '../../place-settings/place-choice.ts';
+import { messagesAfter } from '../inbound/messages-after.ts';
+import { type PostTarget, postingChannel, type TargetToBe } from '../outbound/posting-channel.ts';
+import { renderAnswer } from '../../posts/render.ts';
+import { piecesNotYetPosted, sendPieces, sendText } from '../outbound/send.ts';
+
+/** Handles a conversation's queued work: runs to take up again first, then the new messages as one batch. */
+export async function handleWork(
+  deps: RunnerDependencies,
+  conversationKey: string,
+  work: readonly QueuedWork[],
+): Promise<void> {
+  if (deps.shutdown.aborted) return; // Stored already: answered after the next start.
+  const stored = deps.store.conversations.byKey(conversationKey);
+  if (!stored) return; // Purged (its thread was deleted) while the work waited.
+  const messages = work.filter((item) => item.kind === 'message');
+  const takeUps = work.filter((item) => item.kind === 'take-up');
+  const threadsMade = messages.flatMap((item) => item.placeReady ?? []);
+  // A new conversation's run does not wait for its thread: only its posts do.
+  if (takeUps.length === 0 && threadsMade.length > 0)
+    return answer(
+      deps,
+      stored,
+      messages,
+      placeOfThreadToBe(deps, stored),
+      threadReady(deps, stored, threadsMade, messages.at(-1)!),
+    );
+  await Promise.all(threadsMade);
+  const place = await postingChannel(deps.client, deps.store, stored, deps.logger);
+  if (!place) return;
+  const { channel, conversation } = place;
+  for (const { run } of takeUps) {
+    try {
+      await takeUp(deps, conversation, channel, run);
+    } catch (error) {
+      // One run that cannot be taken up must not keep the others, or the new messages, waiting.
+      deps.logger.error(
+        { err: error, runId: run.id, conversation: conversation.key },
+        'could not take up an interrupted run',
+      );
+      deps.lifecycle.deliver(run.id, 'post-failed');
+    }
+  }
+  const last = messages.at(-1);
+  if (!last) return;
+  await answer(
+    deps,
+    conversation,
+    messages,
+    { place: describePlace(channel), channelId: channel.id },
+    {
+      channel,
+      replyTo: replyToIn(channel, last),
+    },
+  );
+}
+
+/** Answers the new messages of a conversation as one batch, its posts going to `target`. */
+async function answer(
+  deps: RunnerDependencies,
+  conversation: ConversationRow,
+  messages: readonly MessageWork[],
+  where: Pick<DiscordRunPlan, 'place' | 'channelId'>,
+  target: TargetToBe,
+): Promise<void> {
+  const triggerIds = messages.map((item) => item.storedId);
+  const window = deps.memory.loadWindow(conversation.id, triggerIds, windowOptions(deps, conversation));
+  if (window.input.length === 0) return; // Every message of the batch was deleted while it waited.
+  await executeRun(deps, {
+    conversation,
+    ...where,
+    target,
+    ...window,
+    triggerIds,
+    requesters: messages.map((item) => item.requester),
+    resumedFrom: null,
+    calledBefore: [],
+  });
+}
+
+/** The answer replies to the last message it answers when that message is where the answer goes. */
+function replyToIn(channel: SendableChannels, last: MessageWork): string | null {
+  return last.messageChannelId === channel.id ? last.messageId : null;
+}
+
+/**
+ * Where a new conversation's posts go once its thread is made: the thread, or the channel when it
+ * could not be made. Rejects when there is nowhere to post (each post then fails and is logged).
+ */
+function threadReady(
+  deps: RunnerDependencies,
+  conversation: ConversationRow,
+  threadsMade: readonly Promise<void>[],
+  last: MessageWork,
+): Promise<PostTarget> {
+  const target = Promise.all(threadsMade).then(async () => {
+    const current = deps.store.conversations.byId(conversation.id) ?? conversation;
+    const place = await postingChannel(deps.client, deps.store, current, deps.logger);
+    if (!place) throw new Error('nowhere to post: the thread and its channel are gone');
+    return { channel: place.channel, replyTo: replyToIn(place.channel, last) };
+  });
+  target.catch(() => {}); // Each post that waits for it reports the failure.
+  return target;
+}
+
+/** A thread being made, as the model should know the place: its server and channel, and its name. */
+function placeOfThreadToBe(
+  deps: RunnerDependencies,
+  conversation: ConversationRow,
+): Pick<DiscordRunPlan, 'place' | 'channelId'> {
+  const parent = conversation.channel_id ? deps.client.channels.cache.get(conversation.channel_id) : undefined;
+  const inParent = parent?.isSendable() ? describePlace(parent) : null;
+  return {
+    place: inParent
+      ? { ...inParent, thread: conversation.title }
+      : { kind: 'discord', server: 'unknown', channel: 'unknown', thread: conversation.title },
+    channelId: conversation.thread_id,
+  };
+}
+
+/**
+ * The message of a run's answer that Discord took from a process killed before it recorded the id:
+ * the bot's message after the run's question with the text it was posting (`live_pending`).
+ */
+async function unrecordedLivePost(deps: RunnerDependencies, channel: SendableChannels, run: RunRow): Promise<string[]> {
+  if (run.live_pending === null) return [];
+  const triggers = (JSON.parse(run.trigger_message_ids) as number[]).flatMap(
+    (id) => deps.store.messages.byId(id) ?? [],
+  );
+  const after = triggers.at(-1)?.discord_message_id ?? '0';
+  for await (const message of messagesAfter(channel, after, 5))
+    if (message.author.id === deps.client.user.id && message.content === run.live_pending) return [message.id];
+  return [];
+}
+
+/**
+ * Takes up a run a crash or a shutdown cut off, as the run's lifecycle decides: post the answer it
+ * had reached (unless the channel shows it was), give up, or let the model continue from the steps
+ * on disk (finished tool calls are in memory with their results; unfinished ones read as interrupted).
+ */
+async function takeUp(
+  deps: RunnerDependencies,
+  conversation: ConversationRow,
+  channel: SendableChannels,
+  run: RunRow,
+): Promise<void> {
+  const decision = deps.lifecycle.takeUp(run);
+  // Messages its answer was being shown in when it was cut off: edited into the answer reached, or
+  // removed (a new run shows its own).
+  const liveIds = [
+    ...(JSON.parse(run.live_message_ids) as string[]),
+    ...(await unrecordedLivePost(deps, channel, run)),
+  ];
+  const live =
+    liveIds.length === 0
+      ? null
+      : await LiveAnswer.resume({ channel, replyTo: null }, liveIds, {
+          runId: run.id,
+          onPosted: (messageId) => deps.store.runs.addLiveMessage(run.id, messageId),
+          logger: deps.logger,
+        });
+  // A run that continues it shows its answer in the same messages (STREAM_ANSWERS on); otherwise they go.
+  const shownIn = decision.kind === 'continue' && deps.discord.streamAnswers ? (live?.messageIds ?? []) : [];
+  if (decision.kind !== 'post-answer' && shownIn.length === 0) await live?.abandon();
+  if (decision.kind === 'nothing-to-answer') return deps.lifecycle.deliver(run.id, 'nothing-to-answer');
+  const triggers = decision.triggerIds.flatMap((id) => deps.store.messages.byId(id) ?? []);
+  const lastTrigger = triggers.at(-1)?.discord_message_id ?? null;
+  const replyTo = lastTrigger && channel.id === conversation.thread_id ? lastTrigger : null;
+  const log = { runId: run.id, conversation: conversation.key };
+  switch (decision.kind) {
+    case 'post-answer': {
+      const text = renderAnswer(decision.answer);
+      let delivery: 'posted' | 'post-failed' = 'posted';
+      try {
+        if (live?.started) {
+          await live.finish(text);
+          deps.lifecycle.answeredAfterAll(run.id, delivery);
+          deps.logger.info(log, 'interrupted run: the answer it was showing is finished');
+          return;
+        }
+        const missing = await piecesNotYetPosted(channel, text, lastTrigger, deps.client.user.id);
+        await sendPieces(channel, missing, {
+          replyTo,
+          nonceSeed: `${run.id}:answer`,
+          onSent: (id) => deps.store.runs.addPostedMessage(run.id, id),
+        });
+      } catch (error) {
+        deps.logger.error(
+          { ...log, err: error, cause: describeDiscordError(error) },
+          'could not post the answer of an interrupted run',
+        );
+        delivery = 'post-failed';
+      }
+      deps.lifecycle.answeredAfterAll(run.id, delivery);
+      deps.logger.info(log, 'interrupted run: its answer is posted');
+      return;
+    }
+    case 'give-up': {
+      const text = 'I could not finish answering this: I was interrupted several times. Please ask again.';
+      await sendText(channel, text, { replyTo, nonceSeed: `${run.id}:given-up` }).catch((error: unknown) =>
+        deps.logger.warn({ ...log, err: error }, 'could not post the give-up notice'),
+      );
+      deps.lifecycle.giveUp(run.id);
+      deps.logger.warn(log, 'interrupted run given up after several attempts');
+      return;
+    }
+    case 'continue': {
+      const { history } = deps.memory.loadWindow(conversation.id, decision.triggerIds, {
+        resuming: true,
+        ...windowOptions(deps, conversation),
+      });
+      deps.logger.info(log, 'taking up an interrupted run');
+      await executeRun(deps, {
+        conversation,
+        place: describePlace(channel),
+        channelId: channel.id,
+        target: { channel, replyTo },
+        history,
+        input: [],
+        triggerIds: decision.triggerIds,
+        requesters: triggers.map(storedRequester),
+        resumedFrom: run.id,
+        calledBefore: decision.calledBefore,
+        shownIn,
+      });
+    }
+  }
+}

@@ -1,0 +1,68 @@
+import type { AgentEventSink } from '../agent/events.ts';
+import { finalAnswerToolName } from '../agent/final-answer.ts';
+import type { Logger } from '../agent/logger.ts';
+import type { TargetToBe } from '../discord/outbound/posting-channel.ts';
+import { type FinishedCall, renderToolTurn, type ToolPosts } from './render.ts';
+import { sendText } from '../discord/outbound/send.ts';
+
+export interface ToolPostSink {
+  sink: AgentEventSink;
+  /** Waits for every post to be sent. */
+  flush(): Promise<void>;
+}
+
+/**
+ * Posts each model turn's tool calls as one message, once they have all finished, in turn order.
+ * Sinks are synchronous, so the posts go into a chain that `flush` waits for; a failed post is
+ * logged and does not stop the run.
+ */
+export function toolPostSink(
+  target: TargetToBe,
+  mode: ToolPosts,
+  logger: Logger,
+  onSent: (messageId: string) => void,
+): ToolPostSink {
+  const turns = new Map<number, { order: string[]; calls: Map<string, FinishedCall | null> }>();
+  const argumentsOf = new Map<string, string>();
+  let chain = Promise.resolve();
+
+  const sink: AgentEventSink = (event) => {
+    if (mode === 'off') return;
+    if (event.type === 'model-call') {
+      const calls = (event.message.tool_calls ?? []).filter((call) => call.function.name !== finalAnswerToolName);
+      if (calls.length === 0) return;
+      turns.set(event.step, {
+        order: calls.map((call) => call.id),
+        calls: new Map(calls.map((call) => [call.id, null])),
+      });
+      for (const call of calls) argumentsOf.set(call.id, call.function.arguments);
+      return;
+    }
+    if (event.type !== 'tool-result' && event.type !== 'tool-error') return;
+    const turn = turns.get(event.step);
+    if (!turn?.calls.has(event.callId)) return;
+    turn.calls.set(event.callId, {
+      name: event.name,
+      arguments: argumentsOf.get(event.callId) ?? '',
+      ok: event.type === 'tool-result',
+      text: event.type === 'tool-result' ? event.result : event.error,
+    });
+    if ([...turn.calls.values()].some((call) => call === null)) return;
+    turns.delete(event.step);
+    const text = renderToolTurn(
+      turn.order.map((id) => turn.calls.get(id)!),
+      mode,
+    );
+    const seed = `${event.runId}:tools:${event.step}`;
+    chain = chain
+      .then(async () => {
+        await sendText((await target).channel, text, { nonceSeed: seed, suppressEmbeds: true, onSent });
+      })
+      .catch((error: unknown) => logger.warn({ err: error, runId: event.runId }, 'could not post the tool calls'));
+  };
+
+  return {
+    sink,
+    flush: () => chain,
+  };
+}
