@@ -20,7 +20,7 @@ export const model = defineCommand({
         name: 'model',
         description: 'One of the models allowed here.',
         required: true,
-        choices: [...modelChoices(setup.models), { name: "the channel's (as before)", value: inheritChoice }],
+        choices: [...modelChoices(setup.modelListings), { name: "the channel's (as before)", value: inheritChoice }],
       },
     ],
   }),
@@ -31,10 +31,10 @@ export const model = defineCommand({
     if (!conversation.thread_id || conversation.thread_id !== interaction.channelId)
       return privately(interaction, 'Use /model in the thread of a conversation.');
     const name = interaction.options.getString('model', true);
-    if (name !== inheritChoice && !context.modelCatalog.entry(name))
+    if (name !== inheritChoice && !context.models.entry(name))
       return privately(interaction, `The operator offers no model named "${truncateLine(name, 64)}".`);
     // What the channel says, without this thread's own choice.
-    const channel = settingsOfConversation(context.store, context.modelCatalog, { ...conversation, thread_id: null })!;
+    const channel = settingsOfConversation(context.store, context.models, { ...conversation, thread_id: null })!;
     if (channel.modelOnly.value && name !== inheritChoice && name !== channel.model.value)
       return privately(
         interaction,

@@ -75,7 +75,7 @@ export const settings = defineCommand({
             description: 'One of the models the operator offers.',
             required: true,
             choices: [
-              ...modelChoices(setup.models),
+              ...modelChoices(setup.modelListings),
               { name: 'inherit (from the server, or the default)', value: inheritChoice },
             ],
           },
@@ -136,7 +136,7 @@ export const settings = defineCommand({
     if (subcommand === 'model') {
       const name = interaction.options.getString('model', true);
       const only = interaction.options.getBoolean('only');
-      if (name !== inheritChoice && !context.modelCatalog.entry(name))
+      if (name !== inheritChoice && !context.models.entry(name))
         return privately(interaction, `The operator offers no model named "${truncateLine(name, 64)}".`);
       placeSettings.change([
         change(settingKeys.model, name === inheritChoice ? null : name),
@@ -215,7 +215,7 @@ async function show(interaction: CommandInteraction, context: CommandContext): P
     ? context.store.placeSettings.recent(interaction.guildId, 5)
     : context.store.placeSettings.recent(interaction.guildId, 200).filter(appliesHere).slice(0, 5);
   // 24 models with their descriptions pass one message: the rest follow, private too.
-  for (const piece of splitMessage(describeSettings(settings, context.modelCatalog.entries, recent)))
+  for (const piece of splitMessage(describeSettings(settings, context.models.entries, recent)))
     await privately(interaction, piece);
 }
 

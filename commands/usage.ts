@@ -33,7 +33,7 @@ export const usage = defineCommand({
         ...perDay.map((day) => line(day.day, day.runs, day.tokens)),
         '**Per model**',
         ...queries.perModel(interaction.guildId, since).map((model) => {
-          const price = context.modelCatalog.entry(model.name)?.price;
+          const price = context.models.entry(model.name)?.price;
           const cost = price
             ? (model.promptTokens * price.input + model.completionTokens * price.output) / 1_000_000
             : null;

@@ -86,7 +86,7 @@ try {
     model: createOpenAIModelClient(config.model, { records, logger }),
     tools: buildToolRegistry([...builtInTools, ...databaseTools(store)]),
     toolServers: mcp.connections,
-    settings: { ...config.agent, seesImages: vision.enabled },
+    agent: { ...config.agent, seesImages: vision.enabled },
     operatorPrompt: config.systemPrompt,
     logger,
     images: { vision: vision.enabled, maxBytes: config.images.maxBytes },

@@ -49,7 +49,7 @@ try {
     toolServers,
     toolSubcommands: toolSubcommands(tools, toolServers),
     moderatorRoleIds: config.discord.moderatorRoleIds,
-    models: config.models.models,
+    modelListings: config.models.models,
   };
   const { changed, removed } = await registerCommands({
     rest,

@@ -66,8 +66,8 @@ export async function botDependencies(
       return [name, { seesImages: seen.vision.enabled, imageTokens: seen.imageTokens ?? null }];
     }),
   );
-  const visionOf = (name: string) => visions.get(name) ?? visions.get(models.defaultName)!;
-  const byDefault = visionOf(models.defaultName);
+  const vision = (name: string) => visions.get(name) ?? visions.get(models.defaultName)!;
+  const byDefault = vision(models.defaultName);
   return {
     discord: { ...config.discord, token: config.discord.token! },
     commands,
@@ -75,11 +75,10 @@ export async function botDependencies(
     memory: { ...config.memory, ...(byDefault.imageTokens ? { imageTokens: byDefault.imageTokens } : {}) },
     // Taken in and kept when any model sees images: a place may switch to one that does.
     images: { vision: [...visions.values()].some((vision) => vision.seesImages), maxBytes: config.images.maxBytes },
-    visionOf,
+    vision,
     operatorPrompt: config.systemPrompt,
     store: parts.store,
     counter: await loadTokenCounter(config.model.model),
-    model: models.clientFor(models.defaultName),
     models,
     tools: buildToolRegistry([...builtInTools, ...databaseTools(parts.store)]),
     toolServers: parts.toolServers ?? [],

@@ -23,7 +23,7 @@ export interface RunSetup {
   tools: readonly RuntimeTool[];
   /** Servers whose tools come and go (MCP): listed anew for each run. */
   toolServers: readonly ToolServer[];
-  settings: AgentSettings;
+  agent: AgentSettings;
   operatorPrompt: string | null;
   logger: Logger;
 }
@@ -48,6 +48,8 @@ export interface RunPlan {
   persona?: string | null;
   /** Whether a tool is on where the run takes place (moderators may switch tools off). */
   toolAllowed?: (tool: RuntimeTool) => boolean;
+  /** Whether the model chosen there sees images; the setup's `agent.seesImages` without it. */
+  seesImages?: boolean;
 }
 
 /** How a run ended, as its deliverer needs to know it. */
@@ -102,7 +104,7 @@ export function prepareRun(
       requester,
       logger: setup.logger,
     },
-    settings: setup.settings,
+    settings: plan.seesImages === undefined ? setup.agent : { ...setup.agent, seesImages: plan.seesImages },
     calledBefore: plan.calledBefore,
   };
 }

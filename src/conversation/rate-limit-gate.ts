@@ -1,7 +1,5 @@
 import type { Logger } from '../agent/logger.ts';
 import { formatWait } from '../text/duration.ts';
-import type { TargetToBe } from '../discord/outbound/posting-channel.ts';
-import { sendText } from '../discord/outbound/send.ts';
 
 /**
  * Holds runs back while the model service has asked for a long pause, instead of letting every
@@ -28,21 +26,39 @@ export class RateLimitGate {
     this.logger.warn({ retryAfterSeconds }, 'model rate-limited: holding runs back');
   }
 
-  /** Resolves once the model may be called (or `signal` fires); tells the conversation once if it must wait. */
-  async waitForModel(conversationKey: string, target: TargetToBe, signal: AbortSignal): Promise<void> {
+  /**
+   * Resolves once the model may be called (or `signal` fires). A conversation that must wait is
+   * told once per pause through `tell` (its text, and a key that is the same for the same pause).
+   */
+  async waitForModel(
+    conversationKey: string,
+    tell: (text: string, onceKey: string) => Promise<unknown>,
+    signal: AbortSignal,
+  ): Promise<void> {
     for (let wait = this.until - this.now(); wait > 0 && !signal.aborted; wait = this.until - this.now()) {
       if (!this.told.has(conversationKey)) {
         this.told.add(conversationKey);
         const text = `The model is rate-limited right now. I will answer here in about ${formatWait(wait / 1000)}.`;
-        const nonceSeed = `${conversationKey}:rate-limited:${this.until}`;
-        await Promise.resolve(target)
-          .then(({ channel }) => sendText(channel, text, { nonceSeed }))
-          .catch((error: unknown) =>
-            this.logger.warn({ err: error, conversation: conversationKey }, 'could not post the rate-limit notice'),
-          );
+        await tell(text, `${conversationKey}:rate-limited:${this.until}`).catch((error: unknown) =>
+          this.logger.warn({ err: error, conversation: conversationKey }, 'could not post the rate-limit notice'),
+        );
       }
       await sleep(wait, signal);
     }
+  }
+}
+
+/** One gate per model (by name): a long rate limit of one server holds back the runs of its model only. */
+export class ModelGates {
+  private readonly gates = new Map<string, RateLimitGate>();
+
+  constructor(private readonly logger: Logger) {}
+
+  /** The gate of `modelName`, made at its first use. */
+  of(modelName: string): RateLimitGate {
+    let gate = this.gates.get(modelName);
+    if (!gate) this.gates.set(modelName, (gate = new RateLimitGate(this.logger)));
+    return gate;
   }
 }
 

@@ -1,34 +1,43 @@
+/**
+ * The bot's start: the composition of the Discord side. `startBot` connects, builds the services
+ * once (bot-services.ts), and hands each gateway event to its stage (gateway-events.ts): messages to
+ * the inbound router (inbound/), whose queues are consumed by runs/take-up.ts; interactions to the
+ * command router (interactions/). Before new messages, it queues what the last process left undone
+ * and catches up on what it missed (inbound/recovery.ts).
+ */
 import { type Channel, Client, Events, GatewayIntentBits, Partials } from 'discord.js';
 import type { Store } from '../../db/store.ts';
 import type { Logger } from '../agent/logger.ts';
-import type { LimitedModelClient } from '../agent/limit-model-calls.ts';
-import type { ModelClient } from '../agent/model-client.ts';
 import type { AgentSettings } from '../agent/run-agent.ts';
 import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
 import type { DiscordSettings } from '../app/config-shape.ts';
-import { conversationMemory, type MemorySettings } from '../memory/conversation-memory.ts';
-import type { TokenCounter } from '../memory/token-counter.ts';
 import { ActiveRuns } from '../conversation/active-runs.ts';
 import { ConversationQueues } from '../conversation/conversation-queues.ts';
 import type { QueuedWork } from '../conversation/queued-work.ts';
+import { ModelGates } from '../conversation/rate-limit-gate.ts';
 import { runLifecycle } from '../conversation/run-lifecycle.ts';
-import { handleWork } from './runs/take-up.ts';
-import { discordCdnOrigins } from './inbound/incoming-images.ts';
-import { type ModelVision, settingsOfConversation } from '../place-settings/place-choice.ts';
-import { inviteUrl } from './invite.ts';
-import { messageRouter } from './inbound/message-router.ts';
-import { RateLimitGate } from '../conversation/rate-limit-gate.ts';
-import { catchUp, queueUnfinishedWork, recentConversations, watchChannels } from './inbound/recovery.ts';
-import { type ReminderScheduler, startReminders } from './outbound/reminder-scheduler.ts';
-import { noPings } from './outbound/send.ts';
+import { UsageLimits } from '../conversation/usage-limits.ts';
+import { conversationMemory, type MemorySettings } from '../memory/conversation-memory.ts';
+import type { TokenCounter } from '../memory/token-counter.ts';
+import type { ModelCatalog } from '../model-catalog/model-catalog.ts';
+import { type ModelVision, placeChoice } from '../place-settings/place-choice.ts';
 import { restRequestsPerSecond } from '../shards/shard-plan.ts';
-import type { CommandContext, CommandDefinition } from './interactions/command-context.ts';
-import { commandRouter } from './interactions/command-router.ts';
+import type { BotServices } from './bot-services.ts';
 import { explainLoginError } from './discord-errors.ts';
+import { type HandledEvent, routeGatewayEvents } from './gateway-events.ts';
+import { discordCdnOrigins } from './inbound/incoming-images.ts';
+import { messageRouter } from './inbound/message-router.ts';
+import { catchUp, queueUnfinishedWork, recentConversations, watchChannels } from './inbound/recovery.ts';
+import type { CommandDefinition, CommandSetup } from './interactions/command-context.ts';
+import { commandRouter } from './interactions/command-router.ts';
 import { registerCommands } from './interactions/command-sync.ts';
 import { toolSubcommands } from './interactions/tool-options.ts';
-import { UsageLimits } from '../conversation/usage-limits.ts';
-import { type ModelCatalog, singleModelCatalog } from '../model-catalog/model-catalog.ts';
+import { inviteUrl } from './invite.ts';
+import { type ReminderScheduler, startReminders } from './outbound/reminder-scheduler.ts';
+import { noPings } from './outbound/send.ts';
+import { takeUpWork } from './runs/take-up.ts';
+
+export type { HandledEvent } from './gateway-events.ts';
 
 export interface BotDependencies {
   discord: DiscordSettings & { token: string };
@@ -40,14 +49,13 @@ export interface BotDependencies {
   memory: MemorySettings;
   /** Images: whether they are taken in (some model sees them) and the largest taken (IMAGE_MAX_MB). */
   images: { vision: boolean; maxBytes: number };
-  /** What each model (by name) sees; without it, every model sees images as `images.vision` says. */
-  visionOf?: (modelName: string) => ModelVision;
+  /** What each model (by name) sees: images or none, and how it counts them. */
+  vision: (modelName: string) => ModelVision;
   operatorPrompt: string | null;
   store: Store;
   counter: TokenCounter;
-  model: ModelClient & Partial<Pick<LimitedModelClient, 'turn'>>;
-  /** Every model on offer (MODELS_FILE), `model` being the default's client; without it, `model` alone. */
-  models?: ModelCatalog;
+  /** Every model on offer (MODELS_FILE, else the one of the OPENAI_* settings), and the default. */
+  models: ModelCatalog;
   tools: readonly RuntimeTool[];
   /** Servers whose tools come and go (MCP servers): listed anew for each run. */
   toolServers?: readonly ToolServer[];
@@ -60,12 +68,6 @@ export interface BotDependencies {
   shard?: { ids: number[]; count: number } | null;
   /** Told once each gateway event's handler has settled, whether it succeeded or failed (tests wait on it). */
   onHandled?: (event: HandledEvent) => void;
-}
-
-/** A gateway event the bot has finished handling: a message's, an interaction's or a channel's id. */
-export interface HandledEvent {
-  kind: 'message' | 'edit' | 'deletion' | 'thread-deletion' | 'channel-deletion' | 'interaction';
-  id: string;
 }
 
 export interface Bot {
@@ -92,18 +94,6 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
     },
     allowedMentions: noPings,
   });
-  const memory = conversationMemory(deps.store, deps.counter, deps.memory);
-  const shutdown = new AbortController();
-  const activeRuns = new ActiveRuns();
-  const lifecycle = runLifecycle(deps.store);
-  const limits = new UsageLimits(deps.store, deps.discord);
-  const toolServers = deps.toolServers ?? [];
-  const models = deps.models ?? singleModelCatalog(deps.model);
-  // One gate per model: a long rate limit of one server holds back the runs of its model only.
-  const gates = new Map(models.entries.map((entry) => [entry.name, new RateLimitGate(logger)]));
-  const gate = gates.get(models.defaultName) ?? new RateLimitGate(logger);
-  const toolCommands = toolSubcommands(deps.tools, toolServers);
-  for (const { tool, reason } of toolCommands.leftOut) logger.warn({ tool, reason }, 'tool left out of /tool');
   const watch = (channels: Iterable<Channel>) => watchChannels(deps.store, deps.discord, logger, channels);
   // In the ready listener itself: discord.js holds messages back until ready, so every channel's
   // lastMessageId is still the one GUILD_CREATE reported (discord.js src/client/websocket/WebSocketManager.js,
@@ -117,164 +107,117 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
   client.on(Events.GuildCreate, (guild) => watch(guild.channels.cache.values()));
   client.on(Events.GuildAvailable, (guild) => watch(guild.channels.cache.values()));
   client.on(Events.ChannelCreate, (channel) => watch([channel]));
-
   try {
     await client.login(deps.discord.token);
   } catch (error) {
     await client.destroy();
     throw explainLoginError(error);
   }
-  const readyClient = await ready;
-  const runner = {
-    client: readyClient,
+  const shutdown = new AbortController();
+  const services = buildServices(deps, await ready, shutdown.signal);
+  return listen(deps, services, shutdown, watch);
+}
+
+/** The services, built once: every stage takes its part of them. */
+function buildServices(deps: BotDependencies, client: Client<true>, shutdown: AbortSignal): BotServices {
+  const services: BotServices = {
+    client,
     store: deps.store,
-    lifecycle,
-    memory,
-    model: deps.model,
-    models,
+    memory: conversationMemory(deps.store, deps.counter, deps.memory),
+    counter: deps.counter,
+    lifecycle: runLifecycle(deps.store),
+    limits: new UsageLimits(deps.store, deps.discord),
+    // The queue's consumer is the runs' first stage; it takes these same services.
+    queues: new ConversationQueues<QueuedWork>(
+      (conversationKey, batch) => takeUpWork(services, conversationKey, batch),
+      (error, conversationKey) =>
+        deps.logger.error({ err: error, conversation: conversationKey }, 'answering in a conversation failed'),
+    ),
+    activeRuns: new ActiveRuns(),
+    models: deps.models,
+    gates: new ModelGates(deps.logger),
+    vision: deps.vision,
     tools: deps.tools,
-    toolServers,
-    limits,
-    settings: deps.agent,
+    toolServers: deps.toolServers ?? [],
+    agent: deps.agent,
     discord: deps.discord,
-    memoryBudget: deps.memory.tokenBudget,
+    memorySettings: deps.memory,
     operatorPrompt: deps.operatorPrompt,
     instanceId: deps.instanceId,
-    logger,
-    gate,
-    gateFor: (modelName: string) => gates.get(modelName) ?? gate,
-    visionOf: deps.visionOf,
-    shutdown: shutdown.signal,
-    activeRuns,
+    logger: deps.logger,
+    shutdown,
   };
-  const queues = new ConversationQueues<QueuedWork>(
-    (conversationKey, batch) => handleWork(runner, conversationKey, batch),
-    (error, conversationKey) =>
-      logger.error({ err: error, conversation: conversationKey }, 'answering in a conversation failed'),
-  );
-  const router = messageRouter({
-    client: readyClient,
-    store: deps.store,
-    memory,
-    counter: deps.counter,
-    queues,
-    discord: deps.discord,
-    limits,
-    images: { ...deps.images, origins: deps.discord.cdnOrigin ? [deps.discord.cdnOrigin] : discordCdnOrigins },
-    seesImagesIn: (conversation) =>
-      deps.visionOf?.(settingsOfConversation(deps.store, models, conversation)?.model.value ?? models.defaultName)
-        .seesImages ?? deps.images.vision,
-    logger,
-  });
-  const setup = {
-    tools: deps.tools,
-    toolServers,
+  return services;
+}
+
+/** What the commands are built from: the tools, the moderator roles and the models on offer. */
+function commandSetup(services: BotServices): CommandSetup {
+  const toolCommands = toolSubcommands(services.tools, services.toolServers);
+  for (const { tool, reason } of toolCommands.leftOut) services.logger.warn({ tool, reason }, 'tool left out of /tool');
+  return {
+    tools: services.tools,
+    toolServers: services.toolServers,
     toolSubcommands: toolCommands,
-    moderatorRoleIds: deps.discord.moderatorRoleIds,
-    models: models.entries,
+    moderatorRoleIds: services.discord.moderatorRoleIds,
+    modelListings: services.models.entries,
   };
-  const commandContext: CommandContext = {
-    ...setup,
-    client: readyClient,
-    store: deps.store,
-    memory,
-    counter: deps.counter,
-    queues,
-    activeRuns,
-    lifecycle,
-    discord: deps.discord,
-    agent: deps.agent,
-    limits,
-    modelCatalog: models,
-    instanceId: deps.instanceId,
-    logger,
-  };
-  const onCommand = commandRouter(deps.commands, commandContext);
-  // Before any new message is handled: first what was left undone, then what was missed.
-  const conversations = recentConversations(deps.store);
-  const unfinished = queueUnfinishedWork(deps.store, lifecycle, queues, conversations);
-  const caughtUp = catchUp(deps.store, router, logger, conversations);
-  // Every handler's failure is logged, never left to crash the process (synchronous or not).
-  const guard = (what: string, work: () => Promise<void> | void, ...handled: HandledEvent[]) => {
-    // Fire and forget: the chain ends in a catch, and onHandled (a test's recorder) does not throw.
-    void Promise.resolve()
-      .then(work)
-      .catch((error: unknown) => logger.error({ err: error }, `handling ${what} failed`))
-      .then(() => handled.forEach((event) => deps.onHandled?.(event)));
-  };
-  client.on(Events.MessageCreate, (message) =>
-    guard('a message', () => router.onMessageCreate(message), { kind: 'message', id: message.id }),
-  );
-  client.on(Events.MessageUpdate, (old, message) =>
-    guard('an edit', () => router.onMessageUpdate(message, old), { kind: 'edit', id: message.id }),
-  );
-  client.on(Events.InteractionCreate, (interaction) =>
-    guard('a command', () => onCommand(interaction), { kind: 'interaction', id: interaction.id }),
-  );
-  // Raw events: discord.js emits deletions only for what its cache still holds.
-  client.on(Events.Raw, (packet: { t?: string; d?: Record<string, unknown> }) => {
-    const data = packet.d ?? {};
-    const ids = (data.ids as string[] | undefined) ?? [];
-    if (packet.t === 'MESSAGE_DELETE')
-      guard('a deletion', () => router.onMessagesDeleted(String(data.channel_id), [String(data.id)]), {
-        kind: 'deletion',
-        id: String(data.id),
-      });
-    if (packet.t === 'MESSAGE_DELETE_BULK')
-      guard(
-        'a bulk deletion',
-        () => router.onMessagesDeleted(String(data.channel_id), ids),
-        ...ids.map((id) => ({ kind: 'deletion' as const, id })),
-      );
-    if (packet.t === 'THREAD_DELETE')
-      guard('a thread deletion', () => router.onThreadDeleted(String(data.id)), {
-        kind: 'thread-deletion',
-        id: String(data.id),
-      });
-    if (packet.t === 'CHANNEL_DELETE')
-      guard('a channel deletion', () => router.onChannelDeleted(String(data.id)), {
-        kind: 'channel-deletion',
-        id: String(data.id),
-      });
+}
+
+/**
+ * Routes the gateway's events to their stages, registers the commands, and catches up on what was
+ * left undone and missed, before any new message is handled.
+ */
+async function listen(
+  deps: BotDependencies,
+  services: BotServices,
+  shutdown: AbortController,
+  watch: (channels: Iterable<Channel>) => void,
+): Promise<Bot> {
+  const { client, store, logger, queues } = services;
+  const router = messageRouter({
+    ...services,
+    images: { ...deps.images, origins: deps.discord.cdnOrigin ? [deps.discord.cdnOrigin] : discordCdnOrigins },
+    seesImagesIn: (conversation) => placeChoice(services, conversation).seesImages,
   });
-  client.on(Events.Error, (error) => logger.error({ err: error }, 'discord client error'));
-  client.on(Events.ShardDisconnect, (event, shard) => logger.warn({ code: event.code, shard }, 'gateway disconnected'));
-  client.on(Events.ShardResume, (shard) => logger.info({ shard }, 'gateway resumed'));
+  const setup = commandSetup(services);
+  // Before any new message is handled: first what was left undone, then what was missed.
+  const conversations = recentConversations(store);
+  const unfinished = queueUnfinishedWork(store, services.lifecycle, queues, conversations);
+  const caughtUp = catchUp(store, router, logger, conversations);
+  routeGatewayEvents(client, {
+    router,
+    onCommand: commandRouter(deps.commands, { ...services, ...setup }),
+    // A new gateway session (one that could not resume) may have missed messages and channels.
+    onNewSession: async () => {
+      watch(client.channels.cache.values());
+      await catchUp(store, router, logger);
+    },
+    logger,
+    onHandled: deps.onHandled,
+  });
   // Registered once listening: a command used meanwhile is answered by the definitions we have.
   // Once for the whole bot: by the process of shard 0 (the commands are the application's, not a shard's).
   if (!deps.shard || deps.shard.ids.includes(0))
     await registerCommands({
-      rest: readyClient.rest,
-      applicationId: readyClient.application.id,
+      rest: client.rest,
+      applicationId: client.application.id,
       guildId: deps.discord.commandGuildId,
       wanted: deps.commands.map((command) => command.data(setup)),
       checkServersAlways: false,
       logger,
     }).catch((error: unknown) => logger.error({ err: error }, 'could not register the slash commands'));
-  // A new gateway session (one that could not resume) may have missed messages: catch up again.
-  client.on(Events.ShardReady, () =>
-    guard('a new session', async () => {
-      watch(readyClient.channels.cache.values()); // Channels made while it was away.
-      await catchUp(deps.store, router, logger);
-    }),
-  );
   logger.info(
-    {
-      user: readyClient.user.tag,
-      guilds: readyClient.guilds.cache.size,
-      invite: inviteUrl(readyClient.application.id),
-    },
+    { user: client.user.tag, guilds: client.guilds.cache.size, invite: inviteUrl(client.application.id) },
     'connected to Discord',
   );
-  const reminders = startReminders(readyClient, deps.store.reminders, deps.instanceId, logger, {
+  const reminders = startReminders(client, store.reminders, services.instanceId, logger, {
     intervalMs: deps.reminderIntervalMs,
   });
   const missed = await caughtUp;
   if (unfinished.resumed + unfinished.pending + missed > 0)
     logger.info({ ...unfinished, missed }, 'caught up after downtime');
-
   return {
-    client: readyClient,
+    client,
     queues,
     reminders,
     async stop({ graceMs = 5_000 } = {}) {

@@ -1,13 +1,15 @@
 /**
  * A run as its place's settings make it: the model chosen there, the persona its moderators wrote,
- * and the tools they left on (`/settings`, `/model`). Read at each run, so that a change applies to
- * the next run without a restart.
+ * and the tools they left on (`/settings`, `/model`), as one small value (PlaceChoice). Read when
+ * each run is planned (src/discord/runs/take-up.ts), so that a change applies to the next run
+ * without a restart.
  */
 import type { Store } from '../../db/store.ts';
 import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
 import type { ConversationRow } from '../../db/conversations.ts';
 import type { ImageTokenRule } from '../images/image-tokens.ts';
-import type { ModelCatalog } from '../model-catalog/model-catalog.ts';
+import type { MemorySettings } from '../memory/conversation-memory.ts';
+import type { ModelCatalog, RunModelClient } from '../model-catalog/model-catalog.ts';
 import { type EffectiveSettings, effectiveSettings, serverOfTool, toolEnabled } from './effective-settings.ts';
 
 /** The settings in effect for a conversation; null outside a server. */
@@ -40,24 +42,51 @@ export interface ModelVision {
   imageTokens: ImageTokenRule | null;
 }
 
-/**
- * The memory window for the model chosen where the conversation takes place: MEMORY_TOKEN_BUDGET,
- * within half the model's context when the operator gave it (the other half is for the prompt, the
- * tools and the answer), and the images shown as that model counts them, or none if it cannot see.
- */
-export function windowOptions(
-  deps: { store: Store; models?: ModelCatalog; memoryBudget: number; visionOf?: (modelName: string) => ModelVision },
+/** What applies to a run where its conversation takes place: read once, when the run is planned. */
+export interface PlaceChoice {
+  /** The model chosen there (a MODELS_FILE name, else the default), and its client. */
+  modelName: string;
+  model: RunModelClient;
+  /**
+   * The memory window: MEMORY_TOKEN_BUDGET, within half the model's context when the operator gave
+   * it (the other half is for the prompt, the tools and the answer), and the images shown as that
+   * model counts them (null: it sees none).
+   */
+  window: { budget: number; imageTokens: ImageTokenRule | null };
+  seesImages: boolean;
+  /** The persona its moderators wrote, and its version (recorded with the run); null: none. */
+  persona: string | null;
+  personaVersion: number | null;
+  /** Whether a tool is on there (moderators may switch tools off). */
+  toolAllowed: (tool: Pick<RuntimeTool, 'name'>) => boolean;
+}
+
+/** What the choice is made from: the settings in the database, the models on offer and what each sees. */
+export interface PlaceChoiceSources {
+  store: Store;
+  models: ModelCatalog;
+  vision: (modelName: string) => ModelVision;
+  memorySettings: Pick<MemorySettings, 'tokenBudget'>;
+  toolServers: readonly ToolServer[];
+}
+
+/** What applies where `conversation` takes place, as its settings say now (`/settings`, `/model`). */
+export function placeChoice(
+  sources: PlaceChoiceSources,
   conversation: Pick<ConversationRow, 'guild_id' | 'channel_id' | 'thread_id'>,
-  /** The place's settings, when the caller has read them already. */
-  read?: EffectiveSettings | null,
-): { budget: number; imageTokens?: ImageTokenRule | null } {
-  const settings =
-    read !== undefined ? read : deps.models ? settingsOfConversation(deps.store, deps.models, conversation) : null;
-  const modelName = settings?.model.value ?? deps.models?.defaultName;
-  const context = modelName ? deps.models?.entry(modelName)?.contextTokens : null;
-  const vision = modelName ? deps.visionOf?.(modelName) : undefined;
+): PlaceChoice {
+  const settings = settingsOfConversation(sources.store, sources.models, conversation);
+  const modelName = settings?.model.value ?? sources.models.defaultName;
+  const context = sources.models.entry(modelName)?.contextTokens;
+  const budget = sources.memorySettings.tokenBudget;
+  const vision = sources.vision(modelName);
   return {
-    budget: context ? Math.min(deps.memoryBudget, Math.floor(context / 2)) : deps.memoryBudget,
-    ...(vision ? { imageTokens: vision.imageTokens } : {}),
+    modelName,
+    model: sources.models.clientFor(modelName),
+    window: { budget: context ? Math.min(budget, Math.floor(context / 2)) : budget, imageTokens: vision.imageTokens },
+    seesImages: vision.seesImages,
+    persona: settings?.persona?.value ?? null,
+    personaVersion: settings?.persona?.change?.id ?? null,
+    toolAllowed: toolAllowedBy(settings, sources.toolServers),
   };
 }

@@ -29,7 +29,7 @@ export interface ChatSessionOptions {
   tools: readonly RuntimeTool[];
   /** Servers whose tools come and go (MCP): listed anew for each answer. */
   toolServers?: readonly ToolServer[];
-  settings: AgentSettings;
+  agent: AgentSettings;
   operatorPrompt: string | null;
   logger: Logger;
   /** Whether the model sees images, and the largest one `/image` attaches (none unless given). */

@@ -67,7 +67,7 @@ describe('registration', () => {
                 toolServers: [],
                 toolSubcommands: { subcommands: [], servers: [], leftOut: [] },
                 moderatorRoleIds: [],
-                models: [],
+                modelListings: [],
               }),
               description: 'Changed.',
             }),

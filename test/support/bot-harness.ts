@@ -8,7 +8,12 @@ import { join } from 'node:path';
 import { openStore, type Store } from '../../db/store.ts';
 import { recordsInDatabase } from '../../src/model-servers/server-fixes.ts';
 import { limitModelCalls, modelCallLine } from '../../src/agent/limit-model-calls.ts';
-import { type ModelCatalog, type ModelListing, modelCatalog } from '../../src/model-catalog/model-catalog.ts';
+import {
+  type ModelCatalog,
+  type ModelListing,
+  modelCatalog,
+  singleModelCatalog,
+} from '../../src/model-catalog/model-catalog.ts';
 import type { OpenAIModelClientOptions } from '../../src/model-servers/openai-model-client.ts';
 import { type Logger, silentLogger } from '../../src/agent/logger.ts';
 import { type AgentSettings, defaultAgentSettings } from '../../src/agent/run-agent.ts';
@@ -158,24 +163,26 @@ export async function startBotWorld(
         vision: extra.images?.vision ?? extra.models?.some((listed) => listed.vision) ?? false,
         maxBytes: extra.images?.maxBytes ?? 5 * 1024 * 1024,
       },
-      // With several models, each sees images as its listing says (MODELS_FILE's `vision:`).
-      visionOf: extra.models
-        ? (name) => {
-            const sees = extra.models!.find((listed) => listed.name === name)?.vision === true;
-            return { seesImages: sees, imageTokens: sees ? imageTokenRule('openai', 'gpt-4.1-mini') : null };
-          }
-        : undefined,
+      // With several models, each sees images as its listing says (MODELS_FILE's `vision:`); else the one
+      // model sees them as the agent's settings say.
+      vision: (name: string) => {
+        const sees = extra.models
+          ? extra.models.find((listed) => listed.name === name)?.vision === true
+          : (agent.seesImages ?? extra.images?.vision ?? false);
+        return { seesImages: sees, imageTokens: sees ? imageTokenRule('openai', 'gpt-4.1-mini') : null };
+      },
       operatorPrompt: extra.operatorPrompt ?? null,
       store,
       counter,
-      model:
-        models?.clientFor(models.defaultName) ??
-        limitModelCalls(
-          // What it learns of a server is remembered in the database, as the bot's is.
-          modelClientFor(model, client, { records, logger: extra.logger }),
-          settings.maxConcurrentRuns ?? 4,
+      models:
+        models ??
+        singleModelCatalog(
+          limitModelCalls(
+            // What it learns of a server is remembered in the database, as the bot's is.
+            modelClientFor(model, client, { records, logger: extra.logger }),
+            settings.maxConcurrentRuns ?? 4,
+          ),
         ),
-      models,
       tools: extra.tools ?? buildToolRegistry([...builtInTools, ...(extra.databaseTools ? databaseTools(store) : [])]),
       toolServers: extra.toolServers ?? [],
       reminderIntervalMs: extra.reminderIntervalMs,

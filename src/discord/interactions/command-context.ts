@@ -1,25 +1,14 @@
 import type {
   AutocompleteInteraction,
   ChatInputCommandInteraction,
-  Client,
   MessageContextMenuCommandInteraction,
   ModalSubmitInteraction,
   RESTPostAPIApplicationCommandsJSONBody,
 } from 'discord.js';
-import type { Store } from '../../../db/store.ts';
-import type { Logger } from '../../agent/logger.ts';
-import type { AgentSettings } from '../../agent/run-agent.ts';
 import type { RuntimeTool, ToolServer } from '../../agent/tool.ts';
-import type { DiscordSettings } from '../../app/config-shape.ts';
-import type { ConversationMemory } from '../../memory/conversation-memory.ts';
-import type { TokenCounter } from '../../memory/token-counter.ts';
-import type { ActiveRuns } from '../../conversation/active-runs.ts';
-import type { ConversationQueues } from '../../conversation/conversation-queues.ts';
-import type { QueuedWork } from '../../conversation/queued-work.ts';
-import type { RunLifecycle } from '../../conversation/run-lifecycle.ts';
+import type { ModelListing } from '../../model-catalog/model-catalog.ts';
+import type { BotServices } from '../bot-services.ts';
 import type { ToolSubcommands } from './tool-options.ts';
-import type { UsageLimits } from '../../conversation/usage-limits.ts';
-import type { ModelCatalog, ModelListing } from '../../model-catalog/model-catalog.ts';
 
 export type CommandInteraction = ChatInputCommandInteraction<'cached'> | MessageContextMenuCommandInteraction<'cached'>;
 
@@ -32,28 +21,27 @@ export interface CommandSetup {
   toolSubcommands: ToolSubcommands;
   moderatorRoleIds: readonly string[];
   /** The models moderators may choose from (the choices of `/settings model` and `/model`). */
-  models: readonly ModelListing[];
+  modelListings: readonly ModelListing[];
 }
 
-/** What a command may use when it runs: passed in, never hung on the client. */
-export interface CommandContext extends CommandSetup {
-  client: Client<true>;
-  store: Store;
-  memory: ConversationMemory;
-  counter: TokenCounter;
-  queues: ConversationQueues<QueuedWork>;
-  /** Runs in progress, by conversation key: `/stop` stops them. */
-  activeRuns: ActiveRuns;
-  /** The runs' states and transitions (a `/tool` run is delivered once its result is posted). */
-  lifecycle: RunLifecycle;
-  discord: DiscordSettings;
-  agent: AgentSettings;
-  limits: UsageLimits;
-  /** The models on offer, and the default. */
-  modelCatalog: ModelCatalog;
-  instanceId: string;
-  logger: Logger;
-}
+/** What a command may use when it runs: the bot's services (passed in, never hung on the client) and its setup. */
+export type CommandContext = CommandSetup &
+  Pick<
+    BotServices,
+    | 'client'
+    | 'store'
+    | 'memory'
+    | 'counter'
+    | 'queues'
+    | 'activeRuns'
+    | 'lifecycle'
+    | 'discord'
+    | 'agent'
+    | 'limits'
+    | 'models'
+    | 'instanceId'
+    | 'logger'
+  >;
 
 /** One slash or context-menu command: its registered JSON, and what it does. */
 export interface CommandDefinition {

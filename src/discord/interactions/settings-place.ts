@@ -24,12 +24,9 @@ export function placeOfInteraction(interaction: Used): Place {
 }
 
 /** The settings in effect where the command was used. */
-export function settingsHere(
-  interaction: Used,
-  context: Pick<CommandContext, 'store' | 'modelCatalog'>,
-): EffectiveSettings {
+export function settingsHere(interaction: Used, context: Pick<CommandContext, 'store' | 'models'>): EffectiveSettings {
   const place = placeOfInteraction(interaction);
-  return settingsOfConversation(context.store, context.modelCatalog, {
+  return settingsOfConversation(context.store, context.models, {
     guild_id: place.guildId,
     channel_id: place.channelId,
     thread_id: place.threadId,

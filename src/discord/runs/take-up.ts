@@ -1,19 +1,32 @@
+/**
+ * The consumer of the conversation queues: `takeUpWork` is what a queued batch becomes. Comes from:
+ * the inbound router (src/discord/inbound/message-router.ts) and the catch-up after a restart
+ * (recovery.ts), which push a conversation's new messages and its cut-off runs. Does: take up the
+ * cut-off runs first (post the answer reached, give up, or continue), then plan one run for the new
+ * messages (what applies in their place, their memory window, where the posts go). Goes to:
+ * run-in-discord.ts, which runs the plan; post-answer.ts for an answer already reached.
+ */
 import type { SendableChannels } from 'discord.js';
 import type { ConversationRow } from '../../../db/conversations.ts';
 import type { RunRow } from '../../../db/runs.ts';
 import { type MessageWork, type QueuedWork, storedRequester } from '../../conversation/queued-work.ts';
+import { placeChoice } from '../../place-settings/place-choice.ts';
+import { renderAnswer } from '../../posts/render.ts';
+import type { BotServices } from '../bot-services.ts';
 import { describeDiscordError } from '../discord-errors.ts';
-import { type DiscordRunPlan, describePlace, executeRun, type RunnerDependencies } from './run-in-discord.ts';
-import { LiveAnswer } from './live-answer.ts';
-import { windowOptions } from '../../place-settings/place-choice.ts';
 import { messagesAfter } from '../inbound/messages-after.ts';
 import { type PostTarget, postingChannel, type TargetToBe } from '../outbound/posting-channel.ts';
-import { renderAnswer } from '../../posts/render.ts';
-import { piecesNotYetPosted, sendPieces, sendText } from '../outbound/send.ts';
+import { sendText } from '../outbound/send.ts';
+import { LiveAnswer } from './live-answer.ts';
+import { postAnswer } from './post-answer.ts';
+import { type DiscordRunPlan, describePlace, executeRun, type RunServices } from './run-in-discord.ts';
+
+/** What taking up work uses of the bot's services. */
+export type TakeUpServices = RunServices & Pick<BotServices, 'models' | 'vision' | 'memorySettings'>;
 
 /** Handles a conversation's queued work: runs to take up again first, then the new messages as one batch. */
-export async function handleWork(
-  deps: RunnerDependencies,
+export async function takeUpWork(
+  deps: TakeUpServices,
   conversationKey: string,
   work: readonly QueuedWork[],
 ): Promise<void> {
@@ -64,17 +77,19 @@ export async function handleWork(
 
 /** Answers the new messages of a conversation as one batch, its posts going to `target`. */
 async function answer(
-  deps: RunnerDependencies,
+  deps: TakeUpServices,
   conversation: ConversationRow,
   messages: readonly MessageWork[],
   where: Pick<DiscordRunPlan, 'place' | 'channelId'>,
   target: TargetToBe,
 ): Promise<void> {
   const triggerIds = messages.map((item) => item.storedId);
-  const window = deps.memory.loadWindow(conversation.id, triggerIds, windowOptions(deps, conversation));
+  const choice = placeChoice(deps, conversation);
+  const window = deps.memory.loadWindow(conversation.id, triggerIds, choice.window);
   if (window.input.length === 0) return; // Every message of the batch was deleted while it waited.
   await executeRun(deps, {
     conversation,
+    choice,
     ...where,
     target,
     ...window,
@@ -95,7 +110,7 @@ function replyToIn(channel: SendableChannels, last: MessageWork): string | null 
  * could not be made. Rejects when there is nowhere to post (each post then fails and is logged).
  */
 function threadReady(
-  deps: RunnerDependencies,
+  deps: TakeUpServices,
   conversation: ConversationRow,
   threadsMade: readonly Promise<void>[],
   last: MessageWork,
@@ -112,7 +127,7 @@ function threadReady(
 
 /** A thread being made, as the model should know the place: its server and channel, and its name. */
 function placeOfThreadToBe(
-  deps: RunnerDependencies,
+  deps: TakeUpServices,
   conversation: ConversationRow,
 ): Pick<DiscordRunPlan, 'place' | 'channelId'> {
   const parent = conversation.channel_id ? deps.client.channels.cache.get(conversation.channel_id) : undefined;
@@ -129,7 +144,7 @@ function placeOfThreadToBe(
  * The message of a run's answer that Discord took from a process killed before it recorded the id:
  * the bot's message after the run's question with the text it was posting (`live_pending`).
  */
-async function unrecordedLivePost(deps: RunnerDependencies, channel: SendableChannels, run: RunRow): Promise<string[]> {
+async function unrecordedLivePost(deps: TakeUpServices, channel: SendableChannels, run: RunRow): Promise<string[]> {
   if (run.live_pending === null) return [];
   const triggers = (JSON.parse(run.trigger_message_ids) as number[]).flatMap(
     (id) => deps.store.messages.byId(id) ?? [],
@@ -146,26 +161,13 @@ async function unrecordedLivePost(deps: RunnerDependencies, channel: SendableCha
  * on disk (finished tool calls are in memory with their results; unfinished ones read as interrupted).
  */
 async function takeUp(
-  deps: RunnerDependencies,
+  deps: TakeUpServices,
   conversation: ConversationRow,
   channel: SendableChannels,
   run: RunRow,
 ): Promise<void> {
   const decision = deps.lifecycle.takeUp(run);
-  // Messages its answer was being shown in when it was cut off: edited into the answer reached, or
-  // removed (a new run shows its own).
-  const liveIds = [
-    ...(JSON.parse(run.live_message_ids) as string[]),
-    ...(await unrecordedLivePost(deps, channel, run)),
-  ];
-  const live =
-    liveIds.length === 0
-      ? null
-      : await LiveAnswer.resume({ channel, replyTo: null }, liveIds, {
-          runId: run.id,
-          onPosted: (messageId) => deps.store.runs.addLiveMessage(run.id, messageId),
-          logger: deps.logger,
-        });
+  const live = await cutOffLiveAnswer(deps, channel, run);
   // A run that continues it shows its answer in the same messages (STREAM_ANSWERS on); otherwise they go.
   const shownIn = decision.kind === 'continue' && deps.discord.streamAnswers ? (live?.messageIds ?? []) : [];
   if (decision.kind !== 'post-answer' && shownIn.length === 0) await live?.abandon();
@@ -174,62 +176,82 @@ async function takeUp(
   const lastTrigger = triggers.at(-1)?.discord_message_id ?? null;
   const replyTo = lastTrigger && channel.id === conversation.thread_id ? lastTrigger : null;
   const log = { runId: run.id, conversation: conversation.key };
-  switch (decision.kind) {
-    case 'post-answer': {
-      const text = renderAnswer(decision.answer);
-      let delivery: 'posted' | 'post-failed' = 'posted';
-      try {
-        if (live?.started) {
-          await live.finish(text);
-          deps.lifecycle.answeredAfterAll(run.id, delivery);
-          deps.logger.info(log, 'interrupted run: the answer it was showing is finished');
-          return;
-        }
-        const missing = await piecesNotYetPosted(channel, text, lastTrigger, deps.client.user.id);
-        await sendPieces(channel, missing, {
-          replyTo,
-          nonceSeed: `${run.id}:answer`,
-          onSent: (id) => deps.store.runs.addPostedMessage(run.id, id),
-        });
-      } catch (error) {
-        deps.logger.error(
-          { ...log, err: error, cause: describeDiscordError(error) },
-          'could not post the answer of an interrupted run',
-        );
-        delivery = 'post-failed';
-      }
-      deps.lifecycle.answeredAfterAll(run.id, delivery);
-      deps.logger.info(log, 'interrupted run: its answer is posted');
-      return;
-    }
-    case 'give-up': {
-      const text = 'I could not finish answering this: I was interrupted several times. Please ask again.';
-      await sendText(channel, text, { replyTo, nonceSeed: `${run.id}:given-up` }).catch((error: unknown) =>
-        deps.logger.warn({ ...log, err: error }, 'could not post the give-up notice'),
-      );
-      deps.lifecycle.giveUp(run.id);
-      deps.logger.warn(log, 'interrupted run given up after several attempts');
-      return;
-    }
-    case 'continue': {
-      const { history } = deps.memory.loadWindow(conversation.id, decision.triggerIds, {
-        resuming: true,
-        ...windowOptions(deps, conversation),
-      });
-      deps.logger.info(log, 'taking up an interrupted run');
-      await executeRun(deps, {
-        conversation,
-        place: describePlace(channel),
-        channelId: channel.id,
-        target: { channel, replyTo },
-        history,
-        input: [],
-        triggerIds: decision.triggerIds,
-        requesters: triggers.map(storedRequester),
-        resumedFrom: run.id,
-        calledBefore: decision.calledBefore,
-        shownIn,
-      });
-    }
+  if (decision.kind === 'post-answer') {
+    const text = renderAnswer(decision.answer);
+    await postReachedAnswer(deps, { runId: run.id, text, channel, replyTo, live, postedAfter: lastTrigger }, log);
+  } else if (decision.kind === 'give-up') {
+    const text = 'I could not finish answering this: I was interrupted several times. Please ask again.';
+    await sendText(channel, text, { replyTo, nonceSeed: `${run.id}:given-up` }).catch((error: unknown) =>
+      deps.logger.warn({ ...log, err: error }, 'could not post the give-up notice'),
+    );
+    deps.lifecycle.giveUp(run.id);
+    deps.logger.warn(log, 'interrupted run given up after several attempts');
+  } else {
+    const choice = placeChoice(deps, conversation);
+    const { history } = deps.memory.loadWindow(conversation.id, decision.triggerIds, {
+      ...choice.window,
+      resuming: true,
+    });
+    deps.logger.info(log, 'taking up an interrupted run');
+    await executeRun(deps, {
+      conversation,
+      choice,
+      place: describePlace(channel),
+      channelId: channel.id,
+      target: { channel, replyTo },
+      history,
+      input: [],
+      triggerIds: decision.triggerIds,
+      requesters: triggers.map(storedRequester),
+      resumedFrom: run.id,
+      calledBefore: decision.calledBefore,
+      shownIn,
+    });
   }
+}
+
+/**
+ * The messages a cut-off run's answer was being shown in (to be edited into the answer reached, or
+ * removed: a new run shows its own), or null when it showed none.
+ */
+async function cutOffLiveAnswer(
+  deps: TakeUpServices,
+  channel: SendableChannels,
+  run: RunRow,
+): Promise<LiveAnswer | null> {
+  const liveIds = [
+    ...(JSON.parse(run.live_message_ids) as string[]),
+    ...(await unrecordedLivePost(deps, channel, run)),
+  ];
+  if (liveIds.length === 0) return null;
+  return LiveAnswer.resume({ channel, replyTo: null }, liveIds, {
+    runId: run.id,
+    onPosted: (messageId) => deps.store.runs.addLiveMessage(run.id, messageId),
+    logger: deps.logger,
+  });
+}
+
+/** Posts the answer a cut-off run had reached (what the channel does not show yet), and records it delivered. */
+async function postReachedAnswer(
+  deps: TakeUpServices,
+  post: Parameters<typeof postAnswer>[1],
+  log: { runId: string; conversation: string },
+): Promise<void> {
+  let delivery: 'posted' | 'post-failed' = 'posted';
+  try {
+    await postAnswer(deps, post);
+  } catch (error) {
+    deps.logger.error(
+      { ...log, err: error, cause: describeDiscordError(error) },
+      'could not post the answer of an interrupted run',
+    );
+    delivery = 'post-failed';
+  }
+  deps.lifecycle.answeredAfterAll(post.runId, delivery);
+  deps.logger.info(
+    log,
+    post.live?.started
+      ? 'interrupted run: the answer it was showing is finished'
+      : 'interrupted run: its answer is posted',
+  );
 }

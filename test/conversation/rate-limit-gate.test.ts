@@ -1,16 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { SendableChannels } from 'discord.js';
 import { silentLogger } from '../../src/agent/logger.ts';
-import type { PostTarget } from '../../src/discord/outbound/posting-channel.ts';
-import { RateLimitGate } from '../../src/conversation/rate-limit-gate.ts';
+import { ModelGates, RateLimitGate } from '../../src/conversation/rate-limit-gate.ts';
 
-/** A channel that only records what would be posted: the gate's own logic is under test here. */
-function channel(posted: string[]): PostTarget {
-  const sendable = {
-    id: 'c',
-    send: async (options: { content: string }) => (posted.push(options.content), { id: String(posted.length) }),
-  } as unknown as SendableChannels;
-  return { channel: sendable, replyTo: null };
+/** Records what the conversation is told: the gate's own logic is under test here. */
+function channel(posted: string[]) {
+  return async (text: string) => void posted.push(text);
 }
 
 describe('RateLimitGate', () => {
@@ -47,5 +41,14 @@ describe('RateLimitGate', () => {
       'The model is rate-limited right now. I will answer here in about 60 seconds.',
       'The model is rate-limited right now. I will answer here in about 30 seconds.',
     ]);
+  });
+
+  it('holds back the runs of the model that met the limit only', async () => {
+    const gates = new ModelGates(silentLogger);
+    expect(gates.of('fast')).toBe(gates.of('fast'));
+    gates.of('fast').rateLimited(60, 'hit');
+    const posted: string[] = [];
+    await gates.of('slow').waitForModel('other', channel(posted), new AbortController().signal);
+    expect(posted).toEqual([]);
   });
 });

@@ -1,9 +1,9 @@
-import type { AgentEventSink } from '../agent/events.ts';
-import { finalAnswerToolName } from '../agent/final-answer.ts';
-import type { Logger } from '../agent/logger.ts';
-import type { TargetToBe } from '../discord/outbound/posting-channel.ts';
-import { type FinishedCall, renderToolTurn, type ToolPosts } from './render.ts';
-import { sendText } from '../discord/outbound/send.ts';
+import type { AgentEventSink } from '../../agent/events.ts';
+import { finalAnswerToolName } from '../../agent/final-answer.ts';
+import type { Logger } from '../../agent/logger.ts';
+import type { TargetToBe } from '../outbound/posting-channel.ts';
+import { type FinishedCall, renderToolTurn, type ToolPosts } from '../../posts/render.ts';
+import { sendText } from '../outbound/send.ts';
 
 export interface ToolPostSink {
   sink: AgentEventSink;

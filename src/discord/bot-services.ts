@@ -1,0 +1,56 @@
+/**
+ * The services of a running bot, built once when it connects (src/discord/bot.ts) and handed down
+ * the stages: the inbound router, the queue's consumer (runs/take-up.ts), the runs, the commands.
+ * Each module takes the part it needs (`Pick<BotServices, …>`) and never a copy with parts swapped:
+ * what differs from place to place (model, persona, tools) is a value of its own, PlaceChoice
+ * (src/place-settings/place-choice.ts).
+ */
+import type { Client } from 'discord.js';
+import type { Store } from '../../db/store.ts';
+import type { Logger } from '../agent/logger.ts';
+import type { AgentSettings } from '../agent/run-agent.ts';
+import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
+import type { DiscordSettings } from '../app/config-shape.ts';
+import type { ActiveRuns } from '../conversation/active-runs.ts';
+import type { ConversationQueues } from '../conversation/conversation-queues.ts';
+import type { QueuedWork } from '../conversation/queued-work.ts';
+import type { ModelGates } from '../conversation/rate-limit-gate.ts';
+import type { RunLifecycle } from '../conversation/run-lifecycle.ts';
+import type { UsageLimits } from '../conversation/usage-limits.ts';
+import type { ConversationMemory, MemorySettings } from '../memory/conversation-memory.ts';
+import type { TokenCounter } from '../memory/token-counter.ts';
+import type { ModelCatalog } from '../model-catalog/model-catalog.ts';
+import type { ModelVision } from '../place-settings/place-choice.ts';
+
+export interface BotServices {
+  /** The connected client (ready). */
+  client: Client<true>;
+  store: Store;
+  memory: ConversationMemory;
+  counter: TokenCounter;
+  /** The runs' states and transitions (src/conversation/run-lifecycle.ts). */
+  lifecycle: RunLifecycle;
+  /** The per-person message rate and the per-server daily token budget. */
+  limits: UsageLimits;
+  /** One queue per conversation; its consumer is `takeUpWork` (src/discord/runs/take-up.ts). */
+  queues: ConversationQueues<QueuedWork>;
+  /** The runs going on, one per conversation at most: `/stop` finds them here. */
+  activeRuns: ActiveRuns;
+  /** The models on offer (MODELS_FILE, else the one of the OPENAI_* settings) and the default. */
+  models: ModelCatalog;
+  /** One rate-limit gate per model. */
+  gates: ModelGates;
+  /** What each model (by name) sees: images or none, and how it counts them. */
+  vision: (modelName: string) => ModelVision;
+  /** The built-in tools; `toolServers` are those whose tools come and go (MCP), listed anew for each run. */
+  tools: readonly RuntimeTool[];
+  toolServers: readonly ToolServer[];
+  agent: AgentSettings;
+  discord: DiscordSettings;
+  memorySettings: MemorySettings;
+  operatorPrompt: string | null;
+  instanceId: string;
+  logger: Logger;
+  /** Fires at shutdown: runs stop, unposted, and are taken up at the next start. */
+  shutdown: AbortSignal;
+}
