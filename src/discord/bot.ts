@@ -26,7 +26,7 @@ import type { BotServices } from './bot-services.ts';
 import { explainLoginError } from './discord-errors.ts';
 import { type HandledEvent, routeGatewayEvents } from './gateway-events.ts';
 import { discordCdnOrigins } from './inbound/incoming-images.ts';
-import { messageRouter } from './inbound/message-router.ts';
+import { MessageRouter } from './inbound/message-router.ts';
 import { catchUp, queueUnfinishedWork, recentConversations, watchChannels } from './inbound/recovery.ts';
 import type { CommandDefinition, CommandSetup } from './interactions/command-context.ts';
 import { commandRouter } from './interactions/command-router.ts';
@@ -174,7 +174,7 @@ async function listen(
   watch: (channels: Iterable<Channel>) => void,
 ): Promise<Bot> {
   const { client, store, logger, queues } = services;
-  const router = messageRouter({
+  const router = new MessageRouter({
     ...services,
     images: { ...deps.images, origins: deps.discord.cdnOrigin ? [deps.discord.cdnOrigin] : discordCdnOrigins },
     seesImagesIn: (conversation) => placeChoice(services, conversation).seesImages,

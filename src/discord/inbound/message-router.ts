@@ -47,94 +47,197 @@ export interface RouterDependencies {
  * the conversation's key: a thread made from a message takes the message's id, so a reply posted
  * in the new thread at once waits until the message that started it is handled.
  */
-export function messageRouter(deps: RouterDependencies) {
-  const { client, store, discord, logger } = deps;
-  const line = new KeyedSerializer();
-  const progress = new ChannelProgress((channelId, guildId, messageId) =>
-    store.channelCursors.advance(channelId, guildId, messageId),
-  );
-  const { botRoleId, reading, record } = messageIntake(deps);
-  const mentionsBot = (message: GuildMessage) => {
-    if (message.mentions.users.has(client.user.id)) return true;
-    const role = botRoleId(message);
-    return role !== null && message.mentions.roles.has(role);
-  };
+export class MessageRouter {
+  /** Messages of one conversation, one after another, in the order they came. */
+  private readonly line = new KeyedSerializer();
+  private readonly progress: ChannelProgress;
+  private readonly intake: ReturnType<typeof messageIntake>;
+  private closed = false;
 
-  /** Read again (a gateway replay, a catch-up): it was counted and queued the first time. */
-  const alreadyStored = (message: GuildMessage) => store.messages.hasDiscordId(message.id);
-
-  /**
-   * The per-person rate and the server's daily budget: past either, one polite reply per window,
-   * posted before the message counts as handled.
-   */
-  async function withinLimits(message: GuildMessage): Promise<boolean> {
-    const verdict = deps.limits.check(message.author.id, message.guildId);
-    if (verdict.ok) return true;
-    if (verdict.tell) {
-      await message
-        .reply({ content: verdict.message, allowedMentions: noPings })
-        .catch((error: unknown) =>
-          logger.warn({ err: error, channelId: message.channelId }, 'could not post the limit notice'),
-        );
-    }
-    return false;
+  constructor(private readonly deps: RouterDependencies) {
+    this.progress = new ChannelProgress((channelId, guildId, messageId) =>
+      deps.store.channelCursors.advance(channelId, guildId, messageId),
+    );
+    this.intake = messageIntake(deps);
   }
 
-  function ensureConversation(
-    message: GuildMessage,
-    where: { threadId: string; title: string; channelId: string | null },
-  ): ConversationRow {
-    return store.conversations.ensure({
-      key: discordConversationKey(where.threadId),
-      title: where.title,
-      guildId: message.guildId,
-      channelId: where.channelId,
-      threadId: where.threadId,
-      startedById: message.author.id,
-      startedByName: message.member?.displayName ?? message.author.displayName,
+  async onMessageCreate(message: Message): Promise<void> {
+    if (this.closed || message.author.bot || !message.inGuild() || message.system) return;
+    await this.handleCreate(message as GuildMessage);
+  }
+
+  /**
+   * An edited message is edited in memory too (a thread's first message lives in its parent
+   * channel); `before` is the message as cached, if it was.
+   */
+  async onMessageUpdate(
+    message: Message | PartialMessage,
+    before: Message | PartialMessage | null = null,
+  ): Promise<void> {
+    const { store, counter } = this.deps;
+    if (!store.messages.hasDiscordId(message.id)) return;
+    const full = message.partial ? await message.fetch().catch(() => null) : message;
+    if (!full || full.author.bot || !full.inGuild()) return;
+    await storeEdit(before, full, { store, counter, reading: this.intake.reading(full as GuildMessage) });
+  }
+
+  /**
+   * Deleted messages leave memory. A deletion waits for the handling of messages still on
+   * their way in (a thread's first message is keyed by its own id), so none slips past it.
+   */
+  async onMessagesDeleted(channelId: string, messageIds: readonly string[]): Promise<void> {
+    await Promise.all([channelId, ...messageIds].map((id) => this.line.settled(discordConversationKey(id))));
+    for (const id of messageIds) this.deps.store.messages.deleteByDiscordId(id);
+  }
+
+  /** A deleted thread's conversation is purged: messages, runs and steps. */
+  async onThreadDeleted(threadId: string): Promise<void> {
+    const { store, logger } = this.deps;
+    // What its moderators set there goes with it, as everything of the thread does.
+    store.placeSettings.forget('thread', threadId);
+    await this.line.settled(discordConversationKey(threadId));
+    const conversation = store.conversations.byKey(discordConversationKey(threadId));
+    if (!conversation) return;
+    store.conversations.purge(conversation.id);
+    logger.info({ threadId }, 'conversation purged with its thread');
+  }
+
+  /** A deleted channel takes its threads with it: their conversations are purged. */
+  onChannelDeleted(channelId: string): void {
+    const { store, logger } = this.deps;
+    store.channelCursors.forget(channelId);
+    store.placeSettings.forget('channel', channelId);
+    const purged = store.conversations.purgeInChannel(channelId);
+    if (purged > 0) logger.info({ channelId, conversations: purged }, 'conversations purged with their channel');
+  }
+
+  /** At shutdown: messages from now on are left for the catch-up at the next start. */
+  close(): void {
+    this.closed = true;
+  }
+
+  /**
+   * Reads what was posted in a conversation's thread after the last message seen (while the bot
+   * was down, or its gateway session was lost) and handles it. Runs in the thread's turn, so a
+   * message arriving meanwhile waits until those before it are stored. Returns how many.
+   */
+  catchUpThread(conversation: ConversationRow): Promise<number> {
+    const threadId = conversation.thread_id;
+    if (!threadId) return Promise.resolve(0);
+    return this.line.run(discordConversationKey(threadId), async () => {
+      const thread = await this.deps.client.channels.fetch(threadId).catch(() => null);
+      if (!thread?.isThread()) return 0;
+      let handled = 0;
+      const current = this.deps.store.conversations.byId(conversation.id) ?? conversation;
+      for await (const message of messagesAfter(thread, current.last_seen_message_id ?? threadId)) {
+        if (message.author.bot || message.system || !message.inGuild()) continue;
+        await this.handleInThread(message as GuildMessage);
+        handled += 1;
+      }
+      return handled;
     });
   }
 
-  async function handleInThread(message: GuildMessage): Promise<void> {
+  /**
+   * Reads what was posted in a channel after its cursor and handles the mentions among them as if
+   * they had just arrived: one already stored (or refused) is not answered again. Returns how
+   * many messages were read.
+   */
+  async catchUpChannel(cursor: ChannelCursorRow): Promise<number> {
+    const channel = await this.readableChannel(cursor);
+    // Nothing sent past the cursor, as Discord told at connecting (`last_message_id`: the newest
+    // message sent; none: older than the channel's id. https://discord.com/developers/docs/resources/channel#channel-object):
+    // no request, so the quiet channels it watches cost nothing at a start.
+    if (!channel || BigInt(channel.lastMessageId ?? channel.id) <= BigInt(cursor.last_seen_message_id)) return 0;
+    // Held at the cursor while reading: a live message handled meanwhile must not move it past
+    // messages not yet read (a crash would skip them).
+    const hold = this.progress.begin(cursor.channel_id, cursor.guild_id, cursor.last_seen_message_id);
+    let read = 0;
+    try {
+      for await (const message of messagesAfter(channel, cursor.last_seen_message_id)) {
+        read += 1;
+        if (message.author.bot || message.system || !message.inGuild()) continue;
+        await this.handleCreate(message as GuildMessage);
+      }
+    } finally {
+      hold();
+    }
+    return read;
+  }
+
+  /** The cursor's channel, if it is still one it reads back; its cursor is forgotten otherwise. */
+  private async readableChannel(cursor: ChannelCursorRow) {
+    const { channel_id: channelId, guild_id: guildId } = cursor;
+    const channel = await this.deps.client.channels.fetch(channelId).catch((error: unknown) => {
+      if (isDiscordCode(error, channelGoneCodes)) return null;
+      throw error; // A network failure, say: the cursor stays for the next start.
+    });
+    if (
+      channel?.isTextBased() &&
+      !channel.isThread() &&
+      !channel.isDMBased() &&
+      isAllowedPlace(this.deps.discord, guildId, channelId)
+    )
+      return channel;
+    this.deps.store.channelCursors.forget(channelId); // Gone, no longer a channel it reads, or no longer allowed.
+    return null;
+  }
+
+  /** In an allowed text channel, every message moves the channel's cursor once handled (see ChannelProgress). */
+  private handleCreate(message: GuildMessage): Promise<void> {
+    const channel = message.channel;
+    if (channel.isThread())
+      return this.line.run(discordConversationKey(channel.id), () => this.handleInThread(message));
+    if (!isMentionChannel(channel) || !isAllowedPlace(this.deps.discord, message.guildId, channel.id))
+      return Promise.resolve();
+    const done = this.progress.begin(channel.id, message.guildId, message.id);
+    // A failure is logged by the caller; the cursor moves on, or it would hold every later message back.
+    return this.line.run(discordConversationKey(message.id), () => this.handleInChannel(message)).finally(done);
+  }
+
+  private async handleInThread(message: GuildMessage): Promise<void> {
+    const { store, discord, queues } = this.deps;
     const thread = message.channel;
     if (!thread.isThread() || !isAllowedPlace(discord, message.guildId, thread.parentId)) return;
     let existing = store.conversations.byKey(discordConversationKey(thread.id));
     // A thread made from a message the bot answered in the channel carries that conversation on.
     if (existing && existing.thread_id === null) existing = store.conversations.setThread(existing.id, thread.id);
-    if (!existing && !mentionsBot(message)) return;
+    if (!existing && !this.mentionsBot(message)) return;
     const conversation =
-      existing ?? ensureConversation(message, { threadId: thread.id, title: thread.name, channelId: thread.parentId });
-    if (alreadyStored(message)) return;
-    if (!(await withinLimits(message))) {
+      existing ??
+      this.ensureConversation(message, { threadId: thread.id, title: thread.name, channelId: thread.parentId });
+    if (this.alreadyStored(message)) return;
+    if (!(await this.withinLimits(message))) {
       // Seen and refused: not to be caught up on (and answered) later.
       store.conversations.setLastSeenMessage(conversation.id, message.id);
       return;
     }
-    const work = await record(message, conversation);
-    if (work) deps.queues.push(conversation.key, work);
+    const work = await this.intake.record(message, conversation);
+    if (work) queues.push(conversation.key, work);
   }
 
-  async function handleInChannel(message: GuildMessage): Promise<void> {
+  private async handleInChannel(message: GuildMessage): Promise<void> {
     const channel = message.channel;
-    if (!mentionsBot(message) || alreadyStored(message) || !(await withinLimits(message))) return;
+    if (!this.mentionsBot(message) || this.alreadyStored(message) || !(await this.withinLimits(message))) return;
     const name = threadName(
-      cleanText(message, client.user.id, botRoleId(message)),
+      cleanText(message, this.deps.client.user.id, this.intake.botRoleId(message)),
       message.member?.displayName ?? message.author.displayName,
     );
     // Stored before the thread is made (it takes the message's id), so that a crash in between
     // leaves a conversation and a message to answer at the next start, not a thread nobody knows.
-    const conversation = ensureConversation(message, { threadId: message.id, title: name, channelId: channel.id });
-    const work = await record(message, conversation);
+    const conversation = this.ensureConversation(message, { threadId: message.id, title: name, channelId: channel.id });
+    const work = await this.intake.record(message, conversation);
     if (!work) return;
     // Its run starts now (the model called while the thread is being made: a burst of mentions is
     // not served one thread creation at a time); its posts wait for the thread.
-    const threadMade = startThread(message, name, conversation.id);
-    deps.queues.push(conversation.key, { ...work, placeReady: threadMade });
+    const threadMade = this.startThread(message, name, conversation.id);
+    this.deps.queues.push(conversation.key, { ...work, placeReady: threadMade });
     await threadMade;
   }
 
   /** Starts the conversation's thread from the message; without one (no permission, say), it answers in the channel. */
-  async function startThread(message: GuildMessage, name: string, conversationId: number): Promise<void> {
+  private async startThread(message: GuildMessage, name: string, conversationId: number): Promise<void> {
+    const { logger } = this.deps;
     try {
       const thread = await message.startThread({ name, autoArchiveDuration: 1440 });
       logger.info(
@@ -146,133 +249,50 @@ export function messageRouter(deps: RouterDependencies) {
         { err: error, channelId: message.channelId, cause: describeDiscordError(error) },
         'could not start a thread: answering in the channel',
       );
-      store.conversations.setThread(conversationId, null);
+      this.deps.store.conversations.setThread(conversationId, null);
     }
   }
 
-  /** In an allowed text channel, every message moves the channel's cursor once handled (see ChannelProgress). */
-  function handleCreate(message: GuildMessage): Promise<void> {
-    const channel = message.channel;
-    if (channel.isThread()) return line.run(discordConversationKey(channel.id), () => handleInThread(message));
-    if (!isMentionChannel(channel) || !isAllowedPlace(discord, message.guildId, channel.id)) return Promise.resolve();
-    const done = progress.begin(channel.id, message.guildId, message.id);
-    // A failure is logged by the caller; the cursor moves on, or it would hold every later message back.
-    return line.run(discordConversationKey(message.id), () => handleInChannel(message)).finally(done);
+  private mentionsBot(message: GuildMessage): boolean {
+    if (message.mentions.users.has(this.deps.client.user.id)) return true;
+    const role = this.intake.botRoleId(message);
+    return role !== null && message.mentions.roles.has(role);
   }
 
-  let closed = false;
+  /** Read again (a gateway replay, a catch-up): it was counted and queued the first time. */
+  private alreadyStored(message: GuildMessage): boolean {
+    return this.deps.store.messages.hasDiscordId(message.id);
+  }
 
-  return {
-    /**
-     * Reads what was posted in a conversation's thread after the last message seen (while the bot
-     * was down, or its gateway session was lost) and handles it. Runs in the thread's turn, so a
-     * message arriving meanwhile waits until those before it are stored. Returns how many.
-     */
-    catchUpThread(conversation: ConversationRow): Promise<number> {
-      const threadId = conversation.thread_id;
-      if (!threadId) return Promise.resolve(0);
-      return line.run(discordConversationKey(threadId), async () => {
-        const thread = await client.channels.fetch(threadId).catch(() => null);
-        if (!thread?.isThread()) return 0;
-        let handled = 0;
-        const current = store.conversations.byId(conversation.id) ?? conversation;
-        for await (const message of messagesAfter(thread, current.last_seen_message_id ?? threadId)) {
-          if (message.author.bot || message.system || !message.inGuild()) continue;
-          await handleInThread(message as GuildMessage);
-          handled += 1;
-        }
-        return handled;
-      });
-    },
+  /**
+   * The per-person rate and the server's daily budget: past either, one polite reply per window,
+   * posted before the message counts as handled.
+   */
+  private async withinLimits(message: GuildMessage): Promise<boolean> {
+    const verdict = this.deps.limits.check(message.author.id, message.guildId);
+    if (verdict.ok) return true;
+    if (verdict.tell) {
+      await message
+        .reply({ content: verdict.message, allowedMentions: noPings })
+        .catch((error: unknown) =>
+          this.deps.logger.warn({ err: error, channelId: message.channelId }, 'could not post the limit notice'),
+        );
+    }
+    return false;
+  }
 
-    /**
-     * Reads what was posted in a channel after its cursor and handles the mentions among them as if
-     * they had just arrived: one already stored (or refused) is not answered again. Returns how
-     * many messages were read.
-     */
-    async catchUpChannel(cursor: ChannelCursorRow): Promise<number> {
-      const { channel_id: channelId, guild_id: guildId } = cursor;
-      const channel = await client.channels.fetch(channelId).catch((error: unknown) => {
-        if (isDiscordCode(error, channelGoneCodes)) return null;
-        throw error; // A network failure, say: the cursor stays for the next start.
-      });
-      const readable = channel?.isTextBased() && !channel.isThread() && !channel.isDMBased();
-      if (!readable || !isAllowedPlace(discord, guildId, channelId)) {
-        store.channelCursors.forget(channelId); // Gone, no longer a channel it reads, or no longer allowed.
-        return 0;
-      }
-      // Nothing sent past the cursor, as Discord told at connecting (`last_message_id`: the newest
-      // message sent; none: older than the channel's id. https://discord.com/developers/docs/resources/channel#channel-object):
-      // no request, so the quiet channels it watches cost nothing at a start.
-      if (BigInt(channel.lastMessageId ?? channel.id) <= BigInt(cursor.last_seen_message_id)) return 0;
-      // Held at the cursor while reading: a live message handled meanwhile must not move it past
-      // messages not yet read (a crash would skip them).
-      const hold = progress.begin(channelId, guildId, cursor.last_seen_message_id);
-      let read = 0;
-      try {
-        for await (const message of messagesAfter(channel, cursor.last_seen_message_id)) {
-          read += 1;
-          if (message.author.bot || message.system || !message.inGuild()) continue;
-          await handleCreate(message as GuildMessage);
-        }
-      } finally {
-        hold();
-      }
-      return read;
-    },
-
-    /** At shutdown: messages from now on are left for the catch-up at the next start. */
-    close(): void {
-      closed = true;
-    },
-
-    async onMessageCreate(message: Message): Promise<void> {
-      if (closed || message.author.bot || !message.inGuild() || message.system) return;
-      await handleCreate(message as GuildMessage);
-    },
-
-    /**
-     * An edited message is edited in memory too (a thread's first message lives in its parent
-     * channel); `before` is the message as cached, if it was.
-     */
-    async onMessageUpdate(
-      message: Message | PartialMessage,
-      before: Message | PartialMessage | null = null,
-    ): Promise<void> {
-      if (!store.messages.hasDiscordId(message.id)) return;
-      const full = message.partial ? await message.fetch().catch(() => null) : message;
-      if (!full || full.author.bot || !full.inGuild()) return;
-      await storeEdit(before, full, { store, counter: deps.counter, reading: reading(full as GuildMessage) });
-    },
-
-    /**
-     * Deleted messages leave memory. A deletion waits for the handling of messages still on
-     * their way in (a thread's first message is keyed by its own id), so none slips past it.
-     */
-    async onMessagesDeleted(channelId: string, messageIds: readonly string[]): Promise<void> {
-      await Promise.all([channelId, ...messageIds].map((id) => line.settled(discordConversationKey(id))));
-      for (const id of messageIds) store.messages.deleteByDiscordId(id);
-    },
-
-    /** A deleted thread's conversation is purged: messages, runs and steps. */
-    async onThreadDeleted(threadId: string): Promise<void> {
-      // What its moderators set there goes with it, as everything of the thread does.
-      store.placeSettings.forget('thread', threadId);
-      await line.settled(discordConversationKey(threadId));
-      const conversation = store.conversations.byKey(discordConversationKey(threadId));
-      if (!conversation) return;
-      store.conversations.purge(conversation.id);
-      logger.info({ threadId }, 'conversation purged with its thread');
-    },
-
-    /** A deleted channel takes its threads with it: their conversations are purged. */
-    onChannelDeleted(channelId: string): void {
-      store.channelCursors.forget(channelId);
-      store.placeSettings.forget('channel', channelId);
-      const purged = store.conversations.purgeInChannel(channelId);
-      if (purged > 0) logger.info({ channelId, conversations: purged }, 'conversations purged with their channel');
-    },
-  };
+  private ensureConversation(
+    message: GuildMessage,
+    where: { threadId: string; title: string; channelId: string | null },
+  ): ConversationRow {
+    return this.deps.store.conversations.ensure({
+      key: discordConversationKey(where.threadId),
+      title: where.title,
+      guildId: message.guildId,
+      channelId: where.channelId,
+      threadId: where.threadId,
+      startedById: message.author.id,
+      startedByName: message.member?.displayName ?? message.author.displayName,
+    });
+  }
 }
-
-export type MessageRouter = ReturnType<typeof messageRouter>;

@@ -13,7 +13,7 @@
  *   `maxAttempts` times; a channel that is gone, or a request Discord refuses as malformed, is
  *   given up at once. Each give-up is logged as an error.
  */
-import { type Client, DiscordAPIError, RESTJSONErrorCodes, SnowflakeUtil } from 'discord.js';
+import { type Client, DiscordAPIError, RESTJSONErrorCodes, type SendableChannels, SnowflakeUtil } from 'discord.js';
 import type { ReminderQueries, ReminderRow } from '../../../db/reminders.ts';
 import type { Logger } from '../../agent/logger.ts';
 import { BotError } from '../../agent/errors.ts';
@@ -74,85 +74,17 @@ export function startReminders(
   logger: Logger,
   { intervalMs = 15_000, now = Date.now }: ReminderSchedulerOptions = {},
 ): ReminderScheduler {
-  const startedAt = now();
-  const render = (reminder: ReminderRow) => {
-    const late =
-      reminder.due_at < startedAt
-        ? ` (late: it was due <t:${Math.floor(reminder.due_at / 1000)}:f>, while I was offline)`
-        : '';
-    // The text is at most 500 characters (remind_me's schema): the whole stays under Discord's 2,000.
-    return `<@${reminder.user_id}> reminder: ${reminder.text}${late}`;
-  };
-
-  const retryOrGiveUp = (reminder: ReminderRow, error: unknown): ReminderOutcome => {
-    const cause = describeDiscordError(error);
-    const fields = {
-      err: error,
-      reminder: reminder.id,
-      channelId: reminder.channel_id,
-      userId: reminder.user_id,
-      attempts: reminder.attempts,
-      cause,
-    };
-    if (isFinal(error) || reminder.attempts >= maxAttempts) {
-      reminders.giveUp(reminder.id, instanceId, cause, now());
-      logger.error(fields, 'reminder given up');
-      return 'given-up';
-    }
-    const retryAt = now() + retryDelaysMs[reminder.attempts - 1]!;
-    reminders.retryLater(reminder.id, instanceId, retryAt, cause);
-    logger.warn({ ...fields, retryAt: new Date(retryAt).toISOString() }, 'could not post a reminder; will try again');
-    return 'will-retry';
-  };
-
-  const deliver = async (due: ReminderRow): Promise<ReminderOutcome> => {
-    const reminder = reminders.claim(due.id, instanceId, render(due), now());
-    if (!reminder) return 'claimed-elsewhere';
-    const content = reminder.content!;
-    try {
-      // Each crash between a claim and its post counts an attempt too: a reminder whose post brings
-      // the process down is not posted at every start for ever.
-      if (reminder.attempts > maxAttempts)
-        throw new ReminderNotPostable('reminder-attempts-exhausted', `no post confirmed after ${maxAttempts} attempts`);
-      const channel = await client.channels.fetch(reminder.channel_id);
-      if (!channel?.isSendable())
-        throw new ReminderNotPostable('reminder-channel-not-sendable', 'its channel cannot take messages');
-      const firstAttemptAt = reminder.first_attempt_at!;
-      if (reminder.attempts > 1 && now() - firstAttemptAt > nonceTrustedForMs) {
-        const after = SnowflakeUtil.generate({ timestamp: firstAttemptAt - clockSlackMs }).toString();
-        if ((await piecesNotYetPosted(channel, content, after, client.user.id)).length === 0) {
-          reminders.delivered(reminder.id, null, now());
-          logger.info(
-            { reminder: reminder.id, attempts: reminder.attempts },
-            'reminder already in its channel; not posted again',
-          );
-          return 'already-posted';
-        }
-      }
-      const message = await channel.send({
-        content,
-        nonce: nonceFor(`reminder:${reminder.id}`, 0),
-        enforceNonce: true,
-        allowedMentions: { parse: [], users: [reminder.user_id] },
-      });
-      reminders.delivered(reminder.id, message.id, now());
-      logger.info({ reminder: reminder.id, attempts: reminder.attempts, messageId: message.id }, 'reminder posted');
-      return 'posted';
-    } catch (error) {
-      return retryOrGiveUp(reminder, error);
-    }
-  };
-
+  const poster = new ReminderPoster(client, reminders, instanceId, logger, now);
   const pass = async (): Promise<ReminderPass> => {
     const outcomes: ReminderPass['outcomes'] = [];
     try {
-      for (const reminder of reminders.due(now())) outcomes.push({ id: reminder.id, outcome: await deliver(reminder) });
+      for (const reminder of reminders.due(now()))
+        outcomes.push({ id: reminder.id, outcome: await poster.post(reminder) });
     } catch (error) {
       logger.error({ err: error }, 'checking reminders failed');
     }
     return { outcomes };
   };
-
   // Passes run one after another; the timer skips its turn while one is in flight.
   let queue: Promise<unknown> = Promise.resolve();
   let inFlight = 0;
@@ -168,6 +100,98 @@ export function startReminders(
   }, intervalMs);
   timer.unref();
   return { tick, stop: () => clearInterval(timer) };
+}
+
+/** Posts one due reminder: claim, look for an earlier post when the nonce no longer covers it, post, record. */
+class ReminderPoster {
+  private readonly startedAt: number;
+
+  constructor(
+    private readonly client: Client<true>,
+    private readonly reminders: ReminderQueries,
+    private readonly instanceId: string,
+    private readonly logger: Logger,
+    private readonly now: () => number,
+  ) {
+    this.startedAt = now();
+  }
+
+  async post(due: ReminderRow): Promise<ReminderOutcome> {
+    const reminder = this.reminders.claim(due.id, this.instanceId, this.render(due), this.now());
+    if (!reminder) return 'claimed-elsewhere';
+    try {
+      // Each crash between a claim and its post counts an attempt too: a reminder whose post brings
+      // the process down is not posted at every start for ever.
+      if (reminder.attempts > maxAttempts)
+        throw new ReminderNotPostable('reminder-attempts-exhausted', `no post confirmed after ${maxAttempts} attempts`);
+      const channel = await this.client.channels.fetch(reminder.channel_id);
+      if (!channel?.isSendable())
+        throw new ReminderNotPostable('reminder-channel-not-sendable', 'its channel cannot take messages');
+      if (await this.alreadyPosted(reminder, channel)) return 'already-posted';
+      const message = await channel.send({
+        content: reminder.content!,
+        nonce: nonceFor(`reminder:${reminder.id}`, 0),
+        enforceNonce: true,
+        allowedMentions: { parse: [], users: [reminder.user_id] },
+      });
+      this.reminders.delivered(reminder.id, message.id, this.now());
+      this.logger.info(
+        { reminder: reminder.id, attempts: reminder.attempts, messageId: message.id },
+        'reminder posted',
+      );
+      return 'posted';
+    } catch (error) {
+      return this.retryOrGiveUp(reminder, error);
+    }
+  }
+
+  /** The text, with the person's mention (its only ping) and, when it comes late, when it was due. */
+  private render(reminder: ReminderRow): string {
+    const late =
+      reminder.due_at < this.startedAt
+        ? ` (late: it was due <t:${Math.floor(reminder.due_at / 1000)}:f>, while I was offline)`
+        : '';
+    // The text is at most 500 characters (remind_me's schema): the whole stays under Discord's 2,000.
+    return `<@${reminder.user_id}> reminder: ${reminder.text}${late}`;
+  }
+
+  /** Past the nonce's few minutes, an earlier attempt's post is looked for in the channel (and recorded if found). */
+  private async alreadyPosted(reminder: ReminderRow, channel: SendableChannels): Promise<boolean> {
+    const firstAttemptAt = reminder.first_attempt_at!;
+    if (reminder.attempts <= 1 || this.now() - firstAttemptAt <= nonceTrustedForMs) return false;
+    const after = SnowflakeUtil.generate({ timestamp: firstAttemptAt - clockSlackMs }).toString();
+    if ((await piecesNotYetPosted(channel, reminder.content!, after, this.client.user.id)).length > 0) return false;
+    this.reminders.delivered(reminder.id, null, this.now());
+    this.logger.info(
+      { reminder: reminder.id, attempts: reminder.attempts },
+      'reminder already in its channel; not posted again',
+    );
+    return true;
+  }
+
+  private retryOrGiveUp(reminder: ReminderRow, error: unknown): ReminderOutcome {
+    const cause = describeDiscordError(error);
+    const fields = {
+      err: error,
+      reminder: reminder.id,
+      channelId: reminder.channel_id,
+      userId: reminder.user_id,
+      attempts: reminder.attempts,
+      cause,
+    };
+    if (isFinal(error) || reminder.attempts >= maxAttempts) {
+      this.reminders.giveUp(reminder.id, this.instanceId, cause, this.now());
+      this.logger.error(fields, 'reminder given up');
+      return 'given-up';
+    }
+    const retryAt = this.now() + retryDelaysMs[reminder.attempts - 1]!;
+    this.reminders.retryLater(reminder.id, this.instanceId, retryAt, cause);
+    this.logger.warn(
+      { ...fields, retryAt: new Date(retryAt).toISOString() },
+      'could not post a reminder; will try again',
+    );
+    return 'will-retry';
+  }
 }
 
 /** Faults of the reminder itself, not of Discord's answer: never worth another attempt. */
