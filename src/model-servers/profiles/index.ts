@@ -2,8 +2,9 @@
  * The provider profiles, and the one list of them: MODEL_PROVIDER's values are read from it.
  * Adding a provider whose quirks fit the fixes there are (server-fixes.ts): one profile file here
  * and one line in this list, plus its docs (COMPATIBILITY.md, README's MODEL_PROVIDER row,
- * .env.example) and its test rows (test/model-servers/profiles.test.ts). A new quirk of a server's
- * errors: one row, with its source, in adaptation-rules.ts.
+ * .env.example) and its test rows (test/model-servers/profiles.test.ts, and the list of ids in
+ * test/model-catalog/models-file.test.ts). A new quirk of a server's errors: one row, with its
+ * source, in adaptation-rules.ts.
  */
 import { azure } from './azure.ts';
 import { deepseek } from './deepseek.ts';
