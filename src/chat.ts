@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { builtInTools, databaseTools } from '../tools/index.ts';
 import { createOpenAIModelClient } from './model-servers/openai-model-client.ts';
 import { profileFor } from './model-servers/profiles/index.ts';
-import { recordsInDatabase } from './model-servers/server-fixes.ts';
+import { recordsInDatabase } from './model-servers/server-records.ts';
 import { visionSetup } from './model-servers/vision.ts';
 import { buildToolRegistry } from './agent/tool-registry.ts';
 import { createLogger } from './app/logging.ts';

@@ -19,7 +19,7 @@ import { forgetRemembered, forgetUsage, listRemembered } from './doctor/remember
 import { formatReport } from './doctor/report-table.ts';
 import { errorMessage } from './agent/errors.ts';
 import { profileFor } from './model-servers/profiles/index.ts';
-import { recordsInDatabase } from './model-servers/server-fixes.ts';
+import { recordsInDatabase } from './model-servers/server-records.ts';
 import { openStoreOrExit } from './app/startup.ts';
 
 const usage = [

@@ -10,7 +10,7 @@ import { modelCallLine } from '../agent/limit-model-calls.ts';
 import { modelCatalog } from '../model-catalog/model-catalog.ts';
 import { createOpenAIModelClient } from '../model-servers/openai-model-client.ts';
 import { profileFor } from '../model-servers/profiles/index.ts';
-import { recordsInDatabase } from '../model-servers/server-fixes.ts';
+import { recordsInDatabase } from '../model-servers/server-records.ts';
 import { serverSummary } from '../model-servers/server-summary.ts';
 import { visionSetup } from '../model-servers/vision.ts';
 import type { ToolServer } from '../agent/tool.ts';

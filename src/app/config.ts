@@ -9,7 +9,7 @@ import type { Config } from './config-shape.ts';
 import type { ModelsConfig } from '../model-catalog/model-entry.ts';
 import type { SharedModelOptions } from '../model-catalog/models-file.ts';
 import { readSettingFile, readSettingFiles } from './setting-files.ts';
-import { providerIds } from '../model-servers/profiles/profile.ts';
+import { providerIds } from '../model-servers/profiles/index.ts';
 import {
   blankToUndefined,
   credentialsProblem,

@@ -7,7 +7,8 @@
 import { maskSecrets } from '../model-servers/openai-transport.ts';
 import type { OpenAIModelClientOptions } from '../model-servers/openai-model-client.ts';
 import type { ProviderProfile } from '../model-servers/profiles/profile.ts';
-import { describeFixes, mergeFixes, type ServerFixes, type ServerRecords } from '../model-servers/server-fixes.ts';
+import { describeFixes, mergeFixes, type ServerFixes } from '../model-servers/server-fixes.ts';
+import type { ServerRecords } from '../model-servers/server-records.ts';
 import type { CheckupRow, StoredCheckup } from '../model-servers/server-summary.ts';
 import { accessBlocked, judgeAccess } from './access-verdicts.ts';
 import { type ProbeOutcome, sendProbe } from './chat-probes.ts';

@@ -11,7 +11,7 @@ import { runAgent } from '../agent/run-agent.ts';
 import { fromZodTool } from '../agent/runtime-tool.ts';
 import { buildSystemPrompt } from '../agent/system-prompt.ts';
 import { createOpenAIModelClient, type OpenAIModelClientOptions } from '../model-servers/openai-model-client.ts';
-import type { ServerRecords } from '../model-servers/server-fixes.ts';
+import type { ServerRecords } from '../model-servers/server-records.ts';
 import type { CheckupRow } from '../model-servers/server-summary.ts';
 import { truncate } from '../text/truncate.ts';
 

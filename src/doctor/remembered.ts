@@ -7,7 +7,8 @@
  */
 import type { createModelServerQueries } from '../../db/model-servers.ts';
 import { shownURL } from '../model-servers/openai-transport.ts';
-import { recordsInDatabase, describeFixes } from '../model-servers/server-fixes.ts';
+import { describeFixes } from '../model-servers/server-fixes.ts';
+import { recordsInDatabase } from '../model-servers/server-records.ts';
 import { formatDate, readCheckup } from '../model-servers/server-summary.ts';
 
 type Queries = ReturnType<typeof createModelServerQueries>;

@@ -8,8 +8,7 @@
  */
 import type { ModelError } from '../agent/model-error.ts';
 import type { ProviderProfile } from '../model-servers/profiles/profile.ts';
-import { learnsNamedChoice, switchesToText } from '../model-servers/adaptation-rules.ts';
-import { fixFor } from '../model-servers/request-fixes.ts';
+import { fixFor, learnsNamedChoice, switchesToText } from '../model-servers/adaptation-rules.ts';
 import { describeFixes, mergeFixes, type ServerFixes, type ToolProtocol } from '../model-servers/server-fixes.ts';
 import type { CheckupRow } from '../model-servers/server-summary.ts';
 import { truncate } from '../text/truncate.ts';
@@ -258,7 +257,7 @@ function imagesRow(outcome: ProbeOutcome): CheckupRow {
 
 function streamingRow(outcome: ProbeOutcome): CheckupRow {
   const [check, label] = ['streaming', 'streamed tool calls'];
-  // What the bot does when it meets the gap in a run (server-client.ts, request-fixes.ts).
+  // What the bot does when it meets the gap in a run (server-client.ts, adaptation-rules.ts).
   const action = 'replies read whole, answers posted once whole (STREAM_ANSWERS has no effect here): remembered';
   const skipped = notChecked(check, label, outcome);
   if (skipped) return skipped;

@@ -20,7 +20,7 @@
  */
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { providerIds } from '../model-servers/profiles/profile.ts';
+import { providerIds } from '../model-servers/profiles/index.ts';
 import { credentialsProblem, type Environment, withoutCredentials } from '../app/setting-fields.ts';
 import { expandVariables, onlyReference, type SecretPlaces } from '../text/expand-variables.ts';
 import type { ModelEntry } from './model-entry.ts';

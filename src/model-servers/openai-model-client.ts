@@ -6,9 +6,9 @@
 import { type Logger, silentLogger } from '../agent/logger.ts';
 import type { ModelClient } from '../agent/model-client.ts';
 import { createOpenAITransport } from './openai-transport.ts';
-import { profileFor } from './profiles/index.ts';
-import type { ProviderId } from './profiles/profile.ts';
-import { type ServerRecords, type ToolProtocol, recordsInMemory } from './server-fixes.ts';
+import { type ProviderId, profileFor } from './profiles/index.ts';
+import type { ToolProtocol } from './server-fixes.ts';
+import { type ServerRecords, recordsInMemory } from './server-records.ts';
 import { createServerClient } from './server-client.ts';
 
 export interface OpenAIModelClientOptions {

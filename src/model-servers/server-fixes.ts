@@ -1,9 +1,9 @@
 /**
- * What a model server needs the bot to do differently from the OpenAI API: declared by its
- * provider profile, learned from its answers (a 400 that names what it refused, a reply that
- * ignored the forced tool choice), and remembered per server and model.
+ * The vocabulary of provider adaptation: what a model server needs the bot to do differently from
+ * the OpenAI API, how fixes from several places add up, and how each reads in words. Fixes come
+ * from a provider's profile (profiles/), from the rules that read its answers
+ * (adaptation-rules.ts), and are remembered per server and model (server-records.ts).
  */
-import { parseJsonOr } from '../text/parse-json.ts';
 
 /** How tools are offered: the API's `tools` and `tool_choice`, or described in the prompt and written as text. */
 export type ToolProtocol = 'native' | 'text';
@@ -47,79 +47,42 @@ export function mergeFixes(...all: readonly (ServerFixes | null | undefined)[]):
   return merged;
 }
 
+/** Whether adding `fix` to `current` changes anything: a fix in place already would loop. */
+export function changesFixes(current: ServerFixes, fix: ServerFixes): boolean {
+  return Object.entries(fix).some(([key, value]) => {
+    const now = current[key as keyof ServerFixes];
+    if (Array.isArray(value))
+      return value.some((item) => !((now as readonly string[] | undefined) ?? []).includes(item));
+    return JSON.stringify(now) !== JSON.stringify(value);
+  });
+}
+
+/**
+ * Each kind of fix in words (null when its value changes nothing worth saying), in the order they
+ * are listed. The type asks for every kind: a new one does not compile until it says how it reads.
+ */
+const inWords: { [Kind in keyof ServerFixes]-?: (value: NonNullable<ServerFixes[Kind]>) => string | null } = {
+  toolProtocol: (protocol) => (protocol === 'text' ? 'tools described in the prompt, calls read from the text' : null),
+  namedChoice: (choice) =>
+    choice === 'required-with-one-tool' ? 'a named tool choice sent as "required" with that tool alone' : null,
+  dropParams: (params) => (params.length ? `parameters left out: ${params.join(', ')}` : null),
+  dropSchemaKeywords: (keywords) => (keywords.length ? `schema keywords left out: ${keywords.join(', ')}` : null),
+  collapseTypeLists: (on) => (on ? 'lists of types in schemas written as one type, nullable' : null),
+  shortToolCallIds: (on) => (on ? 'tool-call ids of nine letters or digits' : null),
+  extraBody: (fields) => `added to each request: ${JSON.stringify(fields)}`,
+  reasoningBack: (field) => (field === 'reasoning_content' ? 'reasoning sent back on tool-call turns' : null),
+  keepExtraContent: (on) => (on ? "tool calls' thought signatures sent back" : null),
+  streaming: (on) => (on === false ? 'replies not streamed' : null),
+  images: (on) => (on === false ? 'images sent as their names (the model refused them)' : null),
+};
+
 /** Each fix in words, for the logs, the doctor and the start-up summary. */
 export function describeFixes(fixes: ServerFixes): string[] {
-  const lines: string[] = [];
-  if (fixes.toolProtocol === 'text') lines.push('tools described in the prompt, calls read from the text');
-  if (fixes.namedChoice === 'required-with-one-tool')
-    lines.push('a named tool choice sent as "required" with that tool alone');
-  if (fixes.dropParams?.length) lines.push(`parameters left out: ${fixes.dropParams.join(', ')}`);
-  if (fixes.dropSchemaKeywords?.length) lines.push(`schema keywords left out: ${fixes.dropSchemaKeywords.join(', ')}`);
-  if (fixes.collapseTypeLists) lines.push('lists of types in schemas written as one type, nullable');
-  if (fixes.shortToolCallIds) lines.push('tool-call ids of nine letters or digits');
-  if (fixes.extraBody) lines.push(`added to each request: ${JSON.stringify(fixes.extraBody)}`);
-  if (fixes.reasoningBack === 'reasoning_content') lines.push('reasoning sent back on tool-call turns');
-  if (fixes.keepExtraContent) lines.push("tool calls' thought signatures sent back");
-  if (fixes.streaming === false) lines.push('replies not streamed');
-  if (fixes.images === false) lines.push('images sent as their names (the model refused them)');
-  return lines;
-}
-
-/** What is remembered of one server and model. */
-export interface ServerRecord {
-  /** Fixes learned from its answers (the profile's own are not stored). */
-  learned: ServerFixes;
-  /** The last `npm run doctor` report, as JSON the doctor wrote. */
-  checkup: unknown;
-  updatedAt: number;
-}
-
-/** Where fixes are remembered (SQLite for the bot; a map in tests that need no database). */
-export interface ServerRecords {
-  read(server: string, model: string): ServerRecord | null;
-  learn(server: string, model: string, fixes: ServerFixes): void;
-  saveCheckup(server: string, model: string, checkup: unknown): void;
-}
-
-/** Records kept in memory only: for a process without a database. */
-export function recordsInMemory(): ServerRecords {
-  const records = new Map<string, ServerRecord>();
-  const key = (server: string, model: string) => `${server}\n${model}`;
-  const get = (server: string, model: string) =>
-    records.get(key(server, model)) ?? { learned: {}, checkup: null, updatedAt: Date.now() };
-  return {
-    read: (server, model) => records.get(key(server, model)) ?? null,
-    learn(server, model, fixes) {
-      const record = get(server, model);
-      records.set(key(server, model), { ...record, learned: mergeFixes(record.learned, fixes), updatedAt: Date.now() });
-    },
-    saveCheckup(server, model, checkup) {
-      records.set(key(server, model), { ...get(server, model), checkup, updatedAt: Date.now() });
-    },
-  };
-}
-
-/** Records in the database (db/model-servers.ts); a record that does not parse counts as none. */
-export function recordsInDatabase(queries: {
-  get(server: string, model: string): { learned: string; checkup: string | null; updated_at: number } | undefined;
-  setLearned(server: string, model: string, learned: string): void;
-  setCheckup(server: string, model: string, checkup: string): void;
-}): ServerRecords {
-  const parse = (text: string | null): unknown => (text === null ? null : parseJsonOr(text, null));
-  const read = (server: string, model: string): ServerRecord | null => {
-    const row = queries.get(server, model);
-    if (!row) return null;
-    const learned = parse(row.learned);
-    return {
-      learned: typeof learned === 'object' && learned !== null ? (learned as ServerFixes) : {},
-      checkup: parse(row.checkup),
-      updatedAt: row.updated_at,
-    };
-  };
-  return {
-    read,
-    learn: (server, model, fixes) =>
-      queries.setLearned(server, model, JSON.stringify(mergeFixes(read(server, model)?.learned, fixes))),
-    saveCheckup: (server, model, checkup) => queries.setCheckup(server, model, JSON.stringify(checkup)),
-  };
+  return (Object.keys(inWords) as (keyof ServerFixes)[]).flatMap((kind) => {
+    const value = fixes[kind];
+    // A remembered record is JSON: a kind may be there as null.
+    if (value === undefined || value === null) return [];
+    const line = (inWords[kind] as (value: unknown) => string | null)(value);
+    return line === null ? [] : [line];
+  });
 }

@@ -5,7 +5,8 @@
  */
 import { shownURL } from './openai-transport.ts';
 import type { ProviderProfile } from './profiles/profile.ts';
-import { describeFixes, type ServerRecord, type ToolProtocol } from './server-fixes.ts';
+import { describeFixes, type ToolProtocol } from './server-fixes.ts';
+import type { ServerRecord } from './server-records.ts';
 
 /** How a check came out: fine, a gap the bot works around (or cannot), fatal, or not known. */
 export type CheckStatus = 'ok' | 'gap' | 'fatal' | 'unknown';

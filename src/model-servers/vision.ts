@@ -5,7 +5,7 @@
  */
 import { type ImageTokenRule, imageTokenRule } from '../images/image-tokens.ts';
 import type { ProviderProfile } from './profiles/profile.ts';
-import type { ServerRecord } from './server-fixes.ts';
+import type { ServerRecord } from './server-records.ts';
 import { readCheckup } from './server-summary.ts';
 
 /** MODEL_VISION. */

@@ -94,7 +94,7 @@ describe('MODELS_FILE', () => {
       'MCP_CONFIG "mcp.json": server "github": env.GITHUB_TOKEN: ${GH_TOKEN} is not set (in the environment or .env)',
       'MCP_CONFIG "mcp.json": server "search": headers.Authorization: ${SEARCH_TOKEN} is not set (in the environment or .env)',
       'MODELS_FILE "broken.yaml": model "fast": api_key: ${MISSING_KEY} is not set (in the environment or .env)',
-      'MODELS_FILE "broken.yaml": model "odd": provider must be auto, openai, azure, ollama, llamacpp, vllm, lmstudio, groq, openrouter, gemini, mistral, deepseek or generic',
+      'MODELS_FILE "broken.yaml": model "odd": provider must be auto, openai, azure, groq, openrouter, gemini, mistral, deepseek, ollama, llamacpp, vllm, lmstudio or generic',
       'MODELS_FILE "broken.yaml": model "Odd": another model has the same name (names are what moderators choose)',
       'MODELS_FILE "broken.yaml": model "leaky": api_key must name a variable, as ${GROQ_API_KEY}, not hold the key itself',
     ]);

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ModelError } from '../../src/agent/model-error.ts';
 import { maxResponseBytes } from '../../src/model-servers/openai-transport.ts';
-import { recordsInMemory } from '../../src/model-servers/server-fixes.ts';
+import { recordsInMemory } from '../../src/model-servers/server-records.ts';
 import { modelClientFor, runOnce } from '../support/agent-harness.ts';
 import { chunkEvent, eventStream, finalAnswerEvents, withoutBlankLines } from '../support/hostile-streams.ts';
 import { finalAnswer, type ScriptedModel, startScriptedModel } from '../support/scripted-model.ts';

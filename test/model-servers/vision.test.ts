@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { recordsInMemory } from '../../src/model-servers/server-fixes.ts';
+import { recordsInMemory } from '../../src/model-servers/server-records.ts';
 import { runOnce } from '../support/agent-harness.ts';
 import { imageUrlsOf } from '../support/images.ts';
 import { type ScriptedModel, apiError, finalAnswer, startScriptedModel } from '../support/scripted-model.ts';

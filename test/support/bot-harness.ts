@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, type Store } from '../../db/store.ts';
-import { recordsInDatabase } from '../../src/model-servers/server-fixes.ts';
+import { recordsInDatabase } from '../../src/model-servers/server-records.ts';
 import { limitModelCalls, modelCallLine } from '../../src/agent/limit-model-calls.ts';
 import {
   type ModelCatalog,

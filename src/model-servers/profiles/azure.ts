@@ -8,7 +8,7 @@ import { capabilities, type ProviderProfile } from './profile.ts';
  * "tool_choice value as required is enabled only for api versions 2024-06-01 and later" (the bot
  * then falls back to the text protocol).
  */
-export const azure: ProviderProfile = {
+export const azure: ProviderProfile<'azure'> = {
   id: 'azure',
   name: 'Azure OpenAI',
   matches: (url) =>

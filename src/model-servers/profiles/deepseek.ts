@@ -4,7 +4,7 @@ import { capabilities, type ProviderProfile } from './profile.ts';
  * DeepSeek's thinking mode returns `reasoning_content`, and needs it back on every assistant turn
  * that called tools ("Missing `reasoning_content` field in the assistant message …", 400).
  */
-export const deepseek: ProviderProfile = {
+export const deepseek: ProviderProfile<'deepseek'> = {
   id: 'deepseek',
   name: 'DeepSeek',
   matches: (url) => url.hostname === 'api.deepseek.com',

@@ -6,7 +6,7 @@ import { capabilities, type ProviderProfile } from './profile.ts';
  * types with "Proto field is not repeating, cannot start list.". Gemini 3 needs
  * each tool call's `extra_content.google.thought_signature` back on the next turn.
  */
-export const gemini: ProviderProfile = {
+export const gemini: ProviderProfile<'gemini'> = {
   id: 'gemini',
   name: 'Google Gemini',
   matches: (url) => url.hostname === 'generativelanguage.googleapis.com',

@@ -5,7 +5,7 @@ import { capabilities, type ProviderProfile } from './profile.ts';
  * call it could not parse: the call is read from that text when possible, and otherwise the
  * problem goes back to the model as an observation.
  */
-export const groq: ProviderProfile = {
+export const groq: ProviderProfile<'groq'> = {
   id: 'groq',
   name: 'Groq',
   matches: (url) => url.hostname === 'api.groq.com',

@@ -6,7 +6,7 @@ import { capabilities, portOf, type ProviderProfile } from './profile.ts';
  * object falls back to "auto" with a warning in the server's log and HTTP 200, so a named choice is
  * sent as "required" with that one tool, which its grammar enforces.
  */
-export const llamacpp: ProviderProfile = {
+export const llamacpp: ProviderProfile<'llamacpp'> = {
   id: 'llamacpp',
   name: 'llama.cpp server',
   matches: (url) => portOf(url) === '8080' || portOf(url) === '9931',

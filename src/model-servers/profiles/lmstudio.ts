@@ -4,7 +4,7 @@ import { capabilities, portOf, type ProviderProfile } from './profile.ts';
  * LM Studio takes `tool_choice` as a string only ("required" only with its llama.cpp engine), and is
  * reported to ignore it (an empty reply, or the call left as text in `content`).
  */
-export const lmstudio: ProviderProfile = {
+export const lmstudio: ProviderProfile<'lmstudio'> = {
   id: 'lmstudio',
   name: 'LM Studio',
   matches: (url) => portOf(url) === '1234',

@@ -4,7 +4,7 @@ import { capabilities, type ProviderProfile } from './profile.ts';
  * Mistral refuses tool-call ids that are not exactly nine letters or digits ("Tool call id was … but
  * must be a-z, A-Z, 0-9, with a length of 9."), which history from `/tool` or another model has.
  */
-export const mistral: ProviderProfile = {
+export const mistral: ProviderProfile<'mistral'> = {
   id: 'mistral',
   name: 'Mistral',
   matches: (url) => url.hostname === 'api.mistral.ai',

@@ -6,7 +6,7 @@ import { capabilities, portOf, type ProviderProfile } from './profile.ts';
  * set the context size either, and cuts long prompts from the start (system prompt and tools first)
  * with only a warning in its own log.
  */
-export const ollama: ProviderProfile = {
+export const ollama: ProviderProfile<'ollama'> = {
   id: 'ollama',
   name: 'Ollama',
   matches: (url) => portOf(url) === '11434',

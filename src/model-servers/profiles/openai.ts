@@ -1,6 +1,6 @@
 import { capabilities, type ProviderProfile } from './profile.ts';
 
-export const openai: ProviderProfile = {
+export const openai: ProviderProfile<'openai'> = {
   id: 'openai',
   name: 'OpenAI',
   matches: (url) => url.hostname === 'api.openai.com',

@@ -4,7 +4,7 @@ import { capabilities, type ProviderProfile } from './profile.ts';
  * OpenRouter spreads a model's requests over its providers, some of which drop parameters they do
  * not take (tools among them) unless `provider.require_parameters` is set.
  */
-export const openrouter: ProviderProfile = {
+export const openrouter: ProviderProfile<'openrouter'> = {
   id: 'openrouter',
   name: 'OpenRouter',
   matches: (url) => url.hostname === 'openrouter.ai',

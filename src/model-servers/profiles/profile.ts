@@ -1,22 +1,5 @@
 import type { ServerFixes } from '../server-fixes.ts';
 
-export const providerIds = [
-  'openai',
-  'azure',
-  'ollama',
-  'llamacpp',
-  'vllm',
-  'lmstudio',
-  'groq',
-  'openrouter',
-  'gemini',
-  'mistral',
-  'deepseek',
-  'generic',
-] as const;
-
-export type ProviderId = (typeof providerIds)[number];
-
 /** Whether a server honours something: documented yes or no, or to be learned from its answers. */
 export type Support = 'yes' | 'no' | 'unknown';
 
@@ -36,9 +19,14 @@ export interface Capabilities {
   streamingToolCalls: Support;
 }
 
-/** A model server's profile: data, and the few rewrites it needs, with their sources. */
-export interface ProviderProfile {
-  id: ProviderId;
+/**
+ * A model server's profile: data, and the few rewrites it needs, with their sources. `Id` is the
+ * profile's own id as a literal (`ProviderProfile<'ollama'>`): the list of ids is read from the
+ * profiles (index.ts).
+ */
+export interface ProviderProfile<Id extends string = string> {
+  /** Its MODEL_PROVIDER value. */
+  id: Id;
   /** As people name it. */
   name: string;
   /** Whether a base URL is this server's (host, port or path). */

@@ -4,7 +4,7 @@ import { capabilities, portOf, type ProviderProfile } from './profile.ts';
  * vLLM: named and "required" tool choices work on a plain `vllm serve` (structured outputs); only
  * "auto" needs --enable-auto-tool-choice and --tool-call-parser, and the bot never sends "auto".
  */
-export const vllm: ProviderProfile = {
+export const vllm: ProviderProfile<'vllm'> = {
   id: 'vllm',
   name: 'vLLM',
   matches: (url) => portOf(url) === '8000',

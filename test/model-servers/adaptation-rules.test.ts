@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ModelError } from '../../src/agent/model-error.ts';
-import { fixFor } from '../../src/model-servers/request-fixes.ts';
+import { fixFor } from '../../src/model-servers/adaptation-rules.ts';
 
 /** A refusal as the transport throws it: the status and the server's own words. */
 const refused = (status: number, message: string, code: string | null = null) =>
