@@ -66,41 +66,20 @@ export interface NewRun {
   resumedFrom?: string | null;
 }
 
+/** Every query on runs, its statements prepared once: a run's life, its delivery, and looking runs up. */
 export function createRunQueries(db: Database) {
+  return { ...runLifeQueries(db), ...runDeliveryQueries(db), ...runLookupQueries(db) };
+}
+
+/** A run's life as the step log writes it: started (or refused), its usage, its end or interruption. */
+function runLifeQueries(db: Database) {
   const insert = db.prepare<[string, number, string, string, string, number, string | null]>(
     `INSERT INTO runs (id, conversation_id, instance_id, trigger_message_ids, status, model, started_at, resumed_from) VALUES (?, ?, ?, ?, 'running', ?, ?, ?)`,
-  );
-  // Interrupted or ended, never delivered (a crash in between), and not taken up by a later run,
-  // oldest first. A run given up on, or with nothing left to answer, is delivered: never again.
-  const toResume = db.prepare<[number], RunRow>(
-    `SELECT * FROM runs r WHERE r.conversation_id = ?
-       AND r.status <> 'running' AND r.delivered_at IS NULL
-       AND NOT EXISTS (SELECT 1 FROM runs later WHERE later.resumed_from = r.id) ORDER BY r.started_at`,
-  );
-  const markDelivered = db.prepare<[number, string, string]>(
-    'UPDATE runs SET delivered_at = ?, delivery = ? WHERE id = ?',
   );
   const insertRefused = db.prepare(
     `INSERT INTO runs (id, conversation_id, instance_id, trigger_message_ids, status, model, started_at, ended_at, error, error_code, delivered_at, delivery, resumed_from)
      VALUES (@id, @conversationId, @instanceId, @triggerMessageIds, 'failed', @model, @now, @now, @error, 'call-refused', @deliveredAt, @delivery, @resumedFrom)`,
   );
-  // The run and those it took up in turn, newest first; bounded, whatever the rows say.
-  const chain = db.prepare<[string, number], RunRow>(
-    `WITH RECURSIVE chain(id, depth) AS (SELECT ?, 0 UNION ALL SELECT r.resumed_from, chain.depth + 1 FROM runs r JOIN chain ON r.id = chain.id
-       WHERE r.resumed_from IS NOT NULL AND chain.depth < ?)
-     SELECT runs.* FROM chain JOIN runs ON runs.id = chain.id ORDER BY chain.depth`,
-  );
-  const byPostedMessage = db.prepare<[number, string], RunRow>(
-    'SELECT * FROM runs r WHERE r.conversation_id = ? AND EXISTS (SELECT 1 FROM json_each(r.posted_message_ids) WHERE value = ?)',
-  );
-  const tokensOnDay = db
-    .prepare<[string, number], number>('SELECT tokens FROM guild_usage_days WHERE guild_id = ? AND day = ?')
-    .pluck();
-  const latestTrigger = db
-    .prepare<[number], number | null>(
-      `SELECT max(value) FROM runs, json_each(runs.trigger_message_ids) WHERE runs.conversation_id = ?`,
-    )
-    .pluck();
   const markInterrupted = db.prepare<[number, string, string]>(
     `UPDATE runs SET status = 'interrupted', ended_at = ?, error = ? WHERE id = ?`,
   );
@@ -113,28 +92,9 @@ export function createRunQueries(db: Database) {
   const addUsage = db.prepare<[number, number, number, string]>(
     'UPDATE runs SET prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?, total_tokens = total_tokens + ? WHERE id = ?',
   );
-  const addLive = db.prepare<[string, string]>(
-    `UPDATE runs SET live_message_ids = json_insert(live_message_ids, '$[#]', ?), live_pending = NULL WHERE id = ?`,
-  );
-  const setLivePending = db.prepare<[string | null, string]>('UPDATE runs SET live_pending = ? WHERE id = ?');
-  const addPosted = db.prepare<[string, string]>(
-    `UPDATE runs SET posted_message_ids = json_insert(posted_message_ids, '$[#]', ?) WHERE id = ?`,
-  );
   const setSettingsUsed = db.prepare<[string, number | null, string]>(
     'UPDATE runs SET model_name = ?, persona_version = ? WHERE id = ?',
   );
-  const byId = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?');
-  // Not LIKE: "%" and "_" in what a person typed must not act as wildcards.
-  const byPrefix = db.prepare<[{ prefix: string }], RunRow>(
-    'SELECT * FROM runs WHERE substr(id, 1, length(@prefix)) = @prefix ORDER BY started_at DESC LIMIT 2',
-  );
-  const recent = db.prepare<[number, number], RunRow>(
-    'SELECT * FROM runs WHERE conversation_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?',
-  );
-  const postedAny = db.prepare<[number], { posted: number }>(
-    `SELECT EXISTS (SELECT 1 FROM runs WHERE conversation_id = ? AND posted_message_ids <> '[]') AS posted`,
-  );
-  const recentAll = db.prepare<[number], RunRow>('SELECT * FROM runs ORDER BY started_at DESC, rowid DESC LIMIT ?');
   const runningOf = db.prepare<[string], RunRow>(`SELECT * FROM runs WHERE status = 'running' AND instance_id = ?`);
   const interrupt = db.prepare<[number, string]>(
     `UPDATE runs SET status = 'interrupted', ended_at = ?, error = 'the process running it stopped before it ended' WHERE status = 'running' AND instance_id = ?`,
@@ -154,21 +114,10 @@ export function createRunQueries(db: Database) {
     /** The model (by name) and persona version the run was made with. */
     setSettingsUsed: (id: string, modelName: string, personaVersion: number | null) =>
       void setSettingsUsed.run(modelName, personaVersion, id),
-    /** Runs of the conversation to take up: interrupted, or ended but never delivered. */
-    toTakeUp: (conversationId: number) => toResume.all(conversationId),
-    /** The newest message any run of the conversation was started for (0 when none). */
-    latestTrigger: (conversationId: number) => latestTrigger.get(conversationId) ?? 0,
     /** Marks a run interrupted (a shutdown stopped it), to be taken up at the next start. */
     interrupt: (id: string, reason: string, now = Date.now()) => void markInterrupted.run(now, reason, id),
     /** An interrupted run whose answer has now been posted. */
     markAnswered: (id: string) => void markAnswered.run(id),
-    /** The run of the conversation that posted this Discord message. */
-    byPostedMessage: (conversationId: number, messageId: string) => byPostedMessage.get(conversationId, messageId),
-    /** Tokens of the server's runs that started on the UTC day that begins at `dayStart`. */
-    tokensOnDay: (guildId: string, dayStart: number) =>
-      tokensOnDay.get(guildId, Math.floor(dayStart / 86_400_000)) ?? 0,
-    /** The run's delivery ended, as `delivery` says: nothing more is owed for it. */
-    markDelivered: (id: string, delivery: RunDelivery, now = Date.now()) => void markDelivered.run(now, delivery, id),
     /** A run refused before its first model call (the daily budget): failed, and delivered as `delivery` says. */
     recordRefused: (run: NewRun & { error: string; delivery: RunDelivery | null }, now = Date.now()) =>
       void insertRefused.run({
@@ -178,12 +127,59 @@ export function createRunQueries(db: Database) {
         now,
         deliveredAt: run.delivery === null ? null : now,
       }),
-    /** The run and the runs it took up in turn, newest first, at most `limit`. */
-    chain: (id: string, limit = 20) => chain.all(id, limit - 1),
     /** Adds one model call's tokens as it happens, so that a crash keeps what was spent. */
     addUsage: (id: string, prompt: number, completion: number, total: number) =>
       void addUsage.run(prompt, completion, total, id),
     finish: (id: string, end: RunEnd, now = Date.now()) => void finish.run({ id, ...end, endedAt: now }),
+    runningOf: (instanceId: string) => runningOf.all(instanceId),
+    /** Marks the instance's running runs interrupted; returns how many. */
+    interruptAllOf: (instanceId: string, now = Date.now()) => interrupt.run(now, instanceId).changes,
+  };
+}
+
+/** What a run posted and whether its answer was delivered: what is still owed, and what to take up. */
+function runDeliveryQueries(db: Database) {
+  // Interrupted or ended, never delivered (a crash in between), and not taken up by a later run,
+  // oldest first. A run given up on, or with nothing left to answer, is delivered: never again.
+  const toResume = db.prepare<[number], RunRow>(
+    `SELECT * FROM runs r WHERE r.conversation_id = ?
+       AND r.status <> 'running' AND r.delivered_at IS NULL
+       AND NOT EXISTS (SELECT 1 FROM runs later WHERE later.resumed_from = r.id) ORDER BY r.started_at`,
+  );
+  const markDelivered = db.prepare<[number, string, string]>(
+    'UPDATE runs SET delivered_at = ?, delivery = ? WHERE id = ?',
+  );
+  // The run and those it took up in turn, newest first; bounded, whatever the rows say.
+  const chain = db.prepare<[string, number], RunRow>(
+    `WITH RECURSIVE chain(id, depth) AS (SELECT ?, 0 UNION ALL SELECT r.resumed_from, chain.depth + 1 FROM runs r JOIN chain ON r.id = chain.id
+       WHERE r.resumed_from IS NOT NULL AND chain.depth < ?)
+     SELECT runs.* FROM chain JOIN runs ON runs.id = chain.id ORDER BY chain.depth`,
+  );
+  const latestTrigger = db
+    .prepare<[number], number | null>(
+      `SELECT max(value) FROM runs, json_each(runs.trigger_message_ids) WHERE runs.conversation_id = ?`,
+    )
+    .pluck();
+  const addLive = db.prepare<[string, string]>(
+    `UPDATE runs SET live_message_ids = json_insert(live_message_ids, '$[#]', ?), live_pending = NULL WHERE id = ?`,
+  );
+  const setLivePending = db.prepare<[string | null, string]>('UPDATE runs SET live_pending = ? WHERE id = ?');
+  const addPosted = db.prepare<[string, string]>(
+    `UPDATE runs SET posted_message_ids = json_insert(posted_message_ids, '$[#]', ?) WHERE id = ?`,
+  );
+  const postedAny = db.prepare<[number], { posted: number }>(
+    `SELECT EXISTS (SELECT 1 FROM runs WHERE conversation_id = ? AND posted_message_ids <> '[]') AS posted`,
+  );
+
+  return {
+    /** Runs of the conversation to take up: interrupted, or ended but never delivered. */
+    toTakeUp: (conversationId: number) => toResume.all(conversationId),
+    /** The newest message any run of the conversation was started for (0 when none). */
+    latestTrigger: (conversationId: number) => latestTrigger.get(conversationId) ?? 0,
+    /** The run's delivery ended, as `delivery` says: nothing more is owed for it. */
+    markDelivered: (id: string, delivery: RunDelivery, now = Date.now()) => void markDelivered.run(now, delivery, id),
+    /** The run and the runs it took up in turn, newest first, at most `limit`. */
+    chain: (id: string, limit = 20) => chain.all(id, limit - 1),
     addPostedMessage: (id: string, discordMessageId: string) => void addPosted.run(discordMessageId, id),
     /** The text of an answer message about to be posted (cleared when its id is recorded). */
     setLivePending: (id: string, content: string) => void setLivePending.run(content, id),
@@ -192,16 +188,40 @@ export function createRunQueries(db: Database) {
       addPosted.run(discordMessageId, id);
       addLive.run(discordMessageId, id);
     }),
+    /** Whether any run of the conversation posted a message (so its thread existed). */
+    postedAny: (conversationId: number) => postedAny.get(conversationId)!.posted === 1,
+  };
+}
+
+/** Runs looked up for people and reports: by id or its prefix, by a message they posted, the newest, and a server's tokens of a day. */
+function runLookupQueries(db: Database) {
+  const byId = db.prepare<[string], RunRow>('SELECT * FROM runs WHERE id = ?');
+  // Not LIKE: "%" and "_" in what a person typed must not act as wildcards.
+  const byPrefix = db.prepare<[{ prefix: string }], RunRow>(
+    'SELECT * FROM runs WHERE substr(id, 1, length(@prefix)) = @prefix ORDER BY started_at DESC LIMIT 2',
+  );
+  const byPostedMessage = db.prepare<[number, string], RunRow>(
+    'SELECT * FROM runs r WHERE r.conversation_id = ? AND EXISTS (SELECT 1 FROM json_each(r.posted_message_ids) WHERE value = ?)',
+  );
+  const recent = db.prepare<[number, number], RunRow>(
+    'SELECT * FROM runs WHERE conversation_id = ? ORDER BY started_at DESC, rowid DESC LIMIT ?',
+  );
+  const recentAll = db.prepare<[number], RunRow>('SELECT * FROM runs ORDER BY started_at DESC, rowid DESC LIMIT ?');
+  const tokensOnDay = db
+    .prepare<[string, number], number>('SELECT tokens FROM guild_usage_days WHERE guild_id = ? AND day = ?')
+    .pluck();
+
+  return {
     byId: (id: string) => byId.get(id),
     /** Runs whose id starts with `prefix`: two at the most, enough to tell "one" from "several". */
     byPrefix: (prefix: string) => byPrefix.all({ prefix }),
+    /** The run of the conversation that posted this Discord message. */
+    byPostedMessage: (conversationId: number, messageId: string) => byPostedMessage.get(conversationId, messageId),
     recent: (conversationId: number | null, limit: number) =>
       conversationId === null ? recentAll.all(limit) : recent.all(conversationId, limit),
-    /** Whether any run of the conversation posted a message (so its thread existed). */
-    postedAny: (conversationId: number) => postedAny.get(conversationId)!.posted === 1,
-    runningOf: (instanceId: string) => runningOf.all(instanceId),
-    /** Marks the instance's running runs interrupted; returns how many. */
-    interruptAllOf: (instanceId: string, now = Date.now()) => interrupt.run(now, instanceId).changes,
+    /** Tokens of the server's runs that started on the UTC day that begins at `dayStart`. */
+    tokensOnDay: (guildId: string, dayStart: number) =>
+      tokensOnDay.get(guildId, Math.floor(dayStart / 86_400_000)) ?? 0,
   };
 }
 

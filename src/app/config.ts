@@ -157,10 +157,58 @@ export function parseConfig(
     ...files.problems,
   ];
   if (!parsed.success || problems.length > 0) return { ok: false, problems };
-  const settings = parsed.data;
-  const systemPrompt = settings.SYSTEM_PROMPT ?? files.systemPrompt;
-  const shared = sharedModelOptions(settings);
-  let models: ModelsConfig = {
+  return { ok: true, config: configFrom(parsed.data, files) };
+}
+
+type Settings = z.output<typeof settingsSchema>;
+
+/** The program's settings from valid variables and the files they name. */
+function configFrom(settings: Settings, files: ReturnType<typeof readSettingFiles>): Config {
+  const models = files.models ?? modelOfSettings(settings);
+  return {
+    mcpServers: files.mcpServers,
+    secrets: [settings.DISCORD_TOKEN, settings.OPENAI_API_KEY, ...files.secrets].filter(
+      (secret): secret is string => secret !== undefined,
+    ),
+    shards: { count: settings.SHARD_COUNT, ids: settings.SHARD_IDS ?? null },
+    models,
+    model: models.models.find((entry) => entry.name === models.defaultName)!.client,
+    agent: {
+      maxSteps: settings.MAX_STEPS,
+      maxToolCallsPerTurn: settings.MAX_TOOL_CALLS_PER_TURN,
+      runTimeoutMs: settings.RUN_TIMEOUT_SECONDS * 1000,
+      toolTimeoutMs: settings.TOOL_TIMEOUT_SECONDS * 1000,
+    },
+    databasePath: settings.DATABASE_PATH,
+    memory: {
+      tokenBudget: settings.MEMORY_TOKEN_BUDGET,
+      messageTokenCap: settings.MEMORY_MESSAGE_TOKEN_CAP,
+      images: settings.MEMORY_IMAGES,
+    },
+    images: { vision: settings.MODEL_VISION, maxBytes: settings.IMAGE_MAX_MB * 1024 * 1024 },
+    systemPrompt: settings.SYSTEM_PROMPT ?? files.systemPrompt,
+    logLevel: settings.LOG_LEVEL,
+    discord: {
+      token: settings.DISCORD_TOKEN ?? null,
+      apiUrl: settings.DISCORD_API_URL.replace(/\/+$/, ''),
+      cdnOrigin: settings.DISCORD_CDN_URL ?? null,
+      allowedGuildIds: settings.ALLOWED_GUILD_IDS,
+      allowedChannelIds: settings.ALLOWED_CHANNEL_IDS,
+      toolPosts: settings.TOOL_POSTS,
+      streamAnswers: settings.STREAM_ANSWERS === 'on',
+      maxConcurrentRuns: settings.MAX_CONCURRENT_RUNS,
+      attachmentMaxBytes: settings.ATTACHMENT_MAX_KB * 1024,
+      commandGuildId: settings.DISCORD_GUILD_ID ?? null,
+      moderatorRoleIds: settings.MODERATOR_ROLE_IDS,
+      userMessagesPerMinute: settings.USER_MESSAGES_PER_MINUTE,
+      dailyTokenBudget: settings.DAILY_TOKEN_BUDGET,
+    },
+  };
+}
+
+/** Without MODELS_FILE: the one model the OPENAI_* settings describe. */
+function modelOfSettings(settings: Settings): ModelsConfig {
+  return {
     models: [
       {
         name: settings.OPENAI_MODEL,
@@ -170,7 +218,7 @@ export function parseConfig(
         contextTokens: null,
         price: null,
         client: {
-          ...shared,
+          ...sharedModelOptions(settings),
           apiKey: settings.OPENAI_API_KEY ?? null,
           baseURL: settings.OPENAI_BASE_URL,
           model: settings.OPENAI_MODEL,
@@ -180,53 +228,10 @@ export function parseConfig(
     ],
     defaultName: settings.OPENAI_MODEL,
   };
-  if (files.models) models = files.models;
-  return {
-    ok: true,
-    config: {
-      mcpServers: files.mcpServers,
-      secrets: [settings.DISCORD_TOKEN, settings.OPENAI_API_KEY, ...files.secrets].filter(
-        (secret): secret is string => secret !== undefined,
-      ),
-      shards: { count: settings.SHARD_COUNT, ids: settings.SHARD_IDS ?? null },
-      models,
-      model: models.models.find((entry) => entry.name === models.defaultName)!.client,
-      agent: {
-        maxSteps: settings.MAX_STEPS,
-        maxToolCallsPerTurn: settings.MAX_TOOL_CALLS_PER_TURN,
-        runTimeoutMs: settings.RUN_TIMEOUT_SECONDS * 1000,
-        toolTimeoutMs: settings.TOOL_TIMEOUT_SECONDS * 1000,
-      },
-      databasePath: settings.DATABASE_PATH,
-      memory: {
-        tokenBudget: settings.MEMORY_TOKEN_BUDGET,
-        messageTokenCap: settings.MEMORY_MESSAGE_TOKEN_CAP,
-        images: settings.MEMORY_IMAGES,
-      },
-      images: { vision: settings.MODEL_VISION, maxBytes: settings.IMAGE_MAX_MB * 1024 * 1024 },
-      systemPrompt,
-      logLevel: settings.LOG_LEVEL,
-      discord: {
-        token: settings.DISCORD_TOKEN ?? null,
-        apiUrl: settings.DISCORD_API_URL.replace(/\/+$/, ''),
-        cdnOrigin: settings.DISCORD_CDN_URL ?? null,
-        allowedGuildIds: settings.ALLOWED_GUILD_IDS,
-        allowedChannelIds: settings.ALLOWED_CHANNEL_IDS,
-        toolPosts: settings.TOOL_POSTS,
-        streamAnswers: settings.STREAM_ANSWERS === 'on',
-        maxConcurrentRuns: settings.MAX_CONCURRENT_RUNS,
-        attachmentMaxBytes: settings.ATTACHMENT_MAX_KB * 1024,
-        commandGuildId: settings.DISCORD_GUILD_ID ?? null,
-        moderatorRoleIds: settings.MODERATOR_ROLE_IDS,
-        userMessagesPerMinute: settings.USER_MESSAGES_PER_MINUTE,
-        dailyTokenBudget: settings.DAILY_TOKEN_BUDGET,
-      },
-    },
-  };
 }
 
 /** What every model shares, from the OPENAI_* settings. */
-function sharedModelOptions(settings: z.output<typeof settingsSchema>): SharedModelOptions {
+function sharedModelOptions(settings: Settings): SharedModelOptions {
   return {
     temperature: settings.OPENAI_TEMPERATURE,
     maxRetries: settings.OPENAI_MAX_RETRIES,

@@ -32,23 +32,40 @@ export function judgeAccess(
         action: `cannot work: check ${names.baseURL}, and that the server is running`,
       },
     ];
-  const rows: CheckupRow[] = [
-    {
-      check: 'reachable',
-      label: 'server reachable',
-      status: 'ok',
-      result: `yes (GET /models: ${access.status})`,
-      action: 'none needed',
-    },
-  ];
+  const reachable: CheckupRow = {
+    check: 'reachable',
+    label: 'server reachable',
+    status: 'ok',
+    result: `yes (GET /models: ${access.status})`,
+    action: 'none needed',
+  };
   const answered = chats.some((chat) => chat.kind === 'reply' || chat.kind === 'stream');
-  const refusedBy = (kind: string) =>
-    chats.flatMap((chat) => (chat.kind === 'refused' && chat.error.kind === kind ? [chat.error] : []))[0];
+  const key = keyRow(access, chats, answered, settings, names);
+  // With the key refused, nothing is known of the model.
+  if (key.status === 'fatal') return [reachable, key];
+  return [reachable, key, modelRow(access, chats, answered, settings, names)];
+}
 
+/** An answer to GET /models, whatever its status. */
+type AccessAnswered = Exclude<AccessOutcome, { kind: 'unreachable' }>;
+
+/** The first refusal of this kind among the chat probes. */
+function refusedBy(chats: readonly ProbeOutcome[], kind: string) {
+  return chats.flatMap((chat) => (chat.kind === 'refused' && chat.error.kind === kind ? [chat.error] : []))[0];
+}
+
+/** Whether the server takes the key: refused by GET /models or a chat probe, confirmed by either, or not known. */
+function keyRow(
+  access: AccessAnswered,
+  chats: readonly ProbeOutcome[],
+  answered: boolean,
+  settings: { apiKey: string | null },
+  names: SettingNames,
+): CheckupRow {
   const statusRefused = access.status === 401 || access.status === 403;
-  const chatRefused = refusedBy('bad-credentials');
-  if (statusRefused || chatRefused) {
-    rows.push({
+  const chatRefused = refusedBy(chats, 'bad-credentials');
+  if (statusRefused || chatRefused)
+    return {
       check: 'key',
       label: 'API key',
       status: 'fatal',
@@ -59,43 +76,48 @@ export function judgeAccess(
       action: settings.apiKey
         ? `cannot work: set ${names.apiKey} to a key this server takes`
         : `cannot work: the server wants a key; set ${names.apiKey}`,
-    });
-    return rows;
-  }
+    };
   const keyConfirmed = access.status === 200 || answered;
-  rows.push({
+  return {
     check: 'key',
     label: 'API key',
     status: keyConfirmed ? 'ok' : 'unknown',
     result: keyConfirmed ? (settings.apiKey ? 'accepted' : 'none needed') : 'not confirmed',
     action: keyConfirmed ? 'none needed' : 'not known',
-  });
+  };
+}
 
+/** Whether the server knows the model: listed, refused by a chat probe as unknown, answering, or not known. */
+function modelRow(
+  access: AccessAnswered,
+  chats: readonly ProbeOutcome[],
+  answered: boolean,
+  settings: { model: string },
+  names: SettingNames,
+): CheckupRow {
   const listed = access.status === 200 ? access.models : null;
-  const unknown = refusedBy('model-not-found');
   if (listed?.includes(settings.model))
-    rows.push({ check: 'model', label: 'model', status: 'ok', result: 'listed by the server', action: 'none needed' });
-  else if (unknown) {
+    return { check: 'model', label: 'model', status: 'ok', result: 'listed by the server', action: 'none needed' };
+  if (refusedBy(chats, 'model-not-found')) {
     const some =
       listed && listed.length > 0
         ? ` (it lists ${listed.slice(0, 8).join(', ')}${listed.length > 8 ? ', …' : ''})`
         : '';
-    rows.push({
+    return {
       check: 'model',
       label: 'model',
       status: 'fatal',
       result: `unknown: the server does not know "${settings.model}"`,
       action: `cannot work: set ${names.model} to a model it serves${some}`,
-    });
-  } else
-    rows.push({
-      check: 'model',
-      label: 'model',
-      status: answered ? 'ok' : 'unknown',
-      result: answered
-        ? `answers${listed ? ' (not in its /models list)' : ' (no model list to check)'}`
-        : 'not confirmed: no probe was answered',
-      action: answered ? 'none needed' : 'not known',
-    });
-  return rows;
+    };
+  }
+  return {
+    check: 'model',
+    label: 'model',
+    status: answered ? 'ok' : 'unknown',
+    result: answered
+      ? `answers${listed ? ' (not in its /models list)' : ' (no model list to check)'}`
+      : 'not confirmed: no probe was answered',
+    action: answered ? 'none needed' : 'not known',
+  };
 }

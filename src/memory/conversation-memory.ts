@@ -48,35 +48,26 @@ export interface IncomingMessage {
   images?: readonly NewImage[];
 }
 
+/** How a run's window is loaded; see `loadWindow`. */
+interface WindowOptions {
+  budget?: number;
+  resuming?: boolean;
+  imageTokens?: ImageTokenRule | null;
+}
+
 /**
  * A conversation's memory in SQLite: storing what people say, loading the window for a run, and
  * the sinks that write the run's steps and what it leaves in memory.
  */
 export function conversationMemory(store: Store, counter: TokenCounter, settings: MemorySettings) {
+  const memory: MemoryParts = { store, counter, settings };
   return {
     /**
      * Stores a user message before any run sees it, so that nothing said is lost. Null when that
      * Discord message is already stored (the gateway can deliver an event twice).
      */
-    recordUserMessage: store.db.transaction(
-      (conversation: ConversationRow, message: IncomingMessage): number | null => {
-        const id = store.messages.insert({
-          conversationId: conversation.id,
-          runId: null,
-          role: 'user',
-          authorId: message.authorId,
-          authorName: message.authorName,
-          content: message.content,
-          toolCalls: null,
-          toolCallId: null,
-          groupId: null,
-          answersId: null,
-          discordMessageId: message.discordMessageId,
-          tokenCount: counter.count(formatUserContent(message.authorName, message.content)),
-        });
-        if (id !== null && message.images?.length) store.images.add(id, message.images);
-        return id;
-      },
+    recordUserMessage: store.db.transaction((conversation: ConversationRow, message: IncomingMessage): number | null =>
+      storeUserMessage(memory, conversation, message),
     ),
 
     /**
@@ -84,52 +75,11 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
      * overrides the token budget (a smaller window after "context too long"); `resuming` puts the
      * answered messages in the history, after which an interrupted run's own steps follow.
      */
-    loadWindow(
+    loadWindow: (
       conversationId: number,
       triggerIds: readonly number[],
-      options: { budget?: number; resuming?: boolean; imageTokens?: ImageTokenRule | null } = {},
-    ): { history: ChatMessage[]; input: UserMessage[] } {
-      const conversation = store.conversations.byId(conversationId);
-      const pinned = new Set(triggerIds);
-      const afterId = conversation?.memory_starts_after ?? 0;
-      // What came after the messages answered (later messages, later runs' steps) is not this run's history.
-      const newest = triggerIds.length > 0 ? Math.max(...triggerIds) : Infinity;
-      // Left out before the window is chosen: they would take image quota and tokens from it (a
-      // resumed run, or the retry after "context too long", reads later messages too).
-      const inWindow = (row: MessageRow) => conversationOrder(row) <= newest;
-      const images = windowImages(
-        store.images,
-        { conversationId, afterId },
-        // The run's model's rule; null: it sees no images (named only).
-        {
-          keep: settings.images ?? defaultMemoryImages,
-          tokens: options.imageTokens === undefined ? settings.imageTokens : (options.imageTokens ?? undefined),
-        },
-      );
-      const rows = selectWindow(filtered(store.messages.iterateNewest(conversationId, afterId), inWindow), {
-        budget: options.budget ?? settings.tokenBudget,
-        messageCap: settings.messageTokenCap,
-        floor: memoryFloor,
-        pinned,
-        extraCost: (row) => images.cost(row),
-      });
-      const triggers = rows.filter((row) => pinned.has(row.id) && row.role === 'user');
-      if (options.resuming) {
-        return {
-          history: triggers.length === 0 ? [] : toChatMessages(rows, counter, settings.messageTokenCap, images),
-          input: [],
-        };
-      }
-      return {
-        history: toChatMessages(
-          rows.filter((row) => !pinned.has(row.id)),
-          counter,
-          settings.messageTokenCap,
-          images,
-        ),
-        input: toChatMessages(triggers, counter, settings.messageTokenCap, images) as UserMessage[],
-      };
-    },
+      options: WindowOptions = {},
+    ): { history: ChatMessage[]; input: UserMessage[] } => loadWindow(memory, conversationId, triggerIds, options),
 
     /**
      * The sink that records a run: its step log, and what the conversation remembers of it. Both
@@ -137,23 +87,110 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
      * log but unanswered in memory (a resumed run would read it as interrupted and may call it
      * again). A failure of one is logged after the other has written.
      */
-    runSink(conversationId: number, instanceId: string, run: RunRecordOptions, logger: Logger): AgentEventSink {
-      const triggerIds = [...(run.triggerIds ?? [])];
-      const answersId =
-        run.answersId !== undefined ? run.answersId : triggerIds.length > 0 ? Math.max(...triggerIds) : null;
-      const stepLog = stepLogSink(store.runs, store.steps, {
-        conversationId,
-        instanceId,
-        triggerMessageIds: triggerIds,
-        resumedFrom: run.resumedFrom ?? null,
-      });
-      const both = fanOut(
-        run.remember === false ? [stepLog] : [stepLog, memorySink(store.messages, counter, conversationId, answersId)],
-        logger,
-      );
-      return store.db.transaction(both);
-    },
+    runSink: (conversationId: number, instanceId: string, run: RunRecordOptions, logger: Logger): AgentEventSink =>
+      runRecordSink(memory, conversationId, instanceId, run, logger),
   };
+}
+
+/** What the memory works with: the database, how tokens are counted, and the window's settings. */
+interface MemoryParts {
+  store: Store;
+  counter: TokenCounter;
+  settings: MemorySettings;
+}
+
+function storeUserMessage(
+  { store, counter }: MemoryParts,
+  conversation: ConversationRow,
+  message: IncomingMessage,
+): number | null {
+  const id = store.messages.insert({
+    conversationId: conversation.id,
+    runId: null,
+    role: 'user',
+    authorId: message.authorId,
+    authorName: message.authorName,
+    content: message.content,
+    toolCalls: null,
+    toolCallId: null,
+    groupId: null,
+    answersId: null,
+    discordMessageId: message.discordMessageId,
+    tokenCount: counter.count(formatUserContent(message.authorName, message.content)),
+  });
+  if (id !== null && message.images?.length) store.images.add(id, message.images);
+  return id;
+}
+
+function loadWindow(
+  { store, counter, settings }: MemoryParts,
+  conversationId: number,
+  triggerIds: readonly number[],
+  options: WindowOptions,
+): { history: ChatMessage[]; input: UserMessage[] } {
+  const conversation = store.conversations.byId(conversationId);
+  const pinned = new Set(triggerIds);
+  const afterId = conversation?.memory_starts_after ?? 0;
+  // What came after the messages answered (later messages, later runs' steps) is not this run's history.
+  const newest = triggerIds.length > 0 ? Math.max(...triggerIds) : Infinity;
+  // Left out before the window is chosen: they would take image quota and tokens from it (a
+  // resumed run, or the retry after "context too long", reads later messages too).
+  const inWindow = (row: MessageRow) => conversationOrder(row) <= newest;
+  const images = windowImages(
+    store.images,
+    { conversationId, afterId },
+    // The run's model's rule; null: it sees no images (named only).
+    {
+      keep: settings.images ?? defaultMemoryImages,
+      tokens: options.imageTokens === undefined ? settings.imageTokens : (options.imageTokens ?? undefined),
+    },
+  );
+  const rows = selectWindow(filtered(store.messages.iterateNewest(conversationId, afterId), inWindow), {
+    budget: options.budget ?? settings.tokenBudget,
+    messageCap: settings.messageTokenCap,
+    floor: memoryFloor,
+    pinned,
+    extraCost: (row) => images.cost(row),
+  });
+  const triggers = rows.filter((row) => pinned.has(row.id) && row.role === 'user');
+  if (options.resuming) {
+    return {
+      history: triggers.length === 0 ? [] : toChatMessages(rows, counter, settings.messageTokenCap, images),
+      input: [],
+    };
+  }
+  return {
+    history: toChatMessages(
+      rows.filter((row) => !pinned.has(row.id)),
+      counter,
+      settings.messageTokenCap,
+      images,
+    ),
+    input: toChatMessages(triggers, counter, settings.messageTokenCap, images) as UserMessage[],
+  };
+}
+
+function runRecordSink(
+  { store, counter }: MemoryParts,
+  conversationId: number,
+  instanceId: string,
+  run: RunRecordOptions,
+  logger: Logger,
+): AgentEventSink {
+  const triggerIds = [...(run.triggerIds ?? [])];
+  const answersId =
+    run.answersId !== undefined ? run.answersId : triggerIds.length > 0 ? Math.max(...triggerIds) : null;
+  const stepLog = stepLogSink(store.runs, store.steps, {
+    conversationId,
+    instanceId,
+    triggerMessageIds: triggerIds,
+    resumedFrom: run.resumedFrom ?? null,
+  });
+  const both = fanOut(
+    run.remember === false ? [stepLog] : [stepLog, memorySink(store.messages, counter, conversationId, answersId)],
+    logger,
+  );
+  return store.db.transaction(both);
 }
 
 export type ConversationMemory = ReturnType<typeof conversationMemory>;

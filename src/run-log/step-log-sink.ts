@@ -1,6 +1,15 @@
 import type { RunQueries } from '../../db/runs.ts';
 import type { StepQueries } from '../../db/steps.ts';
-import type { AgentEventSink } from '../agent/events.ts';
+import type {
+  AgentEventSink,
+  FinalAnswerEvent,
+  ModelCallEvent,
+  RunEndEvent,
+  RunStartEvent,
+  ToolCallEvent,
+  ToolErrorEvent,
+  ToolResultEvent,
+} from '../agent/events.ts';
 
 export interface StepLogTarget {
   conversationId: number;
@@ -10,115 +19,142 @@ export interface StepLogTarget {
   resumedFrom?: string | null;
 }
 
+/** What the step log keeps while a run goes: the next step's number, and the row of each tool call under way. */
+interface StepLog {
+  runs: RunQueries;
+  steps: StepQueries;
+  target: StepLogTarget;
+  sequence: number;
+  stepOfCall: Map<string, number>;
+}
+
 /**
  * Writes the run and every step as it happens: a tool call's row when it starts, completed when it
  * ends, so that a crash leaves the finished steps on disk and the unfinished ones known as such.
  */
 export function stepLogSink(runs: RunQueries, steps: StepQueries, target: StepLogTarget): AgentEventSink {
-  let sequence = 0;
-  const stepOfCall = new Map<string, number>();
+  const log: StepLog = { runs, steps, target, sequence: 0, stepOfCall: new Map() };
   return (event) => {
     const now = Date.now();
     switch (event.type) {
       case 'run-start':
-        runs.start(
-          {
-            id: event.runId,
-            conversationId: target.conversationId,
-            instanceId: target.instanceId,
-            triggerMessageIds: target.triggerMessageIds,
-            model: event.model,
-            resumedFrom: target.resumedFrom ?? null,
-          },
-          now,
-        );
-        return;
+        return recordRunStart(log, event, now);
       case 'model-call':
-        steps.insert({
-          ...blankStep(event.runId, ++sequence, event.step, now - event.durationMs),
-          kind: 'model-call',
-          message: JSON.stringify(event.message),
-          status: 'ok',
-          prompt_tokens: event.usage?.promptTokens ?? null,
-          completion_tokens: event.usage?.completionTokens ?? null,
-          duration_ms: event.durationMs,
-          ended_at: now,
-        });
-        if (event.usage)
-          runs.addUsage(event.runId, event.usage.promptTokens, event.usage.completionTokens, event.usage.totalTokens);
-        return;
+        return recordModelCall(log, event, now);
       case 'tool-call':
-        stepOfCall.set(
-          event.callId,
-          steps.insert({
-            ...blankStep(event.runId, ++sequence, event.step, now),
-            tool_name: event.name,
-            tool_call_id: event.callId,
-            arguments: event.arguments,
-          }),
-        );
-        return;
+        return recordToolCall(log, event, now);
       case 'tool-result':
-      case 'tool-error': {
-        const end =
-          event.type === 'tool-result'
-            ? {
-                status: 'ok' as const,
-                result: event.result,
-                error: null,
-                error_kind: null,
-                duration_ms: event.durationMs,
-              }
-            : {
-                status: 'error' as const,
-                result: null,
-                error: event.error,
-                error_kind: event.kind,
-                duration_ms: event.durationMs,
-              };
-        const id = stepOfCall.get(event.callId);
-        stepOfCall.delete(event.callId);
-        // A refused final_answer has no start row: it is written whole.
-        if (id === undefined)
-          steps.insert({
-            ...blankStep(event.runId, ++sequence, event.step, now),
-            tool_name: event.name,
-            tool_call_id: event.callId,
-            ...end,
-            ended_at: now,
-          });
-        else steps.complete(id, end, now);
-        return;
-      }
+      case 'tool-error':
+        return recordToolEnd(log, event, now);
       case 'final-answer':
-        steps.insert({
-          ...blankStep(event.runId, ++sequence, event.step, now),
-          kind: 'final-answer',
-          tool_name: 'final_answer',
-          tool_call_id: event.callId,
-          status: 'ok',
-          result: JSON.stringify(event.answer),
-          note: event.fallback === null ? null : `${event.fallback} fallback`,
-          ended_at: now,
-        });
-        return;
+        return recordFinalAnswer(log, event, now);
       case 'run-end':
-        runs.finish(
-          event.runId,
-          {
-            status: event.status,
-            stopReason: event.stopReason,
-            promptTokens: event.usage.promptTokens,
-            completionTokens: event.usage.completionTokens,
-            totalTokens: event.usage.totalTokens,
-            error: event.error,
-            errorCode: event.errorCode,
-          },
-          now,
-        );
-        return;
+        return recordRunEnd(log, event, now);
     }
   };
+}
+
+function recordRunStart(log: StepLog, event: RunStartEvent, now: number): void {
+  log.runs.start(
+    {
+      id: event.runId,
+      conversationId: log.target.conversationId,
+      instanceId: log.target.instanceId,
+      triggerMessageIds: log.target.triggerMessageIds,
+      model: event.model,
+      resumedFrom: log.target.resumedFrom ?? null,
+    },
+    now,
+  );
+}
+
+/** The call's row, whole, and its tokens added to the run's as they are spent. */
+function recordModelCall(log: StepLog, event: ModelCallEvent, now: number): void {
+  log.steps.insert({
+    ...nextStep(log, event, now - event.durationMs),
+    kind: 'model-call',
+    message: JSON.stringify(event.message),
+    status: 'ok',
+    prompt_tokens: event.usage?.promptTokens ?? null,
+    completion_tokens: event.usage?.completionTokens ?? null,
+    duration_ms: event.durationMs,
+    ended_at: now,
+  });
+  if (event.usage)
+    log.runs.addUsage(event.runId, event.usage.promptTokens, event.usage.completionTokens, event.usage.totalTokens);
+}
+
+/** A started row, completed when the call ends. */
+function recordToolCall(log: StepLog, event: ToolCallEvent, now: number): void {
+  log.stepOfCall.set(
+    event.callId,
+    log.steps.insert({
+      ...nextStep(log, event, now),
+      tool_name: event.name,
+      tool_call_id: event.callId,
+      arguments: event.arguments,
+    }),
+  );
+}
+
+/** Completes the call's started row with its result or error. */
+function recordToolEnd(log: StepLog, event: ToolResultEvent | ToolErrorEvent, now: number): void {
+  const end =
+    event.type === 'tool-result'
+      ? { status: 'ok' as const, result: event.result, error: null, error_kind: null, duration_ms: event.durationMs }
+      : {
+          status: 'error' as const,
+          result: null,
+          error: event.error,
+          error_kind: event.kind,
+          duration_ms: event.durationMs,
+        };
+  const id = log.stepOfCall.get(event.callId);
+  log.stepOfCall.delete(event.callId);
+  // A refused final_answer has no start row: it is written whole.
+  if (id === undefined)
+    log.steps.insert({
+      ...nextStep(log, event, now),
+      tool_name: event.name,
+      tool_call_id: event.callId,
+      ...end,
+      ended_at: now,
+    });
+  else log.steps.complete(id, end, now);
+}
+
+function recordFinalAnswer(log: StepLog, event: FinalAnswerEvent, now: number): void {
+  log.steps.insert({
+    ...nextStep(log, event, now),
+    kind: 'final-answer',
+    tool_name: 'final_answer',
+    tool_call_id: event.callId,
+    status: 'ok',
+    result: JSON.stringify(event.answer),
+    note: event.fallback === null ? null : `${event.fallback} fallback`,
+    ended_at: now,
+  });
+}
+
+function recordRunEnd(log: StepLog, event: RunEndEvent, now: number): void {
+  log.runs.finish(
+    event.runId,
+    {
+      status: event.status,
+      stopReason: event.stopReason,
+      promptTokens: event.usage.promptTokens,
+      completionTokens: event.usage.completionTokens,
+      totalTokens: event.usage.totalTokens,
+      error: event.error,
+      errorCode: event.errorCode,
+    },
+    now,
+  );
+}
+
+/** The blank row of the run's next step, numbered in the order the steps happen. */
+function nextStep(log: StepLog, event: { runId: string; step: number }, startedAt: number) {
+  return blankStep(event.runId, ++log.sequence, event.step, startedAt);
 }
 
 function blankStep(runId: string, sequence: number, modelStep: number, startedAt: number) {

@@ -1,4 +1,4 @@
-import { createInterface } from 'node:readline';
+import { createInterface, type Interface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import type { ConversationRow } from '../../db/conversations.ts';
 import type { NewImage } from '../../db/images.ts';
@@ -43,6 +43,13 @@ export interface ChatSessionOptions {
   signals?: Pick<NodeJS.Process, 'on' | 'off'>;
 }
 
+/** What a session carries from line to line: the answer in progress, and what `/image` attached for the next message. */
+interface SessionState {
+  running: AbortController | null;
+  attached: NewImage[];
+  notes: string[];
+}
+
 /**
  * A conversation at the terminal: each line is a user message, stored, then answered by the agent
  * with its tool invocations printed as they happen. Resolves at the end of input.
@@ -54,24 +61,8 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
     output: options.interactive ? options.output : undefined,
     terminal: options.interactive,
   });
-  const { conversation, memory, user } = options;
-  let running: AbortController | null = null;
-  // `/image PATH` lines wait here for the next message.
-  let attached: NewImage[] = [];
-  let notes: string[] = [];
-
-  // Ctrl-C stops the answer in progress; at the prompt (or while waiting for the next piped line) it quits.
-  const interrupt = () => {
-    if (running) {
-      write('\n(stopping…)');
-      running.abort();
-    } else {
-      lines.close();
-    }
-  };
-  lines.on('SIGINT', interrupt);
-  options.signals?.on('SIGINT', interrupt);
-  lines.once('close', () => options.signals?.off('SIGINT', interrupt));
+  const session: SessionState = { running: null, attached: [], notes: [] };
+  handleInterrupts(lines, options.signals, session, write);
   const prompt = () => {
     if (options.interactive) lines.prompt();
   };
@@ -80,60 +71,84 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
 
   for await (const line of lines) {
     const text = line.trim();
-    if (text === '') {
-      prompt();
-      continue;
-    }
-    if (/^\/image(\s|$)/.test(text)) {
-      const outcome =
-        attached.length >= maxImagesPerMessage
-          ? {
-              image: null,
-              note: null,
-              say: `(not attached: at most ${maxImagesPerMessage} images go with one message)`,
-            }
-          : await readImageFile(text.slice('/image'.length).trim(), options.images ?? noImages);
-      if (outcome.image) attached.push(outcome.image);
-      if (outcome.note) notes.push(outcome.note);
-      write(outcome.say);
-      prompt();
-      continue;
-    }
-    // Without a Discord id a message is never a duplicate, so it is always stored.
-    const triggerIds = [
-      memory.recordUserMessage(conversation, {
-        authorId: user.id,
-        authorName: user.displayName,
-        content: [text, ...notes].join('\n\n'),
-        discordMessageId: null,
-        images: attached,
-      })!,
-    ];
-    [attached, notes] = [[], []];
-    running = new AbortController();
-    const runId = randomUUID();
-    const outcome = await runPlan(
-      { ...options, toolServers: options.toolServers ?? [] },
-      {
-        conversation,
-        place: { kind: 'terminal', conversation: conversation.title },
-        channelId: null,
-        requesters: [user],
-        ...memory.loadWindow(conversation.id, triggerIds),
-        triggerIds,
-        resumedFrom: null,
-        calledBefore: [],
-      },
-      { runId, model: options.model, stop: running.signal, sinks: [printToolEvents(write)] },
-    );
-    running = null;
-    write(formatOutcome(outcome));
-    options.delivered?.(runId);
+    if (/^\/image(\s|$)/.test(text)) write(await attachImage(text.slice('/image'.length).trim(), session, options));
+    else if (text !== '') await answer(text, session, options, write);
     prompt();
   }
+  const waiting = session.attached.length + session.notes.length;
   // An `/image` on the last line waited for a message that never came: said, not dropped.
-  if (attached.length + notes.length > 0)
-    write(`(not sent: the input ended before a message for the ${attached.length + notes.length} image(s) of /image)`);
+  if (waiting > 0) write(`(not sent: the input ended before a message for the ${waiting} image(s) of /image)`);
+}
+
+/** Ctrl-C stops the answer in progress; at the prompt (or while waiting for the next piped line) it quits. */
+function handleInterrupts(
+  lines: Interface,
+  signals: ChatSessionOptions['signals'],
+  session: SessionState,
+  write: (line: string) => void,
+): void {
+  const interrupt = () => {
+    if (session.running) {
+      write('\n(stopping…)');
+      session.running.abort();
+    } else {
+      lines.close();
+    }
+  };
+  lines.on('SIGINT', interrupt);
+  signals?.on('SIGINT', interrupt);
+  lines.once('close', () => signals?.off('SIGINT', interrupt));
+}
+
+/** `/image PATH`: the image (or a note about it) waits for the next message; returns what to tell the person. */
+async function attachImage(path: string, session: SessionState, options: ChatSessionOptions): Promise<string> {
+  const outcome =
+    session.attached.length >= maxImagesPerMessage
+      ? { image: null, note: null, say: `(not attached: at most ${maxImagesPerMessage} images go with one message)` }
+      : await readImageFile(path, options.images ?? noImages);
+  if (outcome.image) session.attached.push(outcome.image);
+  if (outcome.note) session.notes.push(outcome.note);
+  return outcome.say;
+}
+
+/** Stores the line (with what `/image` attached) as a user message, runs the agent on it, and prints the outcome. */
+async function answer(
+  text: string,
+  session: SessionState,
+  options: ChatSessionOptions,
+  write: (line: string) => void,
+): Promise<void> {
+  const { conversation, memory, user } = options;
+  // Without a Discord id a message is never a duplicate, so it is always stored.
+  const triggerIds = [
+    memory.recordUserMessage(conversation, {
+      authorId: user.id,
+      authorName: user.displayName,
+      content: [text, ...session.notes].join('\n\n'),
+      discordMessageId: null,
+      images: session.attached,
+    })!,
+  ];
+  [session.attached, session.notes] = [[], []];
+  session.running = new AbortController();
+  const runId = randomUUID();
+  const outcome = await runPlan(
+    { ...options, toolServers: options.toolServers ?? [] },
+    {
+      conversation,
+      place: { kind: 'terminal', conversation: conversation.title },
+      channelId: null,
+      requesters: [user],
+      ...memory.loadWindow(conversation.id, triggerIds),
+      triggerIds,
+      resumedFrom: null,
+      calledBefore: [],
+    },
+    { runId, model: options.model, stop: session.running.signal, sinks: [printToolEvents(write)] },
+  );
+  session.running = null;
+  write(formatOutcome(outcome));
+  options.delivered?.(runId);
 }
 
 /** The answer, or why there is none, as the person at the terminal reads it. */
