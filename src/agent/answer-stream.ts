@@ -46,50 +46,11 @@ export function answerReader(field = 'answer'): AnswerReader {
   let state: State = 'start';
   let key = '';
   let keyEscaped = false;
-  let text = '';
-  /** An escape of the answer not yet whole: `\`, or `\u` and up to three hex digits. */
-  let escape = '';
-  /** A high surrogate, held until its low half comes (from text or from a `\u` escape). */
-  let high = '';
-  // Skipping another value: its nesting, and whether inside a string (and after a backslash there).
-  let depth = 0;
-  let inString = false;
-  let escaped = false;
+  const answer = stringDecoder();
+  let skip = valueSkipper();
   let complete = false;
 
-  /** Adds decoded UTF-16 code units to the answer, holding back a trailing high surrogate. */
-  const add = (units: string) => {
-    let out = high + units;
-    high = '';
-    const last = out.charCodeAt(out.length - 1);
-    if (last >= 0xd800 && last <= 0xdbff) {
-      high = out.slice(-1);
-      out = out.slice(0, -1);
-    }
-    text += out;
-  };
-
-  /** One code unit inside the answer's quotes. */
-  const answerUnit = (unit: string) => {
-    if (escape !== '') {
-      escape += unit;
-      if (escape.length === 2 && unit !== 'u') {
-        escape = '';
-        add(simpleEscapes[unit] ?? unit);
-      } else if (escape.length === 6) {
-        const code = Number.parseInt(escape.slice(2), 16);
-        escape = '';
-        add(String.fromCharCode(code));
-      }
-    } else if (unit === '\\') escape = unit;
-    else if (unit === '"') {
-      text += high; // A lone high surrogate at the very end: kept as written.
-      high = '';
-      complete = true;
-      state = 'done';
-    } else add(unit);
-  };
-
+  /** One character of the arguments: the object's keys are read, the answer decoded, the rest skipped. */
   const step = (char: string) => {
     switch (state) {
       case 'start':
@@ -118,17 +79,17 @@ export function answerReader(field = 'answer'): AnswerReader {
           state = 'answer';
           return;
         }
-        state = 'skip';
-        depth = 0;
-        inString = false;
-        escaped = false;
-        skipChar(char);
+        skip = valueSkipper();
+        state = skip(char) ?? 'skip';
         return;
       case 'answer':
-        answerUnit(char);
+        if (answer.push(char)) {
+          complete = true;
+          state = 'done';
+        }
         return;
       case 'skip':
-        skipChar(char);
+        state = skip(char) ?? 'skip';
         return;
       case 'comma-or-end':
         if (char === ',') state = 'key-or-end';
@@ -139,39 +100,99 @@ export function answerReader(field = 'answer'): AnswerReader {
     }
   };
 
-  /** One character of a value other than the answer; the value ends at depth 0 outside a string. */
-  const skipChar = (char: string) => {
+  return {
+    push(piece) {
+      const before = answer.text;
+      // Code unit by code unit: a surrogate pair may be cut between two pieces.
+      for (let index = 0; index < piece.length && state !== 'done'; index++) step(piece[index]!);
+      return answer.text === before ? null : answer.text;
+    },
+    get text() {
+      return answer.text;
+    },
+    get complete() {
+      return complete;
+    },
+  };
+}
+
+/**
+ * Decodes what is inside a JSON string's quotes, one code unit at a time: what it shows is always
+ * whole (a half-read escape, or half a surrogate pair, is held back until the rest comes).
+ */
+function stringDecoder(): { push(unit: string): boolean; readonly text: string } {
+  let text = '';
+  /** An escape not yet whole: `\`, or `\u` and up to three hex digits. */
+  let escape = '';
+  /** A high surrogate, held until its low half comes (from text or from a `\u` escape). */
+  let high = '';
+
+  /** Adds decoded UTF-16 code units to the text, holding back a trailing high surrogate. */
+  const add = (units: string) => {
+    let out = high + units;
+    high = '';
+    const last = out.charCodeAt(out.length - 1);
+    if (last >= 0xd800 && last <= 0xdbff) {
+      high = out.slice(-1);
+      out = out.slice(0, -1);
+    }
+    text += out;
+  };
+
+  return {
+    /** Takes one code unit; true when it is the closing quote: the string is whole. */
+    push(unit) {
+      if (escape !== '') {
+        escape += unit;
+        if (escape.length === 2 && unit !== 'u') {
+          escape = '';
+          add(simpleEscapes[unit] ?? unit);
+        } else if (escape.length === 6) {
+          const code = Number.parseInt(escape.slice(2), 16);
+          escape = '';
+          add(String.fromCharCode(code));
+        }
+      } else if (unit === '\\') escape = unit;
+      else if (unit === '"') {
+        text += high; // A lone high surrogate at the very end: kept as written.
+        high = '';
+        return true;
+      } else add(unit);
+      return false;
+    },
+    get text() {
+      return text;
+    },
+  };
+}
+
+/**
+ * Skips one value other than the answer, from its first character: each call takes the next one,
+ * and returns the reader's state after the value once it ended (null while inside it). The value
+ * ends at depth 0 outside a string.
+ */
+function valueSkipper(): (char: string) => State | null {
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  return (char) => {
     if (inString) {
       if (escaped) escaped = false;
       else if (char === '\\') escaped = true;
       else if (char === '"') {
         inString = false;
-        if (depth === 0) state = 'comma-or-end';
+        if (depth === 0) return 'comma-or-end';
       }
-      return;
+      return null;
     }
     if (char === '"') inString = true;
     else if (char === '{' || char === '[') depth += 1;
     else if (char === '}' || char === ']') {
       depth -= 1;
-      if (depth === 0) state = 'comma-or-end';
-      else if (depth < 0) state = 'done'; // The object's own `}` after a bare literal.
-    } else if (depth === 0 && char === ',') state = 'key-or-end';
-  };
-
-  return {
-    push(piece) {
-      const before = text;
-      // Code unit by code unit: a surrogate pair may be cut between two pieces.
-      for (let index = 0; index < piece.length && state !== 'done'; index++) step(piece[index]!);
-      return text === before ? null : text;
-    },
-    get text() {
-      return text;
-    },
-    get complete() {
-      return complete;
-    },
+      if (depth === 0) return 'comma-or-end';
+      if (depth < 0) return 'done'; // The object's own `}` after a bare literal.
+    } else if (depth === 0 && char === ',') return 'key-or-end';
+    return null;
   };
 }
 

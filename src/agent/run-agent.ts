@@ -1,43 +1,32 @@
+/**
+ * The agent loop. Callers (the conversation's run, the terminal chat, the doctor) hand it the
+ * memory window, the input and the tools; it asks the model (`turns/ask-model.ts`), reads each
+ * reply as one of a few cases (`takeTurn` below: one file per case in `turns/`), and goes on until
+ * a case ends the run. Everything it does goes out as events to the caller's sinks; the caller
+ * gets a `RunResult` back.
+ */
 import { randomUUID } from 'node:crypto';
-import { describeError, toError } from './errors.ts';
+import { formatTimeLimit } from '../text/duration.ts';
+import type { AgentSettings } from './agent-settings.ts';
 import { deadline } from './deadline.ts';
-import { type AgentEvent, type AgentEventSink, fanOut, type RunStatus, type StopReason } from './events.ts';
-import { settleFinalAnswers } from './final-answer-turn.ts';
+import { describeError, toError } from './errors.ts';
+import { type AgentEventSink, fanOut, type RunStatus, type StopReason } from './events.ts';
 import { type FinalAnswer, finalAnswerTool, finalAnswerToolName } from './final-answer.ts';
-import type { ChatMessage, TokenUsage, ToolCall, ToolMessage, UserMessage } from './messages.ts';
-import { addUsage, noUsage } from './messages.ts';
-import type { ModelClient, ToolChoice } from './model-client.ts';
-import { answerWatcher } from './answer-stream.ts';
+import type { ChatMessage, TokenUsage, UserMessage } from './messages.ts';
+import { noUsage } from './messages.ts';
+import type { ModelClient } from './model-client.ts';
 import { ModelError } from './model-error.ts';
 import type { ConversationContext, RuntimeTool } from './tool.ts';
-import {
-  finalAnswerAloneText,
-  maxRejectedCalls,
-  plainTextNudge,
-  rejectedCallNote,
-  stepLimitText,
-  stopMessage,
-} from './loop-texts.ts';
-import { toolImagesMessage } from './tool-images.ts';
-import { runToolTurn } from './tool-turn.ts';
+import { answerAtLastStep } from './turns/answer-at-last-step.ts';
+import { askModel } from './turns/ask-model.ts';
+import { answerOpenCalls } from './turns/calls-not-run.ts';
+import { finalAnswers } from './turns/final-answers.ts';
+import { plainText } from './turns/plain-text.ts';
+import { rejectedCall } from './turns/rejected-call.ts';
+import { toolCalls } from './turns/tool-calls.ts';
+import { type RunEnding, type RunState, stopped, type Turn, type TurnOutcome } from './turns/turn.ts';
 
-/** Limits of one run. */
-export interface AgentSettings {
-  /** Model calls per run; the last one must call `final_answer`. */
-  maxSteps: number;
-  maxToolCallsPerTurn: number;
-  runTimeoutMs: number;
-  toolTimeoutMs: number;
-  /** Whether the model sees images: those tools return are shown to it after their results. */
-  seesImages?: boolean;
-}
-
-export const defaultAgentSettings: AgentSettings = {
-  maxSteps: 10,
-  maxToolCallsPerTurn: 8,
-  runTimeoutMs: 120_000,
-  toolTimeoutMs: 30_000,
-};
+export { type AgentSettings, defaultAgentSettings } from './agent-settings.ts';
 
 export interface RunAgentOptions {
   /** Chosen by the caller so that it can record the run before it starts; a UUID otherwise. */
@@ -83,218 +72,121 @@ export interface RunResult {
  * service fails. It never throws: every ending is a `RunResult` and a `run-end` event.
  */
 export async function runAgent(options: RunAgentOptions): Promise<RunResult> {
-  const { model, settings, context } = options;
-  const runId = options.runId ?? randomUUID();
-  const started = performance.now();
-  // A sink that throws is logged, never allowed to end the run or escape from it.
-  const emit = fanOut(options.onEvent ? [options.onEvent] : [], context.logger);
-  const tools = new Map(options.tools.filter((t) => t.name !== finalAnswerToolName).map((t) => [t.name, t]));
-  const specs = [...[...tools.values()].map((t) => t.spec), finalAnswerTool.spec];
-  const timeLimit = deadline(settings.runTimeoutMs, options.signal);
-  const { signal } = timeLimit;
-  const messages: ChatMessage[] = [
-    { role: 'system', content: options.systemPrompt },
-    ...options.history,
-    ...options.input,
-  ];
-  const firstNew = 1 + options.history.length;
-  const called = new Set<string>(options.calledBefore);
-  let usage = noUsage;
-  let step = 0;
-  let nudged = false;
-  let rejectedCalls = 0;
-
-  const end = (
-    status: RunStatus,
-    fields: Partial<Pick<RunResult, 'answer' | 'stopReason' | 'userMessage'>>,
-    error?: unknown,
-  ): RunResult => {
-    timeLimit.dispose();
-    answerOpenCalls(messages);
-    const result: RunResult = {
-      runId,
-      status,
-      answer: fields.answer ?? null,
-      stopReason: fields.stopReason ?? null,
-      userMessage: fields.userMessage ?? null,
-      error: error === undefined ? null : toError(error),
-      transcript: messages.slice(firstNew),
-      steps: step,
-      usage,
-    };
-    const event: AgentEvent = {
-      type: 'run-end',
-      runId,
-      status,
-      stopReason: result.stopReason,
-      userMessage: result.userMessage,
-      error: error === undefined ? null : describeError(error),
-      errorCode: error instanceof ModelError ? error.code : error === undefined ? null : 'internal',
-      steps: step,
-      usage,
-      durationMs: performance.now() - started,
-    };
-    emit(event);
-    return result;
-  };
-  const stopped = (reason: StopReason) =>
-    end('stopped', { stopReason: reason, userMessage: stopMessage(reason, settings) });
-  const abortReason = (): StopReason => (options.signal?.aborted ? 'aborted' : 'time-limit');
-
-  emit({
-    type: 'run-start',
-    runId,
-    conversationId: context.conversationId,
-    model: model.model,
-    toolNames: [...tools.keys()],
-    at: new Date(),
-  });
+  const run = startRun(options);
   try {
     while (true) {
-      if (signal.aborted) return stopped(abortReason());
-      if (step >= settings.maxSteps) return stopped('step-limit');
-      step += 1;
-      const lastStep = step === settings.maxSteps;
-      const toolChoice: ToolChoice = lastStep ? { name: finalAnswerToolName } : 'required';
-      const callStarted = performance.now();
-      const response = await model.complete(
-        { messages, tools: specs, toolChoice },
-        signal,
-        options.streamAnswers ? answerWatcher((text) => emit({ type: 'answer-delta', runId, step, text })) : undefined,
-      );
-      usage = addUsage(usage, response.usage);
-      const assistant = response.message;
-      emit({
-        type: 'model-call',
-        runId,
-        step,
-        toolChoice,
-        message: assistant,
-        usage: response.usage,
-        finishReason: response.finishReason,
-        durationMs: performance.now() - callStarted,
-      });
-      messages.push(assistant);
-      const calls = assistant.tool_calls ?? [];
-
-      if (response.rejectedCall !== undefined) {
-        // The server could not read the call the model wrote: the model hears why, and tries again
-        // (twice in a row at most, so a model that keeps writing broken calls ends the run).
-        if (lastStep) return stopped('step-limit');
-        if (rejectedCalls >= maxRejectedCalls) return stopped('no-answer');
-        rejectedCalls += 1;
-        messages.push({ role: 'user', content: rejectedCallNote(response.rejectedCall) });
-        continue;
-      }
-      rejectedCalls = 0;
-
-      if (calls.length === 0) {
-        const text = assistant.content?.trim() ?? '';
-        if (text !== '' && (nudged || lastStep)) {
-          // Documented fallback for servers that ignore tool_choice: the text is the answer.
-          const answer: FinalAnswer = { answer: text, tools_used: [...called] };
-          emit({ type: 'final-answer', runId, step, callId: null, answer, fallback: 'plain-text' });
-          return end('answered', { answer });
-        }
-        if (nudged) return stopped('no-answer');
-        nudged = true;
-        messages.push({ role: 'user', content: plainTextNudge });
-        continue;
-      }
-
-      const others = calls.filter((call) => call.function.name !== finalAnswerToolName);
-      if (others.length > 0 && lastStep && others.length < calls.length) {
-        // No model call follows the last step, so tools run now could not be used: a valid
-        // answer beside them is taken, and they are not run.
-        const settled = settleFinalAnswers({
-          runId,
-          step,
-          calls: calls.filter((call) => !others.includes(call)),
-          called,
-          emit,
-        });
-        const finals = new Map(
-          calls
-            .filter((call) => !others.includes(call))
-            .map((call, index) => [call, settled.replies[index] as ToolMessage]),
-        );
-        messages.push(...calls.map((call) => finals.get(call) ?? notExecuted(runId, step, call, stepLimitText, emit)));
-        return settled.answer ? end('answered', { answer: settled.answer }) : stopped('step-limit');
-      }
-      if (others.length > 0) {
-        const outcome = await runToolTurn({
-          runId,
-          step,
-          calls: others,
-          tools,
-          maxCalls: settings.maxToolCallsPerTurn,
-          toolTimeoutMs: settings.toolTimeoutMs,
-          runSignal: signal,
-          context,
-          emit,
-          seesImages: settings.seesImages ?? false,
-        });
-        for (const name of outcome.executed) called.add(name);
-        const results = new Map(others.map((call, index) => [call, outcome.messages[index] as ToolMessage]));
-        const replies = calls.map(
-          (call) => results.get(call) ?? notExecuted(runId, step, call, finalAnswerAloneText, emit),
-        );
-        messages.push(...replies);
-        if (settings.seesImages && outcome.images.length > 0) messages.push(toolImagesMessage(outcome.images));
-        if (lastStep) return stopped(signal.aborted ? abortReason() : 'step-limit');
-        continue;
-      }
-
-      const settled = settleFinalAnswers({ runId, step, calls, called, emit });
-      messages.push(...settled.replies);
-      if (settled.answer) {
-        return end('answered', { answer: settled.answer });
-      }
+      if (run.timeLimit.signal.aborted) return endRun(run, stopped(run.abortReason()));
+      if (run.step >= run.settings.maxSteps) return endRun(run, stopped('step-limit'));
+      const outcome = await takeTurn(run, await askModel(run));
+      if (outcome.status !== 'continue') return endRun(run, outcome);
     }
   } catch (error) {
-    if (signal.aborted) return stopped(abortReason());
-    if (error instanceof ModelError) return end('failed', { userMessage: error.userMessage }, error);
-    context.logger.error({ err: error, runId }, 'the agent run failed');
-    return end(
-      'failed',
-      { userMessage: 'Something went wrong on my side. The operator can find the cause in the logs.' },
-      error,
-    );
+    return endRun(run, failure(run, error));
   }
 }
 
-/** Answers a call the loop does not run, so that every tool_call_id gets its message. */
-function notExecuted(runId: string, step: number, call: ToolCall, text: string, emit: AgentEventSink): ToolMessage {
-  emit({
-    type: 'tool-error',
-    runId,
-    step,
-    callId: call.id,
-    name: call.function.name,
-    kind: 'not-executed',
-    error: text,
-    durationMs: 0,
-  });
-  return { role: 'tool', tool_call_id: call.id, content: text };
+/** The table of cases: which kind of reply the model gave, and the case that takes it. */
+function takeTurn(run: RunState, turn: Turn): TurnOutcome | Promise<TurnOutcome> {
+  if (turn.rejectedCall !== undefined) return rejectedCall(run, turn, turn.rejectedCall);
+  run.rejectedCalls = 0; // A reply the server could read ends a streak of rejected calls.
+  if (turn.calls.length === 0) return plainText(run, turn);
+  const others = turn.calls.filter((call) => call.function.name !== finalAnswerToolName);
+  if (others.length === 0) return finalAnswers(run, turn);
+  if (turn.lastStep && others.length < turn.calls.length) return answerAtLastStep(run, turn, others);
+  return toolCalls(run, turn, others);
 }
 
-/**
- * Answers, as cancelled, any call of the last assistant message that has no tool message yet (a
- * fault mid-turn), so that the transcript can always be sent again.
- */
-function answerOpenCalls(messages: ChatMessage[]): void {
-  const lastAssistant = messages.findLastIndex((message) => message.role === 'assistant');
-  const last = messages[lastAssistant];
-  if (last?.role !== 'assistant' || !last.tool_calls) return;
-  const answered = new Set(
-    messages.slice(lastAssistant + 1).flatMap((message) => (message.role === 'tool' ? [message.tool_call_id] : [])),
-  );
-  for (const call of last.tool_calls) {
-    if (!answered.has(call.id))
-      messages.push({
-        role: 'tool',
-        tool_call_id: call.id,
-        content: 'Cancelled: the run ended before this call finished.',
-      });
+/** Builds the run's state from the caller's options, and tells the run's start. */
+function startRun(options: RunAgentOptions): RunState {
+  const { settings, context } = options;
+  const tools = new Map(options.tools.filter((t) => t.name !== finalAnswerToolName).map((t) => [t.name, t]));
+  const run: RunState = {
+    runId: options.runId ?? randomUUID(),
+    model: options.model,
+    settings,
+    context,
+    emit: fanOut(options.onEvent ? [options.onEvent] : [], context.logger),
+    tools,
+    specs: [...[...tools.values()].map((t) => t.spec), finalAnswerTool.spec],
+    streamAnswers: options.streamAnswers ?? false,
+    timeLimit: deadline(settings.runTimeoutMs, options.signal),
+    abortReason: () => (options.signal?.aborted ? 'aborted' : 'time-limit'),
+    started: performance.now(),
+    messages: [{ role: 'system', content: options.systemPrompt }, ...options.history, ...options.input],
+    firstNew: 1 + options.history.length,
+    called: new Set(options.calledBefore),
+    usage: noUsage,
+    step: 0,
+    nudged: false,
+    rejectedCalls: 0,
+  };
+  run.emit({
+    type: 'run-start',
+    runId: run.runId,
+    conversationId: context.conversationId,
+    model: run.model.model,
+    toolNames: [...tools.keys()],
+    at: new Date(),
+  });
+  return run;
+}
+
+/** How a run ends when something threw: the model service failed, or (a bug) anything else. */
+type RunFailure = { status: 'failed'; userMessage: string; error: unknown };
+
+function failure(run: RunState, error: unknown): RunEnding | RunFailure {
+  if (run.timeLimit.signal.aborted) return stopped(run.abortReason());
+  if (error instanceof ModelError) return { status: 'failed', userMessage: error.userMessage, error };
+  run.context.logger.error({ err: error, runId: run.runId }, 'the agent run failed');
+  const userMessage = 'Something went wrong on my side. The operator can find the cause in the logs.';
+  return { status: 'failed', userMessage, error };
+}
+
+/** Ends the run: answers the calls it cut off, tells `run-end`, and gives the caller its result. */
+function endRun(run: RunState, ending: RunEnding | RunFailure): RunResult {
+  run.timeLimit.dispose();
+  answerOpenCalls(run.messages);
+  const error = ending.status === 'failed' ? ending.error : undefined;
+  const stopReason = ending.status === 'stopped' ? ending.reason : null;
+  let userMessage: string | null = null;
+  if (ending.status === 'failed') userMessage = ending.userMessage;
+  if (stopReason) userMessage = stopMessage(stopReason, run.settings);
+  const result: RunResult = {
+    runId: run.runId,
+    status: ending.status,
+    answer: ending.status === 'answered' ? ending.answer : null,
+    stopReason,
+    userMessage,
+    error: error === undefined ? null : toError(error),
+    transcript: run.messages.slice(run.firstNew),
+    steps: run.step,
+    usage: run.usage,
+  };
+  run.emit({
+    type: 'run-end',
+    runId: run.runId,
+    status: result.status,
+    stopReason,
+    userMessage,
+    error: error === undefined ? null : describeError(error),
+    errorCode: error instanceof ModelError ? error.code : error === undefined ? null : 'internal',
+    steps: run.step,
+    usage: run.usage,
+    durationMs: performance.now() - run.started,
+  });
+  return result;
+}
+
+/** Why a run stopped without an answer, in words for the people who asked. */
+export function stopMessage(reason: StopReason, settings: { maxSteps: number; runTimeoutMs: number }): string {
+  switch (reason) {
+    case 'step-limit':
+      return `I stopped after ${settings.maxSteps} steps without reaching an answer. Try a narrower question.`;
+    case 'time-limit':
+      return `I ran out of time (${formatTimeLimit(settings.runTimeoutMs)}) before reaching an answer.`;
+    case 'aborted':
+      return 'Stopped before an answer was reached.';
+    case 'no-answer':
+      return 'The model replied without an answer. Please try again, or rephrase.';
   }
 }

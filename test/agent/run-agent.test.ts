@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { AgentEvent } from '../../src/agent/events.ts';
 import type { ModelClient } from '../../src/agent/model-client.ts';
-import { plainTextNudge } from '../../src/agent/loop-texts.ts';
+import { plainTextNudge } from '../../src/agent/turns/plain-text.ts';
 import { defaultAgentSettings, runAgent } from '../../src/agent/run-agent.ts';
 import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
 import { builtInTools } from '../../tools/index.ts';

@@ -3,8 +3,7 @@
  * real openai client reading a streamed reply from the fake model server, and the fake Discord.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { stopMessage } from '../../src/agent/loop-texts.ts';
-import { type AgentSettings, defaultAgentSettings } from '../../src/agent/run-agent.ts';
+import { type AgentSettings, defaultAgentSettings, stopMessage } from '../../src/agent/run-agent.ts';
 import type { DiscordSettings } from '../../src/app/config-shape.ts';
 import { renderAnswer } from '../../src/posts/render.ts';
 import { splitMessage } from '../../src/posts/split-message.ts';

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { OpenAIModelClientOptions } from '../../src/model-servers/openai-model-client.ts';
-import { rejectedCallNote } from '../../src/agent/loop-texts.ts';
+import { rejectedCallNote } from '../../src/agent/turns/rejected-call.ts';
 import { askInGeneral, type BotWorld, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
 import { answer, call, type Intent, type SeenRequest } from '../support/model-servers/brain.ts';
 import { type FakeModelServer, startFakeModelServer } from '../support/model-servers/fake-model-server.ts';

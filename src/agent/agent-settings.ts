@@ -1,0 +1,17 @@
+/** Limits of one run. */
+export interface AgentSettings {
+  /** Model calls per run; the last one must call `final_answer`. */
+  maxSteps: number;
+  maxToolCallsPerTurn: number;
+  runTimeoutMs: number;
+  toolTimeoutMs: number;
+  /** Whether the model sees images: those tools return are shown to it after their results. */
+  seesImages?: boolean;
+}
+
+export const defaultAgentSettings: AgentSettings = {
+  maxSteps: 10,
+  maxToolCallsPerTurn: 8,
+  runTimeoutMs: 120_000,
+  toolTimeoutMs: 30_000,
+};
