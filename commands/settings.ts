@@ -22,7 +22,7 @@ import { guildOnly, inheritChoice, modelChoices, moderatorVisibility, privately 
  * form has two boxes. https://discord.com/developers/docs/interactions/application-commands#application-command-object-application-command-option-structure
  * https://discord.com/developers/docs/components/reference#text-input
  */
-export const maxPersonaLength = 8000;
+const maxPersonaLength = 8000;
 const optionTextLimit = 6000;
 const modalBoxLimit = 4000;
 

@@ -92,5 +92,3 @@ export function createConversationQueries(db: Database) {
     purgeInChannel: (channelId: string) => removeInChannel.run(channelId).changes,
   };
 }
-
-export type ConversationQueries = ReturnType<typeof createConversationQueries>;

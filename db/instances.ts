@@ -87,5 +87,3 @@ export function createInstanceQueries(db: Database) {
     notStopped: () => running.all(),
   };
 }
-
-export type InstanceQueries = ReturnType<typeof createInstanceQueries>;

@@ -24,7 +24,7 @@ import {
 } from './move-server-tables.ts';
 
 /** What a database holds of one server: its conversations' keys, and its rows per moved table. */
-export interface ServerSummary {
+interface ServerSummary {
   keys: string[];
   counts: Record<string, number>;
 }
@@ -34,7 +34,7 @@ export interface ServerSummary {
  * it), `to-copy` (only the source), `copied` (both, alike: a move cut off after its copy),
  * `conflict` (both, not alike).
  */
-export type MoveState = 'absent' | 'moved' | 'to-copy' | 'copied' | 'conflict';
+type MoveState = 'absent' | 'moved' | 'to-copy' | 'copied' | 'conflict';
 
 export interface MovePlan {
   state: MoveState;
@@ -45,7 +45,7 @@ export interface MovePlan {
 const rowTotal = (summary: ServerSummary) => Object.values(summary.counts).reduce((sum, count) => sum + count, 0);
 
 /** The server's conversation keys and row counts in `db`. */
-export function summarize(db: Database, guild: string, rules: readonly TableRule[] = serverTables): ServerSummary {
+function summarize(db: Database, guild: string, rules: readonly TableRule[] = serverTables): ServerSummary {
   const counts: Record<string, number> = {};
   for (const rule of movedTables(rules))
     counts[rule.table] = db
@@ -60,7 +60,7 @@ export function summarize(db: Database, guild: string, rules: readonly TableRule
 }
 
 /** Alike: the same conversation keys and as many rows in every moved table. */
-export function sameSummary(a: ServerSummary, b: ServerSummary): boolean {
+function sameSummary(a: ServerSummary, b: ServerSummary): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 

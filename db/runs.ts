@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 
-export type RunRowStatus = 'running' | 'answered' | 'stopped' | 'failed' | 'interrupted';
+type RunRowStatus = 'running' | 'answered' | 'stopped' | 'failed' | 'interrupted';
 
 export interface RunRow {
   id: string;
@@ -44,7 +44,7 @@ export interface RunRow {
  */
 export type RunDelivery = 'posted' | 'post-failed' | 'retried' | 'withheld' | 'nothing-to-answer' | 'given-up';
 
-export interface RunEnd {
+interface RunEnd {
   status: Exclude<RunRowStatus, 'running'>;
   stopReason: string | null;
   promptTokens: number;

@@ -14,7 +14,7 @@ export interface SearchHit {
  * Turns what a person or the model typed into an FTS5 query that cannot be a syntax error or an
  * operator: every word quoted, all of them required.
  */
-export function ftsQuery(text: string): string | null {
+function ftsQuery(text: string): string | null {
   const words = text.match(/[\p{L}\p{N}_]+/gu) ?? [];
   if (words.length === 0) return null;
   return words

@@ -54,5 +54,3 @@ export function createUsageQueries(db: Database) {
     busiestUsers: (guildId: string, since: number, limit = 5) => perUser.all(guildId, since, limit),
   };
 }
-
-export type UsageQueries = ReturnType<typeof createUsageQueries>;

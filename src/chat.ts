@@ -18,6 +18,7 @@ import { loadTokenCounter } from './memory/token-counter.ts';
 import { startInstance } from './run-log/instance.ts';
 import { loadConfigOrExit, openStoreOrExit } from './app/startup.ts';
 import { runChatSession } from './terminal/chat-session.ts';
+import { terminalConversationKey } from './conversation/conversation-keys.ts';
 
 const usage =
   'usage: npm run chat -- [--thread NAME]   (in the chat, /image PATH attaches an image to your next message)';
@@ -66,7 +67,7 @@ const { vision, imageTokens } = visionSetup({
 });
 const memory = { ...config.memory, ...(imageTokens ? { imageTokens } : {}) };
 const conversation = store.conversations.ensure({
-  key: `terminal:${thread}`,
+  key: terminalConversationKey(thread),
   title: thread,
   guildId: null,
   channelId: null,

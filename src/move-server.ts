@@ -10,7 +10,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { MoveRefusedError } from './terminal/move-server-databases.ts';
+import { MoveRefusedError } from '../db/move-server-databases.ts';
 import { type MoveOptions, runMove } from './terminal/move-server-run.ts';
 
 const usage = [

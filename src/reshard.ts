@@ -11,7 +11,7 @@ import { serversIn } from '../db/move-server.ts';
 import { databasePathSetting } from './app/config.ts';
 import { shardFiles } from './shards/shard-files.ts';
 import { shardDatabasePath, shardOf } from './shards/shard-plan.ts';
-import { MoveRefusedError, openForMove } from './terminal/move-server-databases.ts';
+import { MoveRefusedError, openForMove } from '../db/move-server-databases.ts';
 import { runMove } from './terminal/move-server-run.ts';
 
 const usage = [

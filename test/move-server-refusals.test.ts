@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../db/store.ts';
 import { DatabaseInUseError, startInstance } from '../src/run-log/instance.ts';
-import { holdAlone, MoveRefusedError } from '../src/terminal/move-server-databases.ts';
+import { holdAlone, MoveRefusedError } from '../db/move-server-databases.ts';
 import { startHeldInstance } from './support/instance-process.ts';
 import {
   database,

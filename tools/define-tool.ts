@@ -2,7 +2,6 @@ import type { z } from 'zod';
 import type { ToolDefinition } from '../src/agent/runtime-tool.ts';
 
 export type { ToolDefinition } from '../src/agent/runtime-tool.ts';
-export type { ToolContext } from '../src/agent/tool.ts';
 
 /**
  * Types a tool's `execute` from its zod schema. Does nothing at run time: a tool is a plain object.

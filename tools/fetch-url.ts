@@ -7,11 +7,11 @@ import { defaultFetchLimits, type FetchLimits, type Resolver, safeGet, systemRes
 import { defineTool } from './define-tool.ts';
 
 /** Limits of one fetch; `maxChars` bounds the text handed back, below the observation cap. */
-export interface FetchUrlLimits extends FetchLimits {
+interface FetchUrlLimits extends FetchLimits {
   maxChars: number;
 }
 
-export const defaultFetchUrlLimits: FetchUrlLimits = { ...defaultFetchLimits, maxChars: 12_000 };
+const defaultFetchUrlLimits: FetchUrlLimits = { ...defaultFetchLimits, maxChars: 12_000 };
 
 export interface FetchUrlOptions {
   /** Defaults to the system resolver; tests pass their own, so that no test touches DNS. */
@@ -24,7 +24,7 @@ export interface FetchUrlOptions {
   testOnlyAllowAddresses?: readonly string[];
 }
 
-export const userAgent = 'discord-agent-bot/0.1 (fetch_url tool; a Discord bot reading a page someone asked about)';
+const userAgent = 'discord-agent-bot/0.1 (fetch_url tool; a Discord bot reading a page someone asked about)';
 
 /** The fetch_url tool: a public web page or text file over HTTP(S), as readable text. */
 export function fetchUrlTool(options: FetchUrlOptions = {}) {

@@ -1,7 +1,7 @@
 import type { ModelCallObserver, ModelClient, ModelRequest } from './model-client.ts';
 
 /** A turn to call the model, held by a run before its first call. */
-export interface ModelTurn {
+interface ModelTurn {
   /** The client whose first call spends this turn (later calls wait in line as usual). */
   readonly client: ModelClient;
   /** Gives the turn back unspent (a run refused, or ended before its first call); no-op once spent. */

@@ -15,13 +15,13 @@ export interface ToolCall {
   extra_content?: Record<string, unknown>;
 }
 
-export interface SystemMessage {
+interface SystemMessage {
   role: 'system';
   content: string;
 }
 
 /** Text in a user message made of parts. */
-export interface TextPart {
+interface TextPart {
   type: 'text';
   text: string;
 }

@@ -19,7 +19,7 @@ export interface ToolDefinition<Parameters extends z.ZodObject = z.ZodObject> {
 }
 
 /** The model's function names: letters, digits, `_` and `-`, at most 64 characters. */
-export const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
+const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
  * Turns a zod tool into the runtime form, deriving its JSON Schema once: the schema of the input

@@ -12,7 +12,7 @@ export function isStrictCompatible(schema: unknown): boolean {
 }
 
 /** Keywords strict mode rejects (the openai SDK's own list, and JSON Schema's conditionals). */
-export const unsupportedStrictKeywords = new Set([
+const unsupportedStrictKeywords = new Set([
   'oneOf',
   'allOf',
   'not',

@@ -39,7 +39,7 @@ export function imagesLine(count: number, seesImages: boolean | undefined): stri
  * Images shown from one turn's results at most: as many as a person's message may bring
  * (take-image.ts), since each costs as much context, whatever a tool returns.
  */
-export const maxToolImagesPerTurn = 4;
+const maxToolImagesPerTurn = 4;
 
 /**
  * The user message that shows the images of a turn's results, each named by its tool; past

@@ -28,7 +28,7 @@ import {
 
 export type { Environment } from './setting-fields.ts';
 
-export const defaultBaseURL = 'https://api.openai.com/v1';
+const defaultBaseURL = 'https://api.openai.com/v1';
 
 /** Every setting: the README's table and `.env.example` list exactly these (a test checks). */
 export const settingsSchema = z.object({

@@ -3,7 +3,7 @@ import type { LogLevel } from './config-shape.ts';
 import { censor, secretMask } from '../text/mask-secrets.ts';
 
 /** Paths whose values are replaced before a line is written, wherever they turn up. */
-export const redactedPaths = [
+const redactedPaths = [
   'apiKey',
   '*.apiKey',
   'token',

@@ -74,7 +74,7 @@ export type RunOutcome =
  * The agent's options for a plan: the same plan, at the same time and with the same tools listed by
  * the MCP servers, makes the same request (the live tool listing is the one thing read from outside).
  */
-export function prepareRun(
+function prepareRun(
   setup: RunSetup,
   plan: RunPlan,
   now: Date,

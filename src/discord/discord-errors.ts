@@ -26,7 +26,7 @@ export function isDiscordCode(error: unknown, codes: readonly number[]): boolean
 }
 
 /** Why Discord refused the connection, in words an operator can act on. */
-export class DiscordLoginError extends UserFacingError {}
+class DiscordLoginError extends UserFacingError {}
 
 /** A refused login (or a refused first request with the token), as a `DiscordLoginError` when the cause is the operator's to fix. */
 export function explainLoginError(error: unknown): Error {

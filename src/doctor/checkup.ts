@@ -20,7 +20,7 @@ import { judgeCapabilities, type Outcomes } from './verdicts.ts';
 import { probeAccess } from './server-access.ts';
 
 /** Time limits, chosen so that the whole checkup ends within 50 s whatever the server does. */
-export const limits = { accessMs: 8_000, probeMs: 15_000, endToEndMs: 25_000 };
+const limits = { accessMs: 8_000, probeMs: 15_000, endToEndMs: 25_000 };
 
 const probeNames: readonly ProbeName[] = ['required', 'named', 'strict', 'parallel', 'images', 'streaming'];
 

@@ -32,7 +32,7 @@ const strictPing = tool('ping', 'Answers pong with the value it is given.', {
 });
 
 /** An 8×8 red PNG: small enough to cost nothing, large enough for servers with a minimum size. */
-export const tinyPng =
+const tinyPng =
   'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAEUlEQVR42mO4q6SEFTEMLQkAaixIQekd3E0AAAAASUVORK5CYII=';
 
 const user = (content: unknown) => [{ role: 'user', content }];

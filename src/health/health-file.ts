@@ -15,7 +15,7 @@ export interface HealthState {
 }
 
 /** How often the bot writes it; a file older than three writes means the bot is stuck or gone. */
-export const healthWriteMs = 5_000;
+const healthWriteMs = 5_000;
 export const healthStaleMs = 3 * healthWriteMs;
 /** Reconnecting is normal; down longer than this is not healthy. */
 export const gatewayDownLimitMs = 120_000;

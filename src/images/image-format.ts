@@ -6,7 +6,7 @@
  */
 
 /** The media types of the formats taken (what a `data:` URL names). */
-export type ImageMediaType = 'image/png' | 'image/jpeg' | 'image/webp' | 'image/gif';
+type ImageMediaType = 'image/png' | 'image/jpeg' | 'image/webp' | 'image/gif';
 
 /** An image as its bytes say. */
 export interface ImageFacts {

@@ -40,7 +40,7 @@ const fileSchema = z.object({
 });
 
 export type StdioServerConfig = { name: string; transport: 'stdio' } & z.output<typeof stdioServer>;
-export type HttpServerConfig = { name: string; transport: 'http' } & z.output<typeof httpServer>;
+type HttpServerConfig = { name: string; transport: 'http' } & z.output<typeof httpServer>;
 export type McpServerConfig = StdioServerConfig | HttpServerConfig;
 
 /**

@@ -184,7 +184,7 @@ export function toolResult(server: string, tool: string, result: CallResult): st
 }
 
 /** A call's result as text for the model and the thread; a result marked as an error becomes one. */
-export function resultText(server: string, tool: string, result: CallResult): string {
+function resultText(server: string, tool: string, result: CallResult): string {
   const parts = (result.content ?? []).map((item) => {
     if (item.type === 'text') return item.text ?? '';
     if (item.type === 'resource') return item.resource?.text ?? `[resource ${item.resource?.uri ?? ''}]`;

@@ -22,7 +22,7 @@ export interface MemorySettings {
 }
 
 /** The window shows this many images unless MEMORY_IMAGES says otherwise. */
-export const defaultMemoryImages = 4;
+const defaultMemoryImages = 4;
 
 /** What a run's record needs besides its conversation. */
 export interface RunRecordOptions {
@@ -37,7 +37,7 @@ export interface RunRecordOptions {
 }
 
 /** The window always holds at least this many of the newest messages. */
-export const memoryFloor = 3;
+const memoryFloor = 3;
 
 export interface IncomingMessage {
   authorId: string;

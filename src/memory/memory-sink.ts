@@ -132,7 +132,7 @@ function rememberAnswer(memory: RunMemory, event: FinalAnswerEvent): void {
 }
 
 /** Arguments longer than this are not kept in memory (the step log keeps them whole). */
-export const maxRememberedArguments = 2000;
+const maxRememberedArguments = 2000;
 
 /** A call as memory keeps it: huge arguments give way to a short, valid JSON note. */
 function rememberedCall(call: ToolCall): ToolCall {

@@ -5,7 +5,7 @@
  */
 import { safeCutIndex } from '../text/truncate.ts';
 
-export type EncodingName = 'o200k_base' | 'cl100k_base';
+type EncodingName = 'o200k_base' | 'cl100k_base';
 
 export interface TokenCounter {
   readonly encoding: EncodingName;
@@ -15,7 +15,7 @@ export interface TokenCounter {
 }
 
 /** GPT-4 and GPT-3.5 use cl100k_base; GPT-4o, 4.1, 5, the o-series and unknown models o200k_base. */
-export function encodingForModel(model: string): EncodingName {
+function encodingForModel(model: string): EncodingName {
   const name = model.toLowerCase().replace(/^.*\//, '');
   if (/^gpt-(4|3\.5)(?!o|\.)/.test(name)) return 'cl100k_base';
   return 'o200k_base';

@@ -18,7 +18,7 @@ export interface WindowImageRules {
 }
 
 /** A message's images as the model gets them. */
-export interface RenderedImages {
+interface RenderedImages {
   /** Each shown image, named in a text part before it. */
   parts: UserContentPart[];
   /** The names of those not shown. */

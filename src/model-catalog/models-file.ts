@@ -26,7 +26,7 @@ import { expandVariables, onlyReference, type SecretPlaces } from '../text/expan
 import type { ModelEntry } from './model-entry.ts';
 
 /** Discord shows at most 25 choices for an option; one is kept for "inherit". */
-export const maxModels = 24;
+const maxModels = 24;
 
 /** Names are what moderators pick (a command choice): short, and plain. */
 const modelName = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,63}$/;

@@ -118,7 +118,7 @@ async function readStream(
 }
 
 /** Maps what the SDK throws to a `ModelError`; an abort passes through as the signal's reason. */
-export function toModelError(error: unknown, signal: AbortSignal, apiKey: string | null = null): unknown {
+function toModelError(error: unknown, signal: AbortSignal, apiKey: string | null = null): unknown {
   if (error instanceof OpenAI.APIUserAbortError || signal.aborted) return signal.reason ?? error;
   if (error instanceof ModelError) return error; // Said already (a stream cut, or none at all).
   if (error instanceof OpenAI.APIConnectionTimeoutError) {
@@ -164,7 +164,7 @@ function isContextTooLong(code: string, message: string): boolean {
 }
 
 /** How long the server asked us to wait, in milliseconds; 0 when it did not say. */
-export function retryAfterMs(headers: Headers | undefined): number {
+function retryAfterMs(headers: Headers | undefined): number {
   const ms = Number.parseFloat(headers?.get('retry-after-ms') ?? '');
   if (Number.isFinite(ms) && ms > 0) return ms;
   const value = headers?.get('retry-after');

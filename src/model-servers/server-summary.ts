@@ -9,7 +9,7 @@ import { describeFixes, type ToolProtocol } from './server-fixes.ts';
 import type { ServerRecord } from './server-records.ts';
 
 /** How a check came out: fine, a gap the bot works around (or cannot), fatal, or not known. */
-export type CheckStatus = 'ok' | 'gap' | 'fatal' | 'unknown';
+type CheckStatus = 'ok' | 'gap' | 'fatal' | 'unknown';
 
 /** One line of a doctor's report. */
 export interface CheckupRow {

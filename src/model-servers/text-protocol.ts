@@ -9,7 +9,7 @@ import type { ChatMessage, UserMessage } from '../agent/messages.ts';
 import type { FunctionSpec, ToolChoice } from '../agent/model-client.ts';
 
 /** What the system prompt gains: the tools, and the one form a call is written in. */
-export function textProtocolInstructions(tools: readonly FunctionSpec[]): string {
+function textProtocolInstructions(tools: readonly FunctionSpec[]): string {
   const listed = tools.map((tool) =>
     JSON.stringify({
       name: tool.function.name,

@@ -8,7 +8,7 @@ import { truncateLine } from '../text/truncate.ts';
 import { type EffectiveSettings, settingKeys, type Sourced } from './effective-settings.ts';
 
 /** Where a change was made, in words. */
-export function describeScope(change: Pick<SettingChangeRow, 'scope' | 'scope_id'>, inDiscord: boolean): string {
+function describeScope(change: Pick<SettingChangeRow, 'scope' | 'scope_id'>, inDiscord: boolean): string {
   const where = inDiscord ? (change.scope === 'server' ? '' : ` <#${change.scope_id}>`) : ` ${change.scope_id}`;
   return change.scope === 'server' ? 'the server' : `the ${change.scope}${where}`;
 }

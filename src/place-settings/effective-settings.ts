@@ -33,7 +33,7 @@ export interface EffectiveSettings {
 }
 
 /** The places a setting is looked for, nearest first. */
-export function levels(place: Place): { scope: SettingScope; id: string }[] {
+function levels(place: Place): { scope: SettingScope; id: string }[] {
   return [
     ...(place.threadId ? [{ scope: 'thread' as const, id: place.threadId }] : []),
     ...(place.channelId ? [{ scope: 'channel' as const, id: place.channelId }] : []),

@@ -22,8 +22,8 @@ function code(text: string): string {
  * megabyte was 500 messages, holding the bot's REST budget for ten seconds): an answer is cut
  * after `maxAnswerChars`, a tool post lists `maxCallsShown` calls and counts the rest.
  */
-export const maxAnswerChars = 8_000;
-export const maxCallsShown = 10;
+const maxAnswerChars = 8_000;
+const maxCallsShown = 10;
 
 /** The message that shows one model turn's tool calls, once they have all finished. */
 export function renderToolTurn(calls: readonly FinishedCall[], mode: Exclude<ToolPosts, 'off'>): string {

@@ -152,7 +152,7 @@ async function answer(
 }
 
 /** The answer, or why there is none, as the person at the terminal reads it. */
-export function formatOutcome(outcome: RunOutcome): string {
+function formatOutcome(outcome: RunOutcome): string {
   if (outcome.kind === 'answered') {
     const tools = outcome.answer.tools_used.length > 0 ? `\n     (tools: ${outcome.answer.tools_used.join(', ')})` : '';
     return `bot: ${outcome.answer.answer}${tools}`;

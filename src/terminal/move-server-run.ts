@@ -14,7 +14,7 @@ import {
 import type { Store } from '../../db/store.ts';
 import { describeError } from '../agent/errors.ts';
 import type { Instance } from '../run-log/instance.ts';
-import { holdAlone, MoveRefusedError, openForMove, refuseIfInUse } from './move-server-databases.ts';
+import { holdAlone, MoveRefusedError, openForMove, refuseIfInUse } from '../../db/move-server-databases.ts';
 
 /** Which server, from which database to which; `dryRun`: say what would move, change nothing. */
 export interface MoveOptions {

@@ -23,12 +23,12 @@ export interface RunReport {
 const textWidth = 120;
 
 /** Seconds precision is enough to find a run again; milliseconds only widen the column. */
-export function formatTime(ms: number): string {
+function formatTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** The distinct tools a run called, in the order first called; `final_answer` is how it ends, not a tool. */
-export function toolsUsed(steps: readonly StepRow[]): string[] {
+function toolsUsed(steps: readonly StepRow[]): string[] {
   const names = steps
     .filter((step) => step.kind === 'tool-call' && step.tool_name !== null && step.tool_name !== finalAnswerToolName)
     .map((step) => step.tool_name!);
@@ -159,7 +159,7 @@ function formatFinalAnswer(step: StepRow): string {
 }
 
 /** One step as one line. */
-export function formatStep(step: StepRow, run: RunRow, callArguments: ReadonlyMap<string, string> = new Map()): string {
+function formatStep(step: StepRow, run: RunRow, callArguments: ReadonlyMap<string, string> = new Map()): string {
   switch (step.kind) {
     case 'model-call':
       return formatModelCall(step);

@@ -10,7 +10,7 @@ import { runLifecycle } from '../../src/conversation/run-lifecycle.ts';
 import { conversationMemory } from '../../src/memory/conversation-memory.ts';
 import { loadTokenCounter, type TokenCounter } from '../../src/memory/token-counter.ts';
 import { startInstance } from '../../src/run-log/instance.ts';
-import { holdAlone } from '../../src/terminal/move-server-databases.ts';
+import { holdAlone } from '../../db/move-server-databases.ts';
 import { type ScriptedModel, startScriptedModel } from '../support/scripted-model.ts';
 import {
   dayOne,

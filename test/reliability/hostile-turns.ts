@@ -6,7 +6,7 @@
 import type { ScriptedReply } from '../support/scripted-model.ts';
 
 /** A small, fast, seeded PRNG (mulberry32): enough to spread cases, and reproducible everywhere. */
-export class Random {
+class Random {
   private state: number;
 
   constructor(seed: number) {
@@ -37,7 +37,7 @@ export class Random {
 }
 
 /** Text that breaks naive handling: lone surrogates, bidi overrides, zero-width, NUL, line separators. */
-export const oddUnicode = [
+const oddUnicode = [
   '\ud800',
   '\udfff',
   'a\udc00b',
@@ -61,7 +61,7 @@ export const oddUnicode = [
 ];
 
 /** Mentions a careless bot would turn into pings. */
-export function pingBait(random: Random, ids: { user: string; role: string }): string {
+function pingBait(random: Random, ids: { user: string; role: string }): string {
   return random.pick(['@everyone', '@here', `<@${ids.user}>`, `<@!${ids.user}>`, `<@&${ids.role}>`, '@everyone @here']);
 }
 
@@ -104,13 +104,13 @@ const nonJson = [
   '{"__proto__": {"polluted": true}}',
 ];
 
-export interface HostileTurn {
+interface HostileTurn {
   /** What kind of hostility, for the failure report. */
   kind: string;
   reply: ScriptedReply;
 }
 
-export interface HostileMessage {
+interface HostileMessage {
   /** What the user says (the thread's first message, or a later one). */
   text: string;
   /** One reply per model call the run may make (more than it needs: the rest are discarded). */
@@ -406,14 +406,10 @@ const hostileKinds: Record<string, (random: Random, options: GeneratorOptions) =
     ])(),
 };
 
-export const hostileKindNames = Object.keys(hostileKinds);
+const hostileKindNames = Object.keys(hostileKinds);
 
 /** One hostile turn of a kind chosen by `random`, or of `kind`. */
-export function hostileTurn(
-  random: Random,
-  options: GeneratorOptions,
-  kind = random.pick(hostileKindNames),
-): HostileTurn {
+function hostileTurn(random: Random, options: GeneratorOptions, kind = random.pick(hostileKindNames)): HostileTurn {
   return { kind, reply: hostileKinds[kind]!(random, options) };
 }
 

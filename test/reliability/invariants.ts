@@ -30,7 +30,7 @@ export function databaseProblems(db: Database): string[] {
 }
 
 /** One run's step log: each tool call of a model turn is answered by exactly one step of that turn. */
-export function stepLogProblems(runId: string, steps: readonly StepRow[]): string[] {
+function stepLogProblems(runId: string, steps: readonly StepRow[]): string[] {
   const problems: string[] = [];
   for (const step of steps.filter((row) => row.kind === 'model-call')) {
     const message = JSON.parse(step.message!) as AssistantMessage;
@@ -54,7 +54,7 @@ export function stepLogProblems(runId: string, steps: readonly StepRow[]): strin
  * A conversation's memory (its rows, oldest first): every assistant message with tool calls has
  * exactly one stored result per call, and the memory sent as a request is valid.
  */
-export function memoryProblems(rows: readonly MessageRow[], counter: TokenCounter): string[] {
+function memoryProblems(rows: readonly MessageRow[], counter: TokenCounter): string[] {
   const problems: string[] = [];
   for (const head of rows.filter((row) => row.role === 'assistant' && row.tool_calls !== null)) {
     const calls = (JSON.parse(head.tool_calls!) as ToolCall[]).map((call) => call.id).sort();

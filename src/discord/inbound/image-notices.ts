@@ -24,7 +24,7 @@ const reasonLength = 200;
  * and a notice over Discord's 2,000 characters is refused, so the person would be told nothing.
  * At most 20 + 5 × (1 + 4 + 80 + 200) + 20 characters: under 1,500.
  */
-export function refusalNotice(refusals: readonly ImageRefusal[]): string | null {
+function refusalNotice(refusals: readonly ImageRefusal[]): string | null {
   if (refusals.length === 0) return null;
   const named = refusals
     .slice(0, namedInNotice)

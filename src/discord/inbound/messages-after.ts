@@ -1,7 +1,7 @@
 import type { Message, TextBasedChannel } from 'discord.js';
 
 /** Messages read back after downtime: a page is 100 (Discord's maximum), and this many pages at most. */
-export const maxCatchUpPages = 20;
+const maxCatchUpPages = 20;
 
 /**
  * The channel's messages after `afterId`, oldest first, a page of 100 at a time, at most

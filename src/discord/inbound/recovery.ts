@@ -11,7 +11,7 @@ import { isAllowedPlace, isMentionChannel } from './allowed-places.ts';
 import type { MessageRouter } from './message-router.ts';
 
 /** Conversations and channels with a message in this window are caught up on at start-up. */
-export const catchUpDays = 7;
+const catchUpDays = 7;
 const maxConversations = 200;
 const maxChannels = 200;
 

@@ -5,7 +5,7 @@ import type { Logger } from '../../agent/logger.ts';
  * The part of a registered command that is ours to decide, with Discord's defaults filled in.
  * Guild commands come back without `contexts` and `integration_types`, so those are not compared there.
  */
-export function normalizeCommand(command: Record<string, unknown>, guildScope = false): unknown {
+function normalizeCommand(command: Record<string, unknown>, guildScope = false): unknown {
   const permissions = command.default_member_permissions;
   return {
     name: command.name,
@@ -61,7 +61,7 @@ export function commandsDiffer(
   return key(registered) !== key(wanted as unknown as Record<string, unknown>[]);
 }
 
-export interface CommandRegistry {
+interface CommandRegistry {
   /** Registered in one server (whose commands Discord returns without contexts). */
   guildScope: boolean;
   fetch(): Promise<Record<string, unknown>[]>;
@@ -80,7 +80,7 @@ function scopeRoute(applicationId: string, guildId: string | null, commandId?: s
 }
 
 /** Discord's commands of this application, as Discord's API returns them: in one server (while developing), or everywhere. */
-export function commandRegistry(rest: REST, applicationId: string, guildId: string | null): CommandRegistry {
+function commandRegistry(rest: REST, applicationId: string, guildId: string | null): CommandRegistry {
   const route = scopeRoute(applicationId, guildId);
   return {
     guildScope: guildId !== null,
@@ -90,7 +90,7 @@ export function commandRegistry(rest: REST, applicationId: string, guildId: stri
 }
 
 /** Registers the commands only when they differ from Discord's: an unchanged restart makes no PUT. */
-export async function syncCommands(
+async function syncCommands(
   registry: CommandRegistry,
   wanted: readonly RESTPostAPIApplicationCommandsJSONBody[],
   logger: Logger,

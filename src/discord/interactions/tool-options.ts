@@ -13,7 +13,7 @@ import type { RuntimeTool, ToolServer } from '../../agent/tool.ts';
 import { errorMessage } from '../../agent/errors.ts';
 import { truncateLine } from '../../text/truncate.ts';
 
-export const discordLimits = {
+const discordLimits = {
   subcommands: 25,
   options: 25,
   name: 32,
@@ -36,7 +36,7 @@ type JsonSchema = {
 };
 
 /** How a Discord option value becomes an argument again. */
-export type ArgumentKind = 'string' | 'number' | 'integer' | 'boolean' | 'json';
+type ArgumentKind = 'string' | 'number' | 'integer' | 'boolean' | 'json';
 
 export interface ToolSubcommand {
   tool: RuntimeTool;
@@ -52,7 +52,7 @@ export interface ToolSubcommand {
  * that comes and goes changes no command. `tool` is completed from the server's current tools,
  * `arguments` is their JSON, checked by the tool's own validator.
  */
-export interface ServerSubcommand {
+interface ServerSubcommand {
   server: ToolServer;
   option: APIApplicationCommandSubcommandOption;
 }

@@ -38,7 +38,7 @@ export const retryDelaysMs = [0, 60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000]
 export const maxAttempts = retryDelaysMs.length + 1;
 
 /** What a pass did with one reminder it found due. */
-export type ReminderOutcome =
+type ReminderOutcome =
   | 'posted'
   /** Found in its channel already (posted by an attempt whose answer was lost); not posted again. */
   | 'already-posted'
@@ -48,7 +48,7 @@ export type ReminderOutcome =
   | 'claimed-elsewhere';
 
 /** One pass over the due reminders: each one looked at, and what came of it. */
-export interface ReminderPass {
+interface ReminderPass {
   outcomes: { id: number; outcome: ReminderOutcome }[];
 }
 

@@ -182,7 +182,7 @@ export class LiveAnswer {
 }
 
 /** Text cut off inside a code block, closed so that it renders as one while the rest is on its way. */
-export function closeOpenFence(text: string): string {
+function closeOpenFence(text: string): string {
   const fences = text.split('\n').filter((line) => /^ {0,3}(`{3,}|~{3,})/.test(line)).length;
   return fences % 2 === 1 ? `${text}\n\`\`\`` : text;
 }

@@ -1,7 +1,7 @@
 import type { ServerFixes } from '../server-fixes.ts';
 
 /** Whether a server honours something: documented yes or no, or to be learned from its answers. */
-export type Support = 'yes' | 'no' | 'unknown';
+type Support = 'yes' | 'no' | 'unknown';
 
 /** What a server honours, as its documentation or its issue threads say. */
 export interface Capabilities {

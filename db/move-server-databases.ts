@@ -6,12 +6,12 @@
  */
 import { existsSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
-import { createInstanceQueries, type InstanceRow } from '../../db/instances.ts';
-import { latestVersion } from '../../db/migrations.ts';
-import { DatabaseFromFutureError } from '../../db/open-database.ts';
-import { openStore, type Store } from '../../db/store.ts';
-import { UserFacingError } from '../agent/errors.ts';
-import { type Instance, liveInstances, soleKinds, startInstance } from '../run-log/instance.ts';
+import { createInstanceQueries, type InstanceRow } from './instances.ts';
+import { latestVersion } from './migrations.ts';
+import { DatabaseFromFutureError } from './open-database.ts';
+import { openStore, type Store } from './store.ts';
+import { UserFacingError } from '../src/agent/errors.ts';
+import { type Instance, liveInstances, soleKinds, startInstance } from '../src/run-log/instance.ts';
 
 /** A reason not to move, safe to print as it is (one line; it says whether anything was changed). */
 export class MoveRefusedError extends UserFacingError {

@@ -1,0 +1,91 @@
+/**
+ * The shape of the house (ARCHITECTURE.md, "Invariants"), checked by dependency-cruiser in
+ * `npm test`. Type-only imports count as edges too (tsPreCompilationDeps): they make no cycle at
+ * run time, but they tie the files' meanings together all the same, and a cycle of types is one
+ * refactor away from a runtime one. TypeScript 7 has no JavaScript API, so swc parses.
+ */
+/** The leaf helpers: they depend on nothing of the project, and every part may use them. */
+const leaves = '^src/(text|streams)/';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      comment: 'No import cycle anywhere: the bot, its tests and its benches.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'leaves-stand-alone',
+      comment: 'src/text and src/streams import nothing of the project but each other, and no package.',
+      severity: 'error',
+      from: { path: leaves },
+      to: { pathNot: [leaves, '^node:'], dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'agent-core-is-pure',
+      comment:
+        'The agent loop (src/agent) imports only itself and the leaf helpers: no Discord, no database, no model server (DESIGN.md).',
+      severity: 'error',
+      from: { path: '^src/agent/' },
+      to: { pathNot: ['^src/agent/', leaves], dependencyTypesNot: ['core', 'npm', 'npm-dev'] },
+    },
+    {
+      name: 'agent-core-knows-no-edge-package',
+      comment: 'The agent loop imports neither discord.js, better-sqlite3 nor openai.',
+      severity: 'error',
+      from: { path: '^src/agent/' },
+      to: { path: 'node_modules/(discord\\.js|@discordjs/|better-sqlite3|openai)' },
+    },
+    {
+      name: 'discord-js-at-the-discord-edge',
+      comment:
+        'discord.js is imported by the Discord side (src/discord, commands) and the processes that start it (main, deploy-commands, the shard manager) only.',
+      severity: 'error',
+      from: {
+        path: '^(src|tools|db)/',
+        pathNot: ['^src/discord/', '^src/shards/shard-manager\\.ts$', '^src/main\\.ts$', '^src/deploy-commands\\.ts$'],
+      },
+      to: { path: 'node_modules/(discord\\.js|@discordjs/)' },
+    },
+    {
+      name: 'discord-free-stages',
+      comment:
+        'The run pipeline (src/conversation), what applies in a place (src/place-settings) and the text of posts (src/posts) know nothing of Discord: the terminal chat runs them too.',
+      severity: 'error',
+      from: { path: '^src/(conversation|place-settings|posts)/' },
+      to: { path: ['^src/discord/', 'node_modules/(discord\\.js|@discordjs/)'] },
+    },
+    {
+      name: 'sqlite-in-db-only',
+      comment: 'better-sqlite3 is opened and queried in db/ alone; the rest takes the Store.',
+      severity: 'error',
+      from: { path: '^(src|commands|tools)/' },
+      to: { path: 'node_modules/better-sqlite3' },
+    },
+    {
+      name: 'openai-in-one-file',
+      comment:
+        'One adapter speaks to model servers through the openai client: src/model-servers/openai-transport.ts. (The benches compare other agent loops on the same client: they are not the bot.)',
+      severity: 'error',
+      from: { path: '^(src|commands|tools|db)/', pathNot: '^src/model-servers/openai-transport\\.ts$' },
+      to: { path: 'node_modules/openai/' },
+    },
+    {
+      name: 'no-unresolvable',
+      comment: 'Every relative import names a file that exists.',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    parser: 'swc',
+    tsPreCompilationDeps: true,
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: ['^bench/frameworks\\.ts$', '^bench/node_modules/', '^dist/'] },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+  },
+};
