@@ -204,13 +204,7 @@ export class World {
     return role;
   }
 
-  addTextChannel(
-    id: string,
-    name: string,
-    position: number,
-    topic: string | null,
-    guildId = this.guildId,
-  ): void {
+  addTextChannel(id: string, name: string, position: number, topic: string | null, guildId = this.guildId): void {
     this.channels.set(id, {
       id,
       type: ChannelType.GuildText,
