@@ -19,7 +19,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { startFakeDiscord } from '../test/support/fake-discord.ts';
 import { projectRoot } from '../test/support/run-process.ts';
-import { finalAnswer, startScriptedModel } from '../test/support/scripted-model.ts';
+import { finalAnswer, startScriptedModel } from '../test/support/fake-model.ts';
 import { waitUntil } from '../test/support/wait-until.ts';
 
 interface Instruction {

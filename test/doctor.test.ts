@@ -18,7 +18,7 @@ import {
   type FakeModelServer,
   type FakeServerOptions,
   startFakeModelServer,
-} from './support/model-servers/fake-model-server.ts';
+} from './support/fake-model.ts';
 import * as quirks from './support/model-servers/quirks.ts';
 import type { Quirk } from './support/model-servers/quirks.ts';
 import { recordingLogger } from './support/recording-logger.ts';

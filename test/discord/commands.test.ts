@@ -5,7 +5,7 @@ import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
 import { builtInTools } from '../../tools/index.ts';
 import { defineTool } from '../../tools/define-tool.ts';
 import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
-import { finalAnswer, toolCalls } from '../support/scripted-model.ts';
+import { finalAnswer, toolCalls } from '../support/fake-model.ts';
 
 let world: BotWorld;
 afterEach(async () => {

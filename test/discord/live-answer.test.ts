@@ -14,7 +14,7 @@ import {
   type FakeModelServer,
   type FakeServerOptions,
   startFakeModelServer,
-} from '../support/model-servers/fake-model-server.ts';
+} from '../support/fake-model.ts';
 import { compliant } from '../support/model-servers/quirks.ts';
 
 let world: BotWorld | undefined;

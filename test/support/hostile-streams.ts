@@ -4,7 +4,7 @@
  * chat-streaming), then bent: without the blank lines between events (a buffering proxy), without
  * end, or stalled between two chunks.
  */
-import type { ScriptedReply } from './scripted-model.ts';
+import type { ScriptedReply } from './fake-model.ts';
 
 /** One `chat.completion.chunk` event holding this delta. */
 export function chunkEvent(delta: Record<string, unknown>, finishReason: string | null = null): string {
