@@ -2,7 +2,7 @@
 #   docker build -t discord-agent-bot . && docker run --init --stop-timeout 15 --env-file .env -v bot-data:/data discord-agent-bot
 # Two stages: the build (TypeScript compiled into dist/, better-sqlite3 built, dev packages pruned)
 # and the runtime (Node, the pruned node_modules and dist/ only; no compiler, no tsx, no sources).
-# scripts/container-steps.ts runs these same steps without a container engine, and checks them.
+# test/container/container-steps.ts runs these same steps without a container engine, and checks them.
 
 FROM node:20-bookworm-slim AS build
 WORKDIR /app

@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: the agent loop's own cost. Each run is three model turns against a loopback
- * server in its own process (see model-server.ts). Contenders run interleaved, round by round,
+ * server in its own process (the fake model's bench mode: test/support/fake-model/bench-mode.ts). Contenders run interleaved, round by round,
  * and every run's answer is checked, so that none can win by doing less. "Ours" runs alone, and
  * with the bot's own event sinks (step log and memory in SQLite, log lines; see bot-sinks.ts).
  *

@@ -13,9 +13,9 @@ export const benchTask = {
   question: 'What is (2+3) + (4*5)?',
 } as const;
 
-/** Starts model-server.ts in a process of its own; resolves with its base URL and a way to stop it. */
+/** Starts the fake model's bench mode in a process of its own; resolves with its base URL and a way to stop it. */
 export async function startModelProcess(): Promise<{ baseURL: string; stop(): void }> {
-  const server = fork(new URL('./model-server.ts', import.meta.url), [], {
+  const server = fork(new URL('../test/support/fake-model/own-process.ts', import.meta.url), ['bench'], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });

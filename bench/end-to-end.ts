@@ -5,7 +5,7 @@
  */
 import { Events } from 'discord.js';
 import { type BotWorld, startBotWorld } from '../test/support/bot-harness.ts';
-import { finalAnswer, toolCalls } from '../test/support/scripted-model.ts';
+import { finalAnswer, toolCalls } from '../test/support/fake-model.ts';
 import { quantile } from './statistics.ts';
 
 const runs = Number(process.env.RUNS ?? 200);

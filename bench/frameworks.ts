@@ -1,6 +1,6 @@
 /**
  * The agent loop against the frameworks (issue 8, part 1). Same scripted model as agent-loop.ts
- * (model-server.ts, forked into its own process): add(2,3) and multiply(4,5) in parallel, then
+ * (the fake model's bench mode, forked into its own process): add(2,3) and multiply(4,5) in parallel, then
  * add(5,20), then final_answer "25", so three model requests per run. Every contender runs those
  * turns against the same server, interleaved round by round (in a shuffled order);
  * each run's answer and request count are checked so that none can win by doing less.
@@ -166,7 +166,7 @@ async function classicExecutor(streamRunnable: boolean | undefined) {
     ['human', '{input}'],
     new MessagesPlaceholder('agent_scratchpad'),
   ]);
-  // model-server.ts answers in JSON, never in server-sent events: in the default (streaming)
+  // The bench model answers in JSON, never in server-sent events: in the default (streaming)
   // mode the executor still streams through the runnables, but the model call is a plain request.
   const disableStreaming = streamRunnable !== false;
   const llm = new ChatOpenAI({

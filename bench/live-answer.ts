@@ -8,7 +8,7 @@
  */
 import { type BotWorld, mentionOf, startBotWorld } from '../test/support/bot-harness.ts';
 import { answer } from '../test/support/model-servers/brain.ts';
-import { type FakeModelServer, startFakeModelServer } from '../test/support/model-servers/fake-model-server.ts';
+import { type FakeModelServer, startFakeModelServer } from '../test/support/fake-model.ts';
 import { compliant } from '../test/support/model-servers/quirks.ts';
 import { renderAnswer } from '../src/posts/render.ts';
 

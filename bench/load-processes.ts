@@ -1,6 +1,6 @@
 /**
  * The load benches' fakes, each in a process of its own so that their work is not counted as the
- * bot's: the echo model (bench/echo-model-server.ts) and the fake Discord with its people
+ * bot's: the fake model's echo mode (test/support/fake-model/echo-mode.ts) and the fake Discord with its people
  * (bench/load-discord.ts, whose environment `discordEnv` adds to).
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -20,7 +20,7 @@ export async function startLoadProcesses(
   discordEnv: Record<string, string> = {},
 ): Promise<LoadProcesses> {
   const tsx = ['--import', 'tsx'];
-  const model = fork(new URL('./echo-model-server.ts', import.meta.url), [], {
+  const model = fork(new URL('../test/support/fake-model/own-process.ts', import.meta.url), ['echo'], {
     execArgv: tsx,
     env: { ...process.env, LATENCY_MS: String(latencyMs) },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],

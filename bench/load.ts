@@ -2,9 +2,9 @@
  * `npm run bench:load`: many threads at once. The bot runs in this process as `npm start` builds
  * it (src/main.ts's composition, production defaults, MAX_CONCURRENT_RUNS=20), against the fake
  * Discord and a model that answers after 200 ms, each in a process of its own (load-discord.ts,
- * echo-model-server.ts), so that what is measured here is the bot's own work: 200 people each
- * mention the bot (it starts a thread) and ask twice more in the thread, each question after the
- * previous answer. Every question's answer is checked (content and thread).
+ * the fake model's echo mode), so that what is measured here is the bot's own work: 200 people
+ * each mention the bot (it starts a thread) and ask twice more in the thread, each question after
+ * the previous answer. Every question's answer is checked (content and thread).
  *
  * Reported: the total time against the ideal, the larger of what the model limit allows
  * (model calls × latency / concurrent calls) and what Discord's 50 requests per second allow
@@ -42,7 +42,7 @@ const threads = Number(values.threads);
 const messagesPerThread = Number(values.messages);
 const latencyMs = Number(values.latency);
 // The model's whole time per call: its latency to the first chunk, then the answer's 3 pieces 20 ms
-// apart when the bot streams (bench/echo-model-server.ts).
+// apart when the bot streams (test/support/fake-model/echo-mode.ts).
 const modelMs = latencyMs + 3 * 20;
 const concurrency = Number(values.concurrency);
 const gc = (globalThis as { gc?: () => void }).gc!;

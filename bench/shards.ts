@@ -2,9 +2,9 @@
  * `npm run bench:shards`: the same load on one process and on four shard processes. The bot runs
  * as `npm start` runs it (the compiled dist/main.js; with SHARD_COUNT=4 the shard manager and one
  * process per shard), against the fake Discord and a model that answers after 200 ms, each in a
- * process of its own (load-discord.ts, echo-model-server.ts). 200 people in 40 servers (spread over
- * the four shards) each mention the bot, then ask twice more in its thread: 600 runs, each answer
- * checked. The model limit is the same in all: MAX_CONCURRENT_RUNS is per process, so each of four
+ * process of its own (load-discord.ts, the fake model's echo mode). 200 people in 40 servers
+ * (spread over the four shards) each mention the bot, then ask twice more in its thread: 600 runs,
+ * each answer checked. The model limit is the same in all: MAX_CONCURRENT_RUNS is per process, so each of four
  * shards gets a quarter of it.
  *
  * Reported per layout: total time against Discord's 50 requests/s (REST calls / 50), REST calls in

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { png } from './support/images.ts';
 import { runScript } from './support/run-process.ts';
-import { type ScriptedModel, finalAnswer, startScriptedModel } from './support/scripted-model.ts';
+import { type ScriptedModel, finalAnswer, startScriptedModel } from './support/fake-model.ts';
 
 let model: ScriptedModel;
 let cwd: string;

@@ -8,7 +8,7 @@ import { testServerConfig } from './support/mcp-test-server.ts';
 import { openStore } from '../db/store.ts';
 import { runScript, scriptArgs } from './support/run-process.ts';
 import { waitUntil } from './support/wait-until.ts';
-import { type ScriptedModel, apiError, finalAnswer, startScriptedModel, toolCalls } from './support/scripted-model.ts';
+import { type ScriptedModel, apiError, finalAnswer, startScriptedModel, toolCalls } from './support/fake-model.ts';
 
 let model: ScriptedModel;
 let cwd: string;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../db/store.ts';
 import { followInstructions } from './support/model-servers/brain.ts';
-import { type FakeModelServer, startFakeModelServer } from './support/model-servers/fake-model-server.ts';
+import { type FakeModelServer, startFakeModelServer } from './support/fake-model.ts';
 import * as quirks from './support/model-servers/quirks.ts';
 import { runScript } from './support/run-process.ts';
 

@@ -14,11 +14,7 @@ import { botDependencies } from '../src/app/bot-dependencies.ts';
 import { parseConfig } from '../src/app/config.ts';
 import type { CheckupRow, StoredCheckup } from '../src/model-servers/server-summary.ts';
 import { followInstructions } from './support/model-servers/brain.ts';
-import {
-  type FakeModelServer,
-  type FakeServerOptions,
-  startFakeModelServer,
-} from './support/model-servers/fake-model-server.ts';
+import { type FakeModelServer, type FakeServerOptions, startFakeModelServer } from './support/fake-model.ts';
 import * as quirks from './support/model-servers/quirks.ts';
 import type { Quirk } from './support/model-servers/quirks.ts';
 import { recordingLogger } from './support/recording-logger.ts';

@@ -17,7 +17,7 @@ import {
 import { type BotProcess, startBotProcess } from './support/bot-process.ts';
 import { type FakeDiscord, startFakeDiscord } from './support/fake-discord.ts';
 import { runScript } from './support/run-process.ts';
-import { type ScriptedModel, startScriptedModel } from './support/scripted-model.ts';
+import { type ScriptedModel, startScriptedModel } from './support/fake-model.ts';
 
 describe('the health verdict', () => {
   const now = 1_000_000_000;

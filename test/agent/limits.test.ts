@@ -4,7 +4,7 @@ import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
 import { builtInTools } from '../../tools/index.ts';
 import { defineTool } from '../../tools/define-tool.ts';
 import { runOnce } from '../support/agent-harness.ts';
-import { type ScriptedModel, finalAnswer, startScriptedModel, toolCalls } from '../support/scripted-model.ts';
+import { type ScriptedModel, finalAnswer, startScriptedModel, toolCalls } from '../support/fake-model.ts';
 
 let model: ScriptedModel;
 beforeEach(async () => {

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ModelError } from '../../src/agent/model-error.ts';
 import { maxResponseBytes } from '../../src/model-servers/openai-transport.ts';
 import { runOnce } from '../support/agent-harness.ts';
-import { type ScriptedModel, apiError, finalAnswer, startScriptedModel } from '../support/scripted-model.ts';
+import { type ScriptedModel, apiError, finalAnswer, startScriptedModel } from '../support/fake-model.ts';
 
 let model: ScriptedModel;
 beforeEach(async () => {

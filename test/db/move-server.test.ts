@@ -11,7 +11,7 @@ import { conversationMemory } from '../../src/memory/conversation-memory.ts';
 import { loadTokenCounter, type TokenCounter } from '../../src/memory/token-counter.ts';
 import { startInstance } from '../../src/run-log/instance.ts';
 import { holdAlone } from '../../db/move-server-databases.ts';
-import { type ScriptedModel, startScriptedModel } from '../support/scripted-model.ts';
+import { type ScriptedModel, startScriptedModel } from '../support/fake-model.ts';
 import {
   dayOne,
   dayTwo,

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
 import { openStore } from '../../db/store.ts';
 import { defaultBotPermissions } from '../support/fake-discord.ts';
-import { finalAnswer } from '../support/scripted-model.ts';
+import { finalAnswer } from '../support/fake-model.ts';
 
 let world: BotWorld;
 afterEach(async () => {

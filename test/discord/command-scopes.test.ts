@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
 import { runScript } from '../support/run-process.ts';
-import { type ScriptedModel, startScriptedModel } from '../support/scripted-model.ts';
+import { type ScriptedModel, startScriptedModel } from '../support/fake-model.ts';
 
 let discord: FakeDiscord;
 beforeEach(async () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type BotWorld, startBotWorld } from '../support/bot-harness.ts';
-import { apiError, finalAnswer, toolCalls } from '../support/scripted-model.ts';
+import { apiError, finalAnswer, toolCalls } from '../support/fake-model.ts';
 import { waitUntil } from '../support/wait-until.ts';
 
 let world: BotWorld;

@@ -7,9 +7,14 @@ import { nonceFor } from '../../src/discord/outbound/send.ts';
 import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
 import { answer as streamed } from '../support/model-servers/brain.ts';
-import { startFakeModelServer } from '../support/model-servers/fake-model-server.ts';
 import { compliant } from '../support/model-servers/quirks.ts';
-import { type ScriptedModel, finalAnswer, startScriptedModel, toolCalls } from '../support/scripted-model.ts';
+import {
+  type ScriptedModel,
+  finalAnswer,
+  startFakeModelServer,
+  startScriptedModel,
+  toolCalls,
+} from '../support/fake-model.ts';
 
 let discord: FakeDiscord;
 let model: ScriptedModel;

@@ -8,7 +8,7 @@ import { conversationMemory } from '../../src/memory/conversation-memory.ts';
 import { loadTokenCounter } from '../../src/memory/token-counter.ts';
 import { builtInTools } from '../../tools/index.ts';
 import { modelClientFor, testContext } from '../support/agent-harness.ts';
-import { finalAnswer, type ScriptedModel, startScriptedModel, toolCalls } from '../support/scripted-model.ts';
+import { finalAnswer, type ScriptedModel, startScriptedModel, toolCalls } from '../support/fake-model.ts';
 import { tempStore } from '../support/temp-store.ts';
 
 let store: Store;

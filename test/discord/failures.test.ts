@@ -1,7 +1,7 @@
 import { PermissionFlagsBits } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
-import { apiError, finalAnswer, toolCalls } from '../support/scripted-model.ts';
+import { apiError, finalAnswer, toolCalls } from '../support/fake-model.ts';
 
 let world: BotWorld;
 afterEach(async () => {

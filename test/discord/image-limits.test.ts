@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
 import { maxContentLength } from '../support/discord-conformance.ts';
 import { dataUrlOf, imageUrlsOf, jpeg, png, pngClaiming, textOf, webp } from '../support/images.ts';
-import { finalAnswer } from '../support/scripted-model.ts';
+import { finalAnswer } from '../support/fake-model.ts';
 
 let world: BotWorld | undefined;
 afterEach(async () => {

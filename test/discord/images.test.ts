@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { askInGeneral, type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
 import { dataUrlOf, gif, imageUrlsOf, jpeg, png, textOf, webp } from '../support/images.ts';
-import { finalAnswer } from '../support/scripted-model.ts';
+import { finalAnswer } from '../support/fake-model.ts';
 import { noVisionNotice } from '../../src/discord/inbound/image-notices.ts';
 
 let world: BotWorld | undefined;

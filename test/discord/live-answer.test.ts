@@ -9,11 +9,7 @@ import { renderAnswer } from '../../src/posts/render.ts';
 import { splitMessage } from '../../src/posts/split-message.ts';
 import { askInGeneral, type BotWorld, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
 import { answer, call, type Intent } from '../support/model-servers/brain.ts';
-import {
-  type FakeModelServer,
-  type FakeServerOptions,
-  startFakeModelServer,
-} from '../support/model-servers/fake-model-server.ts';
+import { type FakeModelServer, type FakeServerOptions, startFakeModelServer } from '../support/fake-model.ts';
 import { compliant } from '../support/model-servers/quirks.ts';
 
 let world: BotWorld | undefined;

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
 import { dataUrlOf, imageUrlsOf, png, textOf } from '../support/images.ts';
-import { type ScriptedModel, finalAnswer, startScriptedModel } from '../support/scripted-model.ts';
+import { type ScriptedModel, finalAnswer, startScriptedModel } from '../support/fake-model.ts';
 
 let discord: FakeDiscord;
 let model: ScriptedModel;

@@ -4,7 +4,7 @@ import { McpConnection, type McpTimings } from '../../src/mcp/mcp-connection.ts'
 import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
 import { dataUrlOf, imageUrlsOf, png } from '../support/images.ts';
 import { testServerConfig } from '../support/mcp-test-server.ts';
-import { finalAnswer, toolCalls } from '../support/scripted-model.ts';
+import { finalAnswer, toolCalls } from '../support/fake-model.ts';
 
 let world: BotWorld | undefined;
 let server: McpConnection | undefined;

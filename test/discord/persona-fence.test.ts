@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BotWorld } from '../support/bot-harness.ts';
-import type { ChatRequest } from '../support/scripted-model.ts';
+import type { ChatRequest } from '../support/fake-model.ts';
 import { ask, start } from '../support/place-settings-world.ts';
 
 let world: BotWorld;

@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BotWorld } from '../support/bot-harness.ts';
-import { apiError, type ChatRequest } from '../support/scripted-model.ts';
+import { apiError, type ChatRequest } from '../support/fake-model.ts';
 import { ask, command, sayIn, settings, start } from '../support/place-settings-world.ts';
 
 let world: BotWorld;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
-import { type ScriptedModel, finalAnswer, startScriptedModel } from '../support/scripted-model.ts';
+import { type ScriptedModel, finalAnswer, startScriptedModel } from '../support/fake-model.ts';
 
 let discord: FakeDiscord;
 let model: ScriptedModel;

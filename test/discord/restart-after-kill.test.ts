@@ -11,7 +11,7 @@ import { openStore } from '../../db/store.ts';
 import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
 import { runScript } from '../support/run-process.ts';
-import { type ScriptedModel, finalAnswer, startScriptedModel } from '../support/scripted-model.ts';
+import { type ScriptedModel, finalAnswer, startScriptedModel } from '../support/fake-model.ts';
 
 let discord: FakeDiscord;
 let model: ScriptedModel;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BotWorld, startBotWorld } from '../support/bot-harness.ts';
-import { finalAnswer, toolCalls } from '../support/scripted-model.ts';
+import { finalAnswer, toolCalls } from '../support/fake-model.ts';
 
 let world: BotWorld;
 afterEach(async () => {

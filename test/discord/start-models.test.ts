@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
 import { runScript, scriptArgs } from '../support/run-process.ts';
-import { finalAnswer, type ScriptedModel, startScriptedModel } from '../support/scripted-model.ts';
+import { finalAnswer, type ScriptedModel, startScriptedModel } from '../support/fake-model.ts';
 
 let discord: FakeDiscord | undefined;
 const models: ScriptedModel[] = [];

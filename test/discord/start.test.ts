@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
 import { runScript, scriptArgs } from '../support/run-process.ts';
-import { type ScriptedModel, finalAnswer, startScriptedModel, toolCalls } from '../support/scripted-model.ts';
+import { type ScriptedModel, finalAnswer, startScriptedModel, toolCalls } from '../support/fake-model.ts';
 
 let discord: FakeDiscord | undefined;
 let model: ScriptedModel | undefined;

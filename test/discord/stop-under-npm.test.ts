@@ -12,7 +12,7 @@ import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
 import { processState } from '../support/process-state.ts';
 import { runScript } from '../support/run-process.ts';
-import { type ScriptedModel, startScriptedModel } from '../support/scripted-model.ts';
+import { type ScriptedModel, startScriptedModel } from '../support/fake-model.ts';
 
 let discord: FakeDiscord;
 let model: ScriptedModel;

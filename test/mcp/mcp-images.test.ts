@@ -8,7 +8,7 @@ import { McpConnection } from '../../src/mcp/mcp-connection.ts';
 import { runOnce } from '../support/agent-harness.ts';
 import { dataUrlOf, imageUrlsOf, png, textOf } from '../support/images.ts';
 import { testServerConfig } from '../support/mcp-test-server.ts';
-import { type ScriptedModel, finalAnswer, startScriptedModel, toolCalls } from '../support/scripted-model.ts';
+import { type ScriptedModel, finalAnswer, startScriptedModel, toolCalls } from '../support/fake-model.ts';
 
 let model: ScriptedModel;
 let connection: McpConnection;

@@ -14,7 +14,7 @@ import { builtInTools } from '../../tools/index.ts';
 import { defineTool } from '../../tools/define-tool.ts';
 import { modelClientFor, testContext } from '../support/agent-harness.ts';
 import { chatRequestProblems } from '../support/openai-conformance.ts';
-import { type ScriptedModel, finalAnswer, startScriptedModel, toolCalls } from '../support/scripted-model.ts';
+import { type ScriptedModel, finalAnswer, startScriptedModel, toolCalls } from '../support/fake-model.ts';
 import { tempStore } from '../support/temp-store.ts';
 
 let model: ScriptedModel;

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ModelRequest } from '../../src/agent/model-client.ts';
 import { modelClientFor } from '../support/agent-harness.ts';
 import { answer } from '../support/model-servers/brain.ts';
-import { type FakeModelServer, startFakeModelServer } from '../support/model-servers/fake-model-server.ts';
+import { type FakeModelServer, startFakeModelServer } from '../support/fake-model.ts';
 import { ollamaCutsLongPrompts } from '../support/model-servers/quirks.ts';
 import { recordingLogger } from '../support/recording-logger.ts';
 

@@ -9,7 +9,7 @@ import { maxResponseBytes } from '../../src/model-servers/openai-transport.ts';
 import { recordsInMemory } from '../../src/model-servers/server-records.ts';
 import { modelClientFor, runOnce } from '../support/agent-harness.ts';
 import { chunkEvent, eventStream, finalAnswerEvents, withoutBlankLines } from '../support/hostile-streams.ts';
-import { finalAnswer, type ScriptedModel, startScriptedModel } from '../support/scripted-model.ts';
+import { finalAnswer, type ScriptedModel, startScriptedModel } from '../support/fake-model.ts';
 
 let scripted: ScriptedModel | undefined;
 afterEach(async () => {

@@ -8,7 +8,7 @@ import type { OpenAIModelClientOptions } from '../../src/model-servers/openai-mo
 import { rejectedCallNote } from '../../src/agent/turns/rejected-call.ts';
 import { askInGeneral, type BotWorld, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
 import { answer, call, type Intent, type SeenRequest } from '../support/model-servers/brain.ts';
-import { type FakeModelServer, startFakeModelServer } from '../support/model-servers/fake-model-server.ts';
+import { type FakeModelServer, startFakeModelServer } from '../support/fake-model.ts';
 import * as quirks from '../support/model-servers/quirks.ts';
 import type { Quirk } from '../support/model-servers/quirks.ts';
 

@@ -6,9 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { AnswerDeltaEvent } from '../../src/agent/events.ts';
 import { modelClientFor, runOnce } from '../support/agent-harness.ts';
 import { answer, call } from '../support/model-servers/brain.ts';
-import { type FakeModelServer, startFakeModelServer } from '../support/model-servers/fake-model-server.ts';
 import * as quirks from '../support/model-servers/quirks.ts';
-import { finalAnswer, startScriptedModel } from '../support/scripted-model.ts';
+import { type FakeModelServer, finalAnswer, startFakeModelServer, startScriptedModel } from '../support/fake-model.ts';
 
 let server: FakeModelServer | undefined;
 afterEach(async () => {

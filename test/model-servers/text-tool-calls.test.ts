@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { findTextToolCalls } from '../../src/model-servers/text-tool-calls.ts';
 import { readReply } from '../../src/model-servers/wire-reply.ts';
 import { runOnce } from '../support/agent-harness.ts';
-import { startScriptedModel, text } from '../support/scripted-model.ts';
+import { startScriptedModel, text } from '../support/fake-model.ts';
 
 const tools = new Set(['calculator', 'final_answer', 'web_search']);
 const find = (text: string) => findTextToolCalls(text, tools);

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { recordsInMemory } from '../../src/model-servers/server-records.ts';
 import { runOnce } from '../support/agent-harness.ts';
 import { imageUrlsOf } from '../support/images.ts';
-import { type ScriptedModel, apiError, finalAnswer, startScriptedModel } from '../support/scripted-model.ts';
+import { type ScriptedModel, apiError, finalAnswer, startScriptedModel } from '../support/fake-model.ts';
 import { profileFor } from '../../src/model-servers/profiles/index.ts';
 import { resolveVision, visionSetup } from '../../src/model-servers/vision.ts';
 import type { StoredCheckup } from '../../src/model-servers/server-summary.ts';

@@ -16,7 +16,7 @@ import {
   waitForBotPosts,
 } from '../support/bot-harness.ts';
 import { defaultBotPermissions } from '../support/fake-discord.ts';
-import { finalAnswer, toolCalls } from '../support/scripted-model.ts';
+import { finalAnswer, toolCalls } from '../support/fake-model.ts';
 
 let world: BotWorld;
 let logs: LogLine[];

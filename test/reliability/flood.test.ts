@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
-import { type ChatRequest, finalAnswer } from '../support/scripted-model.ts';
+import { type ChatRequest, finalAnswer } from '../support/fake-model.ts';
 
 let world: BotWorld;
 afterEach(async () => {

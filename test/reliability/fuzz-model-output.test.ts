@@ -15,7 +15,7 @@ import { loadTokenCounter, type TokenCounter } from '../../src/memory/token-coun
 import { type BotWorld, mentionOf, startBotWorld } from '../support/bot-harness.ts';
 import type { FakeMessage } from '../support/fake-discord.ts';
 import { chatRequestProblems } from '../support/openai-conformance.ts';
-import { finalAnswer } from '../support/scripted-model.ts';
+import { finalAnswer } from '../support/fake-model.ts';
 import { type HostileCase, hostileCase } from './hostile-turns.ts';
 import { conversationProblems, databaseProblems } from './invariants.ts';
 

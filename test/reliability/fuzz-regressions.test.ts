@@ -13,7 +13,7 @@ import { startInstance } from '../../src/run-log/instance.ts';
 import { builtInTools } from '../../tools/index.ts';
 import { modelClientFor, testContext } from '../support/agent-harness.ts';
 import { type BotWorld, mentionOf, startBotWorld } from '../support/bot-harness.ts';
-import { type ScriptedModel, finalAnswer, startScriptedModel, toolCalls } from '../support/scripted-model.ts';
+import { type ScriptedModel, finalAnswer, startScriptedModel, toolCalls } from '../support/fake-model.ts';
 import { tempStore } from '../support/temp-store.ts';
 import { conversationProblems, databaseProblems } from './invariants.ts';
 

@@ -3,7 +3,7 @@
  * could send back as a chat completion. The same seed gives the same case, byte for byte, so a
  * failing seed is replayed from its number (FUZZ_SEED=n).
  */
-import type { ScriptedReply } from '../support/scripted-model.ts';
+import type { ScriptedReply } from '../support/fake-model.ts';
 
 /** A small, fast, seeded PRNG (mulberry32): enough to spread cases, and reproducible everywhere. */
 class Random {

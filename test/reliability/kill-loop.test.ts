@@ -29,7 +29,7 @@ import {
   finalAnswer,
   startScriptedModel,
   toolCalls,
-} from '../support/scripted-model.ts';
+} from '../support/fake-model.ts';
 
 const cycles = Number(process.env.KILL_CYCLES ?? 5);
 const seed = Number(process.env.KILL_SEED ?? 1);

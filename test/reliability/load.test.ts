@@ -23,7 +23,7 @@ import { afterEach, expect, it } from 'vitest';
 import { openStore, type Store } from '../../db/store.ts';
 import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
-import { type ChatRequest, type ScriptedModel, finalAnswer, startScriptedModel } from '../support/scripted-model.ts';
+import { type ChatRequest, type ScriptedModel, finalAnswer, startScriptedModel } from '../support/fake-model.ts';
 
 const burstSize = Number(process.env.LOAD_BURST ?? 50);
 const threadCount = Number(process.env.LOAD_THREADS ?? 100);

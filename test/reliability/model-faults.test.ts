@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunRow } from '../../db/runs.ts';
 import type { OpenAIModelClientOptions } from '../../src/model-servers/openai-model-client.ts';
 import { type BotWorld, mentionOf, startBotWorld } from '../support/bot-harness.ts';
-import { apiError, finalAnswer, type ScriptStep } from '../support/scripted-model.ts';
+import { apiError, finalAnswer, type ScriptStep } from '../support/fake-model.ts';
 
 let world: BotWorld;
 afterEach(async () => {

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
 import { defaultEveryonePermissions } from '../support/fake-discord.ts';
-import { type ChatRequest, finalAnswer, toolCalls } from '../support/scripted-model.ts';
+import { type ChatRequest, finalAnswer, toolCalls } from '../support/fake-model.ts';
 
 let world: BotWorld;
 afterEach(async () => {

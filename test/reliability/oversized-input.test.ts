@@ -7,7 +7,7 @@
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { loadTokenCounter, type TokenCounter } from '../../src/memory/token-counter.ts';
 import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
-import { type ChatRequest, finalAnswer } from '../support/scripted-model.ts';
+import { type ChatRequest, finalAnswer } from '../support/fake-model.ts';
 
 const cap = 300;
 const attachmentMaxKb = 16;

@@ -9,7 +9,7 @@ import { PermissionFlagsBits } from 'discord.js';
 import { afterEach, expect, it } from 'vitest';
 import { type BotWorld, mentionOf, startBotWorld } from '../support/bot-harness.ts';
 import { defaultBotPermissions } from '../support/fake-discord.ts';
-import { finalAnswer, toolCalls } from '../support/scripted-model.ts';
+import { finalAnswer, toolCalls } from '../support/fake-model.ts';
 
 let world: BotWorld;
 afterEach(async () => {

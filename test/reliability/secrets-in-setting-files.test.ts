@@ -16,7 +16,7 @@ import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
 import { testServerConfig } from '../support/mcp-test-server.ts';
 import { runScript } from '../support/run-process.ts';
-import { apiError, finalAnswer, type ScriptedModel, startScriptedModel, toolCalls } from '../support/scripted-model.ts';
+import { apiError, finalAnswer, type ScriptedModel, startScriptedModel, toolCalls } from '../support/fake-model.ts';
 import { leaksIn, piecesOf, uniqueSecret } from './secret-pieces.ts';
 
 let discord: FakeDiscord | undefined;

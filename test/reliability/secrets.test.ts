@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../db/store.ts';
 import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
-import { type ScriptedModel, apiError, finalAnswer, startScriptedModel, toolCalls } from '../support/scripted-model.ts';
+import { type ScriptedModel, apiError, finalAnswer, startScriptedModel, toolCalls } from '../support/fake-model.ts';
 
 const botId = '300000000000000001';
 // Random, so that a leak cannot come from anywhere else; not shaped like an OpenAI key ("sk-…"),

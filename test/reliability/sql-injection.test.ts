@@ -17,7 +17,7 @@ import {
   waitForBotPosts,
 } from '../support/bot-harness.ts';
 import type { RunCommandInput } from '../support/fake-discord.ts';
-import { finalAnswer, toolCalls } from '../support/scripted-model.ts';
+import { finalAnswer, toolCalls } from '../support/fake-model.ts';
 
 const attacks = [
   `'; DROP TABLE messages; --`,

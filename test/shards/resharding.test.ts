@@ -12,7 +12,7 @@ import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
 import { projectRoot, runScript } from '../support/run-process.ts';
 import { answered as answeredIn, echo, serversIn } from '../support/shard-checks.ts';
-import { type ScriptedModel, startScriptedModel } from '../support/scripted-model.ts';
+import { type ScriptedModel, startScriptedModel } from '../support/fake-model.ts';
 
 let discord: FakeDiscord | undefined;
 let model: ScriptedModel | undefined;

@@ -17,7 +17,7 @@ import type { ConversationContext, RuntimeTool } from '../../src/agent/tool.ts';
 import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
 import { builtInTools } from '../../tools/index.ts';
 import { chatRequestProblems } from './openai-conformance.ts';
-import type { ScriptedModel } from './scripted-model.ts';
+import type { ScriptedModel } from './fake-model.ts';
 
 export const testContext: ConversationContext = {
   conversationId: 'test-conversation',

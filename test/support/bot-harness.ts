@@ -30,7 +30,7 @@ import type { RuntimeTool, ToolServer } from '../../src/agent/tool.ts';
 import type { CommandDefinition } from '../../src/discord/interactions/command-context.ts';
 import { modelClientFor } from './agent-harness.ts';
 import { type FakeDiscord, startFakeDiscord } from './fake-discord.ts';
-import { type ScriptedModel, startScriptedModel } from './scripted-model.ts';
+import { type ScriptedModel, startScriptedModel } from './fake-model.ts';
 
 export interface BotWorld {
   discord: FakeDiscord;

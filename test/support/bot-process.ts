@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { FakeDiscord } from './fake-discord.ts';
 import { projectRoot, scriptArgs } from './run-process.ts';
-import type { ScriptedModel } from './scripted-model.ts';
+import type { ScriptedModel } from './fake-model.ts';
 
 export interface BotProcess {
   child: ChildProcess;

@@ -4,18 +4,14 @@
  * chat-streaming), then bent: without the blank lines between events (a buffering proxy), without
  * end, or stalled between two chunks.
  */
-import type { ScriptedReply } from './scripted-model.ts';
+import type { ScriptedReply } from './fake-model.ts';
+import { chunkEvent as streamChunk } from './fake-model/server.ts';
 
 /** One `chat.completion.chunk` event holding this delta. */
 export function chunkEvent(delta: Record<string, unknown>, finishReason: string | null = null): string {
-  const chunk = {
-    id: 'chatcmpl-hostile',
-    object: 'chat.completion.chunk',
-    created: 0,
-    model: 'scripted-model',
+  return streamChunk('chatcmpl-hostile', 'scripted-model', {
     choices: [{ index: 0, delta, finish_reason: finishReason }],
-  };
-  return `data: ${JSON.stringify(chunk)}\n\n`;
+  });
 }
 
 /** The events of a `final_answer` call (its arguments in pieces of 16 characters), then `[DONE]`. */

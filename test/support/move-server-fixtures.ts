@@ -11,7 +11,7 @@ import { openStore, type Store } from '../../db/store.ts';
 import { loadTokenCounter, type TokenCounter } from '../../src/memory/token-counter.ts';
 import type { HeldInstance } from './instance-process.ts';
 import { runScript } from './run-process.ts';
-import { type ScriptedModel, startScriptedModel } from './scripted-model.ts';
+import { type ScriptedModel, startScriptedModel } from './fake-model.ts';
 import { everythingBut, fillDatabase, serverDump } from './server-data.ts';
 
 export const server = '300000000000000001';

@@ -4,7 +4,7 @@
  */
 import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from './bot-harness.ts';
 import type { FakeInteraction } from './fake-discord.ts';
-import { type ChatRequest, finalAnswer, type ScriptedModel } from './scripted-model.ts';
+import { type ChatRequest, finalAnswer, type ScriptedModel } from './fake-model.ts';
 
 export const worldHolder: { world: BotWorld | undefined } = { world: undefined };
 const current = () => worldHolder.world!;

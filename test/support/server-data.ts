@@ -15,7 +15,7 @@ import type { TokenCounter } from '../../src/memory/token-counter.ts';
 import { startInstance } from '../../src/run-log/instance.ts';
 import { builtInTools } from '../../tools/index.ts';
 import { modelClientFor, testContext } from './agent-harness.ts';
-import { finalAnswer, type ScriptedModel, toolCalls } from './scripted-model.ts';
+import { finalAnswer, type ScriptedModel, toolCalls } from './fake-model.ts';
 
 export const memorySettings = { tokenBudget: 8000, messageTokenCap: 1500 };
 export const dayOne = Date.parse('2026-03-01T10:00:00.000Z');

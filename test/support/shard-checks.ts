@@ -1,7 +1,7 @@
 /** What the sharding tests share: a model that echoes, waiting for an answer, and which servers a database holds. */
 import { openStore } from '../../db/store.ts';
 import type { FakeDiscord } from './fake-discord.ts';
-import { type ChatRequest, finalAnswer } from './scripted-model.ts';
+import { type ChatRequest, finalAnswer } from './fake-model.ts';
 
 /** The model answers whatever it is asked with "answer to <the question>", in any order. */
 export const echo = (request: ChatRequest) =>

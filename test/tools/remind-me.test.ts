@@ -9,7 +9,7 @@ import { silentLogger } from '../../src/agent/logger.ts';
 import { fromZodTool } from '../../src/agent/runtime-tool.ts';
 import { remindMe } from '../../tools/remind-me.ts';
 import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
-import { finalAnswer, toolCalls } from '../support/scripted-model.ts';
+import { finalAnswer, toolCalls } from '../support/fake-model.ts';
 import { tempStore } from '../support/temp-store.ts';
 
 describe('remind_me', () => {

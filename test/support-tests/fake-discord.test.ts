@@ -24,7 +24,7 @@ import {
   startFakeDiscord,
   type FakeDiscord,
   type FakeDiscordOptions,
-} from './support/fake-discord.ts';
+} from '../support/fake-discord.ts';
 
 const intents = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent];
 const noPings = { parse: [], repliedUser: false };

@@ -24,7 +24,7 @@ import {
   type Interaction,
   type MessageContextMenuCommandInteraction,
 } from 'discord.js';
-import { startFakeDiscord, type FakeDiscord, type FakeDiscordOptions } from './support/fake-discord.ts';
+import { startFakeDiscord, type FakeDiscord, type FakeDiscordOptions } from '../../support/fake-discord.ts';
 
 let fake: FakeDiscord | undefined;
 let client: Client | undefined;

@@ -17,10 +17,10 @@ import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { startFakeDiscord } from '../test/support/fake-discord.ts';
-import { projectRoot } from '../test/support/run-process.ts';
-import { finalAnswer, startScriptedModel } from '../test/support/scripted-model.ts';
-import { waitUntil } from '../test/support/wait-until.ts';
+import { startFakeDiscord } from '../support/fake-discord.ts';
+import { projectRoot } from '../support/run-process.ts';
+import { finalAnswer, startScriptedModel } from '../support/fake-model.ts';
+import { waitUntil } from '../support/wait-until.ts';
 
 interface Instruction {
   name: string;
