@@ -14,13 +14,13 @@ import type { ActiveRun } from '../../conversation/active-runs.ts';
 import { type RunOutcome, type RunPlan, runPlan, type RunSetup } from '../../conversation/conversation-run.ts';
 import type { LimitVerdict } from '../../conversation/usage-limits.ts';
 import type { PlaceChoice } from '../../place-settings/place-choice.ts';
+import { toolPostSink } from '../../posts/tool-post-sink.ts';
 import { logSink } from '../../run-log/log-sink.ts';
 import type { BotServices } from '../bot-services.ts';
 import type { TargetToBe } from '../outbound/posting-channel.ts';
 import { sendText } from '../outbound/send.ts';
 import { LiveAnswer } from './live-answer.ts';
 import { deliver } from './post-answer.ts';
-import { toolPostSink } from './tool-post-sink.ts';
 import { keepTyping } from './typing.ts';
 
 /** What a run in Discord uses of the bot's services. */
@@ -228,9 +228,13 @@ async function liveAnswerOf(services: RunServices, plan: DiscordRunPlan, runId: 
  * there, for the terminal's runs too.
  */
 function runListeners(services: RunServices, plan: DiscordRunPlan, runId: string, live: LiveAnswer | null) {
-  const posts = toolPostSink(plan.target, services.discord.toolPosts, services.logger, (messageId) =>
-    services.store.runs.addPostedMessage(runId, messageId),
-  );
+  const postToolTurn = async (text: string, nonceSeed: string) =>
+    sendText((await plan.target).channel, text, {
+      nonceSeed,
+      suppressEmbeds: true,
+      onSent: (messageId) => services.store.runs.addPostedMessage(runId, messageId),
+    });
+  const posts = toolPostSink(postToolTurn, services.discord.toolPosts, services.logger);
   const { choice } = plan;
   const onRunStart = (event: AgentEvent) => {
     if (event.type !== 'run-start') return;

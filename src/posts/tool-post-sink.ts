@@ -1,9 +1,15 @@
-import type { AgentEventSink } from '../../agent/events.ts';
-import { finalAnswerToolName } from '../../agent/final-answer.ts';
-import type { Logger } from '../../agent/logger.ts';
-import type { TargetToBe } from '../outbound/posting-channel.ts';
-import { type FinishedCall, renderToolTurn, type ToolPosts } from '../../posts/render.ts';
-import { sendText } from '../outbound/send.ts';
+/**
+ * A run's tool calls as posts: each model turn's calls rendered as one message once they have all
+ * finished, in turn order. Comes from: a run's events (a listener of run-in-discord.ts). Goes to:
+ * `post`, which sends the text where the run posts (Discord; no client is known here).
+ */
+import type { AgentEventSink } from '../agent/events.ts';
+import { finalAnswerToolName } from '../agent/final-answer.ts';
+import type { Logger } from '../agent/logger.ts';
+import { type FinishedCall, renderToolTurn, type ToolPosts } from './render.ts';
+
+/** Sends a tool turn's text (links without previews); the same `nonceSeed` never posts twice. */
+export type ToolTurnPoster = (text: string, nonceSeed: string) => Promise<unknown>;
 
 export interface ToolPostSink {
   sink: AgentEventSink;
@@ -16,12 +22,7 @@ export interface ToolPostSink {
  * Sinks are synchronous, so the posts go into a chain that `flush` waits for; a failed post is
  * logged and does not stop the run.
  */
-export function toolPostSink(
-  target: TargetToBe,
-  mode: ToolPosts,
-  logger: Logger,
-  onSent: (messageId: string) => void,
-): ToolPostSink {
+export function toolPostSink(post: ToolTurnPoster, mode: ToolPosts, logger: Logger): ToolPostSink {
   const turns = new Map<number, { order: string[]; calls: Map<string, FinishedCall | null> }>();
   const argumentsOf = new Map<string, string>();
   let chain = Promise.resolve();
@@ -55,9 +56,7 @@ export function toolPostSink(
     );
     const seed = `${event.runId}:tools:${event.step}`;
     chain = chain
-      .then(async () => {
-        await sendText((await target).channel, text, { nonceSeed: seed, suppressEmbeds: true, onSent });
-      })
+      .then(async () => void (await post(text, seed)))
       .catch((error: unknown) => logger.warn({ err: error, runId: event.runId }, 'could not post the tool calls'));
   };
 
