@@ -56,5 +56,5 @@ export function misplacedServersProblem(databasePath: string, count: number, ids
     );
   }
   if (problems.length === 0) return null;
-  return `Cannot start: with ${count} shard(s), ${problems.join('; ')}. Their conversations would go unanswered. Stop every shard of the bot, run npm run reshard -- --shard-count ${count} to move them to their shards' databases, then start again (README, "Scaling").`;
+  return `Cannot start: with ${count} shard(s), ${problems.join('; ')}. Their conversations would go unanswered. Stop every shard of the bot, run npm run reshard -- --shard-count ${count} to move them to their shards' databases, then start again (docs/scaling.md).`;
 }

@@ -1,5 +1,5 @@
 /**
- * Growing from one process to two shards, as README's "Scaling" tells an operator to: the bot runs
+ * Growing from one process to two shards, as docs/scaling.md tells an operator to: the bot runs
  * unsharded, stops; sharded without moving, the start is refused with what to do; after
  * `npm run reshard`, each shard answers its servers' old threads with their memory.
  */

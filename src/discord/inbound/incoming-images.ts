@@ -2,7 +2,7 @@
  * The images of a message: its image attachments, and images linked from Discord's CDN in its text
  * (other links stay text: `fetch_url` reads pages). Each is fetched from Discord's CDN only, up to
  * the size limit, and judged by its bytes (take-image.ts). Larger images are refused, not scaled: no
- * well-kept scaler installs without a native build or a large prebuilt binary (README, "Images").
+ * well-kept scaler installs without a native build or a large prebuilt binary (docs/design-notes.md, "Images").
  */
 import type { Attachment, Message } from 'discord.js';
 import type { NewImage } from '../../../db/images.ts';
