@@ -246,6 +246,17 @@ describe('runAgent', () => {
     });
   });
 
+  it('takes plain text at the last step as the answer at once: no step is left for a nudge', async () => {
+    model.enqueue(text('Hi there'));
+
+    const run = await runOnce(model, { settings: { maxSteps: 1 } });
+
+    expect(run.status).toBe('answered');
+    expect(run.answer).toEqual({ answer: 'Hi there', tools_used: [] });
+    expect(model.requests).toHaveLength(1);
+    expect(run.events.find((event) => event.type === 'final-answer')).toMatchObject({ fallback: 'plain-text' });
+  });
+
   it('answers the nudge with a real final_answer when the model complies', async () => {
     model.enqueue(text('Hi'), finalAnswer('Hello, Ada.'));
 
