@@ -22,7 +22,8 @@ export const optionalText = () => z.preprocess(blankToUndefined, z.string().opti
 
 export const text = (fallback: string) => z.preprocess(blankToUndefined, z.string().default(fallback));
 
-export const whole = (min: number, max: number, fallback: number) =>
+/** A number setting written as `pattern` (said as `kind` in its message), within `min` and `max`. */
+const bounded = (pattern: RegExp, kind: string, min: number, max: number, fallback: number) =>
   z
     .preprocess(
       blankToUndefined,
@@ -32,29 +33,18 @@ export const whole = (min: number, max: number, fallback: number) =>
         .pipe(
           z
             .string()
-            .regex(/^\d+$/, `must be a whole number ${range(min, max)}`)
+            .regex(pattern, `must be ${kind} ${range(min, max)}`)
             .transform(Number)
             .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`)),
         ),
     )
     .meta({ range: range(min, max) });
 
+export const whole = (min: number, max: number, fallback: number) =>
+  bounded(/^\d+$/, 'a whole number', min, max, fallback);
+
 export const decimal = (min: number, max: number, fallback: number) =>
-  z
-    .preprocess(
-      blankToUndefined,
-      z
-        .string()
-        .default(String(fallback))
-        .pipe(
-          z
-            .string()
-            .regex(/^\d+(\.\d+)?$/, `must be a number ${range(min, max)}`)
-            .transform(Number)
-            .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`)),
-        ),
-    )
-    .meta({ range: range(min, max) });
+  bounded(/^\d+(\.\d+)?$/, 'a number', min, max, fallback);
 
 /**
  * Whether a URL of the settings holds no user name or password. One that does never works (fetch
