@@ -14,7 +14,7 @@ import type { RuntimeTool, ToolContext, ToolServer, ToolServerStatus } from '../
 import { errorMessage, UserFacingError } from '../agent/errors.ts';
 import { secretMask } from '../text/mask-secrets.ts';
 import { truncateLine } from '../text/truncate.ts';
-import { logStderr } from './stderr-log.ts';
+import { logStderr, type StderrTail } from './stderr-log.ts';
 import type { McpServerConfig } from './mcp-config.ts';
 import { type CallResult, type ListedTool, toolsFromListing } from './mcp-tools.ts';
 
@@ -40,8 +40,11 @@ export const defaultMcpTimings: McpTimings = {
 
 /** setTimeout's ceiling: calls are bounded by the tool's own signal, not the SDK's 60 s default. */
 const noSdkTimeout = 2_147_483_647;
-/** Why a server is down, as people see it, is cut to this length (an HTTP error can carry a whole page). */
-const maxReasonLength = 200;
+/**
+ * Why a server is down, as people see it, is cut to this length (an HTTP error can carry a whole
+ * page); room for the end of its stderr (200 characters at most) and a short error.
+ */
+const maxReasonLength = 320;
 
 export class McpConnection implements ToolServer {
   readonly name: string;
@@ -56,6 +59,8 @@ export class McpConnection implements ToolServer {
   private restartTimer: NodeJS.Timeout | null = null;
   private closed = false;
   private firstAttempt: Promise<void> | null = null;
+  /** The end of the stderr of the attempt in progress (a stdio server's), for the reason it failed. */
+  private stderrTail: StderrTail | null = null;
   /**
    * Takes the server's secrets (its env and headers) out of a reason before it is cut, logged or
    * shown: a server, or a proxy before it, may echo its request's headers in an error.
@@ -187,10 +192,13 @@ export class McpConnection implements ToolServer {
     } catch (error) {
       if (this.connecting === client) this.connecting = null;
       await client.close().catch(() => undefined);
+      // What it wrote to stderr comes first: the reason shown is cut short, and that is the real one.
+      const stderr = this.stderrTail?.text();
+      const said = stderr ? ` (its stderr ended with: ${stderr})` : '';
       this.failed(
         timedOut
-          ? `it did not start within ${this.timings.startTimeoutMs / 1000} s`
-          : `it could not be started: ${errorMessage(error)}`,
+          ? `it did not start within ${this.timings.startTimeoutMs / 1000} s${said}`
+          : `it could not be started${said}: ${errorMessage(error)}`,
       );
     } finally {
       clearTimeout(deadline);
@@ -212,6 +220,7 @@ export class McpConnection implements ToolServer {
   }
 
   private transport(): Transport {
+    this.stderrTail = null;
     if (this.config.transport === 'http') {
       return new StreamableHTTPClientTransport(new URL(this.config.url), {
         requestInit: { headers: this.config.headers },
@@ -226,7 +235,7 @@ export class McpConnection implements ToolServer {
       ...(this.config.cwd === undefined ? {} : { cwd: this.config.cwd }),
       stderr: 'pipe',
     });
-    logStderr(transport.stderr, this.logger, this.name, this.masked);
+    this.stderrTail = logStderr(transport.stderr, this.logger, this.name, this.masked);
     return transport;
   }
 

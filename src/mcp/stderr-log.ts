@@ -1,4 +1,8 @@
-/** An MCP server's stderr in the bot's log: line by line, each cut short, and never a flood. */
+/**
+ * An MCP server's stderr in the bot's log: line by line, each cut short, and never a flood. Its last
+ * lines are kept too, for the reason a server that fails to start is down: what it printed there
+ * (a missing directory, a bad token) is the real reason, which "Connection closed" is not.
+ */
 import type { Logger } from '../agent/logger.ts';
 import { cutAt, truncate } from '../text/truncate.ts';
 
@@ -7,6 +11,15 @@ const maxStderrLine = 500;
 /** At most this many stderr lines are logged per window; the rest are counted, so a chatty server cannot flood the log. */
 const stderrLinesPerWindow = 20;
 const stderrWindowMs = 10_000;
+/** The end of a server's stderr given in the reason it is down: its last lines, within this length. */
+const maxTailLength = 200;
+const tailLines = 5;
+
+/** The last lines a server wrote to stderr, masked. */
+export interface StderrTail {
+  /** Its last lines joined with " | ", cut from the front to fit; "" if it wrote none. */
+  text(): string;
+}
 
 /**
  * Logs what the server writes to `stream` (a stdio server's stderr; null for HTTP servers), each
@@ -17,14 +30,17 @@ export function logStderr(
   logger: Logger,
   serverName: string,
   masked: (line: string) => string = (line) => line,
-): void {
+): StderrTail {
   const stderr = stream as (NodeJS.ReadableStream & { setEncoding(encoding: 'utf8'): void }) | null;
   stderr?.setEncoding('utf8');
   let pending = '';
   let windowStart = 0;
   let logged = 0;
   let dropped = 0;
+  const last: string[] = [];
   const log = (line: string) => {
+    last.push(truncate(masked(line.trim()), maxStderrLine));
+    if (last.length > tailLines) last.shift();
     const now = Date.now();
     if (now - windowStart >= stderrWindowMs) {
       if (dropped > 0)
@@ -45,4 +61,10 @@ export function logStderr(
     pending = cutAt(lines.pop() ?? '', maxStderrLine);
     for (const line of lines) if (line.trim() !== '') log(line);
   });
+  return {
+    text: () => {
+      const joined = last.join(' | ');
+      return joined.length <= maxTailLength ? joined : `…${joined.slice(-(maxTailLength - 1))}`;
+    },
+  };
 }

@@ -63,6 +63,20 @@ describe('server-filesystem', () => {
     const run = await runOnce(model, { tools: connection.tools(), settings: { seesImages: true } });
     expect(run.answer?.answer).toBe('A 40 by 30 screen.');
   });
+
+  it('that exits at start, for a directory that does not exist, is down for the reason it wrote on stderr', async () => {
+    const missing = join(tmpdir(), 'mcp-files-that-do-not-exist');
+    const { connection, lines } = connect(filesystemServerConfig([missing]));
+    await connection.start();
+
+    // The reason as /help and the ready log line show it (the connection's status), and as it is logged.
+    const said = `its stderr ended with: Warning: Cannot access directory ${missing}, skipping | Error: None of the specified directories are accessible`;
+    expect(connection.status()).toEqual({
+      state: 'down',
+      reason: `it could not be started (${said}): MCP error -32000: Connection closed; restarting`,
+    });
+    expect(lines.find((line) => line.msg === 'MCP server down')?.fields.reason).toContain(said);
+  });
 });
 
 describe('server-everything', () => {
