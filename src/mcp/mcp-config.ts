@@ -57,7 +57,7 @@ export type StdioServerConfig = { name: string; transport: 'stdio' } & Omit<
  * `sse`: the server speaks only the older HTTP+SSE transport (`type: "sse"`); otherwise streamable
  * HTTP is tried first, and SSE after a 4xx.
  */
-type HttpServerConfig = { name: string; transport: 'http'; sse: boolean } & Omit<
+export type HttpServerConfig = { name: string; transport: 'http'; sse: boolean } & Omit<
   z.output<typeof httpServer>,
   'type' | 'disabled'
 >;

@@ -4,6 +4,7 @@
  * not meet strict rules, and results turned into text (and images, shown to a model that sees).
  */
 import { createHash } from 'node:crypto';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { fromJsonSchemaTool } from '../agent/runtime-tool.ts';
@@ -46,6 +47,18 @@ const maxNameLength = 64;
 /** OpenAI refuses a whole request whose function descriptions pass this length. */
 const maxDescriptionLength = 1024;
 const separator = '__';
+
+/** Every page of `tools/list`. */
+export async function listAllTools(client: Client, options: { timeout: number }): Promise<ListedTool[]> {
+  const tools: ListedTool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor }, options);
+    tools.push(...(page.tools as ListedTool[]));
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return tools;
+}
 
 /**
  * Validators for one listing. A fresh pair each time, so that a server listed again (or two servers)
