@@ -12,6 +12,7 @@ import { errorMessage, UserFacingError } from '../agent/errors.ts';
 import { secretMask } from '../text/mask-secrets.ts';
 import { truncateLine } from '../text/truncate.ts';
 import { connectOverHttp } from './http-connect.ts';
+import { logServerMessages } from './server-log.ts';
 import type { StderrTail } from './stderr-log.ts';
 import { stdioTransport } from './stdio-transport.ts';
 import type { McpServerConfig } from './mcp-config.ts';
@@ -208,6 +209,7 @@ export class McpConnection implements ToolServer {
       if (this.client === client) this.lost('it exited or closed the connection');
     };
     client.onerror = (error) => this.logger.debug({ mcpServer: this.name, err: error }, 'MCP transport error');
+    logServerMessages(client, this.logger, this.name, this.masked);
     return client;
   }
 

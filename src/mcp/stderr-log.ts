@@ -34,26 +34,14 @@ export function logStderr(
   const stderr = stream as (NodeJS.ReadableStream & { setEncoding(encoding: 'utf8'): void }) | null;
   stderr?.setEncoding('utf8');
   let pending = '';
-  let windowStart = 0;
-  let logged = 0;
-  let dropped = 0;
   const last: string[] = [];
+  const limited = withinLogLimit(logger, serverName, 'MCP server stderr: lines left out of the log');
   const log = (line: string) => {
     last.push(truncate(masked(line.trim()), maxStderrLine));
     if (last.length > tailLines) last.shift();
-    const now = Date.now();
-    if (now - windowStart >= stderrWindowMs) {
-      if (dropped > 0)
-        logger.info({ mcpServer: serverName, droppedLines: dropped }, 'MCP server stderr: lines left out of the log');
-      windowStart = now;
-      logged = 0;
-      dropped = 0;
-    }
-    if (logged >= stderrLinesPerWindow) dropped += 1;
-    else {
-      logged += 1;
-      logger.info({ mcpServer: serverName, stderr: truncate(masked(line), maxStderrLine) }, 'MCP server stderr');
-    }
+    limited(() =>
+      logger.info({ mcpServer: serverName, stderr: truncate(masked(line), maxStderrLine) }, 'MCP server stderr'),
+    );
   };
   stderr?.on('data', (chunk: string) => {
     const lines = (pending + chunk).split(/\r?\n|\r/);
@@ -66,5 +54,29 @@ export function logStderr(
       const joined = last.join(' | ');
       return joined.length <= maxTailLength ? joined : `…${joined.slice(-(maxTailLength - 1))}`;
     },
+  };
+}
+
+/**
+ * Runs the `log` it is given at most 20 times per 10 s window; the rest are counted, and their
+ * number logged (as `droppedMessage`) when the next window opens, so a chatty server cannot flood the log.
+ */
+export function withinLogLimit(logger: Logger, serverName: string, droppedMessage: string): (log: () => void) => void {
+  let windowStart = 0;
+  let logged = 0;
+  let dropped = 0;
+  return (log) => {
+    const now = Date.now();
+    if (now - windowStart >= stderrWindowMs) {
+      if (dropped > 0) logger.info({ mcpServer: serverName, droppedLines: dropped }, droppedMessage);
+      windowStart = now;
+      logged = 0;
+      dropped = 0;
+    }
+    if (logged >= stderrLinesPerWindow) dropped += 1;
+    else {
+      logged += 1;
+      log();
+    }
   };
 }

@@ -7,6 +7,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ToolContext } from '../../src/agent/tool.ts';
+import { silentLogger } from '../../src/agent/logger.ts';
 import { McpConnection, type McpTimings } from '../../src/mcp/mcp-connection.ts';
 import type { McpServerConfig } from '../../src/mcp/mcp-config.ts';
 import { runOnce } from '../support/agent-harness.ts';
@@ -14,6 +16,7 @@ import { type ScriptedModel, finalAnswer, startScriptedModel, toolCalls } from '
 import { dataUrlOf, imageUrlsOf, png } from '../support/images.ts';
 import { everythingServerConfig, filesystemServerConfig } from '../support/mcp-reference-servers.ts';
 import { type LogLine, recordingLogger } from '../support/recording-logger.ts';
+import { waitUntil } from '../support/wait-until.ts';
 
 const timings: McpTimings = {
   startTimeoutMs: 15_000,
@@ -30,6 +33,15 @@ beforeEach(async () => {
 afterEach(async () => {
   await Promise.all(open.splice(0).map((connection) => connection.close()));
   await model.close();
+});
+
+const context = (): ToolContext => ({
+  conversationId: 'test',
+  guildId: null,
+  channelId: null,
+  requester: { id: '1', displayName: 'Ada', isModerator: false },
+  logger: silentLogger,
+  signal: AbortSignal.timeout(5_000),
 });
 
 function connect(config: McpServerConfig): { connection: McpConnection; lines: LogLine[] } {
@@ -98,5 +110,26 @@ describe('server-everything', () => {
         },
       }),
     ]);
+  });
+
+  it("log messages (notifications/message) go to the bot's log at the level they map to", async () => {
+    const { connection, lines } = connect(everythingServerConfig());
+    await connection.start();
+    const toggle = connection.tools().find((tool) => tool.name === 'everything__toggle-simulated-logging')!;
+    // The server sends a message of a random level at once, then one every 5 s.
+    await toggle.execute({}, context());
+    await waitUntil(() => lines.some((line) => line.msg === 'MCP server log'), 'a log message from the server');
+
+    const bot = { Debug: 'debug', Info: 'info', Notice: 'info', Warning: 'warn', Error: 'error' } as Record<
+      string,
+      string
+    >;
+    for (const line of lines.filter((each) => each.msg === 'MCP server log')) {
+      const said = /^(\w+)/.exec(line.fields.data as string)![1]!;
+      expect(line).toMatchObject({
+        level: bot[said] ?? 'error',
+        fields: { mcpServer: 'everything', mcpLevel: said.toLowerCase() },
+      });
+    }
   });
 });
