@@ -278,6 +278,7 @@ describe('settings', () => {
         docs: { type: 'streamable-http', url: 'https://docs.example.com/mcp' },
         old: { type: 'sse', url: 'https://old.example.com/sse' },
         off: { type: 'stdio', command: 'npx', args: ['-y', 'server-off'], disabled: true },
+        ON: { command: '', disabled: true },
         on: { command: 'server-on', disabled: false },
       },
     });

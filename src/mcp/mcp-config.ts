@@ -99,6 +99,8 @@ export function parseMcpConfig(
   const secrets: string[] = [];
   const lowerNames = new Set<string>();
   for (const [name, entry] of Object.entries(file.data.mcpServers)) {
+    // A server switched off is not read further: its entry may be unfinished, as clients let it be.
+    if (isObject(entry) && entry.disabled === true) continue;
     if (!serverName.test(name) || name.includes('__')) {
       problems.push(
         `server "${name}": names may use letters, digits, "-" and "_" (not "__"), at most 32 characters (they prefix its tools' names)`,
@@ -112,7 +114,6 @@ export function parseMcpConfig(
       continue;
     }
     lowerNames.add(name.toLowerCase());
-    if (isObject(entry) && entry.disabled === true) continue;
     const isHttp = isObject(entry) && (entry.type === undefined ? 'url' in entry : entry.type !== 'stdio');
     const expanded = expandVariables(entry, environment, secretPlaces);
     if (expanded.problems.length > 0) {
