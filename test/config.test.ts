@@ -212,6 +212,13 @@ describe('settings', () => {
         },
       }),
       'broken.json': '{ "mcpServers": ',
+      'mismatched.json': JSON.stringify({
+        mcpServers: {
+          a: { type: 'http', command: 'x' },
+          b: { type: 'stdio', command: 'x', url: 'https://mcp.example.com/mcp' },
+          c: { type: 'websocket', url: 'https://mcp.example.com/mcp' },
+        },
+      }),
     };
     const read = (path: string) => {
       const text = files[path];
@@ -228,7 +235,14 @@ describe('settings', () => {
         env: { ROOT: '/srv' },
         moderatorOnly: false,
       },
-      { name: 'Search', transport: 'http', url: 'https://mcp.example.com/mcp', headers: {}, moderatorOnly: true },
+      {
+        name: 'Search',
+        transport: 'http',
+        sse: false,
+        url: 'https://mcp.example.com/mcp',
+        headers: {},
+        moderatorOnly: true,
+      },
     ]);
     const bad = parseConfig({ OPENAI_API_KEY: 'k', MCP_CONFIG: 'bad.json' }, null, { readText: read });
     expect(bad.ok ? [] : bad.problems).toEqual([
@@ -242,10 +256,70 @@ describe('settings', () => {
     expect(broken.ok ? [] : broken.problems).toEqual([
       expect.stringMatching(/^MCP_CONFIG "broken.json": is not valid JSON \(/),
     ]);
+    const mismatched = parseConfig({ OPENAI_API_KEY: 'k', MCP_CONFIG: 'mismatched.json' }, null, { readText: read });
+    expect(mismatched.ok ? [] : mismatched.problems).toEqual([
+      'MCP_CONFIG "mismatched.json": server "a": url: url must be an http:// or https:// URL',
+      'MCP_CONFIG "mismatched.json": server "a": unknown field "command"',
+      'MCP_CONFIG "mismatched.json": server "b": unknown field "url"',
+      'MCP_CONFIG "mismatched.json": server "c": type: Invalid option: expected one of "http"|"streamable-http"|"sse"',
+    ]);
     expect(parseConfig({ OPENAI_API_KEY: 'k', MCP_CONFIG: 'gone.json' }, null, { readText: read })).toEqual({
       ok: false,
       problems: ['MCP_CONFIG cannot be read (ENOENT): "gone.json"'],
     });
+  });
+
+  it('reads MCP_CONFIG as Claude Code, Cursor and VS Code write it: "type" read, "disabled" servers skipped', () => {
+    // A .mcp.json as `claude mcp add --scope project` writes it (https://docs.anthropic.com/en/docs/claude-code/mcp).
+    const file = JSON.stringify({
+      mcpServers: {
+        files: { type: 'stdio', command: 'npx', args: ['-y', 'server-files'], env: {} },
+        search: { type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } },
+        docs: { type: 'streamable-http', url: 'https://docs.example.com/mcp' },
+        old: { type: 'sse', url: 'https://old.example.com/sse' },
+        off: { type: 'stdio', command: 'npx', args: ['-y', 'server-off'], disabled: true },
+        ON: { command: '', disabled: true },
+        on: { command: 'server-on', disabled: false },
+      },
+    });
+    const parsed = parseConfig({ OPENAI_API_KEY: 'k', MCP_CONFIG: 'mcp.json', TOKEN: 't0ken' }, null, {
+      readText: () => file,
+    });
+    expect(parsed.ok ? parsed.config.mcpServers : parsed.problems).toEqual([
+      {
+        name: 'files',
+        transport: 'stdio',
+        command: 'npx',
+        args: ['-y', 'server-files'],
+        env: {},
+        moderatorOnly: false,
+      },
+      {
+        name: 'search',
+        transport: 'http',
+        sse: false,
+        url: 'https://mcp.example.com/mcp',
+        headers: { Authorization: 'Bearer t0ken' },
+        moderatorOnly: false,
+      },
+      {
+        name: 'docs',
+        transport: 'http',
+        sse: false,
+        url: 'https://docs.example.com/mcp',
+        headers: {},
+        moderatorOnly: false,
+      },
+      {
+        name: 'old',
+        transport: 'http',
+        sse: true,
+        url: 'https://old.example.com/sse',
+        headers: {},
+        moderatorOnly: false,
+      },
+      { name: 'on', transport: 'stdio', command: 'server-on', args: [], env: {}, moderatorOnly: false },
+    ]);
   });
 
   it('reads SHARD_COUNT and SHARD_IDS: a number or auto, ids and ranges below the count', () => {

@@ -1,7 +1,9 @@
 /**
  * The `MCP_CONFIG` file: MCP servers in the common `mcpServers` format, as Claude Desktop and
  * other clients write it. `{ "command", "args", "env", "cwd" }` starts a server over stdio;
- * `{ "url", "headers" }` reaches a streamable HTTP one. `moderatorOnly` is ours.
+ * `{ "url", "headers" }` reaches an HTTP one (streamable HTTP, or the older HTTP+SSE). The `type`
+ * and `disabled` that Claude Code's `.mcp.json`, Cursor and VS Code write are read too
+ * (https://docs.anthropic.com/en/docs/claude-code/mcp). `moderatorOnly` is ours.
  */
 import { z } from 'zod';
 import { credentialsProblem, type Environment, withoutCredentials } from '../app/setting-fields.ts';
@@ -13,7 +15,13 @@ const serverName = /^[A-Za-z0-9_-]{1,32}$/;
 const common = {
   /** Its tools are offered to the model, and run with `/tool`, only for moderators. */
   moderatorOnly: z.boolean().default(false),
+  /** `true` skips the server (checked before the rest of the entry); `false` is accepted. */
+  disabled: z.literal(false).optional(),
 };
+
+/** The `type` other clients write: "http" and "streamable-http" are the same transport. */
+const stdioType = z.literal('stdio').optional();
+const httpType = z.enum(['http', 'streamable-http', 'sse']).optional();
 
 const stdioServer = z
   .object({
@@ -21,6 +29,7 @@ const stdioServer = z
     args: z.array(z.string()).default([]),
     env: z.record(z.string(), z.string()).default({}),
     cwd: z.string().optional(),
+    type: stdioType,
     ...common,
   })
   .strict();
@@ -31,6 +40,7 @@ const httpServer = z
       .url({ protocol: /^https?$/, error: 'url must be an http:// or https:// URL' })
       .refine(withoutCredentials, `url ${credentialsProblem}: a token goes in headers`),
     headers: z.record(z.string(), z.string()).default({}),
+    type: httpType,
     ...common,
   })
   .strict();
@@ -39,8 +49,18 @@ const fileSchema = z.object({
   mcpServers: z.record(z.string(), z.unknown()),
 });
 
-export type StdioServerConfig = { name: string; transport: 'stdio' } & z.output<typeof stdioServer>;
-type HttpServerConfig = { name: string; transport: 'http' } & z.output<typeof httpServer>;
+export type StdioServerConfig = { name: string; transport: 'stdio' } & Omit<
+  z.output<typeof stdioServer>,
+  'type' | 'disabled'
+>;
+/**
+ * `sse`: the server speaks only the older HTTP+SSE transport (`type: "sse"`); otherwise streamable
+ * HTTP is tried first, and SSE after a 4xx.
+ */
+export type HttpServerConfig = { name: string; transport: 'http'; sse: boolean } & Omit<
+  z.output<typeof httpServer>,
+  'type' | 'disabled'
+>;
 export type McpServerConfig = StdioServerConfig | HttpServerConfig;
 
 /**
@@ -79,6 +99,8 @@ export function parseMcpConfig(
   const secrets: string[] = [];
   const lowerNames = new Set<string>();
   for (const [name, entry] of Object.entries(file.data.mcpServers)) {
+    // A server switched off is not read further: its entry may be unfinished, as clients let it be.
+    if (isObject(entry) && entry.disabled === true) continue;
     if (!serverName.test(name) || name.includes('__')) {
       problems.push(
         `server "${name}": names may use letters, digits, "-" and "_" (not "__"), at most 32 characters (they prefix its tools' names)`,
@@ -92,7 +114,7 @@ export function parseMcpConfig(
       continue;
     }
     lowerNames.add(name.toLowerCase());
-    const isHttp = typeof entry === 'object' && entry !== null && 'url' in entry;
+    const isHttp = isObject(entry) && (entry.type === undefined ? 'url' in entry : entry.type !== 'stdio');
     const expanded = expandVariables(entry, environment, secretPlaces);
     if (expanded.problems.length > 0) {
       problems.push(...expanded.problems.map((problem) => `server "${name}": ${problem}`));
@@ -109,11 +131,23 @@ export function parseMcpConfig(
       }
       continue;
     }
-    servers.push(
-      isHttp
-        ? { name, transport: 'http', ...(parsed.data as z.output<typeof httpServer>) }
-        : { name, transport: 'stdio', ...(parsed.data as z.output<typeof stdioServer>) },
-    );
+    servers.push(serverConfig(name, parsed.data));
   }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, servers, secrets };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+function serverConfig(
+  name: string,
+  entry: z.output<typeof httpServer> | z.output<typeof stdioServer>,
+): McpServerConfig {
+  if ('url' in entry) {
+    const { type, disabled: _disabled, ...rest } = entry;
+    return { name, transport: 'http', sse: type === 'sse', ...rest };
+  }
+  const { type: _type, disabled: _disabled, ...rest } = entry;
+  return { name, transport: 'stdio', ...rest };
 }

@@ -1,22 +1,22 @@
 /**
- * One MCP server, kept running: started over stdio or reached over streamable HTTP with the MCP
+ * One MCP server, kept running: started over stdio or reached over HTTP (streamable, or SSE) with the MCP
  * SDK, its tools listed (and listed again when it says they changed), restarted with backoff when
  * it fails to start, crashes or stops answering. It never takes the bot down: while it is down,
  * its tools answer "unavailable".
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Logger } from '../agent/logger.ts';
 import type { RuntimeTool, ToolContext, ToolServer, ToolServerStatus } from '../agent/tool.ts';
 import { errorMessage, UserFacingError } from '../agent/errors.ts';
 import { secretMask } from '../text/mask-secrets.ts';
 import { truncateLine } from '../text/truncate.ts';
-import { logStderr } from './stderr-log.ts';
+import { connectOverHttp } from './http-connect.ts';
+import { logServerMessages } from './server-log.ts';
+import type { StderrTail } from './stderr-log.ts';
+import { stdioTransport } from './stdio-transport.ts';
 import type { McpServerConfig } from './mcp-config.ts';
-import { type CallResult, type ListedTool, toolsFromListing } from './mcp-tools.ts';
+import { type CallResult, type ListedTool, listAllTools, toolsFromListing } from './mcp-tools.ts';
 
 export interface McpTimings {
   /** How long starting a server and listing its tools may take. */
@@ -40,8 +40,11 @@ export const defaultMcpTimings: McpTimings = {
 
 /** setTimeout's ceiling: calls are bounded by the tool's own signal, not the SDK's 60 s default. */
 const noSdkTimeout = 2_147_483_647;
-/** Why a server is down, as people see it, is cut to this length (an HTTP error can carry a whole page). */
-const maxReasonLength = 200;
+/**
+ * Why a server is down, as people see it, is cut to this length (an HTTP error can carry a whole
+ * page); room for the end of its stderr (200 characters at most) and a short error.
+ */
+const maxReasonLength = 320;
 
 export class McpConnection implements ToolServer {
   readonly name: string;
@@ -56,6 +59,8 @@ export class McpConnection implements ToolServer {
   private restartTimer: NodeJS.Timeout | null = null;
   private closed = false;
   private firstAttempt: Promise<void> | null = null;
+  /** The end of the stderr of the attempt in progress (a stdio server's), for the reason it failed. */
+  private stderrTail: StderrTail | null = null;
   /**
    * Takes the server's secrets (its env and headers) out of a reason before it is cut, logged or
    * shown: a server, or a proxy before it, may echo its request's headers in an error.
@@ -147,6 +152,47 @@ export class McpConnection implements ToolServer {
     if (this.closed) return;
     this.state = { state: 'starting' };
     this.logger.debug({ mcpServer: this.name, failuresInARow: this.failures }, 'MCP server starting');
+    const first = this.newClient();
+    this.connecting = first;
+    // One deadline for the whole attempt: starting, initializing and every page of the listing.
+    let timedOut = false;
+    const deadline = setTimeout(() => {
+      timedOut = true;
+      void this.connecting?.close();
+    }, this.timings.startTimeoutMs);
+    const options = { timeout: this.timings.startTimeoutMs };
+    try {
+      const client = await this.initialize(first, options);
+      const tools = await listAllTools(client, options);
+      if (this.closed) {
+        await client.close();
+        return;
+      }
+      this.connecting = null;
+      this.client = client;
+      this.useListing(tools);
+      this.state = { state: 'up' };
+      this.upSince = Date.now();
+      this.logger.info({ mcpServer: this.name, tools: this.listed.map((tool) => tool.name) }, 'MCP server ready');
+    } catch (error) {
+      const attempt = this.connecting ?? first;
+      this.connecting = null;
+      await attempt.close().catch(() => undefined);
+      // What it wrote to stderr comes first: the reason shown is cut short, and that is the real one.
+      const stderr = this.stderrTail?.text();
+      const said = stderr ? ` (its stderr ended with: ${stderr})` : '';
+      this.failed(
+        timedOut
+          ? `it did not start within ${this.timings.startTimeoutMs / 1000} s${said}`
+          : `it could not be started${said}: ${errorMessage(error)}`,
+      );
+    } finally {
+      clearTimeout(deadline);
+    }
+  }
+
+  /** A client for one attempt; what it hears counts only while it is the connection's client. */
+  private newClient(): Client {
     const client = new Client(this.clientInfo, {
       capabilities: {},
       listChanged: {
@@ -163,38 +209,31 @@ export class McpConnection implements ToolServer {
       if (this.client === client) this.lost('it exited or closed the connection');
     };
     client.onerror = (error) => this.logger.debug({ mcpServer: this.name, err: error }, 'MCP transport error');
-    this.connecting = client;
-    // One deadline for the whole attempt: starting, initializing and every page of the listing.
-    let timedOut = false;
-    const deadline = setTimeout(() => {
-      timedOut = true;
-      void client.close();
-    }, this.timings.startTimeoutMs);
-    const options = { timeout: this.timings.startTimeoutMs };
-    try {
-      await client.connect(this.transport(), options);
-      const tools = await listAllTools(client, options);
-      if (this.closed) {
-        await client.close();
-        return;
-      }
-      this.connecting = null;
-      this.client = client;
-      this.useListing(tools);
-      this.state = { state: 'up' };
-      this.upSince = Date.now();
-      this.logger.info({ mcpServer: this.name, tools: this.listed.map((tool) => tool.name) }, 'MCP server ready');
-    } catch (error) {
-      if (this.connecting === client) this.connecting = null;
-      await client.close().catch(() => undefined);
-      this.failed(
-        timedOut
-          ? `it did not start within ${this.timings.startTimeoutMs / 1000} s`
-          : `it could not be started: ${errorMessage(error)}`,
-      );
-    } finally {
-      clearTimeout(deadline);
+    logServerMessages(client, this.logger, this.name, this.masked);
+    return client;
+  }
+
+  /** Connects `first` (initialize and all); over HTTP, maybe another client after a fall back to SSE. */
+  private async initialize(first: Client, options: { timeout: number }): Promise<Client> {
+    if (this.config.transport === 'stdio') {
+      const { transport, stderr } = stdioTransport(this.config, this.logger, this.masked);
+      this.stderrTail = stderr;
+      await first.connect(transport, options);
+      return first;
     }
+    this.stderrTail = null;
+    return connectOverHttp(this.config, first, () => this.fallbackClient(), options);
+  }
+
+  private fallbackClient(): Client {
+    if (this.closed) throw new Error('the bot is shutting down');
+    this.logger.info(
+      { mcpServer: this.name },
+      'MCP server refused streamable HTTP: trying the older HTTP+SSE transport (set "type": "sse" to go straight to it)',
+    );
+    const client = this.newClient();
+    this.connecting = client;
+    return client;
   }
 
   /** Lists the tools again after the server said they changed. */
@@ -209,25 +248,6 @@ export class McpConnection implements ToolServer {
           'MCP server said its tools changed, but listing them failed',
         );
     }
-  }
-
-  private transport(): Transport {
-    if (this.config.transport === 'http') {
-      return new StreamableHTTPClientTransport(new URL(this.config.url), {
-        requestInit: { headers: this.config.headers },
-      });
-    }
-    // Only the environment its config names, over the SDK's short list of harmless variables
-    // (PATH, HOME, USER, …): never the bot's own secrets.
-    const transport = new StdioClientTransport({
-      command: this.config.command,
-      args: this.config.args,
-      env: { ...getDefaultEnvironment(), ...this.config.env },
-      ...(this.config.cwd === undefined ? {} : { cwd: this.config.cwd }),
-      stderr: 'pipe',
-    });
-    logStderr(transport.stderr, this.logger, this.name, this.masked);
-    return transport;
   }
 
   private useListing(listed: ListedTool[]): void {
@@ -278,16 +298,4 @@ export class McpConnection implements ToolServer {
     }, waitMs);
     this.restartTimer.unref();
   }
-}
-
-/** Every page of `tools/list`. */
-async function listAllTools(client: Client, options: { timeout: number }): Promise<ListedTool[]> {
-  const tools: ListedTool[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor === undefined ? {} : { cursor }, options);
-    tools.push(...(page.tools as ListedTool[]));
-    cursor = page.nextCursor;
-  } while (cursor !== undefined);
-  return tools;
 }

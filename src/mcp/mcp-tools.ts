@@ -4,6 +4,7 @@
  * not meet strict rules, and results turned into text (and images, shown to a model that sees).
  */
 import { createHash } from 'node:crypto';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { fromJsonSchemaTool } from '../agent/runtime-tool.ts';
@@ -20,6 +21,8 @@ export interface ListedTool {
   name: string;
   description?: string;
   inputSchema: Record<string, unknown>;
+  /** "required": the tool runs only as a task (`tools/call` with `task`), which the bot does not do yet. */
+  execution?: { taskSupport?: string };
 }
 
 /** What a tool call returns (`tools/call`), the parts we use. */
@@ -44,6 +47,18 @@ const maxNameLength = 64;
 /** OpenAI refuses a whole request whose function descriptions pass this length. */
 const maxDescriptionLength = 1024;
 const separator = '__';
+
+/** Every page of `tools/list`. */
+export async function listAllTools(client: Client, options: { timeout: number }): Promise<ListedTool[]> {
+  const tools: ListedTool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor }, options);
+    tools.push(...(page.tools as ListedTool[]));
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return tools;
+}
 
 /**
  * Validators for one listing. A fresh pair each time, so that a server listed again (or two servers)
@@ -82,6 +97,15 @@ export function toolsFromListing(
   const { draft7, draft2020 } = validators();
   for (const entry of listed) {
     const name = agentToolName(server.name, entry.name);
+    if (entry.execution?.taskSupport === 'required') {
+      // Such a tool refuses every plain call (-32600): offering it would only waste the model's turns.
+      // https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks
+      leftOut.push({
+        tool: entry.name,
+        reason: 'it runs only as a task (execution.taskSupport "required"), and the bot does not run tasks yet',
+      });
+      continue;
+    }
     if (names.has(name)) {
       leftOut.push({ tool: entry.name, reason: `its name becomes "${name}", as another tool's does` });
       continue;
@@ -192,11 +216,32 @@ function resultText(server: string, tool: string, result: CallResult): string {
     return `[${item.type}${item.mimeType ? ` ${item.mimeType}` : ''}]`;
   });
   const text =
-    parts.join('\n').trim() || (result.structuredContent === undefined ? '' : JSON.stringify(result.structuredContent));
+    parts.join('\n').trim() ||
+    (result.structuredContent === undefined ? '' : JSON.stringify(result.structuredContent, withoutBinary));
   if (result.isError)
     throw new UserFacingError(
       'mcp_tool_error',
       `${tool} (${server} MCP server) reported an error: ${text || 'no detail given'}`,
     );
   return text || '(no result)';
+}
+
+/** A string this long of base64 alone is taken for binary data (no word or sentence looks like it). */
+const minBase64Length = 256;
+const base64 = /^[A-Za-z0-9+/]+={0,2}$/;
+const dataUrl = /^data:([^;,]*)(?:;[^,]*)?,/;
+
+/**
+ * JSON.stringify's replacer that takes binary data out of a structured result: base64 strings and
+ * data: URLs are named, never sent as text. `server-filesystem`'s `read_media_file` repeats the image
+ * it returns in its `structuredContent`, which would otherwise reach the model as 16,000 characters
+ * of base64.
+ */
+function withoutBinary(_key: string, value: unknown): unknown {
+  if (typeof value !== 'string' || value.length < minBase64Length) return value;
+  const url = dataUrl.exec(value);
+  const payload = url ? value.slice(url[0].length) : value;
+  if (!url && !base64.test(payload)) return value;
+  const bytes = Math.floor((payload.length * 3) / 4);
+  return `[binary data${url?.[1] ? ` ${url[1]}` : ''}, ${formatSize(bytes)}: taken out]`;
 }

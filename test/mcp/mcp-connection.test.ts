@@ -233,6 +233,29 @@ describe('an MCP server over stdio', () => {
     expect(lines.every((fields) => String(fields.stderr).length <= 500)).toBe(true);
   });
 
+  it("sends its log messages (notifications/message) to the bot's log, each of the eight levels mapped", async () => {
+    const { logger, lines } = recordingLogger();
+    const { connection } = connect({ mode: 'log-every-level', logger });
+    await connection.start();
+    await waitUntil(() => logged(lines, 'MCP server log').length >= 8, 'eight log messages');
+    expect(logged(lines, 'MCP server log').map((line) => [line.fields.mcpLevel, line.level])).toEqual([
+      ['debug', 'debug'],
+      ['info', 'info'],
+      ['notice', 'info'],
+      ['warning', 'warn'],
+      ['error', 'error'],
+      ['critical', 'error'],
+      ['alert', 'error'],
+      ['emergency', 'error'],
+    ]);
+    expect(logged(lines, 'MCP server log')[3]!.fields).toEqual({
+      mcpServer: 'test',
+      mcpLevel: 'warning',
+      mcpLogger: 'levels',
+      data: '{"said":"a warning message"}',
+    });
+  });
+
   it('a server that exits at start is retried, waiting longer each time', async () => {
     const { logger, lines } = recordingLogger();
     const timings = { ...fast, firstBackoffMs: 200, maxBackoffMs: 400 };

@@ -43,6 +43,7 @@ it('reaches a streamable HTTP server by its url, sending the configured headers,
     {
       name: 'web',
       transport: 'http',
+      sse: false,
       url: server.url,
       headers: { 'X-Api-Key': 'key-for-the-mcp-server' },
       moderatorOnly: false,
@@ -77,7 +78,7 @@ it('notices an HTTP server that went away (a failed call, then no answer to a pi
     stableAfterMs: 60_000,
   };
   connection = new McpConnection(
-    { name: 'web', transport: 'http', url: first.url, headers: {}, moderatorOnly: false },
+    { name: 'web', transport: 'http', sse: false, url: first.url, headers: {}, moderatorOnly: false },
     silentLogger,
     timings,
   );

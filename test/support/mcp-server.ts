@@ -2,7 +2,8 @@
  * A small MCP server over stdio, for tests: run it with `node --import tsx test/support/mcp-server.ts [mode]`.
  * Modes: (none) serve; `hang-on-start` never answers `initialize`; `exit-on-start` exits at once;
  * `noisy` serves after flooding stderr (many lines, and a long one that never ends); `tell-env` serves after
- * writing the variables it was given to stderr, as a server that logs its settings at start does.
+ * writing the variables it was given to stderr, as a server that logs its settings at start does;
+ * `log-every-level` serves after sending a log message (`notifications/message`) of each level.
  * `MCP_TEST_START_LOG` names a file that gets a line at each start, so tests can count restarts.
  *
  * Tools: echo, add (numbers only: a schema to break), environment (what the process was given),
@@ -25,7 +26,12 @@ if (mode === 'hang-on-start') {
   // Reads stdin and never answers.
   process.stdin.resume();
 } else {
-  const server = new McpServer({ name: 'test-server', version: '1.0.0' });
+  const server = new McpServer({ name: 'test-server', version: '1.0.0' }, { capabilities: { logging: {} } });
+  if (mode === 'log-every-level')
+    server.server.oninitialized = () => {
+      for (const level of ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const)
+        void server.sendLoggingMessage({ level, logger: 'levels', data: { said: `a ${level} message` } });
+    };
   const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
 
   server.registerTool(

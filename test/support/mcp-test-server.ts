@@ -2,7 +2,7 @@
 import type { StdioServerConfig } from '../../src/mcp/mcp-config.ts';
 import { projectRoot, tsxLoader } from './run-process.ts';
 
-export type TestServerMode = 'serve' | 'hang-on-start' | 'exit-on-start' | 'noisy' | 'tell-env';
+export type TestServerMode = 'serve' | 'hang-on-start' | 'exit-on-start' | 'noisy' | 'tell-env' | 'log-every-level';
 
 export const testServerScript = `${projectRoot}test/support/mcp-server.ts`;
 
