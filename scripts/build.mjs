@@ -23,6 +23,8 @@ const entries = [
   'src/health.ts',
   'src/move-server.ts',
   'src/reshard.ts',
+  'src/backup.ts',
+  'src/restore.ts',
 ];
 
 let esbuild;
