@@ -59,6 +59,10 @@ export function openDatabase(path: string, options: { migrations?: readonly Migr
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
+    // Deleted content is overwritten with zeros, not only unlinked: what a member has forgotten
+    // (/forget-me), and the older versions of rows rewritten since (edits, live answers), are gone
+    // from the file's bytes (https://www.sqlite.org/pragma.html#pragma_secure_delete).
+    db.pragma('secure_delete = ON');
     migrate(db, list, version);
     return db;
   } catch (error) {
