@@ -22,7 +22,9 @@ const answerToAda = 'PLUMWHISTLE';
 /** The database as it is on disk, the file and its WAL, in lower case (as the search index keeps words). */
 function bytesOnDisk(path: string): string {
   const wal = `${path}-wal`;
-  return Buffer.concat([readFileSync(path), existsSync(wal) ? readFileSync(wal) : Buffer.alloc(0)]).toString('latin1').toLowerCase();
+  return Buffer.concat([readFileSync(path), existsSync(wal) ? readFileSync(wal) : Buffer.alloc(0)])
+    .toString('latin1')
+    .toLowerCase();
 }
 
 describe('/forget-me', () => {
@@ -33,6 +35,11 @@ describe('/forget-me', () => {
     model.enqueue(finalAnswer('Hello bob, KEEPANSWER.'));
     await discord.userSays({ channelId: thread.id, author: 'bob', content: 'bob here, KEEPMEBOB' });
     await waitForBotPosts(world, thread.id, 2);
+    // An image stored with her message (as the router stores one posted with it).
+    const adaMessage = store.db.prepare("SELECT id FROM messages WHERE role = 'user' AND author_id = ?").pluck();
+    store.images.add(adaMessage.get(discord.users.ada) as number, [
+      { name: 'a.png', mediaType: 'image/png', width: 1, height: 1, bytes: Buffer.from('IMAGEOFADA'.repeat(50)) },
+    ]);
     const rows = () => store.db.prepare('SELECT count(*) FROM messages').pluck().get();
     const before = rows();
     expect(bytesOnDisk(databasePath)).toContain(adaSaid.toLowerCase());
@@ -41,7 +48,7 @@ describe('/forget-me', () => {
     const shown = await asked.waitForReply();
     expect(shown.ephemeral).toBe(true);
     expect(shown.content).toMatch(
-      /^In this server, \/forget-me confirm: True would delete:\n- 1 message you wrote, with 0 images\n- 1 answer I gave them \(1 message in my memory, 2 steps in the step log\)\n- 0 reminders\nOthers' messages in the same threads stay\. Nothing was deleted\.$/,
+      /^In this server, \/forget-me confirm: True would delete:\n- 1 message you wrote, with 1 image\n- 1 answer I gave them \(1 message in my memory, 2 steps in the step log\)\n- 0 reminders\nOthers' messages in the same threads stay\. Nothing was deleted\.$/,
     );
     expect(rows()).toBe(before);
 
@@ -60,7 +67,7 @@ describe('/forget-me', () => {
       {
         guild_id: discord.guildId,
         user_id: discord.users.ada,
-        counts: JSON.stringify({ messages: 1, images: 0, runs: 1, answers: 1, steps: 2, reminders: 0 }),
+        counts: JSON.stringify({ messages: 1, images: 1, runs: 1, answers: 1, steps: 2, reminders: 0 }),
       },
     ]);
 
@@ -81,6 +88,7 @@ describe('/forget-me', () => {
     const disk = bytesOnDisk(databasePath);
     expect(disk).not.toContain(adaSaid.toLowerCase());
     expect(disk).not.toContain(answerToAda.toLowerCase());
+    expect(disk).not.toContain('imageofada');
     expect(disk).toContain('keepmebob');
 
     const again = await discord.userRunsCommand({ name: 'forget-me', author: 'ada', channelId: thread.id });
