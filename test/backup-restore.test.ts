@@ -133,6 +133,43 @@ describe('npm run backup and npm run restore', () => {
     },
   );
 
+  it('with shards, backs up each shard database to a file of its own, and restores each to its shard', async () => {
+    const shardOne = join(folder, 'bot.shard-1.sqlite');
+    for (const [path, title] of [
+      [databasePath, 'on shard 0'],
+      [shardOne, 'on shard 1'],
+    ] as const) {
+      const store = openStore(path);
+      store.conversations.ensure({
+        key: `terminal:${title}`,
+        title,
+        guildId: null,
+        channelId: null,
+        threadId: null,
+        startedById: null,
+        startedByName: null,
+      });
+      store.close();
+    }
+    const backup = join(folder, 'nightly.sqlite');
+    const taken = await operator('src/backup.ts', '--to', backup);
+    expect(taken.code).toBe(0);
+    expect(taken.stdout).toContain(`Backed up ${shardOne} to ${join(folder, 'nightly.shard-1.sqlite')}:`);
+
+    databasePath = join(folder, 'elsewhere', 'bot.sqlite');
+    const restored = await operator('src/restore.ts', '--from', backup);
+    expect(restored.stderr).toBe('');
+    expect(restored.code).toBe(0);
+    const titles = (path: string) => {
+      const store = openStore(path, { readOnly: true });
+      const all = store.db.prepare('SELECT title FROM conversations').pluck().all();
+      store.close();
+      return all;
+    };
+    expect(titles(databasePath)).toEqual(['on shard 0']);
+    expect(titles(join(folder, 'elsewhere', 'bot.shard-1.sqlite'))).toEqual(['on shard 1']);
+  });
+
   it('restore refuses a backup from a newer version of the bot, or a file that is no bot database', async () => {
     const future = join(folder, 'future.sqlite');
     const db = new BetterSqlite3(future);
