@@ -56,6 +56,9 @@ export function openDatabase(path: string, options: { migrations?: readonly Migr
     const supported = list.at(-1)?.version ?? latestVersion;
     // Checked before any pragma that writes, so that a database from the future stays untouched.
     if (version > supported) throw new DatabaseFromFutureError(path, version, supported);
+    // Only a file with no table yet takes it: retention's sweeps then give freed pages back to the
+    // file system (db/retention.ts). An older file keeps its free pages until a VACUUM.
+    if (version === 0) db.pragma('auto_vacuum = INCREMENTAL');
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');

@@ -39,6 +39,21 @@ export const whole = (min: number, max: number, fallback: number) =>
     )
     .meta({ range: range(min, max) });
 
+/** A whole number within bounds, or unset (null): for limits that are off unless the operator sets them. */
+export const optionalWhole = (min: number, max: number) =>
+  z
+    .preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .regex(/^\d+$/, `must be a whole number ${range(min, max)}`)
+        .transform(Number)
+        .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
+        .optional(),
+    )
+    .transform((value) => value ?? null)
+    .meta({ range: range(min, max) });
+
 export const decimal = (min: number, max: number, fallback: number) =>
   z
     .preprocess(
