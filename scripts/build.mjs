@@ -25,6 +25,7 @@ const entries = [
   'src/reshard.ts',
   'src/backup.ts',
   'src/restore.ts',
+  'src/forget.ts',
 ];
 
 let esbuild;
