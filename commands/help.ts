@@ -19,7 +19,7 @@ export const help = defineCommand({
     const pieces = splitMessage(
       [
         'Mention me in a channel and I open a thread for the conversation; in that thread I answer every message and remember what was said.',
-        'I work by calling tools, and show each call before I answer. `/ask` starts a conversation, `/tool` runs a tool yourself, `/stop` stops my answer in progress, `/reset` makes me forget this thread, `/model` chooses the model of this conversation.',
+        'I work by calling tools, and show each call before I answer. `/ask` starts a conversation, `/tool` runs a tool yourself, `/stop` stops my answer in progress, `/reset` makes me forget this thread, `/model` chooses the model of this conversation, `/forget-me` shows what I keep of yours and deletes it for good.',
         '',
         '**Tools**',
         ...tools,

@@ -1,6 +1,7 @@
 import type { CommandDefinition } from '../src/discord/interactions/command-context.ts';
 import { agentSteps } from './agent-steps.ts';
 import { ask } from './ask.ts';
+import { forgetMe } from './forget-me.ts';
 import { help } from './help.ts';
 import { model } from './model.ts';
 import { reset } from './reset.ts';
@@ -22,4 +23,5 @@ export const commands: readonly CommandDefinition[] = [
   usage,
   settings,
   model,
+  forgetMe,
 ];

@@ -10,6 +10,8 @@ export interface ImageInfo {
   media_type: string;
   width: number;
   height: number;
+  /** 1 when IMAGE_RETENTION_DAYS emptied its bytes (db/retention.ts): named in the window, never shown. */
+  expired: number;
 }
 
 /** An image to store with a message. */
@@ -36,7 +38,7 @@ export function createImageQueries(db: Database) {
      VALUES (@messageId, (SELECT conversation_id FROM messages WHERE id = @messageId), @position, @name, @mediaType, @width, @height, @bytes)`,
   );
   const newestOf = db.prepare<[number, number, number], ImageInfo>(
-    `SELECT id, message_id, position, name, media_type, width, height FROM message_images
+    `SELECT id, message_id, position, name, media_type, width, height, length(bytes) = 0 AS expired FROM message_images
      WHERE conversation_id = ? AND message_id > ? ORDER BY message_id DESC, position LIMIT ?`,
   );
   const bytesOf = db.prepare<[number], Buffer>('SELECT bytes FROM message_images WHERE id = ?').pluck();

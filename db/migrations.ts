@@ -212,6 +212,25 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 11,
+    name: 'a record of each /forget-me; deleted words leave no trace in the search index',
+    // The record says who asked, when, and how many rows went: never what they said. FTS5 keeps a
+    // deleted row's terms in its index until segments merge, unless 'secure-delete' is set
+    // (https://www.sqlite.org/fts5.html#the_secure_delete_configuration_option, SQLite 3.42).
+    up(db) {
+      db.exec(`
+        CREATE TABLE forgets (
+          id INTEGER PRIMARY KEY,
+          guild_id TEXT NOT NULL,
+          user_id TEXT NOT NULL,
+          forgotten_at INTEGER NOT NULL,
+          counts TEXT NOT NULL
+        ) STRICT;
+        INSERT INTO messages_fts (messages_fts, rank) VALUES ('secure-delete', 1);
+      `);
+    },
+  },
 ];
 
 export const latestVersion = migrations.at(-1)?.version ?? 0;

@@ -36,6 +36,8 @@ export const serverTables: readonly TableRule[] = [
   { table: 'guild_usage_days', moves: 'by-guild', guildColumn: 'guild_id' },
   // Who set what where; runs name a persona by the id of its change, remapped with it (db/move-server.ts).
   { table: 'setting_changes', moves: 'by-guild', guildColumn: 'guild_id', idColumn: 'id' },
+  // The record of each /forget-me (who, when, counts) goes with the server it was asked in.
+  { table: 'forgets', moves: 'by-guild', guildColumn: 'guild_id', idColumn: 'id' },
   {
     table: 'message_images',
     moves: 'by-message',

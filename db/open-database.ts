@@ -56,9 +56,16 @@ export function openDatabase(path: string, options: { migrations?: readonly Migr
     const supported = list.at(-1)?.version ?? latestVersion;
     // Checked before any pragma that writes, so that a database from the future stays untouched.
     if (version > supported) throw new DatabaseFromFutureError(path, version, supported);
+    // Only a file with no table yet takes it: retention's sweeps then give freed pages back to the
+    // file system (db/retention.ts). An older file keeps its free pages until a VACUUM.
+    if (version === 0) db.pragma('auto_vacuum = INCREMENTAL');
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
+    // Deleted content is overwritten with zeros, not only unlinked: what a member has forgotten
+    // (/forget-me), and the older versions of rows rewritten since (edits, live answers), are gone
+    // from the file's bytes (https://www.sqlite.org/pragma.html#pragma_secure_delete).
+    db.pragma('secure_delete = ON');
     migrate(db, list, version);
     return db;
   } catch (error) {

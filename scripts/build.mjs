@@ -23,6 +23,9 @@ const entries = [
   'src/health.ts',
   'src/move-server.ts',
   'src/reshard.ts',
+  'src/backup.ts',
+  'src/restore.ts',
+  'src/forget.ts',
 ];
 
 let esbuild;

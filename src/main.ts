@@ -20,6 +20,7 @@ import { runShardManager } from './shards/shard-manager.ts';
 import { isSharded, shardDatabasePath, shardListPath, shardsOfThisProcess } from './shards/shard-plan.ts';
 import { misplacedServersProblem } from './shards/shard-files.ts';
 import { loadConfigOrExit, openStoreOrExit } from './app/startup.ts';
+import { startRetentionSweeper } from './app/retention-sweeper.ts';
 
 /** However shutdown goes, the process is gone this long after the signal. */
 const hardExitMs = 10_000;
@@ -60,6 +61,7 @@ try {
 
 let bot: Bot | null = null;
 let health: { stop(): void } | null = null;
+let sweeper: { stop(): void } | null = null;
 // Made before the signal handlers, so that a signal during start-up stops the servers already starting.
 const mcp = mcpServers(config.mcpServers, logger);
 let stopping = false;
@@ -78,6 +80,7 @@ const shutDown = async (signal: string) => {
   }
   await mcp.close();
   health?.stop();
+  sweeper?.stop();
   instance.stop();
   store.close();
   process.exit(0);
@@ -108,6 +111,7 @@ try {
 }
 const client = bot.client;
 health = keepHealthFile(healthFilePath(databasePath), () => client.ws.status === Status.Ready);
+sweeper = startRetentionSweeper(store, config.retention, logger);
 logger.info(
   {
     tools: currentTools(dependencies.tools, mcp.connections).map((tool) => tool.name),

@@ -26,6 +26,7 @@ describe('settings', () => {
         databasePath: './data/bot.sqlite',
         memory: { tokenBudget: 8000, messageTokenCap: 4000, images: 4 },
         images: { vision: 'auto', maxBytes: 5 * 1024 * 1024 },
+        retention: { messageDays: null, stepLogDays: null, imageDays: null },
         systemPrompt: null,
         logLevel: 'info',
         mcpServers: [],

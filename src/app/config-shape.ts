@@ -2,6 +2,7 @@
  * What the program gets from its settings, once read and checked (src/app/config.ts reads them): the
  * shape every part is handed, apart from how it is read.
  */
+import type { RetentionLimits } from '../../db/retention.ts';
 import type { AgentSettings } from '../agent/run-agent.ts';
 import type { McpServerConfig } from '../mcp/mcp-config.ts';
 import type { MemorySettings } from '../memory/conversation-memory.ts';
@@ -25,6 +26,8 @@ export interface Config {
   shards: ShardSettings;
   /** Images: MODEL_VISION (resolved at start) and IMAGE_MAX_MB. */
   images: { vision: VisionSetting; maxBytes: number };
+  /** MESSAGE_RETENTION_DAYS, STEP_LOG_RETENTION_DAYS, IMAGE_RETENTION_DAYS: null keeps for ever. */
+  retention: RetentionLimits;
   /** The models of `MODELS_FILE`; without it, the one of the OPENAI_* settings. `model` is the default's. */
   models: ModelsConfig;
   /**

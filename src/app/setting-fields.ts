@@ -43,6 +43,21 @@ const bounded = (pattern: RegExp, kind: string, min: number, max: number, fallba
 export const whole = (min: number, max: number, fallback: number) =>
   bounded(/^\d+$/, 'a whole number', min, max, fallback);
 
+/** A whole number within bounds, or unset (null): for limits that are off unless the operator sets them. */
+export const optionalWhole = (min: number, max: number) =>
+  z
+    .preprocess(
+      blankToUndefined,
+      z
+        .string()
+        .regex(/^\d+$/, `must be a whole number ${range(min, max)}`)
+        .transform(Number)
+        .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
+        .optional(),
+    )
+    .transform((value) => value ?? null)
+    .meta({ range: range(min, max) });
+
 export const decimal = (min: number, max: number, fallback: number) =>
   bounded(/^\d+(\.\d+)?$/, 'a number', min, max, fallback);
 

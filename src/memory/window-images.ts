@@ -57,9 +57,9 @@ export function windowImages(
       byMessage.set(
         row.id,
         infos.map((info) => {
-          // An image stored before the pixel budget existed, and over it, is named: shown, it would
+          // An expired image (its bytes gone) is named. So is one stored before the pixel budget existed, and over it: shown, it would
           // fail every call (or swamp a local server's memory) and its cost is no sane number.
-          const shown = left > 0 && withinPixelBudget(info.width, info.height);
+          const shown = left > 0 && !info.expired && withinPixelBudget(info.width, info.height);
           if (shown) {
             left -= 1;
             tokens += rules.tokens!(info.width, info.height);

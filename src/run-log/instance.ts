@@ -31,10 +31,10 @@ export class InstanceAlreadyRunningError extends UserFacingError {
 
 /**
  * Kinds of instance that need the database to themselves (`npm run move-server`, which moves a
- * server's rows out of or into it): such an instance starts only when no other lives, and while it
+ * server's rows out of or into it; `npm run restore`, which replaces all of them): such an instance starts only when no other lives, and while it
  * lives every other start is refused, whatever its kind.
  */
-export const soleKinds: ReadonlySet<string> = new Set(['move-server']);
+export const soleKinds: ReadonlySet<string> = new Set(['move-server', 'restore']);
 
 export class DatabaseInUseError extends UserFacingError {
   /** `sole`: the instance that holds the database is one of `soleKinds` (else the one starting is). */

@@ -22,7 +22,19 @@ describe('the command list', () => {
         .registeredCommands()
         .map((command) => command.name)
         .sort(),
-    ).toEqual(['Agent steps', 'ask', 'help', 'model', 'reset', 'settings', 'steps', 'stop', 'tool', 'usage']);
+    ).toEqual([
+      'Agent steps',
+      'ask',
+      'forget-me',
+      'help',
+      'model',
+      'reset',
+      'settings',
+      'steps',
+      'stop',
+      'tool',
+      'usage',
+    ]);
     expect(puts()).toBe(1);
     // Without moderator roles, Discord shows the moderator commands to those who may manage messages.
     const registered = world.discord.registeredCommands();

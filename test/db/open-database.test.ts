@@ -22,6 +22,7 @@ describe('openDatabase', () => {
     expect(db.pragma('synchronous', { simple: true })).toBe(1);
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
+    expect(db.pragma('secure_delete', { simple: true })).toBe(1);
     const tables = db
       .prepare(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'messages_fts_%' ORDER BY name",
@@ -31,6 +32,7 @@ describe('openDatabase', () => {
     expect(tables).toEqual([
       'channel_cursors',
       'conversations',
+      'forgets',
       'guild_usage_days',
       'instances',
       'message_images',

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sweepExpired } from '../../db/retention.ts';
 import type { Store } from '../../db/store.ts';
 import type { ChatMessage } from '../../src/agent/messages.ts';
 import { imageTokenRule } from '../../src/images/image-tokens.ts';
@@ -64,6 +65,23 @@ describe('images in the memory window', () => {
     // Older ones are plain text, as before images existed.
     expect(messages[0]!.content).toBe('Ada: picture 1\n[image: image-1.png]');
     // What is sent conforms to OpenAI's spec, image parts included.
+    expect(chatRequestProblems({ model: 'gpt-4o', messages })).toEqual([]);
+  });
+
+  it('names an image whose bytes IMAGE_RETENTION_DAYS emptied, and shows the older ones in its place', async () => {
+    const settings = {
+      tokenBudget: 8000,
+      messageTokenCap: 1500,
+      images: 2,
+      imageTokens: imageTokenRule('openai', 'gpt-4o'),
+    };
+    const { memory, conversation, ids } = conversationWithImages(settings, 3);
+    // The newest image's message dated past the limit: an unlikely order, but it shows the rule alone.
+    store.db.prepare('UPDATE messages SET created_at = 0 WHERE id = ?').run(ids[2]);
+    await sweepExpired(store.db, { messageDays: null, stepLogDays: null, imageDays: 1 });
+    const messages = allMessages(memory.loadWindow(conversation.id, [ids.at(-1)!]));
+    expect(messages.map(textOf)).toEqual([1, 2, 3].map((n) => `Ada: picture ${n}\n[image: image-${n}.png]`));
+    expect(messages.map((message) => imageUrlsOf(message).length)).toEqual([1, 1, 0]);
     expect(chatRequestProblems({ model: 'gpt-4o', messages })).toEqual([]);
   });
 

@@ -1,0 +1,79 @@
+import { ApplicationCommandOptionType, MessageFlags } from 'discord.js';
+import { countForget, type ForgetCounts, forgetMember, forgottenTitle } from '../db/forget-member.ts';
+import { type CommandInteraction, defineCommand } from '../src/discord/interactions/command-context.ts';
+import { guildOnly, privately } from './shared.ts';
+
+const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
+
+/** The counts in words, kind by kind (db/forget-member.ts says what each kind holds). */
+function describeCounts(counts: ForgetCounts): string {
+  return [
+    `- ${plural(counts.messages, 'message')} you wrote, with ${plural(counts.images, 'image')}`,
+    `- ${plural(counts.runs, 'answer')} I gave them (${plural(counts.answers, 'message')} in my memory, ${plural(counts.steps, 'step')} in the step log)`,
+    `- ${plural(counts.reminders, 'reminder')}`,
+  ].join('\n');
+}
+
+/**
+ * The threads the bot opened from the member's messages are named after their first words: renamed
+ * to a neutral title. Only the bot's own threads (others' are their owner's to name). Returns how
+ * many of the bot's could not be renamed (gone, archived and locked, or no permission).
+ */
+async function renameThreads(interaction: CommandInteraction, threadIds: readonly string[]): Promise<number> {
+  let failed = 0;
+  for (const id of threadIds) {
+    const thread = await interaction.guild.channels.fetch(id).catch(() => null);
+    if (!thread?.isThread() || thread.ownerId !== interaction.client.user.id) continue;
+    await thread.setName(forgottenTitle).catch(() => failed++);
+  }
+  return failed;
+}
+
+const nothing = (counts: ForgetCounts) => Object.values(counts).every((count) => count === 0);
+
+/** Every member's: what the bot keeps of them in this server, shown, then deleted on confirmation. */
+export const forgetMe = defineCommand({
+  name: 'forget-me',
+  moderatorOnly: false,
+  data: () => ({
+    name: 'forget-me',
+    description: 'See what I keep of yours in this server; with confirm, delete it for good.',
+    ...guildOnly,
+    options: [
+      {
+        type: ApplicationCommandOptionType.Boolean,
+        name: 'confirm',
+        description: 'True: delete it now (this cannot be undone). Without it I only show what I would delete.',
+      },
+    ],
+  }),
+  async execute(interaction, context) {
+    if (!interaction.isChatInputCommand()) return;
+    const { db } = context.store;
+    const guild = interaction.guildId;
+    const user = interaction.user.id;
+    if (interaction.options.getBoolean('confirm') !== true) {
+      const counts = countForget(db, guild, user);
+      if (nothing(counts)) return privately(interaction, 'I keep nothing of yours in this server.');
+      return privately(
+        interaction,
+        `In this server, /forget-me confirm: True would delete:\n${describeCounts(counts)}\nOthers' messages in the same threads stay. Nothing was deleted.`,
+      );
+    }
+    // Renaming threads takes a request each: past Discord's 3 seconds for a first reply.
+    await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+    const { counts, startedThreads } = forgetMember(db, guild, user);
+    const unrenamed = await renameThreads(interaction, startedThreads);
+    if (nothing(counts)) return privately(interaction, 'I kept nothing of yours in this server: nothing to delete.');
+    await privately(
+      interaction,
+      [
+        `Deleted for good, in this server:\n${describeCounts(counts)}`,
+        ...(unrenamed > 0
+          ? [`${plural(unrenamed, 'thread')} you started still show your words as their name: I could not rename them.`]
+          : []),
+        'Your messages on Discord itself are yours to delete there.',
+      ].join('\n'),
+    );
+  },
+});

@@ -1,0 +1,113 @@
+/**
+ * `/forget-me`: a member's data in one Discord server, counted or deleted. What goes: the member's
+ * messages (their images with them, ON DELETE CASCADE), the runs those messages started (their
+ * steps with them) and what those runs wrote into memory (answers, tool calls and results), and
+ * the member's reminders. A thread the member started keeps the others' messages, under a neutral
+ * title (it was the first words of the member's message). Others' messages stay.
+ *
+ * The connection deletes with `secure_delete` on (db/open-database.ts) and the search index with
+ * FTS5's 'secure-delete' (migration 11), so the words are overwritten, not only unlinked; a
+ * checkpoint then truncates the WAL, which still held the pages as they were
+ * (https://www.sqlite.org/pragma.html#pragma_wal_checkpoint). The `forgets` table records that a
+ * forget happened: who, when, and the counts, never the words.
+ */
+import type { Database } from 'better-sqlite3';
+
+/** How many rows of each kind go (or went). */
+export interface ForgetCounts {
+  messages: number;
+  images: number;
+  runs: number;
+  answers: number;
+  steps: number;
+  reminders: number;
+}
+
+/** The title a thread the member started keeps: its old one was their words. */
+export const forgottenTitle = 'A conversation (its first message was forgotten)';
+
+// Temporary tables hold the ids for the statements below: no list of ids bound one by one.
+const collect = `
+  CREATE TEMP TABLE IF NOT EXISTS forget_messages (id INTEGER PRIMARY KEY);
+  CREATE TEMP TABLE IF NOT EXISTS forget_runs (id TEXT PRIMARY KEY);
+  DELETE FROM temp.forget_messages;
+  DELETE FROM temp.forget_runs;
+`;
+const memberMessages = `
+  INSERT INTO temp.forget_messages (id)
+  SELECT m.id FROM messages m JOIN conversations c ON c.id = m.conversation_id
+  WHERE c.guild_id = :guild AND m.role = 'user' AND m.author_id = :user`;
+// A run answers the batch of messages that started it: if one of them is the member's, its answer may repeat their words.
+const startedRuns = `
+  INSERT OR IGNORE INTO temp.forget_runs (id)
+  SELECT r.id FROM runs r JOIN conversations c ON c.id = r.conversation_id, json_each(r.trigger_message_ids) t
+  WHERE c.guild_id = :guild AND t.value IN (SELECT id FROM temp.forget_messages)`;
+
+function count(db: Database, guild: string, user: string): ForgetCounts {
+  const one = (sql: string, parameters: Record<string, string> = {}) =>
+    db.prepare(sql).pluck().get(parameters) as number;
+  return {
+    messages: one('SELECT count(*) FROM temp.forget_messages'),
+    images: one('SELECT count(*) FROM message_images WHERE message_id IN (SELECT id FROM temp.forget_messages)'),
+    runs: one('SELECT count(*) FROM temp.forget_runs'),
+    answers: one('SELECT count(*) FROM messages WHERE run_id IN (SELECT id FROM temp.forget_runs)'),
+    steps: one('SELECT count(*) FROM steps WHERE run_id IN (SELECT id FROM temp.forget_runs)'),
+    reminders: one('SELECT count(*) FROM reminders WHERE guild_id = :guild AND user_id = :user', { guild, user }),
+  };
+}
+
+function gather(db: Database, guild: string, user: string): ForgetCounts {
+  db.exec(collect);
+  db.prepare(memberMessages).run({ guild, user });
+  db.prepare(startedRuns).run({ guild });
+  return count(db, guild, user);
+}
+
+/** What `/forget-me` would delete of `user` in server `guild`; changes nothing. */
+export function countForget(db: Database, guild: string, user: string): ForgetCounts {
+  return db.transaction(() => gather(db, guild, user))();
+}
+
+/**
+ * Deletes it, records the forget, and truncates the WAL. Returns what went, and the Discord threads
+ * of the conversations the member started: named after their words, for the caller to rename.
+ */
+export function forgetMember(
+  db: Database,
+  guild: string,
+  user: string,
+  now = Date.now(),
+): { counts: ForgetCounts; startedThreads: string[] } {
+  const result = db
+    .transaction(() => {
+      const found = gather(db, guild, user);
+      const startedThreads = db
+        .prepare(
+          'SELECT thread_id FROM conversations WHERE guild_id = ? AND started_by_id = ? AND thread_id IS NOT NULL AND title <> ?',
+        )
+        .pluck()
+        .all(guild, user, forgottenTitle) as string[];
+      db.prepare(`UPDATE conversations SET title = ? WHERE guild_id = ? AND started_by_id = ? AND title <> ?`).run(
+        forgottenTitle,
+        guild,
+        user,
+        forgottenTitle,
+      );
+      // The runs' own rows first: messages.run_id is ON DELETE SET NULL, which would keep them.
+      db.exec('DELETE FROM messages WHERE run_id IN (SELECT id FROM temp.forget_runs)');
+      db.exec('DELETE FROM messages WHERE id IN (SELECT id FROM temp.forget_messages)');
+      db.exec('DELETE FROM runs WHERE id IN (SELECT id FROM temp.forget_runs)');
+      db.prepare('DELETE FROM reminders WHERE guild_id = ? AND user_id = ?').run(guild, user);
+      db.prepare('INSERT INTO forgets (guild_id, user_id, forgotten_at, counts) VALUES (?, ?, ?, ?)').run(
+        guild,
+        user,
+        now,
+        JSON.stringify(found),
+      );
+      return { counts: found, startedThreads };
+    })
+    .immediate();
+  // Busy (another connection reading) leaves part of the WAL: it is overwritten as the log wraps.
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  return result;
+}

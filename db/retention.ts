@@ -1,0 +1,113 @@
+/**
+ * Retention: rows older than the operator's limits (MESSAGE_RETENTION_DAYS, STEP_LOG_RETENTION_DAYS,
+ * IMAGE_RETENTION_DAYS) deleted in small batches, each its own short write transaction, so that
+ * the bot's writes (an answer's steps, a new message) wait one batch at most. The ids of a batch
+ * are read first, outside the write lock; the write re-checks the age, so a row changed meanwhile
+ * is left for the next sweep.
+ *
+ * - Images: their bytes are emptied, the row kept, so that the window names the image as it names
+ *   one past MEMORY_IMAGES (src/memory/window-images.ts).
+ * - Messages: a model's tool calls and their results go together or not at all (a result without
+ *   its call fails the next model request), so a group with a message newer than the limit stays.
+ * - Runs and their steps: settled ones only; a run still owed its answer (running, or not delivered) stays.
+ *
+ * Freed pages go back to the file system with an incremental vacuum, on databases made with
+ * auto_vacuum = INCREMENTAL (db/open-database.ts sets it on a new file; an older file needs one
+ * `VACUUM`, the bot stopped: docs/privacy.md).
+ */
+import type { Database } from 'better-sqlite3';
+
+/** Days each kind is kept; null: for ever. */
+export interface RetentionLimits {
+  messageDays: number | null;
+  stepLogDays: number | null;
+  imageDays: number | null;
+}
+
+/** Rows swept, by kind. */
+export interface SweepCounts {
+  messages: number;
+  runs: number;
+  images: number;
+}
+
+const dayMs = 24 * 60 * 60 * 1000;
+
+interface Kind {
+  key: keyof SweepCounts;
+  days: keyof RetentionLimits;
+  /** Up to :batch ids older than :cutoff. */
+  select: string;
+  /** Acts on the ids in the JSON array :ids still older than :cutoff. */
+  act: string;
+}
+
+// A run no longer owed: ended and delivered, or taken up by a later run (db/runs.ts, toResume).
+const settled = `r.status <> 'running' AND (r.delivered_at IS NOT NULL OR EXISTS (SELECT 1 FROM runs later WHERE later.resumed_from = r.id))`;
+
+const kinds: readonly Kind[] = [
+  {
+    key: 'images',
+    days: 'imageDays',
+    select: `SELECT i.id FROM message_images i JOIN messages m ON m.id = i.message_id
+             WHERE m.created_at < :cutoff AND length(i.bytes) > 0 LIMIT :batch`,
+    act: `UPDATE message_images SET bytes = zeroblob(0) WHERE id IN (SELECT value FROM json_each(:ids))`,
+  },
+  {
+    key: 'messages',
+    days: 'messageDays',
+    select: `SELECT m.id FROM messages m WHERE m.created_at < :cutoff
+             AND (m.group_id IS NULL OR NOT EXISTS (SELECT 1 FROM messages g WHERE g.group_id = m.group_id AND g.created_at >= :cutoff))
+             ORDER BY m.id LIMIT :batch`,
+    act: `DELETE FROM messages WHERE id IN (SELECT value FROM json_each(:ids)) AND created_at < :cutoff`,
+  },
+  {
+    key: 'runs',
+    days: 'stepLogDays',
+    select: `SELECT id FROM runs r WHERE r.started_at < :cutoff AND ${settled} LIMIT :batch`,
+    act: `DELETE FROM runs WHERE id IN (SELECT value FROM json_each(:ids)) AND id IN (SELECT id FROM runs r WHERE ${settled})`,
+  },
+];
+
+/** One batch of one kind: the rows it changed (0: nothing left of it) and how long it held the write lock. */
+function sweepBatch(db: Database, kind: Kind, cutoff: number, batch: number): { changed: number; lockMs: number } {
+  const ids = db.prepare(kind.select).pluck().all({ cutoff, batch });
+  if (ids.length === 0) return { changed: 0, lockMs: 0 };
+  const parameters = kind.act.includes(':cutoff') ? { ids: JSON.stringify(ids), cutoff } : { ids: JSON.stringify(ids) };
+  const started = performance.now();
+  const changed = db.transaction(() => db.prepare(kind.act).run(parameters).changes).immediate();
+  return { changed, lockMs: performance.now() - started };
+}
+
+/**
+ * Sweeps every kind with a limit, `batch` rows at a time, calling `pause` between batches (the bot
+ * yields to its event loop there). Returns the counts and the longest time a batch held the write
+ * lock, in ms (the longest an answer's write could wait on the sweep).
+ */
+export async function sweepExpired(
+  db: Database,
+  limits: RetentionLimits,
+  options: { now?: number; batch?: number; pause?: () => Promise<void> } = {},
+): Promise<{ counts: SweepCounts; longestLockMs: number }> {
+  const {
+    now = Date.now(),
+    batch = 100,
+    pause = () => new Promise<void>((resolve) => setImmediate(resolve)),
+  } = options;
+  const counts: SweepCounts = { messages: 0, runs: 0, images: 0 };
+  let longestLockMs = 0;
+  for (const kind of kinds) {
+    const days = limits[kind.days];
+    if (days === null) continue;
+    for (;;) {
+      const { changed, lockMs } = sweepBatch(db, kind, now - days * dayMs, batch);
+      longestLockMs = Math.max(longestLockMs, lockMs);
+      counts[kind.key] += changed;
+      if (changed === 0) break;
+      await pause();
+    }
+  }
+  // A no-op on a file without auto_vacuum = INCREMENTAL.
+  if (counts.messages + counts.runs + counts.images > 0) db.pragma('incremental_vacuum');
+  return { counts, longestLockMs };
+}

@@ -1,0 +1,97 @@
+/**
+ * /forget-me (commands/forget-me.ts, db/forget-member.ts) through the bot and the fake Discord: it
+ * first only says what it would delete; confirmed, the member's words and the answers to them are
+ * gone from later model requests and from the database file's bytes and its WAL, while the other
+ * member's messages stay.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { forgottenTitle } from '../../db/forget-member.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type BotWorld, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
+import { answeredConversation } from '../support/command-world.ts';
+import { finalAnswer } from '../support/fake-model.ts';
+
+let world: BotWorld;
+afterEach(async () => {
+  await world?.close();
+});
+
+const adaSaid = 'ZEBRAQUARTZ';
+const answerToAda = 'PLUMWHISTLE';
+
+/** The database as it is on disk, the file and its WAL, in lower case (as the search index keeps words). */
+function bytesOnDisk(path: string): string {
+  const wal = `${path}-wal`;
+  return Buffer.concat([readFileSync(path), existsSync(wal) ? readFileSync(wal) : Buffer.alloc(0)])
+    .toString('latin1')
+    .toLowerCase();
+}
+
+describe('/forget-me', () => {
+  it("shows what it would delete, then deletes the member's words and the answers to them, and keeps the others'", async () => {
+    world = await startBotWorld();
+    const { discord, model, store, databasePath } = world;
+    const thread = await answeredConversation(world, `my code word is ${adaSaid}`, `Noted: ${answerToAda}.`);
+    model.enqueue(finalAnswer('Hello bob, KEEPANSWER.'));
+    await discord.userSays({ channelId: thread.id, author: 'bob', content: 'bob here, KEEPMEBOB' });
+    await waitForBotPosts(world, thread.id, 2);
+    // An image stored with her message (as the router stores one posted with it).
+    const adaMessage = store.db.prepare("SELECT id FROM messages WHERE role = 'user' AND author_id = ?").pluck();
+    store.images.add(adaMessage.get(discord.users.ada) as number, [
+      { name: 'a.png', mediaType: 'image/png', width: 1, height: 1, bytes: Buffer.from('IMAGEOFADA'.repeat(50)) },
+    ]);
+    const rows = () => store.db.prepare('SELECT count(*) FROM messages').pluck().get();
+    const before = rows();
+    expect(bytesOnDisk(databasePath)).toContain(adaSaid.toLowerCase());
+
+    const asked = await discord.userRunsCommand({ name: 'forget-me', author: 'ada', channelId: thread.id });
+    const shown = await asked.waitForReply();
+    expect(shown.ephemeral).toBe(true);
+    expect(shown.content).toMatch(
+      /^In this server, \/forget-me confirm: True would delete:\n- 1 message you wrote, with 1 image\n- 1 answer I gave them \(1 message in my memory, 2 steps in the step log\)\n- 0 reminders\nOthers' messages in the same threads stay\. Nothing was deleted\.$/,
+    );
+    expect(rows()).toBe(before);
+
+    const confirmed = await discord.userRunsCommand({
+      name: 'forget-me',
+      author: 'ada',
+      channelId: thread.id,
+      options: { confirm: true },
+    });
+    const done = await confirmed.waitForReply();
+    expect(done.ephemeral).toBe(true);
+    expect(done.content).toContain('Deleted for good, in this server:\n- 1 message you wrote');
+    // The record says who and how many, never what.
+    const records = store.db.prepare('SELECT guild_id, user_id, counts FROM forgets').all();
+    expect(records).toEqual([
+      {
+        guild_id: discord.guildId,
+        user_id: discord.users.ada,
+        counts: JSON.stringify({ messages: 1, images: 1, runs: 1, answers: 1, steps: 2, reminders: 0 }),
+      },
+    ]);
+
+    // The thread the bot opened was named after her first words.
+    expect(discord.threads()[0]?.name).toBe(forgottenTitle);
+
+    let request = '';
+    model.enqueue((body) => {
+      request = JSON.stringify(body.messages);
+      return finalAnswer('Still here.');
+    });
+    await discord.userSays({ channelId: thread.id, author: 'bob', content: 'what do you remember?' });
+    await waitForBotPosts(world, thread.id, 3);
+    expect(request).toContain('KEEPMEBOB');
+    expect(request).toContain('KEEPANSWER');
+    expect(request).not.toContain(adaSaid);
+    expect(request).not.toContain(answerToAda);
+    const disk = bytesOnDisk(databasePath);
+    expect(disk).not.toContain(adaSaid.toLowerCase());
+    expect(disk).not.toContain(answerToAda.toLowerCase());
+    expect(disk).not.toContain('imageofada');
+    expect(disk).toContain('keepmebob');
+
+    const again = await discord.userRunsCommand({ name: 'forget-me', author: 'ada', channelId: thread.id });
+    expect((await again.waitForReply()).content).toBe('I keep nothing of yours in this server.');
+  });
+});

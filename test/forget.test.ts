@@ -1,0 +1,60 @@
+/**
+ * `npm run forget` (src/forget.ts) as the operator runs it: the compiled script on a real database
+ * holding a user's data in two servers, beside another user's.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { openStore } from '../db/store.ts';
+import { runScript } from './support/run-process.ts';
+
+const leaver = '111111111111111111';
+const stayer = '222222222222222222';
+
+it("says what it would delete of a user in every server, deletes it with --confirm, and keeps the others'", async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'forget-'));
+  const databasePath = join(folder, 'bot.sqlite');
+  const store = openStore(databasePath);
+  const insert = store.db.prepare(
+    "INSERT INTO messages (conversation_id, role, author_id, content, created_at, token_count) VALUES (?, 'user', ?, ?, 0, 1)",
+  );
+  for (const [index, server] of ['900000000000000001', '900000000000000002'].entries()) {
+    store.db
+      .prepare('INSERT INTO conversations (key, title, guild_id, started_by_id, created_at) VALUES (?, ?, ?, ?, 0)')
+      .run(`discord:${index}`, 'a thread', server, stayer);
+    insert.run(index + 1, leaver, `words of the leaver ${index}`);
+    insert.run(index + 1, stayer, `words of the stayer ${index}`);
+  }
+  store.close();
+  const forget = (...args: string[]) =>
+    runScript('src/forget.ts', { args, cwd: folder, env: { DATABASE_PATH: databasePath } });
+
+  const dry = await forget('--user', leaver);
+  expect(dry).toMatchObject({ code: 0, stderr: '' });
+  expect(dry.stdout).toBe(
+    [
+      `Would delete in server 900000000000000001 (${databasePath}): 1 messages, 0 images, 0 runs, 0 answers, 0 steps, 0 reminders.`,
+      `Would delete in server 900000000000000002 (${databasePath}): 1 messages, 0 images, 0 runs, 0 answers, 0 steps, 0 reminders.`,
+      'Nothing was deleted: add --confirm to delete it.',
+      '',
+    ].join('\n'),
+  );
+  const confirmed = await forget('--user', leaver, '--confirm');
+  expect(confirmed).toMatchObject({ code: 0, stderr: '' });
+  expect(confirmed.stdout).toContain('Deleted in server 900000000000000002');
+  const after = openStore(databasePath, { readOnly: true });
+  expect(after.db.prepare('SELECT content FROM messages ORDER BY id').pluck().all()).toEqual([
+    'words of the stayer 0',
+    'words of the stayer 1',
+  ]);
+  expect(after.db.prepare('SELECT count(*) FROM forgets WHERE user_id = ?').pluck().get(leaver)).toBe(2);
+  after.close();
+
+  expect((await forget('--user', leaver)).stdout).toBe(`Nothing of user ${leaver} is kept: nothing to delete.\n`);
+  const wrong = await forget('--user', 'bob');
+  expect(wrong).toMatchObject({
+    code: 1,
+    stderr: '--user must be a Discord user id, 17 to 20 digits (it is "bob").\n',
+  });
+});
