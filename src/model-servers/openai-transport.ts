@@ -185,10 +185,6 @@ function retryAfterMs(headers: Headers | undefined): number {
 function fetchWhole(maxWaitMs: number): typeof fetch {
   return async (input, init) => {
     const response = await fetch(input, init);
-    if (sizedSuccess(response))
-      // Its length is known and within bounds, and fetch holds the body to it (a body cut short
-      // rejects): read in one go, and handed over with the server's own headers.
-      return new Response(await response.arrayBuffer(), response);
     let body: ArrayBuffer | null;
     try {
       const read = await readCapped(response);
@@ -208,24 +204,6 @@ function fetchWhole(maxWaitMs: number): typeof fetch {
     if (!response.ok && retryAfterMs(response.headers) > maxWaitMs) headers.set('x-should-retry', 'false');
     return new Response(body, { status: response.status, statusText: response.statusText, headers });
   };
-}
-
-/**
- * A success whose Content-Length is within bounds and whose body is not encoded: fetch reads no
- * more than that length (https://fetch.spec.whatwg.org/#concept-body-read, undici's framing), so
- * it needs no capped reading chunk by chunk, the common case on every model call (issue 30).
- */
-function sizedSuccess(response: Response): boolean {
-  const length = response.headers.get('content-length');
-  const encoding = response.headers.get('content-encoding');
-  return (
-    response.ok &&
-    response.body !== null &&
-    length !== null &&
-    /^\d+$/.test(length) &&
-    Number(length) <= maxResponseBytes &&
-    (encoding === null || encoding === 'identity')
-  );
 }
 
 /**
