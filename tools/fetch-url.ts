@@ -53,7 +53,7 @@ export function fetchUrlTool(options: FetchUrlOptions = {}) {
         acceptsType: isReadableType,
         testOnlyAllow,
       });
-      const readable = readableText(page.body.bytes, page.contentType, page.url);
+      const readable = await readableText(page.body.bytes, page.contentType, page.url);
       if (readable.kind === 'binary')
         throw new FetchError('fetch-unreadable-type', `${page.url} is binary data, which I cannot read as text.`);
       const lines = [

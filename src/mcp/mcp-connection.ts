@@ -30,7 +30,7 @@ export interface McpTimings {
   stableAfterMs: number;
 }
 
-export const defaultMcpTimings: McpTimings = {
+const defaultMcpTimings: McpTimings = {
   startTimeoutMs: 20_000,
   pingTimeoutMs: 5_000,
   firstBackoffMs: 1_000,

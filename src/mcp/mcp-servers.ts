@@ -1,7 +1,7 @@
 /** Every MCP server of the configuration, started together and closed together. */
 import type { Logger } from '../agent/logger.ts';
 import type { McpServerConfig } from './mcp-config.ts';
-import { defaultMcpTimings, McpConnection, type McpTimings } from './mcp-connection.ts';
+import type { McpConnection } from './mcp-connection.ts';
 
 export interface McpServers {
   connections: readonly McpConnection[];
@@ -15,13 +15,16 @@ export interface McpServers {
   close(): Promise<void>;
 }
 
-/** The servers, not yet started: closing them is possible from the first moment. */
-export function mcpServers(
-  configs: readonly McpServerConfig[],
-  logger: Logger,
-  timings: McpTimings = defaultMcpTimings,
-): McpServers {
-  const connections = configs.map((config) => new McpConnection(config, logger, timings));
+/**
+ * The servers, not yet started: closing them is possible from the first moment. The MCP SDK and
+ * ajv (a sixth of the bot's start-up when loaded) are loaded only when MCP_CONFIG names a server.
+ */
+export async function loadMcpServers(configs: readonly McpServerConfig[], logger: Logger): Promise<McpServers> {
+  let connections: McpConnection[] = [];
+  if (configs.length > 0) {
+    const { McpConnection } = await import('./mcp-connection.ts');
+    connections = configs.map((config) => new McpConnection(config, logger));
+  }
   return {
     connections,
     start: async () => {

@@ -188,13 +188,15 @@ function readIn(reply: unknown, request: ModelRequest, fixes: ServerFixes): Read
 
 /**
  * A server that read far fewer prompt tokens than were sent cut the prompt to fit its context
- * window. Ollama does it silently, from the start, where the system prompt and the tools are
+ * window. Only a server whose profile says it cuts (`cutsLongPrompts`) is watched: any other
+ * refuses a prompt too long with an error, which says so itself. Ollama does it silently, from the start, where the system prompt and the tools are
  * (ollama/ollama#3839: HTTP 200, only a "truncating input prompt" line in its own log). The
  * operator is told once per process, with the profile's advice.
  */
 function noticeCutPrompt(session: ServerSession, body: ChatBody, response: ModelResponse): void {
   const read = response.usage?.promptTokens ?? 0;
-  if (session.toldCut || read === 0) return;
+  // Weighing what was sent serialises the whole request once more: only for a server that cuts.
+  if (session.toldCut || read === 0 || session.options.profile.cutsLongPrompts !== true) return;
   const sentAbout = Math.round(JSON.stringify([body.messages, body.tools ?? null]).length / 4);
   if (sentAbout < 3000 || read > sentAbout / 2) return;
   session.toldCut = true;

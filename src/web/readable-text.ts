@@ -1,4 +1,4 @@
-import { convert, type HtmlToTextOptions } from 'html-to-text';
+import type { HtmlToTextOptions } from 'html-to-text';
 import { bomCharset, decodeText } from './decode-text.ts';
 
 /** A Content-Type header, split: the media type lower-cased, and the charset if it names one. */
@@ -105,7 +105,7 @@ function shortLink(href: string, baseUrl: string): string {
  * it is. The charset comes from a byte-order mark, then the Content-Type, then (for HTML) a
  * `<meta charset>`, and is UTF-8 otherwise or when the label is unknown.
  */
-export function readableText(bytes: Buffer, contentType: ContentType, baseUrl: string): ReadableBody {
+export async function readableText(bytes: Buffer, contentType: ContentType, baseUrl: string): Promise<ReadableBody> {
   let { mediaType } = contentType;
   if (mediaType === null) {
     if (bytes.subarray(0, 1024).includes(0)) return { kind: 'binary' };
@@ -116,7 +116,10 @@ export function readableText(bytes: Buffer, contentType: ContentType, baseUrl: s
   const html = htmlTypes.has(mediaType);
   const source = decodeText(bytes, contentType.charset ?? (html && !bomCharset(bytes) ? metaCharset(bytes) : null));
   if (!html) return { kind: 'text', text: source };
-  return { kind: 'html', title: titleOf(source), text: tidy(convert(source, htmlOptions(baseUrl))) };
+  // Loaded at the first HTML page, not at start: the bot starts without it (issue 30), and a
+  // page fetched over the network takes far longer than the load.
+  const { convert } = await import('html-to-text');
+  return { kind: 'html', title: titleOf(source, convert), text: tidy(convert(source, htmlOptions(baseUrl))) };
 }
 
 function metaCharset(bytes: Buffer): string | null {
@@ -124,7 +127,7 @@ function metaCharset(bytes: Buffer): string | null {
   return /<meta[^>]+charset\s*=\s*["']?\s*([\w:.-]+)/i.exec(head)?.[1] ?? null;
 }
 
-function titleOf(html: string): string | null {
+function titleOf(html: string, convert: typeof import('html-to-text').convert): string | null {
   const inner = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1];
   if (inner === undefined) return null;
   const title = convert(inner, { wordwrap: false }).replace(/\s+/g, ' ').trim();

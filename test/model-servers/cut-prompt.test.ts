@@ -49,4 +49,17 @@ describe('a server that cuts the prompt to its context window', () => {
       advice: expect.arrayContaining([expect.stringContaining('OLLAMA_CONTEXT_LENGTH')]),
     });
   });
+
+  it('is not weighed for a server whose profile says nothing of cutting (no second serialising of each request)', async () => {
+    server = await startFakeModelServer(ollamaCutsLongPrompts);
+    const { logger, lines } = recordingLogger();
+    const client = modelClientFor(server, { provider: 'openai' }, { logger });
+    server.enqueue(answer('long'));
+
+    const long = `Summarise this: ${'a long pasted text '.repeat(2000)}`;
+    const reply = await client.complete(asking(long), new AbortController().signal);
+
+    expect(reply.usage?.promptTokens).toBe(2048);
+    expect(lines.filter((line) => line.level === 'warn')).toEqual([]);
+  });
 });

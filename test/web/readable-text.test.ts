@@ -33,22 +33,22 @@ describe('readable text', () => {
     expect(isReadableType(mediaType)).toBe(readable);
   });
 
-  it('keeps short http(s) links as absolute URLs and drops long, script and in-page ones, keeping their text', () => {
+  it('keeps short http(s) links as absolute URLs and drops long, script and in-page ones, keeping their text', async () => {
     const long = `/${'x'.repeat(maxLinkLength)}`;
-    const { text } = html(
+    const { text } = (await html(
       `<p><a href="../about">About</a> <a href="${long}">Long</a> <a href="javascript:void(0)">Script</a> <a href="#menu">Menu</a> <a href="mailto:tea@tea.example">Mail</a></p>`,
-    ) as { text: string };
+    )) as { text: string };
     expect(text).toBe('About [https://tea.example/about] Long Script Menu Mail');
   });
 
-  it('skips what is not text: scripts, styles, images, SVG, templates, noscript', () => {
-    const result = html(
+  it('skips what is not text: scripts, styles, images, SVG, templates, noscript', async () => {
+    const result = await html(
       '<html><head><title>  Shop\n  </title><script>var a=1</script><style>p{}</style></head><body><p>Leaves</p><img src="a.png" alt="alt text"><svg><text>drawn</text></svg><template>later</template><noscript>enable js</noscript></body></html>',
     );
     expect(result).toEqual({ kind: 'html', title: 'Shop', text: 'Leaves' });
   });
 
-  it('decodes by byte-order mark first, then the header, then a meta tag, with UTF-8 for unknown labels', () => {
+  it('decodes by byte-order mark first, then the header, then a meta tag, with UTF-8 for unknown labels', async () => {
     expect(decodeText(Buffer.from([0xff, 0xfe, 0x74, 0x00, 0xe9, 0x00]), 'windows-1252')).toBe('té');
     expect(decodeText(Buffer.from([0x91, 0x93, 0x80, 0x94, 0x92, 0x99]), 'iso-8859-1')).toBe('‘“€”’™');
     expect(decodeText(Buffer.from('çà'), 'not-a-charset')).toBe('çà');
@@ -57,9 +57,9 @@ describe('readable text', () => {
       Buffer.from([0xe9, 0x80]),
       Buffer.from('</p>'),
     ]);
-    expect(readableText(latin, parseContentType('text/html'), base)).toMatchObject({ text: 'é€' });
+    expect(await readableText(latin, parseContentType('text/html'), base)).toMatchObject({ text: 'é€' });
     expect(
-      readableText(
+      await readableText(
         Buffer.from('<meta charset="windows-1252"><p>é</p>'),
         parseContentType('text/html; charset=utf-8'),
         base,
@@ -67,14 +67,14 @@ describe('readable text', () => {
     ).toMatchObject({ text: 'é' });
   });
 
-  it('sniffs a body that names no type: NUL bytes are binary, a document is HTML, the rest is text', () => {
-    expect(readableText(Buffer.from([0x25, 0x50, 0x44, 0x46, 0x00]), parseContentType(undefined), base)).toEqual({
+  it('sniffs a body that names no type: NUL bytes are binary, a document is HTML, the rest is text', async () => {
+    expect(await readableText(Buffer.from([0x25, 0x50, 0x44, 0x46, 0x00]), parseContentType(undefined), base)).toEqual({
       kind: 'binary',
     });
     expect(
-      readableText(Buffer.from('<!DOCTYPE html><title>T</title><p>x</p>'), parseContentType(undefined), base),
+      await readableText(Buffer.from('<!DOCTYPE html><title>T</title><p>x</p>'), parseContentType(undefined), base),
     ).toEqual({ kind: 'html', title: 'T', text: 'x' });
-    expect(readableText(Buffer.from('a < b'), parseContentType(undefined), base)).toEqual({
+    expect(await readableText(Buffer.from('a < b'), parseContentType(undefined), base)).toEqual({
       kind: 'text',
       text: 'a < b',
     });

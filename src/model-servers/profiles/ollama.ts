@@ -18,6 +18,7 @@ export const ollama: ProviderProfile<'ollama'> = {
     streamingToolCalls: 'yes',
   }),
   fixes: {},
+  cutsLongPrompts: true,
   advice: [
     'set the context size on the server: OLLAMA_CONTEXT_LENGTH=16384 ollama serve (or PARAMETER num_ctx in a Modelfile); the default 4096 cuts the prompt silently',
     'use a model with tool support (ollama show <model> lists "tools")',

@@ -34,6 +34,11 @@ export interface ProviderProfile<Id extends string = string> {
   honours: Capabilities;
   /** What the bot does from the first request (more may be learned from the server's answers). */
   fixes: ServerFixes;
+  /**
+   * Whether the server cuts a prompt longer than its context window without an error: only then is
+   * each reply's prompt size weighed against what was sent (server-session.ts, noticeCutPrompt).
+   */
+  cutsLongPrompts?: true;
   /** The connection as the server wants it (Azure: the key as `api-key`, the API version as a query). */
   connection?(
     baseURL: string,
