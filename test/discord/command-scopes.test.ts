@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { commands } from '../../commands/index.ts';
 import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
 import { runScript } from '../support/run-process.ts';
@@ -25,7 +26,8 @@ const names = (guildId?: string) =>
     .registeredCommands(guildId ? { guildId } : {})
     .map((command) => command.name)
     .sort();
-const ours = ['Agent steps', 'ask', 'help', 'model', 'reset', 'settings', 'steps', 'stop', 'tool', 'usage'];
+/** The bot's commands (commands/index.ts), as the fake lists them. */
+const ours = commands.map((command) => command.name).sort();
 
 describe('npm run deploy-commands', () => {
   // Its own folder, without a .env: neither a model setting nor a database comes from anywhere.
@@ -63,11 +65,11 @@ describe('npm run deploy-commands', () => {
     expect(names()).toEqual(ours);
 
     const toServer = await deploy({ DISCORD_GUILD_ID: discord.guildId });
-    expect(toServer.stdout).toContain('Removed 10 of its commands for every server (global) (');
+    expect(toServer.stdout).toContain(`Removed ${ours.length} of its commands for every server (global) (`);
     expect([names(), names(discord.guildId)]).toEqual([[], ours]);
 
     const toEveryServer = await deploy();
-    expect(toEveryServer.stdout).toContain(`Removed 10 of its commands in the server ${discord.guildId} (`);
+    expect(toEveryServer.stdout).toContain(`Removed ${ours.length} of its commands in the server ${discord.guildId} (`);
     expect(lastLine(toEveryServer.stdout)).toBe('Commands registered for every server (global).');
     expect([names(), names(discord.guildId)]).toEqual([ours, []]);
   });
