@@ -352,6 +352,44 @@ describe('runAgent', () => {
     expect(model.requests.at(-1)!.messages.filter((message) => message.content === plainTextNudge)).toHaveLength(1);
   });
 
+  it('forgives two unreadable calls in a row again once the server has read a call', async () => {
+    const rejected = { message: { role: 'assistant' as const, content: '<garbled call>' }, rejectedCall: 'unreadable' };
+    const call = (name: string, args: object) => ({
+      message: {
+        role: 'assistant' as const,
+        content: null,
+        tool_calls: [
+          { id: `call-${name}`, type: 'function' as const, function: { name, arguments: JSON.stringify(args) } },
+        ],
+      },
+    });
+    const replies = [
+      rejected,
+      rejected,
+      call('calculator', { expression: '2+2' }),
+      rejected,
+      rejected,
+      call('final_answer', { answer: '4', tools_used: ['calculator'] }),
+    ];
+    const scripted: ModelClient = {
+      model: 'scripted',
+      complete: async () => ({ usage: null, finishReason: 'stop', model: 'scripted', ...replies.shift()! }),
+    };
+
+    const run = await runAgent({
+      model: scripted,
+      systemPrompt: 's',
+      history: [],
+      input: [{ role: 'user', content: 'hi' }],
+      tools: buildToolRegistry(builtInTools),
+      context: testContext,
+      settings: defaultAgentSettings,
+    });
+
+    expect(run.answer).toEqual({ answer: '4', tools_used: ['calculator'] });
+    expect(replies).toEqual([]);
+  });
+
   it('checks the signal between steps, even with a model client that ignores it', async () => {
     const controller = new AbortController();
     let calls = 0;
