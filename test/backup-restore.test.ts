@@ -123,13 +123,19 @@ describe('npm run backup and npm run restore', () => {
       ]);
       expect(texts(databasePath)).not.toContain('said after the backup');
 
-      // The run the backup caught in the middle is taken up by the bot started on the restored file.
-      model.enqueue(finalAnswer('Second answer.'));
+      // The run the backup caught in the middle is taken up by the bot started on the restored file;
+      // then the message posted after the backup is caught up from Discord and answered, in turn.
+      model.enqueue(finalAnswer('Second answer.'), finalAnswer('Third answer.'));
       await startBot();
-      await discord.waitFor(() => discord.botMessages(thread.id).length === 2, { what: 'the second answer' });
-      expect(discord.botMessages(thread.id).at(-1)?.content).toBe('Second answer.');
-      const lastRequest = JSON.stringify(model.requests.at(-1));
-      for (const words of ['first question', 'First answer.', 'second question']) expect(lastRequest).toContain(words);
+      await discord.waitFor(() => discord.botMessages(thread.id).length === 3, { what: 'the two answers owed' });
+      expect(discord.botMessages(thread.id).map((message) => message.content)).toEqual([
+        'First answer.',
+        'Second answer.',
+        'Third answer.',
+      ]);
+      const takenUp = JSON.stringify(model.requests[2]);
+      for (const words of ['first question', 'First answer.', 'second question']) expect(takenUp).toContain(words);
+      expect(JSON.stringify(model.requests[3])).toContain('said after the backup');
     },
   );
 
