@@ -1,7 +1,7 @@
 /**
  * Retention: rows older than the operator's limits (MESSAGE_RETENTION_DAYS, STEP_LOG_RETENTION_DAYS,
  * IMAGE_RETENTION_DAYS) deleted in small batches, each its own short write transaction, so that
- * the bot's writes (an answer's steps, a new message) wait one batch at most. The ids of a batch
+ * the bot's writes (an answer's steps, a new message) wait one batch at most (about 10 ms). The ids of a batch
  * are read first, outside the write lock; the write re-checks the age, so a row changed meanwhile
  * is left for the next sweep.
  *
@@ -79,32 +79,47 @@ function sweepBatch(db: Database, kind: Kind, cutoff: number, batch: number): { 
   return { changed, lockMs: performance.now() - started };
 }
 
+/** Batch sizes when the caller gives none: adapted so that one batch holds the lock about this long. */
+const adaptive = { firstBatch: 50, targetLockMs: 10, least: 5, most: 1000 };
+
+/** The next batch's size: scaled by how far the last one's lock was from the target, within bounds. */
+export function nextBatchSize(batch: number, lockMs: number, targetLockMs: number): number {
+  const scaled = Math.round(batch * (targetLockMs / Math.max(lockMs, 0.01)));
+  // At most doubled at a time: one quick batch (a page in cache) must not make the next one huge.
+  return Math.min(adaptive.most, Math.max(adaptive.least, Math.min(scaled, batch * 2)));
+}
+
 /**
- * Sweeps every kind with a limit, `batch` rows at a time, calling `pause` between batches (the bot
- * yields to its event loop there). Returns the counts and the longest time a batch held the write
- * lock, in ms (the longest an answer's write could wait on the sweep).
+ * Sweeps every kind with a limit, calling `pause` with the batch's lock time between batches (the
+ * bot yields to its event loop there). Batches are `batch` rows when given; otherwise sized so
+ * that each holds the write lock about `targetLockMs` (a deleted message costs its search-index
+ * update, which varies with the words it shares with others: measured 0.5–1 ms a row). Returns the
+ * counts and the longest time a batch held the write lock, in ms (the longest an answer's write
+ * could wait on the sweep).
  */
 export async function sweepExpired(
   db: Database,
   limits: RetentionLimits,
-  options: { now?: number; batch?: number; pause?: () => Promise<void> } = {},
+  options: { now?: number; batch?: number; targetLockMs?: number; pause?: (lockMs: number) => Promise<void> } = {},
 ): Promise<{ counts: SweepCounts; longestLockMs: number }> {
   const {
     now = Date.now(),
-    batch = 100,
+    targetLockMs = adaptive.targetLockMs,
     pause = () => new Promise<void>((resolve) => setImmediate(resolve)),
   } = options;
   const counts: SweepCounts = { messages: 0, runs: 0, images: 0 };
   let longestLockMs = 0;
+  let size = options.batch ?? adaptive.firstBatch;
   for (const kind of kinds) {
     const days = limits[kind.days];
     if (days === null) continue;
     for (;;) {
-      const { changed, lockMs } = sweepBatch(db, kind, now - days * dayMs, batch);
+      const { changed, lockMs } = sweepBatch(db, kind, now - days * dayMs, size);
       longestLockMs = Math.max(longestLockMs, lockMs);
       counts[kind.key] += changed;
       if (changed === 0) break;
-      await pause();
+      if (options.batch === undefined) size = nextBatchSize(size, lockMs, targetLockMs);
+      await pause(lockMs);
     }
   }
   // A no-op on a file without auto_vacuum = INCREMENTAL.

@@ -93,4 +93,30 @@ describe('retention sweeps', () => {
     expect(store.db.prepare('SELECT count(*) FROM messages').pluck().get()).toBe(4);
     store.close();
   });
+
+  it('sizes its batches by the lock time they take, when no batch size is given', async () => {
+    // A target no batch can meet: after the first batch of 50, every batch is the least, 5 rows.
+    const slow = tempStore().store;
+    fill(slow, 1000);
+    let slowPauses = 0;
+    await sweepExpired(
+      slow.db,
+      { messageDays: 30, stepLogDays: null, imageDays: null },
+      { now, targetLockMs: 0, pause: async () => void slowPauses++ },
+    );
+    expect(slowPauses).toBe(1 + (1000 - 50) / 5);
+    // A target every batch meets: sizes double from 50 (50, 100, 200, 400, then the 250 left).
+    const quick = tempStore().store;
+    fill(quick, 1000);
+    let quickPauses = 0;
+    const { counts } = await sweepExpired(
+      quick.db,
+      { messageDays: 30, stepLogDays: null, imageDays: null },
+      { now, targetLockMs: 1e9, pause: async () => void quickPauses++ },
+    );
+    expect(counts.messages).toBe(1000);
+    expect(quickPauses).toBe(5);
+    slow.close();
+    quick.close();
+  });
 });
