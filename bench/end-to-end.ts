@@ -6,6 +6,7 @@
 import { Events } from 'discord.js';
 import { type BotWorld, startBotWorld } from '../test/support/bot-harness.ts';
 import { finalAnswer, toolCalls } from '../test/support/fake-model.ts';
+import { openFirstThread } from './first-thread.ts';
 import { quantile } from './statistics.ts';
 
 const runs = Number(process.env.RUNS ?? 200);
@@ -57,15 +58,7 @@ rest.queueRequest = (request) => {
   mark(request.fullRoute.endsWith('/typing') ? 'typing asked of discord.js' : `${request.method} asked of discord.js`);
   return queueRequest(request);
 };
-model.enqueue(finalAnswer('Ready.'));
-await discord.userSays({
-  channelId: discord.channels.general,
-  author: 'ada',
-  content: `<@${discord.botUser.id}> start`,
-  mentions: [discord.botUser.id],
-});
-const thread = await discord.waitFor(() => discord.threads()[0]);
-await discord.waitFor(() => discord.botMessages(thread.id).length === 1);
+const thread = await openFirstThread(world);
 
 /** One message answered with `tools` tool calls; returns its latency, the REST calls it made and its moments. */
 async function exchange(

@@ -9,6 +9,7 @@ import { startRetentionSweeper } from '../src/app/retention-sweeper.ts';
 import { type BotWorld, startBotWorld } from '../test/support/bot-harness.ts';
 import { finalAnswer } from '../test/support/fake-model.ts';
 import { recordingLogger } from '../test/support/recording-logger.ts';
+import { openFirstThread } from './first-thread.ts';
 import { quantile } from './statistics.ts';
 
 const expiredRows = Number(process.env.ROWS ?? 100_000);
@@ -16,15 +17,7 @@ const answers = Number(process.env.RUNS ?? 100);
 
 const world: BotWorld = await startBotWorld({ toolPosts: 'off' });
 const { discord, model, store } = world;
-model.enqueue(finalAnswer('Ready.'));
-await discord.userSays({
-  channelId: discord.channels.general,
-  author: 'ada',
-  content: `<@${discord.botUser.id}> start`,
-  mentions: [discord.botUser.id],
-});
-const thread = await discord.waitFor(() => discord.threads()[0]);
-await discord.waitFor(() => discord.botMessages(thread.id).length === 1);
+const thread = await openFirstThread(world);
 
 /** 100,000 messages of 200 days ago in a conversation of their own (not in the thread's window). */
 function fillExpired(count: number): void {

@@ -83,7 +83,7 @@ function sweepBatch(db: Database, kind: Kind, cutoff: number, batch: number): { 
 const adaptive = { firstBatch: 50, targetLockMs: 10, least: 5, most: 1000 };
 
 /** The next batch's size: scaled by how far the last one's lock was from the target, within bounds. */
-export function nextBatchSize(batch: number, lockMs: number, targetLockMs: number): number {
+function nextBatchSize(batch: number, lockMs: number, targetLockMs: number): number {
   const scaled = Math.round(batch * (targetLockMs / Math.max(lockMs, 0.01)));
   // At most doubled at a time: one quick batch (a page in cache) must not make the next one huge.
   return Math.min(adaptive.most, Math.max(adaptive.least, Math.min(scaled, batch * 2)));

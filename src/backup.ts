@@ -7,11 +7,11 @@
  * Every refusal is one line on stderr and exit code 1; a backup exits 0 and says what it holds.
  */
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { backUpDatabase, BackupRefusedError } from '../db/backup.ts';
 import { databasePathSetting } from './app/config.ts';
 import { shardFiles } from './shards/shard-files.ts';
 import { shardDatabasePath } from './shards/shard-plan.ts';
+import { runTerminalCommand } from './terminal/terminal-command.ts';
 
 const usage = [
   'usage: npm run backup -- --to FILE',
@@ -19,49 +19,36 @@ const usage = [
   '  FILE must not exist; shard N goes to FILE with .shard-N before its extension.',
 ].join('\n');
 
-function readTarget(args: string[]): string | null {
-  let values;
-  try {
-    ({ values } = parseArgs({ args, options: { to: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
-  } catch (error) {
+async function backUp(to: string): Promise<string[]> {
+  const databasePath = databasePathSetting();
+  const files = shardFiles(databasePath);
+  if (files.length === 0)
+    throw new BackupRefusedError(`There is no database at ${databasePath} (DATABASE_PATH): nothing to back up.`);
+  const copies = files.map((file) => ({ ...file, target: shardDatabasePath(to, file.shard) }));
+  const taken = copies.find((copy) => existsSync(copy.target));
+  if (taken)
     throw new BackupRefusedError(
-      `${(error as Error).message.split('\n')[0]} npm run backup -- --help says how to use it.`,
+      `${taken.target} exists already: a backup never replaces a file. Choose another name.`,
+    );
+  const out: string[] = [];
+  for (const copy of copies) {
+    const summary = await backUpDatabase(copy.path, copy.target);
+    out.push(
+      `Backed up ${copy.path} to ${copy.target}: schema version ${summary.version}, ${summary.conversations} conversations, ${summary.messages} messages.`,
     );
   }
-  if (values.help) return null;
-  if (!values.to?.trim()) throw new BackupRefusedError('Missing --to FILE: where to write the backup.');
-  return values.to;
+  return out;
 }
 
-async function main(args: string[]): Promise<number> {
-  try {
-    const to = readTarget(args);
-    if (to === null) {
-      console.log(usage);
-      return 0;
-    }
-    const databasePath = databasePathSetting();
-    const files = shardFiles(databasePath);
-    if (files.length === 0)
-      throw new BackupRefusedError(`There is no database at ${databasePath} (DATABASE_PATH): nothing to back up.`);
-    const copies = files.map((file) => ({ ...file, target: shardDatabasePath(to, file.shard) }));
-    const taken = copies.find((copy) => existsSync(copy.target));
-    if (taken)
-      throw new BackupRefusedError(
-        `${taken.target} exists already: a backup never replaces a file. Choose another name.`,
-      );
-    for (const copy of copies) {
-      const summary = await backUpDatabase(copy.path, copy.target);
-      console.log(
-        `Backed up ${copy.path} to ${copy.target}: schema version ${summary.version}, ${summary.conversations} conversations, ${summary.messages} messages.`,
-      );
-    }
-    return 0;
-  } catch (error) {
-    if (!(error instanceof BackupRefusedError)) throw error;
-    console.error(error.userMessage);
-    return 1;
-  }
-}
-
-process.exitCode = await main(process.argv.slice(2));
+process.exitCode = await runTerminalCommand(
+  {
+    name: 'backup',
+    usage,
+    options: { to: { type: 'string' } },
+    run({ to }) {
+      if (!to?.trim()) throw new BackupRefusedError('Missing --to FILE: where to write the backup.');
+      return backUp(to);
+    },
+  },
+  process.argv.slice(2),
+);

@@ -7,31 +7,17 @@
  *
  * Every refusal is one line on stderr and exit code 1; a restore exits 0 and says what it restored.
  */
-import { parseArgs } from 'node:util';
 import { BackupRefusedError, checkBackup, holdForRestore, restoreInto } from '../db/backup.ts';
 import { databasePathSetting } from './app/config.ts';
 import { shardFiles } from './shards/shard-files.ts';
 import { shardDatabasePath } from './shards/shard-plan.ts';
+import { runTerminalCommand } from './terminal/terminal-command.ts';
 
 const usage = [
   'usage: npm run restore -- --from FILE',
   '  Replaces the database at DATABASE_PATH with the backup FILE (and each shard database with its',
   '  backup beside FILE). Stop the bot first.',
 ].join('\n');
-
-function readSource(args: string[]): string | null {
-  let values;
-  try {
-    ({ values } = parseArgs({ args, options: { from: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
-  } catch (error) {
-    throw new BackupRefusedError(
-      `${(error as Error).message.split('\n')[0]} npm run restore -- --help says how to use it.`,
-    );
-  }
-  if (values.help) return null;
-  if (!values.from?.trim()) throw new BackupRefusedError('Missing --from FILE: the backup to restore.');
-  return values.from;
-}
 
 async function restore(from: string): Promise<string[]> {
   const databasePath = databasePathSetting();
@@ -61,20 +47,15 @@ async function restore(from: string): Promise<string[]> {
   return out;
 }
 
-async function main(args: string[]): Promise<number> {
-  try {
-    const from = readSource(args);
-    if (from === null) {
-      console.log(usage);
-      return 0;
-    }
-    console.log((await restore(from)).join('\n'));
-    return 0;
-  } catch (error) {
-    if (!(error instanceof BackupRefusedError)) throw error;
-    console.error(error.userMessage);
-    return 1;
-  }
-}
-
-process.exitCode = await main(process.argv.slice(2));
+process.exitCode = await runTerminalCommand(
+  {
+    name: 'restore',
+    usage,
+    options: { from: { type: 'string' } },
+    run({ from }) {
+      if (!from?.trim()) throw new BackupRefusedError('Missing --from FILE: the backup to restore.');
+      return restore(from);
+    },
+  },
+  process.argv.slice(2),
+);

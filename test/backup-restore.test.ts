@@ -199,4 +199,13 @@ describe('npm run backup and npm run restore', () => {
     const missing = await operator('src/restore.ts');
     expect(missing).toMatchObject({ code: 1, stderr: 'Missing --from FILE: the backup to restore.\n' });
   });
+
+  it('says how it is used on --help, and refuses an option it does not know with a line saying where to look', async () => {
+    const help = await operator('src/backup.ts', '--help');
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout).toMatch(/^usage: npm run backup -- --to FILE\n/);
+    const unknown = await operator('src/restore.ts', '--form', 'x.sqlite');
+    expect(unknown).toMatchObject({ code: 1, stdout: '' });
+    expect(unknown.stderr.trim()).toBe("Unknown option '--form'. npm run restore -- --help says how to use it.");
+  });
 });
