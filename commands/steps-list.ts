@@ -53,7 +53,7 @@ function lineOf(context: CommandContext, row: ServerRunRow): string {
   return runLine({ ...summary, reports: row.reports });
 }
 
-function controls(query: StepsQuery, runs: readonly ServerRunRow[], pages: number) {
+function controls(query: StepsQuery, runs: readonly ServerRunRow[], more: boolean) {
   const menu = new StringSelectMenuBuilder()
     .setCustomId(openRunId)
     .setPlaceholder('Open a run’s step log')
@@ -75,7 +75,7 @@ function controls(query: StepsQuery, runs: readonly ServerRunRow[], pages: numbe
       .setCustomId(pageCustomId(query, query.page + 1))
       .setLabel('Next')
       .setStyle(ButtonStyle.Secondary)
-      .setDisabled(query.page + 1 >= pages),
+      .setDisabled(!more),
   ];
   return [
     new ActionRowBuilder<StringSelectMenuBuilder>().addComponents(menu).toJSON(),
@@ -92,18 +92,21 @@ export function listPage(
 ): Pick<InteractionReplyOptions, 'content' | 'components' | 'allowedMentions'> {
   const channelIds = moderatedChannelIds(guild, member, context.moderatorRoleIds);
   const filter = { ...query, guildId: guild.id, channelIds };
-  const { runs, total } = context.store.serverRuns.page(filter, query.page, pageSize);
-  const pages = Math.max(1, Math.ceil(total / pageSize));
-  const head = `**Runs ${describeQuery(query)}** · ${total} run${total === 1 ? '' : 's'} · page ${Math.min(query.page + 1, pages)}/${pages}`;
+  const { runs, more } = context.store.serverRuns.page(filter, query.page, pageSize);
+  const head = `**Runs ${describeQuery(query)}** · page ${query.page + 1}`;
   if (runs.length === 0)
     return {
-      content: `${head}\nNo runs match, in the channels where you are a moderator.`,
+      content: `${head}\nNo runs ${query.page === 0 ? 'match' : 'left'}, in the channels where you are a moderator.`,
       components: [],
       allowedMentions: noPings,
     };
+  const from = query.page * pageSize + 1;
+  const range = runs.length === 1 ? `run ${from}` : `runs ${from}–${from + runs.length - 1}`;
   return {
-    content: [head, ...runs.map((run) => lineOf(context, run))].join('\n'),
-    components: controls(query, runs, pages),
+    content: [`${head} (${range}${more ? ', more on the next' : ''})`, ...runs.map((run) => lineOf(context, run))].join(
+      '\n',
+    ),
+    components: controls(query, runs, more),
     allowedMentions: noPings,
   };
 }

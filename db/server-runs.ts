@@ -71,7 +71,6 @@ export function createServerRunQueries(db: Database) {
        (SELECT count(*) FROM answer_reports a WHERE a.run_id = r.id) AS reports
      ${where} ORDER BY r.started_at DESC, r.rowid DESC LIMIT @limit OFFSET @offset`,
   );
-  const count = db.prepare<Record<string, unknown>, number>(`SELECT count(*) ${where}`).pluck();
   const parameters = (filter: ServerRunFilter) => ({
     guild: filter.guildId,
     channels: JSON.stringify(filter.channelIds),
@@ -84,10 +83,13 @@ export function createServerRunQueries(db: Database) {
   });
 
   return {
-    /** The `index`th page (from 0) of `size` runs, newest first, and how many runs match in all. */
-    page(filter: ServerRunFilter, index: number, size: number): { runs: ServerRunRow[]; total: number } {
-      const bound = parameters(filter);
-      return { runs: page.all({ ...bound, limit: size, offset: index * size }), total: count.get(bound)! };
+    /**
+     * The `index`th page (from 0) of `size` runs, newest first, and whether more follow. Not a
+     * count of them all: that reads every run of the server, where a page stops at its last row.
+     */
+    page(filter: ServerRunFilter, index: number, size: number): { runs: ServerRunRow[]; more: boolean } {
+      const runs = page.all({ ...parameters(filter), limit: size + 1, offset: index * size });
+      return { runs: runs.slice(0, size), more: runs.length > size };
     },
   };
 }

@@ -84,7 +84,7 @@ describe('Report answer', () => {
       options: { status: 'reported' },
     });
     const list = await found.waitForReply();
-    expect(list.content).toContain('· 1 run · page 1/1');
+    expect(list.content).toContain('· reported** · page 1 (run 1)');
     expect(list.content).toMatch(new RegExp(`^\`${run.id.slice(0, 8)}\` ✓ answered .* · ⚑ 1$`, 'm'));
 
     const log = await discord.userRunsCommand({

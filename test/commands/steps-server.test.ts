@@ -116,7 +116,7 @@ describe('/steps across the server', () => {
 
     const all = await stepsList();
     expect(all.reply.ephemeral).toBe(true);
-    expect(all.reply.content).toMatch(/^\*\*Runs in this server\*\* · 5 runs · page 1\/1\n/);
+    expect(all.reply.content).toMatch(/^\*\*Runs in this server\*\* · page 1 \(runs 1–5\)\n/);
     expect(new Set(listed(all.reply))).toEqual(new Set([adaRun, bobRun, 'aaaaaaaa', 'bbbbbbbb', 'cccccccc']));
     // Newest first; the oldest (three days ago) last.
     expect(listed(all.reply).at(-1)).toBe('cccccccc');
@@ -179,7 +179,7 @@ describe('/steps across the server', () => {
     );
 
     const { interaction, reply } = await stepsList({ since: '1d' });
-    expect(reply.content).toContain('· 12 runs · page 1/2');
+    expect(reply.content).toContain('· page 1 (runs 1–10, more on the next)');
     expect(listed(reply)).toEqual(ids.slice(0, 10).map((id) => id.slice(0, 8)));
     const [menu, buttons] = reply.components as { components: { custom_id: string; disabled?: boolean }[] }[];
     const [previous, next] = buttons!.components;
@@ -194,7 +194,7 @@ describe('/steps across the server', () => {
     const turned = await discord.userPressesComponent({ on: interaction, customId: next!.custom_id, author: 'ada' });
     const page2 = await turned.waitForReply();
     expect(page2).toMatchObject({ kind: 'callback', type: 7 });
-    expect(page2.content).toContain('· 12 runs · page 2/2');
+    expect(page2.content).toContain('· page 2 (runs 11–12)');
     expect(listed(page2)).toEqual(ids.slice(10).map((id) => id.slice(0, 8)));
     const [, buttons2] = page2.components as { components: { custom_id: string; disabled?: boolean }[] }[];
     expect(buttons2!.components[1]!.disabled).toBe(true);
