@@ -11,6 +11,7 @@ function describeCounts(counts: ForgetCounts): string {
     `- ${plural(counts.messages, 'message')} you wrote, with ${plural(counts.images, 'image')}`,
     `- ${plural(counts.runs, 'answer')} I gave them (${plural(counts.answers, 'message')} in my memory, ${plural(counts.steps, 'step')} in the step log)`,
     `- ${plural(counts.reminders, 'reminder')}`,
+    `- ${plural(counts.reports, 'report')} you made of my answers`,
   ].join('\n');
 }
 

@@ -4,6 +4,7 @@ import { ask } from './ask.ts';
 import { forgetMe } from './forget-me.ts';
 import { help } from './help.ts';
 import { model } from './model.ts';
+import { reportAnswer } from './report-answer.ts';
 import { reset } from './reset.ts';
 import { settings } from './settings.ts';
 import { steps } from './steps.ts';
@@ -20,6 +21,7 @@ export const commands: readonly CommandDefinition[] = [
   reset,
   steps,
   agentSteps,
+  reportAnswer,
   usage,
   settings,
   model,

@@ -1,21 +1,58 @@
-import { ApplicationCommandOptionType, MessageFlags } from 'discord.js';
+import { ApplicationCommandOptionType, ChannelType, MessageFlags } from 'discord.js';
+import { runStatusFilters } from '../db/server-runs.ts';
+import { currentTools } from '../src/agent/tool-registry.ts';
+import { finalAnswerToolName } from '../src/agent/final-answer.ts';
 import { defineCommand } from '../src/discord/interactions/command-context.ts';
 import { isModerator } from '../src/discord/interactions/moderation.ts';
 import { conversationHere, guildOnly, moderatorVisibility, privately } from './shared.ts';
-import { formatRunDetail, reportOf, runsTable, showReport } from './step-report.ts';
+import { showRunLog } from './step-report.ts';
+import { listPage, onListComponent } from './steps-list.ts';
+import { isNarrowed, queryOfOptions } from './steps-query.ts';
 
 export const steps = defineCommand({
   name: 'steps',
   moderatorOnly: true,
   data: (setup) => ({
     name: 'steps',
-    description: "Moderators: this thread's recent runs, or one run's whole step log.",
+    description: "Moderators: the server's runs (this thread's, in a thread), or one run's whole step log.",
     options: [
       {
         type: ApplicationCommandOptionType.String,
         name: 'run',
         description: 'A run id (its first characters are enough).',
         required: false,
+      },
+      { type: ApplicationCommandOptionType.User, name: 'user', description: 'Runs this person asked for.' },
+      {
+        type: ApplicationCommandOptionType.Channel,
+        name: 'channel',
+        description: 'Runs in this channel (and its threads) or thread.',
+        channel_types: [
+          ChannelType.GuildText,
+          ChannelType.GuildAnnouncement,
+          ChannelType.GuildForum,
+          ChannelType.PublicThread,
+          ChannelType.PrivateThread,
+          ChannelType.AnnouncementThread,
+        ],
+      },
+      {
+        type: ApplicationCommandOptionType.String,
+        name: 'tool',
+        description: 'Runs that called this tool.',
+        autocomplete: true,
+        max_length: 64,
+      },
+      {
+        type: ApplicationCommandOptionType.String,
+        name: 'status',
+        description: 'Runs that failed, were refused by a limit, were stopped, or whose answer was reported.',
+        choices: runStatusFilters.map((status) => ({ name: status, value: status })),
+      },
+      {
+        type: ApplicationCommandOptionType.String,
+        name: 'since',
+        description: 'Since a span back (2h, 3d) or a date (2026-11-20).',
       },
     ],
     ...moderatorVisibility(setup),
@@ -40,9 +77,20 @@ export const steps = defineCommand({
         null;
       if (!isModerator(interaction.member, where, context.moderatorRoleIds))
         return privately(interaction, 'You are not a moderator where that run took place.');
-      return showReport(interaction, formatRunDetail(reportOf(context, run, owner)), `run-${run.id.slice(0, 8)}.md`);
+      return showRunLog(interaction, context, run, owner);
     }
-    if (!conversation) return privately(interaction, 'Use /steps in a conversation thread, or give a run id.');
-    await showReport(interaction, runsTable(context, conversation), `runs-${conversation.id}.md`);
+    const query = queryOfOptions(interaction);
+    if (typeof query === 'string') return privately(interaction, query);
+    // In a conversation's thread, no filter means this thread's runs (as /steps always showed there).
+    if (conversation && !isNarrowed(query)) query.channelId = interaction.channelId;
+    await interaction.editReply(listPage(context, interaction.guild, interaction.member, query));
   },
+  async autocomplete(interaction, context) {
+    const typed = interaction.options.getFocused().toLowerCase();
+    const names = currentTools(context.tools, context.toolServers)
+      .map((tool) => tool.name)
+      .filter((name) => name !== finalAnswerToolName && name.toLowerCase().includes(typed));
+    await interaction.respond(names.slice(0, 25).map((name) => ({ name, value: name })));
+  },
+  component: onListComponent,
 });

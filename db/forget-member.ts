@@ -2,7 +2,8 @@
  * `/forget-me`: a member's data in one Discord server, counted or deleted. What goes: the member's
  * messages (their images with them, ON DELETE CASCADE), the runs those messages started (their
  * steps with them) and what those runs wrote into memory (answers, tool calls and results), and
- * the member's reminders. A thread the member started keeps the others' messages, under a neutral
+ * the member's reminders, and the member's reports of answers (the reports of others on the runs
+ * that go, go with them: ON DELETE CASCADE). A thread the member started keeps the others' messages, under a neutral
  * title (it was the first words of the member's message). Others' messages stay.
  *
  * The connection deletes with `secure_delete` on (db/open-database.ts) and the search index with
@@ -21,6 +22,8 @@ export interface ForgetCounts {
   answers: number;
   steps: number;
   reminders: number;
+  /** Reports the member made of the bot's answers. */
+  reports: number;
 }
 
 /** The title a thread the member started keeps: its old one was their words. */
@@ -53,6 +56,10 @@ function count(db: Database, guild: string, user: string): ForgetCounts {
     answers: one('SELECT count(*) FROM messages WHERE run_id IN (SELECT id FROM temp.forget_runs)'),
     steps: one('SELECT count(*) FROM steps WHERE run_id IN (SELECT id FROM temp.forget_runs)'),
     reminders: one('SELECT count(*) FROM reminders WHERE guild_id = :guild AND user_id = :user', { guild, user }),
+    reports: one('SELECT count(*) FROM answer_reports WHERE guild_id = :guild AND reporter_id = :user', {
+      guild,
+      user,
+    }),
   };
 }
 
@@ -98,6 +105,7 @@ export function forgetMember(
       db.exec('DELETE FROM messages WHERE id IN (SELECT id FROM temp.forget_messages)');
       db.exec('DELETE FROM runs WHERE id IN (SELECT id FROM temp.forget_runs)');
       db.prepare('DELETE FROM reminders WHERE guild_id = ? AND user_id = ?').run(guild, user);
+      db.prepare('DELETE FROM answer_reports WHERE guild_id = ? AND reporter_id = ?').run(guild, user);
       db.prepare('INSERT INTO forgets (guild_id, user_id, forgotten_at, counts) VALUES (?, ?, ?, ?)').run(
         guild,
         user,

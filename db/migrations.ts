@@ -231,6 +231,27 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 13,
+    name: 'members report answers',
+    // Once per person per answer (a Discord message of a run); the run's deletion takes its reports.
+    up(db) {
+      db.exec(`
+        CREATE TABLE answer_reports (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+          message_id TEXT NOT NULL,
+          guild_id TEXT NOT NULL,
+          reporter_id TEXT NOT NULL,
+          reason TEXT,
+          reported_at INTEGER NOT NULL,
+          UNIQUE (message_id, reporter_id)
+        ) STRICT;
+        CREATE INDEX answer_reports_by_run ON answer_reports (run_id);
+        CREATE INDEX answer_reports_by_reporter ON answer_reports (guild_id, reporter_id);
+      `);
+    },
+  },
 ];
 
 export const latestVersion = migrations.at(-1)?.version ?? 0;

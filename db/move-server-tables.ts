@@ -38,6 +38,8 @@ export const serverTables: readonly TableRule[] = [
   { table: 'setting_changes', moves: 'by-guild', guildColumn: 'guild_id', idColumn: 'id' },
   // The record of each /forget-me (who, when, counts) goes with the server it was asked in.
   { table: 'forgets', moves: 'by-guild', guildColumn: 'guild_id', idColumn: 'id' },
+  // Members' reports of answers, copied after the runs they name (their ids are kept).
+  { table: 'answer_reports', moves: 'by-guild', guildColumn: 'guild_id', idColumn: 'id' },
   {
     table: 'message_images',
     moves: 'by-message',

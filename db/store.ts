@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { createAnswerReportQueries } from './answer-reports.ts';
 import { createChannelCursorQueries } from './channel-cursors.ts';
 import { createConversationQueries } from './conversations.ts';
 import { createImageQueries } from './images.ts';
@@ -11,6 +12,7 @@ import { createRunQueries } from './runs.ts';
 import { createStepQueries } from './steps.ts';
 import { createReminderQueries } from './reminders.ts';
 import { createSearchQueries } from './search.ts';
+import { createServerRunQueries } from './server-runs.ts';
 import { createUsageQueries } from './usage.ts';
 
 /** The open database with every query module, its statements prepared once. */
@@ -28,6 +30,8 @@ export interface Store {
   search: ReturnType<typeof createSearchQueries>;
   reminders: ReturnType<typeof createReminderQueries>;
   placeSettings: ReturnType<typeof createPlaceSettingQueries>;
+  answerReports: ReturnType<typeof createAnswerReportQueries>;
+  serverRuns: ReturnType<typeof createServerRunQueries>;
   close(): void;
 }
 
@@ -48,6 +52,8 @@ export function openStore(path: string, options: { readOnly?: boolean } = {}): S
     search: createSearchQueries(db),
     reminders: createReminderQueries(db),
     placeSettings: createPlaceSettingQueries(db),
+    answerReports: createAnswerReportQueries(db),
+    serverRuns: createServerRunQueries(db),
     close: () => db.close(),
   };
 }

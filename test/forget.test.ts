@@ -34,8 +34,8 @@ it("says what it would delete of a user in every server, deletes it with --confi
   expect(dry).toMatchObject({ code: 0, stderr: '' });
   expect(dry.stdout).toBe(
     [
-      `Would delete in server 900000000000000001 (${databasePath}): 1 messages, 0 images, 0 runs, 0 answers, 0 steps, 0 reminders.`,
-      `Would delete in server 900000000000000002 (${databasePath}): 1 messages, 0 images, 0 runs, 0 answers, 0 steps, 0 reminders.`,
+      `Would delete in server 900000000000000001 (${databasePath}): 1 messages, 0 images, 0 runs, 0 answers, 0 steps, 0 reminders, 0 reports.`,
+      `Would delete in server 900000000000000002 (${databasePath}): 1 messages, 0 images, 0 runs, 0 answers, 0 steps, 0 reminders, 0 reports.`,
       'Nothing was deleted: add --confirm to delete it.',
       '',
     ].join('\n'),

@@ -6,6 +6,7 @@
  * (src/place-settings/place-choice.ts).
  */
 import type { Client } from 'discord.js';
+import type { AnswerReportRow } from '../../db/answer-reports.ts';
 import type { Store } from '../../db/store.ts';
 import type { Logger } from '../agent/logger.ts';
 import type { AgentSettings } from '../agent/run-agent.ts';
@@ -53,4 +54,12 @@ export interface BotServices {
   logger: Logger;
   /** Fires at shutdown: runs stop, unposted, and are taken up at the next start. */
   shutdown: AbortSignal;
+  /** Hears each report a member makes of an answer, once stored (the moderators' log channel posts it). */
+  onAnswerReported?: AnswerReportListener;
 }
+
+/**
+ * Called once per stored report (a second report of the same answer by the same person is not
+ * one), after the member was thanked; what it throws or rejects with is logged, never shown.
+ */
+type AnswerReportListener = (report: AnswerReportRow) => void | Promise<void>;

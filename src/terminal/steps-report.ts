@@ -28,19 +28,19 @@ function formatTime(ms: number): string {
 }
 
 /** The distinct tools a run called, in the order first called; `final_answer` is how it ends, not a tool. */
-function toolsUsed(steps: readonly StepRow[]): string[] {
+export function toolsUsed(steps: readonly StepRow[]): string[] {
   const names = steps
     .filter((step) => step.kind === 'tool-call' && step.tool_name !== null && step.tool_name !== finalAnswerToolName)
     .map((step) => step.tool_name!);
   return [...new Set(names)];
 }
 
-function statusText(run: RunRow): string {
+export function statusText(run: RunRow): string {
   return run.stop_reason === null ? run.status : `${run.status} (${run.stop_reason})`;
 }
 
 /** Whether its people got its answer, or why there is none: what a moderator asks after "status". */
-function deliveryText(run: RunRow): string {
+export function deliveryText(run: RunRow): string {
   switch (stateOf(run)) {
     case 'running':
       return '-';
@@ -190,13 +190,18 @@ export function formatRunDetail({ run, conversation, steps }: RunReport): string
   if (run.error !== null)
     header.push(['error', run.error_code === null ? run.error : `${run.error} [${run.error_code}]`]);
   const width = Math.max(...header.map(([label]) => label.length));
-  const callArguments = argumentsByCallId(steps);
   return [
     ...header.map(([label, value]) => `${label.padEnd(width)}  ${value}`),
     '',
     steps.length === 0 ? 'No steps were logged for this run.' : `${steps.length} step${steps.length === 1 ? '' : 's'}:`,
-    ...steps.map((step) => formatStep(step, run, callArguments)),
+    ...stepLines({ run, steps }),
   ].join('\n');
+}
+
+/** Each of the run's steps as one line, in order (the step log's body, in the terminal and in Discord). */
+export function stepLines({ run, steps }: Pick<RunReport, 'run' | 'steps'>): string[] {
+  const callArguments = argumentsByCallId(steps);
+  return steps.map((step) => formatStep(step, run, callArguments));
 }
 
 /** A column that holds JSON by contract, parsed; kept as text if a bad write left it unreadable. */

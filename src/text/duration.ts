@@ -27,3 +27,12 @@ export function formatElapsed(ms: number): string {
 function plural(count: number, unit: string): string {
   return `${count} ${count === 1 ? unit : `${unit}s`}`;
 }
+
+const unitMs: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** A span as people type it: "45s", "30m", "2h", "3d", "1w", "1.5h" (one number, one unit); null if it is not one. */
+export function parseDuration(text: string): number | null {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$/i.exec(text);
+  if (!match) return null;
+  return Math.round(Number(match[1]) * unitMs[match[2]!.toLowerCase()]!);
+}

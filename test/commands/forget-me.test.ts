@@ -48,7 +48,7 @@ describe('/forget-me', () => {
     const shown = await asked.waitForReply();
     expect(shown.ephemeral).toBe(true);
     expect(shown.content).toMatch(
-      /^In this server, \/forget-me confirm: True would delete:\n- 1 message you wrote, with 1 image\n- 1 answer I gave them \(1 message in my memory, 2 steps in the step log\)\n- 0 reminders\nOthers' messages in the same threads stay\. Nothing was deleted\.$/,
+      /^In this server, \/forget-me confirm: True would delete:\n- 1 message you wrote, with 1 image\n- 1 answer I gave them \(1 message in my memory, 2 steps in the step log\)\n- 0 reminders\n- 0 reports you made of my answers\nOthers' messages in the same threads stay\. Nothing was deleted\.$/,
     );
     expect(rows()).toBe(before);
 
@@ -67,7 +67,7 @@ describe('/forget-me', () => {
       {
         guild_id: discord.guildId,
         user_id: discord.users.ada,
-        counts: JSON.stringify({ messages: 1, images: 1, runs: 1, answers: 1, steps: 2, reminders: 0 }),
+        counts: JSON.stringify({ messages: 1, images: 1, runs: 1, answers: 1, steps: 2, reminders: 0, reports: 0 }),
       },
     ]);
 

@@ -21,5 +21,6 @@ describe('/help', () => {
     const reply = await interaction.waitForReply();
     expect(reply.ephemeral).toBe(true);
     expect(reply.content).toContain('**calculator**');
+    expect(reply.content).toContain('→ Apps → **Report answer**');
   });
 });

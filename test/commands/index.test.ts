@@ -24,6 +24,7 @@ describe('the command list', () => {
         .sort(),
     ).toEqual([
       'Agent steps',
+      'Report answer',
       'ask',
       'forget-me',
       'help',

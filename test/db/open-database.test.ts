@@ -30,6 +30,7 @@ describe('openDatabase', () => {
       .pluck()
       .all();
     expect(tables).toEqual([
+      'answer_reports',
       'channel_cursors',
       'conversations',
       'forgets',

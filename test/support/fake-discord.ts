@@ -23,7 +23,8 @@ import { Faults } from './fake-discord/faults.ts';
 import { FakeGateway } from './fake-discord/gateway.ts';
 import { createRole, giveRole, setRolePermissions } from './fake-discord/guild-roles.ts';
 import { interactionRoutes } from './fake-discord/interaction-routes.ts';
-import { InteractionStore, runCommand, submitModal } from './fake-discord/interactions.ts';
+import { pressComponent } from './fake-discord/component-interactions.ts';
+import { interactionHandle, InteractionStore, runCommand, submitModal } from './fake-discord/interactions.ts';
 import { messageRoutes } from './fake-discord/message-routes.ts';
 import { userMessage } from './fake-discord/messages.ts';
 import { guildCreatePayload, guildIdsOfShard, readyPayload } from './fake-discord/payloads.ts';
@@ -239,6 +240,18 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         },
         opened,
         values,
+      ),
+    userPressesComponent: (input) =>
+      pressComponent(
+        {
+          world,
+          gateway,
+          commands,
+          interactions,
+          waitFor: (check, waitOptions) => changes.waitFor(check, waitOptions, describe),
+        },
+        input,
+        (record) => interactionHandle(record, (check, waitOptions) => changes.waitFor(check, waitOptions, describe)),
       ),
     registeredCommands: (scope = {}) => commands.list(scope.guildId),
     giveRole: (userId, roleId) => giveRole(world, gateway, userId, roleId),

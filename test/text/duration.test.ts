@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatElapsed, formatTimeLimit, formatWait } from '../../src/text/duration.ts';
+import { formatElapsed, formatTimeLimit, formatWait, parseDuration } from '../../src/text/duration.ts';
 
 const unitSeconds: Record<string, number> = { second: 1, minute: 60, hour: 3600 };
 
@@ -45,5 +45,20 @@ describe('formatElapsed', () => {
     expect(formatElapsed(250.4)).toBe('250 ms');
     expect(formatElapsed(1500)).toBe('1.5 s');
     expect(formatElapsed(125_000)).toBe('2m 05s');
+  });
+});
+
+describe('parseDuration', () => {
+  it('reads one number and one unit, as people type a span', () => {
+    expect(parseDuration('45s')).toBe(45_000);
+    expect(parseDuration('30m')).toBe(1_800_000);
+    expect(parseDuration(' 2H ')).toBe(7_200_000);
+    expect(parseDuration('1.5h')).toBe(5_400_000);
+    expect(parseDuration('3d')).toBe(259_200_000);
+    expect(parseDuration('1w')).toBe(604_800_000);
+  });
+
+  it('refuses what is not one span', () => {
+    for (const text of ['', 'h', '2', '2 hours', '2h30m', '-2h', '2026-11-01']) expect(parseDuration(text)).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 import type {
   AutocompleteInteraction,
   ChatInputCommandInteraction,
+  MessageComponentInteraction,
   MessageContextMenuCommandInteraction,
   ModalSubmitInteraction,
   RESTPostAPIApplicationCommandsJSONBody,
@@ -41,6 +42,7 @@ export type CommandContext = CommandSetup &
     | 'models'
     | 'instanceId'
     | 'logger'
+    | 'onAnswerReported'
   >;
 
 /** One slash or context-menu command: its registered JSON, and what it does. */
@@ -54,6 +56,8 @@ export interface CommandDefinition {
   autocomplete?(interaction: AutocompleteInteraction<'cached'>, context: CommandContext): Promise<void>;
   /** Takes what was written in a box the command opened (its `custom_id` starts with the command's name and ":"). */
   modalSubmit?(interaction: ModalSubmitInteraction<'cached'>, context: CommandContext): Promise<void>;
+  /** Takes a press on a button or menu the command posted (its `custom_id` starts with the command's name and ":"). */
+  component?(interaction: MessageComponentInteraction<'cached'>, context: CommandContext): Promise<void>;
 }
 
 /** Types a command; does nothing at run time. */

@@ -1,4 +1,9 @@
-import { type Interaction, MessageFlags } from 'discord.js';
+import {
+  type Interaction,
+  type MessageComponentInteraction,
+  MessageFlags,
+  type ModalSubmitInteraction,
+} from 'discord.js';
 import { isModerator } from './moderation.ts';
 import type { CommandContext, CommandDefinition, CommandInteraction } from './command-context.ts';
 import { describeDiscordError } from '../discord-errors.ts';
@@ -25,23 +30,10 @@ export function commandRouter(commands: readonly CommandDefinition[], context: C
       }
       return;
     }
-    if (interaction.isModalSubmit()) {
+    if (interaction.isModalSubmit() || interaction.isMessageComponent()) {
       const command = byName.get(interaction.customId.split(':')[0] ?? '');
-      if (!interaction.inCachedGuild() || !command?.modalSubmit) return;
-      const answer = (content: string) =>
-        interaction.reply({ content, flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } });
-      try {
-        // Checked again on submit: the box may have stayed open while a role was taken away.
-        if (command.moderatorOnly && !isModerator(interaction.member, interaction.channel, context.moderatorRoleIds))
-          return void (await answer('This command is for moderators.'));
-        await command.modalSubmit(interaction, context);
-      } catch (error) {
-        context.logger.error({ err: error, command: command.name }, 'a submitted form failed');
-        if (!interaction.replied)
-          await answer('Something went wrong with that form. The operator can find the cause in the logs.').catch(
-            () => undefined,
-          );
-      }
+      if (!interaction.inCachedGuild() || !command) return;
+      await routeSubmitted(interaction, command, context);
       return;
     }
     if (!interaction.isChatInputCommand() && !interaction.isMessageContextMenuCommand()) return;
@@ -69,4 +61,32 @@ export function commandRouter(commands: readonly CommandDefinition[], context: C
       ).catch((reportError: unknown) => context.logger.warn({ err: reportError }, 'could not report a failed command'));
     }
   };
+}
+
+/**
+ * A submitted form (modal) or a press on a button or menu, to the command whose name starts its
+ * custom id. Moderator commands are checked again: the box or list may have stayed open while a
+ * role was taken away.
+ */
+async function routeSubmitted(
+  interaction: ModalSubmitInteraction<'cached'> | MessageComponentInteraction<'cached'>,
+  command: CommandDefinition,
+  context: CommandContext,
+): Promise<void> {
+  const what = interaction.isModalSubmit() ? 'form' : 'button';
+  const answer = (content: string) =>
+    interaction.reply({ content, flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } });
+  try {
+    if (interaction.isModalSubmit() ? !command.modalSubmit : !command.component) return;
+    if (command.moderatorOnly && !isModerator(interaction.member, interaction.channel, context.moderatorRoleIds))
+      return void (await answer('This command is for moderators.'));
+    if (interaction.isModalSubmit()) await command.modalSubmit!(interaction, context);
+    else await command.component!(interaction, context);
+  } catch (error) {
+    context.logger.error({ err: error, command: command.name }, `a submitted ${what} failed`);
+    if (!interaction.replied)
+      await answer(`Something went wrong with that ${what}. The operator can find the cause in the logs.`).catch(
+        () => undefined,
+      );
+  }
 }

@@ -6,6 +6,7 @@
 import { GatewayDispatchEvents, MessageFlags, MessageType } from 'discord.js';
 import { alreadyAcknowledged, invalidFormBody, unknownInteraction, unknownMessage } from './http-errors.ts';
 import { commandTypes } from './application-commands.ts';
+import { updateComponentMessage } from './component-interactions.ts';
 import type { InteractionRecord, InteractionStore } from './interactions.ts';
 import {
   baseMessage,
@@ -110,6 +111,7 @@ export function interactionRoutes(
       ephemeral: isEphemeral(message),
       files: uploadedFiles(body, files),
       ...(body?.embeds ? { embeds: body.embeds } : {}),
+      ...(message.components?.length ? { components: message.components } : {}),
       messageId: message.id,
     });
   }
@@ -147,6 +149,12 @@ export function interactionRoutes(
         if (callback.type === 9 && record.modalSubmit === undefined) {
           record.acknowledged = true;
           record.modal = structuredClone(callback.data) as unknown as InteractionRecord['modal'];
+          return { status: 204 };
+        }
+        if (record.component !== undefined && (callback.type === 6 || callback.type === 7)) {
+          const answered = updateComponentMessage({ world }, record, callback);
+          if (answered) record.replies.push({ ...answered, ephemeral: isEphemeral(record.original!), files: [] });
+          if (answered) await publish(record.original!, 'update');
           return { status: 204 };
         }
         const data = callback.data ?? {};

@@ -96,6 +96,8 @@ export interface FakeInteractionReply {
   /** The files uploaded with this answer (multipart `files[n]`), their text read as UTF-8. */
   files: { name: string; content: string }[];
   embeds?: unknown[];
+  /** The buttons and menus the message carries after this answer (when it carries any). */
+  components?: unknown[];
   /** The message this answer created or edited. */
   messageId?: string;
 }
@@ -149,4 +151,17 @@ export interface FakeModal {
       max_length?: number;
     }[];
   }[];
+}
+
+/** What `fake.userPressesComponent` presses. */
+export interface PressComponentInput {
+  /** The interaction whose answer carries the component. */
+  on: FakeInteraction;
+  /** The message of that interaction (its latest answer's message when absent). */
+  messageId?: string;
+  /** The button's or menu's custom id. */
+  customId: string;
+  author: FakeAuthor;
+  /** For a select menu: the chosen options' values. */
+  values?: string[];
 }

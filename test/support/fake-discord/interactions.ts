@@ -58,6 +58,8 @@ export interface InteractionRecord {
   modal?: FakeModal;
   /** A submitted form (interaction type 5): the custom id of the form it answers. */
   modalSubmit?: string;
+  /** A press on a button or menu (interaction type 3): its custom id (component-interactions.ts). */
+  component?: string;
   choices?: { name: string; value: string | number }[];
 }
 
@@ -284,7 +286,7 @@ export async function submitModal(
   return interactionHandle(record, services.waitFor);
 }
 
-function interactionHandle(record: InteractionRecord, waitFor: RunCommandServices['waitFor']): FakeInteraction {
+export function interactionHandle(record: InteractionRecord, waitFor: RunCommandServices['waitFor']): FakeInteraction {
   return {
     id: record.id,
     token: record.token,

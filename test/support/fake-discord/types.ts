@@ -2,7 +2,13 @@
  * The public shape of the fake Discord: what a test may ask of it and what it records.
  */
 import type { APIThreadChannel, APITextChannel, GatewayMessageCreateDispatchData } from 'discord.js';
-import type { CreateRoleInput, FakeInteraction, FakeRegisteredCommand, RunCommandInput } from './interaction-types.ts';
+import type {
+  CreateRoleInput,
+  FakeInteraction,
+  FakeRegisteredCommand,
+  PressComponentInput,
+  RunCommandInput,
+} from './interaction-types.ts';
 import type { FakeAuthor, WaitForOptions } from './shared-types.ts';
 
 export type * from './interaction-types.ts';
@@ -225,6 +231,12 @@ export interface FakeDiscord {
   userRunsCommand(input: RunCommandInput): Promise<FakeInteraction>;
   /** The user fills in and submits the form the bot answered `opened` with (values by text input id). */
   userSubmitsModal(opened: FakeInteraction, values: Record<string, string>): Promise<FakeInteraction>;
+  /**
+   * The user presses a button (or picks `values` in a select menu) on a message the bot answered an
+   * interaction with: INTERACTION_CREATE of type 3 with that message. Throws for a component the
+   * message lacks or that is disabled, or a value the menu does not offer.
+   */
+  userPressesComponent(input: PressComponentInput): Promise<FakeInteraction>;
   /** The commands registered (PUT) globally, or for a guild: as GET …/commands returns them. */
   registeredCommands(scope?: { guildId?: string }): FakeRegisteredCommand[];
   /** Gives a member a role and dispatches GUILD_MEMBER_UPDATE (sent with the GuildMembers intent only). */
