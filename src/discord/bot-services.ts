@@ -7,6 +7,7 @@
  */
 import type { Client } from 'discord.js';
 import type { Store } from '../../db/store.ts';
+import type { AgentEventSink } from '../agent/events.ts';
 import type { Logger } from '../agent/logger.ts';
 import type { AgentSettings } from '../agent/run-agent.ts';
 import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
@@ -53,4 +54,6 @@ export interface BotServices {
   logger: Logger;
   /** Fires at shutdown: runs stop, unposted, and are taken up at the next start. */
   shutdown: AbortSignal;
+  /** Sinks that hear every run's events besides the bot's own (the OpenTelemetry export, src/telemetry/). */
+  runSinks: readonly AgentEventSink[];
 }
