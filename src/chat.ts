@@ -46,7 +46,7 @@ const store = openStoreOrExit(config.databasePath);
 const instance = startInstance(store, 'chat', { logger });
 const mcp = await loadMcpServers(config.mcpServers, logger);
 // Null (and nothing of OpenTelemetry loaded) with no OTLP endpoint set.
-const telemetry = await startTelemetry(process.env, { instanceId: instance.id, models: [config.model] }, logger);
+const telemetry = await startTelemetry({ instanceId: instance.id, models: [config.model] }, logger);
 const shutDown = async () => {
   await Promise.all([mcp.close(), telemetry?.shutdown()]);
   instance.stop();

@@ -98,7 +98,6 @@ whenParentGone(() => void shutDown('parent gone'));
 await mcp.start();
 // Before the bot starts: the runs it takes up at once are exported too. Null (and nothing loaded) with no OTLP endpoint.
 telemetry = await startTelemetry(
-  process.env,
   { instanceId: instance.id, models: config.models.models.map((entry) => entry.client) },
   logger,
 );

@@ -7,6 +7,7 @@
  * start-telemetry.ts only when an endpoint is set.
  */
 import { ValueType } from '@opentelemetry/api';
+import { setGlobalErrorHandler } from '@opentelemetry/core';
 import { OTLPMetricExporter as JsonMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPMetricExporter as ProtobufMetricExporter } from '@opentelemetry/exporter-metrics-otlp-proto';
 import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -15,6 +16,7 @@ import { defaultResource, detectResources, envDetector, resourceFromAttributes }
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { AgentEventSink } from '../agent/events.ts';
+import type { Logger } from '../agent/logger.ts';
 import { modelServersSeen, type OfferedModel } from './model-servers-seen.ts';
 import { runTraceSink } from './run-trace-sink.ts';
 import type { TelemetrySettings } from './telemetry-settings.ts';
@@ -42,7 +44,8 @@ const botName = 'discord-agent-bot';
 /** How long the shutdown waits for the last export. */
 const shutdownMs = 3_000;
 
-export function openTelemetryPipeline(settings: TelemetrySettings, scope: TelemetryScope): Telemetry {
+export function openTelemetryPipeline(settings: TelemetrySettings, scope: TelemetryScope, logger: Logger): Telemetry {
+  reportExportFailures(logger);
   // Later resources win a merge: the operator's variables over ours, ours over the SDK's defaults.
   const resource = defaultResource()
     .merge(resourceFromAttributes({ 'service.name': botName, 'service.instance.id': scope.instanceId }))
@@ -96,8 +99,38 @@ export function openTelemetryPipeline(settings: TelemetrySettings, scope: Teleme
     // Each flushes what it holds and stops its exporter; one failing does not keep the other's. An
     // unreachable collector holds the process no longer than `shutdownMs`: the bot's exit waits on it.
     shutdown: async () => {
-      const late = new Promise<void>((resolve) => setTimeout(resolve, shutdownMs).unref());
-      await Promise.race([Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]), late]);
+      const late = new Promise<'late'>((resolve) => setTimeout(() => resolve('late'), shutdownMs).unref());
+      const ended = await Promise.race([
+        Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]),
+        late,
+      ]);
+      const failures =
+        ended === 'late'
+          ? [`no answer from the collector within ${shutdownMs} ms at shutdown`]
+          : ended.flatMap((result) => (result.status === 'rejected' ? [messageOf(result.reason)] : []));
+      for (const error of failures) logger.warn({ error }, exportFailed);
     },
   };
 }
+
+/** How often a failing export is told in the log, at most (a collector down would fail every few seconds). */
+const failureReportMs = 5 * 60_000;
+
+/**
+ * The SDK hands the errors of its exports (a collector unreachable, a 401) to one global handler
+ * (https://opentelemetry.io/docs/specs/otel/error-handling/), which by default says nothing: the
+ * operator is told, now and then. The SDK's messages name the status or the socket error, never
+ * the request's headers.
+ */
+function reportExportFailures(logger: Logger): void {
+  let lastReport = -Infinity;
+  setGlobalErrorHandler((error) => {
+    if (performance.now() - lastReport < failureReportMs) return;
+    lastReport = performance.now();
+    logger.warn({ error: messageOf(error), nextReportIn: '5 minutes at the soonest' }, exportFailed);
+  });
+}
+
+const exportFailed = 'OpenTelemetry export failed';
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));

@@ -23,6 +23,22 @@ export interface TelemetrySettings {
 
 type OtlpProtocol = 'http/protobuf' | 'http/json';
 
+/**
+ * The OpenTelemetry variables the README's settings table and `.env.example` list (a test checks),
+ * besides the bot's own settings: read by the SDK and by this folder, not by src/app/config.ts.
+ * The SDK's other variables (per-signal headers, timeouts, OTEL_RESOURCE_ATTRIBUTES, …) work too.
+ */
+export const openTelemetryVariables = [
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_PROTOCOL',
+  'OTEL_EXPORTER_OTLP_HEADERS',
+  'OTEL_SERVICE_NAME',
+  'OTEL_SEMCONV_STABILITY_OPT_IN',
+  'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT',
+] as const;
+
 type Environment = Readonly<Record<string, string | undefined>>;
 
 const set = (value: string | undefined) => value !== undefined && value.trim() !== '';

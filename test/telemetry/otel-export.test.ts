@@ -196,3 +196,16 @@ describe('with no OTLP endpoint', () => {
     expect(otlp.exports).toEqual([]);
   });
 });
+
+describe('a collector that cannot be reached', () => {
+  it('is logged (without the headers), and the bot answers all the same', async () => {
+    const gone = await startFakeOtlp();
+    await gone.close();
+    await start({ OTEL_EXPORTER_OTLP_ENDPOINT: gone.url, OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=otel-secret-token' });
+    model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '6*7' } }), finalAnswer('It is 42.'));
+    await askAndWait('what is six times seven?');
+    await stop();
+    expect(bot!.stdout).toContain('"msg":"OpenTelemetry export failed"');
+    expect(bot!.stdout + bot!.stderr).not.toContain('otel-secret-token');
+  });
+});
