@@ -74,6 +74,14 @@ module.exports = {
       to: { path: 'node_modules/openai/' },
     },
     {
+      name: 'opentelemetry-in-telemetry-only',
+      comment:
+        'The OpenTelemetry SDK is loaded only when an OTLP endpoint is set: src/telemetry/ imports it, behind the dynamic import of start-telemetry.ts.',
+      severity: 'error',
+      from: { path: '^(src|commands|tools|db)/', pathNot: '^src/telemetry/' },
+      to: { path: 'node_modules/@opentelemetry/' },
+    },
+    {
       name: 'no-unresolvable',
       comment: 'Every relative import names a file that exists.',
       severity: 'error',

@@ -19,6 +19,7 @@ import { startInstance } from './run-log/instance.ts';
 import { loadConfigOrExit, openStoreOrExit } from './app/startup.ts';
 import { runChatSession } from './terminal/chat-session.ts';
 import { terminalConversationKey } from './conversation/conversation-keys.ts';
+import { startTelemetry } from './telemetry/start-telemetry.ts';
 
 const usage =
   'usage: npm run chat -- [--thread NAME]   (in the chat, /image PATH attaches an image to your next message)';
@@ -44,8 +45,10 @@ const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLeve
 const store = openStoreOrExit(config.databasePath);
 const instance = startInstance(store, 'chat', { logger });
 const mcp = await loadMcpServers(config.mcpServers, logger);
+// Null (and nothing of OpenTelemetry loaded) with no OTLP endpoint set.
+const telemetry = await startTelemetry({ instanceId: instance.id, models: [config.model] }, logger);
 const shutDown = async () => {
-  await mcp.close();
+  await Promise.all([mcp.close(), telemetry?.shutdown()]);
   instance.stop();
   store.close();
 };
@@ -94,6 +97,7 @@ try {
     // Printed at the terminal is delivered: `npm run steps` must not call it owed.
     delivered: (runId) => store.runs.markDelivered(runId, 'posted'),
     signals: process,
+    runSinks: telemetry ? [telemetry.sink] : [],
   });
 } finally {
   await shutDown();

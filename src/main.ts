@@ -21,6 +21,7 @@ import { isSharded, shardDatabasePath, shardListPath, shardsOfThisProcess } from
 import { misplacedServersProblem } from './shards/shard-files.ts';
 import { loadConfigOrExit, openStoreOrExit } from './app/startup.ts';
 import { startRetentionSweeper } from './app/retention-sweeper.ts';
+import { startTelemetry, type Telemetry } from './telemetry/start-telemetry.ts';
 
 /** However shutdown goes, the process is gone this long after the signal. */
 const hardExitMs = 10_000;
@@ -62,6 +63,7 @@ try {
 let bot: Bot | null = null;
 let health: { stop(): void } | null = null;
 let sweeper: { stop(): void } | null = null;
+let telemetry: Telemetry | null = null;
 // Made before the signal handlers, so that a signal during start-up stops the servers already starting.
 const mcp = await loadMcpServers(config.mcpServers, logger);
 let stopping = false;
@@ -78,7 +80,8 @@ const shutDown = async (signal: string) => {
   } catch (error) {
     logger.error({ err: error }, 'stopping the bot failed');
   }
-  await mcp.close();
+  // The runs are over: their last spans and the metrics go out while the MCP servers stop.
+  await Promise.all([mcp.close(), telemetry?.shutdown()]);
   health?.stop();
   sweeper?.stop();
   instance.stop();
@@ -93,6 +96,11 @@ whenParentGone(() => void shutDown('parent gone'));
 
 // Servers that fail to start are retried in the background; none of them stops the bot.
 await mcp.start();
+// Before the bot starts: the runs it takes up at once are exported too. Null (and nothing loaded) with no OTLP endpoint.
+telemetry = await startTelemetry(
+  { instanceId: instance.id, models: config.models.models.map((entry) => entry.client) },
+  logger,
+);
 const dependencies = await botDependencies(config, {
   store,
   instanceId: instance.id,
@@ -101,7 +109,7 @@ const dependencies = await botDependencies(config, {
   shard,
 });
 try {
-  bot = await startBot(dependencies);
+  bot = await startBot({ ...dependencies, runSinks: telemetry ? [telemetry.sink] : [] });
 } catch (error) {
   console.error(describeStartFailure(error, config.discord.apiUrl));
   await mcp.close();

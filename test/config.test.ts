@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { formatProblems, parseConfig, settingNames, settingsSchema } from '../src/app/config.ts';
 import { rangeOf } from '../src/app/setting-fields.ts';
+import { openTelemetryVariables } from '../src/telemetry/telemetry-settings.ts';
 import { projectRoot } from './support/run-process.ts';
 
 describe('settings', () => {
@@ -348,13 +349,15 @@ describe('settings', () => {
     expect(shards({ SHARD_IDS: '3-1' })).toEqual([expect.stringMatching(/^SHARD_IDS must name at least one shard/)]);
   });
 
-  it('is documented: the README table and .env.example list exactly the settings that exist', () => {
+  it('is documented: the README table and .env.example list exactly the settings that exist, and the OpenTelemetry variables', () => {
+    // The OTEL_* variables are read by the OpenTelemetry SDK and src/telemetry/, not by the settings' schema.
+    const variables = [...settingNames, ...openTelemetryVariables].sort();
     const readme = readFileSync(`${projectRoot}README.md`, 'utf8');
     const documented = [...readme.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1]!);
-    expect(documented.sort()).toEqual([...settingNames].sort());
+    expect(documented.sort()).toEqual(variables);
     const example = readFileSync(`${projectRoot}.env.example`, 'utf8');
     const listed = [...example.matchAll(/^#?\s*([A-Z_]+)=/gm)].map((match) => match[1]!);
-    expect(listed.sort()).toEqual([...settingNames].sort());
+    expect(listed.sort()).toEqual(variables);
   });
 
   it("is documented with each number setting's range, as the code checks it: in the README's table and above its line in .env.example", () => {

@@ -30,9 +30,17 @@ function packagesIn(file: string): string[] {
 }
 
 describe('npm start loads at start only what every start needs', () => {
-  it('loads discord.js, openai and zod, but not the MCP SDK, ajv or html-to-text', () => {
+  it('loads discord.js, openai and zod, but not the MCP SDK, ajv, html-to-text or OpenTelemetry', () => {
     const loaded = new Set([...staticallyLoaded(`${projectRoot}dist/main.js`)].flatMap(packagesIn));
     expect([...loaded]).toEqual(expect.arrayContaining(['discord.js', 'openai', 'zod']));
-    expect([...loaded].filter((name) => /^(@modelcontextprotocol\/sdk|ajv|html-to-text)$/.test(name))).toEqual([]);
+    expect(
+      [...loaded].filter((name) => /^(@modelcontextprotocol\/sdk|ajv|html-to-text|@opentelemetry\/.*)$/.test(name)),
+    ).toEqual([]);
+  });
+
+  it('npm run chat loads nothing of OpenTelemetry either (only an OTLP endpoint loads it)', () => {
+    const loaded = new Set([...staticallyLoaded(`${projectRoot}dist/chat.js`)].flatMap(packagesIn));
+    expect([...loaded]).toEqual(expect.arrayContaining(['openai', 'zod']));
+    expect([...loaded].filter((name) => name.startsWith('@opentelemetry/'))).toEqual([]);
   });
 });

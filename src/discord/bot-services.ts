@@ -8,6 +8,7 @@
 import type { Client } from 'discord.js';
 import type { AnswerReportRow } from '../../db/answer-reports.ts';
 import type { Store } from '../../db/store.ts';
+import type { AgentEventSink } from '../agent/events.ts';
 import type { Logger } from '../agent/logger.ts';
 import type { AgentSettings } from '../agent/run-agent.ts';
 import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
@@ -56,6 +57,8 @@ export interface BotServices {
   shutdown: AbortSignal;
   /** Hears each report a member makes of an answer, once stored (the moderators' log channel posts it). */
   onAnswerReported?: AnswerReportListener;
+  /** Sinks that hear every run's events besides the bot's own (the OpenTelemetry export, src/telemetry/). */
+  runSinks: readonly AgentEventSink[];
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import { type Channel, Client, Events, GatewayIntentBits, Partials } from 'discord.js';
 import type { Store } from '../../db/store.ts';
+import type { AgentEventSink } from '../agent/events.ts';
 import type { Logger } from '../agent/logger.ts';
 import type { AgentSettings } from '../agent/run-agent.ts';
 import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
@@ -68,6 +69,8 @@ export interface BotDependencies {
   shard?: { ids: number[]; count: number } | null;
   /** Told once each gateway event's handler has settled, whether it succeeded or failed (tests wait on it). */
   onHandled?: (event: HandledEvent) => void;
+  /** Sinks that hear every run's events besides the bot's own (the OpenTelemetry export, src/telemetry/). */
+  runSinks?: readonly AgentEventSink[];
 }
 
 export interface Bot {
@@ -146,6 +149,7 @@ function buildServices(deps: BotDependencies, client: Client<true>, shutdown: Ab
     instanceId: deps.instanceId,
     logger: deps.logger,
     shutdown,
+    runSinks: deps.runSinks ?? [],
   };
   return services;
 }

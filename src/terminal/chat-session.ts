@@ -3,6 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { ConversationRow } from '../../db/conversations.ts';
 import type { NewImage } from '../../db/images.ts';
 import { randomUUID } from 'node:crypto';
+import type { AgentEventSink } from '../agent/events.ts';
 import type { Logger } from '../agent/logger.ts';
 import type { ModelClient } from '../agent/model-client.ts';
 import type { AgentSettings } from '../agent/run-agent.ts';
@@ -41,6 +42,8 @@ export interface ChatSessionOptions {
    * the process rather than typing a character into readline, and is handled the same way.
    */
   signals?: Pick<NodeJS.Process, 'on' | 'off'>;
+  /** Sinks that hear every run's events besides the printing (the OpenTelemetry export, src/telemetry/). */
+  runSinks?: readonly AgentEventSink[];
 }
 
 /** What a session carries from line to line: the answer in progress, and what `/image` attached for the next message. */
@@ -144,7 +147,12 @@ async function answer(
       resumedFrom: null,
       calledBefore: [],
     },
-    { runId, model: options.model, stop: session.running.signal, sinks: [printToolEvents(write)] },
+    {
+      runId,
+      model: options.model,
+      stop: session.running.signal,
+      sinks: [printToolEvents(write), ...(options.runSinks ?? [])],
+    },
   );
   session.running = null;
   write(formatOutcome(outcome));

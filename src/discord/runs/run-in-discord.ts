@@ -41,6 +41,7 @@ export type RunServices = Pick<
   | 'instanceId'
   | 'logger'
   | 'shutdown'
+  | 'runSinks'
 >;
 
 /** A run planned in Discord: what applies in its place, where its posts go, and where its answer was shown. */
@@ -248,6 +249,7 @@ function runListeners(services: RunServices, plan: DiscordRunPlan, runId: string
     posts.sink,
     onRunStart,
     ...(live ? [showAnswer] : []),
+    ...services.runSinks,
   ];
   return { sinks, flush: () => posts.flush() };
 }

@@ -1,0 +1,13 @@
+/** The hooks loaded-modules-probe.mjs registers: each module's URL to the file, as it is loaded. */
+import { appendFileSync } from 'node:fs';
+
+let file;
+
+export function initialize(data) {
+  file = data.file;
+}
+
+export async function load(url, context, nextLoad) {
+  appendFileSync(file, `${url}\n`);
+  return nextLoad(url, context);
+}
