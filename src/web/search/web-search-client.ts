@@ -105,7 +105,7 @@ function refusal(settings: WebSearchSettings, response: Response, body: unknown)
   const code = profile.classify?.(status, body) ?? codeOfStatus(status);
   const mask = secretMask(settings.apiKey ? [settings.apiKey] : []) ?? ((text: string) => text);
   const said = profile.explain(body);
-  const explained = said ? `: ${truncateLine(mask(said), 200)}` : '';
+  const explained = said ? `: ${truncateLine(mask(said), 200).replace(/[.\s]+$/, '')}` : '';
   const wait = code === 'search-rate-limited' ? retryAfterSeconds(response.headers) : null;
   const message = observation(settings, code, status, wait);
   return new SearchError(code, message, {
