@@ -56,7 +56,8 @@ export function webSearch(config: WebSearchConfig) {
 
 /** The results as the model reads them: numbered, one field a line, each cut to a line's length. */
 function formatResults(query: string, provider: string, outcome: SearchOutcome): string {
-  const head = `${outcome.results.length === 0 ? 'No results' : `${outcome.results.length} results`} from ${provider} for "${truncateLine(query, 200)}".`;
+  const found = outcome.results.length;
+  const head = `${found === 0 ? 'No results' : `${found} result${found === 1 ? '' : 's'}`} from ${provider} for "${truncateLine(query, 200)}".`;
   const results = outcome.results.map((result, index) =>
     [
       `${index + 1}. ${truncateLine(result.title, 200)}`,

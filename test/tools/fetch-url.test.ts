@@ -272,7 +272,9 @@ describe('fetch_url reaches only public addresses', () => {
     await tool().execute({ url: server.url('/old', 'example.test') }, context);
     expect(noted).toEqual([server.url('/new', 'example.test'), server.url('/old', 'example.test')]);
     noted.length = 0;
-    await expect(tool().execute({ url: server.url('/image', 'example.test') }, context)).rejects.toThrow();
+    await expect(tool().execute({ url: server.url('/image', 'example.test') }, context)).rejects.toMatchObject({
+      code: 'fetch-unreadable-type',
+    });
     expect(noted).toEqual([]);
   });
 
