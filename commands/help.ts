@@ -25,7 +25,6 @@ export const help = defineCommand({
         '',
         '**Tools**',
         ...tools,
-        ...(offered.some((tool) => tool.name === webSearchToolName) ? [] : ['', noWebSearchHint]),
         ...(context.toolServers.length === 0
           ? []
           : [
@@ -33,6 +32,8 @@ export const help = defineCommand({
               '**MCP servers**',
               ...context.toolServers.map((server) => `- **${server.name}**: ${describeStatus(server.status())}`),
             ]),
+        // Last, so that a long list of tools and servers keeps them in the first message.
+        ...(offered.some((tool) => tool.name === webSearchToolName) ? [] : ['', noWebSearchHint]),
       ].join('\n'),
     );
     // Many tools with long descriptions pass one message: the rest follow, private too.
