@@ -40,7 +40,8 @@ export const searxng: SearchProviderProfile<'searxng'> = {
   classify: (status) => (status === 403 ? 'search-format-disabled' : null),
   explain: (body) => textOf(field(body, 'error')) ?? textOf(body),
   sources: [
-    'https://docs.searxng.org/dev/search_api (GET /search, q, format, time_range day/week/month/year, pageno; an unset format answers 403)',
+    'https://docs.searxng.org/dev/search_api (GET /search, q, format, time_range, pageno; an unset format answers 403)',
+    'https://github.com/searxng/searxng/tree/master/searx/engines (each engine maps time_range day, week, month, year: week too, though the API page lists day, month, year)',
     'https://docs.searxng.org/admin/settings/settings_search (search.formats: json must be listed)',
   ],
 };
