@@ -4,6 +4,7 @@ import { defineCommand } from '../src/discord/interactions/command-context.ts';
 import { toolAllowedBy } from '../src/place-settings/place-choice.ts';
 import { settingsHere } from '../src/discord/interactions/settings-place.ts';
 import { splitMessage } from '../src/posts/split-message.ts';
+import { noWebSearchHint, webSearchToolName } from '../src/web/search/search-types.ts';
 import { guildOnly, privately } from './shared.ts';
 
 export const help = defineCommand({
@@ -12,7 +13,8 @@ export const help = defineCommand({
   data: () => ({ name: 'help', description: 'What this bot does, and the tools it can use.', ...guildOnly }),
   async execute(interaction, context) {
     const allowed = toolAllowedBy(settingsHere(interaction, context), context.toolServers);
-    const tools = currentTools(context.tools, context.toolServers).map(
+    const offered = currentTools(context.tools, context.toolServers);
+    const tools = offered.map(
       (tool) =>
         `- **${tool.name}**${tool.moderatorOnly ? ' (moderators)' : ''}${allowed(tool) ? '' : ' (off here)'}: ${tool.description}`,
     );
@@ -31,6 +33,8 @@ export const help = defineCommand({
               '**MCP servers**',
               ...context.toolServers.map((server) => `- **${server.name}**: ${describeStatus(server.status())}`),
             ]),
+        // Last, so that a long list of tools and servers keeps them in the first message.
+        ...(offered.some((tool) => tool.name === webSearchToolName) ? [] : ['', noWebSearchHint]),
       ].join('\n'),
     );
     // Many tools with long descriptions pass one message: the rest follow, private too.

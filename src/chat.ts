@@ -5,7 +5,7 @@
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { builtInTools, databaseTools } from '../tools/index.ts';
+import { builtInTools, databaseTools, webTools } from '../tools/index.ts';
 import { createOpenAIModelClient } from './model-servers/openai-model-client.ts';
 import { profileFor } from './model-servers/profiles/index.ts';
 import { recordsInDatabase } from './model-servers/server-records.ts';
@@ -88,7 +88,7 @@ try {
     instanceId: instance.id,
     user,
     model: createOpenAIModelClient(config.model, { records, logger }),
-    tools: buildToolRegistry([...builtInTools, ...databaseTools(store)]),
+    tools: buildToolRegistry([...builtInTools, ...webTools(config), ...databaseTools(store)]),
     toolServers: mcp.connections,
     agent: { ...config.agent, seesImages: vision.enabled },
     operatorPrompt: config.systemPrompt,

@@ -1,6 +1,7 @@
 /**
  * `npm run doctor`: checks the configured model server and model in under a minute (reachable, key,
- * model, what it honours of tool calling, images, streaming, then one real agent run), prints what
+ * model, what it honours of tool calling, images, streaming, then one real agent run) and the web
+ * search provider (one search, doctor/web-search-check.ts), prints what
  * the bot does about each gap, and exits 1 when the bot cannot work with it at all. The composition
  * root: settings, database, the checkup, the report.
  *
@@ -12,11 +13,12 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { openStore } from '../db/store.ts';
-import { databasePathSetting, formatProblems, readDotenv } from './app/config.ts';
+import { databasePathSetting, formatProblems, mergeEnvironment, readDotenv } from './app/config.ts';
 import { runCheckup } from './doctor/checkup.ts';
 import { readDoctorSettings } from './doctor/doctor-settings.ts';
 import { forgetRemembered, forgetUsage, listRemembered } from './doctor/remembered.ts';
 import { formatReport } from './doctor/report-table.ts';
+import { checkWebSearch } from './doctor/web-search-check.ts';
 import { errorMessage } from './agent/errors.ts';
 import { profileFor } from './model-servers/profiles/index.ts';
 import { recordsInDatabase } from './model-servers/server-records.ts';
@@ -70,6 +72,7 @@ try {
   // Stored under the base URL as configured: the key the bot reads its records by.
   records.saveCheckup(settings.baseURL, settings.model, report);
   console.log(formatReport(report, databasePath));
+  console.log(`\n${(await checkWebSearch(mergeEnvironment(process.env, readDotenv('.env')))).join('\n')}`);
   process.exitCode = report.works ? 0 : 1;
 } finally {
   store.close();

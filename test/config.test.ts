@@ -31,6 +31,7 @@ describe('settings', () => {
         systemPrompt: null,
         logLevel: 'info',
         mcpServers: [],
+        webSearch: null,
         // For the logger to mask wherever it turns up.
         secrets: ['sk-1'],
         // Without MODELS_FILE, the OPENAI_* settings are the one model, the default.

@@ -56,6 +56,9 @@ export function fetchUrlTool(options: FetchUrlOptions = {}) {
       const readable = await readableText(page.body.bytes, page.contentType, page.url);
       if (readable.kind === 'binary')
         throw new FetchError('fetch-unreadable-type', `${page.url} is binary data, which I cannot read as text.`);
+      // The page read is a source an answer may cite, under the address asked for too when it redirected.
+      context.noteSource?.(page.url);
+      if (page.redirectedFrom) context.noteSource?.(page.redirectedFrom);
       const lines = [
         `URL: ${page.url}${page.redirectedFrom ? ` (redirected from ${page.redirectedFrom})` : ''}`,
         `Status: ${page.status} ${page.statusText}`.trimEnd(),

@@ -7,6 +7,8 @@ import type { SearchQueries } from '../db/search.ts';
 import { remindMe } from './remind-me.ts';
 import { searchConversation } from './search-conversation.ts';
 import { searchServer } from './search-server.ts';
+import type { WebSearchConfig } from '../src/web/search/providers/index.ts';
+import { webSearch } from './web-search.ts';
 
 /** The built-in tools that need nothing but their arguments, in the order the model and `/help` list them. */
 export const builtInTools: readonly ToolDefinition[] = [calculator, currentTime, fetchUrl];
@@ -14,4 +16,9 @@ export const builtInTools: readonly ToolDefinition[] = [calculator, currentTime,
 /** The built-in tools that use the bot's own database. */
 export function databaseTools(store: { search: SearchQueries; reminders: ReminderQueries }): ToolDefinition[] {
   return [searchConversation(store.search), searchServer(store.search), remindMe(store.reminders)];
+}
+
+/** The tools that reach a service on the web the operator configured: web_search, when WEB_SEARCH found a provider. */
+export function webTools(config: { webSearch: WebSearchConfig | null }): ToolDefinition[] {
+  return config.webSearch ? [webSearch(config.webSearch)] : [];
 }

@@ -79,6 +79,8 @@ export interface FinalAnswerEvent {
   answer: FinalAnswer;
   /** Set when the answer came as plain text from a server that ignores `tool_choice`. */
   fallback: 'plain-text' | null;
+  /** URLs the model gave as sources that no tool of the run showed: dropped from the answer (absent: none). */
+  unverifiedSources?: string[];
 }
 
 export interface RunEndEvent {

@@ -4,16 +4,34 @@ import { fromZodTool } from './runtime-tool.ts';
 export const finalAnswerToolName = 'final_answer';
 
 /** The structured answer that ends a run. */
-export const finalAnswerSchema = z.object({
+const finalAnswerSchema = z.object({
   answer: z
     .string()
     .trim()
     .min(1, 'the answer must not be empty')
     .describe('The answer for the user, in Discord Markdown (no tables).'),
   tools_used: z.array(z.string()).describe('Names of the tools whose results this answer relies on; [] when none.'),
+  sources: sourcesField().describe(
+    'The URLs this answer relies on, exactly as a web_search result or fetch_url page of this conversation gave them; null when none. Only URLs a tool returned are listed.',
+  ),
 });
 
-export type FinalAnswer = z.output<typeof finalAnswerSchema>;
+/** `sources`: nullable, as strict schemas want every field present. */
+function sourcesField() {
+  return z.array(z.string().max(2048)).max(20).nullable();
+}
+
+/**
+ * What is accepted: `sources` may also be left out, by a server that does not send strict schemas
+ * or a model that skips a field it has no use for.
+ */
+export const acceptedFinalAnswer = finalAnswerSchema.extend({ sources: sourcesField().optional() });
+
+/**
+ * The answer that ends a run. `sources`, once the loop has checked them, holds only URLs the run's
+ * tools showed; an answer stored before sources existed has none.
+ */
+export type FinalAnswer = Omit<z.output<typeof finalAnswerSchema>, 'sources'> & { sources?: string[] | null };
 
 /**
  * `final_answer` in the same runtime form as every other tool, so that its spec is built once.

@@ -115,6 +115,7 @@ function startRun(options: RunAgentOptions): RunState {
     messages: [{ role: 'system', content: options.systemPrompt }, ...options.history, ...options.input],
     firstNew: 1 + options.history.length,
     called: new Set(options.calledBefore),
+    sources: new Map(),
     usage: noUsage,
     step: 0,
     nudged: false,

@@ -33,10 +33,12 @@ export interface ToolTurnOutcome {
   executed: string[];
   /** Images the calls returned, by tool, in call order (shown to a model that sees them, posted by `/tool`). */
   images: { tool: string; images: readonly ToolImage[] }[];
+  /** URLs the calls that succeeded noted as shown to the model (`ToolContext.noteSource`), in call order. */
+  sources: string[];
 }
 
 type Observation =
-  | { ok: true; text: string; images?: readonly ToolImage[] }
+  | { ok: true; text: string; images?: readonly ToolImage[]; sources?: readonly string[] }
   | { ok: false; kind: ToolErrorKind; text: string };
 
 /**
@@ -48,6 +50,7 @@ export async function runToolTurn(turn: ToolTurn): Promise<ToolTurnOutcome> {
   // The calls of a turn start together, so one deadline (one signal, one timer) serves them all.
   const limit = deadline(turn.toolTimeoutMs, turn.runSignal);
   const images: ToolTurnOutcome['images'] = [];
+  const sources: (readonly string[])[] = [];
   const messages = await Promise.all(
     turn.calls.map(async (call, index): Promise<ToolMessage> => {
       const name = call.function.name;
@@ -69,12 +72,13 @@ export async function runToolTurn(turn: ToolTurn): Promise<ToolTurnOutcome> {
         durationMs: performance.now() - started,
       };
       if (observation.ok && observation.images?.length) images[index] = { tool: name, images: observation.images };
+      if (observation.ok && observation.sources?.length) sources[index] = observation.sources;
       if (observation.ok) turn.emit({ type: 'tool-result', ...base, result: observation.text });
       else turn.emit({ type: 'tool-error', ...base, kind: observation.kind, error: observation.text });
       return { role: 'tool', tool_call_id: call.id, content: observation.text };
     }),
   ).finally(() => limit.dispose());
-  return { messages, executed, images: images.filter(Boolean) };
+  return { messages, executed, images: images.filter(Boolean), sources: sources.flat() };
 }
 
 async function observe(
@@ -130,14 +134,17 @@ function parseArguments(text: string): { ok: true; value: unknown } | { ok: fals
 
 async function execute(turn: ToolTurn, limit: Deadline, tool: RuntimeTool, args: unknown): Promise<Observation> {
   const { signal } = limit;
+  // Kept only if the call succeeds: a URL noted by a call that then failed was never shown.
+  const sources: string[] = [];
+  const noteSource = (url: string) => void sources.push(url);
   try {
-    const running = Promise.resolve().then(() => tool.execute(args, { ...turn.context, signal }));
+    const running = Promise.resolve().then(() => tool.execute(args, { ...turn.context, signal, noteSource }));
     const result = await untilAborted(running, signal);
     if (isResultWithImages(result)) {
       const line = imagesLine(result.images.length, turn.seesImages);
-      return { ok: true, text: formatObservation(`${result.text}\n${line}`), images: result.images };
+      return { ok: true, text: formatObservation(`${result.text}\n${line}`), images: result.images, sources };
     }
-    return { ok: true, text: formatObservation(result) };
+    return { ok: true, text: formatObservation(result), sources };
   } catch (error) {
     if (turn.runSignal.aborted) return { ok: false, kind: 'cancelled', text: 'Cancelled: the run was stopped.' };
     if (limit.expired) {

@@ -23,6 +23,11 @@ export interface ConversationContext {
 export interface ToolContext extends ConversationContext {
   /** Fires when the run is stopped or the tool's time limit passes. */
   signal: AbortSignal;
+  /**
+   * Records a URL this call's result shows the model as checked (a search result, a page fetched):
+   * `final_answer`'s sources may cite it. Kept only when the call succeeds; absent outside a run.
+   */
+  noteSource?(url: string): void;
 }
 
 export type ValidationResult = { ok: true; value: unknown } | { ok: false; issues: string[] };

@@ -4,7 +4,7 @@
  */
 import type { Store } from '../../db/store.ts';
 import { commands } from '../../commands/index.ts';
-import { builtInTools, databaseTools } from '../../tools/index.ts';
+import { builtInTools, databaseTools, webTools } from '../../tools/index.ts';
 import type { Logger } from '../agent/logger.ts';
 import { modelCallLine } from '../agent/limit-model-calls.ts';
 import { modelCatalog } from '../model-catalog/model-catalog.ts';
@@ -67,6 +67,12 @@ export async function botDependencies(
     }),
   );
   const vision = (name: string) => visions.get(name) ?? visions.get(models.defaultName)!;
+  parts.logger.info(
+    { webSearch: config.webSearch?.provider ?? null },
+    config.webSearch
+      ? `web search: ${config.webSearch.provider} at ${config.webSearch.endpoint}`
+      : 'web search: off (set SEARXNG_URL, BRAVE_API_KEY or TAVILY_API_KEY to offer web_search)',
+  );
   const byDefault = vision(models.defaultName);
   return {
     discord: { ...config.discord, token: config.discord.token! },
@@ -80,7 +86,7 @@ export async function botDependencies(
     store: parts.store,
     counter: await loadTokenCounter(config.model.model),
     models,
-    tools: buildToolRegistry([...builtInTools, ...databaseTools(parts.store)]),
+    tools: buildToolRegistry([...builtInTools, ...webTools(config), ...databaseTools(parts.store)]),
     toolServers: parts.toolServers ?? [],
     instanceId: parts.instanceId,
     logger: parts.logger,

@@ -9,6 +9,7 @@ import type { Config } from './config-shape.ts';
 import type { ModelsConfig } from '../model-catalog/model-entry.ts';
 import type { SharedModelOptions } from '../model-catalog/models-file.ts';
 import { readSettingFile, readSettingFiles } from './setting-files.ts';
+import * as webSearch from './web-search-settings.ts';
 import { providerIds } from '../model-servers/profiles/index.ts';
 import {
   blankToUndefined,
@@ -80,6 +81,7 @@ export const settingsSchema = z.object({
   DAILY_TOKEN_BUDGET: whole(0, 1_000_000_000, 1_000_000),
   MCP_CONFIG: optionalText(),
   MODELS_FILE: optionalText(),
+  ...webSearch.webSearchFields,
   SHARD_COUNT: shardCount(),
   SHARD_IDS: shardIdList(),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
@@ -120,7 +122,7 @@ function crossProblems(merged: Environment, purpose: ConfigPurpose): string[] {
   if (present('SYSTEM_PROMPT') && present('SYSTEM_PROMPT_FILE')) {
     problems.push('SYSTEM_PROMPT_FILE cannot be set together with SYSTEM_PROMPT: keep one');
   }
-  return problems;
+  return [...problems, ...webSearch.webSearchProblems(merged)];
 }
 
 export const settingNames = Object.keys(settingsSchema.shape) as (keyof typeof settingsSchema.shape)[];
@@ -171,9 +173,13 @@ function configFrom(settings: Settings, files: ReturnType<typeof readSettingFile
   const models = files.models ?? modelOfSettings(settings);
   return {
     mcpServers: files.mcpServers,
-    secrets: [settings.DISCORD_TOKEN, settings.OPENAI_API_KEY, ...files.secrets].filter(
-      (secret): secret is string => secret !== undefined,
-    ),
+    webSearch: webSearch.webSearchFrom(settings),
+    secrets: [
+      settings.DISCORD_TOKEN,
+      settings.OPENAI_API_KEY,
+      ...webSearch.webSearchKeys(settings),
+      ...files.secrets,
+    ].filter((secret): secret is string => secret !== undefined),
     shards: { count: settings.SHARD_COUNT, ids: settings.SHARD_IDS ?? null },
     models,
     model: models.models.find((entry) => entry.name === models.defaultName)!.client,
@@ -261,6 +267,7 @@ export function describeIssue(issue: z.core.$ZodIssue, merged: Environment): str
     value === undefined ||
     name === 'OPENAI_API_KEY' ||
     name === 'DISCORD_TOKEN' ||
+    webSearch.webSearchKeyNames.has(name) ||
     name === 'SYSTEM_PROMPT' ||
     issue.message === credentialsProblem
       ? ''

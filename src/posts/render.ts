@@ -46,11 +46,20 @@ export function cutAnswer(text: string): string {
   return truncateWithNote(text, maxAnswerChars, (shown, total) => `\n[…cut: ${total - shown} more characters]`);
 }
 
-/** The answer, with the tools it relied on as a line of subtext. */
+/** The answer, with the tools it relied on as a line of subtext, then the sources the run checked. */
 export function renderAnswer(answer: FinalAnswer): string {
-  const text = cutAnswer(answer.answer);
-  if (answer.tools_used.length === 0) return text;
-  return `${text}\n-# 🔧 ${answer.tools_used.join(' · ')}`;
+  const lines = [cutAnswer(answer.answer)];
+  if (answer.tools_used.length > 0) lines.push(`-# 🔧 ${answer.tools_used.join(' · ')}`);
+  if (answer.sources?.length) lines.push('Sources:', ...numberedSources(answer.sources, (url) => `<${url}>`));
+  return lines.join('\n');
+}
+
+/**
+ * An answer's sources, numbered, each written by `link`: in Discord as `<url>`, a link without a
+ * preview (https://support.discord.com/hc/en-us/articles/206342858: angle brackets suppress the embed).
+ */
+export function numberedSources(sources: readonly string[], link: (url: string) => string = (url) => url): string[] {
+  return sources.map((url, index) => `${index + 1}. ${link(url)}`);
 }
 
 /** A thread's name from the message that started it: its first words, at most 100 characters. */

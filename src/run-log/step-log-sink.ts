@@ -1,5 +1,6 @@
 import type { RunQueries } from '../../db/runs.ts';
 import type { StepQueries } from '../../db/steps.ts';
+import { truncateLine } from '../text/truncate.ts';
 import type {
   AgentEventSink,
   FinalAnswerEvent,
@@ -131,9 +132,20 @@ function recordFinalAnswer(log: StepLog, event: FinalAnswerEvent, now: number): 
     tool_call_id: event.callId,
     status: 'ok',
     result: JSON.stringify(event.answer),
-    note: event.fallback === null ? null : `${event.fallback} fallback`,
+    note: finalAnswerNote(event),
     ended_at: now,
   });
+}
+
+/** How the answer came (a fallback), and the sources the model named that no tool of the run showed. */
+function finalAnswerNote(event: FinalAnswerEvent): string | null {
+  const notes = [
+    ...(event.fallback === null ? [] : [`${event.fallback} fallback`]),
+    ...(event.unverifiedSources?.length
+      ? [`unverified sources dropped: ${event.unverifiedSources.map((url) => truncateLine(url, 300)).join(' ')}`]
+      : []),
+  ];
+  return notes.length > 0 ? notes.join('; ') : null;
 }
 
 function recordRunEnd(log: StepLog, event: RunEndEvent, now: number): void {

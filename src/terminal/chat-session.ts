@@ -13,6 +13,7 @@ import type { ConversationMemory } from '../memory/conversation-memory.ts';
 import { maxImagesPerMessage } from '../images/take-image.ts';
 import { readImageFile } from './image-file.ts';
 import { printToolEvents } from './print-events.ts';
+import { numberedSources } from '../posts/render.ts';
 
 const noImages = { vision: false, maxBytes: 0 };
 
@@ -163,7 +164,12 @@ async function answer(
 function formatOutcome(outcome: RunOutcome): string {
   if (outcome.kind === 'answered') {
     const tools = outcome.answer.tools_used.length > 0 ? `\n     (tools: ${outcome.answer.tools_used.join(', ')})` : '';
-    return `bot: ${outcome.answer.answer}${tools}`;
+    const sources = outcome.answer.sources?.length
+      ? `\n     sources:${numberedSources(outcome.answer.sources)
+          .map((line) => `\n     ${line}`)
+          .join('')}`
+      : '';
+    return `bot: ${outcome.answer.answer}${tools}${sources}`;
   }
   const status = outcome.kind === 'no-answer' ? outcome.status : outcome.kind === 'interrupted' ? 'stopped' : 'failed';
   return `bot: (${status}) ${outcome.kind === 'interrupted' ? '' : outcome.userMessage}`.trimEnd();

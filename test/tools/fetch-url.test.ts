@@ -263,6 +263,21 @@ describe('fetch_url reaches only public addresses', () => {
     expect(server.requests.filter((request) => request.path === '/loop')).toHaveLength(4);
   });
 
+  it('notes the page read, and the address asked for when it redirected, as sources an answer may cite; a page it cannot read, none', async () => {
+    server.route('/old', (_request, response) => response.writeHead(302, { Location: '/new' }).end());
+    server.route('/new', (_request, response) => response.writeHead(200, { 'Content-Type': 'text/plain' }).end('tea'));
+    server.route('/image', (_request, response) => response.writeHead(200, { 'Content-Type': 'image/png' }).end('png'));
+    const noted: string[] = [];
+    const context = { ...contextWith(), noteSource: (url: string) => void noted.push(url) };
+    await tool().execute({ url: server.url('/old', 'example.test') }, context);
+    expect(noted).toEqual([server.url('/new', 'example.test'), server.url('/old', 'example.test')]);
+    noted.length = 0;
+    await expect(tool().execute({ url: server.url('/image', 'example.test') }, context)).rejects.toMatchObject({
+      code: 'fetch-unreadable-type',
+    });
+    expect(noted).toEqual([]);
+  });
+
   it('checks every redirect: one into a private or metadata address, to another scheme or with credentials is refused, and nothing is sent there', async () => {
     const { resolve, calls } = fakeResolver(names);
     const privateServer = await startOther();

@@ -4,7 +4,8 @@
  * `answer-at-last-step.ts` settles the answers of its turn here too.
  */
 import { errorMessage } from '../errors.ts';
-import { correctToolsUsed, type FinalAnswer, finalAnswerSchema, finalAnswerToolName } from '../final-answer.ts';
+import { checkSources } from '../checked-sources.ts';
+import { acceptedFinalAnswer, correctToolsUsed, type FinalAnswer, finalAnswerToolName } from '../final-answer.ts';
 import type { ToolCall, ToolMessage } from '../messages.ts';
 import { zodValidate } from '../runtime-tool.ts';
 import { notExecuted } from './calls-not-run.ts';
@@ -22,7 +23,7 @@ export function finalAnswers(run: RunState, turn: Turn): TurnOutcome {
  * tool message, so the history stays valid.
  */
 export function settleFinalAnswers(
-  run: Pick<RunState, 'runId' | 'emit' | 'called'>,
+  run: Pick<RunState, 'runId' | 'emit' | 'called' | 'sources'>,
   step: number,
   calls: readonly ToolCall[],
 ): { answer: FinalAnswer | null; replies: ToolMessage[] } {
@@ -46,8 +47,22 @@ export function settleFinalAnswers(
       });
       return reply(text);
     }
-    answer = { ...validated, tools_used: correctToolsUsed(validated.tools_used, run.called) };
-    run.emit({ type: 'final-answer', runId: run.runId, step, callId: call.id, answer, fallback: null });
+    const sources = checkSources(validated.sources ?? [], run.sources);
+    answer = {
+      ...validated,
+      tools_used: correctToolsUsed(validated.tools_used, run.called),
+      // As the model gave it when it gave none (left out, or null), so that an answer without sources stays as it was.
+      ...(validated.sources ? { sources: sources.checked } : {}),
+    };
+    run.emit({
+      type: 'final-answer',
+      runId: run.runId,
+      step,
+      callId: call.id,
+      answer,
+      fallback: null,
+      unverifiedSources: sources.unverified,
+    });
     return reply('Answer delivered to the user.');
   });
   return { answer, replies };
@@ -61,6 +76,6 @@ function validate(text: string): FinalAnswer | string[] {
   } catch (error) {
     return [`the arguments are not valid JSON (${errorMessage(error)})`];
   }
-  const result = zodValidate(finalAnswerSchema, parsed);
+  const result = zodValidate(acceptedFinalAnswer, parsed);
   return result.ok ? (result.value as FinalAnswer) : result.issues;
 }

@@ -4,6 +4,7 @@
  * rest on results the model has not seen, so it is told to call it alone once it has read them.
  * At the last step no model call follows to read the results: the run stops.
  */
+import { noteSource } from '../checked-sources.ts';
 import type { ToolCall, ToolMessage } from '../messages.ts';
 import { toolImagesMessage } from '../tool-images.ts';
 import { runToolTurn } from '../tool-turn.ts';
@@ -30,6 +31,7 @@ export async function toolCalls(run: RunState, turn: Turn, others: readonly Tool
     seesImages: settings.seesImages ?? false,
   });
   for (const name of outcome.executed) run.called.add(name);
+  for (const url of outcome.sources) noteSource(run.sources, url);
   const results = new Map(others.map((call, index) => [call, outcome.messages[index] as ToolMessage]));
   run.messages.push(
     ...turn.calls.map((call) => results.get(call) ?? notExecuted(run, turn.step, call, finalAnswerAloneText)),

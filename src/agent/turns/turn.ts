@@ -4,6 +4,7 @@
  * `ask-model.ts` makes a turn of each reply, and one case file per kind of reply takes it.
  */
 import type { AgentSettings } from '../agent-settings.ts';
+import type { SourceLedger } from '../checked-sources.ts';
 import type { Deadline } from '../deadline.ts';
 import type { AgentEventSink, StopReason } from '../events.ts';
 import type { FinalAnswer } from '../final-answer.ts';
@@ -37,6 +38,8 @@ export interface RunState {
   readonly firstNew: number;
   /** Tools executed so far (and by an interrupted run this one takes up): `tools_used` keeps to these. */
   readonly called: Set<string>;
+  /** URLs the run's tools showed the model: `final_answer`'s sources keep to these. */
+  readonly sources: SourceLedger;
   usage: TokenUsage;
   /** Model calls made so far. */
   step: number;
