@@ -1,4 +1,4 @@
-import { AttachmentBuilder, MessageFlags } from 'discord.js';
+import { AttachmentBuilder, type ButtonInteraction, MessageFlags } from 'discord.js';
 import type { ConversationRow } from '../db/conversations.ts';
 import type { RunRow } from '../db/runs.ts';
 import type { CommandContext, CommandInteraction } from '../src/discord/interactions/command-context.ts';
@@ -16,7 +16,11 @@ export function reportOf(context: CommandContext, run: RunRow, conversation: Con
 }
 
 /** Shows a report privately: in a code block when it fits in a message, else as an attached Markdown file. */
-export async function showReport(interaction: CommandInteraction, text: string, fileName: string): Promise<void> {
+export async function showReport(
+  interaction: CommandInteraction | ButtonInteraction<'cached'>,
+  text: string,
+  fileName: string,
+): Promise<void> {
   const fits = text.length <= messageRoom - 8;
   const payload = fits
     ? { content: `\`\`\`\n${text.replace(/```/g, 'ˋˋˋ')}\n\`\`\``, allowedMentions: noPings }

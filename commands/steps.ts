@@ -3,6 +3,7 @@ import { defineCommand } from '../src/discord/interactions/command-context.ts';
 import { isModerator } from '../src/discord/interactions/moderation.ts';
 import { conversationHere, guildOnly, moderatorVisibility, privately } from './shared.ts';
 import { formatRunDetail, reportOf, runsTable, showReport } from './step-report.ts';
+import { showStepsOnPress } from './log-steps-button.ts';
 
 export const steps = defineCommand({
   name: 'steps',
@@ -45,4 +46,6 @@ export const steps = defineCommand({
     if (!conversation) return privately(interaction, 'Use /steps in a conversation thread, or give a run id.');
     await showReport(interaction, runsTable(context, conversation), `runs-${conversation.id}.md`);
   },
+  // A log card's "Steps" button (custom id `steps:run:<id>`).
+  button: showStepsOnPress,
 });

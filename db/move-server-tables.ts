@@ -38,6 +38,8 @@ export const serverTables: readonly TableRule[] = [
   { table: 'setting_changes', moves: 'by-guild', guildColumn: 'guild_id', idColumn: 'id' },
   // The record of each /forget-me (who, when, counts) goes with the server it was asked in.
   { table: 'forgets', moves: 'by-guild', guildColumn: 'guild_id', idColumn: 'id' },
+  // Cards owed to the server's log channel: they name runs by their ids, which move unchanged.
+  { table: 'log_outbox', moves: 'by-guild', guildColumn: 'guild_id', idColumn: 'id' },
   {
     table: 'message_images',
     moves: 'by-message',

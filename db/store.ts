@@ -3,6 +3,7 @@ import { createChannelCursorQueries } from './channel-cursors.ts';
 import { createConversationQueries } from './conversations.ts';
 import { createImageQueries } from './images.ts';
 import { createInstanceQueries } from './instances.ts';
+import { createLogOutboxQueries } from './log-outbox.ts';
 import { createMessageQueries } from './messages.ts';
 import { createModelServerQueries } from './model-servers.ts';
 import { openDatabase, openDatabaseReadOnly } from './open-database.ts';
@@ -28,6 +29,7 @@ export interface Store {
   search: ReturnType<typeof createSearchQueries>;
   reminders: ReturnType<typeof createReminderQueries>;
   placeSettings: ReturnType<typeof createPlaceSettingQueries>;
+  logOutbox: ReturnType<typeof createLogOutboxQueries>;
   close(): void;
 }
 
@@ -48,6 +50,7 @@ export function openStore(path: string, options: { readOnly?: boolean } = {}): S
     search: createSearchQueries(db),
     reminders: createReminderQueries(db),
     placeSettings: createPlaceSettingQueries(db),
+    logOutbox: createLogOutboxQueries(db),
     close: () => db.close(),
   };
 }

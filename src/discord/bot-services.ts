@@ -21,6 +21,7 @@ import type { ConversationMemory, MemorySettings } from '../memory/conversation-
 import type { TokenCounter } from '../memory/token-counter.ts';
 import type { ModelCatalog } from '../model-catalog/model-catalog.ts';
 import type { ModelVision } from '../place-settings/place-choice.ts';
+import type { ModeratorLog } from './moderator-log/moderator-log.ts';
 
 export interface BotServices {
   /** The connected client (ready). */
@@ -51,6 +52,11 @@ export interface BotServices {
   operatorPrompt: string | null;
   instanceId: string;
   logger: Logger;
+  /**
+   * The moderators' log channel of each server: `moderatorLog.record(guildId, entry)` owes it a card
+   * (src/moderator-log/log-entry.ts has the kinds). Runs and /settings changes are recorded already.
+   */
+  moderatorLog: ModeratorLog;
   /** Fires at shutdown: runs stop, unposted, and are taken up at the next start. */
   shutdown: AbortSignal;
 }

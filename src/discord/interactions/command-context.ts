@@ -1,5 +1,6 @@
 import type {
   AutocompleteInteraction,
+  ButtonInteraction,
   ChatInputCommandInteraction,
   MessageContextMenuCommandInteraction,
   ModalSubmitInteraction,
@@ -41,6 +42,7 @@ export type CommandContext = CommandSetup &
     | 'models'
     | 'instanceId'
     | 'logger'
+    | 'moderatorLog'
   >;
 
 /** One slash or context-menu command: its registered JSON, and what it does. */
@@ -54,6 +56,8 @@ export interface CommandDefinition {
   autocomplete?(interaction: AutocompleteInteraction<'cached'>, context: CommandContext): Promise<void>;
   /** Takes what was written in a box the command opened (its `custom_id` starts with the command's name and ":"). */
   modalSubmit?(interaction: ModalSubmitInteraction<'cached'>, context: CommandContext): Promise<void>;
+  /** Takes the press of a button it posted (its `custom_id` starts with the command's name and ":"); checks who may press it itself. */
+  button?(interaction: ButtonInteraction<'cached'>, context: CommandContext): Promise<void>;
 }
 
 /** Types a command; does nothing at run time. */

@@ -1,4 +1,4 @@
-import { type Interaction, MessageFlags } from 'discord.js';
+import { type ButtonInteraction, type Interaction, MessageFlags } from 'discord.js';
 import { isModerator } from './moderation.ts';
 import type { CommandContext, CommandDefinition, CommandInteraction } from './command-context.ts';
 import { describeDiscordError } from '../discord-errors.ts';
@@ -44,6 +44,7 @@ export function commandRouter(commands: readonly CommandDefinition[], context: C
       }
       return;
     }
+    if (interaction.isButton()) return pressButton(byName, interaction, context);
     if (!interaction.isChatInputCommand() && !interaction.isMessageContextMenuCommand()) return;
     if (!interaction.inCachedGuild()) {
       if (interaction.isRepliable())
@@ -69,4 +70,23 @@ export function commandRouter(commands: readonly CommandDefinition[], context: C
       ).catch((reportError: unknown) => context.logger.warn({ err: reportError }, 'could not report a failed command'));
     }
   };
+}
+
+/** A button a command posted (a log card's "Steps"): its command checks who may press it. */
+async function pressButton(
+  byName: ReadonlyMap<string, CommandDefinition>,
+  interaction: ButtonInteraction,
+  context: CommandContext,
+): Promise<void> {
+  const command = byName.get(interaction.customId.split(':')[0] ?? '');
+  if (!interaction.inCachedGuild() || !command?.button) return;
+  try {
+    await command.button(interaction, context);
+  } catch (error) {
+    context.logger.error({ err: error, command: command.name, cause: describeDiscordError(error) }, 'a button failed');
+    await replyPrivately(
+      interaction,
+      'Something went wrong with that button. The operator can find the cause in the logs.',
+    ).catch(() => undefined);
+  }
 }

@@ -150,3 +150,11 @@ export interface FakeModal {
     }[];
   }[];
 }
+
+/** A press of a button on one of the bot's messages (`fake.userPressesButton`). */
+export interface PressButtonInput {
+  channelId: string;
+  messageId: string;
+  customId: string;
+  author: FakeAuthor;
+}

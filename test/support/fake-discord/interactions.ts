@@ -284,7 +284,7 @@ export async function submitModal(
   return interactionHandle(record, services.waitFor);
 }
 
-function interactionHandle(record: InteractionRecord, waitFor: RunCommandServices['waitFor']): FakeInteraction {
+export function interactionHandle(record: InteractionRecord, waitFor: RunCommandServices['waitFor']): FakeInteraction {
   return {
     id: record.id,
     token: record.token,

@@ -2,7 +2,13 @@
  * The public shape of the fake Discord: what a test may ask of it and what it records.
  */
 import type { APIThreadChannel, APITextChannel, GatewayMessageCreateDispatchData } from 'discord.js';
-import type { CreateRoleInput, FakeInteraction, FakeRegisteredCommand, RunCommandInput } from './interaction-types.ts';
+import type {
+  CreateRoleInput,
+  FakeInteraction,
+  FakeRegisteredCommand,
+  PressButtonInput,
+  RunCommandInput,
+} from './interaction-types.ts';
 import type { FakeAuthor, WaitForOptions } from './shared-types.ts';
 
 export type * from './interaction-types.ts';
@@ -225,6 +231,8 @@ export interface FakeDiscord {
   userRunsCommand(input: RunCommandInput): Promise<FakeInteraction>;
   /** The user fills in and submits the form the bot answered `opened` with (values by text input id). */
   userSubmitsModal(opened: FakeInteraction, values: Record<string, string>): Promise<FakeInteraction>;
+  /** A member presses a button on one of the bot's messages (INTERACTION_CREATE type 3); answered as a command is. */
+  userPressesButton(input: PressButtonInput): Promise<FakeInteraction>;
   /** The commands registered (PUT) globally, or for a guild: as GET …/commands returns them. */
   registeredCommands(scope?: { guildId?: string }): FakeRegisteredCommand[];
   /** Gives a member a role and dispatches GUILD_MEMBER_UPDATE (sent with the GuildMembers intent only). */
