@@ -3,7 +3,13 @@
  * changes, and what went wrong), for the whole server; without a channel, logging stops. Also the
  * one way `/settings` records its changes, so that each one is logged with them.
  */
-import { ApplicationCommandOptionType, ChannelType, type APIApplicationCommandSubcommandOption } from 'discord.js';
+import {
+  ApplicationCommandOptionType,
+  ChannelType,
+  PermissionFlagsBits,
+  PermissionsBitField,
+  type APIApplicationCommandSubcommandOption,
+} from 'discord.js';
 import type { NewSettingChange } from '../db/place-settings.ts';
 import type { CommandContext, CommandInteraction } from '../src/discord/interactions/command-context.ts';
 import { isServerModerator } from '../src/discord/interactions/moderation.ts';
@@ -57,11 +63,29 @@ export async function setLogChannel(interaction: CommandInteraction, context: Co
   applySettingChanges(context, [changeBy(interaction, target, settingKeys.logChannel, channel?.id ?? null)]);
   context.moderatorLog.channelChanged(interaction.guildId);
   if (!channel) return privately(interaction, before ? `I no longer log to <#${before}>.` : 'No log channel was set.');
+  const missing = missingPermissions(interaction, channel.id);
   return privately(
     interaction,
     `I will log runs, failures and settings changes to <#${channel.id}>, a few cards per message. ` +
-      'If I cannot post there, `/settings show` says why.',
+      (missing.length > 0
+        ? `But I lack ${missing.join(', ')} there: give me ${missing.length === 1 ? 'it' : 'them'}, then set the channel again.`
+        : 'If I cannot post there, `/settings show` says why.'),
   );
+}
+
+/** What the bot needs in the log channel: to see it, post in it, and show embeds (cards are embeds). */
+const needed = {
+  'View Channel': PermissionFlagsBits.ViewChannel,
+  'Send Messages': PermissionFlagsBits.SendMessages,
+  'Embed Links': PermissionFlagsBits.EmbedLinks,
+};
+
+/** The permissions the bot lacks in the channel, by name, as Discord computes them now (roles and overwrites). */
+function missingPermissions(interaction: CommandInteraction, channelId: string): string[] {
+  const channel = interaction.guild.channels.cache.get(channelId);
+  const me = interaction.guild.members.me;
+  const granted = channel && me ? channel.permissionsFor(me) : new PermissionsBitField();
+  return Object.entries(needed).flatMap(([name, bit]) => (granted.has(bit) ? [] : [name]));
 }
 
 /** The log channel's line in `/settings show`: where, and why the bot cannot post there if it cannot. */

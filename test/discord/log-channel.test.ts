@@ -6,7 +6,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BotWorld } from '../support/bot-harness.ts';
 import { mentionOf, recordingLogger } from '../support/bot-harness.ts';
-import type { FakeMessage } from '../support/fake-discord.ts';
+import { PermissionFlagsBits } from 'discord.js';
+import { defaultBotPermissions, type FakeMessage } from '../support/fake-discord.ts';
 import { apiError, finalAnswer, toolCalls } from '../support/fake-model.ts';
 import { ask, settings, start } from '../support/place-settings-world.ts';
 
@@ -114,7 +115,13 @@ describe('/settings log-channel', () => {
     world = await start({ logPaceMs: 20 }, { maxRetries: 0 });
     const { discord } = world;
     const logChannel = await discord.createChannel('mod-log');
-    await settings('log-channel', discord.channels.general, { channel: logChannel });
+    // Told at once when the bot could not show its cards there (roles and overwrites as Discord computes them).
+    discord.setBotPermissions(defaultBotPermissions & ~PermissionFlagsBits.EmbedLinks);
+    const lacking = await settings('log-channel', discord.channels.general, { channel: logChannel });
+    expect(lacking.content).toContain('But I lack Embed Links there: give me it, then set the channel again.');
+    discord.setBotPermissions(defaultBotPermissions);
+    const set = await settings('log-channel', discord.channels.general, { channel: logChannel });
+    expect(set.content).toContain('If I cannot post there, `/settings show` says why.');
     expect((await settings('show', discord.channels.general)).content).toContain(`- Log channel: <#${logChannel}>`);
 
     world.model.enqueue(apiError(400, 'This model does not exist.'));
