@@ -46,6 +46,13 @@ export function renderCard(entry: LogEntry, sources: CardSources, at: number): L
         ],
         timestamp,
       };
+    case 'refused':
+      return {
+        title: '⛔ Not answered',
+        description: truncateLine(`${who(entry.who)} in <#${entry.channelId}>: ${entry.reason}`, 300),
+        color: cardColors.warn,
+        timestamp,
+      };
     case 'report':
       return {
         title: '🚩 Answer reported',
@@ -61,7 +68,10 @@ export function renderCard(entry: LogEntry, sources: CardSources, at: number): L
 }
 
 /** The cards of what a check stopped or a person decided: flags, refused tools, destructive tools, /forget-me. */
-function renderChecks(entry: Exclude<LogEntry, { kind: 'run' | 'settings' | 'report' }>, timestamp: string): LogCard {
+function renderChecks(
+  entry: Exclude<LogEntry, { kind: 'run' | 'refused' | 'settings' | 'report' }>,
+  timestamp: string,
+): LogCard {
   switch (entry.kind) {
     case 'flag':
       return {

@@ -15,6 +15,8 @@ export interface LoggedPerson {
 export type LogEntry =
   /** A run ended and was delivered (answered, failed, stopped, refused): its card is read from the step log. */
   | { kind: 'run'; runId: string }
+  /** A message not answered: its author is past their rate (USER_MESSAGES_PER_MINUTE) or the server's daily budget is spent. */
+  | { kind: 'refused'; who: LoggedPerson; channelId: string; reason: string }
   /** Settings changed together by one moderator (a reset clears several at once). */
   | {
       kind: 'settings';
@@ -56,7 +58,16 @@ export function parseLogEntry(json: string): LogEntry | null {
   }
 }
 
-const kinds = new Set<string>(['run', 'settings', 'report', 'flag', 'tool-refused', 'destructive', 'forget']);
+const kinds = new Set<string>([
+  'run',
+  'refused',
+  'settings',
+  'report',
+  'flag',
+  'tool-refused',
+  'destructive',
+  'forget',
+]);
 
 /**
  * A card as the log channel shows it: a compact embed (Discord's embed fields, without discord.js),

@@ -5,11 +5,11 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BotWorld } from '../support/bot-harness.ts';
-import { mentionOf, recordingLogger } from '../support/bot-harness.ts';
+import { mentionOf, recordingLogger, startBotWorld } from '../support/bot-harness.ts';
 import { PermissionFlagsBits } from 'discord.js';
 import { defaultBotPermissions, type FakeMessage } from '../support/fake-discord.ts';
 import { apiError, finalAnswer, toolCalls } from '../support/fake-model.ts';
-import { ask, settings, start } from '../support/place-settings-world.ts';
+import { ask, moderatorRole, settings, start, worldHolder } from '../support/place-settings-world.ts';
 
 let world: BotWorld;
 afterEach(async () => {
@@ -135,6 +135,30 @@ describe('/settings log-channel', () => {
     expect((await settings('show', discord.channels.general)).content).toContain('- Log channel: none');
     await ask(discord.channels.general, 'and now?');
     expect(world.store.logOutbox.guilds()).toEqual([]);
+  });
+  it("a message refused by its author's rate is logged, once a window as they are told", async () => {
+    world = await startBotWorld(
+      { moderatorRoleIds: [moderatorRole], userMessagesPerMinute: 1 },
+      {},
+      {},
+      { logPaceMs: 20 },
+    );
+    worldHolder.world = world;
+    const { discord } = world;
+    const logChannel = await discord.createChannel('mod-log');
+    await settings('log-channel', discord.channels.general, { channel: logChannel });
+    await ask(discord.channels.general, 'first');
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `${mentionOf(world)} second, too soon`,
+      mentions: [discord.botUser.id],
+    });
+    const cards = await waitForCards(logChannel, /Not answered/);
+    const refused = cards.find((card) => card.title === '⛔ Not answered')!;
+    expect(refused.description).toMatch(
+      new RegExp(`^<@${discord.users.ada}> \\(Ada\\) in <#${discord.channels.general}>: `),
+    );
   });
 });
 
