@@ -36,11 +36,13 @@ export class LogPoster {
     if (this.timer || this.stopped) return;
     const delay = this.options.paceMs * (1 + Math.random() / 2);
     this.timer = setTimeout(() => {
-      this.posting = this.postNext().finally(() => {
-        this.timer = null;
-        this.posting = null;
-        if (this.owesCards()) this.wake();
-      });
+      this.posting = this.postNext()
+        .catch((error: unknown) => this.options.logger.error({ err: error }, 'the log channel poster failed'))
+        .finally(() => {
+          this.timer = null;
+          this.posting = null;
+          if (this.owesCards()) this.wake();
+        });
     }, delay);
     this.timer.unref();
   }
@@ -59,10 +61,12 @@ export class LogPoster {
     await this.posting;
   }
 
-  /** Servers owed cards whose log channel is set and not known unusable. */
+  /** Servers of this process's shards owed cards, whose log channel is set and not known unusable. */
   private servable(): { guildId: string; channelId: string }[] {
     const { store } = this.options;
-    return store.logOutbox.guilds().flatMap((guildId) => {
+    // Shard processes may share one database: each posts for its own servers only.
+    const ours = store.logOutbox.guilds().filter((guildId) => this.client.guilds.cache.has(guildId));
+    return ours.flatMap((guildId) => {
       const channelId = logChannelOf(store.placeSettings, guildId);
       if (!channelId) {
         store.logOutbox.removeGuild(guildId); // Logging stopped since these were owed.
