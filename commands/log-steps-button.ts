@@ -3,13 +3,13 @@
  * after checking at the press, as `/steps run:` does, that they moderate where the run took place
  * (the card may sit in a channel people who are not moderators there can read).
  */
-import { type ButtonInteraction, MessageFlags } from 'discord.js';
+import { type MessageComponentInteraction, MessageFlags } from 'discord.js';
 import type { CommandContext } from '../src/discord/interactions/command-context.ts';
 import { isModerator } from '../src/discord/interactions/moderation.ts';
 import { privately } from './shared.ts';
 import { formatRunDetail, reportOf, showReport } from './step-report.ts';
 
-export async function showStepsOnPress(interaction: ButtonInteraction<'cached'>, context: CommandContext) {
+export async function showStepsOnPress(interaction: MessageComponentInteraction<'cached'>, context: CommandContext) {
   const [, what, runId] = interaction.customId.split(':');
   if (what !== 'run' || !runId) return;
   const run = context.store.runs.byId(runId);

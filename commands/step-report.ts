@@ -1,4 +1,4 @@
-import { AttachmentBuilder, type ButtonInteraction, MessageFlags } from 'discord.js';
+import { AttachmentBuilder, type MessageComponentInteraction, MessageFlags } from 'discord.js';
 import type { ConversationRow } from '../db/conversations.ts';
 import type { RunRow } from '../db/runs.ts';
 import type { CommandContext, CommandInteraction } from '../src/discord/interactions/command-context.ts';
@@ -17,7 +17,7 @@ export function reportOf(context: CommandContext, run: RunRow, conversation: Con
 
 /** Shows a report privately: in a code block when it fits in a message, else as an attached Markdown file. */
 export async function showReport(
-  interaction: CommandInteraction | ButtonInteraction<'cached'>,
+  interaction: CommandInteraction | MessageComponentInteraction<'cached'>,
   text: string,
   fileName: string,
 ): Promise<void> {

@@ -47,5 +47,5 @@ export const steps = defineCommand({
     await showReport(interaction, runsTable(context, conversation), `runs-${conversation.id}.md`);
   },
   // A log card's "Steps" button (custom id `steps:run:<id>`).
-  button: showStepsOnPress,
+  component: showStepsOnPress,
 });

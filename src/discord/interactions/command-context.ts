@@ -1,8 +1,8 @@
 import type {
   AutocompleteInteraction,
-  ButtonInteraction,
   ChatInputCommandInteraction,
   MessageContextMenuCommandInteraction,
+  MessageComponentInteraction,
   ModalSubmitInteraction,
   RESTPostAPIApplicationCommandsJSONBody,
 } from 'discord.js';
@@ -56,8 +56,8 @@ export interface CommandDefinition {
   autocomplete?(interaction: AutocompleteInteraction<'cached'>, context: CommandContext): Promise<void>;
   /** Takes what was written in a box the command opened (its `custom_id` starts with the command's name and ":"). */
   modalSubmit?(interaction: ModalSubmitInteraction<'cached'>, context: CommandContext): Promise<void>;
-  /** Takes the press of a button it posted (its `custom_id` starts with the command's name and ":"); checks who may press it itself. */
-  button?(interaction: ButtonInteraction<'cached'>, context: CommandContext): Promise<void>;
+  /** Takes a press on a button it posted (its `custom_id` starts with the command's name and ":"); checks who may press it itself. */
+  component?(interaction: MessageComponentInteraction<'cached'>, context: CommandContext): Promise<void>;
 }
 
 /** Types a command; does nothing at run time. */

@@ -1,4 +1,4 @@
-import { type ButtonInteraction, type Interaction, MessageFlags } from 'discord.js';
+import { type Interaction, type MessageComponentInteraction, MessageFlags } from 'discord.js';
 import { isModerator } from './moderation.ts';
 import type { CommandContext, CommandDefinition, CommandInteraction } from './command-context.ts';
 import { describeDiscordError } from '../discord-errors.ts';
@@ -44,7 +44,7 @@ export function commandRouter(commands: readonly CommandDefinition[], context: C
       }
       return;
     }
-    if (interaction.isButton()) return pressButton(byName, interaction, context);
+    if (interaction.isMessageComponent()) return pressComponent(byName, interaction, context);
     if (!interaction.isChatInputCommand() && !interaction.isMessageContextMenuCommand()) return;
     if (!interaction.inCachedGuild()) {
       if (interaction.isRepliable())
@@ -73,15 +73,15 @@ export function commandRouter(commands: readonly CommandDefinition[], context: C
 }
 
 /** A button a command posted (a log card's "Steps"): its command checks who may press it. */
-async function pressButton(
+async function pressComponent(
   byName: ReadonlyMap<string, CommandDefinition>,
-  interaction: ButtonInteraction,
+  interaction: MessageComponentInteraction,
   context: CommandContext,
 ): Promise<void> {
   const command = byName.get(interaction.customId.split(':')[0] ?? '');
-  if (!interaction.inCachedGuild() || !command?.button) return;
+  if (!interaction.inCachedGuild() || !command?.component) return;
   try {
-    await command.button(interaction, context);
+    await command.component(interaction, context);
   } catch (error) {
     context.logger.error({ err: error, command: command.name, cause: describeDiscordError(error) }, 'a button failed');
     await replyPrivately(
