@@ -1,6 +1,4 @@
 import { ApplicationCommandType, ComponentType, MessageFlags, TextInputStyle } from 'discord.js';
-import type { AnswerReportRow } from '../db/answer-reports.ts';
-import type { CommandContext } from '../src/discord/interactions/command-context.ts';
 import { defineCommand } from '../src/discord/interactions/command-context.ts';
 import { noPings } from '../src/discord/outbound/send.ts';
 import { answerRunOf } from './answer-run.ts';
@@ -8,14 +6,6 @@ import { guildOnly, privately } from './shared.ts';
 
 const reasonLimit = 1000;
 const alreadyReported = 'You reported this answer already: the moderators have your report.';
-
-/** Tells the listener (the log channel) of a stored report; its failure is logged, the member was thanked already. */
-function announce(context: CommandContext, report: AnswerReportRow): void {
-  if (!context.onAnswerReported) return;
-  Promise.resolve()
-    .then(() => context.onAnswerReported!(report))
-    .catch((error: unknown) => context.logger.warn({ err: error, runId: report.run_id }, 'a report listener failed'));
-}
 
 /** The message context-menu command, for everyone: report one of the bot's answers to the moderators. */
 export const reportAnswer = defineCommand({
@@ -69,8 +59,14 @@ export const reportAnswer = defineCommand({
       reason: reason === '' ? null : reason.slice(0, reasonLimit),
     });
     if (!report) return void (await answer(alreadyReported));
+    // Owed to the log channel at once, in the same tick as the report is stored (the outbox keeps it).
+    context.moderatorLog.record(interaction.guildId, {
+      kind: 'report',
+      runId: run.id,
+      reporter: { id: interaction.user.id, name: interaction.member.displayName },
+      reason: report.reason,
+    });
     await answer('Thank you: your report reached the moderators. Only you can see this message.');
     context.logger.info({ runId: run.id, reportId: report.id }, 'an answer was reported');
-    announce(context, report);
   },
 });

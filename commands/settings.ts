@@ -5,7 +5,7 @@ import {
   TextInputStyle,
   type APIApplicationCommandStringOption,
 } from 'discord.js';
-import type { SettingScope } from '../db/place-settings.ts';
+import type { NewSettingChange, SettingScope } from '../db/place-settings.ts';
 import { currentTools } from '../src/agent/tool-registry.ts';
 import type { CommandContext, CommandInteraction } from '../src/discord/interactions/command-context.ts';
 import { defineCommand } from '../src/discord/interactions/command-context.ts';
@@ -15,6 +15,12 @@ import { settingKeys, toolKey } from '../src/place-settings/effective-settings.t
 import { describeSettings } from '../src/place-settings/describe-settings.ts';
 import { safeCutIndex, truncateLine } from '../src/text/truncate.ts';
 import { isServerModerator } from '../src/discord/interactions/moderation.ts';
+import {
+  applySettingChanges,
+  describeLogChannel,
+  logChannelSubcommand,
+  setLogChannel,
+} from './settings-log-channel.ts';
 import { guildOnly, inheritChoice, modelChoices, moderatorVisibility, privately } from './shared.ts';
 
 /**
@@ -114,6 +120,7 @@ export const settings = defineCommand({
         description: 'Clear every setting made for this channel (or the server): it inherits again.',
         options: [scopeOption],
       },
+      logChannelSubcommand,
     ],
   }),
   async execute(interaction, context) {
@@ -121,16 +128,18 @@ export const settings = defineCommand({
     const subcommand = interaction.options.getSubcommand();
     const scope = (interaction.options.getString('scope') ?? 'channel') as SettingScope;
     if (subcommand === 'show') return show(interaction, context);
+    if (subcommand === 'log-channel') return setLogChannel(interaction, context);
     const target = scopeHere(interaction, context, scope);
     if (typeof target === 'string') return privately(interaction, target);
     const change = (key: string, value: string | null) => changeBy(interaction, target, key, value);
     const where = scope === 'server' ? 'the whole server' : 'this channel and its threads';
     const { placeSettings } = context.store;
+    const apply = (changes: readonly NewSettingChange[]) => applySettingChanges(context, changes);
 
     if (subcommand === 'persona') {
       const text = interaction.options.getString('text');
       if (text === null) return askForPersona(interaction, context, scope);
-      placeSettings.change([change(settingKeys.persona, text.trim() || null)]);
+      apply([change(settingKeys.persona, text.trim() || null)]);
       return privately(interaction, text.trim() ? `Persona set for ${where}.` : `Persona cleared for ${where}.`);
     }
     if (subcommand === 'model') {
@@ -138,7 +147,7 @@ export const settings = defineCommand({
       const only = interaction.options.getBoolean('only');
       if (name !== inheritChoice && !context.models.entry(name))
         return privately(interaction, `The operator offers no model named "${truncateLine(name, 64)}".`);
-      placeSettings.change([
+      apply([
         change(settingKeys.model, name === inheritChoice ? null : name),
         // 'no', not a clearing null: a channel may undo its server's "threads keep it".
         ...(only === null ? [] : [change(settingKeys.modelOnly, only ? 'yes' : 'no')]),
@@ -155,12 +164,15 @@ export const settings = defineCommand({
       const enabled = interaction.options.getBoolean('enabled', true);
       if (!toolNames(context).includes(name))
         return privately(interaction, `I have no tool or MCP server named "${truncateLine(name, 64)}".`);
-      placeSettings.change([change(toolKey(name), enabled ? 'on' : 'off')]);
+      apply([change(toolKey(name), enabled ? 'on' : 'off')]);
       return privately(interaction, `**${name}** is ${enabled ? 'on' : 'off'} for ${where}.`);
     }
     if (subcommand === 'reset') {
-      const set = placeSettings.at(target.scope, target.scopeId).filter((row) => row.value !== null);
-      placeSettings.change(set.map((row) => change(row.key, null)));
+      // The log channel is not one of the place's ways of answering: `/settings log-channel` alone clears it.
+      const set = placeSettings
+        .at(target.scope, target.scopeId)
+        .filter((row) => row.value !== null && row.key !== settingKeys.logChannel);
+      apply(set.map((row) => change(row.key, null)));
       return privately(
         interaction,
         set.length > 0
@@ -187,7 +199,7 @@ export const settings = defineCommand({
       .map((id) => interaction.fields.getTextInputValue(id))
       .join('')
       .trim();
-    context.store.placeSettings.change([changeBy(interaction, target, settingKeys.persona, text || null)]);
+    applySettingChanges(context, [changeBy(interaction, target, settingKeys.persona, text || null)]);
     const where = scope === 'server' ? 'the whole server' : 'this channel and its threads';
     await interaction.reply({
       content: text ? `Persona set for ${where}.` : `Persona cleared for ${where}.`,
@@ -215,8 +227,8 @@ async function show(interaction: CommandInteraction, context: CommandContext): P
     ? context.store.placeSettings.recent(interaction.guildId, 5)
     : context.store.placeSettings.recent(interaction.guildId, 200).filter(appliesHere).slice(0, 5);
   // 24 models with their descriptions pass one message: the rest follow, private too.
-  for (const piece of splitMessage(describeSettings(settings, context.models.entries, recent)))
-    await privately(interaction, piece);
+  const described = `${describeSettings(settings, context.models.entries, recent)}\n${describeLogChannel(context, interaction.guildId)}`;
+  for (const piece of splitMessage(described)) await privately(interaction, piece);
 }
 
 /**

@@ -1,4 +1,9 @@
-import { AttachmentBuilder, type InteractionReplyOptions, MessageFlags } from 'discord.js';
+import {
+  AttachmentBuilder,
+  type InteractionReplyOptions,
+  type MessageComponentInteraction,
+  MessageFlags,
+} from 'discord.js';
 import type { AnswerReportRow } from '../db/answer-reports.ts';
 import type { ConversationRow } from '../db/conversations.ts';
 import type { RunRow } from '../db/runs.ts';
@@ -69,7 +74,7 @@ export function runLogMessage(
 
 /** Shows a run's step log privately. */
 export async function showRunLog(
-  interaction: CommandInteraction,
+  interaction: CommandInteraction | MessageComponentInteraction<'cached'>,
   context: CommandContext,
   run: RunRow,
   conversation: ConversationRow | undefined,

@@ -5,6 +5,7 @@ import { finalAnswerToolName } from '../src/agent/final-answer.ts';
 import { defineCommand } from '../src/discord/interactions/command-context.ts';
 import { isModerator } from '../src/discord/interactions/moderation.ts';
 import { conversationHere, guildOnly, moderatorVisibility, privately } from './shared.ts';
+import { showStepsOnPress } from './log-steps-button.ts';
 import { showRunLog } from './step-report.ts';
 import { listPage, onListComponent } from './steps-list.ts';
 import { isNarrowed, queryOfOptions } from './steps-query.ts';
@@ -92,5 +93,9 @@ export const steps = defineCommand({
       .filter((name) => name !== finalAnswerToolName && name.toLowerCase().includes(typed));
     await interaction.respond(names.slice(0, 25).map((name) => ({ name, value: name })));
   },
-  component: onListComponent,
+  // A log card's "Steps" button (`steps:run:<id>`), or the pages and menu of a /steps list.
+  component: (interaction, context) =>
+    interaction.customId.startsWith('steps:run:')
+      ? showStepsOnPress(interaction, context)
+      : onListComponent(interaction, context),
 });

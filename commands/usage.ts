@@ -1,4 +1,5 @@
 import { defineCommand } from '../src/discord/interactions/command-context.ts';
+import { costOf, formatCost } from '../src/model-catalog/cost.ts';
 import { isServerModerator } from '../src/discord/interactions/moderation.ts';
 import { guildOnly, moderatorVisibility, privately } from './shared.ts';
 
@@ -33,11 +34,9 @@ export const usage = defineCommand({
         ...perDay.map((day) => line(day.day, day.runs, day.tokens)),
         '**Per model**',
         ...queries.perModel(interaction.guildId, since).map((model) => {
-          const price = context.models.entry(model.name)?.price;
-          const cost = price
-            ? (model.promptTokens * price.input + model.completionTokens * price.output) / 1_000_000
-            : null;
-          return `${line(model.name.replace(/[*_`~|]/g, ''), model.runs, model.tokens)}${cost === null ? '' : `, about ${cost < 0.01 ? 'less than $0.01' : `$${cost.toFixed(2)}`}`}`;
+          const price = context.models.entry(model.name)?.price ?? null;
+          const cost = costOf(price, model.promptTokens, model.completionTokens);
+          return `${line(model.name.replace(/[*_`~|]/g, ''), model.runs, model.tokens)}${cost === null ? '' : `, about ${formatCost(cost)}`}`;
         }),
         '**Busiest threads**',
         ...queries

@@ -232,6 +232,23 @@ export const migrations: readonly Migration[] = [
     },
   },
   {
+    version: 12,
+    name: "the moderators' log channel's outbox: cards owed to a server's log channel",
+    // Written in the transaction that records the fact (a run delivered, a setting changed), and
+    // deleted only once posted: what is logged survives a crash between the fact and its card.
+    up(db) {
+      db.exec(`
+        CREATE TABLE log_outbox (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          guild_id TEXT NOT NULL,
+          entry TEXT NOT NULL,
+          created_at INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX log_outbox_by_guild ON log_outbox (guild_id, id);
+      `);
+    },
+  },
+  {
     version: 13,
     name: 'members report answers',
     // Once per person per answer (a Discord message of a run); the run's deletion takes its reports.

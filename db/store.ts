@@ -4,6 +4,7 @@ import { createChannelCursorQueries } from './channel-cursors.ts';
 import { createConversationQueries } from './conversations.ts';
 import { createImageQueries } from './images.ts';
 import { createInstanceQueries } from './instances.ts';
+import { createLogOutboxQueries } from './log-outbox.ts';
 import { createMessageQueries } from './messages.ts';
 import { createModelServerQueries } from './model-servers.ts';
 import { openDatabase, openDatabaseReadOnly } from './open-database.ts';
@@ -32,6 +33,7 @@ export interface Store {
   placeSettings: ReturnType<typeof createPlaceSettingQueries>;
   answerReports: ReturnType<typeof createAnswerReportQueries>;
   serverRuns: ReturnType<typeof createServerRunQueries>;
+  logOutbox: ReturnType<typeof createLogOutboxQueries>;
   close(): void;
 }
 
@@ -54,6 +56,7 @@ export function openStore(path: string, options: { readOnly?: boolean } = {}): S
     placeSettings: createPlaceSettingQueries(db),
     answerReports: createAnswerReportQueries(db),
     serverRuns: createServerRunQueries(db),
+    logOutbox: createLogOutboxQueries(db),
     close: () => db.close(),
   };
 }

@@ -63,8 +63,20 @@ export type TakeUp =
 /** Step errors of calls that never ran their tool. */
 const notRun = new Set(['unknown-tool', 'invalid-arguments', 'not-executed']);
 
-export function runLifecycle(store: Pick<Store, 'runs' | 'steps' | 'messages'>) {
+/** Told of transitions, inside their transaction: what must not be lost with them (the log channel's card). */
+export interface LifecycleHooks {
+  /** The run is settled: delivered (answered, failed, stopped, refused), given up; not when a retry takes it up. */
+  settled?(runId: string): void;
+}
+
+export function runLifecycle(store: Pick<Store, 'db' | 'runs' | 'steps' | 'messages'>, hooks: LifecycleHooks = {}) {
   const { runs, steps } = store;
+  /** The transition and its hook in one transaction: a crash keeps both or neither. */
+  const settle = (runId: string, transition: () => void) =>
+    store.db.transaction(() => {
+      transition();
+      hooks.settled?.(runId);
+    })();
 
   /** The tools a run ran (finished or not), from its step log. */
   const toolsRunIn = (runId: string): string[] => {
@@ -103,17 +115,18 @@ export function runLifecycle(store: Pick<Store, 'runs' | 'steps' | 'messages'>) 
     interrupt: (runId: string, reason: string) => runs.interrupt(runId, reason),
 
     /** An interrupted run's answer, found on disk: it did answer, and its post was tried (`delivery`). */
-    answeredAfterAll: (runId: string, delivery: 'posted' | 'post-failed') => {
-      runs.markAnswered(runId);
-      runs.markDelivered(runId, delivery);
-    },
+    answeredAfterAll: (runId: string, delivery: 'posted' | 'post-failed') =>
+      settle(runId, () => {
+        runs.markAnswered(runId);
+        runs.markDelivered(runId, delivery);
+      }),
 
     /** answered | failed | stopped | interrupted → delivered: nothing more is owed for it. */
     deliver: (runId: string, delivery: Exclude<RunDelivery, 'retried' | 'given-up'>) =>
-      runs.markDelivered(runId, delivery),
+      settle(runId, () => runs.markDelivered(runId, delivery)),
 
     /** interrupted → given up: cut off too many times; its people were told to ask again. */
-    giveUp: (runId: string) => runs.markDelivered(runId, 'given-up'),
+    giveUp: (runId: string) => settle(runId, () => runs.markDelivered(runId, 'given-up')),
 
     /**
      * failed (context too long) → delivered (retried): a new run with a smaller window takes it
@@ -130,7 +143,10 @@ export function runLifecycle(store: Pick<Store, 'runs' | 'steps' | 'messages'>) 
      * or were told already (withheld).
      */
     refuse(run: NewRun & { reason: string; told: boolean }) {
-      runs.recordRefused({ ...run, error: run.reason, delivery: run.told ? null : 'withheld' });
+      const record = () => runs.recordRefused({ ...run, error: run.reason, delivery: run.told ? null : 'withheld' });
+      // Told now: settled when the notice is delivered. Withheld: settled at once.
+      if (run.told) record();
+      else settle(run.id, record);
     },
   };
 }

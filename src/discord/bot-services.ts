@@ -6,7 +6,6 @@
  * (src/place-settings/place-choice.ts).
  */
 import type { Client } from 'discord.js';
-import type { AnswerReportRow } from '../../db/answer-reports.ts';
 import type { Store } from '../../db/store.ts';
 import type { AgentEventSink } from '../agent/events.ts';
 import type { Logger } from '../agent/logger.ts';
@@ -23,6 +22,7 @@ import type { ConversationMemory, MemorySettings } from '../memory/conversation-
 import type { TokenCounter } from '../memory/token-counter.ts';
 import type { ModelCatalog } from '../model-catalog/model-catalog.ts';
 import type { ModelVision } from '../place-settings/place-choice.ts';
+import type { ModeratorLog } from './moderator-log/moderator-log.ts';
 
 export interface BotServices {
   /** The connected client (ready). */
@@ -53,16 +53,14 @@ export interface BotServices {
   operatorPrompt: string | null;
   instanceId: string;
   logger: Logger;
+  /**
+   * The moderators' log channel of each server: `moderatorLog.record(guildId, entry)` owes it a card
+   * (src/moderator-log/log-entry.ts has the kinds). Runs and /settings changes are recorded already.
+   */
+  moderatorLog: ModeratorLog;
   /** Fires at shutdown: runs stop, unposted, and are taken up at the next start. */
   shutdown: AbortSignal;
-  /** Hears each report a member makes of an answer, once stored (the moderators' log channel posts it). */
-  onAnswerReported?: AnswerReportListener;
   /** Sinks that hear every run's events besides the bot's own (the OpenTelemetry export, src/telemetry/). */
   runSinks: readonly AgentEventSink[];
 }
 
-/**
- * Called once per stored report (a second report of the same answer by the same person is not
- * one), after the member was thanked; what it throws or rejects with is logged, never shown.
- */
-type AnswerReportListener = (report: AnswerReportRow) => void | Promise<void>;

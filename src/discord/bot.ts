@@ -36,6 +36,7 @@ import { toolSubcommands } from './interactions/tool-options.ts';
 import { inviteUrl } from './invite.ts';
 import { type ReminderScheduler, startReminders } from './outbound/reminder-scheduler.ts';
 import { noPings } from './outbound/send.ts';
+import { startModeratorLog } from './moderator-log/moderator-log.ts';
 import { takeUpWork } from './runs/take-up.ts';
 
 export type { HandledEvent } from './gateway-events.ts';
@@ -46,6 +47,8 @@ export interface BotDependencies {
   commands: readonly CommandDefinition[];
   /** How often due reminders are looked for (tests make it short). */
   reminderIntervalMs?: number;
+  /** The least time between two posts to a log channel (1 s: Discord's pace for one channel; tests make it short). */
+  logPaceMs?: number;
   agent: AgentSettings;
   memory: MemorySettings;
   /** Images: whether they are taken in (some model sees them) and the largest taken (IMAGE_MAX_MB). */
@@ -123,12 +126,18 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
 
 /** The services, built once: every stage takes its part of them. */
 function buildServices(deps: BotDependencies, client: Client<true>, shutdown: AbortSignal): BotServices {
+  const moderatorLog = startModeratorLog(client, {
+    store: deps.store,
+    models: deps.models,
+    logger: deps.logger,
+    paceMs: deps.logPaceMs ?? 1000,
+  });
   const services: BotServices = {
     client,
     store: deps.store,
     memory: conversationMemory(deps.store, deps.counter, deps.memory),
     counter: deps.counter,
-    lifecycle: runLifecycle(deps.store),
+    lifecycle: runLifecycle(deps.store, { settled: (runId) => moderatorLog.recordRun(runId) }),
     limits: new UsageLimits(deps.store, deps.discord),
     // The queue's consumer is the runs' first stage; it takes these same services.
     queues: new ConversationQueues<QueuedWork>(
@@ -148,6 +157,7 @@ function buildServices(deps: BotDependencies, client: Client<true>, shutdown: Ab
     operatorPrompt: deps.operatorPrompt,
     instanceId: deps.instanceId,
     logger: deps.logger,
+    moderatorLog,
     shutdown,
     runSinks: deps.runSinks ?? [],
   };
@@ -232,6 +242,7 @@ async function listen(
       shutdown.abort(new Error('the bot is shutting down'));
       // Aborted runs end at once; a post or a database write in flight gets a moment more, no more.
       await Promise.race([queues.idle(), after(2_000)]);
+      await Promise.race([services.moderatorLog.stop(), after(2_000)]);
       await client.destroy();
     },
   };

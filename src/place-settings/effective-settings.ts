@@ -6,8 +6,19 @@
 import type { PlaceSettingQueries, SettingChangeRow, SettingScope } from '../../db/place-settings.ts';
 
 /** Setting keys as stored. A tool's switch is `tool:<tool or MCP server name>`. */
-export const settingKeys = { persona: 'persona', model: 'model', modelOnly: 'model_only' } as const;
+export const settingKeys = {
+  persona: 'persona',
+  model: 'model',
+  modelOnly: 'model_only',
+  /** The server's log channel (server scope only): where the moderators' log is posted. */
+  logChannel: 'log_channel',
+} as const;
 export const toolKey = (name: string) => `tool:${name}`;
+
+/** The server's log channel (`/settings log-channel`), if one is set. */
+export function logChannelOf(queries: Pick<PlaceSettingQueries, 'at'>, guildId: string): string | null {
+  return queries.at('server', guildId).find((row) => row.key === settingKeys.logChannel)?.value ?? null;
+}
 
 /** A place in a server: the thread (if any), its channel, and the server. */
 export interface Place {

@@ -36,6 +36,7 @@ describe('openDatabase', () => {
       'forgets',
       'guild_usage_days',
       'instances',
+      'log_outbox',
       'message_images',
       'messages',
       'messages_fts',

@@ -71,6 +71,8 @@ export async function startBotWorld(
     toolServers?: readonly ToolServer[];
     databaseTools?: boolean;
     reminderIntervalMs?: number;
+    /** The least time between two posts to a log channel (1 s unless given). */
+    logPaceMs?: number;
     /** The bot's logger (silent unless given: `recordingLogger()` keeps the lines to check). */
     logger?: Logger;
     /** The memory window's settings (8,000 tokens, 1,500 a message, unless given). */
@@ -186,6 +188,7 @@ export async function startBotWorld(
       tools: extra.tools ?? buildToolRegistry([...builtInTools, ...(extra.databaseTools ? databaseTools(store) : [])]),
       toolServers: extra.toolServers ?? [],
       reminderIntervalMs: extra.reminderIntervalMs,
+      logPaceMs: extra.logPaceMs,
       instanceId: instance.id,
       logger: extra.logger ?? silentLogger,
       onHandled: (event) => void handled.add(handledKey(event)),

@@ -17,6 +17,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ChannelType, GatewayDispatchEvents } from 'discord.js';
 import { CommandStore } from './fake-discord/application-commands.ts';
+import { pressButton } from './fake-discord/button-press.ts';
 import { channelRoutes } from './fake-discord/channel-routes.ts';
 import { commandRoutes } from './fake-discord/command-routes.ts';
 import { Faults } from './fake-discord/faults.ts';
@@ -252,6 +253,17 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         },
         input,
         (record) => interactionHandle(record, (check, waitOptions) => changes.waitFor(check, waitOptions, describe)),
+      ),
+    userPressesButton: (input) =>
+      pressButton(
+        {
+          world,
+          gateway,
+          commands,
+          interactions,
+          waitFor: (check, waitOptions) => changes.waitFor(check, waitOptions, describe),
+        },
+        input,
       ),
     registeredCommands: (scope = {}) => commands.list(scope.guildId),
     giveRole: (userId, roleId) => giveRole(world, gateway, userId, roleId),

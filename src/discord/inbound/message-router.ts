@@ -21,6 +21,7 @@ import { messagesAfter } from './messages-after.ts';
 import { threadName } from '../../posts/render.ts';
 import { noPings } from '../outbound/send.ts';
 import type { UsageLimits } from '../../conversation/usage-limits.ts';
+import type { ModeratorLog } from '../moderator-log/moderator-log.ts';
 
 export interface RouterDependencies {
   client: Client<true>;
@@ -35,6 +36,8 @@ export interface RouterDependencies {
   /** Whether the model chosen where the conversation is sees images (the notice to its people); `images.vision` without it. */
   seesImagesIn?: (conversation: ConversationRow) => boolean;
   logger: Logger;
+  /** Told of a message refused by the person's rate or the server's budget (once a window, as its author is). */
+  moderatorLog: Pick<ModeratorLog, 'record'>;
 }
 
 /**
@@ -272,6 +275,12 @@ export class MessageRouter {
     const verdict = this.deps.limits.check(message.author.id, message.guildId);
     if (verdict.ok) return true;
     if (verdict.tell) {
+      this.deps.moderatorLog.record(message.guildId, {
+        kind: 'refused',
+        who: { id: message.author.id, name: message.member?.displayName ?? message.author.displayName },
+        channelId: message.channelId,
+        reason: verdict.message,
+      });
       await message
         .reply({ content: verdict.message, allowedMentions: noPings })
         .catch((error: unknown) =>

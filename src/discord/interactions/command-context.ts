@@ -42,7 +42,7 @@ export type CommandContext = CommandSetup &
     | 'models'
     | 'instanceId'
     | 'logger'
-    | 'onAnswerReported'
+    | 'moderatorLog'
   >;
 
 /** One slash or context-menu command: its registered JSON, and what it does. */

@@ -165,3 +165,11 @@ export interface PressComponentInput {
   /** For a select menu: the chosen options' values. */
   values?: string[];
 }
+
+/** A press of a button on one of the bot's messages (`fake.userPressesButton`). */
+export interface PressButtonInput {
+  channelId: string;
+  messageId: string;
+  customId: string;
+  author: FakeAuthor;
+}
