@@ -15,6 +15,7 @@ import { settingKeys, toolKey } from '../src/place-settings/effective-settings.t
 import { describeSettings } from '../src/place-settings/describe-settings.ts';
 import { safeCutIndex, truncateLine } from '../src/text/truncate.ts';
 import { isServerModerator } from '../src/discord/interactions/moderation.ts';
+import { contentCheckSubcommand, setContentCheck } from './settings-content-check.ts';
 import { guildOnly, inheritChoice, modelChoices, moderatorVisibility, privately } from './shared.ts';
 
 /**
@@ -108,6 +109,7 @@ export const settings = defineCommand({
           scopeOption,
         ],
       },
+      contentCheckSubcommand(scopeOption),
       {
         type: ApplicationCommandOptionType.Subcommand,
         name: 'reset',
@@ -158,6 +160,7 @@ export const settings = defineCommand({
       placeSettings.change([change(toolKey(name), enabled ? 'on' : 'off')]);
       return privately(interaction, `**${name}** is ${enabled ? 'on' : 'off'} for ${where}.`);
     }
+    if (subcommand === 'content-check') return setContentCheck(interaction, context, target, where);
     if (subcommand === 'reset') {
       const set = placeSettings.at(target.scope, target.scopeId).filter((row) => row.value !== null);
       placeSettings.change(set.map((row) => change(row.key, null)));
@@ -215,7 +218,8 @@ async function show(interaction: CommandInteraction, context: CommandContext): P
     ? context.store.placeSettings.recent(interaction.guildId, 5)
     : context.store.placeSettings.recent(interaction.guildId, 200).filter(appliesHere).slice(0, 5);
   // 24 models with their descriptions pass one message: the rest follow, private too.
-  for (const piece of splitMessage(describeSettings(settings, context.models.entries, recent)))
+  const checks = context.contentChecks?.kind ?? 'off';
+  for (const piece of splitMessage(describeSettings(settings, context.models.entries, recent, checks)))
     await privately(interaction, piece);
 }
 

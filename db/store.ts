@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { createChannelCursorQueries } from './channel-cursors.ts';
+import { createContentFlagQueries } from './content-flags.ts';
 import { createConversationQueries } from './conversations.ts';
 import { createImageQueries } from './images.ts';
 import { createInstanceQueries } from './instances.ts';
@@ -28,6 +29,7 @@ export interface Store {
   search: ReturnType<typeof createSearchQueries>;
   reminders: ReturnType<typeof createReminderQueries>;
   placeSettings: ReturnType<typeof createPlaceSettingQueries>;
+  contentFlags: ReturnType<typeof createContentFlagQueries>;
   close(): void;
 }
 
@@ -48,6 +50,7 @@ export function openStore(path: string, options: { readOnly?: boolean } = {}): S
     search: createSearchQueries(db),
     reminders: createReminderQueries(db),
     placeSettings: createPlaceSettingQueries(db),
+    contentFlags: createContentFlagQueries(db),
     close: () => db.close(),
   };
 }

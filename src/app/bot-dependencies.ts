@@ -85,5 +85,6 @@ export async function botDependencies(
     instanceId: parts.instanceId,
     logger: parts.logger,
     shard: parts.shard ?? null,
+    contentCheck: config.contentCheck,
   };
 }

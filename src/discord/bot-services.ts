@@ -11,6 +11,7 @@ import type { Logger } from '../agent/logger.ts';
 import type { AgentSettings } from '../agent/run-agent.ts';
 import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
 import type { DiscordSettings } from '../app/config-shape.ts';
+import type { ContentChecks } from '../content-check/content-checks.ts';
 import type { ActiveRuns } from '../conversation/active-runs.ts';
 import type { ConversationQueues } from '../conversation/conversation-queues.ts';
 import type { QueuedWork } from '../conversation/queued-work.ts';
@@ -51,6 +52,8 @@ export interface BotServices {
   operatorPrompt: string | null;
   instanceId: string;
   logger: Logger;
+  /** CONTENT_CHECK's checks of questions and answers; null when it is off (nothing is checked anywhere). */
+  contentChecks: ContentChecks | null;
   /** Fires at shutdown: runs stop, unposted, and are taken up at the next start. */
   shutdown: AbortSignal;
 }

@@ -11,6 +11,8 @@ import type { Logger } from '../agent/logger.ts';
 import type { AgentSettings } from '../agent/run-agent.ts';
 import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
 import type { DiscordSettings } from '../app/config-shape.ts';
+import type { ContentCheckSettings } from '../content-check/content-check-settings.ts';
+import { type ContentFlag, contentChecks } from '../content-check/content-checks.ts';
 import { ActiveRuns } from '../conversation/active-runs.ts';
 import { ConversationQueues } from '../conversation/conversation-queues.ts';
 import type { QueuedWork } from '../conversation/queued-work.ts';
@@ -66,6 +68,13 @@ export interface BotDependencies {
    * slash commands are registered by the process that runs shard 0 only.
    */
   shard?: { ids: number[]; count: number } | null;
+  /** CONTENT_CHECK and its settings; off when not given. */
+  contentCheck?: ContentCheckSettings;
+  /**
+   * Told of each question or answer a content check flagged, once it is recorded in the step log
+   * (`content_flags`): where the moderators' log channel posts it.
+   */
+  onContentFlagged?: (flag: ContentFlag) => void | Promise<void>;
   /** Told once each gateway event's handler has settled, whether it succeeded or failed (tests wait on it). */
   onHandled?: (event: HandledEvent) => void;
 }
@@ -145,6 +154,11 @@ function buildServices(deps: BotDependencies, client: Client<true>, shutdown: Ab
     operatorPrompt: deps.operatorPrompt,
     instanceId: deps.instanceId,
     logger: deps.logger,
+    contentChecks: contentChecks(deps.contentCheck ?? { kind: 'off' }, {
+      store: deps.store,
+      logger: deps.logger,
+      onContentFlagged: deps.onContentFlagged,
+    }),
     shutdown,
   };
   return services;

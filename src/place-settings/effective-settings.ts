@@ -6,7 +6,12 @@
 import type { PlaceSettingQueries, SettingChangeRow, SettingScope } from '../../db/place-settings.ts';
 
 /** Setting keys as stored. A tool's switch is `tool:<tool or MCP server name>`. */
-export const settingKeys = { persona: 'persona', model: 'model', modelOnly: 'model_only' } as const;
+export const settingKeys = {
+  persona: 'persona',
+  model: 'model',
+  modelOnly: 'model_only',
+  contentCheck: 'content_check',
+} as const;
 export const toolKey = (name: string) => `tool:${name}`;
 
 /** A place in a server: the thread (if any), its channel, and the server. */
@@ -30,6 +35,8 @@ export interface EffectiveSettings {
   modelOnly: Sourced<boolean>;
   /** Each tool or MCP server switched on or off here, by name. */
   tools: ReadonlyMap<string, Sourced<boolean>>;
+  /** Whether questions and answers are checked here (when the operator's CONTENT_CHECK is on): on unless switched off. */
+  contentCheck: Sourced<boolean>;
 }
 
 /** The places a setting is looked for, nearest first. */
@@ -57,6 +64,7 @@ export function effectiveSettings(
   };
   const persona = nearest(settingKeys.persona);
   const modelOnly = nearest(settingKeys.modelOnly);
+  const contentCheck = nearest(settingKeys.contentCheck);
   // "Threads keep this model": a thread's own choice, made before, no longer counts.
   const model = nearest(
     settingKeys.model,
@@ -75,6 +83,9 @@ export function effectiveSettings(
     model: model ? { value: model.value!, change: model } : { value: defaults.modelName, change: null },
     modelOnly: modelOnly ? { value: modelOnly.value === 'yes', change: modelOnly } : { value: false, change: null },
     tools,
+    contentCheck: contentCheck
+      ? { value: contentCheck.value === 'on', change: contentCheck }
+      : { value: true, change: null },
   };
 }
 

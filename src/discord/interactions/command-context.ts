@@ -41,6 +41,7 @@ export type CommandContext = CommandSetup &
     | 'models'
     | 'instanceId'
     | 'logger'
+    | 'contentChecks'
   >;
 
 /** One slash or context-menu command: its registered JSON, and what it does. */

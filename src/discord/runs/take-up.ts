@@ -19,10 +19,11 @@ import { type PostTarget, postingChannel, type TargetToBe } from '../outbound/po
 import { sendText } from '../outbound/send.ts';
 import { LiveAnswer } from './live-answer.ts';
 import { postAnswer } from './post-answer.ts';
+import { checkQuestions } from './question-check.ts';
 import { type DiscordRunPlan, describePlace, executeRun, type RunServices } from './run-in-discord.ts';
 
 /** What taking up work uses of the bot's services. */
-export type TakeUpServices = RunServices & Pick<BotServices, 'models' | 'vision' | 'memorySettings'>;
+export type TakeUpServices = RunServices & Pick<BotServices, 'models' | 'vision' | 'memorySettings' | 'contentChecks'>;
 
 /** Handles a conversation's queued work: runs to take up again first, then the new messages as one batch. */
 export async function takeUpWork(
@@ -83,8 +84,10 @@ async function answer(
   where: Pick<DiscordRunPlan, 'place' | 'channelId'>,
   target: TargetToBe,
 ): Promise<void> {
-  const triggerIds = messages.map((item) => item.storedId);
   const choice = placeChoice(deps, conversation);
+  const checked = await checkQuestions(deps, conversation, messages, choice.contentCheck);
+  if (checked.length === 0) return; // Each one flagged, or refused by the check's outage: told already.
+  const triggerIds = checked.map((item) => item.storedId);
   const window = deps.memory.loadWindow(conversation.id, triggerIds, choice.window);
   if (window.input.length === 0) return; // Every message of the batch was deleted while it waited.
   await executeRun(deps, {
@@ -94,7 +97,7 @@ async function answer(
     target,
     ...window,
     triggerIds,
-    requesters: messages.map((item) => item.requester),
+    requesters: checked.map((item) => item.requester),
     resumedFrom: null,
     calledBefore: [],
   });
