@@ -12,6 +12,7 @@ export function reportOf(context: CommandContext, run: RunRow, conversation: Con
     run,
     conversation: conversation ? { id: conversation.id, key: conversation.key, title: conversation.title } : null,
     steps: context.store.steps.ofRun(run.id),
+    contentFlags: context.store.contentFlags.ofRun(run.id),
   };
 }
 

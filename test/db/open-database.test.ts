@@ -31,6 +31,7 @@ describe('openDatabase', () => {
       .all();
     expect(tables).toEqual([
       'channel_cursors',
+      'content_flags',
       'conversations',
       'forgets',
       'guild_usage_days',

@@ -12,6 +12,7 @@ import type { ContentFlagRow } from '../../db/content-flags.ts';
 import { openStore } from '../../db/store.ts';
 import { questionNotAnswered } from '../../src/discord/runs/question-check.ts';
 import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
+import { runScript } from '../support/run-process.ts';
 import { type FakeContentCheck, moderationText, startFakeContentCheck } from '../support/fake-content-check.ts';
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
 import { finalAnswer, type ScriptedModel, type ScriptedReply, startScriptedModel } from '../support/fake-model.ts';
@@ -171,6 +172,18 @@ describe.each(Object.keys(kinds) as (keyof typeof kinds)[])('CONTENT_CHECK=%s', 
     );
     expect(everythingSent()).not.toContain('FORBIDDEN');
     expect(flags()).toEqual([expect.objectContaining({ target: 'answer', kind, run_id: expect.any(String) })]);
+
+    // The step log shows the flag as a step of the run, with its categories (and scores, where given).
+    const detail = await runScript('src/steps.ts', {
+      cwd: folder,
+      args: ['--run', flags()[0]!.run_id!],
+      env: { DATABASE_PATH: join(folder, 'bot.sqlite') },
+    });
+    expect(detail.stdout).toMatch(
+      kind === 'moderations'
+        ? /content-check \(moderations\) .* → the answer flagged, not shown: violence 0\.91\n/
+        : /content-check \(guard\) .* → the answer flagged, not shown: violent crimes, hate\n/,
+    );
   });
 });
 
