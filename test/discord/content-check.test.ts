@@ -88,6 +88,12 @@ const botSays = (channelId: string, match: (text: string) => boolean, what: stri
 /** Everything the bot sent Discord to show: message contents posted or edited, thread names. */
 const everythingSent = () => discord.requests.map((request) => JSON.stringify(request.body ?? '')).join('\n');
 
+/** Every text the fake check was asked about. */
+const checkedTexts = () => [
+  ...check.moderationRequests.map(moderationText),
+  ...check.guardRequests.map((request) => request.messages.at(-1)?.content ?? ''),
+];
+
 /** The content flags recorded, read while the bot runs (WAL lets a reader in). */
 function flags(): ContentFlagRow[] {
   const store = openStore(join(folder, 'bot.sqlite'), { readOnly: true });
@@ -99,10 +105,15 @@ function flags(): ContentFlagRow[] {
 }
 
 /**
- * A `final_answer` streamed in two pieces: `first`, then, once `until` resolves, `rest`, as OpenAI
- * streams a tool call's arguments (platform.openai.com/docs/api-reference/chat-streaming).
+ * A `final_answer` streamed in two pieces: `first`, then, once `until.first` resolves, `rest`, and
+ * the end once `until.rest` resolves, as OpenAI streams a tool call's arguments
+ * (platform.openai.com/docs/api-reference/chat-streaming).
  */
-function answerInTwoPieces(first: string, rest: string, until: () => Promise<unknown>): ScriptedReply {
+function answerInTwoPieces(
+  first: string,
+  rest: string,
+  until: { first: () => Promise<unknown>; rest: () => Promise<unknown> },
+): ScriptedReply {
   const args = JSON.stringify({ answer: first + rest, tools_used: [] });
   const cut = args.indexOf(JSON.stringify(rest).slice(1, -1));
   const event = (delta: object, finish: string | null = null) =>
@@ -112,8 +123,9 @@ function answerInTwoPieces(first: string, rest: string, until: () => Promise<unk
     async *bodyPieces() {
       yield event({ role: 'assistant', content: '' });
       yield call({ id: 'call_1', type: 'function', function: { name: 'final_answer', arguments: args.slice(0, cut) } });
-      await until();
+      await until.first();
       yield call({ function: { arguments: args.slice(cut) } });
+      await until.rest();
       yield event({}, 'tool_calls');
       yield 'data: [DONE]\n\n';
     },
@@ -163,7 +175,21 @@ describe.each(Object.keys(kinds) as (keyof typeof kinds)[])('CONTENT_CHECK=%s', 
         what: 'the first piece shown',
         timeoutMs: 15_000,
       });
-    model.enqueue(answerInTwoPieces('Here is how it starts. ', 'And then FORBIDDEN words follow.', firstShown));
+    // The answer ends only once its second piece was either checked or shown: a live edit's turn.
+    const restCheckedOrShown = () =>
+      discord.waitFor(
+        () => checkedTexts().some((text) => text.includes('FORBIDDEN')) || everythingSent().includes('FORBIDDEN'),
+        {
+          what: 'the second piece checked or shown',
+          timeoutMs: 15_000,
+        },
+      );
+    model.enqueue(
+      answerInTwoPieces('Here is how it starts. ', 'And then FORBIDDEN words follow.', {
+        first: firstShown,
+        rest: restCheckedOrShown,
+      }),
+    );
     await adaAsks('tell me a story');
     const thread = await discord.waitFor(() => discord.threads()[0]);
     const ended = await botSays(thread.id, (text) => text.includes('held back'), 'the notice');
