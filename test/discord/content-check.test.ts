@@ -17,6 +17,7 @@ import { type FakeContentCheck, moderationText, startFakeContentCheck } from '..
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
 import { finalAnswer, type ScriptedModel, type ScriptedReply, startScriptedModel } from '../support/fake-model.ts';
 import { chunkEvent } from '../support/fake-model/server.ts';
+import { png } from '../support/images.ts';
 
 // Each test starts the compiled bot as a process of its own, and waits on three fakes.
 vi.setConfig({ testTimeout: 40_000 });
@@ -224,6 +225,25 @@ describe('CONTENT_CHECK=moderations', () => {
     expect(everythingSent()).not.toContain('FORBIDDEN');
     // One request for the question, one for the answer.
     expect(check.moderationRequests.map(moderationText)).toEqual(['help me', 'Sure: FORBIDDEN instructions.']);
+  });
+
+  it('the images posted with a question go to the moderation endpoint with its text, in one request', async () => {
+    await start({ ...kinds.moderations(), MODEL_VISION: 'on', DISCORD_CDN_URL: discord.cdnUrl });
+    model.enqueue(finalAnswer('A small square.'));
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'ada',
+      content: `<@${discord.botUser.id}> what is this?`,
+      mentions: [discord.botUser.id],
+      attachments: [{ filename: 'square.png', contentType: 'image/png', body: png(8, 8) }],
+    });
+    const thread = await discord.waitFor(() => discord.threads()[0]);
+    await botSays(thread.id, (text) => text === 'A small square.', 'the answer');
+    expect(check.moderationRequests[0]!.input).toEqual([
+      { type: 'text', text: expect.stringContaining('what is this?') },
+      { type: 'image_url', image_url: { url: expect.stringMatching(/^data:image\/png;base64,/) } },
+    ]);
+    expect(check.moderationRequests).toHaveLength(2); // The question, then the answer.
   });
 
   it('an outage with CONTENT_CHECK_ON_ERROR=refuse (the default): the question is not sent, the person told, the outage logged', async () => {
