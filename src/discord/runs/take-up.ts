@@ -11,7 +11,6 @@ import type { ConversationRow } from '../../../db/conversations.ts';
 import type { RunRow } from '../../../db/runs.ts';
 import { type MessageWork, type QueuedWork, storedRequester } from '../../conversation/queued-work.ts';
 import { placeChoice } from '../../place-settings/place-choice.ts';
-import { renderAnswer } from '../../posts/render.ts';
 import type { BotServices } from '../bot-services.ts';
 import { describeDiscordError } from '../discord-errors.ts';
 import { messagesAfter } from '../inbound/messages-after.ts';
@@ -20,6 +19,7 @@ import { sendText } from '../outbound/send.ts';
 import { LiveAnswer } from './live-answer.ts';
 import { postAnswer } from './post-answer.ts';
 import { checkQuestions } from './question-check.ts';
+import { reachedAnswerText } from './answer-check.ts';
 import { type DiscordRunPlan, describePlace, executeRun, type RunServices } from './run-in-discord.ts';
 
 /** What taking up work uses of the bot's services. */
@@ -180,7 +180,17 @@ async function takeUp(
   const replyTo = lastTrigger && channel.id === conversation.thread_id ? lastTrigger : null;
   const log = { runId: run.id, conversation: conversation.key };
   if (decision.kind === 'post-answer') {
-    const text = renderAnswer(decision.answer);
+    const checks = placeChoice(deps, conversation).contentCheck ? deps.contentChecks : null;
+    const place = { conversationId: conversation.id, conversationKey: conversation.key, runId: run.id };
+    const text = await reachedAnswerText(
+      checks,
+      { ...place, messageId: decision.triggerIds.at(-1) ?? null },
+      {
+        answer: decision.answer,
+        question: triggers.map((row) => row.content).join('\n'),
+        shown: live?.started ? live.shown : null,
+      },
+    );
     await postReachedAnswer(deps, { runId: run.id, text, channel, replyTo, live, postedAfter: lastTrigger }, log);
   } else if (decision.kind === 'give-up') {
     const text = 'I could not finish answering this: I was interrupted several times. Please ask again.';
