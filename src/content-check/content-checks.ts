@@ -17,6 +17,8 @@ export interface CheckedPlace {
   conversationId: number;
   /** The conversation's key, for log lines. */
   conversationKey: string;
+  /** Its Discord server (null outside one): whose log channel hears of a flag. */
+  guildId: string | null;
   runId: string | null;
   /** The stored message: the question, or the one the answer answers. */
   messageId: number | null;

@@ -12,13 +12,18 @@ import { renderAnswer } from '../../posts/render.ts';
 /** The screen of one run's answer; null when nothing is checked (CONTENT_CHECK=off). */
 export function answerScreenOf(
   checks: ContentChecks | null,
-  plan: { conversation: { id: number; key: string }; input: readonly UserMessage[]; triggerIds: readonly number[] },
+  plan: {
+    conversation: { id: number; key: string; guild_id: string | null };
+    input: readonly UserMessage[];
+    triggerIds: readonly number[];
+  },
   runId: string,
 ): AnswerScreen | null {
   if (!checks) return null;
   const place = {
     conversationId: plan.conversation.id,
     conversationKey: plan.conversation.key,
+    guildId: plan.conversation.guild_id,
     runId,
     messageId: plan.triggerIds.at(-1) ?? null,
   };

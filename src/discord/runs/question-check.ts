@@ -47,7 +47,13 @@ async function checkOne(deps: CheckServices, conversation: ConversationRow, work
     : [];
   const result = await deps.contentChecks!.screen(
     { target: 'question', text: row.content, images },
-    { conversationId: conversation.id, conversationKey: conversation.key, runId: null, messageId: row.id },
+    {
+      conversationId: conversation.id,
+      conversationKey: conversation.key,
+      guildId: conversation.guild_id,
+      runId: null,
+      messageId: row.id,
+    },
   );
   if (result.show) return true;
   await tell(deps, work, questionNotAnswered[result.because]);

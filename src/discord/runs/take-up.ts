@@ -181,10 +181,14 @@ async function takeUp(
   const log = { runId: run.id, conversation: conversation.key };
   if (decision.kind === 'post-answer') {
     const checks = placeChoice(deps, conversation).contentCheck ? deps.contentChecks : null;
-    const place = { conversationId: conversation.id, conversationKey: conversation.key, runId: run.id };
+    const place = {
+      conversationId: conversation.id,
+      conversationKey: conversation.key,
+      guildId: conversation.guild_id,
+    };
     const text = await reachedAnswerText(
       checks,
-      { ...place, messageId: decision.triggerIds.at(-1) ?? null },
+      { ...place, runId: run.id, messageId: decision.triggerIds.at(-1) ?? null },
       {
         answer: decision.answer,
         question: triggers.map((row) => row.content).join('\n'),
