@@ -225,6 +225,18 @@ describe('CONTENT_CHECK=moderations', () => {
     expect(everythingSent()).not.toContain('FORBIDDEN');
     // One request for the question, one for the answer.
     expect(check.moderationRequests.map(moderationText)).toEqual(['help me', 'Sure: FORBIDDEN instructions.']);
+
+    // The answer held back is not in the next run's window either: the model does not build on it.
+    model.enqueue((request) => {
+      expect(JSON.stringify(request.messages)).not.toContain('FORBIDDEN');
+      expect(request.messages.filter((message) => message.role === 'user').map((message) => message.content)).toEqual([
+        'Ada: help me',
+        'Ada: and now?',
+      ]);
+      return finalAnswer('Now something else.');
+    });
+    await discord.userSays({ channelId: thread.id, author: 'ada', content: 'and now?' });
+    await botSays(thread.id, (text) => text === 'Now something else.', 'the next answer');
   });
 
   it('the images posted with a question go to the moderation endpoint with its text, in one request', async () => {
