@@ -198,6 +198,13 @@ describe.each(Object.keys(kinds) as (keyof typeof kinds)[])('CONTENT_CHECK=%s', 
       'Here is how it starts. \n-# The rest of this answer was held back: a content check flagged it.',
     );
     expect(everythingSent()).not.toContain('FORBIDDEN');
+    // One check per message and per edit: the question, the piece shown, the piece held back (the
+    // end asks nothing more: the answer was held already).
+    expect(checkedTexts()).toEqual([
+      expect.stringContaining('tell me a story'),
+      'Here is how it starts. ',
+      'And then FORBIDDEN words follow.',
+    ]);
     expect(flags()).toEqual([expect.objectContaining({ target: 'answer', kind, run_id: expect.any(String) })]);
 
     // The step log shows the flag as a step of the run, with its categories (and scores, where given).
