@@ -21,6 +21,7 @@ import {
   logChannelSubcommand,
   setLogChannel,
 } from './settings-log-channel.ts';
+import { contentCheckSubcommand, setContentCheck } from './settings-content-check.ts';
 import { guildOnly, inheritChoice, modelChoices, moderatorVisibility, privately } from './shared.ts';
 
 /**
@@ -114,6 +115,7 @@ export const settings = defineCommand({
           scopeOption,
         ],
       },
+      contentCheckSubcommand(scopeOption),
       {
         type: ApplicationCommandOptionType.Subcommand,
         name: 'reset',
@@ -167,6 +169,7 @@ export const settings = defineCommand({
       apply([change(toolKey(name), enabled ? 'on' : 'off')]);
       return privately(interaction, `**${name}** is ${enabled ? 'on' : 'off'} for ${where}.`);
     }
+    if (subcommand === 'content-check') return setContentCheck(interaction, context, target, where);
     if (subcommand === 'reset') {
       // The log channel is not one of the place's ways of answering: `/settings log-channel` alone clears it.
       const set = placeSettings
@@ -227,7 +230,8 @@ async function show(interaction: CommandInteraction, context: CommandContext): P
     ? context.store.placeSettings.recent(interaction.guildId, 5)
     : context.store.placeSettings.recent(interaction.guildId, 200).filter(appliesHere).slice(0, 5);
   // 24 models with their descriptions pass one message: the rest follow, private too.
-  const described = `${describeSettings(settings, context.models.entries, recent)}\n${describeLogChannel(context, interaction.guildId)}`;
+  const checks = context.contentChecks?.kind ?? 'off';
+  const described = `${describeSettings(settings, context.models.entries, recent, checks)}\n${describeLogChannel(context, interaction.guildId)}`;
   for (const piece of splitMessage(described)) await privately(interaction, piece);
 }
 

@@ -19,6 +19,7 @@ function reportOf(context: CommandContext, run: RunRow, conversation: Conversati
     run,
     conversation: conversation ? { id: conversation.id, key: conversation.key, title: conversation.title } : null,
     steps: context.store.steps.ofRun(run.id),
+    contentFlags: context.store.contentFlags.ofRun(run.id),
   };
 }
 

@@ -49,6 +49,7 @@ export function createConversationQueries(db: Database) {
   const setLastSeen = db.prepare<[string, number]>('UPDATE conversations SET last_seen_message_id = ? WHERE id = ?');
   const setMemoryStart = db.prepare<[number, number]>('UPDATE conversations SET memory_starts_after = ? WHERE id = ?');
   const setThread = db.prepare<[string | null, number]>('UPDATE conversations SET thread_id = ? WHERE id = ?');
+  const setTitle = db.prepare<[string, number]>('UPDATE conversations SET title = ? WHERE id = ?');
   const remove = db.prepare<[number]>('DELETE FROM conversations WHERE id = ?');
   const removeInChannel = db.prepare<[string]>('DELETE FROM conversations WHERE channel_id = ?');
   const guilds = db.prepare<[], { guild_id: string; conversations: number }>(
@@ -82,6 +83,8 @@ export function createConversationQueries(db: Database) {
       setThread.run(threadId, id);
       return byId.get(id)!;
     },
+    /** Names the conversation anew (its first message was flagged: its words must not name it). */
+    setTitle: (id: number, title: string) => void setTitle.run(title, id),
     /** Starts memory afresh after `messageId`; older messages stay in the database. */
     resetMemory: (id: number, messageId: number) => void setMemoryStart.run(messageId, id),
     /** Deletes the conversation with its messages, runs and steps. */

@@ -41,8 +41,16 @@ export interface NewMessage {
 /** Rows read for one memory window at the most, however small the messages. */
 export const maxWindowRows = 400;
 
-/** Newest first, served by messages_by_conversation, so the rows read are bounded by the window. */
-export const windowQuery = 'SELECT * FROM messages WHERE conversation_id = ? AND id > ? ORDER BY id DESC LIMIT ?';
+/**
+ * Newest first, served by messages_by_conversation, so the rows read are bounded by the window. A
+ * question a content check flagged is left out: the model never sees it; so is a run whose answer
+ * was flagged (its calls, their results and its answer together, so every call keeps its result):
+ * people never saw it, and the model is not to build on it.
+ */
+export const windowQuery = `SELECT * FROM messages WHERE conversation_id = ? AND id > ?
+  AND NOT EXISTS (SELECT 1 FROM content_flags f WHERE f.message_id = messages.id AND f.target = 'question')
+  AND NOT EXISTS (SELECT 1 FROM content_flags f WHERE f.run_id = messages.run_id AND f.target = 'answer')
+  ORDER BY id DESC LIMIT ?`;
 
 export function createMessageQueries(db: Database) {
   const insert = db.prepare(

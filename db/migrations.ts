@@ -269,6 +269,30 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 14,
+    name: 'content flags: questions and answers a content check flagged, with its categories and scores',
+    // A flagged question starts no run (run_id null); a flagged answer belongs to its run. The
+    // categories and scores are JSON ({"categories": [...], "scores": {...}}), never the words.
+    // The window leaves flagged questions out (db/messages.ts): the model never sees them.
+    up(db) {
+      db.exec(`
+        CREATE TABLE content_flags (
+          id INTEGER PRIMARY KEY,
+          conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+          run_id TEXT REFERENCES runs(id) ON DELETE CASCADE,
+          message_id INTEGER REFERENCES messages(id) ON DELETE SET NULL,
+          target TEXT NOT NULL CHECK (target IN ('question', 'answer')),
+          kind TEXT NOT NULL CHECK (kind IN ('moderations', 'guard')),
+          categories TEXT NOT NULL,
+          flagged_at INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX content_flags_by_message ON content_flags (message_id);
+        CREATE INDEX content_flags_by_conversation ON content_flags (conversation_id, flagged_at);
+        CREATE INDEX content_flags_by_run ON content_flags (run_id);
+      `);
+    },
+  },
 ];
 
 export const latestVersion = migrations.at(-1)?.version ?? 0;

@@ -49,6 +49,14 @@ export const serverTables: readonly TableRule[] = [
     conversationColumn: 'conversation_id',
     idColumn: 'id',
   },
+  // Flags of the server's questions and answers (their run ids move unchanged); one whose message was deleted stays.
+  {
+    table: 'content_flags',
+    moves: 'by-message',
+    messageColumn: 'message_id',
+    conversationColumn: 'conversation_id',
+    idColumn: 'id',
+  },
   {
     table: 'instances',
     moves: 'never',

@@ -15,6 +15,8 @@ const statusConditions = {
   refused: `r.error_code = 'call-refused'`,
   stopped: `r.status = 'stopped'`,
   reported: `EXISTS (SELECT 1 FROM answer_reports a WHERE a.run_id = r.id)`,
+  // An answer a content check flagged (a flagged question starts no run: the log channel shows those).
+  flagged: `EXISTS (SELECT 1 FROM content_flags f WHERE f.run_id = r.id)`,
 } as const;
 
 export type RunStatusFilter = keyof typeof statusConditions;

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { createAnswerReportQueries } from './answer-reports.ts';
 import { createChannelCursorQueries } from './channel-cursors.ts';
+import { createContentFlagQueries } from './content-flags.ts';
 import { createConversationQueries } from './conversations.ts';
 import { createImageQueries } from './images.ts';
 import { createInstanceQueries } from './instances.ts';
@@ -34,6 +35,7 @@ export interface Store {
   answerReports: ReturnType<typeof createAnswerReportQueries>;
   serverRuns: ReturnType<typeof createServerRunQueries>;
   logOutbox: ReturnType<typeof createLogOutboxQueries>;
+  contentFlags: ReturnType<typeof createContentFlagQueries>;
   close(): void;
 }
 
@@ -57,6 +59,7 @@ export function openStore(path: string, options: { readOnly?: boolean } = {}): S
     answerReports: createAnswerReportQueries(db),
     serverRuns: createServerRunQueries(db),
     logOutbox: createLogOutboxQueries(db),
+    contentFlags: createContentFlagQueries(db),
     close: () => db.close(),
   };
 }

@@ -93,6 +93,7 @@ function report(store: Store, options: Options): { code: number; out: string[] }
     run,
     conversation: conversationOf(run.conversation_id),
     steps: store.steps.ofRun(run.id),
+    contentFlags: store.contentFlags.ofRun(run.id),
   });
 
   if (options.settings) {

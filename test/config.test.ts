@@ -12,6 +12,8 @@ describe('settings', () => {
       ok: true,
       config: {
         shards: { count: 1, ids: null },
+        // Off unless the operator turns it on: nothing is checked, nothing asked.
+        contentCheck: { kind: 'off' },
         model: {
           apiKey: 'sk-1',
           baseURL: 'https://api.openai.com/v1',
@@ -182,6 +184,46 @@ describe('settings', () => {
       ].join('\n'),
     );
     expect(message).not.toContain('secret persona');
+  });
+
+  it('reads CONTENT_CHECK: moderations on the default server with its key, or elsewhere without it; guard names a model of MODELS_FILE', () => {
+    const config = (env: Record<string, string>) => {
+      const result = parseConfig({ OPENAI_API_KEY: 'sk-1', ...env }, null);
+      return result.ok ? result.config.contentCheck : result.problems;
+    };
+    expect(config({ CONTENT_CHECK: 'moderations' })).toEqual({
+      kind: 'moderations',
+      onError: 'refuse',
+      server: {
+        baseURL: 'https://api.openai.com/v1',
+        apiKey: 'sk-1',
+        model: 'omni-moderation-latest',
+        timeoutSeconds: 60,
+        maxRetries: 2,
+      },
+    });
+    // The default model's key never goes to another server.
+    expect(
+      config({
+        CONTENT_CHECK: 'moderations',
+        CONTENT_CHECK_BASE_URL: 'http://127.0.0.1:9000/v1/',
+        CONTENT_CHECK_MODEL: 'text-moderation-latest',
+        CONTENT_CHECK_ON_ERROR: 'allow',
+      }),
+    ).toMatchObject({
+      onError: 'allow',
+      server: { baseURL: 'http://127.0.0.1:9000/v1', apiKey: null, model: 'text-moderation-latest' },
+    });
+    expect(config({ CONTENT_CHECK: 'guard' })).toEqual([
+      'CONTENT_CHECK=guard needs CONTENT_CHECK_MODEL: the name of the guard model in MODELS_FILE (e.g. llama-guard3)',
+    ]);
+    expect(config({ CONTENT_CHECK: 'guard', CONTENT_CHECK_MODEL: 'llama-guard3' })).toEqual([
+      'CONTENT_CHECK_MODEL must name a model of MODELS_FILE for CONTENT_CHECK=guard (it is "llama-guard3")',
+    ]);
+    expect(config({ CONTENT_CHECK: 'sometimes', CONTENT_CHECK_BASE_URL: 'ftp://x' })).toEqual([
+      'CONTENT_CHECK must be off, moderations or guard (it is "sometimes")',
+      'CONTENT_CHECK_BASE_URL must be an http:// or https:// URL (it is "ftp://x")',
+    ]);
   });
 
   it('reads SYSTEM_PROMPT_FILE, and names a file it cannot read', () => {

@@ -91,5 +91,6 @@ export async function botDependencies(
     instanceId: parts.instanceId,
     logger: parts.logger,
     shard: parts.shard ?? null,
+    contentCheck: config.contentCheck,
   };
 }

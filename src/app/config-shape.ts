@@ -3,6 +3,7 @@
  * shape every part is handed, apart from how it is read.
  */
 import type { RetentionLimits } from '../../db/retention.ts';
+import type { ContentCheckSettings } from '../content-check/content-check-settings.ts';
 import type { AgentSettings } from '../agent/run-agent.ts';
 import type { McpServerConfig } from '../mcp/mcp-config.ts';
 import type { MemorySettings } from '../memory/conversation-memory.ts';
@@ -31,6 +32,8 @@ export interface Config {
   images: { vision: VisionSetting; maxBytes: number };
   /** MESSAGE_RETENTION_DAYS, STEP_LOG_RETENTION_DAYS, IMAGE_RETENTION_DAYS: null keeps for ever. */
   retention: RetentionLimits;
+  /** CONTENT_CHECK and its settings: questions and answers checked before the model and people see them. */
+  contentCheck: ContentCheckSettings;
   /** The models of `MODELS_FILE`; without it, the one of the OPENAI_* settings. `model` is the default's. */
   models: ModelsConfig;
   /**

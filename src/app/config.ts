@@ -10,6 +10,7 @@ import type { ModelsConfig } from '../model-catalog/model-entry.ts';
 import type { SharedModelOptions } from '../model-catalog/models-file.ts';
 import { readSettingFile, readSettingFiles } from './setting-files.ts';
 import * as webSearch from './web-search-settings.ts';
+import { contentCheckOf, contentCheckProblems } from './content-check-config.ts';
 import { providerIds } from '../model-servers/profiles/index.ts';
 import {
   blankToUndefined,
@@ -20,6 +21,7 @@ import {
   idList,
   optionalOrigin,
   oneOf,
+  optionalHttpUrl,
   optionalWhole,
   optionalText,
   shardCount,
@@ -79,6 +81,10 @@ export const settingsSchema = z.object({
   MODERATOR_ROLE_IDS: idList(),
   USER_MESSAGES_PER_MINUTE: whole(0, 1000, 10),
   DAILY_TOKEN_BUDGET: whole(0, 1_000_000_000, 1_000_000),
+  CONTENT_CHECK: oneOf(['off', 'moderations', 'guard'], 'off'),
+  CONTENT_CHECK_MODEL: optionalText(),
+  CONTENT_CHECK_BASE_URL: optionalHttpUrl(),
+  CONTENT_CHECK_ON_ERROR: oneOf(['allow', 'refuse'], 'refuse'),
   MCP_CONFIG: optionalText(),
   MODELS_FILE: optionalText(),
   ...webSearch.webSearchFields,
@@ -161,6 +167,7 @@ export function parseConfig(
     ...new Set(parsed.success ? [] : parsed.error.issues.map((issue) => describeIssue(issue, merged))),
     ...crossProblems(merged, purpose),
     ...files.problems,
+    ...(parsed.success ? contentCheckProblems(parsed.data, files.models ?? modelOfSettings(parsed.data)) : []),
   ];
   if (!parsed.success || problems.length > 0) return { ok: false, problems };
   return { ok: true, config: configFrom(parsed.data, files) };
@@ -182,6 +189,7 @@ function configFrom(settings: Settings, files: ReturnType<typeof readSettingFile
     ].filter((secret): secret is string => secret !== undefined),
     shards: { count: settings.SHARD_COUNT, ids: settings.SHARD_IDS ?? null },
     models,
+    contentCheck: contentCheckOf(settings, models),
     model: models.models.find((entry) => entry.name === models.defaultName)!.client,
     agent: {
       maxSteps: settings.MAX_STEPS,

@@ -82,6 +82,16 @@ export const httpUrl = (fallback: string) =>
       .refine(withoutCredentials, credentialsProblem),
   );
 
+/** An http(s) URL, or unset. */
+export const optionalHttpUrl = () =>
+  z.preprocess(
+    blankToUndefined,
+    z
+      .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+      .refine(withoutCredentials, credentialsProblem)
+      .optional(),
+  );
+
 /** An http(s) origin (scheme, host and port: no path), or unset; given as the origin alone, without a trailing slash. */
 export const optionalOrigin = (example: string) =>
   z.preprocess(

@@ -12,6 +12,7 @@ import type { Logger } from '../agent/logger.ts';
 import type { AgentSettings } from '../agent/run-agent.ts';
 import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
 import type { DiscordSettings } from '../app/config-shape.ts';
+import type { ContentChecks } from '../content-check/content-checks.ts';
 import type { ActiveRuns } from '../conversation/active-runs.ts';
 import type { ConversationQueues } from '../conversation/conversation-queues.ts';
 import type { QueuedWork } from '../conversation/queued-work.ts';
@@ -58,6 +59,8 @@ export interface BotServices {
    * (src/moderator-log/log-entry.ts has the kinds). Runs and /settings changes are recorded already.
    */
   moderatorLog: ModeratorLog;
+  /** CONTENT_CHECK's checks of questions and answers; null when it is off (nothing is checked anywhere). */
+  contentChecks: ContentChecks | null;
   /** Fires at shutdown: runs stop, unposted, and are taken up at the next start. */
   shutdown: AbortSignal;
   /** Sinks that hear every run's events besides the bot's own (the OpenTelemetry export, src/telemetry/). */

@@ -12,6 +12,8 @@ import type { Logger } from '../agent/logger.ts';
 import type { AgentSettings } from '../agent/run-agent.ts';
 import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
 import type { DiscordSettings } from '../app/config-shape.ts';
+import type { ContentCheckSettings } from '../content-check/content-check-settings.ts';
+import { contentChecks } from '../content-check/content-checks.ts';
 import { ActiveRuns } from '../conversation/active-runs.ts';
 import { ConversationQueues } from '../conversation/conversation-queues.ts';
 import type { QueuedWork } from '../conversation/queued-work.ts';
@@ -70,6 +72,8 @@ export interface BotDependencies {
    * slash commands are registered by the process that runs shard 0 only.
    */
   shard?: { ids: number[]; count: number } | null;
+  /** CONTENT_CHECK and its settings; off when not given. */
+  contentCheck?: ContentCheckSettings;
   /** Told once each gateway event's handler has settled, whether it succeeded or failed (tests wait on it). */
   onHandled?: (event: HandledEvent) => void;
   /** Sinks that hear every run's events besides the bot's own (the OpenTelemetry export, src/telemetry/). */
@@ -158,6 +162,11 @@ function buildServices(deps: BotDependencies, client: Client<true>, shutdown: Ab
     instanceId: deps.instanceId,
     logger: deps.logger,
     moderatorLog,
+    contentChecks: contentChecks(deps.contentCheck ?? { kind: 'off' }, {
+      store: deps.store,
+      logger: deps.logger,
+      onContentFlagged: (flag) => moderatorLog.recordFlag(flag),
+    }),
     shutdown,
     runSinks: deps.runSinks ?? [],
   };

@@ -47,26 +47,9 @@ export interface TransportOptions {
 }
 
 export function createOpenAITransport(options: TransportOptions): ChatTransport {
-  const client = new OpenAI({
-    // A local server may need no key; the SDK insists on one, and sends it only to baseURL.
-    apiKey: options.apiKey ?? 'no-key',
-    baseURL: options.baseURL,
-    maxRetries: options.maxRetries,
-    timeout: options.timeoutSeconds * 1000,
-    fetch: fetchWhole(options.maxRetryWaitSeconds * 1000),
-    defaultHeaders: options.headers,
-    defaultQuery: options.query,
-  });
+  const client = clientOf(options, fetchWhole(options.maxRetryWaitSeconds * 1000));
   // A stream is read as it comes: not through fetchWhole, which reads a body whole before the SDK sees it.
-  const streaming = new OpenAI({
-    apiKey: options.apiKey ?? 'no-key',
-    baseURL: options.baseURL,
-    maxRetries: options.maxRetries,
-    timeout: options.timeoutSeconds * 1000,
-    fetch: fetchBounded(options.timeoutSeconds * 1000),
-    defaultHeaders: options.headers,
-    defaultQuery: options.query,
-  });
+  const streaming = clientOf(options, fetchBounded(options.timeoutSeconds * 1000));
   return {
     async send(body, signal, onCalls) {
       try {
@@ -81,6 +64,20 @@ export function createOpenAITransport(options: TransportOptions): ChatTransport 
       }
     },
   };
+}
+
+/** The SDK's client for a server, fetching through `fetcher`. */
+function clientOf(options: Omit<TransportOptions, 'maxRetryWaitSeconds'>, fetcher: typeof fetch): OpenAI {
+  return new OpenAI({
+    // A local server may need no key; the SDK insists on one, and sends it only to baseURL.
+    apiKey: options.apiKey ?? 'no-key',
+    baseURL: options.baseURL,
+    maxRetries: options.maxRetries,
+    timeout: options.timeoutSeconds * 1000,
+    fetch: fetcher,
+    defaultHeaders: options.headers,
+    defaultQuery: options.query,
+  });
 }
 
 /** Streams a reply, telling `onCalls` as its calls grow, and returns it put back together. */
@@ -281,4 +278,24 @@ export function shownURL(server: string, apiKey: string | null): string {
     // Not a URL: shown as configured, masked below.
   }
   return maskSecrets(shown, apiKey);
+}
+
+/** A moderation request as it goes on the wire (https://platform.openai.com/docs/api-reference/moderations/create). */
+export type ModerationBody = { model: string; input: string | unknown[] };
+
+/**
+ * Sends `POST {baseURL}/moderations` through the SDK's `moderations.create`, with the same fetch,
+ * retries and error mapping as chat requests: a failure is thrown as a `ModelError`.
+ */
+export function createModerationTransport(
+  options: Omit<TransportOptions, 'maxRetryWaitSeconds'>,
+): (body: ModerationBody, signal: AbortSignal) => Promise<unknown> {
+  const client = clientOf(options, fetchWhole(options.timeoutSeconds * 1000));
+  return async (body, signal) => {
+    try {
+      return await untilAborted(client.moderations.create(body as never, { signal }), signal);
+    } catch (error) {
+      throw toModelError(error, signal, options.apiKey);
+    }
+  };
 }

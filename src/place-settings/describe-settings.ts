@@ -3,6 +3,7 @@
  * and one change as the audit shows it (`/settings show`, `npm run steps`).
  */
 import type { SettingChangeRow } from '../../db/place-settings.ts';
+import type { ContentCheckKind } from '../content-check/content-check-settings.ts';
 import type { ModelListing } from '../model-catalog/model-catalog.ts';
 import { truncateLine } from '../text/truncate.ts';
 import { type EffectiveSettings, settingKeys, type Sourced } from './effective-settings.ts';
@@ -42,6 +43,8 @@ export function describeSettings(
   settings: EffectiveSettings,
   models: readonly ModelListing[],
   recent: readonly SettingChangeRow[],
+  /** The operator's CONTENT_CHECK (`off` unless given). */
+  contentCheck: ContentCheckKind = 'off',
 ): string {
   const tools = [...settings.tools.entries()].map(
     ([name, sourced]) => `${name} ${sourced.value ? 'on' : 'off'} (${source(sourced, '')})`,
@@ -54,6 +57,7 @@ export function describeSettings(
       ? `- Persona v${settings.persona.change!.id} (${source(settings.persona, '')}): "${truncateLine(settings.persona.value, 300)}"`
       : "- Persona: none (the operator's prompt alone)",
     `- Tools switched on or off: ${tools.length > 0 ? tools.join('; ') : 'none (every tool is on)'}`,
+    describeContentCheck(settings, contentCheck),
     '**Models on offer**',
     ...models.map((model) => {
       const facts = [
@@ -66,6 +70,13 @@ export function describeSettings(
       ? ['**Recent changes in this server**', ...recent.map((change) => `- ${describeChange(change, true)}`)]
       : []),
   ].join('\n');
+}
+
+/** The content checks line: off for the operator, or on or off here and who switched them. */
+function describeContentCheck(settings: EffectiveSettings, kind: ContentCheckKind): string {
+  if (kind === 'off') return '- Content checks: off (the operator has not turned them on: CONTENT_CHECK)';
+  const state = settings.contentCheck.value ? `on (${kind})` : 'off';
+  return `- Content checks: ${state} (${source(settings.contentCheck, "the operator's default")})`;
 }
 
 /** A name from Discord, with Markdown's marks taken out so it cannot restyle the line. */

@@ -12,6 +12,7 @@ export const settingKeys = {
   modelOnly: 'model_only',
   /** The server's log channel (server scope only): where the moderators' log is posted. */
   logChannel: 'log_channel',
+  contentCheck: 'content_check',
 } as const;
 export const toolKey = (name: string) => `tool:${name}`;
 
@@ -41,6 +42,8 @@ export interface EffectiveSettings {
   modelOnly: Sourced<boolean>;
   /** Each tool or MCP server switched on or off here, by name. */
   tools: ReadonlyMap<string, Sourced<boolean>>;
+  /** Whether questions and answers are checked here (when the operator's CONTENT_CHECK is on): on unless switched off. */
+  contentCheck: Sourced<boolean>;
 }
 
 /** The places a setting is looked for, nearest first. */
@@ -68,6 +71,7 @@ export function effectiveSettings(
   };
   const persona = nearest(settingKeys.persona);
   const modelOnly = nearest(settingKeys.modelOnly);
+  const contentCheck = nearest(settingKeys.contentCheck);
   // "Threads keep this model": a thread's own choice, made before, no longer counts.
   const model = nearest(
     settingKeys.model,
@@ -86,6 +90,9 @@ export function effectiveSettings(
     model: model ? { value: model.value!, change: model } : { value: defaults.modelName, change: null },
     modelOnly: modelOnly ? { value: modelOnly.value === 'yes', change: modelOnly } : { value: false, change: null },
     tools,
+    contentCheck: contentCheck
+      ? { value: contentCheck.value === 'on', change: contentCheck }
+      : { value: true, change: null },
   };
 }
 

@@ -59,6 +59,8 @@ export interface PlaceChoice {
   personaVersion: number | null;
   /** Whether a tool is on there (moderators may switch tools off). */
   toolAllowed: (tool: Pick<RuntimeTool, 'name'>) => boolean;
+  /** Whether its moderators left content checks on there (`/settings content-check`); they apply only when CONTENT_CHECK is on. */
+  contentCheck: boolean;
 }
 
 /** What the choice is made from: the settings in the database, the models on offer and what each sees. */
@@ -88,5 +90,6 @@ export function placeChoice(
     persona: settings?.persona?.value ?? null,
     personaVersion: settings?.persona?.change?.id ?? null,
     toolAllowed: toolAllowedBy(settings, sources.toolServers),
+    contentCheck: settings?.contentCheck.value ?? true,
   };
 }

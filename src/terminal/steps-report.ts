@@ -2,6 +2,7 @@
  * What `npm run steps` prints: the run log as a table, one run's step log line by line, and the
  * same data as JSON for machines. Pure functions of the rows, so that tests need no process.
  */
+import type { ContentFlagRow } from '../../db/content-flags.ts';
 import type { ConversationRow } from '../../db/conversations.ts';
 import type { RunRow } from '../../db/runs.ts';
 import type { StepRow } from '../../db/steps.ts';
@@ -17,6 +18,8 @@ export interface RunReport {
   /** Null if the conversation row is gone (a purge removes its runs too, so it should not happen). */
   conversation: Pick<ConversationRow, 'id' | 'key' | 'title'> | null;
   steps: StepRow[];
+  /** What a content check flagged in its answer (CONTENT_CHECK), with categories and scores; none when not given. */
+  contentFlags?: ContentFlagRow[];
 }
 
 /** Arguments, results and answers are cut to this many characters on one line. */
@@ -171,7 +174,7 @@ function formatStep(step: StepRow, run: RunRow, callArguments: ReadonlyMap<strin
 }
 
 /** One run: a header of its facts, then its steps in order. */
-export function formatRunDetail({ run, conversation, steps }: RunReport): string {
+export function formatRunDetail({ run, conversation, steps, contentFlags = [] }: RunReport): string {
   const conversationText =
     conversation === null ? `#${run.conversation_id} (deleted)` : `${conversation.title} (${conversation.key})`;
   const header: [string, string][] = [
@@ -194,14 +197,21 @@ export function formatRunDetail({ run, conversation, steps }: RunReport): string
     ...header.map(([label, value]) => `${label.padEnd(width)}  ${value}`),
     '',
     steps.length === 0 ? 'No steps were logged for this run.' : `${steps.length} step${steps.length === 1 ? '' : 's'}:`,
-    ...stepLines({ run, steps }),
+    ...stepLines({ run, steps, contentFlags }),
   ].join('\n');
 }
 
-/** Each of the run's steps as one line, in order (the step log's body, in the terminal and in Discord). */
-export function stepLines({ run, steps }: Pick<RunReport, 'run' | 'steps'>): string[] {
+/** Each of the run's steps as one line, in order, then its content flags (the step log's body, in the terminal and in Discord). */
+export function stepLines({ run, steps, contentFlags = [] }: Pick<RunReport, 'run' | 'steps' | 'contentFlags'>): string[] {
   const callArguments = argumentsByCallId(steps);
-  return steps.map((step) => formatStep(step, run, callArguments));
+  return [...steps.map((step) => formatStep(step, run, callArguments)), ...contentFlags.map(formatContentFlag)];
+}
+
+/** A content flag as a step line: which check, what it flagged, its categories with their scores. */
+function formatContentFlag(flag: ContentFlagRow): string {
+  const { categories, scores } = parsed(flag.categories) as { categories: string[]; scores: Record<string, number> };
+  const named = categories.map((name) => (scores[name] === undefined ? name : `${name} ${scores[name].toFixed(2)}`));
+  return `content-check (${flag.kind}) ${formatTime(flag.flagged_at)} → the ${flag.target} flagged, not shown: ${named.join(', ')}`;
 }
 
 /** A column that holds JSON by contract, parsed; kept as text if a bad write left it unreadable. */
@@ -220,7 +230,7 @@ function parsed(text: string | null): unknown {
  * and a result is an observation string, so sniffing them would change their type from row to row.
  */
 export function runsToJson(reports: readonly RunReport[]): string {
-  const runs = reports.map(({ run, conversation, steps }) => ({
+  const runs = reports.map(({ run, conversation, steps, contentFlags = [] }) => ({
     ...run,
     trigger_message_ids: parsed(run.trigger_message_ids),
     posted_message_ids: parsed(run.posted_message_ids),
@@ -232,6 +242,7 @@ export function runsToJson(reports: readonly RunReport[]): string {
       message: parsed(step.message),
       result: step.kind === 'final-answer' ? parsed(step.result) : step.result,
     })),
+    content_flags: contentFlags.map((flag) => ({ ...flag, categories: parsed(flag.categories) })),
   }));
   return JSON.stringify({ runs }, null, 2);
 }

@@ -32,6 +32,7 @@ describe('openDatabase', () => {
     expect(tables).toEqual([
       'answer_reports',
       'channel_cursors',
+      'content_flags',
       'conversations',
       'forgets',
       'guild_usage_days',

@@ -43,6 +43,7 @@ export type CommandContext = CommandSetup &
     | 'instanceId'
     | 'logger'
     | 'moderatorLog'
+    | 'contentChecks'
   >;
 
 /** One slash or context-menu command: its registered JSON, and what it does. */

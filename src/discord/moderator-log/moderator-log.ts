@@ -7,6 +7,7 @@
  */
 import type { Store } from '../../../db/store.ts';
 import type { Logger } from '../../agent/logger.ts';
+import type { ContentFlag } from '../../content-check/content-checks.ts';
 import type { ModelCatalog } from '../../model-catalog/model-catalog.ts';
 import type { LogEntry } from '../../moderator-log/log-entry.ts';
 import { logChannelOf } from '../../place-settings/effective-settings.ts';
@@ -22,6 +23,8 @@ export interface ModeratorLog {
   record(guildId: string, entry: LogEntry): void;
   /** A run was delivered (answered, failed, stopped, refused): owes its card to its server's log channel. */
   recordRun(runId: string): void;
+  /** A content check flagged a question or an answer: owes its card to its server's log channel. */
+  recordFlag(flag: ContentFlag): void;
   /** The server's log channel was set, set again or cleared: a problem is forgotten, owed cards are tried again. */
   channelChanged(guildId: string): void;
   /** Why the bot cannot post in the server's log channel (reported once), or null. */
@@ -54,6 +57,17 @@ export function startModeratorLog(client: Client<true>, options: ModeratorLogOpt
       const run = store.runs.byId(runId);
       const guildId = run ? store.conversations.byId(run.conversation_id)?.guild_id : null;
       if (guildId) record(guildId, { kind: 'run', runId });
+    },
+    recordFlag(flag) {
+      if (!flag.guildId) return;
+      const conversation = store.conversations.byId(flag.conversationId);
+      record(flag.guildId, {
+        kind: 'flag',
+        channelId: conversation?.thread_id ?? conversation?.channel_id ?? '',
+        runId: flag.runId,
+        part: flag.target,
+        categories: flag.categories.map((name) => ({ name, score: flag.scores[name] ?? null })),
+      });
     },
     channelChanged(guildId) {
       poster.forgetProblem(guildId);

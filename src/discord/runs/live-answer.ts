@@ -27,6 +27,11 @@ export interface LiveAnswerOptions {
   logger: Logger;
   /** The least time between two edits of the answer, and before the first post without a sentence. */
   intervalMs?: number;
+  /**
+   * Whether the answer so far may be shown (a content check of what it adds, answer-screen.ts):
+   * asked before each edit; once it says no, nothing more is shown.
+   */
+  allows?: (text: string) => Promise<boolean>;
 }
 
 /** A sentence ended, or a line: enough to show. */
@@ -97,7 +102,7 @@ export class LiveAnswer {
       () => {
         this.timer = null;
         this.lastFlushAt = Date.now();
-        this.enqueue(() => this.display(closeOpenFence(cutAnswer(this.latest))));
+        this.enqueue(() => this.displayAllowed(this.latest));
       },
       Math.max(0, due - now),
     );
@@ -151,6 +156,12 @@ export class LiveAnswer {
         'could not update the answer shown so far',
       );
     });
+  }
+
+  /** Shows the answer so far, once `allows` lets it (it is checked before any of it is shown). */
+  private async displayAllowed(text: string): Promise<void> {
+    if (this.options.allows && !(await this.options.allows(text))) return this.stop();
+    await this.display(closeOpenFence(cutAnswer(text)));
   }
 
   /** Makes the messages show `text`: edits those whose piece changed, posts the pieces beyond them, removes the rest. */

@@ -6,6 +6,7 @@
  * records it delivered (posted, or tried and failed), so that nothing is owed at the next start.
  */
 import type { SendableChannels } from 'discord.js';
+import { answerHeldNotice, type AnswerScreen } from '../../content-check/answer-screen.ts';
 import type { RunOutcome } from '../../conversation/conversation-run.ts';
 import { renderAnswer } from '../../posts/render.ts';
 import type { BotServices } from '../bot-services.ts';
@@ -57,6 +58,7 @@ export async function deliver(
   plan: { conversation: { key: string }; channelId: string | null; target: TargetToBe; choice: { modelName: string } },
   outcome: RunOutcome,
   live: LiveAnswer | null = null,
+  screen: AnswerScreen | null = null,
 ): Promise<void> {
   if (outcome.kind === 'interrupted') return;
   if (outcome.kind === 'no-answer' && outcome.rateLimitSeconds !== null)
@@ -64,8 +66,14 @@ export async function deliver(
   const { runId } = outcome;
   await live?.close(); // What was shown is settled before it is decided what to do with it.
   const stoppedWhileShown = live?.started && outcome.kind === 'no-answer' && outcome.status === 'stopped';
-  const text =
-    outcome.kind === 'answered'
+  // Checked for what the pieces shown did not cover; held back, what was shown ends with why.
+  const held =
+    outcome.kind === 'answered' && screen && !(await screen.allows(outcome.answer.answer)) ? screen.held : null;
+  const text = held
+    ? live?.started
+      ? `${live.shown}\n-# ${answerHeldNotice(held, true)}`
+      : answerHeldNotice(held, false)
+    : outcome.kind === 'answered'
       ? renderAnswer(outcome.answer)
       : stoppedWhileShown
         ? `${live.shown}\n-# ${outcome.stopReason === 'aborted' ? '(stopped)' : outcome.userMessage}`

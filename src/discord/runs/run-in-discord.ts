@@ -10,6 +10,7 @@ import type { SendableChannels } from 'discord.js';
 import type { AgentEvent, AgentEventSink } from '../../agent/events.ts';
 import type { ModelClient } from '../../agent/model-client.ts';
 import type { ConversationPlace } from '../../agent/system-prompt.ts';
+import type { AnswerScreen } from '../../content-check/answer-screen.ts';
 import type { ActiveRun } from '../../conversation/active-runs.ts';
 import { type RunOutcome, type RunPlan, runPlan, type RunSetup } from '../../conversation/conversation-run.ts';
 import type { LimitVerdict } from '../../conversation/usage-limits.ts';
@@ -19,6 +20,7 @@ import { logSink } from '../../run-log/log-sink.ts';
 import type { BotServices } from '../bot-services.ts';
 import type { TargetToBe } from '../outbound/posting-channel.ts';
 import { sendText } from '../outbound/send.ts';
+import { answerScreenOf } from './answer-check.ts';
 import { LiveAnswer } from './live-answer.ts';
 import { deliver } from './post-answer.ts';
 import { keepTyping } from './typing.ts';
@@ -42,6 +44,7 @@ export type RunServices = Pick<
   | 'logger'
   | 'shutdown'
   | 'runSinks'
+  | 'contentChecks'
 >;
 
 /** A run planned in Discord: what applies in its place, where its posts go, and where its answer was shown. */
@@ -77,7 +80,7 @@ export async function executeRun(services: RunServices, plan: DiscordRunPlan): P
     // Ended before the answer is posted: a /stop now finds nothing to stop, rather than a run it cannot stop.
     active.end();
   }
-  await deliver(services, plan, ran.outcome, ran.live);
+  await deliver(services, plan, ran.outcome, ran.live, ran.screen);
 }
 
 /** Posts a notice where the run's posts go (once per `onceKey`: the same key, the same nonce). */
@@ -177,6 +180,8 @@ async function refuse(services: RunServices, plan: DiscordRunPlan, verdict: Limi
 interface RunInDiscord {
   outcome: RunOutcome;
   live: LiveAnswer | null;
+  /** The content check of its answer (null: not checked here). */
+  screen: AnswerScreen | null;
 }
 
 /** One run, its tool calls posted as they finish, and its answer shown as it is written (STREAM_ANSWERS). */
@@ -188,7 +193,8 @@ async function runInDiscord(
 ): Promise<RunInDiscord> {
   const runId = randomUUID();
   active.running();
-  const live = await liveAnswerOf(services, plan, runId);
+  const screen = plan.choice.contentCheck ? answerScreenOf(services.contentChecks, plan, runId) : null;
+  const live = await liveAnswerOf(services, plan, runId, screen);
   const listeners = runListeners(services, plan, runId, live);
   const { choice } = plan;
   const setup: RunSetup = services;
@@ -206,14 +212,20 @@ async function runInDiscord(
   );
   if (outcome.kind === 'interrupted') services.lifecycle.interrupt(runId, 'the bot shut down before the run ended');
   else await listeners.flush();
-  return { outcome, live };
+  return { outcome, live, screen };
 }
 
 /** The answer shown as it is written (STREAM_ANSWERS), in the messages of the run it takes up if any. */
-async function liveAnswerOf(services: RunServices, plan: DiscordRunPlan, runId: string): Promise<LiveAnswer | null> {
+async function liveAnswerOf(
+  services: RunServices,
+  plan: DiscordRunPlan,
+  runId: string,
+  screen: AnswerScreen | null,
+): Promise<LiveAnswer | null> {
   if (!services.discord.streamAnswers) return null;
   const options = {
     runId,
+    ...(screen ? { allows: (text: string) => screen.allows(text) } : {}),
     onPosted: (messageId: string) => services.store.runs.addLiveMessage(runId, messageId),
     onPosting: (content: string) => services.store.runs.setLivePending(runId, content),
     logger: services.logger,

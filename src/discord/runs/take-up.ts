@@ -11,7 +11,6 @@ import type { ConversationRow } from '../../../db/conversations.ts';
 import type { RunRow } from '../../../db/runs.ts';
 import { type MessageWork, type QueuedWork, storedRequester } from '../../conversation/queued-work.ts';
 import { placeChoice } from '../../place-settings/place-choice.ts';
-import { renderAnswer } from '../../posts/render.ts';
 import type { BotServices } from '../bot-services.ts';
 import { describeDiscordError } from '../discord-errors.ts';
 import { messagesAfter } from '../inbound/messages-after.ts';
@@ -19,10 +18,12 @@ import { type PostTarget, postingChannel, type TargetToBe } from '../outbound/po
 import { sendText } from '../outbound/send.ts';
 import { LiveAnswer } from './live-answer.ts';
 import { postAnswer } from './post-answer.ts';
+import { checkQuestions } from './question-check.ts';
+import { reachedAnswerText } from './answer-check.ts';
 import { type DiscordRunPlan, describePlace, executeRun, type RunServices } from './run-in-discord.ts';
 
 /** What taking up work uses of the bot's services. */
-export type TakeUpServices = RunServices & Pick<BotServices, 'models' | 'vision' | 'memorySettings'>;
+export type TakeUpServices = RunServices & Pick<BotServices, 'models' | 'vision' | 'memorySettings' | 'contentChecks'>;
 
 /** Handles a conversation's queued work: runs to take up again first, then the new messages as one batch. */
 export async function takeUpWork(
@@ -83,8 +84,10 @@ async function answer(
   where: Pick<DiscordRunPlan, 'place' | 'channelId'>,
   target: TargetToBe,
 ): Promise<void> {
-  const triggerIds = messages.map((item) => item.storedId);
   const choice = placeChoice(deps, conversation);
+  const checked = await checkQuestions(deps, conversation, messages, choice.contentCheck);
+  if (checked.length === 0) return; // Each one flagged, or refused by the check's outage: told already.
+  const triggerIds = checked.map((item) => item.storedId);
   const window = deps.memory.loadWindow(conversation.id, triggerIds, choice.window);
   if (window.input.length === 0) return; // Every message of the batch was deleted while it waited.
   await executeRun(deps, {
@@ -94,7 +97,7 @@ async function answer(
     target,
     ...window,
     triggerIds,
-    requesters: messages.map((item) => item.requester),
+    requesters: checked.map((item) => item.requester),
     resumedFrom: null,
     calledBefore: [],
   });
@@ -177,7 +180,21 @@ async function takeUp(
   const replyTo = lastTrigger && channel.id === conversation.thread_id ? lastTrigger : null;
   const log = { runId: run.id, conversation: conversation.key };
   if (decision.kind === 'post-answer') {
-    const text = renderAnswer(decision.answer);
+    const checks = placeChoice(deps, conversation).contentCheck ? deps.contentChecks : null;
+    const place = {
+      conversationId: conversation.id,
+      conversationKey: conversation.key,
+      guildId: conversation.guild_id,
+    };
+    const text = await reachedAnswerText(
+      checks,
+      { ...place, runId: run.id, messageId: decision.triggerIds.at(-1) ?? null },
+      {
+        answer: decision.answer,
+        question: triggers.map((row) => row.content).join('\n'),
+        shown: live?.started ? live.shown : null,
+      },
+    );
     await postReachedAnswer(deps, { runId: run.id, text, channel, replyTo, live, postedAfter: lastTrigger }, log);
   } else if (decision.kind === 'give-up') {
     const text = 'I could not finish answering this: I was interrupted several times. Please ask again.';
