@@ -9,7 +9,8 @@ import { mentionOf, recordingLogger, startBotWorld } from '../support/bot-harnes
 import { PermissionFlagsBits } from 'discord.js';
 import { defaultBotPermissions, type FakeMessage } from '../support/fake-discord.ts';
 import { apiError, finalAnswer, toolCalls } from '../support/fake-model.ts';
-import { ask, moderatorRole, settings, start, worldHolder } from '../support/place-settings-world.ts';
+import { ask, command, moderatorRole, settings, start, worldHolder } from '../support/place-settings-world.ts';
+import { startFakeContentCheck } from '../support/fake-content-check.ts';
 
 let world: BotWorld;
 afterEach(async () => {
@@ -103,10 +104,8 @@ describe('/settings log-channel', () => {
       customId: `steps:run:${run.id}`,
       author: 'bob',
     });
-    expect(await byBob.waitForReply()).toMatchObject({
-      ephemeral: true,
-      content: 'Only moderators of the place where that run took place can read its steps.',
-    });
+    // Refused by the router (no moderator where he pressed), before the run's own place is checked.
+    expect(await byBob.waitForReply()).toMatchObject({ ephemeral: true, content: 'This command is for moderators.' });
     // Ephemeral: the channel shows no step log to anyone else.
     expect(logPosts(logChannel)).toHaveLength(before);
   });
@@ -191,6 +190,63 @@ describe('/settings log-channel', () => {
       cardsOf([message]).some((card) => card.title === '🚩 Answer reported'),
     )!;
     expect(buttonsOf(withCard).map((button) => button.custom_id)).toContain(`steps:run:${run.id}`);
+  });
+});
+
+describe('content flags in the log channel', () => {
+  it('a flagged question and a flagged answer each get a card; /steps status:flagged lists the answer', async () => {
+    const check = await startFakeContentCheck('FORBIDDEN');
+    try {
+      world = await startBotWorld(
+        { moderatorRoleIds: [moderatorRole], toolPosts: 'off' },
+        {},
+        {},
+        {
+          logPaceMs: 20,
+          contentCheck: {
+            kind: 'moderations',
+            onError: 'refuse',
+            server: {
+              baseURL: check.baseURL,
+              apiKey: null,
+              model: 'omni-moderation-latest',
+              timeoutSeconds: 10,
+              maxRetries: 0,
+            },
+          },
+        },
+      );
+      worldHolder.world = world;
+      const { discord } = world;
+      const logChannel = await discord.createChannel('mod-log');
+      await settings('log-channel', discord.channels.general, { channel: logChannel });
+      // The question: flagged before the model is asked, so no reply is scripted for it.
+      await discord.userSays({
+        channelId: discord.channels.general,
+        author: 'ada',
+        content: `${mentionOf(world)} something FORBIDDEN`,
+        mentions: [discord.botUser.id],
+      });
+      const questionCard = (await waitForCards(logChannel, /Question flagged/)).find((card) =>
+        card.title.includes('Question flagged'),
+      )!;
+      expect(questionCard.description).toMatch(/^in <#\d+>: violence 0\.91$/);
+      // The answer: asked, answered with a flagged text, held back.
+      await ask(discord.channels.general, 'a fair question', world.model, 'a FORBIDDEN answer');
+      const answerCard = (await waitForCards(logChannel, /Answer flagged/)).find((card) =>
+        card.title.includes('Answer flagged'),
+      )!;
+      const run = world.store.runs.recent(null, 1)[0]!;
+      expect(answerCard.footer!.text).toContain(run.id.slice(0, 8));
+      const listed = await command({
+        name: 'steps',
+        channelId: discord.channels.general,
+        options: { status: 'flagged' },
+      });
+      expect([...listed.content.matchAll(/^`([0-9a-f]{8})`/gm)].map((match) => match[1])).toEqual([run.id.slice(0, 8)]);
+    } finally {
+      await check.close();
+    }
   });
 });
 

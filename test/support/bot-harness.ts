@@ -2,6 +2,7 @@
  * The whole bot in-process, as `npm start` builds it: the real discord.js client against the fake
  * Discord, the real openai client against the scripted model, and a real SQLite file.
  */
+import type { ContentCheckSettings } from '../../src/content-check/content-check-settings.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,6 +74,8 @@ export async function startBotWorld(
     reminderIntervalMs?: number;
     /** The least time between two posts to a log channel (1 s unless given). */
     logPaceMs?: number;
+    /** CONTENT_CHECK's settings (off unless given). */
+    contentCheck?: ContentCheckSettings;
     /** The bot's logger (silent unless given: `recordingLogger()` keeps the lines to check). */
     logger?: Logger;
     /** The memory window's settings (8,000 tokens, 1,500 a message, unless given). */
@@ -189,6 +192,7 @@ export async function startBotWorld(
       toolServers: extra.toolServers ?? [],
       reminderIntervalMs: extra.reminderIntervalMs,
       logPaceMs: extra.logPaceMs,
+      contentCheck: extra.contentCheck,
       instanceId: instance.id,
       logger: extra.logger ?? silentLogger,
       onHandled: (event) => void handled.add(handledKey(event)),
