@@ -66,6 +66,12 @@ export const forgetMe = defineCommand({
     const { counts, startedThreads } = forgetMember(db, guild, user);
     const unrenamed = await renameThreads(interaction, startedThreads);
     if (nothing(counts)) return privately(interaction, 'I kept nothing of yours in this server: nothing to delete.');
+    // Moderators see that a forget happened (who, how much), never what was forgotten.
+    context.moderatorLog.record(guild, {
+      kind: 'forget',
+      member: { id: user, name: interaction.member.displayName },
+      counts: { ...counts },
+    });
     await privately(
       interaction,
       [
