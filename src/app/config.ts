@@ -78,6 +78,8 @@ export const settingsSchema = z.object({
   MODERATOR_ROLE_IDS: idList(),
   USER_MESSAGES_PER_MINUTE: whole(0, 1000, 10),
   DAILY_TOKEN_BUDGET: whole(0, 1_000_000_000, 1_000_000),
+  ALLOW_DMS: oneOf(['on', 'off'], 'off'),
+  DM_DAILY_TOKENS: whole(0, 1_000_000_000, 200_000),
   MCP_CONFIG: optionalText(),
   MODELS_FILE: optionalText(),
   SHARD_COUNT: shardCount(),
@@ -211,6 +213,8 @@ function configFrom(settings: Settings, files: ReturnType<typeof readSettingFile
       moderatorRoleIds: settings.MODERATOR_ROLE_IDS,
       userMessagesPerMinute: settings.USER_MESSAGES_PER_MINUTE,
       dailyTokenBudget: settings.DAILY_TOKEN_BUDGET,
+      allowDms: settings.ALLOW_DMS === 'on',
+      dmDailyTokens: settings.DM_DAILY_TOKENS,
     },
   };
 }

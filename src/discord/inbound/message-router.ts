@@ -16,7 +16,9 @@ import { channelGoneCodes, describeDiscordError, isDiscordCode } from '../discor
 import type { ImageIntake } from './incoming-images.ts';
 import { cleanText } from './incoming-message.ts';
 import { storeEdit } from './message-edits.ts';
-import { type GuildMessage, messageIntake } from './message-intake.ts';
+import { type DirectMessage, type GuildMessage, messageIntake, type RoutedMessage } from './message-intake.ts';
+import { DirectMessages } from './direct-messages.ts';
+import { SharedServers } from './shared-servers.ts';
 import { messagesAfter } from './messages-after.ts';
 import { threadName } from '../../posts/render.ts';
 import { noPings } from '../outbound/send.ts';
@@ -52,6 +54,8 @@ export class MessageRouter {
   private readonly line = new KeyedSerializer();
   private readonly progress: ChannelProgress;
   private readonly intake: ReturnType<typeof messageIntake>;
+  /** Direct messages, with ALLOW_DMS=on only (off, Discord sends none: the intent is not asked for). */
+  private readonly directMessages: DirectMessages | null;
   private closed = false;
 
   constructor(private readonly deps: RouterDependencies) {
@@ -59,10 +63,24 @@ export class MessageRouter {
       deps.store.channelCursors.advance(channelId, guildId, messageId),
     );
     this.intake = messageIntake(deps);
+    this.directMessages = deps.discord.allowDms
+      ? new DirectMessages({
+          ...deps,
+          shared: new SharedServers(deps.client, deps.discord.allowedGuildIds, deps.logger),
+          intake: this.intake,
+          line: this.line,
+          withinLimits: (message) => this.withinLimits(message),
+        })
+      : null;
   }
 
   async onMessageCreate(message: Message): Promise<void> {
-    if (this.closed || message.author.bot || !message.inGuild() || message.system) return;
+    if (this.closed || message.author.bot || message.system) return;
+    if (!message.inGuild()) {
+      if (message.channel.isDMBased() && !message.channel.isThread())
+        await this.directMessages?.onMessage(message as DirectMessage);
+      return;
+    }
     await this.handleCreate(message as GuildMessage);
   }
 
@@ -265,10 +283,11 @@ export class MessageRouter {
   }
 
   /**
-   * The per-person rate and the server's daily budget: past either, one polite reply per window,
+   * The per-person rate and the server's (or the DMs') daily budget: past either, one polite reply per window,
    * posted before the message counts as handled.
    */
-  private async withinLimits(message: GuildMessage): Promise<boolean> {
+  private async withinLimits(message: RoutedMessage): Promise<boolean> {
+    // A DM has no server (guildId null): the budget all DMs share applies.
     const verdict = this.deps.limits.check(message.author.id, message.guildId);
     if (verdict.ok) return true;
     if (verdict.tell) {

@@ -1,4 +1,4 @@
-import { MessageFlags } from 'discord.js';
+import { type ChatInputCommandInteraction, MessageFlags } from 'discord.js';
 import type { CommandInteraction } from '../interactions/command-context.ts';
 import { truncate } from '../../text/truncate.ts';
 import { noPings } from './send.ts';
@@ -8,7 +8,10 @@ import { discordMessageLimit } from '../../posts/split-message.ts';
  * An answer only the person who ran the command sees. After a deferral it fills the deferred
  * reply (a follow-up would be swallowed into it, whatever its flags say).
  */
-export async function replyPrivately(interaction: CommandInteraction, content: string): Promise<void> {
+export async function replyPrivately(
+  interaction: CommandInteraction | ChatInputCommandInteraction,
+  content: string,
+): Promise<void> {
   // What a person typed can come back in the words (a name, a list of issues): never past Discord's 2,000 characters.
   const message = { content: truncate(content, discordMessageLimit), allowedMentions: noPings };
   if (interaction.deferred && !interaction.ephemeral && !interaction.replied) {
