@@ -18,6 +18,12 @@ import type { AddressInfo } from 'node:net';
 import { ChannelType, GatewayDispatchEvents } from 'discord.js';
 import { CommandStore } from './fake-discord/application-commands.ts';
 import { channelRoutes } from './fake-discord/channel-routes.ts';
+import {
+  addStranger,
+  directMessageChannel,
+  directMessageRoutes,
+  userSaysInDm,
+} from './fake-discord/direct-messages.ts';
 import { commandRoutes } from './fake-discord/command-routes.ts';
 import { Faults } from './fake-discord/faults.ts';
 import { FakeGateway } from './fake-discord/gateway.ts';
@@ -99,6 +105,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         ...channelRoutes(services),
         ...commandRoutes(services, commands),
         ...interactionRoutes(services, interactions),
+        ...directMessageRoutes(world),
       ],
       token,
       faults,
@@ -158,6 +165,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       await gateway.dispatch(GatewayDispatchEvents.MessageCreate, message);
       return message;
     },
+    userSaysInDm: (input) => userSaysInDm(world, gateway, baseUrl, input),
+    dmChannelOf: (author) => directMessageChannel(world, world.author(author)).id,
+    addStranger: (input) => addStranger(world, input).id,
     async userEdits(channelId, messageId, content) {
       const message = world.requireMessage(channelId, messageId);
       message.content = content;

@@ -297,7 +297,8 @@ export class World {
   }
 
   textChannels(): FakeChannel[] {
-    return [...this.channels.values()].filter((channel) => !isThread(channel));
+    // A DM channel (direct-messages.ts) is no server's.
+    return [...this.channels.values()].filter((channel) => !isThread(channel) && channel.guild_id !== undefined);
   }
 }
 

@@ -1,0 +1,185 @@
+/**
+ * Direct messages (ALLOW_DMS), through the real bot process against the fakes: a DM is a
+ * conversation of its own with memory; off, the bot does not even ask Discord for DMs; a person who
+ * shares no server with the bot is refused once; DMs have a daily token budget of their own;
+ * moderator-only tools are neither offered nor run there; /reset works in a DM.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GatewayIntentBits, GatewayOpcodes } from 'discord.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { noSharedServerNotice } from '../../src/discord/inbound/direct-messages.ts';
+import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
+import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
+import {
+  type ChatRequest,
+  finalAnswer,
+  type ScriptedModel,
+  startScriptedModel,
+  toolCalls,
+} from '../support/fake-model.ts';
+
+let discord: FakeDiscord;
+let model: ScriptedModel;
+let bot: BotProcess | null = null;
+let databasePath: string;
+beforeEach(async () => {
+  discord = await startFakeDiscord();
+  model = await startScriptedModel();
+  databasePath = join(mkdtempSync(join(tmpdir(), 'dms-')), 'bot.sqlite');
+});
+afterEach(async () => {
+  if (process.env.DEBUG_DMS) console.log(bot?.stdout.split("\n").filter((l) => !l.includes("\"level\":20")).join("\n"));
+  if (bot && bot.child.exitCode === null) {
+    bot.child.kill('SIGTERM');
+    await bot.exited;
+  }
+  bot = null;
+  await discord.close();
+  await model.close();
+});
+
+const start = async (env: Record<string, string> = {}) => {
+  bot = await startBotProcess(discord, model, databasePath, { ALLOW_DMS: 'on', ...env });
+  return bot;
+};
+
+/** The bot's messages in the person's DM channel. */
+const botPostsInDm = (author: 'ada' | 'bob') => discord.botMessages(discord.dmChannelOf(author));
+const waitForDmPosts = (author: 'ada' | 'bob', count: number, what: string) =>
+  discord.waitFor(() => botPostsInDm(author).length >= count && botPostsInDm(author), { what });
+const toolNames = (request: ChatRequest) => (request.tools ?? []).map((tool) => tool.function.name);
+const said = (request: ChatRequest) => request.messages.map((message) => message.content ?? '').join('\n');
+/** The intents the bot identified with (its IDENTIFY to the gateway). */
+const identifiedIntents = () =>
+  Number(
+    (discord.gatewayPayloads.find((payload) => payload.op === GatewayOpcodes.Identify)?.d as { intents: number })
+      .intents,
+  );
+const logCount = (process: BotProcess, msg: string) =>
+  process.stdout.split('\n').filter((line) => line.includes(`"msg":"${msg}"`)).length;
+
+describe('ALLOW_DMS=on', () => {
+  it('answers a DM as a conversation with memory: the second DM sees the first in the model request', async () => {
+    await start();
+    expect(identifiedIntents() & GatewayIntentBits.DirectMessages).toBe(GatewayIntentBits.DirectMessages);
+    model.enqueue(finalAnswer('Noted: 42.'), finalAnswer('It was 42.'));
+
+    await discord.userSaysInDm({ author: 'bob', content: 'Remember the number 42.' });
+    await waitForDmPosts('bob', 1, 'the first answer in the DM');
+    await discord.userSaysInDm({ author: 'bob', content: 'Which number was it?' });
+    const posts = await waitForDmPosts('bob', 2, 'the second answer in the DM');
+
+    expect(posts.map((post) => post.content)).toEqual(['Noted: 42.', 'It was 42.']);
+    expect(posts.every((post) => post.guild_id === undefined)).toBe(true);
+    const second = model.requests[1]!;
+    expect(said(second)).toContain('Remember the number 42.');
+    expect(said(second)).toContain('Noted: 42.');
+    expect(said(second)).toContain('Which number was it?');
+    expect(second.messages[0]!.content).toContain('private Discord conversation (direct messages)');
+  });
+
+  it('neither offers nor runs a moderator-only tool in a DM, even to a moderator of the server', async () => {
+    await start();
+    model.enqueue(
+      toolCalls({ name: 'search_server', arguments: { query: 'launch', limit: null } }),
+      finalAnswer('I cannot search the server from here.'),
+    );
+
+    await discord.userSaysInDm({ author: 'ada', content: 'Search the server for the launch.' });
+    // After the tool's post: the answer.
+    await discord.waitFor(
+      () => botPostsInDm('ada').some((post) => post.content === 'I cannot search the server from here.'),
+      { what: 'the answer in the DM' },
+    );
+
+    expect(model.requests.map(toolNames).every((names) => !names.includes('search_server'))).toBe(true);
+    expect(toolNames(model.requests[0]!)).toContain('search_conversation');
+    const observation = model.requests[1]!.messages.find((message) => message.role === 'tool');
+    expect(observation?.content).toContain('Unknown tool "search_server"');
+  });
+
+  it('refuses a person who shares no server with the bot, with one reply, and calls no model', async () => {
+    const started = await start();
+    discord.addStranger({ id: '990000000000000001', username: 'stranger' });
+    const stranger = { id: '990000000000000001', username: 'stranger' };
+
+    await discord.userSaysInDm({ author: stranger, content: 'Hello?' });
+    const channelId = discord.dmChannelOf(stranger);
+    const refusal = await discord.waitFor(() => discord.botMessages(channelId)[0], { what: 'the refusal' });
+    await discord.userSaysInDm({ author: stranger, content: 'Hello again?' });
+    await discord.waitFor(() => logCount(started, 'direct message refused: no server shared') === 2, {
+      what: 'the second DM handled',
+    });
+
+    expect(refusal.content).toBe(noSharedServerNotice);
+    expect(discord.botMessages(channelId)).toHaveLength(1);
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it('keeps a daily token budget of its own for DMs (DM_DAILY_TOKENS), apart from the server budget', async () => {
+    await start({ DM_DAILY_TOKENS: '100' });
+    model.enqueue(finalAnswer('First, and over the budget.'), finalAnswer('In the server still.'));
+
+    await discord.userSaysInDm({ author: 'bob', content: 'Spend it.' });
+    await waitForDmPosts('bob', 1, 'the first answer');
+    await discord.userSaysInDm({ author: 'bob', content: 'And again?' });
+    const [, refusal] = await waitForDmPosts('bob', 2, 'the budget notice');
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'bob',
+      content: `<@${discord.botUser.id}> and here?`,
+      mentions: [discord.botUser.id],
+    });
+    const thread = await discord.waitFor(() => discord.threads()[0]);
+    await discord.waitFor(() => discord.botMessages(thread.id)[0], { what: 'the answer in the server' });
+
+    expect(refusal!.content).toMatch(
+      /^Direct messages to me have used their 100 tokens for today\. I will answer again <t:\d+:R>/,
+    );
+    expect(model.requests).toHaveLength(2);
+  });
+
+  it('/reset in a DM makes the conversation start afresh', async () => {
+    await start();
+    model.enqueue(finalAnswer('Noted: 42.'), finalAnswer('I do not know.'));
+    await discord.userSaysInDm({ author: 'bob', content: 'Remember the number 42.' });
+    await waitForDmPosts('bob', 1, 'the first answer');
+
+    const reset = await discord.userRunsCommand({
+      name: 'reset',
+      channelId: discord.dmChannelOf('bob'),
+      author: 'bob',
+    });
+    const reply = await reset.waitForReply();
+    await discord.userSaysInDm({ author: 'bob', content: 'Which number was it?' });
+    await waitForDmPosts('bob', 3, 'the answer after the reset');
+
+    expect(reply.content).toBe('I start afresh from here: what we said before is out of my memory.');
+    expect(said(model.requests[1]!)).not.toContain('Remember the number 42.');
+    expect(said(model.requests[1]!)).toContain('Which number was it?');
+  });
+});
+
+describe('ALLOW_DMS=off (the default)', () => {
+  it('does not ask Discord for DMs: a DM gets no answer and no model call, while the server is answered', async () => {
+    await start({ ALLOW_DMS: 'off' });
+    expect(identifiedIntents() & GatewayIntentBits.DirectMessages).toBe(0);
+    model.enqueue(finalAnswer('In the server.'));
+
+    await discord.userSaysInDm({ author: 'bob', content: 'Hello in private?' });
+    // The gateway keeps its order: once the later mention is answered, the DM was passed over.
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'bob',
+      content: `<@${discord.botUser.id}> hello here`,
+      mentions: [discord.botUser.id],
+    });
+    const thread = await discord.waitFor(() => discord.threads()[0]);
+    await discord.waitFor(() => discord.botMessages(thread.id)[0], { what: 'the answer in the server' });
+
+    expect(botPostsInDm('bob')).toEqual([]);
+    expect(model.requests).toHaveLength(1);
+  });
+});
