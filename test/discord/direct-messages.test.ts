@@ -30,7 +30,13 @@ beforeEach(async () => {
   databasePath = join(mkdtempSync(join(tmpdir(), 'dms-')), 'bot.sqlite');
 });
 afterEach(async () => {
-  if (process.env.DEBUG_DMS) console.log(bot?.stdout.split("\n").filter((l) => !l.includes("\"level\":20")).join("\n"));
+  if (process.env.DEBUG_DMS)
+    console.log(
+      bot?.stdout
+        .split('\n')
+        .filter((l) => !l.includes('"level":20'))
+        .join('\n'),
+    );
   if (bot && bot.child.exitCode === null) {
     bot.child.kill('SIGTERM');
     await bot.exited;
@@ -54,7 +60,7 @@ const said = (request: ChatRequest) => request.messages.map((message) => message
 /** The intents the bot identified with (its IDENTIFY to the gateway). */
 const identifiedIntents = () =>
   Number(
-    (discord.gatewayPayloads.find((payload) => payload.op === GatewayOpcodes.Identify)?.d as { intents: number })
+    (discord.gatewayPayloads.find((payload) => payload.op === GatewayOpcodes.Identify)!.d as { intents: number })
       .intents,
   );
 const logCount = (process: BotProcess, msg: string) =>
@@ -159,6 +165,30 @@ describe('ALLOW_DMS=on', () => {
     expect(reply.content).toBe('I start afresh from here: what we said before is out of my memory.');
     expect(said(model.requests[1]!)).not.toContain('Remember the number 42.');
     expect(said(model.requests[1]!)).toContain('Which number was it?');
+  });
+
+  it('offers /reset, /stop, /model and /forget-me in DMs, the rest in servers only; /forget-me there forgets the DMs', async () => {
+    await start();
+    model.enqueue(finalAnswer('Noted.'));
+    await discord.userSaysInDm({ author: 'bob', content: 'My secret is 42.' });
+    await waitForDmPosts('bob', 1, 'the answer');
+    const inDm = (name: string, options: Record<string, boolean> = {}) =>
+      discord.userRunsCommand({ name, channelId: discord.dmChannelOf('bob'), author: 'bob', options });
+
+    const inDms = discord
+      .registeredCommands()
+      .filter((command) => command.contexts?.includes(1))
+      .map((command) => command.name)
+      .sort();
+    const stopped = await (await inDm('stop')).waitForReply();
+    const forgotten = await (await inDm('forget-me', { confirm: true })).waitForReply();
+
+    expect(inDms).toEqual(['forget-me', 'model', 'reset', 'stop']);
+    expect(stopped.content).toBe('I am not working on an answer here right now.');
+    expect(forgotten).toMatchObject({ ephemeral: true });
+    expect(forgotten.content).toMatch(
+      /^Deleted for good, of our direct messages:\n- 1 message you wrote, with 0 images\n- 1 answer I gave them/,
+    );
   });
 });
 

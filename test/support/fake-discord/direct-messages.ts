@@ -15,15 +15,10 @@ import { userMessage } from './messages.ts';
 import type { Route } from './routes.ts';
 import type { FakeAuthor } from './shared-types.ts';
 import type { FakeChannel, FakeMessage } from './types.ts';
-import type { World } from './world.ts';
+import { isDirectMessageChannel, type World } from './world.ts';
 
 const unknownMember = () => new DiscordHttpError(404, { message: 'Unknown Member', code: 10007 });
 const unknownUser = () => new DiscordHttpError(404, { message: 'Unknown User', code: 10013 });
-
-/** Whether the channel is a DM channel (stored among the world's channels, with no server). */
-export function isDirectMessageChannel(channel: { type: number } | undefined): boolean {
-  return channel?.type === ChannelType.DM;
-}
 
 /** The person's DM channel with the bot, opened on first use (Discord returns the same one each time). */
 export function directMessageChannel(world: World, user: APIUser): APIDMChannel {

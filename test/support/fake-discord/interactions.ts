@@ -13,7 +13,7 @@ import {
   type InteractionDataOption,
   type ResolvedData,
 } from './command-options.ts';
-import { directMessageInteractionPlace, isDirectMessageChannel } from './direct-messages.ts';
+import { directMessageInteractionPlace } from './direct-messages.ts';
 import type { FakeGateway } from './gateway.ts';
 import { invalidWebhookToken, unknownInteraction, unknownWebhook } from './http-errors.ts';
 import type {
@@ -26,7 +26,7 @@ import type {
 import { restMessage } from './payloads.ts';
 import { allows, memberPermissions } from './permissions.ts';
 import type { FakeMessage, WaitForOptions } from './types.ts';
-import type { World } from './world.ts';
+import { isDirectMessageChannel, type World } from './world.ts';
 
 /** How long an interaction token serves follow-ups and edits. */
 const tokenLifetimeMs = 15 * 60_000;

@@ -11,11 +11,10 @@ import {
   type APIUser,
   type APIUserWithMember,
 } from 'discord.js';
-import { isDirectMessageChannel } from './direct-messages.ts';
 import { emptyMessage, invalidFormBody } from './http-errors.ts';
 import { memberWithoutUser, restMessage } from './payloads.ts';
 import type { FakeMessage, UserMessageInput } from './types.ts';
-import { discordTimestamp, type World } from './world.ts';
+import { discordTimestamp, isDirectMessageChannel, type World } from './world.ts';
 
 /** A file uploaded with a bot message (a multipart `files[n]` part). */
 export interface UploadedFile {

@@ -302,6 +302,11 @@ export class World {
   }
 }
 
+/** Whether the channel is a DM channel (direct-messages.ts stores them among the channels, with no server). */
+export function isDirectMessageChannel(channel: { type: number } | undefined): boolean {
+  return channel?.type === ChannelType.DM;
+}
+
 export function isThread(channel: FakeChannel): channel is FakeThread {
   return (
     channel.type === ChannelType.PublicThread ||
