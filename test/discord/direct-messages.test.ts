@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GatewayIntentBits, GatewayOpcodes } from 'discord.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../db/store.ts';
 import { noSharedServerNotice } from '../../src/discord/inbound/direct-messages.ts';
 import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
@@ -84,6 +85,47 @@ describe('ALLOW_DMS=on', () => {
     expect(said(second)).toContain('Noted: 42.');
     expect(said(second)).toContain('Which number was it?');
     expect(second.messages[0]!.content).toContain('private Discord conversation (direct messages)');
+  });
+
+  it('an edited DM is edited in memory', async () => {
+    await start();
+    model.enqueue(finalAnswer('Noted.'), finalAnswer('42 it is.'));
+    const first = await discord.userSaysInDm({ author: 'bob', content: 'Remember the number 41.' });
+    await waitForDmPosts('bob', 1, 'the first answer');
+
+    await discord.userEdits(first.channel_id, first.id, 'Remember the number 42.');
+    const store = openStore(databasePath, { readOnly: true });
+    try {
+      await discord.waitFor(
+        () =>
+          store.db.prepare('SELECT content FROM messages WHERE discord_message_id = ?').pluck().get(first.id) ===
+          'Remember the number 42.',
+        { what: 'the edit stored' },
+      );
+    } finally {
+      store.close();
+    }
+    await discord.userSaysInDm({ author: 'bob', content: 'Which number?' });
+    await waitForDmPosts('bob', 2, 'the second answer');
+
+    expect(said(model.requests[1]!)).toContain('Remember the number 42.');
+    expect(said(model.requests[1]!)).not.toContain('41');
+  });
+
+  it('answers at its next start a DM sent while it was down', async () => {
+    const first = await start();
+    model.enqueue(finalAnswer('Hello.'), finalAnswer('Back now, and here is my answer.'));
+    await discord.userSaysInDm({ author: 'bob', content: 'Hello?' });
+    await waitForDmPosts('bob', 1, 'the first answer');
+    first.child.kill('SIGTERM');
+    await first.exited;
+
+    await discord.userSaysInDm({ author: 'bob', content: 'Are you there? I wrote while you were away.' });
+    await start();
+    const posts = await waitForDmPosts('bob', 2, 'the answer after the restart');
+
+    expect(posts.at(-1)!.content).toBe('Back now, and here is my answer.');
+    expect(said(model.requests[1]!)).toContain('I wrote while you were away.');
   });
 
   it('neither offers nor runs a moderator-only tool in a DM, even to a moderator of the server', async () => {

@@ -44,10 +44,11 @@ export class DirectMessages {
   /** Takes a DM in: refused, or stored and queued in its conversation's turn. */
   onMessage(message: DirectMessage): Promise<void> {
     // The check is in the line too: a second DM must not overtake a first still being checked.
-    return this.deps.line.run(discordConversationKey(message.channelId), () => this.take(message));
+    return this.deps.line.run(discordConversationKey(message.channelId), () => this.takeInLine(message));
   }
 
-  private async take(message: DirectMessage): Promise<void> {
+  /** Takes a DM in, already in its conversation's turn of the line (the catch-up after downtime). */
+  async takeInLine(message: DirectMessage): Promise<void> {
     const { store, queues, intake, withinLimits, shared, logger } = this.deps;
     if (!(await shared.shareOne(message.author.id))) {
       logger.info({ userId: message.author.id }, 'direct message refused: no server shared');

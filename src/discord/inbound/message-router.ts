@@ -95,8 +95,9 @@ export class MessageRouter {
     const { store, counter } = this.deps;
     if (!store.messages.hasDiscordId(message.id)) return;
     const full = message.partial ? await message.fetch().catch(() => null) : message;
-    if (!full || full.author.bot || !full.inGuild()) return;
-    await storeEdit(before, full, { store, counter, reading: this.intake.reading(full as GuildMessage) });
+    // A DM's edit too, with DMs on (only a DM that was taken in is stored).
+    if (!full || full.author.bot || (!full.inGuild() && !this.directMessages)) return;
+    await storeEdit(before, full, { store, counter, reading: this.intake.reading(full as RoutedMessage) });
   }
 
   /**
@@ -144,12 +145,17 @@ export class MessageRouter {
     if (!threadId) return Promise.resolve(0);
     return this.line.run(discordConversationKey(threadId), async () => {
       const thread = await this.deps.client.channels.fetch(threadId).catch(() => null);
-      if (!thread?.isThread()) return 0;
+      if (!thread?.isTextBased()) return 0;
+      // A DM conversation's channel is read back too, with DMs on.
+      const direct = thread.isDMBased() && !thread.isThread() ? this.directMessages : null;
+      if (!thread.isThread() && !direct) return 0;
       let handled = 0;
       const current = this.deps.store.conversations.byId(conversation.id) ?? conversation;
       for await (const message of messagesAfter(thread, current.last_seen_message_id ?? threadId)) {
-        if (message.author.bot || message.system || !message.inGuild()) continue;
-        await this.handleInThread(message as GuildMessage);
+        if (message.author.bot || message.system) continue;
+        if (direct && !message.inGuild()) await direct.takeInLine(message as DirectMessage);
+        else if (message.inGuild()) await this.handleInThread(message as GuildMessage);
+        else continue;
         handled += 1;
       }
       return handled;
