@@ -87,29 +87,32 @@ describe('ALLOW_DMS=on', () => {
     expect(second.messages[0]!.content).toContain('private Discord conversation (direct messages)');
   });
 
-  it('an edited DM is edited in memory', async () => {
+  it('an edited DM is edited in memory, a deleted one forgotten', async () => {
     await start();
-    model.enqueue(finalAnswer('Noted.'), finalAnswer('42 it is.'));
+    model.enqueue(finalAnswer('Noted.'), finalAnswer('Noted too.'), finalAnswer('42 it is.'));
     const first = await discord.userSaysInDm({ author: 'bob', content: 'Remember the number 41.' });
     await waitForDmPosts('bob', 1, 'the first answer');
+    const second = await discord.userSaysInDm({ author: 'bob', content: 'And the word banana.' });
+    await waitForDmPosts('bob', 2, 'the second answer');
 
     await discord.userEdits(first.channel_id, first.id, 'Remember the number 42.');
+    await discord.userDeletes(second.channel_id, second.id);
     const store = openStore(databasePath, { readOnly: true });
+    const stored = (id: string) =>
+      store.db.prepare('SELECT content FROM messages WHERE discord_message_id = ?').pluck().get(id);
     try {
-      await discord.waitFor(
-        () =>
-          store.db.prepare('SELECT content FROM messages WHERE discord_message_id = ?').pluck().get(first.id) ===
-          'Remember the number 42.',
-        { what: 'the edit stored' },
-      );
+      await discord.waitFor(() => stored(first.id) === 'Remember the number 42.' && stored(second.id) === undefined, {
+        what: 'the edit and the deletion stored',
+      });
     } finally {
       store.close();
     }
     await discord.userSaysInDm({ author: 'bob', content: 'Which number?' });
-    await waitForDmPosts('bob', 2, 'the second answer');
+    await waitForDmPosts('bob', 3, 'the third answer');
 
-    expect(said(model.requests[1]!)).toContain('Remember the number 42.');
-    expect(said(model.requests[1]!)).not.toContain('41');
+    expect(said(model.requests[2]!)).toContain('Remember the number 42.');
+    expect(said(model.requests[2]!)).not.toContain('41');
+    expect(said(model.requests[2]!)).not.toContain('banana');
   });
 
   it('answers at its next start a DM sent while it was down', async () => {

@@ -190,7 +190,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       await gateway.dispatch(GatewayDispatchEvents.MessageDelete, {
         id: message.id,
         channel_id: channelId,
-        guild_id: world.guildId,
+        // A DM's deletion names no server.
+        ...(message.guild_id === undefined ? {} : { guild_id: world.guildId }),
       });
     },
     async bulkDelete(channelId, messageIds) {
