@@ -6,12 +6,13 @@
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { GatewayIntentBits, GatewayOpcodes } from 'discord.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../db/store.ts';
 import { noSharedServerNotice } from '../../src/discord/inbound/direct-messages.ts';
 import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
+import { runScript } from '../support/run-process.ts';
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
 import {
   type ChatRequest,
@@ -85,6 +86,20 @@ describe('ALLOW_DMS=on', () => {
     expect(said(second)).toContain('Noted: 42.');
     expect(said(second)).toContain('Which number was it?');
     expect(second.messages[0]!.content).toContain('private Discord conversation (direct messages)');
+
+    // The operator sees the DM's runs; a moderator of the server does not.
+    const steps = await runScript('src/steps.ts', { cwd: dirname(databasePath), env: { DATABASE_PATH: databasePath } });
+    expect(steps.stdout).toContain('Direct messages with Bob');
+    const runId = String((await bot!.waitForLog('run started')).runId);
+    const asked = await discord.userRunsCommand({
+      name: 'steps',
+      channelId: discord.channels.general,
+      author: 'ada',
+      options: { run: runId },
+    });
+    expect((await asked.waitForReply()).content).toBe(
+      `No single run of this server has an id starting with "${runId}".`,
+    );
   });
 
   it('an edited DM is edited in memory, a deleted one forgotten', async () => {
