@@ -242,9 +242,23 @@ describe('ALLOW_DMS=on', () => {
       .sort();
     const stopped = await (await inDm('stop')).waitForReply();
     const forgotten = await (await inDm('forget-me', { confirm: true })).waitForReply();
+    const chosen = await (
+      await discord.userRunsCommand({
+        name: 'model',
+        channelId: discord.dmChannelOf('bob'),
+        author: 'bob',
+        options: { model: 'gpt-4.1-mini' },
+      })
+    ).waitForReply();
 
     expect(inDms).toEqual(['forget-me', 'model', 'reset', 'stop']);
     expect(stopped.content).toBe('I am not working on an answer here right now.');
+    expect(chosen.content).toBe('I will answer with **gpt-4.1-mini** in our conversation.');
+    const store = openStore(databasePath, { readOnly: true });
+    expect(store.db.prepare('SELECT guild_id, scope, scope_id, value FROM setting_changes').all()).toEqual([
+      { guild_id: '@me', scope: 'thread', scope_id: discord.dmChannelOf('bob'), value: 'gpt-4.1-mini' },
+    ]);
+    store.close();
     expect(forgotten).toMatchObject({ ephemeral: true });
     expect(forgotten.content).toMatch(
       /^Deleted for good, of our direct messages:\n- 1 message you wrote, with 0 images\n- 1 answer I gave them/,
