@@ -38,28 +38,32 @@ export class SharedServers {
     const now = this.now();
     const known = this.verdicts.get(userId);
     if (known && known.until > now) return known.shares;
-    const shares = await this.lookUp(userId);
+    const { shares, sure } = await this.lookUp(userId);
     if (this.verdicts.size >= 1000)
       for (const [id, verdict] of this.verdicts) if (verdict.until <= now) this.verdicts.delete(id);
-    this.verdicts.set(userId, { shares, until: now + (shares ? sharesForMs : sharesNotForMs) });
+    // A "no" that a failed request may have caused is not remembered: the next DM asks again.
+    if (shares || sure) this.verdicts.set(userId, { shares, until: now + (shares ? sharesForMs : sharesNotForMs) });
     return shares;
   }
 
-  private async lookUp(userId: string): Promise<boolean> {
+  private async lookUp(userId: string): Promise<{ shares: boolean; sure: boolean }> {
     const ids = await this.serverIds();
     // The member cache first: no request for a member seen lately.
-    if (ids.some((id) => this.client.guilds.cache.get(id)?.members.cache.has(userId))) return true;
+    if (ids.some((id) => this.client.guilds.cache.get(id)?.members.cache.has(userId)))
+      return { shares: true, sure: true };
+    let sure = true;
     for (const guildId of ids) {
       try {
         await this.client.rest.get(Routes.guildMember(guildId, userId));
-        return true;
+        return { shares: true, sure: true };
       } catch (error) {
         if (isDiscordCode(error, [RESTJSONErrorCodes.UnknownMember, RESTJSONErrorCodes.UnknownUser])) continue;
         // Not known either way (a network failure, say): the next server may still say yes.
         this.logger.warn({ err: error, guildId }, 'could not check a server membership for a DM');
+        sure = false;
       }
     }
-    return false;
+    return { shares: false, sure };
   }
 
   /** The bot's servers, from every shard, cached ones first; only the allowed ones. */
@@ -67,17 +71,29 @@ export class SharedServers {
     const now = this.now();
     if (this.servers && this.servers.until > now) return this.servers.ids;
     const all = new Set(this.client.guilds.cache.keys());
+    const allowed = (ids: Iterable<string>) =>
+      [...ids].filter((id) => this.allowedGuildIds.length === 0 || this.allowedGuildIds.includes(id));
+    try {
+      for (const id of await this.listedServerIds()) all.add(id);
+    } catch (error) {
+      // This process's own servers still count; the list is asked for again at the next DM.
+      this.logger.warn({ err: error }, "could not list the bot's servers for a DM: those of this process only");
+      return allowed(all);
+    }
+    this.servers = { ids: allowed(all), until: now + serversForMs };
+    return this.servers.ids;
+  }
+
+  /** Every server of the bot, as REST lists them, a page of 200 at a time. */
+  private async listedServerIds(): Promise<string[]> {
+    const ids: string[] = [];
     let after: string | null = null;
     for (;;) {
       const query = new URLSearchParams({ limit: String(pageSize), ...(after ? { after } : {}) });
       const page = (await this.client.rest.get(Routes.userGuilds(), { query })) as APIPartialGuild[];
-      for (const guild of page) all.add(guild.id);
-      if (page.length < pageSize) break;
+      ids.push(...page.map((guild) => guild.id));
+      if (page.length < pageSize) return ids;
       after = page.at(-1)!.id;
     }
-    const allowed = this.allowedGuildIds;
-    const ids = [...all].filter((id) => allowed.length === 0 || allowed.includes(id));
-    this.servers = { ids, until: now + serversForMs };
-    return ids;
   }
 }
