@@ -184,6 +184,22 @@ describe('ALLOW_DMS=on', () => {
     expect(model.requests).toHaveLength(0);
   });
 
+  it('with shards, answers a member of a server only another shard holds (every DM comes to shard 0)', async () => {
+    const far = { id: '990000000000000002', username: 'far' };
+    discord.addStranger({ ...far, memberOf: discord.addGuild('Far server', { shard: [1, 2] }).guildId });
+    bot = await startBotProcess(discord, model, databasePath, { ALLOW_DMS: 'on', SHARD_COUNT: '2' });
+    await bot.waitForLog('shards ready', 30_000);
+    model.enqueue(finalAnswer('Hello from shard 0.'));
+
+    await discord.userSaysInDm({ author: far, content: 'Hi?' });
+    const answer = await discord.waitFor(() => discord.botMessages(discord.dmChannelOf(far))[0], {
+      what: 'the answer',
+      timeoutMs: 15_000,
+    });
+
+    expect(answer.content).toBe('Hello from shard 0.');
+  }, 60_000);
+
   it('keeps a daily token budget of its own for DMs (DM_DAILY_TOKENS), apart from the server budget', async () => {
     await start({ DM_DAILY_TOKENS: '100' });
     model.enqueue(finalAnswer('First, and over the budget.'), finalAnswer('In the server still.'));

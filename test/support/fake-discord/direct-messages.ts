@@ -39,11 +39,40 @@ export function directMessageChannel(world: World, user: APIUser): APIDMChannel 
   return channel;
 }
 
-/** A person the bot shares no server with: a user, and a member of no server. */
-export function addStranger(world: World, input: { id: string; username: string }): APIUser {
+/** Members of the fake's other servers (`fake.addGuild`), by server: the seeded one's are `world.members`. */
+const otherMembers = new WeakMap<World, Map<string, Set<string>>>();
+
+/**
+ * A person who is no member of the seeded server: of no server at all, or only of `memberOf` (a
+ * server added with `fake.addGuild`, on another shard, say).
+ */
+export function addStranger(world: World, input: { id: string; username: string; memberOf?: string }): APIUser {
   const user = world.addUser({ id: input.id, username: input.username }, []);
   world.members.delete(user.id);
+  if (input.memberOf !== undefined) {
+    const servers = otherMembers.get(world) ?? new Map<string, Set<string>>();
+    otherMembers.set(world, servers.set(input.memberOf, (servers.get(input.memberOf) ?? new Set()).add(user.id)));
+  }
   return user;
+}
+
+/** The member `userId` of server `guildId`, as REST returns one, if they are one. */
+function memberOf(world: World, guildId: string, userId: string): unknown {
+  const user = world.users.get(userId);
+  if (guildId === world.guildId) {
+    const member = world.members.get(userId);
+    return member && { ...member, user };
+  }
+  if (!otherMembers.get(world)?.get(guildId)?.has(userId)) return undefined;
+  return {
+    user,
+    nick: null,
+    roles: [],
+    joined_at: '2024-01-01T00:00:00.000000+00:00',
+    deaf: false,
+    mute: false,
+    flags: 0,
+  };
 }
 
 /** `fake.userSaysInDm`: the person writes to the bot in their DM channel. */
@@ -101,10 +130,9 @@ export function directMessageRoutes(world: World): Route[] {
       method: 'GET',
       pattern: '/guilds/:guildId/members/:userId',
       handle({ params }) {
-        // The fake's members are the seeded server's; another server of the fake has none but the bot.
-        const member = params.guildId === world.guildId ? world.members.get(params.userId!) : undefined;
+        const member = memberOf(world, params.guildId!, params.userId!);
         if (!member) throw unknownMember();
-        return { body: { ...member, user: world.users.get(params.userId!) } };
+        return { body: member };
       },
     },
   ];

@@ -184,8 +184,8 @@ export interface FakeDiscord {
   userSaysInDm(input: { author: FakeAuthor; content: string }): Promise<FakeMessage>;
   /** The id of the person's DM channel with the bot (opened if it was not). */
   dmChannelOf(author: FakeAuthor): string;
-  /** Adds a user who is a member of no server of the bot; returns their id. */
-  addStranger(input: { id: string; username: string }): string;
+  /** Adds a user who is no member of the seeded server: of none, or only of `memberOf` (from `addGuild`); returns their id. */
+  addStranger(input: { id: string; username: string; memberOf?: string }): string;
   /** Edits a message's content and dispatches MESSAGE_UPDATE. */
   userEdits(channelId: string, messageId: string, content: string): Promise<FakeMessage>;
   /**
