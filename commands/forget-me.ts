@@ -1,7 +1,7 @@
 import { ApplicationCommandOptionType, MessageFlags } from 'discord.js';
 import { countForget, type ForgetCounts, forgetMember, forgottenTitle } from '../db/forget-member.ts';
 import { type CommandInteraction, defineCommand } from '../src/discord/interactions/command-context.ts';
-import { guildOnly, privately } from './shared.ts';
+import { guildAndDirectMessages, privately } from './shared.ts';
 
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
@@ -36,10 +36,10 @@ const nothing = (counts: ForgetCounts) => Object.values(counts).every((count) =>
 export const forgetMe = defineCommand({
   name: 'forget-me',
   moderatorOnly: false,
-  data: () => ({
+  data: (setup) => ({
     name: 'forget-me',
     description: 'See what I keep of yours in this server; with confirm, delete it for good.',
-    ...guildOnly,
+    ...guildAndDirectMessages(setup),
     options: [
       {
         type: ApplicationCommandOptionType.Boolean,
@@ -81,6 +81,25 @@ export const forgetMe = defineCommand({
           : []),
         'Your messages on Discord itself are yours to delete there.',
       ].join('\n'),
+    );
+  },
+  /** In a DM: what the bot keeps of the person's direct messages with it (a server's is forgotten in that server). */
+  async inDirectMessage(interaction, context) {
+    const { db } = context.store;
+    const user = interaction.user.id;
+    if (interaction.options.getBoolean('confirm') !== true) {
+      const counts = countForget(db, null, user);
+      if (nothing(counts)) return privately(interaction, 'I keep nothing of our direct messages.');
+      return privately(
+        interaction,
+        `Of our direct messages, /forget-me confirm: True would delete:\n${describeCounts(counts)}\nWhat I keep of you in a server is forgotten with /forget-me there. Nothing was deleted.`,
+      );
+    }
+    const { counts } = forgetMember(db, null, user);
+    if (nothing(counts)) return privately(interaction, 'I kept nothing of our direct messages: nothing to delete.');
+    await privately(
+      interaction,
+      `Deleted for good, of our direct messages:\n${describeCounts(counts)}\nYour messages on Discord itself are yours to delete there.`,
     );
   },
 });

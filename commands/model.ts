@@ -5,7 +5,8 @@ import { changeBy } from '../src/discord/interactions/settings-place.ts';
 import { settingKeys } from '../src/place-settings/effective-settings.ts';
 import { truncateLine } from '../src/text/truncate.ts';
 import { inheritChoice, modelChoices } from './shared.ts';
-import { guildOnly, privately, steerableConversation } from './shared.ts';
+import { directConversationHere, guildAndDirectMessages, privately, steerableConversation } from './shared.ts';
+import { directMessagesServerId } from '../db/conversations.ts';
 
 export const model = defineCommand({
   name: 'model',
@@ -13,14 +14,17 @@ export const model = defineCommand({
   data: (setup) => ({
     name: 'model',
     description: 'Choose the model of this conversation (its starter or a moderator).',
-    ...guildOnly,
+    ...guildAndDirectMessages(setup),
     options: [
       {
         type: ApplicationCommandOptionType.String,
         name: 'model',
         description: 'One of the models allowed here.',
         required: true,
-        choices: [...modelChoices(setup.modelListings), { name: "the channel's (as before)", value: inheritChoice }],
+        choices: [
+          ...modelChoices(setup.modelListings),
+          { name: "the channel's (as before; in a DM, the operator's)", value: inheritChoice },
+        ],
       },
     ],
   }),
@@ -53,6 +57,32 @@ export const model = defineCommand({
         name === inheritChoice
           ? `${interaction.member.displayName} set this conversation back to the channel's model, **${channel.model.value}**.`
           : `${interaction.member.displayName} chose **${name}** for this conversation.`,
+      allowedMentions: { parse: [] },
+    });
+  },
+  /** In a DM: any of the operator's models; no channel to inherit from, so "inherit" is the operator's default. */
+  async inDirectMessage(interaction, context) {
+    const conversation = directConversationHere(interaction, context);
+    if (typeof conversation === 'string') return privately(interaction, conversation);
+    const name = interaction.options.getString('model', true);
+    if (name !== inheritChoice && !context.models.entry(name))
+      return privately(interaction, `The operator offers no model named "${truncateLine(name, 64)}".`);
+    context.store.placeSettings.change([
+      {
+        guildId: directMessagesServerId,
+        scope: 'thread',
+        scopeId: interaction.channelId,
+        key: settingKeys.model,
+        value: name === inheritChoice ? null : name,
+        changedById: interaction.user.id,
+        changedByName: interaction.user.displayName,
+      },
+    ]);
+    await interaction.reply({
+      content:
+        name === inheritChoice
+          ? `Back to the default model, **${context.models.defaultName}**, for our conversation.`
+          : `I will answer with **${name}** in our conversation.`,
       allowedMentions: { parse: [] },
     });
   },

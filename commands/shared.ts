@@ -1,5 +1,6 @@
 import {
   type APIApplicationCommandOptionChoice,
+  type ChatInputCommandInteraction,
   ApplicationIntegrationType,
   InteractionContextType,
   PermissionFlagsBits,
@@ -17,6 +18,17 @@ export const guildOnly = {
   contexts: [InteractionContextType.Guild],
   integration_types: [ApplicationIntegrationType.GuildInstall],
 };
+
+/**
+ * A command that also works in DMs with the bot (its `inDirectMessage`): offered there when DMs are
+ * on (ALLOW_DMS), for servers only otherwise. A server install's commands may be used in the bot's DM
+ * (https://discord.com/developers/docs/interactions/application-commands#interaction-contexts).
+ */
+export function guildAndDirectMessages(setup: Pick<CommandSetup, 'allowDms'>) {
+  return setup.allowDms
+    ? { ...guildOnly, contexts: [InteractionContextType.Guild, InteractionContextType.BotDM] }
+    : guildOnly;
+}
 
 /**
  * Who sees a moderator command in the menu: without moderator roles, members who may manage
@@ -71,6 +83,20 @@ export function steerableConversation(
     return `Only the person who started this conversation, or a moderator, can ${action}.`;
   }
   return conversation;
+}
+
+/**
+ * The DM conversation a command was used in (ALLOW_DMS), or the sentence that says there is none.
+ * Only its one person writes there: no starter or moderator to check.
+ */
+export function directConversationHere(
+  interaction: ChatInputCommandInteraction,
+  context: Pick<CommandContext, 'store'>,
+): ConversationRow | string {
+  const conversation = context.store.conversations.byKey(discordConversationKey(interaction.channelId));
+  return conversation && conversation.guild_id === null
+    ? conversation
+    : 'We have no conversation here yet: send me a message first.';
 }
 
 /** The choice that clears a model setting, so the place inherits it again (`/settings model`, `/model`). */

@@ -1,9 +1,26 @@
 import type { Database } from 'better-sqlite3';
 
-/** One conversation: a Discord thread, or a named terminal conversation. */
+/**
+ * A condition true of direct-message conversations, on the conversations table named `alias`: a
+ * Discord conversation with no server (its key is its DM channel's: src/discord/inbound/direct-messages.ts).
+ */
+export const directMessageConversation = (alias: string) =>
+  `${alias}.guild_id IS NULL AND ${alias}.key LIKE 'discord:%'`;
+
+/** Whether the conversation is a direct-message one (see `directMessageConversation`). */
+export const isDirectMessageConversation = (conversation: Pick<ConversationRow, 'guild_id' | 'key'>) =>
+  conversation.guild_id === null && conversation.key.startsWith('discord:');
+
+/**
+ * Where a table needs a server id (setting_changes, forgets), DMs' is "@me": Discord's own name for
+ * them in its addresses (https://discord.com/channels/@me/…). No server has it: ids are digits.
+ */
+export const directMessagesServerId = '@me';
+
+/** One conversation: a Discord thread, a direct-message channel, or a named terminal conversation. */
 export interface ConversationRow {
   id: number;
-  /** `discord:<thread id>` or `terminal:<name>`. */
+  /** `discord:<thread id>` (a DM: `discord:<DM channel id>`, with no server) or `terminal:<name>`. */
   key: string;
   title: string;
   guild_id: string | null;

@@ -1,5 +1,6 @@
 /**
- * `/forget-me`: a member's data in one Discord server, counted or deleted. What goes: the member's
+ * `/forget-me`: a member's data in one Discord server, or in their direct messages with the bot
+ * (`guild` null: their DM conversation, which has no server), counted or deleted. What goes: the member's
  * messages (their images with them, ON DELETE CASCADE), the runs those messages started (their
  * steps with them) and what those runs wrote into memory (answers, tool calls and results), and
  * the member's reminders, and the member's reports of answers (the reports of others on the runs
@@ -13,6 +14,13 @@
  * forget happened: who, when, and the counts, never the words.
  */
 import type { Database } from 'better-sqlite3';
+import { directMessageConversation, directMessagesServerId } from './conversations.ts';
+
+/** The conversations of the place, on the conversations table named `alias`: a server's, or the DMs (null). */
+const inPlace = (guild: string | null, alias: string) =>
+  guild === null ? directMessageConversation(alias) : `${alias}.guild_id = :guild`;
+/** The rows of the place in a table with a guild_id: a reminder set in a DM has none (a report always has one). */
+const withGuild = (guild: string | null) => (guild === null ? 'guild_id IS NULL' : 'guild_id = :guild');
 
 /** How many rows of each kind go (or went). */
 export interface ForgetCounts {
@@ -36,42 +44,49 @@ const collect = `
   DELETE FROM temp.forget_messages;
   DELETE FROM temp.forget_runs;
 `;
-const memberMessages = `
+const memberMessages = (guild: string | null) => `
   INSERT INTO temp.forget_messages (id)
   SELECT m.id FROM messages m JOIN conversations c ON c.id = m.conversation_id
-  WHERE c.guild_id = :guild AND m.role = 'user' AND m.author_id = :user`;
+  WHERE ${inPlace(guild, 'c')} AND m.role = 'user' AND m.author_id = :user`;
 // A run answers the batch of messages that started it: if one of them is the member's, its answer may repeat their words.
-const startedRuns = `
+const startedRuns = (guild: string | null) => `
   INSERT OR IGNORE INTO temp.forget_runs (id)
   SELECT r.id FROM runs r JOIN conversations c ON c.id = r.conversation_id, json_each(r.trigger_message_ids) t
-  WHERE c.guild_id = :guild AND t.value IN (SELECT id FROM temp.forget_messages)`;
+  WHERE ${inPlace(guild, 'c')} AND t.value IN (SELECT id FROM temp.forget_messages)`;
 
-function count(db: Database, guild: string, user: string): ForgetCounts {
-  const one = (sql: string, parameters: Record<string, string> = {}) =>
-    db.prepare(sql).pluck().get(parameters) as number;
+/** Named parameters: better-sqlite3 refuses one the statement does not use (`:guild` for DMs). */
+const parameters = (guild: string | null, user: string): Record<string, string> =>
+  guild === null ? { user } : { guild, user };
+
+function count(db: Database, guild: string | null, user: string): ForgetCounts {
+  const one = (sql: string, values: Record<string, string> = {}) => db.prepare(sql).pluck().get(values) as number;
   return {
     messages: one('SELECT count(*) FROM temp.forget_messages'),
     images: one('SELECT count(*) FROM message_images WHERE message_id IN (SELECT id FROM temp.forget_messages)'),
     runs: one('SELECT count(*) FROM temp.forget_runs'),
     answers: one('SELECT count(*) FROM messages WHERE run_id IN (SELECT id FROM temp.forget_runs)'),
     steps: one('SELECT count(*) FROM steps WHERE run_id IN (SELECT id FROM temp.forget_runs)'),
-    reminders: one('SELECT count(*) FROM reminders WHERE guild_id = :guild AND user_id = :user', { guild, user }),
-    reports: one('SELECT count(*) FROM answer_reports WHERE guild_id = :guild AND reporter_id = :user', {
-      guild,
-      user,
-    }),
+    reminders: one(
+      `SELECT count(*) FROM reminders WHERE ${withGuild(guild)} AND user_id = :user`,
+      parameters(guild, user),
+    ),
+    // Reports are made in servers only: in direct messages there are none (guild_id is never null).
+    reports: one(
+      `SELECT count(*) FROM answer_reports WHERE ${withGuild(guild)} AND reporter_id = :user`,
+      parameters(guild, user),
+    ),
   };
 }
 
-function gather(db: Database, guild: string, user: string): ForgetCounts {
+function gather(db: Database, guild: string | null, user: string): ForgetCounts {
   db.exec(collect);
-  db.prepare(memberMessages).run({ guild, user });
-  db.prepare(startedRuns).run({ guild });
+  db.prepare(memberMessages(guild)).run(parameters(guild, user));
+  db.prepare(startedRuns(guild)).run(guild === null ? {} : { guild });
   return count(db, guild, user);
 }
 
-/** What `/forget-me` would delete of `user` in server `guild`; changes nothing. */
-export function countForget(db: Database, guild: string, user: string): ForgetCounts {
+/** What `/forget-me` would delete of `user` in server `guild` (null: in DMs); changes nothing. */
+export function countForget(db: Database, guild: string | null, user: string): ForgetCounts {
   return db.transaction(() => gather(db, guild, user))();
 }
 
@@ -81,33 +96,38 @@ export function countForget(db: Database, guild: string, user: string): ForgetCo
  */
 export function forgetMember(
   db: Database,
-  guild: string,
+  guild: string | null,
   user: string,
   now = Date.now(),
 ): { counts: ForgetCounts; startedThreads: string[] } {
   const result = db
     .transaction(() => {
       const found = gather(db, guild, user);
-      const startedThreads = db
-        .prepare(
-          'SELECT thread_id FROM conversations WHERE guild_id = ? AND started_by_id = ? AND thread_id IS NOT NULL AND title <> ?',
-        )
-        .pluck()
-        .all(guild, user, forgottenTitle) as string[];
-      db.prepare(`UPDATE conversations SET title = ? WHERE guild_id = ? AND started_by_id = ? AND title <> ?`).run(
-        forgottenTitle,
-        guild,
-        user,
-        forgottenTitle,
-      );
+      const values = { ...parameters(guild, user), forgotten: forgottenTitle };
+      // A DM channel cannot be renamed: only the server's threads are for the caller to rename.
+      const startedThreads = (
+        guild === null
+          ? []
+          : db
+              .prepare(
+                'SELECT thread_id FROM conversations c WHERE c.guild_id = :guild AND c.started_by_id = :user AND c.thread_id IS NOT NULL AND c.title <> :forgotten',
+              )
+              .pluck()
+              .all(values)
+      ) as string[];
+      db.prepare(
+        `UPDATE conversations AS c SET title = :forgotten WHERE ${inPlace(guild, 'c')} AND c.started_by_id = :user AND c.title <> :forgotten`,
+      ).run(values);
       // The runs' own rows first: messages.run_id is ON DELETE SET NULL, which would keep them.
       db.exec('DELETE FROM messages WHERE run_id IN (SELECT id FROM temp.forget_runs)');
       db.exec('DELETE FROM messages WHERE id IN (SELECT id FROM temp.forget_messages)');
       db.exec('DELETE FROM runs WHERE id IN (SELECT id FROM temp.forget_runs)');
-      db.prepare('DELETE FROM reminders WHERE guild_id = ? AND user_id = ?').run(guild, user);
-      db.prepare('DELETE FROM answer_reports WHERE guild_id = ? AND reporter_id = ?').run(guild, user);
+      db.prepare(`DELETE FROM reminders WHERE ${withGuild(guild)} AND user_id = :user`).run(parameters(guild, user));
+      db.prepare(`DELETE FROM answer_reports WHERE ${withGuild(guild)} AND reporter_id = :user`).run(
+        parameters(guild, user),
+      );
       db.prepare('INSERT INTO forgets (guild_id, user_id, forgotten_at, counts) VALUES (?, ?, ?, ?)').run(
-        guild,
+        guild ?? directMessagesServerId,
         user,
         now,
         JSON.stringify(found),

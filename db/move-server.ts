@@ -9,6 +9,7 @@
  * both with a sole instance).
  */
 import type { Database } from 'better-sqlite3';
+import { directMessagesServerId } from './conversations.ts';
 import { copyConversations, deleteConversations } from './move-server-conversations.ts';
 import {
   columnsOf,
@@ -216,8 +217,11 @@ export function serversIn(db: Database, rules: readonly TableRule[] = serverTabl
       .map((rule) => `SELECT ${quoted((rule as { guildColumn: string }).guildColumn)} AS g FROM ${quoted(rule.table)}`),
   ];
   if (sources.length === 0) return [];
-  return db
-    .prepare<[], string>(`SELECT g FROM (${sources.join(' UNION ')}) WHERE g IS NOT NULL ORDER BY g`)
-    .pluck()
-    .all();
+  return (
+    db
+      // DMs' "@me" (setting_changes, forgets) is no server: it has no shard and is not moved.
+      .prepare<[string], string>(`SELECT g FROM (${sources.join(' UNION ')}) WHERE g IS NOT NULL AND g <> ? ORDER BY g`)
+      .pluck()
+      .all(directMessagesServerId)
+  );
 }

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { directMessageConversation } from './conversations.ts';
 
 type RunRowStatus = 'running' | 'answered' | 'stopped' | 'failed' | 'interrupted';
 
@@ -210,6 +211,13 @@ function runLookupQueries(db: Database) {
   const tokensOnDay = db
     .prepare<[string, number], number>('SELECT tokens FROM guild_usage_days WHERE guild_id = ? AND day = ?')
     .pluck();
+  // Runs of direct-message conversations (no server) that started that day: by runs_by_start.
+  const directMessageTokens = db
+    .prepare<[number, number], number>(
+      `SELECT coalesce(sum(r.total_tokens), 0) FROM runs r JOIN conversations c ON c.id = r.conversation_id
+       WHERE r.started_at >= ? AND r.started_at < ? AND ${directMessageConversation('c')}`,
+    )
+    .pluck();
 
   return {
     byId: (id: string) => byId.get(id),
@@ -222,6 +230,8 @@ function runLookupQueries(db: Database) {
     /** Tokens of the server's runs that started on the UTC day that begins at `dayStart`. */
     tokensOnDay: (guildId: string, dayStart: number) =>
       tokensOnDay.get(guildId, Math.floor(dayStart / 86_400_000)) ?? 0,
+    /** Tokens of every direct-message conversation's runs that started on the UTC day that begins at `dayStart`. */
+    directMessageTokensOnDay: (dayStart: number) => directMessageTokens.get(dayStart, dayStart + 86_400_000) ?? 0,
   };
 }
 

@@ -50,6 +50,7 @@ try {
     toolSubcommands: toolSubcommands(tools, toolServers),
     moderatorRoleIds: config.discord.moderatorRoleIds,
     modelListings: config.models.models,
+    allowDms: config.discord.allowDms,
   };
   const { changed, removed } = await registerCommands({
     rest,

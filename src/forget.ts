@@ -19,7 +19,8 @@ import { shardFiles } from './shards/shard-files.ts';
 const usage = [
   'usage: npm run forget -- --user ID [--confirm]',
   "  Deletes a Discord user's messages, their images, the runs they started and their reminders, in every",
-  '  server of DATABASE_PATH (and its shard databases). Without --confirm: says what, and deletes nothing.',
+  '  server and in direct messages, in DATABASE_PATH (and its shard databases). Without --confirm: says what,',
+  '  and deletes nothing.',
 ].join('\n');
 
 const inWords = (counts: ForgetCounts) =>
@@ -57,10 +58,12 @@ function forget(user: string, confirm: boolean): string[] {
   for (const file of files) {
     const store = openStore(file.path);
     try {
-      for (const server of serversIn(store.db)) {
+      // Every server, then the direct messages (null: no server; ALLOW_DMS).
+      for (const server of [...serversIn(store.db), null]) {
         const counts = confirm ? forgetMember(store.db, server, user).counts : countForget(store.db, server, user);
+        const where = server === null ? 'direct messages' : `server ${server}`;
         if (Object.values(counts).some((count) => count > 0))
-          out.push(`${confirm ? 'Deleted' : 'Would delete'} in server ${server} (${file.path}): ${inWords(counts)}.`);
+          out.push(`${confirm ? 'Deleted' : 'Would delete'} in ${where} (${file.path}): ${inWords(counts)}.`);
       }
     } finally {
       store.close();

@@ -74,6 +74,8 @@ describe('settings', () => {
           moderatorRoleIds: [],
           userMessagesPerMinute: 10,
           dailyTokenBudget: 1_000_000,
+          allowDms: false,
+          dmDailyTokens: 200_000,
         },
       },
     });

@@ -1,6 +1,6 @@
 /**
  * `npm run forget` (src/forget.ts) as the operator runs it: the compiled script on a real database
- * holding a user's data in two servers, beside another user's.
+ * holding a user's data in two servers and in their DMs with the bot, beside another user's.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +12,7 @@ import { runScript } from './support/run-process.ts';
 const leaver = '111111111111111111';
 const stayer = '222222222222222222';
 
-it("says what it would delete of a user in every server, deletes it with --confirm, and keeps the others'", async () => {
+it("says what it would delete of a user in every server and in DMs, deletes it with --confirm, and keeps the others'", async () => {
   const folder = mkdtempSync(join(tmpdir(), 'forget-'));
   const databasePath = join(folder, 'bot.sqlite');
   const store = openStore(databasePath);
@@ -26,6 +26,14 @@ it("says what it would delete of a user in every server, deletes it with --confi
     insert.run(index + 1, leaver, `words of the leaver ${index}`);
     insert.run(index + 1, stayer, `words of the stayer ${index}`);
   }
+  // The leaver's DM conversation with the bot (no server; ALLOW_DMS), and a terminal one, which no forget touches.
+  const conversation = store.db.prepare(
+    'INSERT INTO conversations (key, title, guild_id, started_by_id, created_at) VALUES (?, ?, NULL, ?, 0)',
+  );
+  conversation.run('discord:900000000000000077', 'Direct messages with Leaver', leaver);
+  insert.run(3, leaver, 'words of the leaver in a DM');
+  conversation.run('terminal:notes', 'notes', leaver);
+  insert.run(4, leaver, 'words at the terminal');
   store.close();
   const forget = (...args: string[]) =>
     runScript('src/forget.ts', { args, cwd: folder, env: { DATABASE_PATH: databasePath } });
@@ -36,6 +44,7 @@ it("says what it would delete of a user in every server, deletes it with --confi
     [
       `Would delete in server 900000000000000001 (${databasePath}): 1 messages, 0 images, 0 runs, 0 answers, 0 steps, 0 reminders, 0 reports.`,
       `Would delete in server 900000000000000002 (${databasePath}): 1 messages, 0 images, 0 runs, 0 answers, 0 steps, 0 reminders, 0 reports.`,
+      `Would delete in direct messages (${databasePath}): 1 messages, 0 images, 0 runs, 0 answers, 0 steps, 0 reminders, 0 reports.`,
       'Nothing was deleted: add --confirm to delete it.',
       '',
     ].join('\n'),
@@ -47,8 +56,12 @@ it("says what it would delete of a user in every server, deletes it with --confi
   expect(after.db.prepare('SELECT content FROM messages ORDER BY id').pluck().all()).toEqual([
     'words of the stayer 0',
     'words of the stayer 1',
+    'words at the terminal',
   ]);
-  expect(after.db.prepare('SELECT count(*) FROM forgets WHERE user_id = ?').pluck().get(leaver)).toBe(2);
+  expect(after.db.prepare('SELECT count(*) FROM forgets WHERE user_id = ?').pluck().get(leaver)).toBe(3);
+  expect(
+    after.db.prepare("SELECT title FROM conversations WHERE key = 'discord:900000000000000077'").pluck().get(),
+  ).toBe('A conversation (its first message was forgotten)');
   after.close();
 
   expect((await forget('--user', leaver)).stdout).toBe(`Nothing of user ${leaver} is kept: nothing to delete.\n`);

@@ -4,7 +4,9 @@ import { finalAnswerToolName } from './final-answer.ts';
 /** Where the conversation takes place, as the model should know it. */
 export type ConversationPlace =
   | { kind: 'terminal'; conversation: string }
-  | { kind: 'discord'; server: string; channel: string; thread: string | null };
+  | { kind: 'discord'; server: string; channel: string; thread: string | null }
+  /** A direct-message conversation with one person, outside any server. */
+  | { kind: 'direct-message'; person: string };
 
 export interface SystemPromptInput {
   /** The operator's persona and rules (`SYSTEM_PROMPT`), or null for the default. */
@@ -48,7 +50,7 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     `- People in this conversation: ${people}.`,
     '',
     '## Formatting',
-    input.place.kind === 'discord'
+    input.place.kind !== 'terminal'
       ? 'Your answer is shown in Discord, which renders Markdown: **bold**, *italics*, __underline__, ~~strike~~, `code`, fenced code blocks with a language, > quotes, - lists, # headings, [links](https://example.com) and -# subtext. Discord does not render tables: use lists instead. Keep answers short enough to read in a chat.'
       : 'Your answer is shown as plain text in a terminal: keep Markdown light (lists, `code`), and use no tables.',
   ].join('\n');
@@ -84,6 +86,8 @@ function quotedPersona(persona: string): string {
 function describePlace(place: ConversationPlace): string {
   if (place.kind === 'terminal')
     return `You are in a terminal conversation named ${quote(place.conversation)}, not in Discord.`;
+  if (place.kind === 'direct-message')
+    return `You are in a private Discord conversation (direct messages) with ${quote(place.person)}, outside any server.`;
   const where =
     place.thread === null ? `channel #${place.channel}` : `thread ${quote(place.thread)} of channel #${place.channel}`;
   return `You are in the Discord server ${quote(place.server)}, in the ${where}.`;

@@ -71,4 +71,8 @@ export interface DiscordSettings {
   userMessagesPerMinute: number;
   /** Tokens a server may use per day (UTC); 0: no limit. */
   dailyTokenBudget: number;
+  /** Direct messages to the bot are conversations of their own (ALLOW_DMS); off: the DM intent is not asked for. */
+  allowDms: boolean;
+  /** Tokens all direct-message conversations together may use per day (UTC); 0: no limit. */
+  dmDailyTokens: number;
 }

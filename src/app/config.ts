@@ -85,6 +85,8 @@ export const settingsSchema = z.object({
   CONTENT_CHECK_MODEL: optionalText(),
   CONTENT_CHECK_BASE_URL: optionalHttpUrl(),
   CONTENT_CHECK_ON_ERROR: oneOf(['allow', 'refuse'], 'refuse'),
+  ALLOW_DMS: oneOf(['on', 'off'], 'off'),
+  DM_DAILY_TOKENS: whole(0, 1_000_000_000, 200_000),
   MCP_CONFIG: optionalText(),
   MODELS_FILE: optionalText(),
   ...webSearch.webSearchFields,
@@ -225,6 +227,8 @@ function configFrom(settings: Settings, files: ReturnType<typeof readSettingFile
       moderatorRoleIds: settings.MODERATOR_ROLE_IDS,
       userMessagesPerMinute: settings.USER_MESSAGES_PER_MINUTE,
       dailyTokenBudget: settings.DAILY_TOKEN_BUDGET,
+      allowDms: settings.ALLOW_DMS === 'on',
+      dmDailyTokens: settings.DM_DAILY_TOKENS,
     },
   };
 }

@@ -4,12 +4,15 @@ import { formatWait } from '../text/duration.ts';
 export interface UsageLimitSettings {
   userMessagesPerMinute: number;
   dailyTokenBudget: number;
+  /** Tokens all direct-message conversations together may use per day (DM_DAILY_TOKENS); 0 or absent: no limit. */
+  dmDailyTokens?: number;
 }
 
 export type LimitVerdict = { ok: true } | { ok: false; tell: boolean; message: string };
 
 /**
- * The per-user message rate (a sliding minute) and the per-server daily token budget (UTC days).
+ * The per-user message rate (a sliding minute) and the daily token budget (UTC days) of the place:
+ * a server's, or the one all direct messages share (a null server: no server's budget covers them).
  * Past either, the person is told once per window when it resets, and no model call is made.
  */
 export class UsageLimits {
@@ -22,7 +25,7 @@ export class UsageLimits {
     private readonly now: () => number = Date.now,
   ) {}
 
-  check(userId: string, guildId: string): LimitVerdict {
+  check(userId: string, guildId: string | null): LimitVerdict {
     const now = this.now();
     this.forgetIdle(now);
     const budget = this.budget(userId, guildId, now);
@@ -49,16 +52,25 @@ export class UsageLimits {
    * all passed `check` before any run was charged. Runs already under way finish.
    */
   admitRun(userId: string, guildId: string | null): LimitVerdict {
-    return guildId === null ? { ok: true } : this.budget(userId, guildId, this.now());
+    return this.budget(userId, guildId, this.now());
   }
 
-  /** The server's daily token budget (UTC days): spent, the person is told once when it resets. */
-  private budget(userId: string, guildId: string, now: number): LimitVerdict {
-    if (this.settings.dailyTokenBudget <= 0) return { ok: true };
+  /** The daily token budget of the server, or of direct messages (null): spent, the person is told once when it resets. */
+  private budget(userId: string, guildId: string | null, now: number): LimitVerdict {
+    const limit = guildId === null ? (this.settings.dmDailyTokens ?? 0) : this.settings.dailyTokenBudget;
+    if (limit <= 0) return { ok: true };
     const dayStart = Math.floor(now / 86_400_000) * 86_400_000;
-    if (this.store.runs.tokensOnDay(guildId, dayStart) < this.settings.dailyTokenBudget) return { ok: true };
-    const why = `This server has used its ${this.settings.dailyTokenBudget.toLocaleString('en-US')} tokens for today.`;
-    return this.refuse(`budget:${guildId}:${userId}`, dayStart + 86_400_000, now, why);
+    const spent =
+      guildId === null
+        ? this.store.runs.directMessageTokensOnDay(dayStart)
+        : this.store.runs.tokensOnDay(guildId, dayStart);
+    if (spent < limit) return { ok: true };
+    const tokens = limit.toLocaleString('en-US');
+    const why =
+      guildId === null
+        ? `Direct messages to me have used their ${tokens} tokens for today.`
+        : `This server has used its ${tokens} tokens for today.`;
+    return this.refuse(`budget:${guildId ?? 'dm'}:${userId}`, dayStart + 86_400_000, now, why);
   }
 
   private refuse(key: string, resetsAt: number, now: number, why: string): LimitVerdict {

@@ -96,7 +96,16 @@ export interface Bot {
 export async function startBot(deps: BotDependencies): Promise<Bot> {
   const { logger } = deps;
   const client = new Client({
-    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent],
+    intents: [
+      GatewayIntentBits.Guilds,
+      GatewayIntentBits.GuildMessages,
+      GatewayIntentBits.MessageContent,
+      // Asked for only when DMs are on (ALLOW_DMS): off, Discord sends the bot none at all.
+      ...(deps.discord.allowDms ? [GatewayIntentBits.DirectMessages] : []),
+    ],
+    // Partials.Channel is what lets a DM on a DM channel not yet cached through: "This is required to
+    // receive direct messages!" (discord.js src/util/Partials.js; https://discordjs.guide/popular-topics/partials).
+    // It was on before DMs for uncached threads, so it stays on whatever ALLOW_DMS says.
     partials: [Partials.Message, Partials.Channel],
     rest: {
       api: deps.discord.apiUrl,
@@ -183,6 +192,7 @@ function commandSetup(services: BotServices): CommandSetup {
     toolSubcommands: toolCommands,
     moderatorRoleIds: services.discord.moderatorRoleIds,
     modelListings: services.models.entries,
+    allowDms: services.discord.allowDms,
   };
 }
 

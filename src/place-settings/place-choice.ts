@@ -6,24 +6,32 @@
  */
 import type { Store } from '../../db/store.ts';
 import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
-import type { ConversationRow } from '../../db/conversations.ts';
+import { type ConversationRow, directMessagesServerId, isDirectMessageConversation } from '../../db/conversations.ts';
 import type { ImageTokenRule } from '../images/image-tokens.ts';
 import type { MemorySettings } from '../memory/conversation-memory.ts';
 import type { ModelCatalog, RunModelClient } from '../model-catalog/model-catalog.ts';
 import { type EffectiveSettings, effectiveSettings, serverOfTool, toolEnabled } from './effective-settings.ts';
 
-/** The settings in effect for a conversation; null outside a server. */
+/**
+ * The settings in effect for a conversation; null outside Discord. A DM has no server or channel to
+ * inherit from: only its own (`/model` there), over the operator's defaults.
+ */
 export function settingsOfConversation(
   store: Store,
   models: ModelCatalog,
-  conversation: Pick<ConversationRow, 'guild_id' | 'channel_id' | 'thread_id'>,
+  conversation: Pick<ConversationRow, 'guild_id' | 'channel_id' | 'thread_id'> & Partial<Pick<ConversationRow, 'key'>>,
 ): EffectiveSettings | null {
-  if (!conversation.guild_id) return null;
-  return effectiveSettings(
-    store.placeSettings,
-    { guildId: conversation.guild_id, channelId: conversation.channel_id, threadId: conversation.thread_id },
-    { modelName: models.defaultName, modelNames: models.entries.map((entry) => entry.name) },
-  );
+  const direct =
+    conversation.key !== undefined &&
+    isDirectMessageConversation({ guild_id: conversation.guild_id, key: conversation.key });
+  if (!conversation.guild_id && !direct) return null;
+  const place = direct
+    ? { guildId: directMessagesServerId, channelId: null, threadId: conversation.thread_id }
+    : { guildId: conversation.guild_id!, channelId: conversation.channel_id, threadId: conversation.thread_id };
+  return effectiveSettings(store.placeSettings, place, {
+    modelName: models.defaultName,
+    modelNames: models.entries.map((entry) => entry.name),
+  });
 }
 
 /** Whether `tool` may be used here: offered to the model, and run with `/tool`. */
@@ -75,7 +83,7 @@ export interface PlaceChoiceSources {
 /** What applies where `conversation` takes place, as its settings say now (`/settings`, `/model`). */
 export function placeChoice(
   sources: PlaceChoiceSources,
-  conversation: Pick<ConversationRow, 'guild_id' | 'channel_id' | 'thread_id'>,
+  conversation: Pick<ConversationRow, 'guild_id' | 'channel_id' | 'thread_id'> & Partial<Pick<ConversationRow, 'key'>>,
 ): PlaceChoice {
   const settings = settingsOfConversation(sources.store, sources.models, conversation);
   const modelName = settings?.model.value ?? sources.models.defaultName;

@@ -153,6 +153,8 @@ export async function startBotWorld(
         moderatorRoleIds: [],
         userMessagesPerMinute: 0,
         dailyTokenBudget: 0,
+        allowDms: false,
+        dmDailyTokens: 0,
         ...settings,
         token: discord.token,
       },

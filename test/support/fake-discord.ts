@@ -19,6 +19,12 @@ import { ChannelType, GatewayDispatchEvents } from 'discord.js';
 import { CommandStore } from './fake-discord/application-commands.ts';
 import { pressButton } from './fake-discord/button-press.ts';
 import { channelRoutes } from './fake-discord/channel-routes.ts';
+import {
+  addStranger,
+  directMessageChannel,
+  directMessageRoutes,
+  userSaysInDm,
+} from './fake-discord/direct-messages.ts';
 import { commandRoutes } from './fake-discord/command-routes.ts';
 import { Faults } from './fake-discord/faults.ts';
 import { FakeGateway } from './fake-discord/gateway.ts';
@@ -101,6 +107,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         ...channelRoutes(services),
         ...commandRoutes(services, commands),
         ...interactionRoutes(services, interactions),
+        ...directMessageRoutes(world),
       ],
       token,
       faults,
@@ -160,6 +167,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       await gateway.dispatch(GatewayDispatchEvents.MessageCreate, message);
       return message;
     },
+    userSaysInDm: (input) => userSaysInDm(world, gateway, baseUrl, input),
+    dmChannelOf: (author) => directMessageChannel(world, world.author(author)).id,
+    addStranger: (input) => addStranger(world, input).id,
     async userEdits(channelId, messageId, content) {
       const message = world.requireMessage(channelId, messageId);
       message.content = content;
@@ -182,7 +192,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       await gateway.dispatch(GatewayDispatchEvents.MessageDelete, {
         id: message.id,
         channel_id: channelId,
-        guild_id: world.guildId,
+        // A DM's deletion names no server.
+        ...(message.guild_id === undefined ? {} : { guild_id: world.guildId }),
       });
     },
     async bulkDelete(channelId, messageIds) {

@@ -24,7 +24,7 @@ export interface EditDependencies {
 /** Stores the edited `message` (`before` is the message as discord.js had it cached, if it did). */
 export async function storeEdit(
   before: Message | PartialMessage | null,
-  message: Message<true>,
+  message: Message,
   deps: EditDependencies,
 ): Promise<void> {
   const { store, reading } = deps;

@@ -17,6 +17,12 @@ import { discordRequester } from '../interactions/moderation.ts';
 /** A message posted in a server (not a DM). */
 export type GuildMessage = OmitPartialGroupDMChannel<Message<true>>;
 
+/** A message sent to the bot in a direct-message channel (src/discord/inbound/direct-messages.ts). */
+export type DirectMessage = OmitPartialGroupDMChannel<Message<false>>;
+
+/** A message the router takes in: in a server, or in a DM. */
+export type RoutedMessage = GuildMessage | DirectMessage;
+
 /** What taking a message in needs (a part of the router's dependencies). */
 export interface IntakeDependencies {
   client: Client<true>;
@@ -31,18 +37,23 @@ export interface IntakeDependencies {
 /** How messages are read and stored, for the router. */
 export function messageIntake(deps: IntakeDependencies) {
   const { client, store, memory, discord, logger } = deps;
-  const botRoleId = (message: GuildMessage) => message.guild.roles.botRoleFor(client.user)?.id ?? null;
-  const reading = (message: GuildMessage): MessageReading => ({
+  // A DM has no server, so no managed role of the bot to mention.
+  const botRoleId = (message: RoutedMessage) =>
+    message.inGuild() ? (message.guild.roles.botRoleFor(client.user)?.id ?? null) : null;
+  const reading = (message: RoutedMessage): MessageReading => ({
     botUserId: client.user.id,
     botRoleId: botRoleId(message),
     maxBytes: discord.attachmentMaxBytes,
     images: deps.images,
   });
-  const requesterOf = (message: GuildMessage) =>
-    discordRequester(message.author, message.member, message.channel, discord.moderatorRoleIds);
+  // In a DM nobody is a moderator: there is no server whose permissions could say so.
+  const requesterOf = (message: RoutedMessage) =>
+    message.inGuild()
+      ? discordRequester(message.author, message.member, message.channel, discord.moderatorRoleIds)
+      : discordRequester(message.author, null, null, discord.moderatorRoleIds);
 
   /** Stores the message (null if it already was: the gateway can deliver an event twice). */
-  const record = async (message: GuildMessage, conversation: ConversationRow): Promise<MessageWork | null> => {
+  const record = async (message: RoutedMessage, conversation: ConversationRow): Promise<MessageWork | null> => {
     const { content, images } = await readMessage(message, reading(message));
     const requester = requesterOf(message);
     const storedId = memory.recordUserMessage(conversation, {
@@ -59,7 +70,8 @@ export function messageIntake(deps: IntakeDependencies) {
       vision: () => deps.seesImagesIn?.(conversation) ?? deps.images.vision,
       logger,
     });
-    if (message.channel.isThread()) store.conversations.setLastSeenMessage(conversation.id, message.id);
+    if (message.channel.isThread() || !message.inGuild())
+      store.conversations.setLastSeenMessage(conversation.id, message.id);
     return messageWork(storedId, { messageId: message.id, channelId: message.channelId }, requester);
   };
   return { botRoleId, reading, record };

@@ -16,7 +16,9 @@ import { channelGoneCodes, describeDiscordError, isDiscordCode } from '../discor
 import type { ImageIntake } from './incoming-images.ts';
 import { cleanText } from './incoming-message.ts';
 import { storeEdit } from './message-edits.ts';
-import { type GuildMessage, messageIntake } from './message-intake.ts';
+import { type DirectMessage, type GuildMessage, messageIntake, type RoutedMessage } from './message-intake.ts';
+import { DirectMessages } from './direct-messages.ts';
+import { SharedServers } from './shared-servers.ts';
 import { messagesAfter } from './messages-after.ts';
 import { threadName } from '../../posts/render.ts';
 import { noPings } from '../outbound/send.ts';
@@ -55,6 +57,8 @@ export class MessageRouter {
   private readonly line = new KeyedSerializer();
   private readonly progress: ChannelProgress;
   private readonly intake: ReturnType<typeof messageIntake>;
+  /** Direct messages, with ALLOW_DMS=on only (off, Discord sends none: the intent is not asked for). */
+  private readonly directMessages: DirectMessages | null;
   private closed = false;
 
   constructor(private readonly deps: RouterDependencies) {
@@ -62,10 +66,24 @@ export class MessageRouter {
       deps.store.channelCursors.advance(channelId, guildId, messageId),
     );
     this.intake = messageIntake(deps);
+    this.directMessages = deps.discord.allowDms
+      ? new DirectMessages({
+          ...deps,
+          shared: new SharedServers(deps.client, deps.discord.allowedGuildIds, deps.logger),
+          intake: this.intake,
+          line: this.line,
+          withinLimits: (message) => this.withinLimits(message),
+        })
+      : null;
   }
 
   async onMessageCreate(message: Message): Promise<void> {
-    if (this.closed || message.author.bot || !message.inGuild() || message.system) return;
+    if (this.closed || message.author.bot || message.system) return;
+    if (!message.inGuild()) {
+      if (message.channel.isDMBased() && !message.channel.isThread())
+        await this.directMessages?.onMessage(message as DirectMessage);
+      return;
+    }
     await this.handleCreate(message as GuildMessage);
   }
 
@@ -80,8 +98,9 @@ export class MessageRouter {
     const { store, counter } = this.deps;
     if (!store.messages.hasDiscordId(message.id)) return;
     const full = message.partial ? await message.fetch().catch(() => null) : message;
-    if (!full || full.author.bot || !full.inGuild()) return;
-    await storeEdit(before, full, { store, counter, reading: this.intake.reading(full as GuildMessage) });
+    // A DM's edit too, with DMs on (only a DM that was taken in is stored).
+    if (!full || full.author.bot || (!full.inGuild() && !this.directMessages)) return;
+    await storeEdit(before, full, { store, counter, reading: this.intake.reading(full as RoutedMessage) });
   }
 
   /**
@@ -129,12 +148,17 @@ export class MessageRouter {
     if (!threadId) return Promise.resolve(0);
     return this.line.run(discordConversationKey(threadId), async () => {
       const thread = await this.deps.client.channels.fetch(threadId).catch(() => null);
-      if (!thread?.isThread()) return 0;
+      if (!thread?.isTextBased()) return 0;
+      // A DM conversation's channel is read back too, with DMs on.
+      const direct = thread.isDMBased() && !thread.isThread() ? this.directMessages : null;
+      if (!thread.isThread() && !direct) return 0;
       let handled = 0;
       const current = this.deps.store.conversations.byId(conversation.id) ?? conversation;
       for await (const message of messagesAfter(thread, current.last_seen_message_id ?? threadId)) {
-        if (message.author.bot || message.system || !message.inGuild()) continue;
-        await this.handleInThread(message as GuildMessage);
+        if (message.author.bot || message.system) continue;
+        if (direct && !message.inGuild()) await direct.takeInLine(message as DirectMessage);
+        else if (message.inGuild()) await this.handleInThread(message as GuildMessage);
+        else continue;
         handled += 1;
       }
       return handled;
@@ -268,19 +292,22 @@ export class MessageRouter {
   }
 
   /**
-   * The per-person rate and the server's daily budget: past either, one polite reply per window,
+   * The per-person rate and the server's (or the DMs') daily budget: past either, one polite reply per window,
    * posted before the message counts as handled.
    */
-  private async withinLimits(message: GuildMessage): Promise<boolean> {
+  private async withinLimits(message: RoutedMessage): Promise<boolean> {
+    // A DM has no server (guildId null): the budget all DMs share applies.
     const verdict = this.deps.limits.check(message.author.id, message.guildId);
     if (verdict.ok) return true;
     if (verdict.tell) {
-      this.deps.moderatorLog.record(message.guildId, {
-        kind: 'refused',
-        who: { id: message.author.id, name: message.member?.displayName ?? message.author.displayName },
-        channelId: message.channelId,
-        reason: verdict.message,
-      });
+      // A DM belongs to no server: no server's moderators hear of it.
+      if (message.guildId !== null)
+        this.deps.moderatorLog.record(message.guildId, {
+          kind: 'refused',
+          who: { id: message.author.id, name: message.member?.displayName ?? message.author.displayName },
+          channelId: message.channelId,
+          reason: verdict.message,
+        });
       await message
         .reply({ content: verdict.message, allowedMentions: noPings })
         .catch((error: unknown) =>

@@ -23,6 +23,8 @@ export interface CommandSetup {
   moderatorRoleIds: readonly string[];
   /** The models moderators may choose from (the choices of `/settings model` and `/model`). */
   modelListings: readonly ModelListing[];
+  /** ALLOW_DMS: the commands that work in DMs are offered there too. */
+  allowDms?: boolean;
 }
 
 /** What a command may use when it runs: the bot's services (passed in, never hung on the client) and its setup. */
@@ -53,6 +55,11 @@ export interface CommandDefinition {
   moderatorOnly: boolean;
   data(setup: CommandSetup): RESTPostAPIApplicationCommandsJSONBody;
   execute(interaction: CommandInteraction, context: CommandContext): Promise<void>;
+  /**
+   * Runs the command in a DM with the bot (ALLOW_DMS=on): there is no server, no member and no
+   * moderator there. A command without it is for servers only.
+   */
+  inDirectMessage?(interaction: ChatInputCommandInteraction, context: CommandContext): Promise<void>;
   /** Suggests values for an option marked `autocomplete` as the person types. */
   autocomplete?(interaction: AutocompleteInteraction<'cached'>, context: CommandContext): Promise<void>;
   /** Takes what was written in a box the command opened (its `custom_id` starts with the command's name and ":"). */

@@ -1,4 +1,5 @@
 import {
+  type ChatInputCommandInteraction,
   type Interaction,
   type MessageComponentInteraction,
   MessageFlags,
@@ -38,8 +39,16 @@ export function commandRouter(commands: readonly CommandDefinition[], context: C
     }
     if (!interaction.isChatInputCommand() && !interaction.isMessageContextMenuCommand()) return;
     if (!interaction.inCachedGuild()) {
+      const command = byName.get(interaction.commandName);
+      if (interaction.isChatInputCommand() && interaction.guildId === null && command?.inDirectMessage)
+        return runInDirectMessage(interaction, command, context);
       if (interaction.isRepliable())
-        await interaction.reply({ content: 'My commands work in servers only.', flags: MessageFlags.Ephemeral });
+        await interaction.reply({
+          content: context.discord.allowDms
+            ? 'This command works in servers only.'
+            : 'My commands work in servers only.',
+          flags: MessageFlags.Ephemeral,
+        });
       return;
     }
     const command = byName.get(interaction.commandName);
@@ -88,5 +97,27 @@ async function routeSubmitted(
       await answer(`Something went wrong with that ${what}. The operator can find the cause in the logs.`).catch(
         () => undefined,
       );
+  }
+}
+
+/**
+ * A command used in a DM with the bot: only with DMs on (ALLOW_DMS), by its `inDirectMessage`. There
+ * is no member there, so no moderator: nothing a moderator may do is offered.
+ */
+async function runInDirectMessage(
+  interaction: ChatInputCommandInteraction,
+  command: CommandDefinition,
+  context: CommandContext,
+): Promise<void> {
+  const tell = (content: string) => interaction.reply({ content, flags: MessageFlags.Ephemeral });
+  try {
+    if (!context.discord.allowDms) return void (await tell('I take no direct messages here.'));
+    await command.inDirectMessage!(interaction, context);
+  } catch (error) {
+    context.logger.error({ err: error, command: command.name, cause: describeDiscordError(error) }, 'a command failed');
+    const notice = 'Something went wrong with that command. The operator can find the cause in the logs.';
+    await (interaction.replied || interaction.deferred ? interaction.editReply(notice) : tell(notice)).catch(
+      (reportError: unknown) => context.logger.warn({ err: reportError }, 'could not report a failed command'),
+    );
   }
 }

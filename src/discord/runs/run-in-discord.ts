@@ -267,7 +267,12 @@ function runListeners(services: RunServices, plan: DiscordRunPlan, runId: string
 }
 
 /** Where a Discord conversation takes place, as the model should know it. */
-export function describePlace(channel: SendableChannels): ConversationPlace & { kind: 'discord' } {
+export function describePlace(channel: SendableChannels): ConversationPlace {
+  if (channel.isDMBased())
+    return {
+      kind: 'direct-message',
+      person: 'recipient' in channel ? (channel.recipient?.displayName ?? 'someone') : 'someone',
+    };
   if (!('guild' in channel) || !channel.guild)
     return { kind: 'discord', server: 'unknown', channel: 'unknown', thread: null };
   if (channel.isThread())

@@ -134,7 +134,8 @@ function placeOfThreadToBe(
   conversation: ConversationRow,
 ): Pick<DiscordRunPlan, 'place' | 'channelId'> {
   const parent = conversation.channel_id ? deps.client.channels.cache.get(conversation.channel_id) : undefined;
-  const inParent = parent?.isSendable() ? describePlace(parent) : null;
+  const described = parent?.isSendable() ? describePlace(parent) : null;
+  const inParent = described?.kind === 'discord' ? described : null;
   return {
     place: inParent
       ? { ...inParent, thread: conversation.title }

@@ -13,6 +13,7 @@ import {
   type InteractionDataOption,
   type ResolvedData,
 } from './command-options.ts';
+import { directMessageInteractionPlace } from './direct-messages.ts';
 import type { FakeGateway } from './gateway.ts';
 import { invalidWebhookToken, unknownInteraction, unknownWebhook } from './http-errors.ts';
 import type {
@@ -25,7 +26,7 @@ import type {
 import { restMessage } from './payloads.ts';
 import { allows, memberPermissions } from './permissions.ts';
 import type { FakeMessage, WaitForOptions } from './types.ts';
-import type { World } from './world.ts';
+import { isDirectMessageChannel, type World } from './world.ts';
 
 /** How long an interaction token serves follow-ups and edits. */
 const tokenLifetimeMs = 15 * 60_000;
@@ -142,14 +143,20 @@ export async function runCommand(services: RunCommandServices, input: RunCommand
   if (channel === undefined) throw fail(`no channel ${input.channelId}`);
   const user = world.author(input.author);
   const permissions = memberPermissions(world, user.id);
-  if (!allows(permissions, PermissionFlagsBits.UseApplicationCommands))
-    throw fail(`${user.username} lacks UseApplicationCommands`);
-  if (!mayUseCommand(command, permissions))
-    throw fail(
-      `${user.username} lacks default_member_permissions ${command.default_member_permissions}; Discord hides the command`,
-    );
-  if (command.contexts?.includes(0) === false || command.integration_types?.includes(0) === false)
-    throw fail('the command is not available in guilds (contexts / integration_types)');
+  const inDm = isDirectMessageChannel(channel);
+  if (inDm) {
+    // In the bot's DM: no server permissions apply; the command must be offered there (context 1, BOT_DM).
+    if (!command.contexts?.includes(1)) throw fail('the command is not available in DMs with the bot (contexts)');
+  } else {
+    if (!allows(permissions, PermissionFlagsBits.UseApplicationCommands))
+      throw fail(`${user.username} lacks UseApplicationCommands`);
+    if (!mayUseCommand(command, permissions))
+      throw fail(
+        `${user.username} lacks default_member_permissions ${command.default_member_permissions}; Discord hides the command`,
+      );
+    if (command.contexts?.includes(0) === false || command.integration_types?.includes(0) === false)
+      throw fail('the command is not available in guilds (contexts / integration_types)');
+  }
 
   let data: { options?: InteractionDataOption[]; resolved?: ResolvedData; target_id?: string };
   let fullName = command.name;
@@ -178,20 +185,24 @@ export async function runCommand(services: RunCommandServices, input: RunCommand
       ...data,
       ...(command.guild_id ? { guild_id: command.guild_id } : {}),
     },
-    guild: { id: world.guildId, locale: 'en-US', features: [] },
-    guild_id: world.guildId,
-    channel: partialChannel(world, channel, permissions),
+    ...(inDm
+      ? directMessageInteractionPlace(channel, user)
+      : {
+          guild: { id: world.guildId, locale: 'en-US', features: [] },
+          guild_id: world.guildId,
+          channel: partialChannel(world, channel, permissions),
+          member: { ...member, user, permissions: permissions.toString() },
+          guild_locale: 'en-US',
+          // Discord's value for a guild-installed app used in a guild: the guild install, by guild id.
+          authorizing_integration_owners: { '0': world.guildId },
+          context: 0,
+        }),
     channel_id: channel.id,
-    member: { ...member, user, permissions: permissions.toString() },
     token,
     version: 1,
     app_permissions: memberPermissions(world, world.botUser.id).toString(),
     locale: 'en-US',
-    guild_locale: 'en-US',
     entitlements: [],
-    // Discord's value for a guild-installed app used in a guild: the guild install, by guild id.
-    authorizing_integration_owners: { '0': world.guildId },
-    context: 0,
     attachment_size_limit: 10 * 1024 * 1024,
   };
   const now = performance.now();

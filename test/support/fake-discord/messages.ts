@@ -14,7 +14,7 @@ import {
 import { emptyMessage, invalidFormBody } from './http-errors.ts';
 import { memberWithoutUser, restMessage } from './payloads.ts';
 import type { FakeMessage, UserMessageInput } from './types.ts';
-import { discordTimestamp, type World } from './world.ts';
+import { discordTimestamp, isDirectMessageChannel, type World } from './world.ts';
 
 /** A file uploaded with a bot message (a multipart `files[n]` part). */
 export interface UploadedFile {
@@ -187,11 +187,13 @@ function resolveMentions(
 
 /** A plain message's fields, as Discord fills them; callers set what differs. */
 export function baseMessage(world: World, channelId: string, author: APIUser, content: string): FakeMessage {
-  const member = memberWithoutUser(world, author.id);
+  // A DM has no server: no guild_id and no member, in the gateway's event as in REST.
+  const inServer = !isDirectMessageChannel(world.channels.get(channelId));
+  const member = inServer ? memberWithoutUser(world, author.id) : undefined;
   return {
     id: world.nextId(),
     channel_id: channelId,
-    guild_id: world.guildOf(channelId),
+    ...(inServer ? { guild_id: world.guildOf(channelId) } : {}),
     author,
     ...(member === undefined ? {} : { member }),
     content,

@@ -34,7 +34,8 @@ export interface FakeDiscordOptions {
 }
 
 /** A message as Discord sends it in MESSAGE_CREATE (always in a guild here). */
-export type FakeMessage = GatewayMessageCreateDispatchData & { guild_id: string };
+/** A message; one in a DM has no `guild_id` (direct-messages.ts). */
+export type FakeMessage = GatewayMessageCreateDispatchData & { guild_id?: string };
 
 /** A text channel (type 0) or a thread (type 11 public, 12 private) as Discord sends it. */
 export type FakeChannel = (APITextChannel | APIThreadChannel) & { guild_id: string };
@@ -186,6 +187,12 @@ export interface FakeDiscord {
 
   /** Posts a user's message and dispatches MESSAGE_CREATE. Resolves once the frame is written. */
   userSays(input: UserMessageInput): Promise<FakeMessage>;
+  /** The person writes to the bot in a DM (their DM channel is opened on first use): no guild_id, no member. */
+  userSaysInDm(input: { author: FakeAuthor; content: string }): Promise<FakeMessage>;
+  /** The id of the person's DM channel with the bot (opened if it was not). */
+  dmChannelOf(author: FakeAuthor): string;
+  /** Adds a user who is no member of the seeded server: of none, or only of `memberOf` (from `addGuild`); returns their id. */
+  addStranger(input: { id: string; username: string; memberOf?: string }): string;
   /** Edits a message's content and dispatches MESSAGE_UPDATE. */
   userEdits(channelId: string, messageId: string, content: string): Promise<FakeMessage>;
   /**

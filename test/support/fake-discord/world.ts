@@ -297,8 +297,14 @@ export class World {
   }
 
   textChannels(): FakeChannel[] {
-    return [...this.channels.values()].filter((channel) => !isThread(channel));
+    // A DM channel (direct-messages.ts) is no server's.
+    return [...this.channels.values()].filter((channel) => !isThread(channel) && channel.guild_id !== undefined);
   }
+}
+
+/** Whether the channel is a DM channel (direct-messages.ts stores them among the channels, with no server). */
+export function isDirectMessageChannel(channel: { type: number } | undefined): boolean {
+  return channel?.type === ChannelType.DM;
 }
 
 export function isThread(channel: FakeChannel): channel is FakeThread {
