@@ -193,6 +193,27 @@ describe('/settings log-channel', () => {
   });
 });
 
+describe('a forget in the log channel', () => {
+  it("a member's /forget-me is logged: who, and how much went, never what", async () => {
+    world = await start({ logPaceMs: 20 });
+    const { discord } = world;
+    const logChannel = await discord.createChannel('mod-log');
+    await settings('log-channel', discord.channels.general, { channel: logChannel });
+    await ask(discord.channels.general, 'my secret plan is to sail', world.model, 'Sail well.');
+    const forgot = await command({
+      name: 'forget-me',
+      channelId: discord.channels.general,
+      options: { confirm: true },
+    });
+    expect(forgot.content).toMatch(/^Deleted for good/);
+    const card = (await waitForCards(logChannel, /forget-me/)).find(
+      (candidate) => candidate.title === '🧹 /forget-me',
+    )!;
+    expect(card.description).toMatch(new RegExp(`^<@${discord.users.ada}> \\(Ada\\): 1 messages, 0 images, 1 runs, `));
+    expect(JSON.stringify(card)).not.toContain('secret plan');
+  });
+});
+
 describe('content flags in the log channel', () => {
   it('a flagged question and a flagged answer each get a card; /steps status:flagged lists the answer', async () => {
     const check = await startFakeContentCheck('FORBIDDEN');
