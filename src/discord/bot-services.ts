@@ -66,4 +66,3 @@ export interface BotServices {
   /** Sinks that hear every run's events besides the bot's own (the OpenTelemetry export, src/telemetry/). */
   runSinks: readonly AgentEventSink[];
 }
-

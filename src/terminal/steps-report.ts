@@ -202,7 +202,11 @@ export function formatRunDetail({ run, conversation, steps, contentFlags = [] }:
 }
 
 /** Each of the run's steps as one line, in order, then its content flags (the step log's body, in the terminal and in Discord). */
-export function stepLines({ run, steps, contentFlags = [] }: Pick<RunReport, 'run' | 'steps' | 'contentFlags'>): string[] {
+export function stepLines({
+  run,
+  steps,
+  contentFlags = [],
+}: Pick<RunReport, 'run' | 'steps' | 'contentFlags'>): string[] {
   const callArguments = argumentsByCallId(steps);
   return [...steps.map((step) => formatStep(step, run, callArguments)), ...contentFlags.map(formatContentFlag)];
 }
