@@ -37,8 +37,16 @@ export const tool = defineCommand({
 
     const subcommand = context.toolSubcommands.subcommands.find((candidate) => candidate.option.name === name);
     if (!subcommand) return privately(interaction, `There is no tool called "${name}" any more.`);
-    if (subcommand.tool.moderatorOnly && !moderator)
+    if (subcommand.tool.moderatorOnly && !moderator) {
+      context.moderatorLog.record(interaction.guildId, {
+        kind: 'tool-refused',
+        tool: subcommand.tool.name,
+        channelId: interaction.channelId,
+        runId: null,
+        reason: `${interaction.member.displayName} asked for it with /tool; it is for moderators only`,
+      });
       return privately(interaction, `Only moderators can run **${subcommand.tool.name}**.`);
+    }
     const values = new Map(
       (interaction.options.data[0]?.options ?? []).flatMap((option) =>
         option.value === undefined ? [] : [[option.name, option.value] as const],
@@ -150,8 +158,16 @@ async function runAndPost(
 ): Promise<void> {
   // Commands are registered for every place at once: a tool switched off here is refused on use.
   const settings = settingsHere(interaction, context);
-  if (!toolAllowedBy(settings, context.toolServers)(chosen))
+  if (!toolAllowedBy(settings, context.toolServers)(chosen)) {
+    context.moderatorLog.record(interaction.guildId, {
+      kind: 'tool-refused',
+      tool: chosen.name,
+      channelId: interaction.channelId,
+      runId: null,
+      reason: `${interaction.member.displayName} asked for it with /tool; it is switched off here`,
+    });
     return privately(interaction, `The moderators have switched **${chosen.name}** off here.`);
+  }
   await interaction.deferReply();
   const thread = conversationHere(interaction, context);
   const conversation =

@@ -214,6 +214,31 @@ describe('a forget in the log channel', () => {
   });
 });
 
+describe('a tool refused in the log channel', () => {
+  it('/tool of a tool switched off here is refused, and the log channel hears of it', async () => {
+    world = await start({ logPaceMs: 20 });
+    const { discord } = world;
+    const logChannel = await discord.createChannel('mod-log');
+    await settings('log-channel', discord.channels.general, { channel: logChannel });
+    await settings('tools', discord.channels.general, { name: 'calculator', enabled: false });
+    const refused = await command({
+      name: 'tool',
+      subcommand: 'calculator',
+      options: { expression: '1+1' },
+      author: 'bob',
+      channelId: discord.channels.general,
+    });
+    expect(refused.content).toBe('The moderators have switched **calculator** off here.');
+    const card = (await waitForCards(logChannel, /Tool refused/)).find((candidate) =>
+      candidate.title.startsWith('🚫 Tool refused'),
+    )!;
+    expect(card).toMatchObject({
+      title: '🚫 Tool refused: calculator',
+      description: `in <#${discord.channels.general}>: Bob asked for it with /tool; it is switched off here`,
+    });
+  });
+});
+
 describe('content flags in the log channel', () => {
   it('a flagged question and a flagged answer each get a card; /steps status:flagged lists the answer', async () => {
     const check = await startFakeContentCheck('FORBIDDEN');
