@@ -70,6 +70,7 @@ describe('settings', () => {
           moderatorRoleIds: [],
           userMessagesPerMinute: 10,
           dailyTokenBudget: 1_000_000,
+          toolConfirmMs: 60_000,
         },
       },
     });

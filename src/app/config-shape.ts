@@ -65,4 +65,6 @@ export interface DiscordSettings {
   userMessagesPerMinute: number;
   /** Tokens a server may use per day (UTC); 0: no limit. */
   dailyTokenBudget: number;
+  /** How long a destructive tool call waits for its asker's Confirm before it is cancelled (TOOL_CONFIRM_SECONDS). */
+  toolConfirmMs?: number;
 }

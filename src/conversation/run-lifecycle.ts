@@ -61,7 +61,7 @@ export type TakeUp =
   | { kind: 'continue'; triggerIds: number[]; calledBefore: string[] };
 
 /** Step errors of calls that never ran their tool. */
-const notRun = new Set(['unknown-tool', 'invalid-arguments', 'not-executed']);
+const notRun = new Set(['unknown-tool', 'invalid-arguments', 'not-executed', 'not-confirmed']);
 
 export function runLifecycle(store: Pick<Store, 'runs' | 'steps' | 'messages'>) {
   const { runs, steps } = store;

@@ -21,6 +21,7 @@ import type { ConversationMemory, MemorySettings } from '../memory/conversation-
 import type { TokenCounter } from '../memory/token-counter.ts';
 import type { ModelCatalog } from '../model-catalog/model-catalog.ts';
 import type { ModelVision } from '../place-settings/place-choice.ts';
+import type { DestructiveToolEvent, ToolConfirmations } from './runs/tool-confirmation.ts';
 
 export interface BotServices {
   /** The connected client (ready). */
@@ -53,4 +54,8 @@ export interface BotServices {
   logger: Logger;
   /** Fires at shutdown: runs stop, unposted, and are taken up at the next start. */
   shutdown: AbortSignal;
+  /** The Confirm / Cancel questions of destructive tool calls waiting for their asker. */
+  confirmations: ToolConfirmations;
+  /** Hears what each destructive tool call came to (confirmed, cancelled, timed out). */
+  onDestructiveTool?: (event: DestructiveToolEvent) => void;
 }

@@ -36,6 +36,7 @@ import { inviteUrl } from './invite.ts';
 import { type ReminderScheduler, startReminders } from './outbound/reminder-scheduler.ts';
 import { noPings } from './outbound/send.ts';
 import { takeUpWork } from './runs/take-up.ts';
+import { type DestructiveToolEvent, ToolConfirmations } from './runs/tool-confirmation.ts';
 
 export type { HandledEvent } from './gateway-events.ts';
 
@@ -68,6 +69,11 @@ export interface BotDependencies {
   shard?: { ids: number[]; count: number } | null;
   /** Told once each gateway event's handler has settled, whether it succeeded or failed (tests wait on it). */
   onHandled?: (event: HandledEvent) => void;
+  /**
+   * Told what each call of a tool that needed confirmation came to: who asked, and whether it was
+   * confirmed (by whom), cancelled or not answered in time (for a moderators' log channel).
+   */
+  onDestructiveTool?: (event: DestructiveToolEvent) => void;
 }
 
 export interface Bot {
@@ -146,6 +152,8 @@ function buildServices(deps: BotDependencies, client: Client<true>, shutdown: Ab
     instanceId: deps.instanceId,
     logger: deps.logger,
     shutdown,
+    confirmations: new ToolConfirmations(deps.logger),
+    ...(deps.onDestructiveTool ? { onDestructiveTool: deps.onDestructiveTool } : {}),
   };
   return services;
 }
@@ -186,7 +194,7 @@ async function listen(
   const caughtUp = catchUp(store, router, logger, conversations);
   routeGatewayEvents(client, {
     router,
-    onCommand: commandRouter(deps.commands, { ...services, ...setup }),
+    onCommand: services.confirmations.routeButtons(commandRouter(deps.commands, { ...services, ...setup })),
     // A new gateway session (one that could not resume) may have missed messages and channels.
     onNewSession: async () => {
       watch(client.channels.cache.values());

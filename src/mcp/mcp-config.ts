@@ -24,6 +24,13 @@ const common = {
   maxSessions: z.int().min(1).max(1000).default(20),
   /** A scoped session unused this long is stopped (its working directory stays). */
   idleMinutes: z.number().positive().max(1440).default(15),
+  /**
+   * Which of its tools run only once the person who asked confirms: `destructive` (by the tools'
+   * annotations, as the MCP spec defaults them; when absent), `always` or `never`; `confirmTools`
+   * overrides it for a tool, by the server's name for it.
+   */
+  confirm: z.enum(['destructive', 'always', 'never']).optional(),
+  confirmTools: z.record(z.string(), z.enum(['destructive', 'always', 'never'])).optional(),
   /** `true` skips the server (checked before the rest of the entry); `false` is accepted. */
   disabled: z.literal(false).optional(),
 };

@@ -54,7 +54,7 @@ async function ask(w: BotWorld, channelId: string, content: string) {
 describe('MCP servers scoped by Discord server', () => {
   it('what one Discord server writes with server-filesystem, another does not read: a session and a directory each', async () => {
     const root = mkdtempSync(join(tmpdir(), 'mcp-scopes-'));
-    const servers = await serversOf({ files: { command, args, scope: 'server' } }, root);
+    const servers = await serversOf({ files: { command, args, scope: 'server', confirm: 'never' } }, root);
     const w = (world = await startBotWorld({}, {}, {}, { toolServers: servers.connections }));
     const second = w.discord.addGuild('Second Server');
     // The bot learns of a guild when it connects (READY, GUILD_CREATE).

@@ -23,6 +23,7 @@ import { Faults } from './fake-discord/faults.ts';
 import { FakeGateway } from './fake-discord/gateway.ts';
 import { createRole, giveRole, setRolePermissions } from './fake-discord/guild-roles.ts';
 import { interactionRoutes } from './fake-discord/interaction-routes.ts';
+import { pressButton } from './fake-discord/components.ts';
 import { InteractionStore, runCommand, submitModal } from './fake-discord/interactions.ts';
 import { messageRoutes } from './fake-discord/message-routes.ts';
 import { userMessage } from './fake-discord/messages.ts';
@@ -219,6 +220,17 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     updateThread: (threadId, changes) => updateThread(gateway, world.requireThread(threadId), changes),
     userRunsCommand: (input) =>
       runCommand(
+        {
+          world,
+          gateway,
+          commands,
+          interactions,
+          waitFor: (check, waitOptions) => changes.waitFor(check, waitOptions, describe),
+        },
+        input,
+      ),
+    userPressesButton: (input) =>
+      pressButton(
         {
           world,
           gateway,

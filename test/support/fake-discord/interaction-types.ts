@@ -150,3 +150,12 @@ export interface FakeModal {
     }[];
   }[];
 }
+
+/** What `fake.userPressesButton` presses. */
+export interface PressButtonInput {
+  channelId: string;
+  messageId: string;
+  /** The custom id of one of the message's buttons. */
+  customId: string;
+  author: FakeAuthor;
+}

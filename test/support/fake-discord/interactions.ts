@@ -56,6 +56,8 @@ export interface InteractionRecord {
   autocomplete: boolean;
   /** The form (modal) the bot answered with (callback type 9). */
   modal?: FakeModal;
+  /** A button press (interaction type 3): the message its button is on. */
+  componentMessageId?: string;
   /** A submitted form (interaction type 5): the custom id of the form it answers. */
   modalSubmit?: string;
   choices?: { name: string; value: string | number }[];
@@ -284,7 +286,7 @@ export async function submitModal(
   return interactionHandle(record, services.waitFor);
 }
 
-function interactionHandle(record: InteractionRecord, waitFor: RunCommandServices['waitFor']): FakeInteraction {
+export function interactionHandle(record: InteractionRecord, waitFor: RunCommandServices['waitFor']): FakeInteraction {
   return {
     id: record.id,
     token: record.token,

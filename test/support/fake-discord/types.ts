@@ -2,7 +2,13 @@
  * The public shape of the fake Discord: what a test may ask of it and what it records.
  */
 import type { APIThreadChannel, APITextChannel, GatewayMessageCreateDispatchData } from 'discord.js';
-import type { CreateRoleInput, FakeInteraction, FakeRegisteredCommand, RunCommandInput } from './interaction-types.ts';
+import type {
+  CreateRoleInput,
+  FakeInteraction,
+  PressButtonInput,
+  FakeRegisteredCommand,
+  RunCommandInput,
+} from './interaction-types.ts';
 import type { FakeAuthor, WaitForOptions } from './shared-types.ts';
 
 export type * from './interaction-types.ts';
@@ -223,6 +229,11 @@ export interface FakeDiscord {
    * has `interactionDeadlineMs` (3 s) to answer; an answer never given or given late is a problem.
    */
   userRunsCommand(input: RunCommandInput): Promise<FakeInteraction>;
+  /**
+   * A user presses a button of a message: INTERACTION_CREATE (type 3). Throws when the message has no
+   * such button (any more) or it is disabled. The bot answers as to a command, or updates the message.
+   */
+  userPressesButton(input: PressButtonInput): Promise<FakeInteraction>;
   /** The user fills in and submits the form the bot answered `opened` with (values by text input id). */
   userSubmitsModal(opened: FakeInteraction, values: Record<string, string>): Promise<FakeInteraction>;
   /** The commands registered (PUT) globally, or for a guild: as GET …/commands returns them. */
