@@ -3,7 +3,8 @@
  * other clients write it. `{ "command", "args", "env", "cwd" }` starts a server over stdio;
  * `{ "url", "headers" }` reaches an HTTP one (streamable HTTP, or the older HTTP+SSE). The `type`
  * and `disabled` that Claude Code's `.mcp.json`, Cursor and VS Code write are read too
- * (https://docs.anthropic.com/en/docs/claude-code/mcp). `moderatorOnly` is ours.
+ * (https://docs.anthropic.com/en/docs/claude-code/mcp), and VS Code's `servers` for `mcpServers`.
+ * `moderatorOnly`, `scope` (with `maxSessions`, `idleMinutes`) and `confirm` (`confirmTools`) are ours.
  */
 import { z } from 'zod';
 import { credentialsProblem, type Environment, withoutCredentials } from '../app/setting-fields.ts';
@@ -62,8 +63,16 @@ const httpServer = z
   .strict();
 
 const fileSchema = z.object({
-  mcpServers: z.record(z.string(), z.unknown()),
+  mcpServers: z.record(z.string(), z.unknown()).optional(),
+  /** VS Code's name for `mcpServers` (.vscode/mcp.json): https://code.visualstudio.com/docs/copilot/reference/mcp-configuration */
+  servers: z.record(z.string(), z.unknown()).optional(),
+  /** VS Code's values it asks for when it starts a server: an unattended bot cannot. */
+  inputs: z.array(z.unknown()).optional(),
 });
+
+/** What an operator is told of VS Code's prompts for values (`inputs`, `${input:…}`). */
+const noInputs =
+  "VS Code asks for such values when it starts a server; the bot runs unattended: put the value in the environment or .env and write ${NAME} in the server's env or headers";
 
 /** The fields of an entry that the bot reads itself, rather than pass on to the server. */
 type OwnFields = 'type' | 'disabled' | 'scope' | 'maxSessions' | 'idleMinutes';
@@ -114,17 +123,21 @@ export function parseMcpConfig(
     return { ok: false, problems: [`is not valid JSON (${(error as Error).message})`] };
   }
   const file = fileSchema.safeParse(json);
-  if (!file.success)
+  const entries = file.success ? (file.data.mcpServers ?? file.data.servers) : undefined;
+  if (!file.success || entries === undefined || (file.data.mcpServers && file.data.servers))
     return {
       ok: false,
-      problems: ['must be an object with "mcpServers": { "name": { "command": … } or { "url": … } }'],
+      problems: [
+        'must be an object with "mcpServers" (or "servers", as VS Code writes it; not both): { "name": { "command": … } or { "url": … } }',
+      ],
     };
 
   const problems: string[] = [];
+  if ((file.data.inputs ?? []).length > 0) problems.push(`"inputs" is not supported: ${noInputs}`);
   const servers: McpServerConfig[] = [];
   const secrets: string[] = [];
   const lowerNames = new Set<string>();
-  for (const [name, entry] of Object.entries(file.data.mcpServers)) {
+  for (const [name, entry] of Object.entries(entries)) {
     // A server switched off is not read further: its entry may be unfinished, as clients let it be.
     if (isObject(entry) && entry.disabled === true) continue;
     if (!serverName.test(name) || name.includes('__')) {
@@ -140,6 +153,10 @@ export function parseMcpConfig(
       continue;
     }
     lowerNames.add(name.toLowerCase());
+    if (JSON.stringify(entry).includes('${input:')) {
+      problems.push(`server "${name}": \${input:…} is not supported: ${noInputs}`);
+      continue;
+    }
     const isHttp = isObject(entry) && (entry.type === undefined ? 'url' in entry : entry.type !== 'stdio');
     const expanded = expandVariables(withScopeVariablesKept(entry), environment, secretPlaces);
     if (expanded.problems.length > 0) {
