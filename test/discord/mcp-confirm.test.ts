@@ -82,7 +82,7 @@ describe('a destructive MCP tool in Discord', () => {
     expect(question.content).toContain('**Bob**, I want to run **test__delete**, which may change or delete things');
     expect(question.content).toContain('{"what":"the notes"}');
 
-    const ada = await w.discord.userPressesButton({
+    const ada = await w.discord.userPressesMessageButton({
       channelId: thread.id,
       messageId: question.id,
       customId: customId('confirm'),
@@ -94,7 +94,7 @@ describe('a destructive MCP tool in Discord', () => {
     });
     expect(w.model.requests).toHaveLength(1); // still waiting
 
-    const bob = await w.discord.userPressesButton({
+    const bob = await w.discord.userPressesMessageButton({
       channelId: thread.id,
       messageId: question.id,
       customId: customId('confirm'),
@@ -130,7 +130,7 @@ describe('a destructive MCP tool in Discord', () => {
       return finalAnswer('I left the notes alone.');
     });
     expect(question.content).toContain('Confirm within 60 seconds, or it is cancelled.');
-    await w.discord.userPressesButton({
+    await w.discord.userPressesMessageButton({
       channelId: thread.id,
       messageId: question.id,
       customId: customId('cancel'),
@@ -162,7 +162,7 @@ describe('a destructive MCP tool in Discord', () => {
     expect(deleteStep(w)).toMatchObject({ error_kind: 'not-confirmed', note: 'not confirmed in time: cancelled' });
     expect(heard.map((event) => event.outcome)).toEqual([{ decision: 'timed-out', by: null }]);
     await expect(
-      w.discord.userPressesButton({
+      w.discord.userPressesMessageButton({
         channelId: thread.id,
         messageId: question.id,
         customId: customId('confirm'),

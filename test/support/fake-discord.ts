@@ -23,7 +23,7 @@ import { Faults } from './fake-discord/faults.ts';
 import { FakeGateway } from './fake-discord/gateway.ts';
 import { createRole, giveRole, setRolePermissions } from './fake-discord/guild-roles.ts';
 import { interactionRoutes } from './fake-discord/interaction-routes.ts';
-import { pressButton } from './fake-discord/components.ts';
+import { pressMessageButton } from './fake-discord/message-buttons.ts';
 import { InteractionStore, runCommand, submitModal } from './fake-discord/interactions.ts';
 import { messageRoutes } from './fake-discord/message-routes.ts';
 import { userMessage } from './fake-discord/messages.ts';
@@ -229,8 +229,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         },
         input,
       ),
-    userPressesButton: (input) =>
-      pressButton(
+    userPressesMessageButton: (input) =>
+      pressMessageButton(
         {
           world,
           gateway,

@@ -151,8 +151,8 @@ export interface FakeModal {
   }[];
 }
 
-/** What `fake.userPressesButton` presses. */
-export interface PressButtonInput {
+/** What `fake.userPressesMessageButton` presses. */
+export interface PressMessageButtonInput {
   channelId: string;
   messageId: string;
   /** The custom id of one of the message's buttons. */

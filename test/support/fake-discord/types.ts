@@ -5,7 +5,7 @@ import type { APIThreadChannel, APITextChannel, GatewayMessageCreateDispatchData
 import type {
   CreateRoleInput,
   FakeInteraction,
-  PressButtonInput,
+  PressMessageButtonInput,
   FakeRegisteredCommand,
   RunCommandInput,
 } from './interaction-types.ts';
@@ -233,7 +233,7 @@ export interface FakeDiscord {
    * A user presses a button of a message: INTERACTION_CREATE (type 3). Throws when the message has no
    * such button (any more) or it is disabled. The bot answers as to a command, or updates the message.
    */
-  userPressesButton(input: PressButtonInput): Promise<FakeInteraction>;
+  userPressesMessageButton(input: PressMessageButtonInput): Promise<FakeInteraction>;
   /** The user fills in and submits the form the bot answered `opened` with (values by text input id). */
   userSubmitsModal(opened: FakeInteraction, values: Record<string, string>): Promise<FakeInteraction>;
   /** The commands registered (PUT) globally, or for a guild: as GET …/commands returns them. */

@@ -1,20 +1,24 @@
 /**
- * Buttons: a user presses a button of a bot message, and the fake dispatches INTERACTION_CREATE of
- * type 3 (MESSAGE_COMPONENT) as Discord does, with the message and the button's custom id.
+ * Buttons on a message the bot posted (not an interaction's answer, and not routed to a command): a
+ * user presses one, and the fake dispatches INTERACTION_CREATE of type 3 (MESSAGE_COMPONENT) as
+ * Discord does, with the message and the button's custom id; the bot may update that message (7).
  * https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-object-message-component-data-structure
  */
 import { randomBytes } from 'node:crypto';
 import { GatewayDispatchEvents } from 'discord.js';
 import { partialChannel } from './command-options.ts';
-import type { FakeInteraction, FakeRegisteredCommand, PressButtonInput } from './interaction-types.ts';
+import type { FakeInteraction, FakeRegisteredCommand, PressMessageButtonInput } from './interaction-types.ts';
 import { interactionHandle, type InteractionRecord, type RunCommandServices } from './interactions.ts';
 import { restMessage } from './payloads.ts';
 import { memberPermissions } from './permissions.ts';
 
 const tokenLifetimeMs = 15 * 60_000;
 
-/** `fake.userPressesButton`: checks the button is on the message and enabled, dispatches, returns the handle. */
-export async function pressButton(services: RunCommandServices, input: PressButtonInput): Promise<FakeInteraction> {
+/** `fake.userPressesMessageButton`: checks the button is on the message and enabled, dispatches, returns the handle. */
+export async function pressMessageButton(
+  services: RunCommandServices,
+  input: PressMessageButtonInput,
+): Promise<FakeInteraction> {
   const { world, gateway, interactions } = services;
   const message = world.requireMessage(input.channelId, input.messageId);
   const buttons = (message.components ?? []).flatMap(
