@@ -35,7 +35,8 @@ export function createStepQueries(db: Database) {
        @note, @prompt_tokens, @completion_tokens, @duration_ms, @started_at, @ended_at)`,
   );
   const complete = db.prepare(
-    `UPDATE steps SET status = @status, result = @result, error = @error, error_kind = @error_kind, duration_ms = @duration_ms, ended_at = @ended_at
+    `UPDATE steps SET status = @status, result = @result, error = @error, error_kind = @error_kind, duration_ms = @duration_ms, ended_at = @ended_at,
+       note = COALESCE(@note, note)
      WHERE id = @id`,
   );
   const ofRun = db.prepare<[string], StepRow>('SELECT * FROM steps WHERE run_id = ? ORDER BY sequence');
@@ -50,9 +51,11 @@ export function createStepQueries(db: Database) {
         error: string | null;
         error_kind: string | null;
         duration_ms: number;
+        /** Kept as it was when absent. */
+        note?: string | null;
       },
       now = Date.now(),
-    ) => void complete.run({ id, ...end, ended_at: now }),
+    ) => void complete.run({ id, note: null, ...end, ended_at: now }),
     ofRun: (runId: string) => ofRun.all(runId),
   };
 }

@@ -12,7 +12,7 @@ import { recordsInDatabase } from './model-servers/server-records.ts';
 import { visionSetup } from './model-servers/vision.ts';
 import { buildToolRegistry } from './agent/tool-registry.ts';
 import { createLogger } from './app/logging.ts';
-import { loadMcpServers } from './mcp/mcp-servers.ts';
+import { loadMcpServers, mcpScopeRoot } from './mcp/mcp-servers.ts';
 import { conversationMemory } from './memory/conversation-memory.ts';
 import { loadTokenCounter } from './memory/token-counter.ts';
 import { startInstance } from './run-log/instance.ts';
@@ -44,7 +44,7 @@ const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLeve
 
 const store = openStoreOrExit(config.databasePath);
 const instance = startInstance(store, 'chat', { logger });
-const mcp = await loadMcpServers(config.mcpServers, logger);
+const mcp = await loadMcpServers(config.mcpServers, logger, mcpScopeRoot(config.databasePath));
 // Null (and nothing of OpenTelemetry loaded) with no OTLP endpoint set.
 const telemetry = await startTelemetry({ instanceId: instance.id, models: [config.model] }, logger);
 const shutDown = async () => {

@@ -8,13 +8,15 @@
  * It registers no instance, so it is safe beside a running bot (WAL lets it write while the bot
  * does); it creates the database if there is none, because it records what it learns there: the
  * fixes, which the bot then applies, and the report, which the bot logs at start. `--learned` lists
- * what is remembered, and `--forget MODEL` undoes it (doctor/remembered.ts).
+ * what is remembered, and `--forget MODEL` undoes it (doctor/remembered.ts). With MCP_CONFIG, each MCP
+ * server is then started, listed and stopped (doctor/mcp-checkup.ts).
  */
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { openStore } from '../db/store.ts';
 import { databasePathSetting, formatProblems, mergeEnvironment, readDotenv } from './app/config.ts';
 import { runCheckup } from './doctor/checkup.ts';
+import { checkMcpServers } from './doctor/mcp-checkup.ts';
 import { readDoctorSettings } from './doctor/doctor-settings.ts';
 import { forgetRemembered, forgetUsage, listRemembered } from './doctor/remembered.ts';
 import { formatReport } from './doctor/report-table.ts';
@@ -76,6 +78,12 @@ try {
   process.exitCode = report.works ? 0 : 1;
 } finally {
   store.close();
+}
+const environment = mergeEnvironment(process.env, readDotenv('.env'));
+const mcp = await checkMcpServers(environment, databasePath);
+if (mcp) {
+  console.log(`\n${mcp.text}`);
+  if (!mcp.startsBot) process.exitCode = 1;
 }
 
 /** `--learned` (forget null) or `--forget MODEL`: only DATABASE_PATH is read, and no database is made. */

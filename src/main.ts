@@ -13,7 +13,7 @@ import { describeStartFailure } from './discord/discord-errors.ts';
 import { UserFacingError } from './agent/errors.ts';
 import { healthFilePath, keepHealthFile } from './health/health-file.ts';
 import { createLogger } from './app/logging.ts';
-import { loadMcpServers } from './mcp/mcp-servers.ts';
+import { loadMcpServers, mcpScopeRoot } from './mcp/mcp-servers.ts';
 import { whenParentGone } from './app/parent-process.ts';
 import { type Instance, startInstance } from './run-log/instance.ts';
 import { runShardManager } from './shards/shard-manager.ts';
@@ -65,7 +65,7 @@ let health: { stop(): void } | null = null;
 let sweeper: { stop(): void } | null = null;
 let telemetry: Telemetry | null = null;
 // Made before the signal handlers, so that a signal during start-up stops the servers already starting.
-const mcp = await loadMcpServers(config.mcpServers, logger);
+const mcp = await loadMcpServers(config.mcpServers, logger, mcpScopeRoot(databasePath));
 let stopping = false;
 const shutDown = async (signal: string) => {
   if (stopping) return;

@@ -76,6 +76,7 @@ describe('settings', () => {
           dailyTokenBudget: 1_000_000,
           allowDms: false,
           dmDailyTokens: 200_000,
+          toolConfirmMs: 60_000,
         },
       },
     });

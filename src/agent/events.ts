@@ -2,6 +2,7 @@ import type { FinalAnswer } from './final-answer.ts';
 import type { Logger } from './logger.ts';
 import type { AssistantMessage, TokenUsage } from './messages.ts';
 import type { ToolChoice } from './model-client.ts';
+import type { ToolConfirmationOutcome } from './tool.ts';
 
 /** How a run ended. */
 export type RunStatus = 'answered' | 'stopped' | 'failed';
@@ -10,7 +11,15 @@ export type RunStatus = 'answered' | 'stopped' | 'failed';
 export type StopReason = 'step-limit' | 'time-limit' | 'aborted' | 'no-answer';
 
 /** Why a tool call produced an error observation instead of a result. */
-export type ToolErrorKind = 'unknown-tool' | 'invalid-arguments' | 'threw' | 'timeout' | 'cancelled' | 'not-executed';
+export type ToolErrorKind =
+  | 'unknown-tool'
+  | 'invalid-arguments'
+  | 'threw'
+  | 'timeout'
+  | 'cancelled'
+  | 'not-executed'
+  /** A call that needed the asker's confirmation and did not get it (cancelled, or no answer in time). */
+  | 'not-confirmed';
 
 export interface RunStartEvent {
   type: 'run-start';
@@ -56,6 +65,8 @@ export interface ToolResultEvent {
   /** The observation the model sees. */
   result: string;
   durationMs: number;
+  /** Set when the call needed the asker's confirmation. */
+  confirmation?: ToolConfirmationOutcome;
 }
 
 export interface ToolErrorEvent {
@@ -68,6 +79,8 @@ export interface ToolErrorEvent {
   /** The observation the model sees. */
   error: string;
   durationMs: number;
+  /** Set when the call needed the asker's confirmation. */
+  confirmation?: ToolConfirmationOutcome;
 }
 
 export interface FinalAnswerEvent {

@@ -4,7 +4,7 @@ import { truncateWithNote } from '../text/truncate.ts';
 import { type Deadline, deadline } from './deadline.ts';
 import type { AgentEventSink, ToolErrorKind } from './events.ts';
 import type { ToolCall, ToolMessage } from './messages.ts';
-import type { ConversationContext, RuntimeTool } from './tool.ts';
+import type { ConversationContext, RuntimeTool, ToolConfirmationOutcome } from './tool.ts';
 import { imagesLine, isResultWithImages, type ToolImage } from './tool-images.ts';
 import { untilAborted } from './until-aborted.ts';
 
@@ -41,37 +41,55 @@ type Observation =
   | { ok: true; text: string; images?: readonly ToolImage[]; sources?: readonly string[] }
   | { ok: false; kind: ToolErrorKind; text: string };
 
+/** A call whose tool and arguments are known good: it may run (once confirmed, if it must be). */
+interface Runnable {
+  tool: RuntimeTool;
+  args: unknown;
+}
+
 /**
  * Runs one turn's tool calls concurrently. Every call ends as exactly one tool message: a result,
  * or an error observation the model can act on. Nothing here throws for a tool's fault.
  */
 export async function runToolTurn(turn: ToolTurn): Promise<ToolTurnOutcome> {
   const executed: string[] = [];
+  const images: ToolTurnOutcome['images'] = [];
+  const started = performance.now();
+  for (const call of turn.calls)
+    turn.emit({
+      type: 'tool-call',
+      runId: turn.runId,
+      step: turn.step,
+      callId: call.id,
+      name: call.function.name,
+      arguments: call.function.arguments,
+    });
+  const checked = turn.calls.map((call, index) => check(turn, call, index));
+  // Asked before the tools' time limit starts: the time a person takes to answer is not the tool's.
+  const confirmations = await Promise.all(checked.map((runnable) => confirmation(turn, runnable)));
   // The calls of a turn start together, so one deadline (one signal, one timer) serves them all.
   const limit = deadline(turn.toolTimeoutMs, turn.runSignal);
-  const images: ToolTurnOutcome['images'] = [];
   const sources: (readonly string[])[] = [];
   const messages = await Promise.all(
     turn.calls.map(async (call, index): Promise<ToolMessage> => {
-      const name = call.function.name;
-      const started = performance.now();
-      turn.emit({
-        type: 'tool-call',
-        runId: turn.runId,
-        step: turn.step,
-        callId: call.id,
-        name,
-        arguments: call.function.arguments,
-      });
-      const observation = await observe(turn, limit, call, index, executed);
+      const runnable = checked[index]!;
+      const confirmed = confirmations[index];
+      const observation =
+        'ok' in runnable
+          ? runnable
+          : confirmed && confirmed.decision !== 'confirmed'
+            ? notConfirmed(runnable.tool, confirmed)
+            : await run(turn, limit, runnable, executed);
       const base = {
         runId: turn.runId,
         step: turn.step,
         callId: call.id,
-        name,
+        name: call.function.name,
         durationMs: performance.now() - started,
+        ...(confirmed ? { confirmation: confirmed } : {}),
       };
-      if (observation.ok && observation.images?.length) images[index] = { tool: name, images: observation.images };
+      if (observation.ok && observation.images?.length)
+        images[index] = { tool: call.function.name, images: observation.images };
       if (observation.ok && observation.sources?.length) sources[index] = observation.sources;
       if (observation.ok) turn.emit({ type: 'tool-result', ...base, result: observation.text });
       else turn.emit({ type: 'tool-error', ...base, kind: observation.kind, error: observation.text });
@@ -81,13 +99,8 @@ export async function runToolTurn(turn: ToolTurn): Promise<ToolTurnOutcome> {
   return { messages, executed, images: images.filter(Boolean), sources: sources.flat() };
 }
 
-async function observe(
-  turn: ToolTurn,
-  limit: Deadline,
-  call: ToolCall,
-  index: number,
-  executed: string[],
-): Promise<Observation> {
+/** The call's tool and arguments, or why it cannot run. */
+function check(turn: ToolTurn, call: ToolCall, index: number): Runnable | Observation {
   if (turn.runSignal.aborted) return { ok: false, kind: 'cancelled', text: 'Cancelled: the run was stopped.' };
   if (index >= turn.maxCalls) {
     return {
@@ -115,8 +128,49 @@ async function observe(
       text: `Invalid arguments for ${tool.name}:\n- ${validation.issues.join('\n- ')}\nFix them and call it again.`,
     };
   }
-  executed.push(tool.name);
-  return execute(turn, limit, tool, validation.value);
+  return { tool, args: validation.value };
+}
+
+/** The requester's word on a call that needs it (none for other calls, or where nobody can be asked). */
+async function confirmation(
+  turn: ToolTurn,
+  runnable: Runnable | Observation,
+): Promise<ToolConfirmationOutcome | undefined> {
+  const ask = turn.context.confirmTool;
+  if ('ok' in runnable || !runnable.tool.needsConfirmation || !ask || turn.runSignal.aborted) return undefined;
+  const asked = ask({
+    tool: runnable.tool.name,
+    arguments: JSON.stringify(runnable.args),
+    requester: turn.context.requester,
+    signal: turn.runSignal,
+  });
+  try {
+    return await untilAborted(asked, turn.runSignal);
+  } catch (error) {
+    if (!turn.runSignal.aborted)
+      turn.context.logger.warn({ err: error, tool: runnable.tool.name }, 'asking for a confirmation failed');
+    return { decision: 'cancelled', by: null };
+  }
+}
+
+function notConfirmed(tool: RuntimeTool, outcome: ToolConfirmationOutcome): Observation {
+  const why =
+    outcome.decision === 'timed-out'
+      ? 'nobody confirmed it in time'
+      : outcome.by
+        ? `${outcome.by.displayName} cancelled it`
+        : 'it was cancelled';
+  return {
+    ok: false,
+    kind: 'not-confirmed',
+    text: `Not executed: ${tool.name} needs the confirmation of the person who asked, and ${why}. Do not call it again unless they ask you to.`,
+  };
+}
+
+async function run(turn: ToolTurn, limit: Deadline, runnable: Runnable, executed: string[]): Promise<Observation> {
+  if (turn.runSignal.aborted) return { ok: false, kind: 'cancelled', text: 'Cancelled: the run was stopped.' };
+  executed.push(runnable.tool.name);
+  return execute(turn, limit, runnable.tool, runnable.args);
 }
 
 function parseArguments(text: string): { ok: true; value: unknown } | { ok: false; text: string } {

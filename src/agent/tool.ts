@@ -17,7 +17,32 @@ export interface ConversationContext {
   channelId: string | null;
   requester: Requester;
   logger: Logger;
+  /**
+   * Asks the requester to confirm a call of a tool that `needsConfirmation`, before it runs (the
+   * Discord layer posts Confirm / Cancel buttons). Absent (the terminal, `/tool`, where the person
+   * named the call themselves), such a call runs as any other.
+   */
+  confirmTool?: ConfirmTool;
 }
+
+/** How a call that needed confirmation was decided, and by whom (null: nobody answered). */
+export interface ToolConfirmationOutcome {
+  decision: 'confirmed' | 'cancelled' | 'timed-out';
+  by: { id: string; displayName: string } | null;
+}
+
+/** A call waiting for the requester's word. */
+export interface ToolConfirmationRequest {
+  tool: string;
+  /** The validated arguments, as JSON. */
+  arguments: string;
+  requester: Requester;
+  /** Fires when the run stops: the question is then withdrawn (the answer is "cancelled"). */
+  signal: AbortSignal;
+}
+
+/** The port the agent asks through; it resolves once the person answered, or its wait ran out. */
+export type ConfirmTool = (request: ToolConfirmationRequest) => Promise<ToolConfirmationOutcome>;
 
 /** What a tool receives besides its arguments. */
 export interface ToolContext extends ConversationContext {
@@ -45,6 +70,8 @@ export interface RuntimeTool {
   /** The spec sent to the model, built once from the fields above. */
   spec: FunctionSpec;
   moderatorOnly: boolean;
+  /** It may change or delete things (an MCP tool's annotations, or the operator's word): it runs once the asker confirms. */
+  needsConfirmation?: boolean;
   validate(input: unknown): ValidationResult;
   execute(args: unknown, context: ToolContext): Promise<unknown>;
 }

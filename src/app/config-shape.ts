@@ -75,4 +75,6 @@ export interface DiscordSettings {
   allowDms: boolean;
   /** Tokens all direct-message conversations together may use per day (UTC); 0: no limit. */
   dmDailyTokens: number;
+  /** How long a destructive tool call waits for its asker's Confirm before it is cancelled (TOOL_CONFIRM_SECONDS). */
+  toolConfirmMs?: number;
 }

@@ -55,6 +55,7 @@ export const settingsSchema = z.object({
   MAX_TOOL_CALLS_PER_TURN: whole(1, 64, 8),
   RUN_TIMEOUT_SECONDS: whole(5, 3600, 120),
   TOOL_TIMEOUT_SECONDS: whole(1, 600, 30),
+  TOOL_CONFIRM_SECONDS: whole(10, 900, 60),
   DATABASE_PATH: text('./data/bot.sqlite'),
   MEMORY_TOKEN_BUDGET: whole(200, 1_000_000, 8000),
   MEMORY_MESSAGE_TOKEN_CAP: whole(50, 100_000, 4000),
@@ -229,6 +230,7 @@ function configFrom(settings: Settings, files: ReturnType<typeof readSettingFile
       dailyTokenBudget: settings.DAILY_TOKEN_BUDGET,
       allowDms: settings.ALLOW_DMS === 'on',
       dmDailyTokens: settings.DM_DAILY_TOKENS,
+      toolConfirmMs: settings.TOOL_CONFIRM_SECONDS * 1000,
     },
   };
 }

@@ -12,7 +12,7 @@ import type { ModelClient } from '../agent/model-client.ts';
 import { ModelError } from '../agent/model-error.ts';
 import { type AgentSettings, runAgent, type RunAgentOptions } from '../agent/run-agent.ts';
 import { buildSystemPrompt, type ConversationPlace } from '../agent/system-prompt.ts';
-import type { Requester, RuntimeTool, ToolServer } from '../agent/tool.ts';
+import type { ConfirmTool, Requester, RuntimeTool, ToolServer } from '../agent/tool.ts';
 import { currentTools, toolsFor } from '../agent/tool-registry.ts';
 import type { ConversationMemory } from '../memory/conversation-memory.ts';
 
@@ -50,6 +50,8 @@ export interface RunPlan {
   toolAllowed?: (tool: RuntimeTool) => boolean;
   /** Whether the model chosen there sees images; the setup's `agent.seesImages` without it. */
   seesImages?: boolean;
+  /** Asks the requester before a tool that `needsConfirmation` runs (in Discord: Confirm / Cancel buttons). */
+  confirmTool?: ConfirmTool;
 }
 
 /** How a run ended, as its deliverer needs to know it. */
@@ -103,6 +105,7 @@ function prepareRun(
       channelId: plan.channelId,
       requester,
       logger: setup.logger,
+      ...(plan.confirmTool ? { confirmTool: plan.confirmTool } : {}),
     },
     settings: plan.seesImages === undefined ? setup.agent : { ...setup.agent, seesImages: plan.seesImages },
     calledBefore: plan.calledBefore,

@@ -61,7 +61,7 @@ export type TakeUp =
   | { kind: 'continue'; triggerIds: number[]; calledBefore: string[] };
 
 /** Step errors of calls that never ran their tool. */
-const notRun = new Set(['unknown-tool', 'invalid-arguments', 'not-executed']);
+const notRun = new Set(['unknown-tool', 'invalid-arguments', 'not-executed', 'not-confirmed']);
 
 /** Told of transitions, inside their transaction: what must not be lost with them (the log channel's card). */
 export interface LifecycleHooks {

@@ -24,6 +24,7 @@ import type { TokenCounter } from '../memory/token-counter.ts';
 import type { ModelCatalog } from '../model-catalog/model-catalog.ts';
 import type { ModelVision } from '../place-settings/place-choice.ts';
 import type { ModeratorLog } from './moderator-log/moderator-log.ts';
+import type { DestructiveToolEvent, ToolConfirmations } from './runs/tool-confirmation.ts';
 
 export interface BotServices {
   /** The connected client (ready). */
@@ -65,4 +66,8 @@ export interface BotServices {
   shutdown: AbortSignal;
   /** Sinks that hear every run's events besides the bot's own (the OpenTelemetry export, src/telemetry/). */
   runSinks: readonly AgentEventSink[];
+  /** The Confirm / Cancel questions of destructive tool calls waiting for their asker. */
+  confirmations: ToolConfirmations;
+  /** Hears what each destructive tool call came to (confirmed, cancelled, timed out). */
+  onDestructiveTool?: (event: DestructiveToolEvent) => void;
 }

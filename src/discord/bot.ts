@@ -40,6 +40,7 @@ import { type ReminderScheduler, startReminders } from './outbound/reminder-sche
 import { noPings } from './outbound/send.ts';
 import { startModeratorLog } from './moderator-log/moderator-log.ts';
 import { takeUpWork } from './runs/take-up.ts';
+import { type DestructiveToolEvent, ToolConfirmations } from './runs/tool-confirmation.ts';
 
 export type { HandledEvent } from './gateway-events.ts';
 
@@ -78,6 +79,11 @@ export interface BotDependencies {
   onHandled?: (event: HandledEvent) => void;
   /** Sinks that hear every run's events besides the bot's own (the OpenTelemetry export, src/telemetry/). */
   runSinks?: readonly AgentEventSink[];
+  /**
+   * Told what each call of a tool that needed confirmation came to: who asked, and whether it was
+   * confirmed (by whom), cancelled or not answered in time (for a moderators' log channel).
+   */
+  onDestructiveTool?: (event: DestructiveToolEvent) => void;
 }
 
 export interface Bot {
@@ -178,6 +184,20 @@ function buildServices(deps: BotDependencies, client: Client<true>, shutdown: Ab
     }),
     shutdown,
     runSinks: deps.runSinks ?? [],
+    confirmations: new ToolConfirmations(deps.logger),
+    onDestructiveTool: (event) => {
+      deps.onDestructiveTool?.(event);
+      if (event.guildId === null) return;
+      const by = event.outcome.by ?? event.asker;
+      moderatorLog.record(event.guildId, {
+        kind: 'destructive',
+        tool: event.tool,
+        by: { id: by.id, name: by.displayName },
+        outcome: event.outcome.decision,
+        channelId: event.channelId,
+        runId: event.runId,
+      });
+    },
   };
   return services;
 }
@@ -219,7 +239,7 @@ async function listen(
   const caughtUp = catchUp(store, router, logger, conversations);
   routeGatewayEvents(client, {
     router,
-    onCommand: commandRouter(deps.commands, { ...services, ...setup }),
+    onCommand: services.confirmations.routeButtons(commandRouter(deps.commands, { ...services, ...setup })),
     // A new gateway session (one that could not resume) may have missed messages and channels.
     onNewSession: async () => {
       watch(client.channels.cache.values());

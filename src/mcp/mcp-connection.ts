@@ -16,7 +16,7 @@ import { logServerMessages } from './server-log.ts';
 import type { StderrTail } from './stderr-log.ts';
 import { stdioTransport } from './stdio-transport.ts';
 import type { McpServerConfig } from './mcp-config.ts';
-import { type CallResult, type ListedTool, listAllTools, toolsFromListing } from './mcp-tools.ts';
+import { type CallResult, type CallTool, type ListedTool, listAllTools, toolsFromListing } from './mcp-tools.ts';
 
 export interface McpTimings {
   /** How long starting a server and listing its tools may take. */
@@ -72,6 +72,8 @@ export class McpConnection implements ToolServer {
     private readonly logger: Logger,
     private readonly timings: McpTimings = defaultMcpTimings,
     private readonly clientInfo = { name: 'discord-agent-bot', version: '1.0.0' },
+    /** Where its tools' calls go: this server, unless a scoped server routes them to a session. */
+    private readonly routeCall?: CallTool,
   ) {
     this.name = config.name;
     this.moderatorOnly = config.moderatorOnly;
@@ -251,8 +253,10 @@ export class McpConnection implements ToolServer {
   }
 
   private useListing(listed: ListedTool[]): void {
-    const { tools, leftOut } = toolsFromListing(this.config, listed, (tool, args, context) =>
-      this.call(tool, args, context),
+    const { tools, leftOut } = toolsFromListing(
+      this.config,
+      listed,
+      this.routeCall ?? ((tool, args, context) => this.call(tool, args, context)),
     );
     for (const { tool, reason } of leftOut)
       this.logger.warn({ mcpServer: this.name, tool, reason }, 'MCP tool left out');

@@ -23,6 +23,27 @@ export interface ListedTool {
   inputSchema: Record<string, unknown>;
   /** "required": the tool runs only as a task (`tools/call` with `task`), which the bot does not do yet. */
   execution?: { taskSupport?: string };
+  /** Hints of what the tool does; the server's word, not a guarantee. */
+  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean };
+}
+
+/** Which tools wait for the asker's confirmation, as MCP_CONFIG's `confirm` and `confirmTools` say. */
+type ConfirmRule = 'destructive' | 'always' | 'never';
+
+/**
+ * Whether a call of the tool waits for the confirmation of the person who asked. By default, when
+ * it may change things as the spec reads its annotations: `readOnlyHint` defaults to false and
+ * `destructiveHint` to true, so a tool without annotations counts as destructive, and one that
+ * only adds (`destructiveHint: false`) or only reads (`readOnlyHint: true`) does not.
+ * https://modelcontextprotocol.io/specification/2025-06-18/server/tools#tool-annotations (ToolAnnotations in schema.ts)
+ */
+export function needsConfirmation(
+  server: { confirm?: ConfirmRule; confirmTools?: Record<string, ConfirmRule> },
+  tool: ListedTool,
+): boolean {
+  const rule = server.confirmTools?.[tool.name] ?? server.confirm ?? 'destructive';
+  if (rule !== 'destructive') return rule === 'always';
+  return tool.annotations?.readOnlyHint !== true && tool.annotations?.destructiveHint !== false;
 }
 
 /** What a tool call returns (`tools/call`), the parts we use. */
@@ -87,7 +108,7 @@ export function agentToolName(server: string, tool: string): string {
  * clashes with another, is left out and reported in `leftOut`.
  */
 export function toolsFromListing(
-  server: { name: string; moderatorOnly: boolean },
+  server: Parameters<typeof needsConfirmation>[0] & { name: string; moderatorOnly: boolean },
   listed: readonly ListedTool[],
   call: CallTool,
 ): { tools: RuntimeTool[]; leftOut: { tool: string; reason: string }[] } {
@@ -128,6 +149,7 @@ export function toolsFromListing(
         ),
         inputSchema,
         moderatorOnly: server.moderatorOnly,
+        needsConfirmation: needsConfirmation(server, entry),
         validate: (input) => validation(validate, input),
         execute: async (args, context) =>
           toolResult(server.name, entry.name, await call(entry.name, args as Record<string, unknown>, context)),

@@ -20,6 +20,12 @@ const place = (scope: string, scopeId: string) => (scope === 'server' ? 'the ser
 const runFooter = (runId: string | null) => (runId ? { footer: { text: `run ${runId.slice(0, 8)}` } } : {});
 
 /** An entry's card; null when what it shows is no longer on record (a run deleted since). */
+const destructiveTitles = {
+  confirmed: '⚠️ Confirmed',
+  cancelled: '↩️ Cancelled',
+  'timed-out': '⌛ Not confirmed in time',
+} as const;
+
 export function renderCard(entry: LogEntry, sources: CardSources, at: number): LogCard | null {
   const timestamp = new Date(at).toISOString();
   switch (entry.kind) {
@@ -95,8 +101,11 @@ function renderChecks(
       };
     case 'destructive':
       return {
-        title: `${entry.outcome === 'confirmed' ? '⚠️ Confirmed' : '↩️ Cancelled'}: ${truncateLine(entry.tool, 60)}`,
-        description: truncateLine(`by ${who(entry.by)} in <#${entry.channelId}>`, 300),
+        title: `${destructiveTitles[entry.outcome]}: ${truncateLine(entry.tool, 60)}`,
+        description: truncateLine(
+          `${entry.outcome === 'timed-out' ? 'asked of' : 'by'} ${who(entry.by)} in <#${entry.channelId}>`,
+          300,
+        ),
         color: entry.outcome === 'confirmed' ? cardColors.warn : cardColors.info,
         ...runFooter(entry.runId),
         timestamp,

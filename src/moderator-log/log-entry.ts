@@ -40,8 +40,9 @@ export type LogEntry =
   | {
       kind: 'destructive';
       tool: string;
+      /** Who answered; for `timed-out`, who was asked. */
       by: LoggedPerson;
-      outcome: 'confirmed' | 'cancelled';
+      outcome: 'confirmed' | 'cancelled' | 'timed-out';
       channelId: string;
       runId: string | null;
     }

@@ -11,6 +11,7 @@ import type {
   ToolErrorEvent,
   ToolResultEvent,
 } from '../agent/events.ts';
+import type { ToolConfirmationOutcome } from '../agent/tool.ts';
 
 export interface StepLogTarget {
   conversationId: number;
@@ -100,15 +101,24 @@ function recordToolCall(log: StepLog, event: ToolCallEvent, now: number): void {
 
 /** Completes the call's started row with its result or error. */
 function recordToolEnd(log: StepLog, event: ToolResultEvent | ToolErrorEvent, now: number): void {
+  const note = event.confirmation ? confirmationNote(event.confirmation) : null;
   const end =
     event.type === 'tool-result'
-      ? { status: 'ok' as const, result: event.result, error: null, error_kind: null, duration_ms: event.durationMs }
+      ? {
+          status: 'ok' as const,
+          result: event.result,
+          error: null,
+          error_kind: null,
+          duration_ms: event.durationMs,
+          note,
+        }
       : {
           status: 'error' as const,
           result: null,
           error: event.error,
           error_kind: event.kind,
           duration_ms: event.durationMs,
+          note,
         };
   const id = log.stepOfCall.get(event.callId);
   log.stepOfCall.delete(event.callId);
@@ -122,6 +132,12 @@ function recordToolEnd(log: StepLog, event: ToolResultEvent | ToolErrorEvent, no
       ended_at: now,
     });
   else log.steps.complete(id, end, now);
+}
+
+/** Who decided a call that needed confirmation, as the step log shows it: "confirmed by Ada (42)". */
+function confirmationNote(outcome: ToolConfirmationOutcome): string {
+  const who = outcome.by ? ` by ${outcome.by.displayName} (${outcome.by.id})` : '';
+  return outcome.decision === 'timed-out' ? 'not confirmed in time: cancelled' : `${outcome.decision}${who}`;
 }
 
 function recordFinalAnswer(log: StepLog, event: FinalAnswerEvent, now: number): void {

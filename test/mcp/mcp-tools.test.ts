@@ -8,6 +8,34 @@ const never = async () => ({ content: [] });
 const listing = (tools: ListedTool[]) => toolsFromListing(server, tools, never);
 
 describe('MCP tools as agent tools', () => {
+  it('asks for confirmation before a tool the annotations do not clear (read as the spec defaults them), unless the config says otherwise', () => {
+    const tool = (name: string, annotations?: ListedTool['annotations']): ListedTool => ({
+      name,
+      inputSchema: { type: 'object' },
+      ...(annotations ? { annotations } : {}),
+    });
+    const tools = [
+      tool('bare'),
+      tool('reads', { readOnlyHint: true }),
+      tool('adds', { readOnlyHint: false, destructiveHint: false }),
+      tool('writes', { readOnlyHint: false, destructiveHint: true }),
+      tool('says-nothing-of-reading', { destructiveHint: true }),
+    ];
+    const asked = (config: Parameters<typeof toolsFromListing>[0]) =>
+      toolsFromListing(config, tools, never).tools.map((each) => [each.name, each.needsConfirmation]);
+    expect(asked(server)).toEqual([
+      ['srv__bare', true],
+      ['srv__reads', false],
+      ['srv__adds', false],
+      ['srv__writes', true],
+      ['srv__says-nothing-of-reading', true],
+    ]);
+    expect(asked({ ...server, confirm: 'never', confirmTools: { writes: 'always' } }).filter(([, yes]) => yes)).toEqual(
+      [['srv__writes', true]],
+    );
+    expect(asked({ ...server, confirm: 'always' }).every(([, yes]) => yes)).toBe(true);
+  });
+
   it('names them <server>__<tool> in the model’s alphabet, cutting long ones with a hash that keeps them apart', () => {
     expect(agentToolName('files', 'read_file')).toBe('files__read_file');
     expect(agentToolName('files', 'read.file v2')).toBe('files__read_file_v2');

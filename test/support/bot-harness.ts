@@ -20,7 +20,7 @@ import { type Logger, silentLogger } from '../../src/agent/logger.ts';
 import { type AgentSettings, defaultAgentSettings } from '../../src/agent/run-agent.ts';
 import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
 import type { DiscordSettings } from '../../src/app/config-shape.ts';
-import { type Bot, type HandledEvent, startBot } from '../../src/discord/bot.ts';
+import { type Bot, type BotDependencies, type HandledEvent, startBot } from '../../src/discord/bot.ts';
 import type { MemorySettings } from '../../src/memory/conversation-memory.ts';
 import { loadTokenCounter } from '../../src/memory/token-counter.ts';
 import { imageTokenRule } from '../../src/images/image-tokens.ts';
@@ -89,6 +89,8 @@ export async function startBotWorld(
     models?: readonly (Pick<ModelListing, 'name'> & Partial<ModelListing>)[];
     /** The operator's prompt (SYSTEM_PROMPT); none unless given. */
     operatorPrompt?: string;
+    /** Hears what each call that needed confirmation came to. */
+    onDestructiveTool?: BotDependencies['onDestructiveTool'];
   } = {},
 ): Promise<BotWorld> {
   const discord = await startFakeDiscord();
@@ -198,6 +200,7 @@ export async function startBotWorld(
       instanceId: instance.id,
       logger: extra.logger ?? silentLogger,
       onHandled: (event) => void handled.add(handledKey(event)),
+      ...(extra.onDestructiveTool ? { onDestructiveTool: extra.onDestructiveTool } : {}),
     });
   };
   const stop = async (graceMs?: number) => {

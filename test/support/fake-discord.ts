@@ -31,6 +31,7 @@ import { FakeGateway } from './fake-discord/gateway.ts';
 import { createRole, giveRole, setRolePermissions } from './fake-discord/guild-roles.ts';
 import { interactionRoutes } from './fake-discord/interaction-routes.ts';
 import { pressComponent } from './fake-discord/component-interactions.ts';
+import { pressMessageButton } from './fake-discord/message-buttons.ts';
 import { interactionHandle, InteractionStore, runCommand, submitModal } from './fake-discord/interactions.ts';
 import { messageRoutes } from './fake-discord/message-routes.ts';
 import { userMessage } from './fake-discord/messages.ts';
@@ -232,6 +233,17 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     updateThread: (threadId, changes) => updateThread(gateway, world.requireThread(threadId), changes),
     userRunsCommand: (input) =>
       runCommand(
+        {
+          world,
+          gateway,
+          commands,
+          interactions,
+          waitFor: (check, waitOptions) => changes.waitFor(check, waitOptions, describe),
+        },
+        input,
+      ),
+    userPressesMessageButton: (input) =>
+      pressMessageButton(
         {
           world,
           gateway,

@@ -8,7 +8,8 @@
  *
  * Tools: echo, add (numbers only: a schema to break), environment (what the process was given),
  * crash (exits mid-call), hang (never answers), freeze (stops answering anything), screenshot (an image
- * and an animation), screenshots (as many images as asked), and one with a name too long to keep as it is.
+ * and an animation), screenshots (as many images as asked), delete (the one destructive tool), and one
+ * with a name too long to keep as it is.
  */
 import { appendFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -33,38 +34,57 @@ if (mode === 'hang-on-start') {
         void server.sendLoggingMessage({ level, logger: 'levels', data: { said: `a ${level} message` } });
     };
   const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
+  // Said of every tool but `delete`, so that they run without the asker's confirmation (a tool
+  // without annotations counts as destructive).
+  const readOnly = { readOnlyHint: true };
 
   server.registerTool(
     'echo',
-    { description: 'Says the text back.', inputSchema: { text: z.string().describe('What to say back.') } },
+    {
+      annotations: readOnly,
+      description: 'Says the text back.',
+      inputSchema: { text: z.string().describe('What to say back.') },
+    },
     ({ text: said }) => text(`echo: ${said}`),
   );
   server.registerTool(
     'add',
-    { description: 'Adds two numbers.', inputSchema: { a: z.number(), b: z.number() } },
+    { annotations: readOnly, description: 'Adds two numbers.', inputSchema: { a: z.number(), b: z.number() } },
     ({ a, b }) => text(String(a + b)),
   );
   server.registerTool(
     'environment',
-    { description: 'The environment variables this server was given, as JSON.', inputSchema: {} },
+    {
+      annotations: readOnly,
+      description: 'The environment variables this server was given, as JSON.',
+      inputSchema: {},
+    },
     () => text(JSON.stringify(process.env)),
   );
-  server.registerTool('fail', { description: 'Always reports an error.', inputSchema: {} }, () => ({
-    ...text('the disk is full'),
-    isError: true,
-  }));
-  server.registerTool('crash', { description: 'Exits in the middle of the call.', inputSchema: {} }, () => {
-    process.stderr.write('crashing on purpose\n');
-    process.exit(1);
-  });
+  server.registerTool(
+    'fail',
+    { annotations: readOnly, description: 'Always reports an error.', inputSchema: {} },
+    () => ({
+      ...text('the disk is full'),
+      isError: true,
+    }),
+  );
+  server.registerTool(
+    'crash',
+    { annotations: readOnly, description: 'Exits in the middle of the call.', inputSchema: {} },
+    () => {
+      process.stderr.write('crashing on purpose\n');
+      process.exit(1);
+    },
+  );
   server.registerTool(
     'hang',
-    { description: 'Never answers.', inputSchema: {} },
+    { annotations: readOnly, description: 'Never answers.', inputSchema: {} },
     () => new Promise<never>(() => undefined),
   );
   server.registerTool(
     'freeze',
-    { description: 'Stops the whole server answering anything (a busy loop).', inputSchema: {} },
+    { annotations: readOnly, description: 'Stops the whole server answering anything (a busy loop).', inputSchema: {} },
     () => {
       for (;;) {
         // Never returns: not even pings are answered.
@@ -73,15 +93,25 @@ if (mode === 'hang-on-start') {
   );
   server.registerTool(
     'grow',
-    { description: 'Adds a tool named "extra" (the server then says its tools changed).', inputSchema: {} },
+    {
+      annotations: readOnly,
+      description: 'Adds a tool named "extra" (the server then says its tools changed).',
+      inputSchema: {},
+    },
     () => {
-      server.registerTool('extra', { description: 'Added later.', inputSchema: {} }, () => text('extra'));
+      server.registerTool('extra', { annotations: readOnly, description: 'Added later.', inputSchema: {} }, () =>
+        text('extra'),
+      );
       return text('grown');
     },
   );
   server.registerTool(
     'screenshot',
-    { description: 'A picture of the screen (and an animation, which the bot refuses).', inputSchema: {} },
+    {
+      annotations: readOnly,
+      description: 'A picture of the screen (and an animation, which the bot refuses).',
+      inputSchema: {},
+    },
     () => ({
       content: [
         { type: 'text' as const, text: 'the screen, 40 by 30' },
@@ -93,6 +123,7 @@ if (mode === 'hang-on-start') {
   server.registerTool(
     'screenshots',
     {
+      annotations: readOnly,
       description: 'Several pictures, `count` of them (PNGs 1 to count pixels wide).',
       inputSchema: { count: z.number() },
     },
@@ -108,8 +139,17 @@ if (mode === 'hang-on-start') {
     }),
   );
   server.registerTool(
+    'delete',
+    {
+      annotations: { readOnlyHint: false, destructiveHint: true },
+      description: 'Deletes a thing.',
+      inputSchema: { what: z.string() },
+    },
+    ({ what }) => text(`deleted ${what}`),
+  );
+  server.registerTool(
     'a_tool_whose_name_is_far_too_long_to_fit_once_the_server_name_is_put_before_it',
-    { description: 'Has a long name.', inputSchema: {} },
+    { annotations: readOnly, description: 'Has a long name.', inputSchema: {} },
     () => text('long'),
   );
 

@@ -23,6 +23,7 @@ import { sendText } from '../outbound/send.ts';
 import { answerScreenOf } from './answer-check.ts';
 import { LiveAnswer } from './live-answer.ts';
 import { deliver } from './post-answer.ts';
+import { confirmationPort } from './confirmation-port.ts';
 import { keepTyping } from './typing.ts';
 
 /** What a run in Discord uses of the bot's services. */
@@ -45,6 +46,8 @@ export type RunServices = Pick<
   | 'shutdown'
   | 'runSinks'
   | 'contentChecks'
+  | 'confirmations'
+  | 'onDestructiveTool'
 >;
 
 /** A run planned in Discord: what applies in its place, where its posts go, and where its answer was shown. */
@@ -200,7 +203,13 @@ async function runInDiscord(
   const setup: RunSetup = services;
   const outcome = await runPlan(
     setup,
-    { ...plan, persona: choice.persona, toolAllowed: choice.toolAllowed, seesImages: choice.seesImages },
+    {
+      ...plan,
+      persona: choice.persona,
+      toolAllowed: choice.toolAllowed,
+      seesImages: choice.seesImages,
+      confirmTool: confirmationPort(services, plan, runId),
+    },
     {
       runId,
       model,

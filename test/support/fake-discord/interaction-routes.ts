@@ -115,6 +115,27 @@ export function interactionRoutes(
       messageId: message.id,
     });
   }
+  async function updateButtonMessage(
+    record: InteractionRecord,
+    type: 6 | 7,
+    data: CreateMessageBody,
+  ): Promise<{ status: number }> {
+    record.acknowledged = true;
+    const message = world.requireMessage(record.channelId, record.componentMessageId!);
+    if (type === 7) {
+      editBotMessage(world, message, data);
+      await gateway.dispatch(GatewayDispatchEvents.MessageUpdate, message);
+    }
+    record.replies.push({
+      kind: 'callback',
+      type,
+      content: message.content,
+      ephemeral: false,
+      files: [],
+      messageId: message.id,
+    });
+    return { status: 204 };
+  }
   function messageOf(record: InteractionRecord, messageId: string): FakeMessage {
     const message =
       messageId === '@original' ? record.original : record.followups.find((candidate) => candidate.id === messageId);
@@ -158,6 +179,9 @@ export function interactionRoutes(
           return { status: 204 };
         }
         const data = callback.data ?? {};
+        // A button's press may update the message it is on (7) or acknowledge it alone (6).
+        if (record.componentMessageId !== undefined && (callback.type === 6 || callback.type === 7))
+          return updateButtonMessage(record, callback.type, data);
         const ephemeral = ((data.flags ?? 0) & MessageFlags.Ephemeral) !== 0;
         if (callback.type === 4) {
           record.original = responseMessage(record, data, files, ephemeral);

@@ -173,3 +173,12 @@ export interface PressButtonInput {
   customId: string;
   author: FakeAuthor;
 }
+
+/** What `fake.userPressesMessageButton` presses. */
+export interface PressMessageButtonInput {
+  channelId: string;
+  messageId: string;
+  /** The custom id of one of the message's buttons. */
+  customId: string;
+  author: FakeAuthor;
+}

@@ -57,6 +57,8 @@ export interface InteractionRecord {
   autocomplete: boolean;
   /** The form (modal) the bot answered with (callback type 9). */
   modal?: FakeModal;
+  /** A button press (interaction type 3): the message its button is on. */
+  componentMessageId?: string;
   /** A submitted form (interaction type 5): the custom id of the form it answers. */
   modalSubmit?: string;
   /** A press on a button or menu (interaction type 3): its custom id (component-interactions.ts). */

@@ -8,6 +8,7 @@ import type {
   FakeRegisteredCommand,
   PressComponentInput,
   PressButtonInput,
+  PressMessageButtonInput,
   RunCommandInput,
 } from './interaction-types.ts';
 import type { FakeAuthor, WaitForOptions } from './shared-types.ts';
@@ -237,6 +238,11 @@ export interface FakeDiscord {
    * has `interactionDeadlineMs` (3 s) to answer; an answer never given or given late is a problem.
    */
   userRunsCommand(input: RunCommandInput): Promise<FakeInteraction>;
+  /**
+   * A user presses a button of a message: INTERACTION_CREATE (type 3). Throws when the message has no
+   * such button (any more) or it is disabled. The bot answers as to a command, or updates the message.
+   */
+  userPressesMessageButton(input: PressMessageButtonInput): Promise<FakeInteraction>;
   /** The user fills in and submits the form the bot answered `opened` with (values by text input id). */
   userSubmitsModal(opened: FakeInteraction, values: Record<string, string>): Promise<FakeInteraction>;
   /**

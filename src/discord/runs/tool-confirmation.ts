@@ -1,0 +1,161 @@
+/**
+ * Confirm / Cancel before a tool that may change or delete things runs (`needsConfirmation`): the
+ * port (`ConfirmTool`) a run in Discord gives the agent. The question is posted where the run posts,
+ * with two buttons only the person whose message started the run can press (anyone else is told so,
+ * privately); no answer within TOOL_CONFIRM_SECONDS cancels, as does the run stopping. The agent
+ * waits for the outcome, records it in the step log, and `onDestructiveTool` hears it.
+ * https://discord.com/developers/docs/components/reference#button
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  ActionRowBuilder,
+  ButtonBuilder,
+  type ButtonInteraction,
+  ButtonStyle,
+  type Interaction,
+  type Message,
+  MessageFlags,
+  type SendableChannels,
+} from 'discord.js';
+import type { Logger } from '../../agent/logger.ts';
+import type { ConfirmTool, Requester, ToolConfirmationOutcome, ToolConfirmationRequest } from '../../agent/tool.ts';
+import { formatTimeLimit } from '../../text/duration.ts';
+import { truncate } from '../../text/truncate.ts';
+import { noPings } from '../outbound/send.ts';
+
+/**
+ * What a destructive call came to, for whoever watches them (a moderators' log channel): the tool,
+ * its arguments (JSON), who asked, and whether it was confirmed, cancelled or not answered in time.
+ */
+export interface DestructiveToolEvent {
+  runId: string;
+  tool: string;
+  arguments: string;
+  guildId: string | null;
+  /** Where the question was asked (the conversation's thread). */
+  channelId: string;
+  asker: Requester;
+  outcome: ToolConfirmationOutcome;
+}
+
+/** The custom ids of the buttons: `tool-confirm:<question id>:confirm|cancel`. */
+const prefix = 'tool-confirm:';
+/** Room for the arguments in the question (Discord's 2,000 characters, less the words around them). */
+const maxShownArguments = 1_500;
+
+interface Question {
+  askerId: string;
+  answer(outcome: ToolConfirmationOutcome, press: ButtonInteraction): Promise<void>;
+}
+
+/** The questions waiting for an answer, by id; their buttons' presses come here. */
+export class ToolConfirmations {
+  private readonly open = new Map<string, Question>();
+
+  constructor(private readonly logger: Logger) {}
+
+  /** Routes the presses of these buttons here, and every other interaction to `next`. */
+  routeButtons(next: (interaction: Interaction) => Promise<void>): (interaction: Interaction) => Promise<void> {
+    return (interaction) =>
+      interaction.isButton() && interaction.customId.startsWith(prefix) ? this.press(interaction) : next(interaction);
+  }
+
+  /**
+   * The port for one run: questions are posted in `channel`, wait `timeoutMs` at most, and their
+   * outcome goes to `onOutcome` too.
+   */
+  port(options: {
+    channel: () => Promise<SendableChannels>;
+    timeoutMs: number;
+    onOutcome?: (request: ToolConfirmationRequest, outcome: ToolConfirmationOutcome, channelId: string) => void;
+  }): ConfirmTool {
+    return async (request) => {
+      const channel = await options.channel();
+      const outcome = await this.ask(channel, request, options.timeoutMs);
+      options.onOutcome?.(request, outcome, channel.id);
+      return outcome;
+    };
+  }
+
+  private async press(interaction: ButtonInteraction): Promise<void> {
+    const [id, choice] = interaction.customId.slice(prefix.length).split(':');
+    const question = this.open.get(id ?? '');
+    const privately = (content: string) =>
+      interaction.reply({ content, flags: MessageFlags.Ephemeral, allowedMentions: noPings });
+    if (!question) return void (await privately('This question is closed: its answer was given, or its time ran out.'));
+    if (interaction.user.id !== question.askerId)
+      return void (await privately('Only the person who asked can confirm or cancel this.'));
+    this.open.delete(id!);
+    const by = {
+      id: interaction.user.id,
+      displayName: interaction.inCachedGuild() ? interaction.member.displayName : interaction.user.displayName,
+    };
+    await question.answer({ decision: choice === 'confirm' ? 'confirmed' : 'cancelled', by }, interaction);
+  }
+
+  /**
+   * Posts the question and resolves with its answer, its timeout, or its withdrawal when the run
+   * stops. Open before it is posted, so that no press can come before it is known.
+   */
+  private async ask(
+    channel: SendableChannels,
+    request: ToolConfirmationRequest,
+    timeoutMs: number,
+  ): Promise<ToolConfirmationOutcome> {
+    const id = randomUUID();
+    const { tool, requester, signal } = request;
+    const wait = formatTimeLimit(timeoutMs);
+    let settle!: (outcome: ToolConfirmationOutcome) => void;
+    const decided = new Promise<ToolConfirmationOutcome>((resolve) => (settle = resolve));
+    let message: Message | null = null;
+    let timer: NodeJS.Timeout | undefined;
+    let closed = false;
+    const close = async (outcome: ToolConfirmationOutcome, shown: string, press?: ButtonInteraction) => {
+      if (closed) return;
+      closed = true;
+      clearTimeout(timer);
+      signal.removeEventListener('abort', stopped);
+      this.open.delete(id);
+      settle(outcome);
+      const edit = { content: `${shown} (**${tool}**)`, components: [], allowedMentions: noPings };
+      await (press ? press.update(edit) : message?.edit(edit))?.catch((error: unknown) =>
+        this.logger.warn({ err: error, tool }, 'could not close a confirmation question'),
+      );
+    };
+    const stopped = () => void close({ decision: 'cancelled', by: null }, '✖️ The run stopped: not run');
+    this.open.set(id, {
+      askerId: requester.id,
+      answer: (outcome, press) =>
+        close(
+          outcome,
+          `${outcome.decision === 'confirmed' ? '✅ Confirmed' : '✖️ Cancelled'} by ${outcome.by!.displayName}: ${outcome.decision === 'confirmed' ? 'running' : 'not run'}`,
+          press,
+        ),
+    });
+    signal.addEventListener('abort', stopped, { once: true });
+    try {
+      message = await channel.send({
+        content: `⚠️ **${requester.displayName}**, I want to run **${tool}**, which may change or delete things:\n\`\`\`json\n${truncate(request.arguments, maxShownArguments)}\n\`\`\`\nConfirm within ${wait}, or it is cancelled.`,
+        components: [buttons(id)],
+        allowedMentions: noPings,
+      });
+    } catch (error) {
+      this.logger.warn({ err: error, tool }, 'could not ask for a confirmation: the call is cancelled');
+      void close({ decision: 'cancelled', by: null }, '');
+    }
+    if (signal.aborted) stopped();
+    if (!closed)
+      timer = setTimeout(
+        () => void close({ decision: 'timed-out', by: null }, `⌛ Not confirmed within ${wait}: not run`),
+        timeoutMs,
+      );
+    return decided;
+  }
+}
+
+function buttons(id: string): ActionRowBuilder<ButtonBuilder> {
+  return new ActionRowBuilder<ButtonBuilder>().addComponents(
+    new ButtonBuilder().setCustomId(`${prefix}${id}:confirm`).setLabel('Confirm').setStyle(ButtonStyle.Danger),
+    new ButtonBuilder().setCustomId(`${prefix}${id}:cancel`).setLabel('Cancel').setStyle(ButtonStyle.Secondary),
+  );
+}

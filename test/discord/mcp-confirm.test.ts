@@ -1,0 +1,187 @@
+/**
+ * A destructive MCP tool (the test server's `delete`, `destructiveHint: true`) through the bot: the
+ * call waits for the Confirm of the person whose message started the run, posted with buttons in the
+ * thread; another member's press is refused privately; Cancel and the timeout each stop the call.
+ * The outcome is in the step log and goes to `onDestructiveTool`.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/agent/logger.ts';
+import { McpConnection, type McpTimings } from '../../src/mcp/mcp-connection.ts';
+import type { DestructiveToolEvent } from '../../src/discord/runs/tool-confirmation.ts';
+import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
+import { testServerConfig } from '../support/mcp-test-server.ts';
+import { moderatorRole, settings, worldHolder } from '../support/place-settings-world.ts';
+import { type ChatRequest, finalAnswer, type ScriptedReply, toolCalls } from '../support/fake-model.ts';
+
+let world: BotWorld | undefined;
+let server: McpConnection | undefined;
+afterEach(async () => {
+  await world?.close();
+  await server?.close();
+  world = undefined;
+  server = undefined;
+});
+
+const timings: McpTimings = {
+  startTimeoutMs: 15_000,
+  pingTimeoutMs: 1_000,
+  firstBackoffMs: 60_000,
+  maxBackoffMs: 60_000,
+  stableAfterMs: 60_000,
+};
+
+async function start(options: { toolConfirmMs?: number } = {}) {
+  server = new McpConnection(testServerConfig('test'), silentLogger, timings);
+  await server.start();
+  const heard: DestructiveToolEvent[] = [];
+  const w = (world = await startBotWorld(
+    { toolConfirmMs: options.toolConfirmMs ?? 60_000, moderatorRoleIds: [moderatorRole] },
+    {},
+    {},
+    { toolServers: [server], onDestructiveTool: (event) => heard.push(event), logPaceMs: 20 },
+  ));
+  worldHolder.world = w;
+  return { w, heard };
+}
+
+/** Bob asks for a deletion; the model calls `test__delete`; resolves with the question once it is posted. */
+async function bobAsksToDelete(w: BotWorld, then: (request: ChatRequest) => ScriptedReply) {
+  w.model.enqueue(toolCalls({ name: 'test__delete', arguments: { what: 'the notes' } }), then);
+  await w.discord.userSays({
+    channelId: w.discord.channels.general,
+    author: 'bob',
+    content: `${mentionOf(w)} delete the notes`,
+    mentions: [w.discord.botUser.id],
+  });
+  const thread = await w.discord.waitFor(() => w.discord.threads()[0]);
+  const question = await w.discord.waitFor(() =>
+    w.discord.botMessages(thread.id).find((message) => (message.components ?? []).length > 0),
+  );
+  // Read now: the message is edited (its buttons taken away) once the question closes.
+  const ids = (question.components![0] as { components: { custom_id: string }[] }).components.map(
+    (button) => button.custom_id,
+  );
+  const customId = (name: 'confirm' | 'cancel') => ids.find((id) => id.endsWith(`:${name}`))!;
+  return { thread, question, customId };
+}
+
+const lastToolMessage = (request: ChatRequest) =>
+  String(request.messages.findLast((message) => message.role === 'tool')!.content);
+
+function deleteStep(w: BotWorld) {
+  const [run] = w.store.runs.recent(null, 1);
+  return w.store.steps.ofRun(run!.id).find((step) => step.tool_name === 'test__delete')!;
+}
+
+describe('a destructive MCP tool in Discord', () => {
+  it('waits for the asker’s Confirm: another member’s press is refused privately, then it runs; logged and heard', async () => {
+    const { w, heard } = await start();
+    let observed = '';
+    const { thread, question, customId } = await bobAsksToDelete(w, (request) => {
+      observed = lastToolMessage(request);
+      return finalAnswer('Deleted.', ['test__delete']);
+    });
+    expect(question.content).toContain('**Bob**, I want to run **test__delete**, which may change or delete things');
+    expect(question.content).toContain('{"what":"the notes"}');
+
+    const ada = await w.discord.userPressesMessageButton({
+      channelId: thread.id,
+      messageId: question.id,
+      customId: customId('confirm'),
+      author: 'ada',
+    });
+    expect(await ada.waitForReply()).toMatchObject({
+      ephemeral: true,
+      content: 'Only the person who asked can confirm or cancel this.',
+    });
+    expect(w.model.requests).toHaveLength(1); // still waiting
+
+    const bob = await w.discord.userPressesMessageButton({
+      channelId: thread.id,
+      messageId: question.id,
+      customId: customId('confirm'),
+      author: 'bob',
+    });
+    await bob.waitForReply();
+    const posts = await waitForBotPosts(w, thread.id, 3);
+    expect(posts.at(-1)!.content).toContain('Deleted.');
+    expect(observed).toBe('deleted the notes');
+    const closed = w.discord.botMessages(thread.id).find((message) => message.id === question.id)!;
+    expect(closed.content).toBe('✅ Confirmed by Bob: running (**test__delete**)');
+    expect(closed.components).toEqual([]);
+
+    const bobId = w.discord.users.bob;
+    expect(deleteStep(w)).toMatchObject({ status: 'ok', note: `confirmed by Bob (${bobId})` });
+    expect(heard).toEqual([
+      expect.objectContaining({
+        tool: 'test__delete',
+        arguments: '{"what":"the notes"}',
+        guildId: w.discord.guildId,
+        channelId: thread.id,
+        asker: expect.objectContaining({ id: bobId }),
+        outcome: { decision: 'confirmed', by: { id: bobId, displayName: 'Bob' } },
+      }),
+    ]);
+  });
+
+  it('Cancel: the tool is not run, the model is told who cancelled it, and the log channel hears of it', async () => {
+    const { w, heard } = await start();
+    const logChannel = await w.discord.createChannel('mod-log');
+    await settings('log-channel', w.discord.channels.general, { channel: logChannel });
+    let observed = '';
+    const { thread, question, customId } = await bobAsksToDelete(w, (request) => {
+      observed = lastToolMessage(request);
+      return finalAnswer('I left the notes alone.');
+    });
+    expect(question.content).toContain('Confirm within 60 seconds, or it is cancelled.');
+    await w.discord.userPressesMessageButton({
+      channelId: thread.id,
+      messageId: question.id,
+      customId: customId('cancel'),
+      author: 'bob',
+    });
+    await w.discord.waitFor(() =>
+      w.discord.botMessages(thread.id).find((message) => message.content.startsWith('I left the notes alone.')),
+    );
+    expect(observed).toBe(
+      'Not executed: test__delete needs the confirmation of the person who asked, and Bob cancelled it. Do not call it again unless they ask you to.',
+    );
+    expect(deleteStep(w)).toMatchObject({ status: 'error', error_kind: 'not-confirmed' });
+    expect(heard.map((event) => event.outcome.decision)).toEqual(['cancelled']);
+    const card = await w.discord.waitFor(() =>
+      w.discord
+        .botMessages(logChannel)
+        .flatMap((message) => message.embeds as { title: string; description: string }[])
+        .find((embed) => embed.title.startsWith('↩️ Cancelled')),
+    );
+    expect(card).toMatchObject({
+      title: '↩️ Cancelled: test__delete',
+      description: `by <@${w.discord.users.bob}> (Bob) in <#${thread.id}>`,
+    });
+  });
+
+  it('no answer in time cancels the call; the question says so and takes no more presses', async () => {
+    const { w, heard } = await start({ toolConfirmMs: 300 });
+    let observed = '';
+    const { thread, question, customId } = await bobAsksToDelete(w, (request) => {
+      observed = lastToolMessage(request);
+      return finalAnswer('Nobody confirmed.');
+    });
+    await w.discord.waitFor(() =>
+      w.discord.botMessages(thread.id).find((message) => message.content.startsWith('Nobody confirmed.')),
+    );
+    expect(observed).toContain('nobody confirmed it in time');
+    const closed = w.discord.botMessages(thread.id).find((message) => message.id === question.id)!;
+    expect(closed.content).toBe('⌛ Not confirmed within 0.3 seconds: not run (**test__delete**)');
+    expect(deleteStep(w)).toMatchObject({ error_kind: 'not-confirmed', note: 'not confirmed in time: cancelled' });
+    expect(heard.map((event) => event.outcome)).toEqual([{ decision: 'timed-out', by: null }]);
+    await expect(
+      w.discord.userPressesMessageButton({
+        channelId: thread.id,
+        messageId: question.id,
+        customId: customId('confirm'),
+        author: 'bob',
+      }),
+    ).rejects.toThrow(/has no button/);
+  });
+});
