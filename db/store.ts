@@ -9,6 +9,7 @@ import { openDatabase, openDatabaseReadOnly } from './open-database.ts';
 import { createPlaceSettingQueries } from './place-settings.ts';
 import { createRunQueries } from './runs.ts';
 import { createStepQueries } from './steps.ts';
+import { createSummaryQueries } from './memory-summaries.ts';
 import { createReminderQueries } from './reminders.ts';
 import { createSearchQueries } from './search.ts';
 import { createUsageQueries } from './usage.ts';
@@ -28,6 +29,8 @@ export interface Store {
   search: ReturnType<typeof createSearchQueries>;
   reminders: ReturnType<typeof createReminderQueries>;
   placeSettings: ReturnType<typeof createPlaceSettingQueries>;
+  /** Conversations' running summaries (src/memory/memory-summary.ts). */
+  summaries: ReturnType<typeof createSummaryQueries>;
   close(): void;
 }
 
@@ -48,6 +51,7 @@ export function openStore(path: string, options: { readOnly?: boolean } = {}): S
     search: createSearchQueries(db),
     reminders: createReminderQueries(db),
     placeSettings: createPlaceSettingQueries(db),
+    summaries: createSummaryQueries(db),
     close: () => db.close(),
   };
 }

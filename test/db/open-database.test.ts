@@ -35,6 +35,7 @@ describe('openDatabase', () => {
       'forgets',
       'guild_usage_days',
       'instances',
+      'memory_summaries',
       'message_images',
       'messages',
       'messages_fts',
