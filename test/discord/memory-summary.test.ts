@@ -5,6 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { askInGeneral, type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
+import type { RunRow } from '../../db/runs.ts';
+import { formatRunDetail } from '../../src/terminal/steps-report.ts';
 import { apiError, type ChatRequest, finalAnswer, type ScriptedReply, toolCalls } from '../support/fake-model.ts';
 
 let world: BotWorld;
@@ -83,6 +85,12 @@ describe('memory summaries', () => {
       .all() as { status: string; total_tokens: number }[];
     expect(summaryRuns.length).toBe(summaryCalls().length);
     expect(summaryRuns.every((run) => run.status === 'answered' && run.total_tokens > 0)).toBe(true);
+    const newest = world.store.db
+      .prepare("SELECT * FROM runs WHERE kind = 'summary' ORDER BY started_at DESC LIMIT 1")
+      .get() as RunRow;
+    const detail = formatRunDetail({ run: newest, conversation: null, steps: world.store.steps.ofRun(newest.id) });
+    expect(detail).toMatch(/status\s+summary answered/);
+    expect(detail).toContain('Ada said the password is swordfish.');
   });
 
   it('rebuilds the summary when a summed-up message is edited, and /reset clears it', async () => {
