@@ -107,8 +107,9 @@ function foldThrough(
   if (!oldestKept) return null;
   const fellOut = parts.store.summaries.inOrder(job.conversationId, after, conversationOrder(oldestKept) - 1, 1);
   if (fellOut.length === 0) return null;
+  // Half a window holds fewer, newer turns: its start is at or after the whole window's.
   const half = kept(Math.floor((job.budget - summaryTokenCap(job.budget)) / 2))[0] ?? oldestKept;
-  return Math.min(conversationOrder(half), conversationOrder(oldestKept)) - 1;
+  return Math.max(conversationOrder(half), conversationOrder(oldestKept)) - 1;
 }
 
 /** The rows after `after` in conversation order, up to `cutOrder`, within one call's budget, whole groups of one order only. */
