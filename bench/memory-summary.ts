@@ -86,7 +86,7 @@ function thread(summaries: boolean) {
   return { store, memory, instance, conversation, close };
 }
 
-/** One exchange: the question stored, its window loaded (timed), its answer stored. Returns the window's tokens and ms. */
+/** One exchange: the question stored, its window loaded, its answer stored. Returns the window's tokens. */
 function exchange(world: ReturnType<typeof thread>, index: number) {
   const { store, memory, conversation } = world;
   const id = memory.recordUserMessage(conversation, {
@@ -95,9 +95,7 @@ function exchange(world: ReturnType<typeof thread>, index: number) {
     content: `${index}: a question ${sentence}?`,
     discordMessageId: null,
   })!;
-  const started = performance.now();
   const window = memory.loadWindow(conversation.id, [id]);
-  const ms = performance.now() - started;
   const content = `Answer ${index}: here is what I found ${sentence}.`;
   store.messages.insert({
     conversationId: conversation.id,
@@ -113,16 +111,16 @@ function exchange(world: ReturnType<typeof thread>, index: number) {
     discordMessageId: null,
     tokenCount: counter.count(content),
   });
-  return { tokens: tokensOf({ messages: [...window.history, ...window.input] }), ms };
+  return tokensOf({ messages: [...window.history, ...window.input] });
 }
 
 /** The thread grown to `messages` stored messages; summaries made after each answer as the bot does. */
 async function grow(summaries: boolean) {
   const world = thread(summaries);
   const { model, spent } = summaryModel(0);
-  const rows: { stored: number; tokens: number; ms: number }[] = [];
+  const rows: { stored: number; tokens: number }[] = [];
   for (let index = 1; index <= messages / 2; index++) {
-    rows.push({ stored: index * 2 - 1, ...exchange(world, index) });
+    rows.push({ stored: index * 2 - 1, tokens: exchange(world, index) });
     await world.memory.summarise({
       conversationId: world.conversation.id,
       model,
@@ -132,8 +130,20 @@ async function grow(summaries: boolean) {
       logger: silentLogger,
     });
   }
-  world.close();
-  return { rows, spent };
+  return { rows, spent, world };
+}
+
+/** The mean time to load the newest message's window in each finished thread, interleaved so that neither gets the warmer machine. */
+function loadTimes(worlds: readonly ReturnType<typeof thread>[], rounds = 300): number[] {
+  const totals = worlds.map(() => 0);
+  const newest = worlds.map((world) => world.store.messages.newestId(world.conversation.id) - 1);
+  for (let round = 0; round < rounds; round++)
+    for (const [index, world] of worlds.entries()) {
+      const started = performance.now();
+      world.memory.loadWindow(world.conversation.id, [newest[index]!]);
+      totals[index]! += performance.now() - started;
+    }
+  return totals.map((total) => total / rounds);
 }
 
 /**
@@ -189,11 +199,14 @@ for (const stored of [1, 99, 199, 299, 399, 499, 599, 799, 999]) {
 }
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
 const per100 = (value: number) => Math.round((value / messages) * 100);
+const [offLoad, onLoad] = loadTimes([off.world, on.world]);
+off.world.close();
+on.world.close();
 console.log(
   `\nWindow tokens per answer, mean: off ${Math.round(mean(off.rows.map((row) => row.tokens)))}, on ${Math.round(mean(on.rows.map((row) => row.tokens)))}`,
 );
 console.log(
-  `Summary calls: ${on.spent.calls} (${per100(on.spent.calls)} per 100 messages); per 100 messages ${per100(on.spent.prompt)} prompt + ${per100(on.spent.completion)} completion tokens`,
+  `Summary calls: ${on.spent.calls} (${((on.spent.calls / messages) * 100).toFixed(1)} per 100 messages); per 100 messages ${per100(on.spent.prompt)} prompt + ${per100(on.spent.completion)} completion tokens`,
 );
 console.log(
   `Answers' window tokens per 100 messages: off ${per100(off.rows.reduce((sum, row) => sum + row.tokens, 0))}, on ${per100(on.rows.reduce((sum, row) => sum + row.tokens, 0))}`,
@@ -201,7 +214,7 @@ console.log(
 const p = (values: number[], q: number) =>
   values[Math.min(values.length - 1, Math.floor(values.length * q))]!.toFixed(2);
 console.log(
-  `Window load (on the answer's path), mean ms: off ${mean(off.rows.map((row) => row.ms)).toFixed(2)}, on ${mean(on.rows.map((row) => row.ms)).toFixed(2)}`,
+  `Window load of the 1,000-message thread (on the answer's path), mean of 300: off ${offLoad!.toFixed(2)} ms, on ${onLoad!.toFixed(2)} ms`,
 );
 const load = { count: 400, everyMs: 30, answerMs: 20, summaryMs: 100 };
 for (const summaries of [false, true]) {

@@ -162,7 +162,9 @@ function loadWindow(
       tokens: options.imageTokens === undefined ? settings.imageTokens : (options.imageTokens ?? undefined),
     },
   );
-  const rows = selectWindow(filtered(store.messages.iterateNewest(conversationId, afterId), inWindow), {
+  // Every row with an id up to the summary's end is covered by it (a run's rows come after the message they answer): not read.
+  const readAfter = Math.max(afterId, coveredThrough);
+  const rows = selectWindow(filtered(store.messages.iterateNewest(conversationId, readAfter), inWindow), {
     budget: Math.max(0, (options.budget ?? settings.tokenBudget) - (summary?.tokens ?? 0)),
     messageCap: settings.messageTokenCap,
     floor: memoryFloor,
