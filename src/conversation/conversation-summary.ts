@@ -7,10 +7,12 @@
 import type { Logger } from '../agent/logger.ts';
 import type { ConversationMemory } from '../memory/conversation-memory.ts';
 import { placeChoice, type PlaceChoiceSources } from '../place-settings/place-choice.ts';
+import type { UsageLimits } from './usage-limits.ts';
 
 /** What bringing a summary up to date uses of the bot's services. */
 export interface SummaryServices extends PlaceChoiceSources {
   memory: ConversationMemory;
+  limits: Pick<UsageLimits, 'budgetLeft'>;
   instanceId: string;
   logger: Logger;
   shutdown: AbortSignal;
@@ -24,7 +26,8 @@ export async function summariseConversation(
 ): Promise<void> {
   if (services.shutdown.aborted) return;
   const conversation = services.store.conversations.byKey(conversationKey);
-  if (!conversation) return;
+  // A spent daily budget refuses people's runs; it refuses the summaries they did not ask for too.
+  if (!conversation || !services.limits.budgetLeft(conversation.guild_id)) return;
   const choice = placeChoice(services, conversation);
   await services.memory.summarise({
     conversationId: conversation.id,

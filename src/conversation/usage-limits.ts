@@ -52,6 +52,13 @@ export class UsageLimits {
     return guildId === null ? { ok: true } : this.budget(userId, guildId, this.now());
   }
 
+  /** Whether the server's daily token budget has tokens left (for work no person asked for: memory summaries). */
+  budgetLeft(guildId: string | null): boolean {
+    if (guildId === null || this.settings.dailyTokenBudget <= 0) return true;
+    const dayStart = Math.floor(this.now() / 86_400_000) * 86_400_000;
+    return this.store.runs.tokensOnDay(guildId, dayStart) < this.settings.dailyTokenBudget;
+  }
+
   /** The server's daily token budget (UTC days): spent, the person is told once when it resets. */
   private budget(userId: string, guildId: string, now: number): LimitVerdict {
     if (this.settings.dailyTokenBudget <= 0) return { ok: true };

@@ -149,4 +149,28 @@ describe('memory summaries', () => {
     expect(openingOfLastAnswer()).toBe(`${earlier}Ada said the password is swordfish.`);
     expect(await waitForBotPosts(world, thread.id, index + 3)).toHaveLength(index + 3);
   });
+
+  it("makes no summary call once the server's daily token budget is spent", async () => {
+    world = await startBotWorld({ dailyTokenBudget: 1_000_000 }, {}, {}, { memory: smallWindow });
+    let spent = false;
+    world.model.otherwise((request) => {
+      if (isSummaryCall(request)) return summaryOf(request);
+      // The first answer whose window lost the first message: other threads spend the day's budget meanwhile.
+      if (
+        !request.messages.some((message) => message.role !== 'system' && message.content?.includes('remember this'))
+      ) {
+        world.store.db.prepare('UPDATE guild_usage_days SET tokens = 1000000').run();
+        spent = true;
+      }
+      return finalAnswer('Noted.');
+    });
+    const { asked, thread } = await askInGeneral(world, 'remember this: the password is swordfish');
+    await world.handled('message', asked.id);
+    for (let index = 1; !spent && index < 40; index++) await say(thread.id, index);
+    const conversation = world.store.conversations.byKey(`discord:${thread.id}`)!;
+
+    expect(spent).toBe(true);
+    expect(summaryCalls()).toEqual([]);
+    expect(world.store.summaries.of(conversation.id)).toBeUndefined();
+  });
 });
