@@ -49,6 +49,8 @@ export interface SummaryJob {
 
 /** The window always holds at least this many of the newest messages (as conversation-memory.ts). */
 const memoryFloor = 3;
+/** The smallest window a summary is made for. */
+const minimumBudget = 200;
 /** Rows read for one call at the most. */
 const maxChunkRows = 500;
 
@@ -64,7 +66,9 @@ export function summaryText(summary: string): string {
 
 /** Sums up what fell out of the conversation's window, if anything did; see the file's comment. */
 export async function summariseFallenOut(parts: SummaryParts, job: SummaryJob): Promise<void> {
-  if (parts.settings.summaries === false) return;
+  // A window under 200 tokens (a model of a small context: MEMORY_TOKEN_BUDGET is 200 at least)
+  // has no room for a summary worth its call.
+  if (parts.settings.summaries === false || job.budget < minimumBudget) return;
   const conversation = parts.store.conversations.byId(job.conversationId);
   if (!conversation) return;
   const memoryStartsAfter = conversation.memory_starts_after;
