@@ -76,7 +76,7 @@ export function createSummaryQueries(db: Database) {
   const insertStep = db.prepare(
     `INSERT INTO steps (run_id, sequence, kind, model_step, message, status, error, error_kind, note, prompt_tokens, completion_tokens,
        duration_ms, started_at, ended_at)
-     VALUES (@id, 0, 'model-call', 0, @message, @status, @error, @errorCode, @note, @promptTokens, @completionTokens, @durationMs, @startedAt, @now)`,
+     VALUES (@id, 0, 'model-call', 0, @message, @status, NULL, NULL, @note, @promptTokens, @completionTokens, @durationMs, @startedAt, @now)`,
   );
 
   /** Whether the summary read before the call is still the one stored, and the memory has not been reset. */
@@ -110,13 +110,15 @@ export function createSummaryQueries(db: Database) {
         totalTokens: run.promptTokens + run.completionTokens,
         now,
       });
-      insertStep.run({
-        ...run,
-        message: failed ? null : JSON.stringify({ role: 'assistant', content: run.summary }),
-        status: failed ? 'error' : 'ok',
-        durationMs: now - run.startedAt,
-        now,
-      });
+      // As an answer run's failed model call: the run's row says why, no step stands for it.
+      if (!failed)
+        insertStep.run({
+          ...run,
+          message: JSON.stringify({ role: 'assistant', content: run.summary }),
+          status: 'ok',
+          durationMs: now - run.startedAt,
+          now,
+        });
       if (summary === null || !unchanged(summary)) return false;
       upsert.run({ ...summary, now });
       return true;
