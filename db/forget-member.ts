@@ -6,6 +6,8 @@
  * the member's reminders, and the member's reports of answers (the reports of others on the runs
  * that go, go with them: ON DELETE CASCADE). A thread the member started keeps the others' messages, under a neutral
  * title (it was the first words of the member's message). Others' messages stay.
+ * A running summary that covers one of the member's messages goes with it (a trigger of migration
+ * 15), and so do the summary runs that read them (started by them, as far as the step log says).
  *
  * The connection deletes with `secure_delete` on (db/open-database.ts) and the search index with
  * FTS5's 'secure-delete' (migration 11), so the words are overwritten, not only unlinked; a

@@ -293,6 +293,44 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 15,
+    name: "a conversation's running summary of the turns its memory window no longer holds; summary runs",
+    // One row per conversation: the summary and the range of messages it covers, in conversation
+    // order (coalesce(answers_id, id), src/memory/window.ts): a run's rows share its order, so a
+    // tool call and its result are never on two sides of the range's end. Kept in step by
+    // triggers, so that no path that changes messages can forget it: an edit of a covered message
+    // makes it stale and empties it (an update that leaves the text as it was, as Discord sends when
+    // it adds embeds, does not; rebuilt after the next run, without the old words); a covered
+    // message deleted (a deletion in Discord, MESSAGE_RETENTION_DAYS, /forget-me) deletes it; /reset
+    // (memory_starts_after) deletes it. A summary run is a run of its own (kind 'summary'), so its
+    // tokens count in /usage and the daily budget as a run's do (runs_usage_on_insert).
+    up(db) {
+      db.exec(`
+        CREATE TABLE memory_summaries (
+          conversation_id INTEGER PRIMARY KEY REFERENCES conversations(id) ON DELETE CASCADE,
+          summary TEXT NOT NULL,
+          first_message_id INTEGER NOT NULL,
+          last_message_id INTEGER NOT NULL,
+          tokens INTEGER NOT NULL,
+          stale INTEGER NOT NULL DEFAULT 0,
+          updated_at INTEGER NOT NULL
+        ) STRICT;
+        CREATE TRIGGER memory_summaries_edited AFTER UPDATE OF content ON messages WHEN NEW.content IS NOT OLD.content BEGIN
+          UPDATE memory_summaries SET stale = 1, summary = '', tokens = 0
+          WHERE conversation_id = NEW.conversation_id AND coalesce(NEW.answers_id, NEW.id) <= last_message_id;
+        END;
+        CREATE TRIGGER memory_summaries_deleted AFTER DELETE ON messages BEGIN
+          DELETE FROM memory_summaries
+          WHERE conversation_id = OLD.conversation_id AND coalesce(OLD.answers_id, OLD.id) <= last_message_id;
+        END;
+        CREATE TRIGGER memory_summaries_reset AFTER UPDATE OF memory_starts_after ON conversations BEGIN
+          DELETE FROM memory_summaries WHERE conversation_id = NEW.id;
+        END;
+        ALTER TABLE runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'answer' CHECK (kind IN ('answer', 'summary'));
+      `);
+    },
+  },
 ];
 
 export const latestVersion = migrations.at(-1)?.version ?? 0;

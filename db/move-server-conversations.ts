@@ -47,6 +47,12 @@ function referencedMessageIds(source: Database, guild: string): number[] {
     .pluck()
     .iterate({ guild }))
     for (const id of JSON.parse(value) as unknown[]) add(id);
+  for (const row of source
+    .prepare<{ guild: string }, Row>(`SELECT t.first_message_id, t.last_message_id ${rowsOf('memory_summaries')}`)
+    .iterate({ guild })) {
+    add(row.first_message_id);
+    add(row.last_message_id);
+  }
   return [...ids].sort((a, b) => a - b);
 }
 
@@ -112,6 +118,18 @@ export function copyConversations(source: Database, target: Database, guild: str
       conversation_id: conversations.get(row.conversation_id as number),
       group_id: message(row.group_id),
       answers_id: message(row.answers_id),
+    });
+
+  // After the messages: a summary's range is of message ids.
+  const insertSummary = inserter(target, 'memory_summaries', columnsOf(target, 'memory_summaries'));
+  for (const row of source
+    .prepare<{ guild: string }, Row>(`SELECT t.* ${rowsOf('memory_summaries')}`)
+    .iterate({ guild }))
+    insertSummary({
+      ...row,
+      conversation_id: conversations.get(row.conversation_id as number),
+      first_message_id: message(row.first_message_id),
+      last_message_id: message(row.last_message_id),
     });
 
   // Inserting with ids raised the counter to the highest message; a deleted one referred to may be higher.

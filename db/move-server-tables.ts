@@ -30,6 +30,7 @@ export const serverTables: readonly TableRule[] = [
   { table: 'messages', moves: 'with-conversations' },
   { table: 'runs', moves: 'with-conversations' },
   { table: 'steps', moves: 'with-conversations' },
+  { table: 'memory_summaries', moves: 'with-conversations' },
   { table: 'reminders', moves: 'by-guild', guildColumn: 'guild_id', idColumn: 'id' },
   { table: 'channel_cursors', moves: 'by-guild', guildColumn: 'guild_id' },
   // Copied after the runs, whose insert triggers add their tokens: the copy replaces those sums.
@@ -130,7 +131,13 @@ export const conversationColumns: Record<string, { remapped: readonly string[]; 
       'live_message_ids',
       'live_pending',
       'model_name',
+      'kind',
     ],
+  },
+  // Its range is of message ids (in conversation order): remapped with the messages.
+  memory_summaries: {
+    remapped: ['conversation_id', 'first_message_id', 'last_message_id'],
+    copied: ['summary', 'tokens', 'stale', 'updated_at'],
   },
   steps: {
     remapped: ['id'],

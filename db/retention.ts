@@ -10,6 +10,8 @@
  * - Messages: a model's tool calls and their results go together or not at all (a result without
  *   its call fails the next model request), so a group with a message newer than the limit stays.
  * - Runs and their steps: settled ones only; a run still owed its answer (running, or not delivered) stays.
+ * - A conversation's running summary goes with the first message it covers that goes (a trigger of
+ *   migration 15): it is rebuilt from what is left after the next answer.
  *
  * Freed pages go back to the file system with an incremental vacuum, on databases made with
  * auto_vacuum = INCREMENTAL (db/open-database.ts sets it on a new file; an older file needs one

@@ -12,6 +12,7 @@ import { openDatabase, openDatabaseReadOnly } from './open-database.ts';
 import { createPlaceSettingQueries } from './place-settings.ts';
 import { createRunQueries } from './runs.ts';
 import { createStepQueries } from './steps.ts';
+import { createSummaryQueries } from './memory-summaries.ts';
 import { createReminderQueries } from './reminders.ts';
 import { createSearchQueries } from './search.ts';
 import { createServerRunQueries } from './server-runs.ts';
@@ -36,6 +37,8 @@ export interface Store {
   serverRuns: ReturnType<typeof createServerRunQueries>;
   logOutbox: ReturnType<typeof createLogOutboxQueries>;
   contentFlags: ReturnType<typeof createContentFlagQueries>;
+  /** Conversations' running summaries (src/memory/memory-summary.ts). */
+  summaries: ReturnType<typeof createSummaryQueries>;
   close(): void;
 }
 
@@ -60,6 +63,7 @@ export function openStore(path: string, options: { readOnly?: boolean } = {}): S
     serverRuns: createServerRunQueries(db),
     logOutbox: createLogOutboxQueries(db),
     contentFlags: createContentFlagQueries(db),
+    summaries: createSummaryQueries(db),
     close: () => db.close(),
   };
 }

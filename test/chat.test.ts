@@ -136,6 +136,35 @@ describe('npm run chat', () => {
     expect(result.stdout).toContain('bot: Your name is Ada.');
   });
 
+  it('sums up the turns that fall out of a small window, after each answer, and opens the window with the summary', async () => {
+    const isSummary = (request: { tool_choice?: unknown }) =>
+      JSON.stringify(request.tool_choice).includes('write_summary');
+    model.otherwise((request) => {
+      if (!isSummary(request)) return finalAnswer('Noted.');
+      const told = request.messages.at(-1)?.content ?? '';
+      return toolCalls({
+        name: 'write_summary',
+        arguments: { summary: /swordfish/.test(told) ? 'The password is swordfish.' : 'Chat.' },
+      });
+    });
+    const filler = Array.from(
+      { length: 20 },
+      (_, index) => `line ${index}: nothing much to say about the weather today`,
+    );
+
+    const result = await chat(['the password is swordfish', ...filler, 'what was the password?', ''].join('\n'), {
+      MEMORY_TOKEN_BUDGET: '200',
+    });
+
+    expect(result.code).toBe(0);
+    const asked = model.requests.filter((request) => !isSummary(request)).at(-1)!;
+    expect(asked.messages[1]).toEqual({
+      role: 'user',
+      content: 'Earlier in this conversation: The password is swordfish.',
+    });
+    expect(asked.messages.some((message) => message.content === 'ada: the password is swordfish')).toBe(false);
+  });
+
   it('remembers across two processes, per --thread, in SQLite', async () => {
     model.enqueue(finalAnswer('Noted, Ada.'));
     expect((await chat('my name is Ada\n')).code).toBe(0);

@@ -27,7 +27,7 @@ describe('settings', () => {
         },
         agent: { maxSteps: 10, maxToolCallsPerTurn: 8, runTimeoutMs: 120_000, toolTimeoutMs: 30_000 },
         databasePath: './data/bot.sqlite',
-        memory: { tokenBudget: 8000, messageTokenCap: 4000, images: 4 },
+        memory: { tokenBudget: 8000, messageTokenCap: 4000, images: 4, summaries: true },
         images: { vision: 'auto', maxBytes: 5 * 1024 * 1024 },
         retention: { messageDays: null, stepLogDays: null, imageDays: null },
         systemPrompt: null,

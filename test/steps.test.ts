@@ -335,6 +335,7 @@ describe('the steps report', () => {
     delivery: null,
     model_name: null,
     persona_version: null,
+    kind: 'answer',
   } as const;
   const step = {
     id: 1,

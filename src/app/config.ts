@@ -59,6 +59,7 @@ export const settingsSchema = z.object({
   DATABASE_PATH: text('./data/bot.sqlite'),
   MEMORY_TOKEN_BUDGET: whole(200, 1_000_000, 8000),
   MEMORY_MESSAGE_TOKEN_CAP: whole(50, 100_000, 4000),
+  MEMORY_SUMMARY: oneOf(['on', 'off'], 'on'),
   SYSTEM_PROMPT: optionalText(),
   SYSTEM_PROMPT_FILE: optionalText(),
   DISCORD_TOKEN: optionalText(),
@@ -205,6 +206,7 @@ function configFrom(settings: Settings, files: ReturnType<typeof readSettingFile
       tokenBudget: settings.MEMORY_TOKEN_BUDGET,
       messageTokenCap: settings.MEMORY_MESSAGE_TOKEN_CAP,
       images: settings.MEMORY_IMAGES,
+      summaries: settings.MEMORY_SUMMARY === 'on',
     },
     images: { vision: settings.MODEL_VISION, maxBytes: settings.IMAGE_MAX_MB * 1024 * 1024 },
     retention: {

@@ -8,17 +8,26 @@ import { KeyedSerializer } from './keyed-serializer.ts';
 export class ConversationQueues<Item> {
   private readonly waiting = new Map<string, Item[]>();
   private readonly line = new KeyedSerializer();
+  /** Fired when work arrives for a conversation whose `afterDrain` is going on. */
+  private readonly arrivals = new Map<string, AbortController>();
 
   constructor(
     private readonly handle: (conversationKey: string, batch: Item[]) => Promise<void>,
     private readonly onError: (error: unknown, conversationKey: string) => void,
     readonly maxBatch = 20,
+    /**
+     * Work done in the conversation's turn once its queue is empty (the memory summary): never
+     * before an answer, never beside another of the same conversation. `newWork` fires when work
+     * arrives meanwhile, which waits until it returns and is then handled as usual.
+     */
+    private readonly afterDrain?: (conversationKey: string, newWork: AbortSignal) => Promise<void>,
   ) {}
 
   push(conversationKey: string, item: Item): void {
     const queue = this.waiting.get(conversationKey);
     if (queue) {
       queue.push(item);
+      this.arrivals.get(conversationKey)?.abort(new Error('new work for the conversation'));
       return;
     }
     this.waiting.set(conversationKey, [item]);
@@ -54,7 +63,22 @@ export class ConversationQueues<Item> {
       } catch (error) {
         this.onError(error, conversationKey);
       }
+      if (queue.length === 0) await this.whenDrained(conversationKey);
     }
     this.waiting.delete(conversationKey);
+  }
+
+  /** Runs `afterDrain` with the queue still open: what arrives meanwhile joins it, and is handled next. */
+  private async whenDrained(conversationKey: string): Promise<void> {
+    if (!this.afterDrain) return;
+    const arrival = new AbortController();
+    this.arrivals.set(conversationKey, arrival);
+    try {
+      await this.afterDrain(conversationKey, arrival.signal);
+    } catch (error) {
+      this.onError(error, conversationKey);
+    } finally {
+      this.arrivals.delete(conversationKey);
+    }
   }
 }

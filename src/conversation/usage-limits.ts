@@ -55,6 +55,18 @@ export class UsageLimits {
     return this.budget(userId, guildId, this.now());
   }
 
+  /** Whether the daily token budget of the server (or of direct messages: null) has tokens left, for work no person asked for: memory summaries. */
+  budgetLeft(guildId: string | null): boolean {
+    const limit = guildId === null ? (this.settings.dmDailyTokens ?? 0) : this.settings.dailyTokenBudget;
+    if (limit <= 0) return true;
+    const dayStart = Math.floor(this.now() / 86_400_000) * 86_400_000;
+    const spent =
+      guildId === null
+        ? this.store.runs.directMessageTokensOnDay(dayStart)
+        : this.store.runs.tokensOnDay(guildId, dayStart);
+    return spent < limit;
+  }
+
   /** The daily token budget of the server, or of direct messages (null): spent, the person is told once when it resets. */
   private budget(userId: string, guildId: string | null, now: number): LimitVerdict {
     const limit = guildId === null ? (this.settings.dmDailyTokens ?? 0) : this.settings.dailyTokenBudget;

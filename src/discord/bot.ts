@@ -21,6 +21,7 @@ import { ModelGates } from '../conversation/rate-limit-gate.ts';
 import { runLifecycle } from '../conversation/run-lifecycle.ts';
 import { UsageLimits } from '../conversation/usage-limits.ts';
 import { conversationMemory, type MemorySettings } from '../memory/conversation-memory.ts';
+import { summariseConversation } from '../conversation/conversation-summary.ts';
 import type { TokenCounter } from '../memory/token-counter.ts';
 import type { ModelCatalog } from '../model-catalog/model-catalog.ts';
 import { type ModelVision, placeChoice } from '../place-settings/place-choice.ts';
@@ -163,6 +164,9 @@ function buildServices(deps: BotDependencies, client: Client<true>, shutdown: Ab
       (conversationKey, batch) => takeUpWork(services, conversationKey, batch),
       (error, conversationKey) =>
         deps.logger.error({ err: error, conversation: conversationKey }, 'answering in a conversation failed'),
+      undefined,
+      // Once nothing is left to answer: the turns that fell out of the window summed up (MEMORY_SUMMARY).
+      (conversationKey, newWork) => summariseConversation(services, conversationKey, newWork),
     ),
     activeRuns: new ActiveRuns(),
     models: deps.models,

@@ -1,5 +1,6 @@
 import type { ConversationRow } from '../../db/conversations.ts';
 import type { NewImage } from '../../db/images.ts';
+import type { SummaryRow } from '../../db/memory-summaries.ts';
 import type { MessageRow } from '../../db/messages.ts';
 import type { Store } from '../../db/store.ts';
 import type { ImageTokenRule } from '../images/image-tokens.ts';
@@ -8,6 +9,7 @@ import type { Logger } from '../agent/logger.ts';
 import type { ChatMessage, UserMessage } from '../agent/messages.ts';
 import { stepLogSink } from '../run-log/step-log-sink.ts';
 import { memorySink } from './memory-sink.ts';
+import { type SummaryJob, summariseFallenOut, summaryText } from './memory-summary.ts';
 import type { TokenCounter } from './token-counter.ts';
 import { conversationOrder, formatUserContent, selectWindow, toChatMessages } from './window.ts';
 import { windowImages } from './window-images.ts';
@@ -19,6 +21,8 @@ export interface MemorySettings {
   images?: number;
   /** How the model counts an image's tokens; absent when it cannot see images (none is shown). */
   imageTokens?: ImageTokenRule;
+  /** Whether turns that fall out of the window are summed up into a running summary (MEMORY_SUMMARY; on unless false). */
+  summaries?: boolean;
 }
 
 /** The window shows this many images unless MEMORY_IMAGES says otherwise. */
@@ -89,6 +93,16 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
      */
     runSink: (conversationId: number, instanceId: string, run: RunRecordOptions, logger: Logger): AgentEventSink =>
       runRecordSink(memory, conversationId, instanceId, run, logger),
+
+    /**
+     * Sums up the turns that fell out of the conversation's window into its running summary, if
+     * summaries are on and any did (memory-summary.ts). After an answer, never on its path.
+     */
+    summarise: (job: Omit<SummaryJob, 'budget'> & { budget?: number; instanceId: string; logger: Logger }) =>
+      summariseFallenOut(
+        { store, counter, settings, instanceId: job.instanceId, logger: job.logger },
+        { ...job, budget: job.budget ?? settings.tokenBudget },
+      ),
   };
 }
 
@@ -133,9 +147,12 @@ function loadWindow(
   const afterId = conversation?.memory_starts_after ?? 0;
   // What came after the messages answered (later messages, later runs' steps) is not this run's history.
   const newest = triggerIds.length > 0 ? Math.max(...triggerIds) : Infinity;
+  const summary = usableSummary(store, settings, conversationId);
+  const coveredThrough = summary?.last_message_id ?? 0;
   // Left out before the window is chosen: they would take image quota and tokens from it (a
-  // resumed run, or the retry after "context too long", reads later messages too).
-  const inWindow = (row: MessageRow) => conversationOrder(row) <= newest;
+  // resumed run, or the retry after "context too long", reads later messages too); and what the
+  // summary covers is said by the summary.
+  const inWindow = (row: MessageRow) => conversationOrder(row) <= newest && conversationOrder(row) > coveredThrough;
   const images = windowImages(
     store.images,
     { conversationId, afterId },
@@ -145,29 +162,43 @@ function loadWindow(
       tokens: options.imageTokens === undefined ? settings.imageTokens : (options.imageTokens ?? undefined),
     },
   );
-  const rows = selectWindow(filtered(store.messages.iterateNewest(conversationId, afterId), inWindow), {
-    budget: options.budget ?? settings.tokenBudget,
+  // Every row with an id up to the summary's end is covered by it (a run's rows come after the message they answer): not read.
+  const readAfter = Math.max(afterId, coveredThrough);
+  const rows = selectWindow(filtered(store.messages.iterateNewest(conversationId, readAfter), inWindow), {
+    budget: Math.max(0, (options.budget ?? settings.tokenBudget) - (summary?.tokens ?? 0)),
     messageCap: settings.messageTokenCap,
     floor: memoryFloor,
     pinned,
     extraCost: (row) => images.cost(row),
   });
   const triggers = rows.filter((row) => pinned.has(row.id) && row.role === 'user');
+  const opening: ChatMessage[] = summary ? [{ role: 'user', content: summaryText(summary.summary) }] : [];
   if (options.resuming) {
     return {
-      history: triggers.length === 0 ? [] : toChatMessages(rows, counter, settings.messageTokenCap, images),
+      history:
+        triggers.length === 0 ? [] : [...opening, ...toChatMessages(rows, counter, settings.messageTokenCap, images)],
       input: [],
     };
   }
   return {
-    history: toChatMessages(
-      rows.filter((row) => !pinned.has(row.id)),
-      counter,
-      settings.messageTokenCap,
-      images,
-    ),
+    history: [
+      ...opening,
+      ...toChatMessages(
+        rows.filter((row) => !pinned.has(row.id)),
+        counter,
+        settings.messageTokenCap,
+        images,
+      ),
+    ],
     input: toChatMessages(triggers, counter, settings.messageTokenCap, images) as UserMessage[],
   };
+}
+
+/** The conversation's summary, when summaries are on and it is current (a stale one is being rebuilt). */
+function usableSummary(store: Store, settings: MemorySettings, conversationId: number): SummaryRow | null {
+  if (settings.summaries === false) return null;
+  const summary = store.summaries.of(conversationId);
+  return summary && summary.stale === 0 && summary.summary !== '' ? summary : null;
 }
 
 function runRecordSink(

@@ -158,6 +158,15 @@ async function answer(
   session.running = null;
   write(formatOutcome(outcome));
   options.delivered?.(runId);
+  // After the answer is printed, as the bot does after it is posted: what fell out of the window summed up.
+  await memory.summarise({
+    conversationId: conversation.id,
+    model: options.model,
+    modelName: options.model.model,
+    shutdown: new AbortController().signal,
+    instanceId: options.instanceId,
+    logger: options.logger,
+  });
 }
 
 /** The answer, or why there is none, as the person at the terminal reads it. */

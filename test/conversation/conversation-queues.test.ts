@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ConversationQueues } from '../../src/conversation/conversation-queues.ts';
 
 /** A promise with its resolve function outside, to hold work until the test lets it go. */
@@ -59,5 +59,35 @@ describe('ConversationQueues', () => {
 
     expect(started).toEqual(['t1:a', 't2:x', 't1:b']);
     expect(errors).toEqual(['t1: boom']);
+  });
+
+  it('runs afterDrain once the queue is empty, in its turn; work that arrives meanwhile fires newWork and is handled after it', async () => {
+    const events: string[] = [];
+    const summing = gate();
+    let drains = 0;
+    const queues = new ConversationQueues<string>(
+      async (_thread, batch) => void events.push(`answer ${batch.join(',')}`),
+      (error) => {
+        throw error;
+      },
+      20,
+      async (thread, newWork) => {
+        drains += 1;
+        events.push(`after ${thread}`);
+        if (drains > 1) return;
+        newWork.addEventListener('abort', () => events.push('new work'));
+        await summing.opened;
+        events.push(`after ${thread} ends`);
+      },
+    );
+
+    queues.push('t1', 'a');
+    await vi.waitFor(() => expect(events).toEqual(['answer a', 'after t1']));
+    queues.push('t1', 'b');
+    expect(events.at(-1)).toBe('new work');
+    summing.open();
+    await queues.idle();
+
+    expect(events).toEqual(['answer a', 'after t1', 'new work', 'after t1 ends', 'answer b', 'after t1']);
   });
 });

@@ -15,7 +15,7 @@ import { loadTokenCounter, type TokenCounter } from '../../src/memory/token-coun
 import { type BotWorld, mentionOf, startBotWorld } from '../support/bot-harness.ts';
 import type { FakeMessage } from '../support/fake-discord.ts';
 import { chatRequestProblems } from '../support/openai-conformance.ts';
-import { finalAnswer } from '../support/fake-model.ts';
+import { apiError, finalAnswer, toolCalls } from '../support/fake-model.ts';
 import { type HostileCase, hostileCase } from './hostile-turns.ts';
 import { conversationProblems, databaseProblems } from './invariants.ts';
 
@@ -29,13 +29,24 @@ const suppressEmbeds = 4;
 
 let world: BotWorld;
 let counter: TokenCounter;
-const startWorld = () =>
-  startBotWorld(
+/** Requests beyond a message's script other than memory summaries (which follow a long answer: MEMORY_SUMMARY). */
+const unexpected: string[] = [];
+const startWorld = async () => {
+  const started = await startBotWorld(
     { toolPosts: 'all' },
     { maxSteps, maxToolCallsPerTurn: 8, toolTimeoutMs: 5_000, runTimeoutMs: 30_000 },
     { maxRetries: 0 },
     { databaseTools: true },
   );
+  // A summary call takes what is left of the message's hostile turns, and this once they are spent.
+  started.model.otherwise((request) => {
+    if (JSON.stringify(request.tool_choice ?? null).includes('write_summary'))
+      return toolCalls({ name: 'write_summary', arguments: { summary: 'A hostile thread.' } });
+    unexpected.push(`a request beyond the script: ${JSON.stringify(request.messages.at(-1)).slice(0, 200)}`);
+    return apiError(400, 'not in the script');
+  });
+  return started;
+};
 
 beforeAll(async () => {
   counter = await loadTokenCounter('gpt-4.1-mini');
@@ -134,6 +145,7 @@ async function runCase(hostile: HostileCase): Promise<void> {
   }
   model.drain();
   expect(requestProblems, 'every model request was valid').toEqual([]);
+  expect(unexpected.splice(0), 'no model request beyond the script').toEqual([]);
   checkDatabase(threadId!);
 }
 
