@@ -89,7 +89,7 @@ describe('/settings log-channel', () => {
       { type: 2, style: 2, label: `Steps · ${run.id.slice(0, 8)}`, custom_id: `steps:run:${run.id}` },
     ]);
     const before = logPosts(logChannel).length;
-    const pressed = await discord.userPressesButton({
+    const pressed = await discord.userPressesMessageButton({
       channelId: logChannel,
       messageId: post.id,
       customId: `steps:run:${run.id}`,
@@ -98,7 +98,7 @@ describe('/settings log-channel', () => {
     const steps = await pressed.waitForReply((reply) => reply.content.includes('calculator'));
     expect(steps.ephemeral).toBe(true);
     expect(steps.content).toContain(run.id);
-    const byBob = await discord.userPressesButton({
+    const byBob = await discord.userPressesMessageButton({
       channelId: logChannel,
       messageId: post.id,
       customId: `steps:run:${run.id}`,

@@ -17,7 +17,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ChannelType, GatewayDispatchEvents } from 'discord.js';
 import { CommandStore } from './fake-discord/application-commands.ts';
-import { pressButton } from './fake-discord/button-press.ts';
 import { channelRoutes } from './fake-discord/channel-routes.ts';
 import {
   addStranger,
@@ -32,7 +31,13 @@ import { createRole, giveRole, setRolePermissions } from './fake-discord/guild-r
 import { interactionRoutes } from './fake-discord/interaction-routes.ts';
 import { pressComponent } from './fake-discord/component-interactions.ts';
 import { pressMessageButton } from './fake-discord/message-buttons.ts';
-import { interactionHandle, InteractionStore, runCommand, submitModal } from './fake-discord/interactions.ts';
+import {
+  interactionHandle,
+  InteractionStore,
+  type RunCommandServices,
+  runCommand,
+  submitModal,
+} from './fake-discord/interactions.ts';
 import { messageRoutes } from './fake-discord/message-routes.ts';
 import { userMessage } from './fake-discord/messages.ts';
 import { guildCreatePayload, guildIdsOfShard, readyPayload } from './fake-discord/payloads.ts';
@@ -131,6 +136,14 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     return `recent requests:\n${recent.join('\n') || '  (none)'}\nproblems: ${problems.length === 0 ? 'none' : `\n  ${problems.join('\n  ')}`}`;
   };
   let closed = false;
+  // What the interactions (commands, forms, buttons) work with.
+  const interactionServices: RunCommandServices = {
+    world,
+    gateway,
+    commands,
+    interactions,
+    waitFor: (check, waitOptions) => changes.waitFor(check, waitOptions, describe),
+  };
 
   return {
     apiUrl: `${baseUrl}/api`,
@@ -231,63 +244,11 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       await deleteThread(world, gateway, threadId);
     },
     updateThread: (threadId, changes) => updateThread(gateway, world.requireThread(threadId), changes),
-    userRunsCommand: (input) =>
-      runCommand(
-        {
-          world,
-          gateway,
-          commands,
-          interactions,
-          waitFor: (check, waitOptions) => changes.waitFor(check, waitOptions, describe),
-        },
-        input,
-      ),
-    userPressesMessageButton: (input) =>
-      pressMessageButton(
-        {
-          world,
-          gateway,
-          commands,
-          interactions,
-          waitFor: (check, waitOptions) => changes.waitFor(check, waitOptions, describe),
-        },
-        input,
-      ),
-    userSubmitsModal: (opened, values) =>
-      submitModal(
-        {
-          world,
-          gateway,
-          commands,
-          interactions,
-          waitFor: (check, waitOptions) => changes.waitFor(check, waitOptions, describe),
-        },
-        opened,
-        values,
-      ),
+    userRunsCommand: (input) => runCommand(interactionServices, input),
+    userPressesMessageButton: (input) => pressMessageButton(interactionServices, input),
+    userSubmitsModal: (opened, values) => submitModal(interactionServices, opened, values),
     userPressesComponent: (input) =>
-      pressComponent(
-        {
-          world,
-          gateway,
-          commands,
-          interactions,
-          waitFor: (check, waitOptions) => changes.waitFor(check, waitOptions, describe),
-        },
-        input,
-        (record) => interactionHandle(record, (check, waitOptions) => changes.waitFor(check, waitOptions, describe)),
-      ),
-    userPressesButton: (input) =>
-      pressButton(
-        {
-          world,
-          gateway,
-          commands,
-          interactions,
-          waitFor: (check, waitOptions) => changes.waitFor(check, waitOptions, describe),
-        },
-        input,
-      ),
+      pressComponent(interactionServices, input, (record) => interactionHandle(record, interactionServices.waitFor)),
     registeredCommands: (scope = {}) => commands.list(scope.guildId),
     giveRole: (userId, roleId) => giveRole(world, gateway, userId, roleId),
     createRole: (input) => createRole(world, gateway, input),

@@ -166,14 +166,6 @@ export interface PressComponentInput {
   values?: string[];
 }
 
-/** A press of a button on one of the bot's messages (`fake.userPressesButton`). */
-export interface PressButtonInput {
-  channelId: string;
-  messageId: string;
-  customId: string;
-  author: FakeAuthor;
-}
-
 /** What `fake.userPressesMessageButton` presses. */
 export interface PressMessageButtonInput {
   channelId: string;

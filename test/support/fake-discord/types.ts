@@ -7,7 +7,6 @@ import type {
   FakeInteraction,
   FakeRegisteredCommand,
   PressComponentInput,
-  PressButtonInput,
   PressMessageButtonInput,
   RunCommandInput,
 } from './interaction-types.ts';
@@ -251,8 +250,6 @@ export interface FakeDiscord {
    * message lacks or that is disabled, or a value the menu does not offer.
    */
   userPressesComponent(input: PressComponentInput): Promise<FakeInteraction>;
-  /** A member presses a button on one of the bot's messages (INTERACTION_CREATE type 3); answered as a command is. */
-  userPressesButton(input: PressButtonInput): Promise<FakeInteraction>;
   /** The commands registered (PUT) globally, or for a guild: as GET …/commands returns them. */
   registeredCommands(scope?: { guildId?: string }): FakeRegisteredCommand[];
   /** Gives a member a role and dispatches GUILD_MEMBER_UPDATE (sent with the GuildMembers intent only). */
