@@ -18,9 +18,16 @@
 import type { Database } from 'better-sqlite3';
 import { directMessageConversation, directMessagesServerId } from './conversations.ts';
 
-/** The conversations of the place, on the conversations table named `alias`: a server's, or the DMs (null). */
-const inPlace = (guild: string | null, alias: string) =>
-  guild === null ? directMessageConversation(alias) : `${alias}.guild_id = :guild`;
+/**
+ * The conversations of the place, on the conversations table named `alias`: a server's, or with no
+ * server (null) the DMs, or for a terminal user (`terminal:NAME`, src/chat.ts) the terminal's.
+ */
+const inPlace = (guild: string | null, alias: string, user: string) =>
+  guild !== null
+    ? `${alias}.guild_id = :guild`
+    : user.startsWith('terminal:')
+      ? `${alias}.guild_id IS NULL AND ${alias}.key LIKE 'terminal:%'` // terminalConversationKey (src/conversation/conversation-keys.ts)
+      : directMessageConversation(alias);
 /** The rows of the place in a table with a guild_id: a reminder set in a DM has none (a report always has one). */
 const withGuild = (guild: string | null) => (guild === null ? 'guild_id IS NULL' : 'guild_id = :guild');
 
@@ -46,15 +53,15 @@ const collect = `
   DELETE FROM temp.forget_messages;
   DELETE FROM temp.forget_runs;
 `;
-const memberMessages = (guild: string | null) => `
+const memberMessages = (guild: string | null, user: string) => `
   INSERT INTO temp.forget_messages (id)
   SELECT m.id FROM messages m JOIN conversations c ON c.id = m.conversation_id
-  WHERE ${inPlace(guild, 'c')} AND m.role = 'user' AND m.author_id = :user`;
+  WHERE ${inPlace(guild, 'c', user)} AND m.role = 'user' AND m.author_id = :user`;
 // A run answers the batch of messages that started it: if one of them is the member's, its answer may repeat their words.
-const startedRuns = (guild: string | null) => `
+const startedRuns = (guild: string | null, user: string) => `
   INSERT OR IGNORE INTO temp.forget_runs (id)
   SELECT r.id FROM runs r JOIN conversations c ON c.id = r.conversation_id, json_each(r.trigger_message_ids) t
-  WHERE ${inPlace(guild, 'c')} AND t.value IN (SELECT id FROM temp.forget_messages)`;
+  WHERE ${inPlace(guild, 'c', user)} AND t.value IN (SELECT id FROM temp.forget_messages)`;
 
 /** Named parameters: better-sqlite3 refuses one the statement does not use (`:guild` for DMs). */
 const parameters = (guild: string | null, user: string): Record<string, string> =>
@@ -82,8 +89,8 @@ function count(db: Database, guild: string | null, user: string): ForgetCounts {
 
 function gather(db: Database, guild: string | null, user: string): ForgetCounts {
   db.exec(collect);
-  db.prepare(memberMessages(guild)).run(parameters(guild, user));
-  db.prepare(startedRuns(guild)).run(guild === null ? {} : { guild });
+  db.prepare(memberMessages(guild, user)).run(parameters(guild, user));
+  db.prepare(startedRuns(guild, user)).run(guild === null ? {} : { guild });
   return count(db, guild, user);
 }
 
@@ -118,7 +125,7 @@ export function forgetMember(
               .all(values)
       ) as string[];
       db.prepare(
-        `UPDATE conversations AS c SET title = :forgotten WHERE ${inPlace(guild, 'c')} AND c.started_by_id = :user AND c.title <> :forgotten`,
+        `UPDATE conversations AS c SET title = :forgotten WHERE ${inPlace(guild, 'c', user)} AND c.started_by_id = :user AND c.title <> :forgotten`,
       ).run(values);
       // The runs' own rows first: messages.run_id is ON DELETE SET NULL, which would keep them.
       db.exec('DELETE FROM messages WHERE run_id IN (SELECT id FROM temp.forget_runs)');
@@ -129,7 +136,7 @@ export function forgetMember(
         parameters(guild, user),
       );
       db.prepare('INSERT INTO forgets (guild_id, user_id, forgotten_at, counts) VALUES (?, ?, ?, ?)').run(
-        guild ?? directMessagesServerId,
+        guild ?? (user.startsWith('terminal:') ? 'terminal' : directMessagesServerId),
         user,
         now,
         JSON.stringify(found),

@@ -1,6 +1,7 @@
 /**
  * `npm run forget -- --user ID [--confirm]`: `/forget-me` for the operator (a request by e-mail, a
- * member who left), in every Discord server of every shard database on this host: without
+ * member who left), in every Discord server and the direct messages of every shard database on this
+ * host; `--terminal NAME` does the same for what NAME wrote in `npm run chat`. Without
  * --confirm it says what would be deleted; with it, deletes (db/forget-member.ts says what, and
  * how the words leave the file). The bot may run meanwhile: each server's forget is one write
  * transaction. Threads the bot named after the member's words keep their name on Discord (this
@@ -8,19 +9,20 @@
  *
  * Every refusal is one line on stderr and exit code 1.
  */
-import { parseArgs } from 'node:util';
 import { countForget, type ForgetCounts, forgetMember } from '../db/forget-member.ts';
 import { serversIn } from '../db/move-server.ts';
 import { openStore } from '../db/store.ts';
 import { UserFacingError } from './agent/errors.ts';
 import { databasePathSetting } from './app/config.ts';
 import { shardFiles } from './shards/shard-files.ts';
+import { runTerminalCommand } from './terminal/terminal-command.ts';
 
 const usage = [
   'usage: npm run forget -- --user ID [--confirm]',
+  '       npm run forget -- --terminal NAME [--confirm]',
   "  Deletes a Discord user's messages, their images, the runs they started and their reminders, in every",
-  '  server and in direct messages, in DATABASE_PATH (and its shard databases). Without --confirm: says what,',
-  '  and deletes nothing.',
+  '  server and in direct messages, in DATABASE_PATH (and its shard databases); with --terminal, what the',
+  '  user NAME wrote in `npm run chat` (its conversations). Without --confirm: says what, and deletes nothing.',
 ].join('\n');
 
 const inWords = (counts: ForgetCounts) =>
@@ -28,25 +30,19 @@ const inWords = (counts: ForgetCounts) =>
     .map(([kind, count]) => `${count} ${kind}`)
     .join(', ');
 
-function readOptions(args: string[]): { user: string; confirm: boolean } | null {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: { user: { type: 'string' }, confirm: { type: 'boolean', default: false }, help: { type: 'boolean' } },
-    }));
-  } catch (error) {
-    throw new UserFacingError(
-      'forget-usage',
-      `${(error as Error).message.split('\n')[0]} npm run forget -- --help says how to use it.`,
-    );
+/** Whose words: a Discord user's id, or the terminal user's (`terminal:NAME`, as src/chat.ts writes it). */
+function whoseWords({ user, terminal }: { user?: string; terminal?: string }): string {
+  if (terminal !== undefined && user !== undefined)
+    throw new UserFacingError('forget-usage', 'Give --user or --terminal, not both.');
+  if (terminal !== undefined) {
+    if (!terminal.trim()) throw new UserFacingError('forget-usage', '--terminal needs the name of the terminal user.');
+    return `terminal:${terminal.trim()}`;
   }
-  if (values.help) return null;
-  const user = values.user?.trim() ?? '';
+  const id = user?.trim() ?? '';
   // Discord ids are snowflakes: 17 to 20 digits (https://discord.com/developers/docs/reference#snowflakes).
-  if (!/^\d{17,20}$/.test(user))
-    throw new UserFacingError('forget-usage', `--user must be a Discord user id, 17 to 20 digits (it is "${user}").`);
-  return { user, confirm: values.confirm };
+  if (!/^\d{17,20}$/.test(id))
+    throw new UserFacingError('forget-usage', `--user must be a Discord user id, 17 to 20 digits (it is "${id}").`);
+  return id;
 }
 
 function forget(user: string, confirm: boolean): string[] {
@@ -54,14 +50,15 @@ function forget(user: string, confirm: boolean): string[] {
   const files = shardFiles(databasePath);
   if (files.length === 0)
     throw new UserFacingError('forget-no-database', `There is no database at ${databasePath} (DATABASE_PATH).`);
+  const atTerminal = user.startsWith('terminal:');
   const out: string[] = [];
   for (const file of files) {
     const store = openStore(file.path);
     try {
-      // Every server, then the direct messages (null: no server; ALLOW_DMS).
-      for (const server of [...serversIn(store.db), null]) {
+      // Every server, then what has no server (null): the direct messages (ALLOW_DMS), or the terminal's.
+      for (const server of atTerminal ? [null] : [...serversIn(store.db), null]) {
         const counts = confirm ? forgetMember(store.db, server, user).counts : countForget(store.db, server, user);
-        const where = server === null ? 'direct messages' : `server ${server}`;
+        const where = server !== null ? `server ${server}` : atTerminal ? 'terminal conversations' : 'direct messages';
         if (Object.values(counts).some((count) => count > 0))
           out.push(`${confirm ? 'Deleted' : 'Would delete'} in ${where} (${file.path}): ${inWords(counts)}.`);
       }
@@ -73,20 +70,12 @@ function forget(user: string, confirm: boolean): string[] {
   return confirm ? out : [...out, 'Nothing was deleted: add --confirm to delete it.'];
 }
 
-function main(args: string[]): number {
-  try {
-    const options = readOptions(args);
-    if (options === null) {
-      console.log(usage);
-      return 0;
-    }
-    console.log(forget(options.user, options.confirm).join('\n'));
-    return 0;
-  } catch (error) {
-    if (!(error instanceof UserFacingError)) throw error;
-    console.error(error.userMessage);
-    return 1;
-  }
-}
-
-process.exitCode = main(process.argv.slice(2));
+process.exitCode = await runTerminalCommand(
+  {
+    name: 'forget',
+    usage,
+    options: { user: { type: 'string' }, terminal: { type: 'string' }, confirm: { type: 'boolean', default: false } },
+    run: (values) => forget(whoseWords(values), values.confirm === true),
+  },
+  process.argv.slice(2),
+);

@@ -71,3 +71,50 @@ it("says what it would delete of a user in every server and in DMs, deletes it w
     stderr: '--user must be a Discord user id, 17 to 20 digits (it is "bob").\n',
   });
 });
+
+it("--terminal NAME forgets what NAME wrote in npm run chat, and nothing of Discord's conversations", async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'forget-'));
+  const databasePath = join(folder, 'bot.sqlite');
+  const store = openStore(databasePath);
+  const conversation = store.db.prepare(
+    'INSERT INTO conversations (key, title, guild_id, started_by_id, created_at) VALUES (?, ?, NULL, ?, 0)',
+  );
+  const insert = store.db.prepare(
+    "INSERT INTO messages (conversation_id, role, author_id, content, created_at, token_count) VALUES (?, 'user', ?, ?, 0, 1)",
+  );
+  conversation.run('terminal:notes', 'my plans for the boat', 'terminal:ada');
+  insert.run(1, 'terminal:ada', 'my plans for the boat');
+  insert.run(1, 'terminal:bob', 'words of bob at the terminal');
+  conversation.run('discord:900000000000000077', 'Direct messages with Ada', leaver);
+  insert.run(2, leaver, 'words in a DM');
+  store.close();
+  const forget = (...args: string[]) =>
+    runScript('src/forget.ts', { args, cwd: folder, env: { DATABASE_PATH: databasePath } });
+
+  const dry = await forget('--terminal', 'ada');
+  expect(dry.stdout).toBe(
+    [
+      `Would delete in terminal conversations (${databasePath}): 1 messages, 0 images, 0 runs, 0 answers, 0 steps, 0 reminders, 0 reports.`,
+      'Nothing was deleted: add --confirm to delete it.',
+      '',
+    ].join('\n'),
+  );
+  const confirmed = await forget('--terminal', 'ada', '--confirm');
+  expect(confirmed).toMatchObject({ code: 0, stderr: '' });
+  const after = openStore(databasePath, { readOnly: true });
+  expect(after.db.prepare('SELECT content FROM messages ORDER BY id').pluck().all()).toEqual([
+    'words of bob at the terminal',
+    'words in a DM',
+  ]);
+  expect(after.db.prepare("SELECT title FROM conversations WHERE key = 'terminal:notes'").pluck().get()).toBe(
+    'A conversation (its first message was forgotten)',
+  );
+  expect(after.db.prepare('SELECT guild_id, user_id FROM forgets').all()).toEqual([
+    { guild_id: 'terminal', user_id: 'terminal:ada' },
+  ]);
+  after.close();
+  expect(await forget('--terminal', 'ada', '--user', leaver)).toMatchObject({
+    code: 1,
+    stderr: 'Give --user or --terminal, not both.\n',
+  });
+});
