@@ -127,6 +127,10 @@ export function forgetMember(
       db.prepare(
         `UPDATE conversations AS c SET title = :forgotten WHERE ${inPlace(guild, 'c', user)} AND c.started_by_id = :user AND c.title <> :forgotten`,
       ).run(values);
+      // Their display name too, as the one who started it (the id stays: it names no one by itself).
+      db.prepare(
+        `UPDATE conversations AS c SET started_by_name = NULL WHERE ${inPlace(guild, 'c', user)} AND c.started_by_id = :user`,
+      ).run(parameters(guild, user));
       // The runs' own rows first: messages.run_id is ON DELETE SET NULL, which would keep them.
       db.exec('DELETE FROM messages WHERE run_id IN (SELECT id FROM temp.forget_runs)');
       db.exec('DELETE FROM messages WHERE id IN (SELECT id FROM temp.forget_messages)');

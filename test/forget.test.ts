@@ -83,6 +83,7 @@ it("--terminal NAME forgets what NAME wrote in npm run chat, and nothing of Disc
     "INSERT INTO messages (conversation_id, role, author_id, content, created_at, token_count) VALUES (?, 'user', ?, ?, 0, 1)",
   );
   conversation.run('terminal:notes', 'my plans for the boat', 'terminal:ada');
+  store.db.prepare("UPDATE conversations SET started_by_name = 'ada' WHERE key = 'terminal:notes'").run();
   insert.run(1, 'terminal:ada', 'my plans for the boat');
   insert.run(1, 'terminal:bob', 'words of bob at the terminal');
   conversation.run('discord:900000000000000077', 'Direct messages with Ada', leaver);
@@ -106,9 +107,9 @@ it("--terminal NAME forgets what NAME wrote in npm run chat, and nothing of Disc
     'words of bob at the terminal',
     'words in a DM',
   ]);
-  expect(after.db.prepare("SELECT title FROM conversations WHERE key = 'terminal:notes'").pluck().get()).toBe(
-    'A conversation (its first message was forgotten)',
-  );
+  expect(
+    after.db.prepare("SELECT title, started_by_name FROM conversations WHERE key = 'terminal:notes'").get(),
+  ).toEqual({ title: 'A conversation (its first message was forgotten)', started_by_name: null });
   expect(after.db.prepare('SELECT guild_id, user_id FROM forgets').all()).toEqual([
     { guild_id: 'terminal', user_id: 'terminal:ada' },
   ]);
