@@ -289,7 +289,15 @@ describe('MCP tools in the bot', () => {
       author: 'bob',
       channelId: w.discord.channels.general,
     });
-    const text = (await help.waitForReply()).content;
+    await help.waitForReply();
+    // /help goes on in private follow-ups past one message: read them all.
+    const text = await w.discord.waitFor(() => {
+      const all = help
+        .replies()
+        .map((reply) => reply.content)
+        .join('\n');
+      return all.includes('**MCP servers**') && all;
+    });
     expect(text).toContain('- **test__echo**: Says the text back.');
     expect(text).toContain('**MCP servers**\n- **test**: running');
   });
