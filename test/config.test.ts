@@ -201,9 +201,13 @@ describe('settings', () => {
         baseURL: 'https://api.openai.com/v1',
         apiKey: 'sk-1',
         model: 'omni-moderation-latest',
-        timeoutSeconds: 60,
-        maxRetries: 2,
+        // CONTENT_CHECK_TIMEOUT_SECONDS, and one retry at most: a question waits on its check.
+        timeoutSeconds: 10,
+        maxRetries: 1,
       },
+    });
+    expect(config({ CONTENT_CHECK: 'moderations', CONTENT_CHECK_TIMEOUT_SECONDS: '3' })).toMatchObject({
+      server: { timeoutSeconds: 3 },
     });
     // The default model's key never goes to another server.
     expect(

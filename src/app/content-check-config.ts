@@ -13,6 +13,7 @@ export interface ContentCheckValues {
   CONTENT_CHECK_MODEL?: string | undefined;
   CONTENT_CHECK_BASE_URL?: string | undefined;
   CONTENT_CHECK_ON_ERROR: 'allow' | 'refuse';
+  CONTENT_CHECK_TIMEOUT_SECONDS: number;
 }
 
 /** What is wrong with the content-check settings, given the models on offer (none: nothing). */
@@ -37,15 +38,13 @@ export function contentCheckOf(values: ContentCheckValues, models: ModelsConfig)
   if (values.CONTENT_CHECK === 'off') return { kind: 'off' };
   const fallback = models.models.find((entry) => entry.name === models.defaultName)!.client;
   const onError = values.CONTENT_CHECK_ON_ERROR;
-  const timing = { timeoutSeconds: fallback.timeoutSeconds, maxRetries: fallback.maxRetries };
+  // Every question waits on its check: a check that does not answer soon is an outage
+  // (CONTENT_CHECK_ON_ERROR), not a minute's wait with the model's own timeout and retries.
+  const timing = { timeoutSeconds: values.CONTENT_CHECK_TIMEOUT_SECONDS, maxRetries: Math.min(fallback.maxRetries, 1) };
   if (values.CONTENT_CHECK === 'guard') {
     const guard = models.models.find((entry) => entry.name === values.CONTENT_CHECK_MODEL)!.client;
     const server = { baseURL: guard.baseURL, apiKey: guard.apiKey, model: guard.model };
-    return {
-      kind: 'guard',
-      onError,
-      server: { ...server, timeoutSeconds: guard.timeoutSeconds, maxRetries: guard.maxRetries },
-    };
+    return { kind: 'guard', onError, server: { ...server, ...timing } };
   }
   const baseURL = values.CONTENT_CHECK_BASE_URL?.replace(/\/+$/, '') ?? fallback.baseURL;
   const servedThere = models.models.find((entry) => entry.client.baseURL.replace(/\/+$/, '') === baseURL);

@@ -274,6 +274,17 @@ describe('CONTENT_CHECK=moderations', () => {
     expect(await bot!.waitForLog('content check unavailable')).toMatchObject({ onError: 'refuse', target: 'question' });
   });
 
+  it('a check that does not answer is an outage after CONTENT_CHECK_TIMEOUT_SECONDS, not a wait of the model timeout', async () => {
+    check.hanging = true;
+    await start({ ...kinds.moderations(), CONTENT_CHECK_TIMEOUT_SECONDS: '1', OPENAI_TIMEOUT_SECONDS: '600' });
+    await adaAsks('hello');
+    await botSays(discord.channels.general, (text) => text === questionNotAnswered.unavailable, 'the refusal');
+    expect(model.requests).toEqual([]);
+    // Asked twice at most: once, and one retry.
+    expect(check.received).toBeLessThanOrEqual(2);
+    expect(await bot!.waitForLog('content check unavailable')).toMatchObject({ onError: 'refuse', target: 'question' });
+  });
+
   it('an outage with CONTENT_CHECK_ON_ERROR=allow: the question is answered, the outage logged', async () => {
     check.down = true;
     await start({ ...kinds.moderations(), CONTENT_CHECK_ON_ERROR: 'allow' });

@@ -3,9 +3,11 @@
  * request checked against the official schema, specs/openai-moderations.schema.json) and a guard
  * model (`POST /v1/chat/completions`, answering as Llama Guard 3 does: `safe`, or `unsafe` and a
  * line of category codes). A text holding `flagWord` is flagged; `down` makes every request fail
- * with a 500, as a server in trouble does. It records every request.
+ * with a 500, as a server in trouble does; `hanging` leaves every request unanswered. It records
+ * every request.
  */
 import { readFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { chatRequestProblems } from './openai-conformance.ts';
 import { type ModelServer, sendJson, startModelServer } from './fake-model/server.ts';
@@ -35,6 +37,10 @@ export interface FakeContentCheck {
   guardRequests: GuardRequest[];
   /** While true, every request is answered with a 500 the client is told not to retry. */
   down: boolean;
+  /** While true, no request is answered (until the fake closes): a check that hangs. */
+  hanging: boolean;
+  /** Requests the fake received, answered or not. */
+  received: number;
   close(): Promise<void>;
 }
 
@@ -51,9 +57,17 @@ export async function startFakeContentCheck(flagWord = 'FORBIDDEN'): Promise<Fak
     moderationRequests: [],
     guardRequests: [],
     down: false,
-    close: async () => server.close('fake content check'),
+    hanging: false,
+    received: 0,
+    close: async () => {
+      for (const response of held.splice(0)) response.destroy();
+      await server.close('fake content check');
+    },
   };
+  const held: ServerResponse[] = [];
   const server: ModelServer = await startModelServer(({ request, response, body }) => {
+    fake.received += 1;
+    if (fake.hanging) return void held.push(response);
     if (fake.down)
       return sendJson(response, 500, { error: { message: 'the check is down' } }, { 'x-should-retry': 'false' });
     if (request.method === 'POST' && request.url === '/v1/moderations') {
