@@ -20,8 +20,8 @@ import { type DirectMessage, type GuildMessage, messageIntake, type RoutedMessag
 import { DirectMessages } from './direct-messages.ts';
 import { SharedServers } from './shared-servers.ts';
 import { messagesAfter } from './messages-after.ts';
+import { withinLimits } from './message-limits.ts';
 import { threadName } from '../../posts/render.ts';
-import { noPings } from '../outbound/send.ts';
 import type { UsageLimits } from '../../conversation/usage-limits.ts';
 import type { ModeratorLog } from '../moderator-log/moderator-log.ts';
 
@@ -72,7 +72,7 @@ export class MessageRouter {
           shared: new SharedServers(deps.client, deps.discord.allowedGuildIds, deps.logger),
           intake: this.intake,
           line: this.line,
-          withinLimits: (message) => this.withinLimits(message),
+          withinLimits: (message) => withinLimits(this.deps, message),
         })
       : null;
   }
@@ -234,7 +234,7 @@ export class MessageRouter {
       existing ??
       this.ensureConversation(message, { threadId: thread.id, title: thread.name, channelId: thread.parentId });
     if (this.alreadyStored(message)) return;
-    if (!(await this.withinLimits(message))) {
+    if (!(await withinLimits(this.deps, message))) {
       // Seen and refused: not to be caught up on (and answered) later.
       store.conversations.setLastSeenMessage(conversation.id, message.id);
       return;
@@ -245,7 +245,7 @@ export class MessageRouter {
 
   private async handleInChannel(message: GuildMessage): Promise<void> {
     const channel = message.channel;
-    if (!this.mentionsBot(message) || this.alreadyStored(message) || !(await this.withinLimits(message))) return;
+    if (!this.mentionsBot(message) || this.alreadyStored(message) || !(await withinLimits(this.deps, message))) return;
     const name = threadName(
       cleanText(message, this.deps.client.user.id, this.intake.botRoleId(message)),
       message.member?.displayName ?? message.author.displayName,
@@ -289,32 +289,6 @@ export class MessageRouter {
   /** Read again (a gateway replay, a catch-up): it was counted and queued the first time. */
   private alreadyStored(message: GuildMessage): boolean {
     return this.deps.store.messages.hasDiscordId(message.id);
-  }
-
-  /**
-   * The per-person rate and the server's (or the DMs') daily budget: past either, one polite reply per window,
-   * posted before the message counts as handled.
-   */
-  private async withinLimits(message: RoutedMessage): Promise<boolean> {
-    // A DM has no server (guildId null): the budget all DMs share applies.
-    const verdict = this.deps.limits.check(message.author.id, message.guildId);
-    if (verdict.ok) return true;
-    if (verdict.tell) {
-      // A DM belongs to no server: no server's moderators hear of it.
-      if (message.guildId !== null)
-        this.deps.moderatorLog.record(message.guildId, {
-          kind: 'refused',
-          who: { id: message.author.id, name: message.member?.displayName ?? message.author.displayName },
-          channelId: message.channelId,
-          reason: verdict.message,
-        });
-      await message
-        .reply({ content: verdict.message, allowedMentions: noPings })
-        .catch((error: unknown) =>
-          this.deps.logger.warn({ err: error, channelId: message.channelId }, 'could not post the limit notice'),
-        );
-    }
-    return false;
   }
 
   private ensureConversation(
