@@ -55,15 +55,21 @@ export interface InputField {
   /** What the person reads (the schema's title, or the name). */
   label: string;
   description?: string;
-  type: 'string' | 'number' | 'integer' | 'boolean' | 'enum';
-  /** The choices of an `enum` field. */
+  /** `list`: several of `options` (a multi-select). */
+  type: 'string' | 'number' | 'integer' | 'boolean' | 'enum' | 'list';
+  /** The choices of an `enum` or `list` field: the values sent back. */
   options?: readonly string[];
+  /** What people read of each option, when the schema titles them (`oneOf`, `enumNames`). */
+  optionTitles?: readonly string[];
   required: boolean;
-  default?: string | number | boolean;
+  default?: string | number | boolean | readonly string[];
   minimum?: number;
   maximum?: number;
   minLength?: number;
   maxLength?: number;
+  /** How many choices a `list` takes. */
+  minItems?: number;
+  maxItems?: number;
 }
 
 /** What a tool asks of the requester while it runs: a form to fill in, or a link to open. */
@@ -84,7 +90,7 @@ export interface InputRequest {
  */
 export interface InputOutcome {
   action: 'accept' | 'decline' | 'cancel';
-  content?: Record<string, string | number | boolean>;
+  content?: Record<string, string | number | boolean | string[]>;
 }
 
 /** The port the agent asks through; it resolves once the person answered, or its wait ran out. */

@@ -52,7 +52,6 @@ export function answerElicitations(
       );
     if (!call.context.askInput) return declined('nobody can be asked here (the terminal, or /tool)');
     const form = params.mode === 'url' ? { kind: 'url' as const, url: params.url } : formOf(params.requestedSchema);
-    if ('refused' in form) return declined(form.refused);
     const input: InputRequest = {
       tool: agentToolName(server, call.tool),
       message: params.message,
@@ -72,20 +71,18 @@ export function answerElicitations(
   });
 }
 
-/** The fields of a requested form; the spec allows flat properties only, and multi-selects are not shown. */
-export function formOf(schema: FormSchema): { kind: 'form'; fields: InputField[] } | { refused: string } {
+/** The fields of a requested form (the spec allows flat properties only: the SDK has checked it). */
+export function formOf(schema: FormSchema): { kind: 'form'; fields: InputField[] } {
   const required = new Set(schema.required ?? []);
   const fields: InputField[] = [];
   for (const [name, property] of Object.entries(schema.properties)) {
     const field = fieldOf(name, property, required.has(name));
-    if (!field) return { refused: `its field "${name}" is a list of choices, which the bot cannot show` };
     fields.push(field);
   }
   return { kind: 'form', fields };
 }
 
-function fieldOf(name: string, property: PropertySchema, required: boolean): InputField | null {
-  if (property.type === 'array') return null;
+function fieldOf(name: string, property: PropertySchema, required: boolean): InputField {
   const base = {
     name,
     label: property.title ?? name,
@@ -93,12 +90,22 @@ function fieldOf(name: string, property: PropertySchema, required: boolean): Inp
     required,
     ...(property.default !== undefined ? { default: property.default } : {}),
   };
+  if (property.type === 'array') {
+    const { items } = property;
+    const choices = 'enum' in items ? { options: items.enum } : titled(items.anyOf);
+    return { ...base, type: 'list', ...choices, minItems: property.minItems, maxItems: property.maxItems };
+  }
   if (property.type === 'boolean') return { ...base, type: 'boolean' };
   if (property.type === 'number' || property.type === 'integer')
     return { ...base, type: property.type, minimum: property.minimum, maximum: property.maximum };
-  const options =
-    'enum' in property ? property.enum : 'oneOf' in property ? property.oneOf.map((option) => option.const) : null;
-  if (options) return { ...base, type: 'enum', options };
+  if ('oneOf' in property) return { ...base, type: 'enum', ...titled(property.oneOf) };
+  if ('enum' in property)
+    return {
+      ...base,
+      type: 'enum',
+      options: property.enum,
+      ...('enumNames' in property && property.enumNames ? { optionTitles: property.enumNames } : {}),
+    };
   const text = property as { minLength?: number; maxLength?: number; format?: string };
   const format = text.format ? ` (${text.format})` : '';
   return {
@@ -108,4 +115,8 @@ function fieldOf(name: string, property: PropertySchema, required: boolean): Inp
     minLength: text.minLength,
     maxLength: text.maxLength,
   };
+}
+
+function titled(options: readonly { const: string; title: string }[]): { options: string[]; optionTitles: string[] } {
+  return { options: options.map((option) => option.const), optionTitles: options.map((option) => option.title) };
 }

@@ -10,6 +10,8 @@ import { silentLogger } from '../../src/agent/logger.ts';
 import { McpConnection, type McpTimings } from '../../src/mcp/mcp-connection.ts';
 import { type BotWorld, mentionOf, startBotWorld } from '../support/bot-harness.ts';
 import type { FakeAuthor } from '../support/fake-discord/shared-types.ts';
+import type { McpServerConfig } from '../../src/mcp/mcp-config.ts';
+import { everythingServerConfig } from '../support/mcp-reference-servers.ts';
 import { testServerConfig } from '../support/mcp-test-server.ts';
 import { type ChatRequest, finalAnswer, toolCalls } from '../support/fake-model.ts';
 
@@ -30,8 +32,8 @@ const timings: McpTimings = {
   stableAfterMs: 60_000,
 };
 
-async function start(options: { toolConfirmMs?: number } = {}) {
-  server = new McpConnection(testServerConfig('test'), silentLogger, timings);
+async function start(options: { toolConfirmMs?: number; config?: McpServerConfig } = {}) {
+  server = new McpConnection(options.config ?? testServerConfig('test'), silentLogger, timings);
   await server.start();
   world = await startBotWorld(
     { toolConfirmMs: options.toolConfirmMs ?? 60_000 },
@@ -153,5 +155,28 @@ describe('an MCP tool asking for input in Discord', () => {
     });
     expect(await observed).toBe('accept');
     expect((await closed()).content).toBe('🔗 Bob was given the link (**test__log_in**)');
+  });
+
+  it('server-everything’s form of 13 fields: the asker is told a Discord form holds 5, and it is declined', async () => {
+    const w = await start({ config: everythingServerConfig() });
+    let observed = '';
+    w.model.enqueue(toolCalls({ name: 'everything__trigger-elicitation-request', arguments: {} }), (request) => {
+      observed = lastToolMessage(request);
+      return finalAnswer('It could not ask.');
+    });
+    await w.discord.userSays({
+      channelId: w.discord.channels.general,
+      author: 'bob',
+      content: `${mentionOf(w)} try the form`,
+      mentions: [w.discord.botUser.id],
+    });
+    const thread = await w.discord.waitFor(() => w.discord.threads()[0]);
+    await w.discord.waitFor(() =>
+      w.discord.botMessages(thread.id).find((message) => message.content.startsWith('It could not ask.')),
+    );
+    expect(w.discord.botMessages(thread.id).map((message) => message.content)).toContain(
+      '**everything__trigger-elicitation-request** asked **Bob** for 13 answers at once; a Discord form holds 5, so the request was declined.',
+    );
+    expect(observed).toContain('User declined to provide the requested information');
   });
 });

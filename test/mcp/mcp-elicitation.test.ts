@@ -74,7 +74,7 @@ describe('MCP elicitation', () => {
     expect(asked).toBe(0);
   });
 
-  it('reads choices given as oneOf, notes a format, and refuses a multi-select it cannot show', () => {
+  it('reads choices given as oneOf (with their titles), notes a format, and takes a multi-select as a list', () => {
     expect(
       formOf({
         type: 'object',
@@ -87,17 +87,23 @@ describe('MCP elicitation', () => {
             ],
           },
           mail: { type: 'string', format: 'email', description: 'Where to write' },
+          tags: { type: 'array', maxItems: 2, items: { type: 'string', enum: ['a', 'b', 'c'] } },
         },
       }),
     ).toEqual({
       kind: 'form',
       fields: [
-        { name: 'size', label: 'size', type: 'enum', options: ['s', 'l'], required: false },
+        {
+          name: 'size',
+          label: 'size',
+          type: 'enum',
+          options: ['s', 'l'],
+          optionTitles: ['Small', 'Large'],
+          required: false,
+        },
         { name: 'mail', label: 'mail', description: 'Where to write (email)', type: 'string', required: false },
+        { name: 'tags', label: 'tags', type: 'list', options: ['a', 'b', 'c'], maxItems: 2, required: false },
       ],
     });
-    expect(
-      formOf({ type: 'object', properties: { tags: { type: 'array', items: { type: 'string', enum: ['a', 'b'] } } } }),
-    ).toEqual({ refused: 'its field "tags" is a list of choices, which the bot cannot show' });
   });
 });

@@ -51,7 +51,8 @@ export function inputModal(customId: string, tool: string, fields: readonly Inpu
 function placeholder(field: InputField): string {
   const about = field.description ? `${field.description} · ` : '';
   if (field.type === 'boolean') return `${about}yes or no`;
-  if (field.type === 'enum') return `${about}one of: ${field.options!.join(', ')}`;
+  if (field.type === 'enum') return `${about}one of: ${choices(field)}`;
+  if (field.type === 'list') return `${about}${countOf(field)}, separated by commas, of: ${choices(field)}`;
   if (field.type === 'string') return field.description ?? '';
   const kind = field.type === 'integer' ? 'a whole number' : 'a number';
   const range =
@@ -65,8 +66,32 @@ function placeholder(field: InputField): string {
   return `${about}${kind}${range}`;
 }
 
-function shown(field: InputField, value: string | number | boolean): string {
-  return typeof value === 'boolean' ? (value ? 'yes' : 'no') : truncate(String(value), maxValue);
+/** The options as people read them (their titles, when they have some). */
+function choices(field: InputField): string {
+  return (field.optionTitles ?? field.options!).join(', ');
+}
+
+/** The option a person typed: its value or its title, in any case. */
+function optionOf(field: InputField, typed: string): string | undefined {
+  const word = typed.toLowerCase();
+  const index = field.options!.findIndex(
+    (option, at) => option.toLowerCase() === word || field.optionTitles?.[at]?.toLowerCase() === word,
+  );
+  return index === -1 ? undefined : field.options![index];
+}
+
+/** How many choices a list takes, in words: "one or more", "1 to 3". */
+function countOf(field: InputField): string {
+  const least = field.minItems ?? 0;
+  if (field.maxItems === undefined) return least > 1 ? `${least} or more` : 'one or more';
+  return `${least} to ${field.maxItems}`;
+}
+
+/** A default as the person would type it (an option by its title). */
+function shown(field: InputField, value: string | number | boolean | readonly string[]): string {
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  const title = (option: string) => field.optionTitles?.[field.options?.indexOf(option) ?? -1] ?? option;
+  return truncate(Array.isArray(value) ? value.map(title).join(', ') : title(String(value)), maxValue);
 }
 
 /**
@@ -86,21 +111,36 @@ export function readInputForm(
       return;
     }
     const value = fieldValue(field, text);
-    if (typeof value === 'object') problems.push(`${field.label}: ${value.problem}`);
+    if (typeof value === 'object' && 'problem' in value) problems.push(`${field.label}: ${value.problem}`);
     else content[field.name] = value;
   });
   return problems.length > 0 ? { problems } : { content };
 }
 
-function fieldValue(field: InputField, text: string): string | number | boolean | { problem: string } {
+/** A list's choices, typed separated by commas: each one of the options, as many as it takes. */
+function listValue(field: InputField, text: string): string[] | { problem: string } {
+  const chosen: string[] = [];
+  for (const word of text
+    .split(',')
+    .map((each) => each.trim())
+    .filter(Boolean)) {
+    const option = optionOf(field, word);
+    if (!option) return { problem: `"${truncate(word, 40)}" is not one of: ${choices(field)}` };
+    if (!chosen.includes(option)) chosen.push(option);
+  }
+  const fits = chosen.length >= (field.minItems ?? 1) && chosen.length <= (field.maxItems ?? Infinity);
+  return fits ? chosen : { problem: `choose ${countOf(field)}` };
+}
+
+function fieldValue(field: InputField, text: string): string | number | boolean | string[] | { problem: string } {
   if (field.type === 'boolean') {
     const word = text.toLowerCase();
     return yes.has(word) ? true : no.has(word) ? false : { problem: 'answer yes or no' };
   }
   if (field.type === 'enum') {
-    const option = field.options!.find((each) => each.toLowerCase() === text.toLowerCase());
-    return option ?? { problem: `one of: ${field.options!.join(', ')}` };
+    return optionOf(field, text) ?? { problem: `one of: ${choices(field)}` };
   }
+  if (field.type === 'list') return listValue(field, text);
   if (field.type === 'string') {
     if (field.minLength !== undefined && text.length < field.minLength)
       return { problem: `at least ${field.minLength} characters` };
