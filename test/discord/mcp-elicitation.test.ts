@@ -105,7 +105,7 @@ describe('an MCP tool asking for input in Discord', () => {
     const form = await opened.waitForModal();
     const inputs = form.components.map((row) => row.components[0]!);
     expect(inputs.map((input) => [input.label, input.required, input.placeholder])).toEqual([
-      ['Your name', true, ''],
+      ['Your name', true, undefined],
       ['Age', true, 'a whole number from 0 to 150'],
       ['Newsletter', false, 'Send me news · yes or no'],
       ['Colour', false, 'one of: red, green, blue'],

@@ -37,7 +37,7 @@ export function inputModal(customId: string, tool: string, fields: readonly Inpu
               ? TextInputStyle.Paragraph
               : TextInputStyle.Short,
           required: field.required,
-          placeholder: truncate(placeholder(field), maxPlaceholder),
+          ...(placeholder(field) ? { placeholder: truncate(placeholder(field), maxPlaceholder) } : {}),
           max_length: Math.min(field.maxLength ?? maxValue, maxValue),
           ...(field.minLength ? { min_length: Math.min(field.minLength, maxValue) } : {}),
           ...(field.default !== undefined ? { value: shown(field, field.default) } : {}),
