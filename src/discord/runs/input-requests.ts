@@ -1,20 +1,18 @@
 /**
  * A tool's request for input while it runs (an MCP server's elicitation): the port (`AskInput`) a
- * run in Discord gives the agent, built as the destructive-tool confirmation is (tool-confirmation.ts).
+ * run in Discord gives the agent, a question (open-question.ts) as the destructive-tool confirmation is.
  * A modal can only answer an interaction, so the bot first posts "<tool> needs your input" with a
  * button only the person whose message started the run can press (anyone else is told so,
  * privately); it opens the form built from the request, or shows a link privately. Decline, no
  * answer within TOOL_CONFIRM_SECONDS, or the call ending, answer the tool too.
  * https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-response-object-interaction-callback-type (9: MODAL)
  */
-import { randomUUID } from 'node:crypto';
 import {
   ActionRowBuilder,
   ButtonBuilder,
   type ButtonInteraction,
   ButtonStyle,
   type Interaction,
-  type Message,
   MessageFlags,
   type ModalSubmitInteraction,
   type SendableChannels,
@@ -25,6 +23,7 @@ import { formatTimeLimit } from '../../text/duration.ts';
 import { truncate } from '../../text/truncate.ts';
 import { noPings } from '../outbound/send.ts';
 import { inputModal, maxModalFields, readInputForm } from './input-form.ts';
+import { askQuestion, type CloseQuestion } from './open-question.ts';
 
 /** The custom ids: buttons `tool-input:<id>:open|decline`, the form `tool-input:<id>`. */
 const prefix = 'tool-input:';
@@ -36,8 +35,7 @@ type Press = ButtonInteraction | ModalSubmitInteraction;
 interface Question {
   askerId: string;
   request: InputRequest;
-  /** Settles the question; `shown` replaces the post's text (through `press` when it came from one). */
-  close(outcome: InputOutcome, shown: string, press?: Press): Promise<void>;
+  close: CloseQuestion<InputOutcome>;
 }
 
 /** The requests waiting for an answer, by id; their buttons' presses and forms come here. */
@@ -80,7 +78,7 @@ export class ToolInputRequests {
     const { form, tool } = question.request;
     const name = displayName(interaction);
     if (interaction.customId.endsWith(':decline'))
-      return question.close({ action: 'decline' }, `✖️ Declined by ${name}`, interaction);
+      return question.close({ action: 'decline' }, `✖️ Declined by ${name}`, (edit) => interaction.update(edit));
     if (form.kind === 'form') return interaction.showModal(inputModal(`${prefix}${id}`, tool, form.fields) as never);
     await interaction.reply({
       content: `Here is the link **${tool}** asked you to open: ${form.url}\nOpen it only if you trust it.`,
@@ -108,55 +106,30 @@ export class ToolInputRequests {
     await question.close(
       { action: 'accept', content: read.content },
       `✅ ${displayName(interaction)} answered (${fields})`,
-      interaction,
+      // A form sent from the post's button may update that post, as a press of the button may.
+      interaction.isFromMessage() ? (edit) => interaction.update(edit) : undefined,
     );
   }
 
-  /**
-   * Posts the request and resolves with its answer, its timeout, or its withdrawal when the call
-   * ends. Open before it is posted, so that no press can come before it is known.
-   */
-  private async ask(channel: SendableChannels, request: InputRequest, timeoutMs: number): Promise<InputOutcome> {
-    const id = randomUUID();
+  /** Posts the request and resolves with its answer, its timeout, or its withdrawal when the call ends. */
+  private ask(channel: SendableChannels, request: InputRequest, timeoutMs: number): Promise<InputOutcome> {
     const { tool, requester, signal, form } = request;
-    const wait = formatTimeLimit(timeoutMs);
-    let settle!: (outcome: InputOutcome) => void;
-    const answered = new Promise<InputOutcome>((resolve) => (settle = resolve));
-    let message: Message | null = null;
-    let timer: NodeJS.Timeout | undefined;
-    let closed = false;
-    const close = async (outcome: InputOutcome, shown: string, press?: Press) => {
-      if (closed) return;
-      closed = true;
-      clearTimeout(timer);
-      signal.removeEventListener('abort', withdrawn);
-      this.open.delete(id);
-      settle(outcome);
-      const edit = { content: `${shown} (**${tool}**)`, components: [], allowedMentions: noPings };
-      // A form sent from the post's button may update that post, as a press of the button may.
-      const update = press && (press.isButton() || press.isFromMessage()) ? press.update(edit) : message?.edit(edit);
-      await update?.catch((error: unknown) =>
-        this.logger.warn({ err: error, tool }, 'could not close an input request'),
-      );
-    };
-    const withdrawn = () => void close({ action: 'cancel' }, '✖️ The call ended: no longer asked');
     if (form.kind === 'form' && form.fields.length > maxModalFields) return this.tooBig(channel, request);
-    this.open.set(id, { askerId: requester.id, request, close });
-    signal.addEventListener('abort', withdrawn, { once: true });
-    try {
-      message = await channel.send({
-        content: `📝 **${requester.displayName}**, **${tool}** needs your input:\n>>> ${truncate(request.message, maxShownMessage)}\n\nAnswer within ${wait}, or it goes unanswered.`,
-        components: [buttons(id, form.kind)],
-        allowedMentions: noPings,
-      });
-    } catch (error) {
-      this.logger.warn({ err: error, tool }, 'could not ask for input: the request is cancelled');
-      void close({ action: 'cancel' }, '');
-    }
-    if (signal.aborted) withdrawn();
-    if (!closed)
-      timer = setTimeout(() => void close({ action: 'cancel' }, `⌛ Not answered within ${wait}`), timeoutMs);
-    return answered;
+    const wait = formatTimeLimit(timeoutMs);
+    return askQuestion<InputOutcome>({
+      channel,
+      logger: this.logger,
+      tool,
+      signal,
+      timeoutMs,
+      content: `📝 **${requester.displayName}**, **${tool}** needs your input:\n>>> ${truncate(request.message, maxShownMessage)}\n\nAnswer within ${wait}, or it goes unanswered.`,
+      buttons: (id) => buttons(id, form.kind),
+      opened: (id, close) => this.open.set(id, { askerId: requester.id, request, close }),
+      closed: (id) => this.open.delete(id),
+      withdrawn: { outcome: { action: 'cancel' }, shown: '✖️ The call ended: no longer asked' },
+      timedOut: { outcome: { action: 'cancel' }, shown: `⌛ Not answered within ${wait}` },
+      unposted: { action: 'cancel' },
+    });
   }
 
   /** A form longer than a modal holds: the person is told, and it is declined. */
