@@ -151,7 +151,7 @@ if (mode === 'hang-on-start') {
     'sign_up',
     {
       annotations: readOnly,
-      description: 'Asks the user for their details (elicitation, form mode).',
+      description: 'Asks for details (a form).',
       inputSchema: {},
     },
     async (_args, extra) => {
@@ -176,7 +176,7 @@ if (mode === 'hang-on-start') {
   );
   server.registerTool(
     'log_in',
-    { annotations: readOnly, description: 'Asks the user to open a link (elicitation, URL mode).', inputSchema: {} },
+    { annotations: readOnly, description: 'Asks to open a link.', inputSchema: {} },
     async (_args, extra) => {
       const answer = await server.server.elicitInput(
         {
