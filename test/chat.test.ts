@@ -120,6 +120,18 @@ describe('npm run chat', () => {
     expect(model.requests[0]!.tools!.map((tool) => tool.function.name)).toContain('files__add');
   });
 
+  it('declines a tool’s request for input (MCP elicitation), saying so on stderr: the terminal shows no forms', async () => {
+    const { command, args } = testServerConfig('files');
+    writeFileSync(join(cwd, 'mcp.json'), JSON.stringify({ mcpServers: { files: { command, args } } }));
+    model.enqueue(toolCalls({ name: 'files__sign_up', arguments: {} }), finalAnswer('It could not ask you.'));
+
+    const result = await chat('sign me up\n', { MCP_CONFIG: 'mcp.json' });
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('  ← files__sign_up: decline null');
+    expect(result.stderr).toContain('MCP input request declined: nobody can be asked here (the terminal, or /tool)');
+  });
+
   it('remembers the conversation from one line to the next', async () => {
     model.enqueue(finalAnswer('Nice to meet you, Ada.'), (request) => {
       expect(request.messages.slice(1).map((message) => message.content)).toEqual([

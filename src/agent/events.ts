@@ -2,7 +2,7 @@ import type { FinalAnswer } from './final-answer.ts';
 import type { Logger } from './logger.ts';
 import type { AssistantMessage, TokenUsage } from './messages.ts';
 import type { ToolChoice } from './model-client.ts';
-import type { ToolConfirmationOutcome } from './tool.ts';
+import type { InputOutcome, ToolConfirmationOutcome } from './tool.ts';
 
 /** How a run ended. */
 export type RunStatus = 'answered' | 'stopped' | 'failed';
@@ -56,6 +56,13 @@ export interface ToolCallEvent {
   arguments: string;
 }
 
+/** One request for input a call made (`askInput`): which fields (none for a link) and the answer. */
+export interface InputNote {
+  kind: 'form' | 'url';
+  fields: string[];
+  action: InputOutcome['action'];
+}
+
 export interface ToolResultEvent {
   type: 'tool-result';
   runId: string;
@@ -67,6 +74,8 @@ export interface ToolResultEvent {
   durationMs: number;
   /** Set when the call needed the asker's confirmation. */
   confirmation?: ToolConfirmationOutcome;
+  /** What the tool asked the requester for while it ran (field names and answer, never values). */
+  inputs?: InputNote[];
 }
 
 export interface ToolErrorEvent {
@@ -81,6 +90,8 @@ export interface ToolErrorEvent {
   durationMs: number;
   /** Set when the call needed the asker's confirmation. */
   confirmation?: ToolConfirmationOutcome;
+  /** What the tool asked the requester for while it ran (field names and answer, never values). */
+  inputs?: InputNote[];
 }
 
 export interface FinalAnswerEvent {

@@ -2,9 +2,9 @@ import { errorMessage } from './errors.ts';
 import { formatTimeLimit } from '../text/duration.ts';
 import { truncateWithNote } from '../text/truncate.ts';
 import { type Deadline, deadline } from './deadline.ts';
-import type { AgentEventSink, ToolErrorKind } from './events.ts';
+import type { AgentEventSink, InputNote, ToolErrorKind } from './events.ts';
 import type { ToolCall, ToolMessage } from './messages.ts';
-import type { ConversationContext, RuntimeTool, ToolConfirmationOutcome } from './tool.ts';
+import type { AskInput, ConversationContext, RuntimeTool, ToolConfirmationOutcome } from './tool.ts';
 import { imagesLine, isResultWithImages, type ToolImage } from './tool-images.ts';
 import { untilAborted } from './until-aborted.ts';
 
@@ -74,12 +74,13 @@ export async function runToolTurn(turn: ToolTurn): Promise<ToolTurnOutcome> {
     turn.calls.map(async (call, index): Promise<ToolMessage> => {
       const runnable = checked[index]!;
       const confirmed = confirmations[index];
+      const inputs: InputNote[] = [];
       const observation =
         'ok' in runnable
           ? runnable
           : confirmed && confirmed.decision !== 'confirmed'
             ? notConfirmed(runnable.tool, confirmed)
-            : await run(turn, limit, runnable, executed);
+            : await run(turn, limit, runnable, executed, inputs);
       const base = {
         runId: turn.runId,
         step: turn.step,
@@ -87,6 +88,7 @@ export async function runToolTurn(turn: ToolTurn): Promise<ToolTurnOutcome> {
         name: call.function.name,
         durationMs: performance.now() - started,
         ...(confirmed ? { confirmation: confirmed } : {}),
+        ...(inputs.length > 0 ? { inputs } : {}),
       };
       if (observation.ok && observation.images?.length)
         images[index] = { tool: call.function.name, images: observation.images };
@@ -167,10 +169,29 @@ function notConfirmed(tool: RuntimeTool, outcome: ToolConfirmationOutcome): Obse
   };
 }
 
-async function run(turn: ToolTurn, limit: Deadline, runnable: Runnable, executed: string[]): Promise<Observation> {
+async function run(
+  turn: ToolTurn,
+  limit: Deadline,
+  runnable: Runnable,
+  executed: string[],
+  inputs: InputNote[],
+): Promise<Observation> {
   if (turn.runSignal.aborted) return { ok: false, kind: 'cancelled', text: 'Cancelled: the run was stopped.' };
   executed.push(runnable.tool.name);
-  return execute(turn, limit, runnable.tool, runnable.args);
+  return execute(turn, limit, runnable.tool, runnable.args, inputs);
+}
+
+/** The context's `askInput`, noting each request's fields and answer for the step log (not the values). */
+function notingInputs(ask: AskInput | undefined, inputs: InputNote[]): { askInput?: AskInput } {
+  if (!ask) return {};
+  return {
+    askInput: async (request) => {
+      const outcome = await ask(request);
+      const fields = request.form.kind === 'form' ? request.form.fields.map((field) => field.name) : [];
+      inputs.push({ kind: request.form.kind, fields, action: outcome.action });
+      return outcome;
+    },
+  };
 }
 
 function parseArguments(text: string): { ok: true; value: unknown } | { ok: false; text: string } {
@@ -186,13 +207,22 @@ function parseArguments(text: string): { ok: true; value: unknown } | { ok: fals
   }
 }
 
-async function execute(turn: ToolTurn, limit: Deadline, tool: RuntimeTool, args: unknown): Promise<Observation> {
+async function execute(
+  turn: ToolTurn,
+  limit: Deadline,
+  tool: RuntimeTool,
+  args: unknown,
+  inputs: InputNote[],
+): Promise<Observation> {
   const { signal } = limit;
+  const askInput = notingInputs(turn.context.askInput, inputs);
   // Kept only if the call succeeds: a URL noted by a call that then failed was never shown.
   const sources: string[] = [];
   const noteSource = (url: string) => void sources.push(url);
   try {
-    const running = Promise.resolve().then(() => tool.execute(args, { ...turn.context, signal, noteSource }));
+    const running = Promise.resolve().then(() =>
+      tool.execute(args, { ...turn.context, ...askInput, signal, noteSource }),
+    );
     const result = await untilAborted(running, signal);
     if (isResultWithImages(result)) {
       const line = imagesLine(result.images.length, turn.seesImages);

@@ -23,6 +23,11 @@ export interface ConversationContext {
    * named the call themselves), such a call runs as any other.
    */
   confirmTool?: ConfirmTool;
+  /**
+   * Asks the requester for input a tool needs while it runs (an MCP server's elicitation): a form
+   * or a link, shown to them alone. Absent (the terminal, `/tool`), such a request is declined.
+   */
+  askInput?: AskInput;
 }
 
 /** How a call that needed confirmation was decided, and by whom (null: nobody answered). */
@@ -43,6 +48,53 @@ export interface ToolConfirmationRequest {
 
 /** The port the agent asks through; it resolves once the person answered, or its wait ran out. */
 export type ConfirmTool = (request: ToolConfirmationRequest) => Promise<ToolConfirmationOutcome>;
+
+/** One field of a form a tool asks the requester to fill in: a flat value, never an object. */
+export interface InputField {
+  name: string;
+  /** What the person reads (the schema's title, or the name). */
+  label: string;
+  description?: string;
+  /** `list`: several of `options` (a multi-select). */
+  type: 'string' | 'number' | 'integer' | 'boolean' | 'enum' | 'list';
+  /** The choices of an `enum` or `list` field: the values sent back. */
+  options?: readonly string[];
+  /** What people read of each option, when the schema titles them (`oneOf`, `enumNames`). */
+  optionTitles?: readonly string[];
+  required: boolean;
+  default?: string | number | boolean | readonly string[];
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  /** How many choices a `list` takes. */
+  minItems?: number;
+  maxItems?: number;
+}
+
+/** What a tool asks of the requester while it runs: a form to fill in, or a link to open. */
+export interface InputRequest {
+  tool: string;
+  /** The tool's words to the person, as it sent them. */
+  message: string;
+  form: { kind: 'form'; fields: readonly InputField[] } | { kind: 'url'; url: string };
+  requester: Requester;
+  /** Fires when the call ends or the run stops: the question is then withdrawn ("cancel"). */
+  signal: AbortSignal;
+}
+
+/**
+ * The requester's answer: `accept` with the form's values (none for a link, whose answer is that
+ * they chose to open it), `decline` (they said no, or did not answer in time), or `cancel` (the
+ * question was withdrawn, or could not be asked). The MCP spec's three actions.
+ */
+export interface InputOutcome {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, string | number | boolean | string[]>;
+}
+
+/** The port the agent asks through; it resolves once the person answered, or its wait ran out. */
+export type AskInput = (request: InputRequest) => Promise<InputOutcome>;
 
 /** What a tool receives besides its arguments. */
 export interface ToolContext extends ConversationContext {

@@ -75,6 +75,6 @@ export interface DiscordSettings {
   allowDms: boolean;
   /** Tokens all direct-message conversations together may use per day (UTC); 0: no limit. */
   dmDailyTokens: number;
-  /** How long a destructive tool call waits for its asker's Confirm before it is cancelled (TOOL_CONFIRM_SECONDS). */
+  /** How long a destructive tool call waits for its asker's Confirm before it is cancelled, and a tool's request for input for its answer (TOOL_CONFIRM_SECONDS). */
   toolConfirmMs?: number;
 }

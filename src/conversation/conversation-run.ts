@@ -12,7 +12,7 @@ import type { ModelClient } from '../agent/model-client.ts';
 import { ModelError } from '../agent/model-error.ts';
 import { type AgentSettings, runAgent, type RunAgentOptions } from '../agent/run-agent.ts';
 import { buildSystemPrompt, type ConversationPlace } from '../agent/system-prompt.ts';
-import type { ConfirmTool, Requester, RuntimeTool, ToolServer } from '../agent/tool.ts';
+import type { AskInput, ConfirmTool, Requester, RuntimeTool, ToolServer } from '../agent/tool.ts';
 import { currentTools, toolsFor } from '../agent/tool-registry.ts';
 import type { ConversationMemory } from '../memory/conversation-memory.ts';
 
@@ -52,6 +52,8 @@ export interface RunPlan {
   seesImages?: boolean;
   /** Asks the requester before a tool that `needsConfirmation` runs (in Discord: Confirm / Cancel buttons). */
   confirmTool?: ConfirmTool;
+  /** Asks the requester for input a tool needs while it runs (in Discord: a button that opens a form). */
+  askInput?: AskInput;
 }
 
 /** How a run ended, as its deliverer needs to know it. */
@@ -106,6 +108,7 @@ function prepareRun(
       requester,
       logger: setup.logger,
       ...(plan.confirmTool ? { confirmTool: plan.confirmTool } : {}),
+      ...(plan.askInput ? { askInput: plan.askInput } : {}),
     },
     settings: plan.seesImages === undefined ? setup.agent : { ...setup.agent, seesImages: plan.seesImages },
     calledBefore: plan.calledBefore,

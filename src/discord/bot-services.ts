@@ -24,6 +24,7 @@ import type { TokenCounter } from '../memory/token-counter.ts';
 import type { ModelCatalog } from '../model-catalog/model-catalog.ts';
 import type { ModelVision } from '../place-settings/place-choice.ts';
 import type { ModeratorLog } from './moderator-log/moderator-log.ts';
+import type { ToolInputRequests } from './runs/input-requests.ts';
 import type { DestructiveToolEvent, ToolConfirmations } from './runs/tool-confirmation.ts';
 
 export interface BotServices {
@@ -68,6 +69,8 @@ export interface BotServices {
   runSinks: readonly AgentEventSink[];
   /** The Confirm / Cancel questions of destructive tool calls waiting for their asker. */
   confirmations: ToolConfirmations;
+  /** The requests for input (MCP elicitation) of running tools, waiting for their asker. */
+  inputRequests: ToolInputRequests;
   /** Hears what each destructive tool call came to (confirmed, cancelled, timed out). */
   onDestructiveTool?: (event: DestructiveToolEvent) => void;
 }

@@ -41,6 +41,7 @@ import { type ReminderScheduler, startReminders } from './outbound/reminder-sche
 import { noPings } from './outbound/send.ts';
 import { startModeratorLog } from './moderator-log/moderator-log.ts';
 import { takeUpWork } from './runs/take-up.ts';
+import { ToolInputRequests } from './runs/input-requests.ts';
 import { type DestructiveToolEvent, ToolConfirmations } from './runs/tool-confirmation.ts';
 
 export type { HandledEvent } from './gateway-events.ts';
@@ -189,6 +190,7 @@ function buildServices(deps: BotDependencies, client: Client<true>, shutdown: Ab
     shutdown,
     runSinks: deps.runSinks ?? [],
     confirmations: new ToolConfirmations(deps.logger),
+    inputRequests: new ToolInputRequests(deps.logger),
     onDestructiveTool: (event) => {
       deps.onDestructiveTool?.(event);
       if (event.guildId === null) return;
@@ -243,7 +245,9 @@ async function listen(
   const caughtUp = catchUp(store, router, logger, conversations);
   routeGatewayEvents(client, {
     router,
-    onCommand: services.confirmations.routeButtons(commandRouter(deps.commands, { ...services, ...setup })),
+    onCommand: services.inputRequests.routeInteractions(
+      services.confirmations.routeButtons(commandRouter(deps.commands, { ...services, ...setup })),
+    ),
     // A new gateway session (one that could not resume) may have missed messages and channels.
     onNewSession: async () => {
       watch(client.channels.cache.values());

@@ -11,6 +11,7 @@ import type { RuntimeTool, ToolContext, ToolServer, ToolServerStatus } from '../
 import { errorMessage, UserFacingError } from '../agent/errors.ts';
 import { secretMask } from '../text/mask-secrets.ts';
 import { truncateLine } from '../text/truncate.ts';
+import { answerElicitations, type CallInFlight, elicitationCapability } from './elicitation.ts';
 import { connectOverHttp } from './http-connect.ts';
 import { logServerMessages } from './server-log.ts';
 import type { StderrTail } from './stderr-log.ts';
@@ -61,6 +62,8 @@ export class McpConnection implements ToolServer {
   private firstAttempt: Promise<void> | null = null;
   /** The end of the stderr of the attempt in progress (a stdio server's), for the reason it failed. */
   private stderrTail: StderrTail | null = null;
+  /** The calls in flight, so that a request for input (elicitation) reaches the person behind its call. */
+  private readonly calls = new Set<CallInFlight>();
   /**
    * Takes the server's secrets (its env and headers) out of a reason before it is cut, logged or
    * shown: a server, or a proxy before it, may echo its request's headers in an error.
@@ -116,6 +119,8 @@ export class McpConnection implements ToolServer {
         `the ${this.name} MCP server is unavailable right now (${why}); try again in a little while`,
       );
     }
+    const inFlight = { tool, context };
+    this.calls.add(inFlight);
     try {
       return (await client.callTool({ name: tool, arguments: args }, undefined, {
         signal: context.signal,
@@ -147,6 +152,8 @@ export class McpConnection implements ToolServer {
         `the ${this.name} MCP server could not run ${tool}: ${truncateLine(this.masked(errorMessage(error)), maxReasonLength)}`,
         { cause: error },
       );
+    } finally {
+      this.calls.delete(inFlight);
     }
   }
 
@@ -196,7 +203,7 @@ export class McpConnection implements ToolServer {
   /** A client for one attempt; what it hears counts only while it is the connection's client. */
   private newClient(): Client {
     const client = new Client(this.clientInfo, {
-      capabilities: {},
+      capabilities: elicitationCapability,
       listChanged: {
         tools: {
           // The SDK's own refresh reads the first page only: every page is listed here.
@@ -212,6 +219,7 @@ export class McpConnection implements ToolServer {
     };
     client.onerror = (error) => this.logger.debug({ mcpServer: this.name, err: error }, 'MCP transport error');
     logServerMessages(client, this.logger, this.name, this.masked);
+    answerElicitations(client, this.name, this.calls, this.logger);
     return client;
   }
 

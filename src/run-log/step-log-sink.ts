@@ -4,6 +4,7 @@ import { truncateLine } from '../text/truncate.ts';
 import type {
   AgentEventSink,
   FinalAnswerEvent,
+  InputNote,
   ModelCallEvent,
   RunEndEvent,
   RunStartEvent,
@@ -101,7 +102,11 @@ function recordToolCall(log: StepLog, event: ToolCallEvent, now: number): void {
 
 /** Completes the call's started row with its result or error. */
 function recordToolEnd(log: StepLog, event: ToolResultEvent | ToolErrorEvent, now: number): void {
-  const note = event.confirmation ? confirmationNote(event.confirmation) : null;
+  const notes = [
+    ...(event.confirmation ? [confirmationNote(event.confirmation)] : []),
+    ...(event.inputs ?? []).map(inputNote),
+  ];
+  const note = notes.length > 0 ? notes.join('; ') : null;
   const end =
     event.type === 'tool-result'
       ? {
@@ -138,6 +143,12 @@ function recordToolEnd(log: StepLog, event: ToolResultEvent | ToolErrorEvent, no
 function confirmationNote(outcome: ToolConfirmationOutcome): string {
   const who = outcome.by ? ` by ${outcome.by.displayName} (${outcome.by.id})` : '';
   return outcome.decision === 'timed-out' ? 'not confirmed in time: cancelled' : `${outcome.decision}${who}`;
+}
+
+/** A request for input, as the step log shows it: "input asked (name, age): accept" (never the values). */
+function inputNote(input: InputNote): string {
+  const asked = input.kind === 'url' ? 'link shown' : `input asked (${input.fields.join(', ')})`;
+  return `${asked}: ${input.action}`;
 }
 
 function recordFinalAnswer(log: StepLog, event: FinalAnswerEvent, now: number): void {

@@ -8,8 +8,8 @@
  *
  * Tools: echo, add (numbers only: a schema to break), environment (what the process was given),
  * crash (exits mid-call), hang (never answers), freeze (stops answering anything), screenshot (an image
- * and an animation), screenshots (as many images as asked), delete (the one destructive tool), and one
- * with a name too long to keep as it is.
+ * and an animation), screenshots (as many images as asked), delete (the one destructive tool), sign_up
+ * and log_in (which ask the user for input: a form, a link), and one with a name too long to keep as it is.
  */
 import { appendFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -146,6 +146,49 @@ if (mode === 'hang-on-start') {
       inputSchema: { what: z.string() },
     },
     ({ what }) => text(`deleted ${what}`),
+  );
+  server.registerTool(
+    'sign_up',
+    {
+      annotations: readOnly,
+      description: 'Asks for details (a form).',
+      inputSchema: {},
+    },
+    async (_args, extra) => {
+      const answer = await server.server.elicitInput(
+        {
+          message: 'Who are you?',
+          requestedSchema: {
+            type: 'object',
+            properties: {
+              name: { type: 'string', title: 'Your name', minLength: 2 },
+              age: { type: 'integer', title: 'Age', minimum: 0, maximum: 150 },
+              newsletter: { type: 'boolean', title: 'Newsletter', description: 'Send me news' },
+              color: { type: 'string', title: 'Colour', enum: ['red', 'green', 'blue'] },
+            },
+            required: ['name', 'age'],
+          },
+        },
+        { relatedRequestId: extra.requestId },
+      );
+      return text(`${answer.action} ${JSON.stringify(answer.content ?? null)}`);
+    },
+  );
+  server.registerTool(
+    'log_in',
+    { annotations: readOnly, description: 'Asks to open a link.', inputSchema: {} },
+    async (_args, extra) => {
+      const answer = await server.server.elicitInput(
+        {
+          mode: 'url',
+          message: 'Log in to the service',
+          elicitationId: 'login-1',
+          url: 'https://example.com/login?state=1',
+        },
+        { relatedRequestId: extra.requestId },
+      );
+      return text(answer.action);
+    },
   );
   server.registerTool(
     'a_tool_whose_name_is_far_too_long_to_fit_once_the_server_name_is_put_before_it',

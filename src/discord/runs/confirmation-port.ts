@@ -1,8 +1,8 @@
 /**
- * The Confirm / Cancel port of one run in Discord: questions go where the run posts, wait
+ * The Confirm / Cancel port of one run in Discord (and its port of requests for input): questions go where the run posts, wait
  * TOOL_CONFIRM_SECONDS, and their outcome goes to `onDestructiveTool` (tool-confirmation.ts).
  */
-import type { ConfirmTool } from '../../agent/tool.ts';
+import type { AskInput, ConfirmTool } from '../../agent/tool.ts';
 import type { BotServices } from '../bot-services.ts';
 import type { TargetToBe } from '../outbound/posting-channel.ts';
 
@@ -33,5 +33,19 @@ export function confirmationPort(
         services.logger.warn({ err: error, tool: request.tool }, 'onDestructiveTool failed');
       }
     },
+  });
+}
+
+/**
+ * The port of a run's requests for input (input-requests.ts): posted where the run posts, waiting
+ * TOOL_CONFIRM_SECONDS as a confirmation does (the tool's own time limit bounds it too).
+ */
+export function inputPort(
+  services: Pick<BotServices, 'inputRequests' | 'discord'>,
+  plan: { target: TargetToBe },
+): AskInput {
+  return services.inputRequests.port({
+    channel: async () => (await plan.target).channel,
+    timeoutMs: services.discord.toolConfirmMs ?? defaultConfirmMs,
   });
 }

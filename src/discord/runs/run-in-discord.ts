@@ -23,7 +23,7 @@ import { sendText } from '../outbound/send.ts';
 import { answerScreenOf } from './answer-check.ts';
 import { LiveAnswer } from './live-answer.ts';
 import { deliver } from './post-answer.ts';
-import { confirmationPort } from './confirmation-port.ts';
+import { confirmationPort, inputPort } from './confirmation-port.ts';
 import { keepTyping } from './typing.ts';
 
 /** What a run in Discord uses of the bot's services. */
@@ -47,6 +47,7 @@ export type RunServices = Pick<
   | 'runSinks'
   | 'contentChecks'
   | 'confirmations'
+  | 'inputRequests'
   | 'onDestructiveTool'
 >;
 
@@ -209,6 +210,7 @@ async function runInDiscord(
       toolAllowed: choice.toolAllowed,
       seesImages: choice.seesImages,
       confirmTool: confirmationPort(services, plan, runId),
+      askInput: inputPort(services, plan),
     },
     {
       runId,

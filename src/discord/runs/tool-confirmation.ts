@@ -6,14 +6,12 @@
  * waits for the outcome, records it in the step log, and `onDestructiveTool` hears it.
  * https://discord.com/developers/docs/components/reference#button
  */
-import { randomUUID } from 'node:crypto';
 import {
   ActionRowBuilder,
   ButtonBuilder,
   type ButtonInteraction,
   ButtonStyle,
   type Interaction,
-  type Message,
   MessageFlags,
   type SendableChannels,
 } from 'discord.js';
@@ -22,6 +20,7 @@ import type { ConfirmTool, Requester, ToolConfirmationOutcome, ToolConfirmationR
 import { formatTimeLimit } from '../../text/duration.ts';
 import { truncate } from '../../text/truncate.ts';
 import { noPings } from '../outbound/send.ts';
+import { askQuestion } from './open-question.ts';
 
 /**
  * What a destructive call came to, for whoever watches them (a moderators' log channel): the tool,
@@ -93,63 +92,37 @@ export class ToolConfirmations {
     await question.answer({ decision: choice === 'confirm' ? 'confirmed' : 'cancelled', by }, interaction);
   }
 
-  /**
-   * Posts the question and resolves with its answer, its timeout, or its withdrawal when the run
-   * stops. Open before it is posted, so that no press can come before it is known.
-   */
-  private async ask(
+  /** Posts the question and resolves with its answer, its timeout, or its withdrawal when the run stops. */
+  private ask(
     channel: SendableChannels,
     request: ToolConfirmationRequest,
     timeoutMs: number,
   ): Promise<ToolConfirmationOutcome> {
-    const id = randomUUID();
     const { tool, requester, signal } = request;
     const wait = formatTimeLimit(timeoutMs);
-    let settle!: (outcome: ToolConfirmationOutcome) => void;
-    const decided = new Promise<ToolConfirmationOutcome>((resolve) => (settle = resolve));
-    let message: Message | null = null;
-    let timer: NodeJS.Timeout | undefined;
-    let closed = false;
-    const close = async (outcome: ToolConfirmationOutcome, shown: string, press?: ButtonInteraction) => {
-      if (closed) return;
-      closed = true;
-      clearTimeout(timer);
-      signal.removeEventListener('abort', stopped);
-      this.open.delete(id);
-      settle(outcome);
-      const edit = { content: `${shown} (**${tool}**)`, components: [], allowedMentions: noPings };
-      await (press ? press.update(edit) : message?.edit(edit))?.catch((error: unknown) =>
-        this.logger.warn({ err: error, tool }, 'could not close a confirmation question'),
-      );
-    };
-    const stopped = () => void close({ decision: 'cancelled', by: null }, '✖️ The run stopped: not run');
-    this.open.set(id, {
-      askerId: requester.id,
-      answer: (outcome, press) =>
-        close(
-          outcome,
-          `${outcome.decision === 'confirmed' ? '✅ Confirmed' : '✖️ Cancelled'} by ${outcome.by!.displayName}: ${outcome.decision === 'confirmed' ? 'running' : 'not run'}`,
-          press,
-        ),
+    return askQuestion<ToolConfirmationOutcome>({
+      channel,
+      logger: this.logger,
+      tool,
+      signal,
+      timeoutMs,
+      content: `⚠️ **${requester.displayName}**, I want to run **${tool}**, which may change or delete things:\n\`\`\`json\n${truncate(request.arguments, maxShownArguments)}\n\`\`\`\nConfirm within ${wait}, or it is cancelled.`,
+      buttons,
+      opened: (id, close) =>
+        this.open.set(id, {
+          askerId: requester.id,
+          answer: (outcome, press) =>
+            close(
+              outcome,
+              `${outcome.decision === 'confirmed' ? '✅ Confirmed' : '✖️ Cancelled'} by ${outcome.by!.displayName}: ${outcome.decision === 'confirmed' ? 'running' : 'not run'}`,
+              (edit) => press.update(edit),
+            ),
+        }),
+      closed: (id) => this.open.delete(id),
+      withdrawn: { outcome: { decision: 'cancelled', by: null }, shown: '✖️ The run stopped: not run' },
+      timedOut: { outcome: { decision: 'timed-out', by: null }, shown: `⌛ Not confirmed within ${wait}: not run` },
+      unposted: { decision: 'cancelled', by: null },
     });
-    signal.addEventListener('abort', stopped, { once: true });
-    try {
-      message = await channel.send({
-        content: `⚠️ **${requester.displayName}**, I want to run **${tool}**, which may change or delete things:\n\`\`\`json\n${truncate(request.arguments, maxShownArguments)}\n\`\`\`\nConfirm within ${wait}, or it is cancelled.`,
-        components: [buttons(id)],
-        allowedMentions: noPings,
-      });
-    } catch (error) {
-      this.logger.warn({ err: error, tool }, 'could not ask for a confirmation: the call is cancelled');
-      void close({ decision: 'cancelled', by: null }, '');
-    }
-    if (signal.aborted) stopped();
-    if (!closed)
-      timer = setTimeout(
-        () => void close({ decision: 'timed-out', by: null }, `⌛ Not confirmed within ${wait}: not run`),
-        timeoutMs,
-      );
-    return decided;
   }
 }
 

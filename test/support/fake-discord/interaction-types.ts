@@ -147,6 +147,7 @@ export interface FakeModal {
       label?: string;
       style: number;
       value?: string;
+      placeholder?: string;
       required?: boolean;
       max_length?: number;
     }[];

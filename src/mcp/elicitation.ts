@@ -1,0 +1,122 @@
+/**
+ * MCP elicitation: a server asks, during a tool call, for input from the person using the client
+ * (`elicitation/create`). The bot declares the capability (form and URL modes) and hands each request
+ * to the call's `askInput` port (the Discord layer asks the person whose message started the run);
+ * where there is none (the terminal, `/tool`), or the call cannot be told apart, it declines.
+ * https://modelcontextprotocol.io/specification/2025-06-18/client/elicitation (form mode)
+ * https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation (URL mode)
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { type ElicitRequest, ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '../agent/logger.ts';
+import type { InputField, InputRequest, ToolContext } from '../agent/tool.ts';
+import { errorMessage } from '../agent/errors.ts';
+import { agentToolName } from './mcp-tools.ts';
+
+/** The client capability declared at `initialize`: both modes (the SDK checks each request against it). */
+export const elicitationCapability = { elicitation: { form: {}, url: {} } };
+
+/** A call in flight on one connection: the tool and the context of the run that made it. */
+export interface CallInFlight {
+  tool: string;
+  context: ToolContext;
+}
+
+type FormSchema = Extract<ElicitRequest['params'], { requestedSchema: unknown }>['requestedSchema'];
+type PropertySchema = FormSchema['properties'][string];
+
+/**
+ * Answers the server's `elicitation/create` requests. `calls` are the connection's calls in flight:
+ * the request goes to the one call's asker; with none (a request outside a call) or several at once
+ * (MCP does not say which call asked, over stdio), nobody can be asked for sure, and it is declined.
+ */
+export function answerElicitations(
+  client: Client,
+  server: string,
+  calls: ReadonlySet<CallInFlight>,
+  logger: Logger,
+): void {
+  client.setRequestHandler(ElicitRequestSchema, async (request, extra): Promise<ElicitResult> => {
+    const params = request.params;
+    const [call, ...others] = calls;
+    const declined = (why: string): ElicitResult => {
+      logger.warn(
+        { mcpServer: server, tool: call?.tool, mode: params.mode ?? 'form' },
+        `MCP input request declined: ${why}`,
+      );
+      return { action: 'decline' };
+    };
+    if (!call || others.length > 0)
+      return declined(
+        call ? 'several calls were in flight, and it is not known which one asked' : 'no call was in flight',
+      );
+    if (!call.context.askInput) return declined('nobody can be asked here (the terminal, or /tool)');
+    const form = params.mode === 'url' ? { kind: 'url' as const, url: params.url } : formOf(params.requestedSchema);
+    const input: InputRequest = {
+      tool: agentToolName(server, call.tool),
+      message: params.message,
+      form,
+      requester: call.context.requester,
+      signal: AbortSignal.any([call.context.signal, extra.signal]),
+    };
+    try {
+      const outcome = await call.context.askInput(input);
+      return outcome.action === 'accept' && form.kind === 'form'
+        ? { action: 'accept', content: outcome.content ?? {} }
+        : { action: outcome.action };
+    } catch (error) {
+      logger.warn({ mcpServer: server, tool: call.tool, err: errorMessage(error) }, 'asking for input failed');
+      return { action: 'cancel' };
+    }
+  });
+}
+
+/** The fields of a requested form (the spec allows flat properties only: the SDK has checked it). */
+export function formOf(schema: FormSchema): { kind: 'form'; fields: InputField[] } {
+  const required = new Set(schema.required ?? []);
+  const fields: InputField[] = [];
+  for (const [name, property] of Object.entries(schema.properties)) {
+    const field = fieldOf(name, property, required.has(name));
+    fields.push(field);
+  }
+  return { kind: 'form', fields };
+}
+
+function fieldOf(name: string, property: PropertySchema, required: boolean): InputField {
+  const base = {
+    name,
+    label: property.title ?? name,
+    ...(property.description ? { description: property.description } : {}),
+    required,
+    ...(property.default !== undefined ? { default: property.default } : {}),
+  };
+  if (property.type === 'array') {
+    const { items } = property;
+    const choices = 'enum' in items ? { options: items.enum } : titled(items.anyOf);
+    return { ...base, type: 'list', ...choices, minItems: property.minItems, maxItems: property.maxItems };
+  }
+  if (property.type === 'boolean') return { ...base, type: 'boolean' };
+  if (property.type === 'number' || property.type === 'integer')
+    return { ...base, type: property.type, minimum: property.minimum, maximum: property.maximum };
+  if ('oneOf' in property) return { ...base, type: 'enum', ...titled(property.oneOf) };
+  if ('enum' in property)
+    return {
+      ...base,
+      type: 'enum',
+      options: property.enum,
+      ...('enumNames' in property && property.enumNames ? { optionTitles: property.enumNames } : {}),
+    };
+  const text = property as { minLength?: number; maxLength?: number; format?: string };
+  const format = text.format ? ` (${text.format})` : '';
+  return {
+    ...base,
+    ...(format ? { description: `${base.description ?? ''}${format}`.trim() } : {}),
+    type: 'string',
+    minLength: text.minLength,
+    maxLength: text.maxLength,
+  };
+}
+
+function titled(options: readonly { const: string; title: string }[]): { options: string[]; optionTitles: string[] } {
+  return { options: options.map((option) => option.const), optionTitles: options.map((option) => option.title) };
+}
