@@ -56,6 +56,22 @@ export interface ToolCallEvent {
   arguments: string;
 }
 
+/**
+ * A running call told how far it has got (`ToolContext.reportProgress`): at any pace the tool
+ * chooses, only between its `tool-call` and its `tool-result` or `tool-error`.
+ */
+export interface ToolProgressEvent {
+  type: 'tool-progress';
+  runId: string;
+  step: number;
+  callId: string;
+  name: string;
+  progress: number;
+  /** Null when the tool does not know how much there is to do. */
+  total: number | null;
+  message: string | null;
+}
+
 export interface ToolResultEvent {
   type: 'tool-result';
   runId: string;
@@ -128,6 +144,7 @@ export type AgentEvent =
   | AnswerDeltaEvent
   | ModelCallEvent
   | ToolCallEvent
+  | ToolProgressEvent
   | ToolResultEvent
   | ToolErrorEvent
   | FinalAnswerEvent

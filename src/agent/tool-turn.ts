@@ -4,7 +4,7 @@ import { truncateWithNote } from '../text/truncate.ts';
 import { type Deadline, deadline } from './deadline.ts';
 import type { AgentEventSink, ToolErrorKind } from './events.ts';
 import type { ToolCall, ToolMessage } from './messages.ts';
-import type { ConversationContext, RuntimeTool, ToolConfirmationOutcome } from './tool.ts';
+import type { ConversationContext, RuntimeTool, ToolConfirmationOutcome, ToolProgress } from './tool.ts';
 import { imagesLine, isResultWithImages, type ToolImage } from './tool-images.ts';
 import { untilAborted } from './until-aborted.ts';
 
@@ -79,7 +79,7 @@ export async function runToolTurn(turn: ToolTurn): Promise<ToolTurnOutcome> {
           ? runnable
           : confirmed && confirmed.decision !== 'confirmed'
             ? notConfirmed(runnable.tool, confirmed)
-            : await run(turn, limit, runnable, executed);
+            : await run(turn, limit, runnable, executed, call);
       const base = {
         runId: turn.runId,
         step: turn.step,
@@ -167,10 +167,41 @@ function notConfirmed(tool: RuntimeTool, outcome: ToolConfirmationOutcome): Obse
   };
 }
 
-async function run(turn: ToolTurn, limit: Deadline, runnable: Runnable, executed: string[]): Promise<Observation> {
+async function run(
+  turn: ToolTurn,
+  limit: Deadline,
+  runnable: Runnable,
+  executed: string[],
+  call: ToolCall,
+): Promise<Observation> {
   if (turn.runSignal.aborted) return { ok: false, kind: 'cancelled', text: 'Cancelled: the run was stopped.' };
   executed.push(runnable.tool.name);
-  return execute(turn, limit, runnable.tool, runnable.args);
+  const progress = progressReporter(turn, call);
+  try {
+    return await execute(turn, limit, runnable.tool, runnable.args, progress.report);
+  } finally {
+    // A server may still send progress after the call ended (or was given up): nobody hears it.
+    progress.end();
+  }
+}
+
+/** What a call tells of its progress, as `tool-progress` events, until it ends. */
+function progressReporter(turn: ToolTurn, call: ToolCall) {
+  let running = true;
+  const report = ({ progress, total, message }: ToolProgress) => {
+    if (!running || !Number.isFinite(progress)) return;
+    turn.emit({
+      type: 'tool-progress',
+      runId: turn.runId,
+      step: turn.step,
+      callId: call.id,
+      name: call.function.name,
+      progress,
+      total: total !== undefined && Number.isFinite(total) && total > 0 ? total : null,
+      message: message?.trim() || null,
+    });
+  };
+  return { report, end: () => void (running = false) };
 }
 
 function parseArguments(text: string): { ok: true; value: unknown } | { ok: false; text: string } {
@@ -186,13 +217,21 @@ function parseArguments(text: string): { ok: true; value: unknown } | { ok: fals
   }
 }
 
-async function execute(turn: ToolTurn, limit: Deadline, tool: RuntimeTool, args: unknown): Promise<Observation> {
+async function execute(
+  turn: ToolTurn,
+  limit: Deadline,
+  tool: RuntimeTool,
+  args: unknown,
+  reportProgress: (progress: ToolProgress) => void,
+): Promise<Observation> {
   const { signal } = limit;
   // Kept only if the call succeeds: a URL noted by a call that then failed was never shown.
   const sources: string[] = [];
   const noteSource = (url: string) => void sources.push(url);
   try {
-    const running = Promise.resolve().then(() => tool.execute(args, { ...turn.context, signal, noteSource }));
+    const running = Promise.resolve().then(() =>
+      tool.execute(args, { ...turn.context, signal, noteSource, reportProgress }),
+    );
     const result = await untilAborted(running, signal);
     if (isResultWithImages(result)) {
       const line = imagesLine(result.images.length, turn.seesImages);
