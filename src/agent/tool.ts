@@ -57,7 +57,7 @@ export interface ToolContext extends ConversationContext {
    * Tells how far a long call has got (an MCP server's `notifications/progress`): heard by the run's
    * listeners as a `tool-progress` event while the call runs, ignored after it ends; absent outside a run.
    */
-  reportProgress?(progress: ToolProgress): void;
+  reportProgress?: (progress: ToolProgress) => void;
 }
 
 /** How far a call has got: `progress` grows; `total` is known when the tool says it (as in MCP). */
