@@ -11,6 +11,7 @@ import type { RuntimeTool, ToolContext, ToolServer, ToolServerStatus } from '../
 import { errorMessage, UserFacingError } from '../agent/errors.ts';
 import { secretMask } from '../text/mask-secrets.ts';
 import { truncateLine } from '../text/truncate.ts';
+import { callOptions } from './call-options.ts';
 import { connectOverHttp } from './http-connect.ts';
 import { logServerMessages } from './server-log.ts';
 import type { StderrTail } from './stderr-log.ts';
@@ -38,8 +39,6 @@ const defaultMcpTimings: McpTimings = {
   stableAfterMs: 60_000,
 };
 
-/** setTimeout's ceiling: calls are bounded by the tool's own signal, not the SDK's 60 s default. */
-const noSdkTimeout = 2_147_483_647;
 /**
  * Why a server is down, as people see it, is cut to this length (an HTTP error can carry a whole
  * page); room for the end of its stderr (200 characters at most) and a short error.
@@ -117,10 +116,11 @@ export class McpConnection implements ToolServer {
       );
     }
     try {
-      return (await client.callTool({ name: tool, arguments: args }, undefined, {
-        signal: context.signal,
-        timeout: noSdkTimeout,
-      })) as CallResult;
+      return (await client.callTool(
+        { name: tool, arguments: args },
+        undefined,
+        callOptions(context, this.masked),
+      )) as CallResult;
     } catch (error) {
       if (context.signal.aborted) {
         // A call that ran out of time may mean a hung server: one that does not answer a ping is restarted.

@@ -8,7 +8,7 @@
  *
  * Tools: echo, add (numbers only: a schema to break), environment (what the process was given),
  * crash (exits mid-call), hang (never answers), freeze (stops answering anything), screenshot (an image
- * and an animation), screenshots (as many images as asked), delete (the one destructive tool), and one
+ * and an animation), screenshots (as many images as asked), slow (tells its progress), delete (the one destructive tool), and one
  * with a name too long to keep as it is.
  */
 import { appendFileSync } from 'node:fs';
@@ -137,6 +137,27 @@ if (mode === 'hang-on-start') {
         })),
       ],
     }),
+  );
+  server.registerTool(
+    'slow',
+    {
+      annotations: readOnly,
+      description:
+        'Takes `steps` steps of `stepMs` ms, telling its progress after each when the call has a progressToken.',
+      inputSchema: { steps: z.number(), stepMs: z.number() },
+    },
+    async ({ steps, stepMs }, extra) => {
+      const progressToken = extra._meta?.progressToken;
+      for (let step = 1; step <= steps; step += 1) {
+        await new Promise((resolve) => setTimeout(resolve, stepMs));
+        if (progressToken !== undefined)
+          await extra.sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken, progress: step, total: steps, message: `step ${step} of ${steps}` },
+          });
+      }
+      return text(`${steps} steps done (progressToken ${progressToken === undefined ? 'absent' : 'sent'})`);
+    },
   );
   server.registerTool(
     'delete',
