@@ -10,7 +10,9 @@ const noSdkTimeout = 2_147_483_647;
  * `_meta.progressToken` and hands the server's `notifications/progress` for it to that callback
  * (`Protocol.request` and `_onprogress` in @modelcontextprotocol/sdk/dist/esm/shared/protocol.js,
  * 1.32). Its `resetTimeoutOnProgress` would reset only the SDK's own timeout, which is off here:
- * TOOL_TIMEOUT_SECONDS bounds the call whatever it reports.
+ * TOOL_TIMEOUT_SECONDS bounds the call whatever it reports. The SDK hands notifications on a
+ * microtask but responses at once (`_onnotification`), so a last progress read in the same chunk as
+ * the result comes after its handler is gone and is dropped: the result shows the end anyway.
  * https://modelcontextprotocol.io/specification/2025-06-18/basic/utilities/progress
  * `masked`: takes the server's secrets out of its progress messages, as out of its other words.
  */

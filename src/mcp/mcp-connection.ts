@@ -17,6 +17,7 @@ import { logServerMessages } from './server-log.ts';
 import type { StderrTail } from './stderr-log.ts';
 import { stdioTransport } from './stdio-transport.ts';
 import type { McpServerConfig } from './mcp-config.ts';
+import type { ReadResource, ResourceContents } from './mcp-resources.ts';
 import { type CallResult, type CallTool, type ListedTool, listAllTools, toolsFromListing } from './mcp-tools.ts';
 
 export interface McpTimings {
@@ -71,8 +72,8 @@ export class McpConnection implements ToolServer {
     private readonly logger: Logger,
     private readonly timings: McpTimings = defaultMcpTimings,
     private readonly clientInfo = { name: 'discord-agent-bot', version: '1.0.0' },
-    /** Where its tools' calls go: this server, unless a scoped server routes them to a session. */
-    private readonly routeCall?: CallTool,
+    /** Where its tools' calls and reads go: this server, unless a scoped server routes them to a session. */
+    private readonly route?: { call: CallTool; read: ReadResource },
   ) {
     this.name = config.name;
     this.moderatorOnly = config.moderatorOnly;
@@ -107,6 +108,27 @@ export class McpConnection implements ToolServer {
 
   /** Calls one of the server's tools, by its own name, bounded by the context's signal. */
   async call(tool: string, args: Record<string, unknown>, context: ToolContext): Promise<CallResult> {
+    return this.request(
+      `run ${tool}`,
+      context,
+      async (client) =>
+        (await client.callTool(
+          { name: tool, arguments: args },
+          undefined,
+          callOptions(context, this.masked),
+        )) as CallResult,
+    );
+  }
+
+  /** Reads one of the server's resources (`resources/read`), bounded by the context's signal. */
+  async readResource(uri: string, context: ToolContext): Promise<{ contents: ResourceContents[] }> {
+    return this.request(`read ${uri}`, context, (client) =>
+      client.readResource({ uri }, callOptions(context, this.masked)),
+    );
+  }
+
+  /** A request to the server while it is up; its failures told as people should hear them. */
+  private async request<T>(what: string, context: ToolContext, send: (client: Client) => Promise<T>): Promise<T> {
     const client = this.client;
     if (this.state.state !== 'up' || client === null) {
       const why = this.state.state === 'down' ? this.state.reason : 'it is still starting';
@@ -116,11 +138,7 @@ export class McpConnection implements ToolServer {
       );
     }
     try {
-      return (await client.callTool(
-        { name: tool, arguments: args },
-        undefined,
-        callOptions(context, this.masked),
-      )) as CallResult;
+      return await send(client);
     } catch (error) {
       if (context.signal.aborted) {
         // A call that ran out of time may mean a hung server: one that does not answer a ping is restarted.
@@ -144,7 +162,7 @@ export class McpConnection implements ToolServer {
       if (!(error instanceof McpError)) void this.checkAlive(client);
       throw new UserFacingError(
         'mcp_call_failed',
-        `the ${this.name} MCP server could not run ${tool}: ${truncateLine(this.masked(errorMessage(error)), maxReasonLength)}`,
+        `the ${this.name} MCP server could not ${what}: ${truncateLine(this.masked(errorMessage(error)), maxReasonLength)}`,
         { cause: error },
       );
     }
@@ -172,7 +190,7 @@ export class McpConnection implements ToolServer {
       }
       this.connecting = null;
       this.client = client;
-      this.useListing(tools);
+      this.useListing(tools, client);
       this.state = { state: 'up' };
       this.upSince = Date.now();
       this.logger.info({ mcpServer: this.name, tools: this.listed.map((tool) => tool.name) }, 'MCP server ready');
@@ -242,7 +260,7 @@ export class McpConnection implements ToolServer {
   private async relist(client: Client): Promise<void> {
     try {
       const tools = await listAllTools(client, { timeout: this.timings.startTimeoutMs });
-      if (this.client === client) this.useListing(tools);
+      if (this.client === client) this.useListing(tools, client);
     } catch (error) {
       if (this.client === client)
         this.logger.warn(
@@ -252,11 +270,15 @@ export class McpConnection implements ToolServer {
     }
   }
 
-  private useListing(listed: ListedTool[]): void {
+  /** The tools listed, and `read_resource` when the server declares resources (its `initialize` capabilities). */
+  private useListing(listed: ListedTool[], client: Client): void {
     const { tools, leftOut } = toolsFromListing(
       this.config,
       listed,
-      this.routeCall ?? ((tool, args, context) => this.call(tool, args, context)),
+      this.route?.call ?? ((tool, args, context) => this.call(tool, args, context)),
+      client.getServerCapabilities()?.resources
+        ? (this.route?.read ?? ((uri, context) => this.readResource(uri, context)))
+        : undefined,
     );
     for (const { tool, reason } of leftOut)
       this.logger.warn({ mcpServer: this.name, tool, reason }, 'MCP tool left out');
