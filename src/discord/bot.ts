@@ -184,7 +184,7 @@ function buildServices(deps: BotDependencies, client: Client<true>, shutdown: Ab
     }),
     shutdown,
     runSinks: deps.runSinks ?? [],
-    confirmations: new ToolConfirmations(deps.logger),
+    confirmations: new ToolConfirmations(deps.logger, deps.discord.moderatorRoleIds),
     onDestructiveTool: (event) => {
       deps.onDestructiveTool?.(event);
       if (event.guildId === null) return;
