@@ -8,10 +8,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../agent/logger.ts';
 import type { RuntimeTool, ToolContext, ToolServer, ToolServerStatus } from '../agent/tool.ts';
-import { errorMessage, UserFacingError } from '../agent/errors.ts';
+import { errorMessage } from '../agent/errors.ts';
 import { secretMask } from '../text/mask-secrets.ts';
 import { truncateLine } from '../text/truncate.ts';
-import { callOptions } from './call-options.ts';
+import { callOptions, maxReasonLength, requestFailed, unavailable } from './mcp-request.ts';
 import { connectOverHttp } from './http-connect.ts';
 import { logServerMessages } from './server-log.ts';
 import type { StderrTail } from './stderr-log.ts';
@@ -39,12 +39,6 @@ const defaultMcpTimings: McpTimings = {
   maxBackoffMs: 60_000,
   stableAfterMs: 60_000,
 };
-
-/**
- * Why a server is down, as people see it, is cut to this length (an HTTP error can carry a whole
- * page); room for the end of its stderr (200 characters at most) and a short error.
- */
-const maxReasonLength = 320;
 
 export class McpConnection implements ToolServer {
   readonly name: string;
@@ -130,13 +124,7 @@ export class McpConnection implements ToolServer {
   /** A request to the server while it is up; its failures told as people should hear them. */
   private async request<T>(what: string, context: ToolContext, send: (client: Client) => Promise<T>): Promise<T> {
     const client = this.client;
-    if (this.state.state !== 'up' || client === null) {
-      const why = this.state.state === 'down' ? this.state.reason : 'it is still starting';
-      throw new UserFacingError(
-        'mcp_unavailable',
-        `the ${this.name} MCP server is unavailable right now (${why}); try again in a little while`,
-      );
-    }
+    if (this.state.state !== 'up' || client === null) throw unavailable(this.name, this.state);
     try {
       return await send(client);
     } catch (error) {
@@ -145,26 +133,10 @@ export class McpConnection implements ToolServer {
         void this.checkAlive(client);
         throw error;
       }
-      if (this.closed)
-        throw new UserFacingError(
-          'mcp_closed',
-          `the ${this.name} MCP server was stopped during the call: the bot is shutting down`,
-          { cause: error },
-        );
-      if (this.client !== client || this.state.state !== 'up') {
-        throw new UserFacingError(
-          'mcp_crashed',
-          `the ${this.name} MCP server stopped during the call; it is being restarted`,
-          { cause: error },
-        );
-      }
+      const lost = this.client !== client || this.state.state !== 'up';
       // Not an answer from the server (a refused connection, an HTTP error, a lost session): it may be gone.
-      if (!(error instanceof McpError)) void this.checkAlive(client);
-      throw new UserFacingError(
-        'mcp_call_failed',
-        `the ${this.name} MCP server could not ${what}: ${truncateLine(this.masked(errorMessage(error)), maxReasonLength)}`,
-        { cause: error },
-      );
+      if (!this.closed && !lost && !(error instanceof McpError)) void this.checkAlive(client);
+      throw requestFailed(this.name, what, error, this.closed ? 'closed' : lost ? 'lost' : 'failed', this.masked);
     }
   }
 

@@ -50,7 +50,7 @@ describe('progress of an MCP tool call', () => {
     const result = await connection.call('slow', { steps: 3, stepMs: 10 }, contextHearing(heard));
 
     expect(result.content?.[0]?.text).toBe('3 steps done (progressToken sent)');
-    // The last may be dropped: the SDK hands a notification on a microtask, the result at once (call-options.ts).
+    // The last may be dropped: the SDK hands a notification on a microtask, the result at once (mcp-request.ts).
     const told = [1, 2, 3].map((step) => ({ progress: step, total: 3, message: `step ${step} of 3` }));
     expect(heard.length).toBeGreaterThanOrEqual(2);
     expect(heard).toEqual(told.slice(0, heard.length));
