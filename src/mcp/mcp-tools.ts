@@ -124,7 +124,7 @@ export function toolsFromListing(
   const tools: RuntimeTool[] = [];
   const leftOut: { tool: string; reason: string }[] = [];
   const names = new Set<string>();
-  const readTool = readResource ? agentToolName(server.name, readResourceToolName) : null;
+  const readTool = readResource ? readToolName(server.name, listed, leftOut) : null;
   const { draft7, draft2020 } = validators();
   for (const entry of listed) {
     const name = agentToolName(server.name, entry.name);
@@ -171,16 +171,26 @@ export function toolsFromListing(
       }),
     );
   }
-  if (readResource && readTool) {
-    // A tool of the server's own by that name wins: the model keeps what the server offers.
-    if (names.has(readTool))
-      leftOut.push({
-        tool: readResourceToolName,
-        reason: `the server has a tool of that name (the bot's reads its resources)`,
-      });
-    else tools.push(readResourceTool(server, readTool, readResource));
-  }
+  if (readResource && readTool) tools.push(readResourceTool(server, readTool, readResource));
   return { tools, leftOut };
+}
+
+/**
+ * The name of the bot's `read_resource` for the server; null when a tool of the server's own has it
+ * (the server's wins, and its links then name no tool to read them).
+ */
+function readToolName(
+  server: string,
+  listed: readonly ListedTool[],
+  leftOut: { tool: string; reason: string }[],
+): string | null {
+  const name = agentToolName(server, readResourceToolName);
+  if (!listed.some((entry) => agentToolName(server, entry.name) === name)) return name;
+  leftOut.push({
+    tool: readResourceToolName,
+    reason: `the server has a tool named so (the bot's reads its resources)`,
+  });
+  return null;
 }
 
 /**
