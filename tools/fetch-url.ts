@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { truncateWithNote } from '../src/text/truncate.ts';
 import { classifyAddress } from '../src/web/address-policy.ts';
 import { FetchError } from '../src/web/fetch-error.ts';
+import { cutReadText, maxReadChars } from '../src/web/read-limits.ts';
 import { isReadableType, readableText } from '../src/web/readable-text.ts';
 import { defaultFetchLimits, type FetchLimits, type Resolver, safeGet, systemResolver } from '../src/web/safe-fetch.ts';
 import { defineTool } from './define-tool.ts';
@@ -11,7 +11,7 @@ interface FetchUrlLimits extends FetchLimits {
   maxChars: number;
 }
 
-const defaultFetchUrlLimits: FetchUrlLimits = { ...defaultFetchLimits, maxChars: 12_000 };
+const defaultFetchUrlLimits: FetchUrlLimits = { ...defaultFetchLimits, maxChars: maxReadChars };
 
 export interface FetchUrlOptions {
   /** Defaults to the system resolver; tests pass their own, so that no test touches DNS. */
@@ -69,14 +69,9 @@ export function fetchUrlTool(options: FetchUrlOptions = {}) {
         lines.push(
           `Note: the body is longer than ${limits.maxBytes.toLocaleString('en-US')} bytes; only that much was read.`,
         );
-      return `${lines.join('\n')}\n\n${truncateWithNote(readable.text.trim() || '(empty body)', limits.maxChars, truncatedNote)}`;
+      return `${lines.join('\n')}\n\n${cutReadText(readable.text.trim() || '(empty body)', limits.maxChars)}`;
     },
   });
-}
-
-/** The note after a page cut to `maxChars`: the model should know the page goes on. */
-function truncatedNote(shown: number, total: number): string {
-  return `\n\n[Truncated: showing the first ${shown.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} characters.]`;
 }
 
 export const fetchUrl = fetchUrlTool();

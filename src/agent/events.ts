@@ -63,6 +63,22 @@ export interface InputNote {
   action: InputOutcome['action'];
 }
 
+/**
+ * A running call told how far it has got (`ToolContext.reportProgress`): at any pace the tool
+ * chooses, only between its `tool-call` and its `tool-result` or `tool-error`.
+ */
+export interface ToolProgressEvent {
+  type: 'tool-progress';
+  runId: string;
+  step: number;
+  callId: string;
+  name: string;
+  progress: number;
+  /** Null when the tool does not know how much there is to do. */
+  total: number | null;
+  message: string | null;
+}
+
 export interface ToolResultEvent {
   type: 'tool-result';
   runId: string;
@@ -139,6 +155,7 @@ export type AgentEvent =
   | AnswerDeltaEvent
   | ModelCallEvent
   | ToolCallEvent
+  | ToolProgressEvent
   | ToolResultEvent
   | ToolErrorEvent
   | FinalAnswerEvent

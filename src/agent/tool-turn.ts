@@ -4,7 +4,7 @@ import { truncateWithNote } from '../text/truncate.ts';
 import { type Deadline, deadline } from './deadline.ts';
 import type { AgentEventSink, InputNote, ToolErrorKind } from './events.ts';
 import type { ToolCall, ToolMessage } from './messages.ts';
-import type { AskInput, ConversationContext, RuntimeTool, ToolConfirmationOutcome } from './tool.ts';
+import type { AskInput, ConversationContext, RuntimeTool, ToolConfirmationOutcome, ToolProgress } from './tool.ts';
 import { imagesLine, isResultWithImages, type ToolImage } from './tool-images.ts';
 import { untilAborted } from './until-aborted.ts';
 
@@ -80,7 +80,7 @@ export async function runToolTurn(turn: ToolTurn): Promise<ToolTurnOutcome> {
           ? runnable
           : confirmed && confirmed.decision !== 'confirmed'
             ? notConfirmed(runnable.tool, confirmed)
-            : await run(turn, limit, runnable, executed, inputs);
+            : await run(turn, limit, runnable, executed, inputs, call);
       const base = {
         runId: turn.runId,
         step: turn.step,
@@ -175,10 +175,17 @@ async function run(
   runnable: Runnable,
   executed: string[],
   inputs: InputNote[],
+  call: ToolCall,
 ): Promise<Observation> {
   if (turn.runSignal.aborted) return { ok: false, kind: 'cancelled', text: 'Cancelled: the run was stopped.' };
   executed.push(runnable.tool.name);
-  return execute(turn, limit, runnable.tool, runnable.args, inputs);
+  const progress = progressReporter(turn, call);
+  try {
+    return await execute(turn, limit, runnable.tool, runnable.args, { inputs, reportProgress: progress.report });
+  } finally {
+    // A server may still send progress after the call ended (or was given up): nobody hears it.
+    progress.end();
+  }
 }
 
 /** The context's `askInput`, noting each request's fields and answer for the step log (not the values). */
@@ -192,6 +199,25 @@ function notingInputs(ask: AskInput | undefined, inputs: InputNote[]): { askInpu
       return outcome;
     },
   };
+}
+
+/** What a call tells of its progress, as `tool-progress` events, until it ends. */
+function progressReporter(turn: ToolTurn, call: ToolCall) {
+  let running = true;
+  const report = ({ progress, total, message }: ToolProgress) => {
+    if (!running || !Number.isFinite(progress)) return;
+    turn.emit({
+      type: 'tool-progress',
+      runId: turn.runId,
+      step: turn.step,
+      callId: call.id,
+      name: call.function.name,
+      progress,
+      total: total !== undefined && Number.isFinite(total) && total > 0 ? total : null,
+      message: message?.trim() || null,
+    });
+  };
+  return { report, end: () => void (running = false) };
 }
 
 function parseArguments(text: string): { ok: true; value: unknown } | { ok: false; text: string } {
@@ -212,7 +238,7 @@ async function execute(
   limit: Deadline,
   tool: RuntimeTool,
   args: unknown,
-  inputs: InputNote[],
+  { inputs, reportProgress }: { inputs: InputNote[]; reportProgress: (progress: ToolProgress) => void },
 ): Promise<Observation> {
   const { signal } = limit;
   const askInput = notingInputs(turn.context.askInput, inputs);
@@ -221,7 +247,7 @@ async function execute(
   const noteSource = (url: string) => void sources.push(url);
   try {
     const running = Promise.resolve().then(() =>
-      tool.execute(args, { ...turn.context, ...askInput, signal, noteSource }),
+      tool.execute(args, { ...turn.context, ...askInput, signal, noteSource, reportProgress }),
     );
     const result = await untilAborted(running, signal);
     if (isResultWithImages(result)) {

@@ -105,6 +105,18 @@ export interface ToolContext extends ConversationContext {
    * `final_answer`'s sources may cite it. Kept only when the call succeeds; absent outside a run.
    */
   noteSource?(url: string): void;
+  /**
+   * Tells how far a long call has got (an MCP server's `notifications/progress`): heard by the run's
+   * listeners as a `tool-progress` event while the call runs, ignored after it ends; absent outside a run.
+   */
+  reportProgress?: (progress: ToolProgress) => void;
+}
+
+/** How far a call has got: `progress` grows; `total` is known when the tool says it (as in MCP). */
+export interface ToolProgress {
+  progress: number;
+  total?: number;
+  message?: string;
 }
 
 export type ValidationResult = { ok: true; value: unknown } | { ok: false; issues: string[] };

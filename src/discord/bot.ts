@@ -189,7 +189,7 @@ function buildServices(deps: BotDependencies, client: Client<true>, shutdown: Ab
     }),
     shutdown,
     runSinks: deps.runSinks ?? [],
-    confirmations: new ToolConfirmations(deps.logger),
+    confirmations: new ToolConfirmations(deps.logger, deps.discord.moderatorRoleIds),
     inputRequests: new ToolInputRequests(deps.logger),
     onDestructiveTool: (event) => {
       deps.onDestructiveTool?.(event);

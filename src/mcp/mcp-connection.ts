@@ -8,15 +8,17 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../agent/logger.ts';
 import type { RuntimeTool, ToolContext, ToolServer, ToolServerStatus } from '../agent/tool.ts';
-import { errorMessage, UserFacingError } from '../agent/errors.ts';
+import { errorMessage } from '../agent/errors.ts';
 import { secretMask } from '../text/mask-secrets.ts';
 import { truncateLine } from '../text/truncate.ts';
 import { answerElicitations, type CallInFlight, elicitationCapability } from './elicitation.ts';
+import { callOptions, maxReasonLength, requestFailed, unavailable } from './mcp-request.ts';
 import { connectOverHttp } from './http-connect.ts';
 import { logServerMessages } from './server-log.ts';
 import type { StderrTail } from './stderr-log.ts';
 import { stdioTransport } from './stdio-transport.ts';
 import type { McpServerConfig } from './mcp-config.ts';
+import type { ReadResource, ResourceContents } from './mcp-resources.ts';
 import { type CallResult, type CallTool, type ListedTool, listAllTools, toolsFromListing } from './mcp-tools.ts';
 
 export interface McpTimings {
@@ -38,14 +40,6 @@ const defaultMcpTimings: McpTimings = {
   maxBackoffMs: 60_000,
   stableAfterMs: 60_000,
 };
-
-/** setTimeout's ceiling: calls are bounded by the tool's own signal, not the SDK's 60 s default. */
-const noSdkTimeout = 2_147_483_647;
-/**
- * Why a server is down, as people see it, is cut to this length (an HTTP error can carry a whole
- * page); room for the end of its stderr (200 characters at most) and a short error.
- */
-const maxReasonLength = 320;
 
 export class McpConnection implements ToolServer {
   readonly name: string;
@@ -75,8 +69,8 @@ export class McpConnection implements ToolServer {
     private readonly logger: Logger,
     private readonly timings: McpTimings = defaultMcpTimings,
     private readonly clientInfo = { name: 'discord-agent-bot', version: '1.0.0' },
-    /** Where its tools' calls go: this server, unless a scoped server routes them to a session. */
-    private readonly routeCall?: CallTool,
+    /** Where its tools' calls and reads go: this server, unless a scoped server routes them to a session. */
+    private readonly route?: { call: CallTool; read: ReadResource },
   ) {
     this.name = config.name;
     this.moderatorOnly = config.moderatorOnly;
@@ -111,49 +105,48 @@ export class McpConnection implements ToolServer {
 
   /** Calls one of the server's tools, by its own name, bounded by the context's signal. */
   async call(tool: string, args: Record<string, unknown>, context: ToolContext): Promise<CallResult> {
-    const client = this.client;
-    if (this.state.state !== 'up' || client === null) {
-      const why = this.state.state === 'down' ? this.state.reason : 'it is still starting';
-      throw new UserFacingError(
-        'mcp_unavailable',
-        `the ${this.name} MCP server is unavailable right now (${why}); try again in a little while`,
-      );
-    }
+    // In flight, so that a request for input (elicitation) reaches the person behind this call.
     const inFlight = { tool, context };
     this.calls.add(inFlight);
     try {
-      return (await client.callTool({ name: tool, arguments: args }, undefined, {
-        signal: context.signal,
-        timeout: noSdkTimeout,
-      })) as CallResult;
+      return await this.request(
+        `run ${tool}`,
+        context,
+        async (client) =>
+          (await client.callTool(
+            { name: tool, arguments: args },
+            undefined,
+            callOptions(context, this.masked),
+          )) as CallResult,
+      );
+    } finally {
+      this.calls.delete(inFlight);
+    }
+  }
+
+  /** Reads one of the server's resources (`resources/read`), bounded by the context's signal. */
+  async readResource(uri: string, context: ToolContext): Promise<{ contents: ResourceContents[] }> {
+    return this.request(`read ${uri}`, context, (client) =>
+      client.readResource({ uri }, callOptions(context, this.masked)),
+    );
+  }
+
+  /** A request to the server while it is up; its failures told as people should hear them. */
+  private async request<T>(what: string, context: ToolContext, send: (client: Client) => Promise<T>): Promise<T> {
+    const client = this.client;
+    if (this.state.state !== 'up' || client === null) throw unavailable(this.name, this.state);
+    try {
+      return await send(client);
     } catch (error) {
       if (context.signal.aborted) {
         // A call that ran out of time may mean a hung server: one that does not answer a ping is restarted.
         void this.checkAlive(client);
         throw error;
       }
-      if (this.closed)
-        throw new UserFacingError(
-          'mcp_closed',
-          `the ${this.name} MCP server was stopped during the call: the bot is shutting down`,
-          { cause: error },
-        );
-      if (this.client !== client || this.state.state !== 'up') {
-        throw new UserFacingError(
-          'mcp_crashed',
-          `the ${this.name} MCP server stopped during the call; it is being restarted`,
-          { cause: error },
-        );
-      }
+      const lost = this.client !== client || this.state.state !== 'up';
       // Not an answer from the server (a refused connection, an HTTP error, a lost session): it may be gone.
-      if (!(error instanceof McpError)) void this.checkAlive(client);
-      throw new UserFacingError(
-        'mcp_call_failed',
-        `the ${this.name} MCP server could not run ${tool}: ${truncateLine(this.masked(errorMessage(error)), maxReasonLength)}`,
-        { cause: error },
-      );
-    } finally {
-      this.calls.delete(inFlight);
+      if (!this.closed && !lost && !(error instanceof McpError)) void this.checkAlive(client);
+      throw requestFailed(this.name, what, error, this.closed ? 'closed' : lost ? 'lost' : 'failed', this.masked);
     }
   }
 
@@ -179,7 +172,7 @@ export class McpConnection implements ToolServer {
       }
       this.connecting = null;
       this.client = client;
-      this.useListing(tools);
+      this.useListing(tools, client);
       this.state = { state: 'up' };
       this.upSince = Date.now();
       this.logger.info({ mcpServer: this.name, tools: this.listed.map((tool) => tool.name) }, 'MCP server ready');
@@ -250,7 +243,7 @@ export class McpConnection implements ToolServer {
   private async relist(client: Client): Promise<void> {
     try {
       const tools = await listAllTools(client, { timeout: this.timings.startTimeoutMs });
-      if (this.client === client) this.useListing(tools);
+      if (this.client === client) this.useListing(tools, client);
     } catch (error) {
       if (this.client === client)
         this.logger.warn(
@@ -260,11 +253,15 @@ export class McpConnection implements ToolServer {
     }
   }
 
-  private useListing(listed: ListedTool[]): void {
+  /** The tools listed, and `read_resource` when the server declares resources (its `initialize` capabilities). */
+  private useListing(listed: ListedTool[], client: Client): void {
     const { tools, leftOut } = toolsFromListing(
       this.config,
       listed,
-      this.routeCall ?? ((tool, args, context) => this.call(tool, args, context)),
+      this.route?.call ?? ((tool, args, context) => this.call(tool, args, context)),
+      client.getServerCapabilities()?.resources
+        ? (this.route?.read ?? ((uri, context) => this.readResource(uri, context)))
+        : undefined,
     );
     for (const { tool, reason } of leftOut)
       this.logger.warn({ mcpServer: this.name, tool, reason }, 'MCP tool left out');

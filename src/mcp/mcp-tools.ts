@@ -15,6 +15,15 @@ import { errorMessage, UserFacingError } from '../agent/errors.ts';
 import { takeImageBytes } from '../images/take-image.ts';
 import { formatSize } from '../text/byte-size.ts';
 import { truncate } from '../text/truncate.ts';
+import {
+  describeLink,
+  type ReadResource,
+  readResourceTool,
+  readResourceToolName,
+  type ResourceContents,
+  type ResourceLink,
+  resourcePart,
+} from './mcp-resources.ts';
 
 /** A tool as `tools/list` gives it. */
 export interface ListedTool {
@@ -48,15 +57,13 @@ export function needsConfirmation(
 
 /** What a tool call returns (`tools/call`), the parts we use. */
 export interface CallResult {
-  content?: {
+  content?: ({
     type: string;
     text?: string;
     /** An image's bytes, base64. */
     data?: string;
-    mimeType?: string;
-    uri?: string;
-    resource?: { uri?: string; text?: string };
-  }[];
+    resource?: ResourceContents;
+  } & ResourceLink)[];
   structuredContent?: unknown;
   isError?: boolean;
 }
@@ -111,10 +118,13 @@ export function toolsFromListing(
   server: Parameters<typeof needsConfirmation>[0] & { name: string; moderatorOnly: boolean },
   listed: readonly ListedTool[],
   call: CallTool,
+  /** How the server's resources are read, when it declares any: `<server>__read_resource` is offered. */
+  readResource?: ReadResource,
 ): { tools: RuntimeTool[]; leftOut: { tool: string; reason: string }[] } {
   const tools: RuntimeTool[] = [];
   const leftOut: { tool: string; reason: string }[] = [];
   const names = new Set<string>();
+  const readTool = readResource ? readToolName(server.name, listed, leftOut) : null;
   const { draft7, draft2020 } = validators();
   for (const entry of listed) {
     const name = agentToolName(server.name, entry.name);
@@ -152,11 +162,35 @@ export function toolsFromListing(
         needsConfirmation: needsConfirmation(server, entry),
         validate: (input) => validation(validate, input),
         execute: async (args, context) =>
-          toolResult(server.name, entry.name, await call(entry.name, args as Record<string, unknown>, context)),
+          toolResult(
+            server.name,
+            entry.name,
+            await call(entry.name, args as Record<string, unknown>, context),
+            readTool,
+          ),
       }),
     );
   }
+  if (readResource && readTool) tools.push(readResourceTool(server, readTool, readResource));
   return { tools, leftOut };
+}
+
+/**
+ * The name of the bot's `read_resource` for the server; null when a tool of the server's own has it
+ * (the server's wins, and its links then name no tool to read them).
+ */
+function readToolName(
+  server: string,
+  listed: readonly ListedTool[],
+  leftOut: { tool: string; reason: string }[],
+): string | null {
+  const name = agentToolName(server, readResourceToolName);
+  if (!listed.some((entry) => agentToolName(server, entry.name) === name)) return name;
+  leftOut.push({
+    tool: readResourceToolName,
+    reason: `the server has a tool named so (the bot's reads its resources)`,
+  });
+  return null;
 }
 
 /**
@@ -206,7 +240,12 @@ const maxToolImageBytes = 20 * 1024 * 1024;
  * A call's result for the model: its text, with its images (checked by their bytes) when it
  * returned any. https://modelcontextprotocol.io/specification/2025-06-18/server/tools#image-content
  */
-export function toolResult(server: string, tool: string, result: CallResult): string | ResultWithImages {
+export function toolResult(
+  server: string,
+  tool: string,
+  result: CallResult,
+  readTool: string | null = null,
+): string | ResultWithImages {
   const images: ToolImage[] = [];
   const notes: string[] = [];
   for (const item of result.content ?? []) {
@@ -221,20 +260,31 @@ export function toolResult(server: string, tool: string, result: CallResult): st
       images.push({ mediaType, width, height, base64: bytes.toString('base64') });
     } else notes.push(`[image ${item.mimeType ?? ''}: not shown, ${taken.refused}]`);
   }
-  const text = resultText(server, tool, {
-    ...result,
-    content: (result.content ?? []).filter((item) => item.type !== 'image'),
-  });
+  const text = resultText(
+    server,
+    tool,
+    { ...result, content: (result.content ?? []).filter((item) => item.type !== 'image') },
+    (item) => {
+      if (item.type === 'resource_link') return describeLink(item, readTool);
+      const part = resourcePart(item.resource ?? {});
+      if (part.image) images.push(part.image);
+      return part.text;
+    },
+  );
   const withNotes = [text === '(no result)' && images.length > 0 ? '' : text, ...notes].filter(Boolean).join('\n');
   return images.length === 0 ? withNotes : { type: 'result-with-images', text: withNotes, images };
 }
 
 /** A call's result as text for the model and the thread; a result marked as an error becomes one. */
-function resultText(server: string, tool: string, result: CallResult): string {
+function resultText(
+  server: string,
+  tool: string,
+  result: CallResult,
+  resource: (item: NonNullable<CallResult['content']>[number]) => string,
+): string {
   const parts = (result.content ?? []).map((item) => {
     if (item.type === 'text') return item.text ?? '';
-    if (item.type === 'resource') return item.resource?.text ?? `[resource ${item.resource?.uri ?? ''}]`;
-    if (item.type === 'resource_link') return `[link ${item.uri ?? ''}]`;
+    if (item.type === 'resource' || item.type === 'resource_link') return resource(item);
     return `[${item.type}${item.mimeType ? ` ${item.mimeType}` : ''}]`;
   });
   const text =

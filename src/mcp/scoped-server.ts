@@ -14,6 +14,7 @@ import type { RuntimeTool, ToolContext, ToolServerStatus } from '../agent/tool.t
 import { UserFacingError } from '../agent/errors.ts';
 import { type McpScoping, type McpServerConfig, scopeMarker } from './mcp-config.ts';
 import { McpConnection, type McpTimings } from './mcp-connection.ts';
+import type { ResourceContents } from './mcp-resources.ts';
 import type { CallResult } from './mcp-tools.ts';
 import { scopeKey } from './scope-key.ts';
 
@@ -75,7 +76,16 @@ export class ScopedMcpServer {
   }
 
   /** A tool call, in the session of the caller's scope (started, if it is not running). */
-  private async call(tool: string, args: Record<string, unknown>, context: ToolContext): Promise<CallResult> {
+  private call(tool: string, args: Record<string, unknown>, context: ToolContext): Promise<CallResult> {
+    return this.inSession(context, (connection) => connection.call(tool, args, context));
+  }
+
+  /** A resource read, in the session of the caller's scope: what a scope's tools link to is in its session. */
+  private read(uri: string, context: ToolContext): Promise<{ contents: ResourceContents[] }> {
+    return this.inSession(context, (connection) => connection.readResource(uri, context));
+  }
+
+  private async inSession<T>(context: ToolContext, use: (connection: McpConnection) => Promise<T>): Promise<T> {
     const key = scopeKey(this.scoping.scope, context);
     const session = this.sessions.get(key) ?? this.startSession(key);
     session.calls += 1;
@@ -83,7 +93,7 @@ export class ScopedMcpServer {
     try {
       await session.connection.start();
       context.signal.throwIfAborted();
-      return await session.connection.call(tool, args, context);
+      return await use(session.connection);
     } finally {
       session.calls -= 1;
       if (session.calls === 0) this.whenIdle(session, key);
@@ -107,9 +117,10 @@ export class ScopedMcpServer {
 
   private newSession(key: string): Session {
     const config = sessionConfig(this.config, key, join(this.root, key));
-    const connection = new McpConnection(config, this.logger, this.timings, undefined, (tool, args, context) =>
-      this.call(tool, args, context),
-    );
+    const connection = new McpConnection(config, this.logger, this.timings, undefined, {
+      call: (tool, args, context) => this.call(tool, args, context),
+      read: (uri, context) => this.read(uri, context),
+    });
     return { connection, calls: 0, idleTimer: null };
   }
 

@@ -8,8 +8,11 @@ import { finalAnswerToolName } from '../agent/final-answer.ts';
 import type { Logger } from '../agent/logger.ts';
 import { type FinishedCall, renderToolTurn, type ToolPosts } from './render.ts';
 
-/** Sends a tool turn's text (links without previews); the same `nonceSeed` never posts twice. */
-export type ToolTurnPoster = (text: string, nonceSeed: string) => Promise<unknown>;
+/**
+ * Sends a tool turn's text (links without previews); the same `nonceSeed` never posts twice. `step`:
+ * the model turn's, whose progress message (tool-progress-posts.ts) the text may replace.
+ */
+export type ToolTurnPoster = (text: string, nonceSeed: string, step: number) => Promise<unknown>;
 
 export interface ToolPostSink {
   sink: AgentEventSink;
@@ -54,9 +57,10 @@ export function toolPostSink(post: ToolTurnPoster, mode: ToolPosts, logger: Logg
       turn.order.map((id) => turn.calls.get(id)!),
       mode,
     );
-    const seed = `${event.runId}:tools:${event.step}`;
+    const { step } = event;
+    const seed = `${event.runId}:tools:${step}`;
     chain = chain
-      .then(async () => void (await post(text, seed)))
+      .then(async () => void (await post(text, seed, step)))
       .catch((error: unknown) => logger.warn({ err: error, runId: event.runId }, 'could not post the tool calls'));
   };
 

@@ -1,7 +1,7 @@
 /**
  * A destructive MCP tool (the test server's `delete`, `destructiveHint: true`) through the bot: the
  * call waits for the Confirm of the person whose message started the run, posted with buttons in the
- * thread; another member's press is refused privately; Cancel and the timeout each stop the call.
+ * thread (or a moderator's); another member's press is refused privately; Cancel and the timeout each stop the call.
  * The outcome is in the step log and goes to `onDestructiveTool`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -84,15 +84,16 @@ describe('a destructive MCP tool in Discord', () => {
     expect(question.content).toContain('**Bob**, I want to run **test__delete**, which may change or delete things');
     expect(question.content).toContain('{"what":"the notes"}');
 
-    const ada = await w.discord.userPressesMessageButton({
+    // Carol, a member who is no moderator (Ada is one).
+    const carol = await w.discord.userPressesMessageButton({
       channelId: thread.id,
       messageId: question.id,
       customId: customId('confirm'),
-      author: 'ada',
+      author: { id: '100000000000000777', username: 'carol' },
     });
-    expect(await ada.waitForReply()).toMatchObject({
+    expect(await carol.waitForReply()).toMatchObject({
       ephemeral: true,
-      content: 'Only the person who asked can confirm or cancel this.',
+      content: 'Only the person who asked (or a moderator) can confirm or cancel this.',
     });
     expect(w.model.requests).toHaveLength(1); // still waiting
 
@@ -121,6 +122,29 @@ describe('a destructive MCP tool in Discord', () => {
         asker: expect.objectContaining({ id: bobId }),
         outcome: { decision: 'confirmed', by: { id: bobId, displayName: 'Bob' } },
       }),
+    ]);
+  });
+
+  it('a moderator of the place may answer for the asker: the step log and the question name the moderator', async () => {
+    const { w, heard } = await start();
+    const { thread, question, customId } = await bobAsksToDelete(w, () => finalAnswer('Deleted.', ['test__delete']));
+    await (
+      await w.discord.userPressesMessageButton({
+        channelId: thread.id,
+        messageId: question.id,
+        customId: customId('confirm'),
+        author: 'ada',
+      })
+    ).waitForReply();
+    await w.discord.waitFor(() =>
+      w.discord.botMessages(thread.id).find((message) => message.content.startsWith('Deleted.')),
+    );
+    const closed = w.discord.botMessages(thread.id).find((message) => message.id === question.id)!;
+    expect(closed.content).toBe('✅ Confirmed by Ada: running (**test__delete**)');
+    const adaId = w.discord.users.ada;
+    expect(deleteStep(w)).toMatchObject({ status: 'ok', note: `confirmed by Ada (${adaId})` });
+    expect(heard.map((event) => event.outcome)).toEqual([
+      { decision: 'confirmed', by: { id: adaId, displayName: 'Ada' } },
     ]);
   });
 

@@ -56,6 +56,15 @@ async function scoped(scoping: Partial<McpScoping> = {}, config: McpServerConfig
 }
 
 describe('a scoped MCP server', () => {
+  it('reads a resource in the session of the caller’s scope, as its tools run', async () => {
+    const { server } = await scoped();
+    const read = server.tools().find((each) => each.name === 'test__read_resource')!;
+    expect(await read.execute({ uri: 'test://archive.bin' }, inGuild('g1'))).toContain('[binary data, 3 KB');
+    expect(server.sessionCount()).toBe(1);
+    await read.execute({ uri: 'test://archive.bin' }, inGuild('g2'));
+    expect(server.sessionCount()).toBe(2);
+  });
+
   it('lists its tools at start, and starts a session at each scope’s first call, in its own directory, named in MCP_SCOPE_ID', async () => {
     const { server, root, call } = await scoped();
     expect(server.status()).toEqual({ state: 'up' });

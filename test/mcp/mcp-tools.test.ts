@@ -8,6 +8,20 @@ const never = async () => ({ content: [] });
 const listing = (tools: ListedTool[]) => toolsFromListing(server, tools, never);
 
 describe('MCP tools as agent tools', () => {
+  it('offers <server>__read_resource when the server has resources, unless a tool of its own is named so', async () => {
+    const read = async () => ({ contents: [{ uri: 'x://a', text: 'hello' }] });
+    const echo: ListedTool = { name: 'echo', inputSchema: { type: 'object' } };
+    expect(toolsFromListing(server, [echo], never).tools.map((tool) => tool.name)).toEqual(['srv__echo']);
+    const offered = toolsFromListing(server, [echo], never, read).tools.at(-1)!;
+    expect(offered).toMatchObject({ name: 'srv__read_resource', needsConfirmation: false });
+    expect(await offered.execute({ uri: 'x://a' }, {} as never)).toBe('[resource x://a]\nhello');
+
+    const own = toolsFromListing(server, [{ ...echo, name: 'read_resource' }], never, read);
+    expect(own.tools.map((tool) => tool.name)).toEqual(['srv__read_resource']);
+    expect(own.tools[0]!.needsConfirmation).toBe(true); // the server's own, without annotations
+    expect(own.leftOut).toEqual([{ tool: 'read_resource', reason: expect.stringContaining('the server has a tool') }]);
+  });
+
   it('asks for confirmation before a tool the annotations do not clear (read as the spec defaults them), unless the config says otherwise', () => {
     const tool = (name: string, annotations?: ListedTool['annotations']): ListedTool => ({
       name,

@@ -8,8 +8,9 @@
  *
  * Tools: echo, add (numbers only: a schema to break), environment (what the process was given),
  * crash (exits mid-call), hang (never answers), freeze (stops answering anything), screenshot (an image
- * and an animation), screenshots (as many images as asked), delete (the one destructive tool), sign_up
- * and log_in (which ask the user for input: a form, a link), and one with a name too long to keep as it is.
+ * and an animation), screenshots (as many images as asked), slow (tells its progress), delete (the one
+ * destructive tool), sign_up and log_in (which ask the user for input: a form, a link), and one with a
+ * name too long to keep as it is. Resources: an image (test://screen.png) and bytes (test://archive.bin).
  */
 import { appendFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -139,6 +140,27 @@ if (mode === 'hang-on-start') {
     }),
   );
   server.registerTool(
+    'slow',
+    {
+      annotations: readOnly,
+      description:
+        'Takes `steps` steps of `stepMs` ms, telling its progress after each when the call has a progressToken.',
+      inputSchema: { steps: z.number(), stepMs: z.number() },
+    },
+    async ({ steps, stepMs }, extra) => {
+      const progressToken = extra._meta?.progressToken;
+      for (let step = 1; step <= steps; step += 1) {
+        await new Promise((resolve) => setTimeout(resolve, stepMs));
+        if (progressToken !== undefined)
+          await extra.sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken, progress: step, total: steps, message: `step ${step} of ${steps}` },
+          });
+      }
+      return text(`${steps} steps done (progressToken ${progressToken === undefined ? 'absent' : 'sent'})`);
+    },
+  );
+  server.registerTool(
     'delete',
     {
       annotations: { readOnlyHint: false, destructiveHint: true },
@@ -195,6 +217,17 @@ if (mode === 'hang-on-start') {
     { annotations: readOnly, description: 'Has a long name.', inputSchema: {} },
     () => text('long'),
   );
+
+  // Resources (so that the server declares them): a still image, and bytes that are no image.
+  server.registerResource(
+    'screen',
+    'test://screen.png',
+    { mimeType: 'image/png', description: 'The screen, 40 by 30.' },
+    (uri) => ({ contents: [{ uri: uri.href, mimeType: 'image/png', blob: png(40, 30).toString('base64') }] }),
+  );
+  server.registerResource('archive', 'test://archive.bin', { mimeType: 'application/octet-stream' }, (uri) => ({
+    contents: [{ uri: uri.href, mimeType: 'application/octet-stream', blob: Buffer.alloc(3000, 7).toString('base64') }],
+  }));
 
   await server.connect(new StdioServerTransport());
   process.stderr.write('test MCP server ready\n');

@@ -32,6 +32,15 @@ export interface LiveAnswerOptions {
    * asked before each edit; once it says no, nothing more is shown.
    */
   allows?: (text: string) => Promise<boolean>;
+  /** The seed of its messages' nonces (`<runId>:live` by default); another use of the pacing needs its own. */
+  nonceSeed?: string;
+  /** Posts its messages without link previews. */
+  suppressEmbeds?: boolean;
+  /**
+   * Whether a sentence brings the first post forward (true by default: an answer's first words). Off,
+   * the first post waits `intervalMs` after the first text (a quick tool's progress is never shown).
+   */
+  postAtSentence?: boolean;
 }
 
 /** A sentence ended, or a line: enough to show. */
@@ -93,7 +102,8 @@ export class LiveAnswer {
     const interval = this.options.intervalMs ?? 1000;
     // Paced from the last flush (the first post counts from when it was sent, not from its answer).
     const flushed = this.lastFlushAt > 0;
-    const due = flushed ? this.lastFlushAt + interval : sentenceEnd.test(text) ? now : this.firstTextAt + interval;
+    const soon = this.options.postAtSentence !== false && sentenceEnd.test(text);
+    const due = flushed ? this.lastFlushAt + interval : soon ? now : this.firstTextAt + interval;
     // A flush due by then will carry this text too; a first sentence brings the first post forward.
     if (this.timer && this.timerDue <= due) return;
     if (this.timer) clearTimeout(this.timer);
@@ -175,7 +185,8 @@ export class LiveAnswer {
         const [posted] = await sendPieces(channel, [{ index, content }], {
           replyTo,
           // Not the whole answer's nonces: a post of the whole answer must not be taken for one of these.
-          nonceSeed: `${this.options.runId}:live`,
+          nonceSeed: this.options.nonceSeed ?? `${this.options.runId}:live`,
+          suppressEmbeds: this.options.suppressEmbeds ?? false,
           onSent: (messageId) => this.options.onPosted(messageId),
         });
         // Discord hands back the message an earlier post with this nonce made (a process killed

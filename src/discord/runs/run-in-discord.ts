@@ -15,7 +15,6 @@ import type { ActiveRun } from '../../conversation/active-runs.ts';
 import { type RunOutcome, type RunPlan, runPlan, type RunSetup } from '../../conversation/conversation-run.ts';
 import type { LimitVerdict } from '../../conversation/usage-limits.ts';
 import type { PlaceChoice } from '../../place-settings/place-choice.ts';
-import { toolPostSink } from '../../posts/tool-post-sink.ts';
 import { logSink } from '../../run-log/log-sink.ts';
 import type { BotServices } from '../bot-services.ts';
 import type { TargetToBe } from '../outbound/posting-channel.ts';
@@ -24,6 +23,7 @@ import { answerScreenOf } from './answer-check.ts';
 import { LiveAnswer } from './live-answer.ts';
 import { deliver } from './post-answer.ts';
 import { confirmationPort, inputPort } from './confirmation-port.ts';
+import { toolPostsOf } from './tool-progress-posts.ts';
 import { keepTyping } from './typing.ts';
 
 /** What a run in Discord uses of the bot's services. */
@@ -252,13 +252,7 @@ async function liveAnswerOf(
  * there, for the terminal's runs too.
  */
 function runListeners(services: RunServices, plan: DiscordRunPlan, runId: string, live: LiveAnswer | null) {
-  const postToolTurn = async (text: string, nonceSeed: string) =>
-    sendText((await plan.target).channel, text, {
-      nonceSeed,
-      suppressEmbeds: true,
-      onSent: (messageId) => services.store.runs.addPostedMessage(runId, messageId),
-    });
-  const posts = toolPostSink(postToolTurn, services.discord.toolPosts, services.logger);
+  const posts = toolPostsOf(services, plan.target, runId);
   const { choice } = plan;
   const onRunStart = (event: AgentEvent) => {
     if (event.type !== 'run-start') return;
@@ -269,7 +263,7 @@ function runListeners(services: RunServices, plan: DiscordRunPlan, runId: string
   const showAnswer = (event: AgentEvent) => void (event.type === 'answer-delta' && live?.show(event.text));
   const sinks: AgentEventSink[] = [
     logSink(services.logger, { conversation: plan.conversation.key, channelId: plan.channelId }),
-    posts.sink,
+    ...posts.sinks,
     onRunStart,
     ...(live ? [showAnswer] : []),
     ...services.runSinks,

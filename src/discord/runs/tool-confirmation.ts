@@ -1,8 +1,8 @@
 /**
  * Confirm / Cancel before a tool that may change or delete things runs (`needsConfirmation`): the
  * port (`ConfirmTool`) a run in Discord gives the agent. The question is posted where the run posts,
- * with two buttons only the person whose message started the run can press (anyone else is told so,
- * privately); no answer within TOOL_CONFIRM_SECONDS cancels, as does the run stopping. The agent
+ * with two buttons only the person whose message started the run, or a moderator there, can press
+ * (anyone else is told so, privately); no answer within TOOL_CONFIRM_SECONDS cancels, as does the run stopping. The agent
  * waits for the outcome, records it in the step log, and `onDestructiveTool` hears it.
  * https://discord.com/developers/docs/components/reference#button
  */
@@ -19,6 +19,7 @@ import type { Logger } from '../../agent/logger.ts';
 import type { ConfirmTool, Requester, ToolConfirmationOutcome, ToolConfirmationRequest } from '../../agent/tool.ts';
 import { formatTimeLimit } from '../../text/duration.ts';
 import { truncate } from '../../text/truncate.ts';
+import { isModerator } from '../interactions/moderation.ts';
 import { noPings } from '../outbound/send.ts';
 import { askQuestion } from './open-question.ts';
 
@@ -51,7 +52,11 @@ interface Question {
 export class ToolConfirmations {
   private readonly open = new Map<string, Question>();
 
-  constructor(private readonly logger: Logger) {}
+  /** `moderatorRoleIds`: MODERATOR_ROLE_IDS; a moderator of the place may answer for the asker. */
+  constructor(
+    private readonly logger: Logger,
+    private readonly moderatorRoleIds: readonly string[],
+  ) {}
 
   /** Routes the presses of these buttons here, and every other interaction to `next`. */
   routeButtons(next: (interaction: Interaction) => Promise<void>): (interaction: Interaction) => Promise<void> {
@@ -82,14 +87,20 @@ export class ToolConfirmations {
     const privately = (content: string) =>
       interaction.reply({ content, flags: MessageFlags.Ephemeral, allowedMentions: noPings });
     if (!question) return void (await privately('This question is closed: its answer was given, or its time ran out.'));
-    if (interaction.user.id !== question.askerId)
-      return void (await privately('Only the person who asked can confirm or cancel this.'));
+    if (interaction.user.id !== question.askerId && !this.moderatorPressed(interaction))
+      return void (await privately('Only the person who asked (or a moderator) can confirm or cancel this.'));
     this.open.delete(id!);
     const by = {
       id: interaction.user.id,
       displayName: interaction.inCachedGuild() ? interaction.member.displayName : interaction.user.displayName,
     };
     await question.answer({ decision: choice === 'confirm' ? 'confirmed' : 'cancelled', by }, interaction);
+  }
+
+  /** Whether Discord says the presser is a moderator where the question is (checked at the press, never remembered). */
+  private moderatorPressed(interaction: ButtonInteraction): boolean {
+    if (!interaction.inCachedGuild()) return false;
+    return isModerator(interaction.member, interaction.channel, this.moderatorRoleIds);
   }
 
   /** Posts the question and resolves with its answer, its timeout, or its withdrawal when the run stops. */
