@@ -56,10 +56,12 @@ describe('npm run doctor with MCP_CONFIG', () => {
 
     expect(run.code).toBe(0);
     const section = run.stdout.slice(run.stdout.indexOf('MCP servers (MCP_CONFIG "mcp.json"):'));
-    expect(section).toMatch(/^ {2}ok {3}test: 14 tools, 1 of which wait for the asker's Confirm in Discord$/m);
+    // The test server's tools, with test__read_resource (it declares resources).
+    expect(section).toMatch(/^ {2}ok {3}test: 16 tools, 1 of which wait for the asker's Confirm in Discord$/m);
     // Every tool of server-everything says it is harmless (readOnlyHint or destructiveHint: false). Its
-    // elicitation tools are offered because the bot declares the capability.
-    expect(section).toMatch(/^ {2}ok {3}everything: 14 tools$/m);
+    // elicitation tools are offered because the bot declares the capability; everything__read_resource
+    // because it declares resources.
+    expect(section).toMatch(/^ {2}ok {3}everything: 15 tools$/m);
     expect(section).toContain(
       '       left out: simulate-research-query (it runs only as a task (execution.taskSupport "required"), and the bot does not run tasks yet)',
     );
