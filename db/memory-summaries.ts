@@ -79,6 +79,8 @@ export function createSummaryQueries(db: Database) {
      VALUES (@id, 0, 'model-call', 0, @message, @status, NULL, NULL, @note, @promptTokens, @completionTokens, @durationMs, @startedAt, @now)`,
   );
 
+  const messageExists = db.prepare<[number], number>('SELECT 1 FROM messages WHERE id = ?').pluck();
+
   /** Whether the summary read before the call is still the one stored, and the memory has not been reset. */
   const unchanged = (summary: NewSummary) => {
     const current = byConversation.get(summary.conversationId);
@@ -102,7 +104,18 @@ export function createSummaryQueries(db: Database) {
      * is recorded and the summary dropped. Returns whether the summary was stored.
      */
     record: db.transaction((run: SummaryRun, summary: NewSummary | null, now: number = Date.now()): boolean => {
+      // A message it read was deleted during the call (/forget-me, retention): its words must not stay, in the summary or the step.
+      const kept = run.summarisedIds.filter((id) => messageExists.get(id) !== undefined);
+      if (kept.length < run.summarisedIds.length)
+        run = {
+          ...run,
+          summarisedIds: kept,
+          summary: null,
+          error: 'a message it read was deleted meanwhile',
+          errorCode: 'internal',
+        };
       const failed = run.summary === null;
+      if (failed) summary = null;
       insertRun.run({
         ...run,
         triggers: JSON.stringify(run.summarisedIds),

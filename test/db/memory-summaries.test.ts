@@ -140,6 +140,20 @@ describe('a conversation summary', () => {
     expect(store.steps.ofRun(runId)).toEqual([]);
   });
 
+  it('written while the member who wrote one of its messages was forgotten is not stored, nor its words', () => {
+    const { store, conversationId, ids } = world();
+    // No summary yet: the first summary call of the conversation is in flight when bob is forgotten.
+    store.db.prepare('DELETE FROM memory_summaries').run();
+    store.db.prepare("DELETE FROM runs WHERE kind = 'summary'").run();
+    forgetMember(store.db, guild, 'bob');
+    expect(summarise(store, conversationId, ids.slice(0, 6))).toBe(false);
+    expect(store.summaries.of(conversationId)).toBeUndefined();
+    const runId = `run-${ids.slice(0, 6).join('-')}`;
+    // The run is kept for its tokens (the daily budget), without the words it wrote.
+    expect(store.runs.byId(runId)).toMatchObject({ kind: 'summary', status: 'failed' });
+    expect(store.steps.ofRun(runId)).toEqual([]);
+  });
+
   it('written while the conversation changed under it (an edit) is not stored; its run is', () => {
     const { store, conversationId, ids } = world();
     const before = store.summaries.of(conversationId)!;
