@@ -49,6 +49,8 @@ export interface NewSummary {
   replaces: Pick<SummaryRow, 'last_message_id' | 'updated_at'> | null;
   /** The conversation's memory start read before the call: a /reset meanwhile drops this summary. */
   memoryStartsAfter: number;
+  /** The rows the call read, as it read them: one edited or deleted meanwhile drops this summary. */
+  read: readonly { id: number; content: string }[];
 }
 
 export function createSummaryQueries(db: Database) {
@@ -80,6 +82,7 @@ export function createSummaryQueries(db: Database) {
   );
 
   const messageExists = db.prepare<[number], number>('SELECT 1 FROM messages WHERE id = ?').pluck();
+  const contentOf = db.prepare<[number], string>('SELECT content FROM messages WHERE id = ?').pluck();
 
   /** Whether the summary read before the call is still the one stored, and the memory has not been reset. */
   const unchanged = (summary: NewSummary) => {
@@ -90,7 +93,11 @@ export function createSummaryQueries(db: Database) {
         : current?.stale === 0 &&
           current.last_message_id === summary.replaces.last_message_id &&
           current.updated_at === summary.replaces.updated_at;
-    return sameRow && memoryStart.get(summary.conversationId) === summary.memoryStartsAfter;
+    return (
+      sameRow &&
+      memoryStart.get(summary.conversationId) === summary.memoryStartsAfter &&
+      summary.read.every((row) => contentOf.get(row.id) === row.content)
+    );
   };
 
   return {
