@@ -214,6 +214,28 @@ describe('a forget in the log channel', () => {
   });
 });
 
+describe('a content check switch in the log channel', () => {
+  it('/settings content-check enabled:false is logged as the other settings are', async () => {
+    world = await start({ logPaceMs: 20 });
+    const { discord } = world;
+    const logChannel = await discord.createChannel('mod-log');
+    await settings('log-channel', discord.channels.general, { channel: logChannel });
+    const off = await settings('content-check', discord.channels.general, { enabled: false });
+    expect(off.content).toMatch(/^Content checks are off for this channel/);
+    const changes = await world.discord.waitFor(
+      () => {
+        const shown = cardsOf(logPosts(logChannel))
+          .filter((card) => card.title === '⚙️ Settings changed')
+          .flatMap((card) => card.fields ?? [])
+          .map((field) => field.value);
+        return shown.some((value) => value.includes('= off')) && shown;
+      },
+      { what: 'the switch on a settings card', timeoutMs: 15_000 },
+    );
+    expect(changes.join('\n')).toMatch(new RegExp(`content_check = off for .*${discord.channels.general}`));
+  });
+});
+
 describe('a forget owed to the log channel', () => {
   it('is owed as soon as the words are gone, not only once the threads are renamed (a crash meanwhile lost it)', async () => {
     world = await start({ logPaceMs: 20 });
