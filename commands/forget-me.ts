@@ -64,14 +64,16 @@ export const forgetMe = defineCommand({
     // Renaming threads takes a request each: past Discord's 3 seconds for a first reply.
     await interaction.deferReply({ flags: MessageFlags.Ephemeral });
     const { counts, startedThreads } = forgetMember(db, guild, user);
+    // Moderators see that a forget happened (who, how much), never what was forgotten. Owed at once,
+    // in the tick of the delete: renaming the threads below takes requests a crash could cut short.
+    if (!nothing(counts))
+      context.moderatorLog.record(guild, {
+        kind: 'forget',
+        member: { id: user, name: interaction.member.displayName },
+        counts: { ...counts },
+      });
     const unrenamed = await renameThreads(interaction, startedThreads);
     if (nothing(counts)) return privately(interaction, 'I kept nothing of yours in this server: nothing to delete.');
-    // Moderators see that a forget happened (who, how much), never what was forgotten.
-    context.moderatorLog.record(guild, {
-      kind: 'forget',
-      member: { id: user, name: interaction.member.displayName },
-      counts: { ...counts },
-    });
     await privately(
       interaction,
       [

@@ -34,11 +34,13 @@ function formatTokens(tokens: number): string {
 /** The run's outcome as a mark and a word: what a moderator scans a list for. */
 function outcome(run: RunRow): string {
   if (run.error_code === 'call-refused') return '⊘ refused';
+  // A memory summary answered nobody: "summary answered" / "summary failed", as npm run steps says.
+  const what = run.kind === 'summary' ? 'summary ' : '';
   switch (run.status) {
     case 'answered':
-      return '✓ answered';
+      return `✓ ${what}answered`;
     case 'failed':
-      return '✗ failed';
+      return `✗ ${what}failed`;
     case 'stopped':
       return `■ stopped${run.stop_reason ? ` (${run.stop_reason})` : ''}`;
     case 'interrupted':

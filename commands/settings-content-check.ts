@@ -12,6 +12,7 @@ import type { CommandContext } from '../src/discord/interactions/command-context
 import { changeBy } from '../src/discord/interactions/settings-place.ts';
 import type { SettingScope } from '../db/place-settings.ts';
 import { settingKeys } from '../src/place-settings/effective-settings.ts';
+import { applySettingChanges } from './settings-log-channel.ts';
 import { privately } from './shared.ts';
 
 /** The subcommand as registered; `scope` is the same option as the other subcommands'. */
@@ -37,12 +38,13 @@ export function contentCheckSubcommand(
 /** Records the switch and says what it means, the operator's CONTENT_CHECK included. */
 export async function setContentCheck(
   interaction: ChatInputCommandInteraction<'cached'>,
-  context: Pick<CommandContext, 'store' | 'contentChecks'>,
+  context: Pick<CommandContext, 'store' | 'contentChecks' | 'moderatorLog'>,
   target: { scope: SettingScope; scopeId: string },
   where: string,
 ): Promise<void> {
   const enabled = interaction.options.getBoolean('enabled', true);
-  context.store.placeSettings.change([changeBy(interaction, target, settingKeys.contentCheck, enabled ? 'on' : 'off')]);
+  // Recorded with its card for the log channel, as every /settings change is (checks off is what moderators must see).
+  applySettingChanges(context, [changeBy(interaction, target, settingKeys.contentCheck, enabled ? 'on' : 'off')]);
   const operatorOff = context.contentChecks === null;
   const said = `Content checks are ${enabled ? 'on' : 'off'} for ${where}.`;
   await privately(

@@ -139,6 +139,11 @@ export function forgetMember(
       db.prepare(`DELETE FROM answer_reports WHERE ${withGuild(guild)} AND reporter_id = :user`).run(
         parameters(guild, user),
       );
+      // A report's card still owed to the log channel holds its reason, the member's words (log-entry.ts 'report').
+      if (guild !== null)
+        db.prepare(
+          `DELETE FROM log_outbox WHERE guild_id = :guild AND json_extract(entry, '$.kind') = 'report' AND json_extract(entry, '$.reporter.id') = :user`,
+        ).run(parameters(guild, user));
       db.prepare('INSERT INTO forgets (guild_id, user_id, forgotten_at, counts) VALUES (?, ?, ?, ?)').run(
         guild ?? (user.startsWith('terminal:') ? 'terminal' : directMessagesServerId),
         user,

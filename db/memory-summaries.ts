@@ -49,6 +49,8 @@ export interface NewSummary {
   replaces: Pick<SummaryRow, 'last_message_id' | 'updated_at'> | null;
   /** The conversation's memory start read before the call: a /reset meanwhile drops this summary. */
   memoryStartsAfter: number;
+  /** The rows the call read, as it read them: one edited or deleted meanwhile drops this summary. */
+  read: readonly { id: number; content: string }[];
 }
 
 export function createSummaryQueries(db: Database) {
@@ -79,6 +81,9 @@ export function createSummaryQueries(db: Database) {
      VALUES (@id, 0, 'model-call', 0, @message, @status, NULL, NULL, @note, @promptTokens, @completionTokens, @durationMs, @startedAt, @now)`,
   );
 
+  const messageExists = db.prepare<[number], number>('SELECT 1 FROM messages WHERE id = ?').pluck();
+  const contentOf = db.prepare<[number], string>('SELECT content FROM messages WHERE id = ?').pluck();
+
   /** Whether the summary read before the call is still the one stored, and the memory has not been reset. */
   const unchanged = (summary: NewSummary) => {
     const current = byConversation.get(summary.conversationId);
@@ -88,7 +93,11 @@ export function createSummaryQueries(db: Database) {
         : current?.stale === 0 &&
           current.last_message_id === summary.replaces.last_message_id &&
           current.updated_at === summary.replaces.updated_at;
-    return sameRow && memoryStart.get(summary.conversationId) === summary.memoryStartsAfter;
+    return (
+      sameRow &&
+      memoryStart.get(summary.conversationId) === summary.memoryStartsAfter &&
+      summary.read.every((row) => contentOf.get(row.id) === row.content)
+    );
   };
 
   return {
@@ -102,7 +111,18 @@ export function createSummaryQueries(db: Database) {
      * is recorded and the summary dropped. Returns whether the summary was stored.
      */
     record: db.transaction((run: SummaryRun, summary: NewSummary | null, now: number = Date.now()): boolean => {
+      // A message it read was deleted during the call (/forget-me, retention): its words must not stay, in the summary or the step.
+      const kept = run.summarisedIds.filter((id) => messageExists.get(id) !== undefined);
+      if (kept.length < run.summarisedIds.length)
+        run = {
+          ...run,
+          summarisedIds: kept,
+          summary: null,
+          error: 'a message it read was deleted meanwhile',
+          errorCode: 'internal',
+        };
       const failed = run.summary === null;
+      if (failed) summary = null;
       insertRun.run({
         ...run,
         triggers: JSON.stringify(run.summarisedIds),

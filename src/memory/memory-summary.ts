@@ -191,6 +191,7 @@ async function fold(parts: SummaryParts, job: SummaryJob, step: Fold): Promise<S
             tokens: parts.counter.count(summaryText(summary)),
             replaces: step.current,
             memoryStartsAfter: step.memoryStartsAfter,
+            read: step.chunk.map(({ id, content }) => ({ id, content })),
           },
     );
     if (summary === null) parts.logger.warn(log, 'summary call: the model wrote no summary');

@@ -155,6 +155,36 @@ describe('/steps across the server', () => {
     expect(new Set(listed(await inThread.waitForReply()))).toEqual(new Set([bobRun, 'bbbbbbbb']));
   });
 
+  it('a summary run is listed as one ("summary answered"), not as an answer to whoever wrote what it summed up', async () => {
+    world = await startBotWorld();
+    const { model, store } = world;
+    model.enqueue(finalAnswer('Hello, Ada.'));
+    const { thread } = await askInGeneral(world, 'hello');
+    await waitForBotPosts(world, thread.id, 1);
+    const conversation = store.conversations.byKey(`discord:${thread.id}`)!;
+    const asked = store.messages.userMessagesAfter(conversation.id, 0).map((row) => row.id);
+    store.summaries.record(
+      {
+        id: 'eeeeeeee-0000-4000-8000-000000000005',
+        conversationId: conversation.id,
+        instanceId: instanceOf(store),
+        summarisedIds: asked,
+        model: 'test-model',
+        modelName: 'test-model',
+        startedAt: Date.now(),
+        promptTokens: 10,
+        completionTokens: 5,
+        summary: 'Ada said hello.',
+        error: null,
+        errorCode: null,
+        note: 'summary',
+      },
+      null,
+    );
+    const line = (await stepsList()).reply.content.split('\n').find((text) => text.startsWith('`eeeeeeee`'))!;
+    expect(line).toMatch(/^`eeeeeeee` ✓ summary answered · /);
+  });
+
   it('pages ten runs at a time; only the asker may turn the pages; the menu opens a run', async () => {
     const moderatorRole = '100000000000000021';
     world = await startBotWorld({ moderatorRoleIds: [moderatorRole] });

@@ -69,6 +69,7 @@ function summarise(
   conversationId: number,
   ids: readonly number[],
   replaces: NewSummary['replaces'] = null,
+  read = ids.map((id) => ({ id, content: store.messages.byId(id)!.content })),
 ) {
   const summary: NewSummary = {
     conversationId,
@@ -78,6 +79,7 @@ function summarise(
     tokens: 8,
     replaces,
     memoryStartsAfter: 0,
+    read,
   };
   return store.summaries.record(summaryRun(conversationId, ids), summary, now);
 }
@@ -138,6 +140,31 @@ describe('a conversation summary', () => {
     // Its step held the summary's words: the run that summed up bob's message goes too.
     expect(store.runs.byId(runId)).toBeUndefined();
     expect(store.steps.ofRun(runId)).toEqual([]);
+  });
+
+  it('written while the member who wrote one of its messages was forgotten is not stored, nor its words', () => {
+    const { store, conversationId, ids } = world();
+    // No summary yet: the first summary call of the conversation is in flight when bob is forgotten.
+    store.db.prepare('DELETE FROM memory_summaries').run();
+    store.db.prepare("DELETE FROM runs WHERE kind = 'summary'").run();
+    const read = ids.slice(0, 6).map((id) => ({ id, content: store.messages.byId(id)!.content }));
+    forgetMember(store.db, guild, 'bob');
+    expect(summarise(store, conversationId, ids.slice(0, 6), null, read)).toBe(false);
+    expect(store.summaries.of(conversationId)).toBeUndefined();
+    const runId = `run-${ids.slice(0, 6).join('-')}`;
+    // The run is kept for its tokens (the daily budget), without the words it wrote.
+    expect(store.runs.byId(runId)).toMatchObject({ kind: 'summary', status: 'failed' });
+    expect(store.steps.ofRun(runId)).toEqual([]);
+  });
+
+  it('written while a message it read, not yet covered by any summary, was edited is not stored', () => {
+    const { store, conversationId, ids } = world();
+    const before = store.summaries.of(conversationId)!;
+    // The call read messages 0–7; message 7 (past the stored summary's range) is edited during it.
+    const read = ids.slice(0, 8).map((id) => ({ id, content: store.messages.byId(id)!.content }));
+    store.messages.editByDiscordId('d7', 'words 7 edited', 5);
+    expect(summarise(store, conversationId, ids.slice(0, 8), before, read)).toBe(false);
+    expect(store.summaries.of(conversationId)).toMatchObject({ last_message_id: ids[5] });
   });
 
   it('written while the conversation changed under it (an edit) is not stored; its run is', () => {

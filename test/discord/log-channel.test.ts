@@ -214,6 +214,66 @@ describe('a forget in the log channel', () => {
   });
 });
 
+describe('a content check switch in the log channel', () => {
+  it('/settings content-check enabled:false is logged as the other settings are', async () => {
+    world = await start({ logPaceMs: 20 });
+    const { discord } = world;
+    const logChannel = await discord.createChannel('mod-log');
+    await settings('log-channel', discord.channels.general, { channel: logChannel });
+    const off = await settings('content-check', discord.channels.general, { enabled: false });
+    expect(off.content).toMatch(/^Content checks are off for this channel/);
+    const changes = await world.discord.waitFor(
+      () => {
+        const shown = cardsOf(logPosts(logChannel))
+          .filter((card) => card.title === '⚙️ Settings changed')
+          .flatMap((card) => card.fields ?? [])
+          .map((field) => field.value);
+        return shown.some((value) => value.includes('= off')) && shown;
+      },
+      { what: 'the switch on a settings card', timeoutMs: 15_000 },
+    );
+    expect(changes.join('\n')).toMatch(new RegExp(`content_check = off for .*${discord.channels.general}`));
+  });
+});
+
+describe('a forget owed to the log channel', () => {
+  it('is owed as soon as the words are gone, not only once the threads are renamed (a crash meanwhile lost it)', async () => {
+    world = await start({ logPaceMs: 20 });
+    const { discord } = world;
+    const logChannel = await discord.createChannel('mod-log');
+    await settings('log-channel', discord.channels.general, { channel: logChannel });
+    await ask(discord.channels.general, 'my secret plan is to sail', world.model, 'Sail well.');
+    // The thread's rename takes effect but its answer waits: the bot is still renaming.
+    let release!: () => void;
+    discord.holdNext({
+      method: 'PATCH',
+      path: /^\/channels\/\d+$/,
+      ms: 0,
+      until: new Promise<void>((resolve) => (release = resolve)),
+    });
+    const interaction = await discord.userRunsCommand({
+      author: 'ada',
+      name: 'forget-me',
+      channelId: discord.channels.general,
+      options: { confirm: true },
+    });
+    try {
+      // The words are gone (the forget is recorded) while the rename's answer is still awaited.
+      const { db } = world.store;
+      await discord.waitFor(() => db.prepare('SELECT count(*) FROM forgets').pluck().get() === 1, {
+        what: 'the forget recorded',
+      });
+      const owed = db.prepare(`SELECT count(*) FROM log_outbox WHERE entry LIKE '%"kind":"forget"%'`).pluck().get();
+      const posted = cardsOf(logPosts(logChannel)).filter((card) => card.title === '🧹 /forget-me').length;
+      expect(Number(owed) + posted).toBeGreaterThanOrEqual(1);
+    } finally {
+      release();
+    }
+    expect((await interaction.waitForReply()).content).toMatch(/^Deleted for good/);
+    await waitForCards(logChannel, /forget-me/);
+  });
+});
+
 describe('a tool refused in the log channel', () => {
   it('/tool of a tool switched off here is refused, and the log channel hears of it', async () => {
     world = await start({ logPaceMs: 20 });
