@@ -380,6 +380,34 @@ describe('the log under load and in trouble', () => {
     await discord.waitFor(() => world.store.logOutbox.guilds().length === 0, { what: 'the outbox emptied' });
   });
 
+  it('while the bot cannot post in the log channel, the cards owed stay bounded: the oldest run cards go first', async () => {
+    const { logger, lines } = recordingLogger();
+    world = await start({ logPaceMs: 20, logger });
+    const { discord, store } = world;
+    const gone = await discord.createChannel('mod-log');
+    await settings('log-channel', discord.channels.general, { channel: gone });
+    await discord.deleteChannel(gone);
+    await ask(discord.channels.general, 'first');
+    await discord.waitFor(() => lines.some((line) => line.msg === 'cannot post in the log channel'), {
+      what: 'the problem logged',
+    });
+    // Weeks of runs while nobody fixes the channel, owed already.
+    const owed = () =>
+      store.logOutbox
+        .oldest(discord.guildId, 5000)
+        .map((row) => JSON.parse(row.entry) as { kind: string; runId?: string });
+    const settingsCards = owed().filter((entry) => entry.kind === 'settings').length;
+    for (let index = 0; index < 2000; index += 1)
+      store.logOutbox.add(discord.guildId, JSON.stringify({ kind: 'run', runId: `old-${index}` }));
+    await ask(discord.channels.general, 'second');
+    const run = store.runs.recent(null, 1)[0]!;
+    await discord.waitFor(() => owed().some((entry) => entry.runId === run.id), { what: "the second run's card owed" });
+    expect(store.logOutbox.count(discord.guildId)).toBe(2000);
+    // The settings cards stay; the oldest runs went.
+    expect(owed().filter((entry) => entry.kind === 'settings')).toHaveLength(settingsCards);
+    expect(owed().some((entry) => entry.runId === 'old-0')).toBe(false);
+  });
+
   it('a log channel the bot cannot post in is reported once, not tried per run, and tried again when set again', async () => {
     const { logger, lines } = recordingLogger();
     world = await start({ logPaceMs: 20, logger });

@@ -41,6 +41,9 @@ export interface ModeratorLogOptions {
   paceMs: number;
 }
 
+/** The most cards a server may be owed at once. */
+const maxOwedCards = 2000;
+
 /** The service; it starts posting at once what a previous process left owed. */
 export function startModeratorLog(client: Client<true>, options: ModeratorLogOptions): ModeratorLog {
   const { store } = options;
@@ -49,6 +52,10 @@ export function startModeratorLog(client: Client<true>, options: ModeratorLogOpt
   const record = (guildId: string, entry: LogEntry) => {
     if (logChannelOf(store.placeSettings, guildId) === null) return;
     store.logOutbox.add(guildId, JSON.stringify(entry));
+    // A log channel the bot cannot post in keeps its cards until it is set again: bounded, the
+    // oldest run cards go first (their runs stay in /steps; a burst past 600 is summarised anyway).
+    const over = store.logOutbox.count(guildId) - maxOwedCards;
+    if (over > 0) store.logOutbox.dropOldestRuns(guildId, over);
     poster.wake(); // A timer: the poster reads the row once the caller's transaction is over.
   };
   return {
