@@ -6,10 +6,10 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/agent/logger.ts';
-import { McpConnection, type McpTimings } from '../../src/mcp/mcp-connection.ts';
+import { McpConnection } from '../../src/mcp/mcp-connection.ts';
 import type { DestructiveToolEvent } from '../../src/discord/runs/tool-confirmation.ts';
 import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
-import { testServerConfig } from '../support/mcp-test-server.ts';
+import { testServerConfig, testTimings } from '../support/mcp-test-server.ts';
 import { moderatorRole, settings, worldHolder } from '../support/place-settings-world.ts';
 import { type ChatRequest, finalAnswer, type ScriptedReply, toolCalls } from '../support/fake-model.ts';
 
@@ -22,13 +22,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-const timings: McpTimings = {
-  startTimeoutMs: 15_000,
-  pingTimeoutMs: 1_000,
-  firstBackoffMs: 60_000,
-  maxBackoffMs: 60_000,
-  stableAfterMs: 60_000,
-};
+const timings = testTimings;
 
 async function start(options: { toolConfirmMs?: number } = {}) {
   server = new McpConnection(testServerConfig('test'), silentLogger, timings);

@@ -7,12 +7,12 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/agent/logger.ts';
-import { McpConnection, type McpTimings } from '../../src/mcp/mcp-connection.ts';
+import { McpConnection } from '../../src/mcp/mcp-connection.ts';
 import { type BotWorld, mentionOf, startBotWorld } from '../support/bot-harness.ts';
 import type { FakeAuthor } from '../support/fake-discord/shared-types.ts';
 import type { McpServerConfig } from '../../src/mcp/mcp-config.ts';
 import { everythingServerConfig } from '../support/mcp-reference-servers.ts';
-import { testServerConfig } from '../support/mcp-test-server.ts';
+import { testServerConfig, testTimings } from '../support/mcp-test-server.ts';
 import { type ChatRequest, finalAnswer, toolCalls } from '../support/fake-model.ts';
 
 let world: BotWorld | undefined;
@@ -24,13 +24,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-const timings: McpTimings = {
-  startTimeoutMs: 15_000,
-  pingTimeoutMs: 1_000,
-  firstBackoffMs: 60_000,
-  maxBackoffMs: 60_000,
-  stableAfterMs: 60_000,
-};
+const timings = testTimings;
 
 async function start(options: { toolConfirmMs?: number; config?: McpServerConfig } = {}) {
   server = new McpConnection(options.config ?? testServerConfig('test'), silentLogger, timings);

@@ -5,10 +5,10 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/agent/logger.ts';
-import { McpConnection, type McpTimings } from '../../src/mcp/mcp-connection.ts';
+import { McpConnection } from '../../src/mcp/mcp-connection.ts';
 import { askInGeneral, type BotWorld, startBotWorld } from '../support/bot-harness.ts';
 import { finalAnswer, toolCalls } from '../support/fake-model.ts';
-import { testServerConfig } from '../support/mcp-test-server.ts';
+import { testServerConfig, testTimings } from '../support/mcp-test-server.ts';
 
 let world: BotWorld | undefined;
 let server: McpConnection | undefined;
@@ -19,13 +19,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-const timings: McpTimings = {
-  startTimeoutMs: 10_000,
-  pingTimeoutMs: 1_000,
-  firstBackoffMs: 60_000,
-  maxBackoffMs: 60_000,
-  stableAfterMs: 60_000,
-};
+const timings = testTimings;
 
 const progressLine = /^🔧 \*\*test__slow\*\* … (\d+)% \(step \d of 5\)$/;
 

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/agent/logger.ts';
-import { McpConnection, type McpTimings } from '../../src/mcp/mcp-connection.ts';
+import { McpConnection } from '../../src/mcp/mcp-connection.ts';
 import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
 import { dataUrlOf, imageUrlsOf, png } from '../support/images.ts';
-import { testServerConfig } from '../support/mcp-test-server.ts';
+import { testServerConfig, testTimings } from '../support/mcp-test-server.ts';
 import { finalAnswer, toolCalls } from '../support/fake-model.ts';
 
 let world: BotWorld | undefined;
@@ -15,13 +15,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-const timings: McpTimings = {
-  startTimeoutMs: 10_000,
-  pingTimeoutMs: 1_000,
-  firstBackoffMs: 60_000,
-  maxBackoffMs: 60_000,
-  stableAfterMs: 60_000,
-};
+const timings = testTimings;
 
 async function startWithServer(options: { moderatorOnly?: boolean } = {}): Promise<BotWorld> {
   server = new McpConnection(testServerConfig('test', options), silentLogger, timings);

@@ -6,18 +6,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/agent/logger.ts';
 import type { ToolContext, ToolProgress } from '../../src/agent/tool.ts';
-import { McpConnection, type McpTimings } from '../../src/mcp/mcp-connection.ts';
+import { McpConnection } from '../../src/mcp/mcp-connection.ts';
 import type { McpServerConfig } from '../../src/mcp/mcp-config.ts';
 import { everythingServerConfig } from '../support/mcp-reference-servers.ts';
-import { testServerConfig } from '../support/mcp-test-server.ts';
+import { testServerConfig, testTimings } from '../support/mcp-test-server.ts';
 
-const timings: McpTimings = {
-  startTimeoutMs: 15_000,
-  pingTimeoutMs: 1_000,
-  firstBackoffMs: 60_000,
-  maxBackoffMs: 60_000,
-  stableAfterMs: 60_000,
-};
+const timings = testTimings;
 const open: McpConnection[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((connection) => connection.close()));

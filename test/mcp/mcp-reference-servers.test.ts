@@ -3,6 +3,7 @@
  * `server-filesystem`, pinned in devDependencies) over stdio, through the connection and the agent
  * loop to the scripted model: what each of them does that a home-made test server would not.
  */
+import { testTimings } from '../support/mcp-test-server.ts';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,13 +19,7 @@ import { everythingServerConfig, filesystemServerConfig } from '../support/mcp-r
 import { type LogLine, recordingLogger } from '../support/recording-logger.ts';
 import { waitUntil } from '../support/wait-until.ts';
 
-const timings: McpTimings = {
-  startTimeoutMs: 15_000,
-  pingTimeoutMs: 1_000,
-  firstBackoffMs: 100,
-  maxBackoffMs: 400,
-  stableAfterMs: 60_000,
-};
+const timings: McpTimings = { ...testTimings, firstBackoffMs: 100, maxBackoffMs: 400 };
 let model: ScriptedModel;
 const open: McpConnection[] = [];
 beforeEach(async () => {

@@ -9,21 +9,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/agent/logger.ts';
 import type { ToolContext } from '../../src/agent/tool.ts';
 import { isResultWithImages } from '../../src/agent/tool-images.ts';
-import { McpConnection, type McpTimings } from '../../src/mcp/mcp-connection.ts';
+import { McpConnection } from '../../src/mcp/mcp-connection.ts';
 import type { McpServerConfig } from '../../src/mcp/mcp-config.ts';
 import { runOnce } from '../support/agent-harness.ts';
 import { type ScriptedModel, finalAnswer, startScriptedModel, toolCalls } from '../support/fake-model.ts';
 import { dataUrlOf, imageUrlsOf, png } from '../support/images.ts';
 import { everythingServerConfig, filesystemServerConfig } from '../support/mcp-reference-servers.ts';
-import { testServerConfig } from '../support/mcp-test-server.ts';
+import { testServerConfig, testTimings } from '../support/mcp-test-server.ts';
 
-const timings: McpTimings = {
-  startTimeoutMs: 15_000,
-  pingTimeoutMs: 1_000,
-  firstBackoffMs: 60_000,
-  maxBackoffMs: 60_000,
-  stableAfterMs: 60_000,
-};
+const timings = testTimings;
 const open: McpConnection[] = [];
 let model: ScriptedModel;
 beforeEach(async () => {

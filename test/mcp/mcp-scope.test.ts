@@ -11,17 +11,11 @@ import { silentLogger } from '../../src/agent/logger.ts';
 import { type McpScoping, type McpServerConfig, parseMcpConfig } from '../../src/mcp/mcp-config.ts';
 import type { McpTimings } from '../../src/mcp/mcp-connection.ts';
 import { ScopedMcpServer } from '../../src/mcp/scoped-server.ts';
-import { testServerConfig } from '../support/mcp-test-server.ts';
+import { testServerConfig, testTimings } from '../support/mcp-test-server.ts';
 import { recordingLogger } from '../support/recording-logger.ts';
 import { waitUntil } from '../support/wait-until.ts';
 
-const timings: McpTimings = {
-  startTimeoutMs: 15_000,
-  pingTimeoutMs: 1_000,
-  firstBackoffMs: 100,
-  maxBackoffMs: 400,
-  stableAfterMs: 60_000,
-};
+const timings: McpTimings = { ...testTimings, firstBackoffMs: 100, maxBackoffMs: 400 };
 const open: ScopedMcpServer[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((server) => server.close()));
