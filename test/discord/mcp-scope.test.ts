@@ -1,7 +1,8 @@
 /**
  * `scope` in MCP_CONFIG, through the bot: the reference `server-filesystem` given the working
  * directory (".") as its root, with `scope: "server"`, is one process per Discord server working in
- * a directory of its own, so that what one Discord server writes, another never reads.
+ * a directory of its own, so that what one Discord server writes, another never reads; and the
+ * reference `server-memory` with its graph file in the session's own directory (`${MCP_SCOPE_DIR}`).
  */
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,7 @@ import { parseMcpConfig } from '../../src/mcp/mcp-config.ts';
 import { loadMcpServers, type McpServers } from '../../src/mcp/mcp-servers.ts';
 import { type BotWorld, mentionOf, startBotWorld } from '../support/bot-harness.ts';
 import { finalAnswer, toolCalls } from '../support/fake-model.ts';
-import { filesystemServerConfig } from '../support/mcp-reference-servers.ts';
+import { filesystemServerConfig, memoryServerConfig } from '../support/mcp-reference-servers.ts';
 
 let world: BotWorld | undefined;
 let mcp: McpServers | undefined;
@@ -88,5 +89,39 @@ describe('MCP servers scoped by Discord server', () => {
       'the first server’s secret',
     );
     expect(existsSync(join(root, 'files', `server-${second.guildId}`, 'notes.txt'))).toBe(false);
+  });
+
+  it('two Discord servers with scope: server on server-memory do not see each other’s graph', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'mcp-scopes-'));
+    const memory = memoryServerConfig({ MEMORY_FILE_PATH: '${MCP_SCOPE_DIR}/memory.jsonl' });
+    const servers = await serversOf(
+      { memory: { command: memory.command, args: memory.args, env: memory.env, scope: 'server', confirm: 'never' } },
+      root,
+    );
+    const w = (world = await startBotWorld({}, {}, {}, { toolServers: servers.connections }));
+    const second = w.discord.addGuild('Second Server');
+    await w.restart();
+
+    const entity = { name: 'Harbour plan', entityType: 'plan', observations: ['the first server’s secret route'] };
+    w.model.enqueue(
+      toolCalls({ name: 'memory__create_entities', arguments: { entities: [entity] } }),
+      finalAnswer('Remembered.', ['memory__create_entities']),
+    );
+    await ask(w, w.discord.channels.general, 'remember our plan');
+
+    const graphIn = async (channelId: string) => {
+      let graph = '';
+      w.model.enqueue(toolCalls({ name: 'memory__read_graph', arguments: {} }), (request) => {
+        graph = String(request.messages.at(-1)!.content);
+        return finalAnswer('Read.');
+      });
+      await ask(w, channelId, 'what do you remember?');
+      return graph;
+    };
+    expect(await graphIn(second.generalId)).not.toContain('secret route');
+    expect(await graphIn(w.discord.channels.general)).toContain('the first server’s secret route');
+    expect(readFileSync(join(root, 'memory', `server-${w.discord.guildId}`, 'memory.jsonl'), 'utf8')).toContain(
+      'Harbour plan',
+    );
   });
 });

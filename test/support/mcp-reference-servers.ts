@@ -30,3 +30,15 @@ export function filesystemServerConfig(directories: string[], name = 'files'): S
     moderatorOnly: false,
   };
 }
+
+/** `@modelcontextprotocol/server-memory`: a knowledge graph kept in one file (`MEMORY_FILE_PATH`). */
+export function memoryServerConfig(env: Record<string, string> = {}, name = 'memory'): StdioServerConfig {
+  return {
+    name,
+    transport: 'stdio',
+    command: process.execPath,
+    args: [resolve('@modelcontextprotocol/server-memory/dist/index.js')],
+    env,
+    moderatorOnly: false,
+  };
+}
