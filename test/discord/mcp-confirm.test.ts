@@ -202,4 +202,64 @@ describe('a destructive MCP tool in Discord', () => {
       }),
     ).rejects.toThrow(/has no button/);
   });
+
+  it('a restart while the question is open: the tool is not run, and the run taken up asks again; the tool runs once', async () => {
+    const { w } = await start();
+    w.model.enqueue(toolCalls({ name: 'test__delete', arguments: { what: 'the notes' } }));
+    await w.discord.userSays({
+      channelId: w.discord.channels.general,
+      author: 'bob',
+      content: `${mentionOf(w)} delete the notes`,
+      mentions: [w.discord.botUser.id],
+    });
+    const thread = await w.discord.waitFor(() => w.discord.threads()[0]);
+    const first = await w.discord.waitFor(() =>
+      w.discord.botMessages(thread.id).find((message) => (message.components ?? []).length > 0),
+    );
+    let toldAfterRestart = '';
+    let ranAfterConfirm = '';
+    await w.restart({
+      graceMs: 0,
+      whileDown: async () => {
+        // The run taken up at the next start asks the model again, which calls the tool again.
+        w.model.enqueue(
+          (request) => {
+            toldAfterRestart = lastToolMessage(request);
+            return toolCalls({ name: 'test__delete', arguments: { what: 'the notes' } });
+          },
+          (request) => {
+            ranAfterConfirm = lastToolMessage(request);
+            return finalAnswer('Deleted.', ['test__delete']);
+          },
+        );
+      },
+    });
+    const second = await w.discord.waitFor(() =>
+      w.discord
+        .botMessages(thread.id)
+        .find((message) => message.id !== first.id && (message.components ?? []).length > 0),
+    );
+    const confirm = (second.components![0] as { components: { custom_id: string }[] }).components.find((button) =>
+      button.custom_id.endsWith(':confirm'),
+    )!.custom_id;
+    await w.discord.userPressesMessageButton({
+      channelId: thread.id,
+      messageId: second.id,
+      customId: confirm,
+      author: 'bob',
+    });
+    await w.discord.waitFor(() =>
+      w.discord.botMessages(thread.id).find((message) => message.content.startsWith('Deleted.')),
+    );
+    expect(toldAfterRestart).toMatch(/^Not executed/);
+    expect(ranAfterConfirm).toBe('deleted the notes');
+    // Ran once in all: one delete step ran ok, the first was not run.
+    const deletes = w.store.db
+      .prepare("SELECT status, error_kind FROM steps WHERE tool_name = 'test__delete' ORDER BY id")
+      .all();
+    expect(deletes).toEqual([
+      { status: 'error', error_kind: 'not-confirmed' },
+      { status: 'ok', error_kind: null },
+    ]);
+  });
 });
