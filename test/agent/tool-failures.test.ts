@@ -5,7 +5,13 @@ import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
 import { formatObservation, maxObservationChars } from '../../src/agent/tool-turn.ts';
 import { defineTool } from '../../tools/define-tool.ts';
 import { runOnce } from '../support/agent-harness.ts';
-import { type ScriptedModel, finalAnswer, startScriptedModel, toolCalls } from '../support/fake-model.ts';
+import {
+  type ScriptedModel,
+  finalAnswer,
+  lastToolMessage,
+  startScriptedModel,
+  toolCalls,
+} from '../support/fake-model.ts';
 
 let model: ScriptedModel;
 beforeEach(async () => {
@@ -14,9 +20,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await model.close();
 });
-
-const lastToolMessage = (request: { messages: { role: string; content?: string | null }[] }) =>
-  request.messages.filter((message) => message.role === 'tool').at(-1)?.content;
 
 describe('a failing tool becomes an observation and the loop goes on', () => {
   it('when it throws', async () => {

@@ -8,10 +8,22 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/agent/logger.ts';
 import { McpConnection } from '../../src/mcp/mcp-connection.ts';
 import type { DestructiveToolEvent } from '../../src/discord/runs/tool-confirmation.ts';
-import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
+import {
+  askInGeneral,
+  type BotWorld,
+  startBotWorld,
+  waitForBotPosts,
+  waitForQuestion,
+} from '../support/bot-harness.ts';
 import { testServerConfig, testTimings } from '../support/mcp-test-server.ts';
 import { moderatorRole, settings, worldHolder } from '../support/place-settings-world.ts';
-import { type ChatRequest, finalAnswer, type ScriptedReply, toolCalls } from '../support/fake-model.ts';
+import {
+  type ChatRequest,
+  finalAnswer,
+  lastToolMessage,
+  type ScriptedReply,
+  toolCalls,
+} from '../support/fake-model.ts';
 
 let world: BotWorld | undefined;
 let server: McpConnection | undefined;
@@ -41,26 +53,10 @@ async function start(options: { toolConfirmMs?: number } = {}) {
 /** Bob asks for a deletion; the model calls `test__delete`; resolves with the question once it is posted. */
 async function bobAsksToDelete(w: BotWorld, then: (request: ChatRequest) => ScriptedReply) {
   w.model.enqueue(toolCalls({ name: 'test__delete', arguments: { what: 'the notes' } }), then);
-  await w.discord.userSays({
-    channelId: w.discord.channels.general,
-    author: 'bob',
-    content: `${mentionOf(w)} delete the notes`,
-    mentions: [w.discord.botUser.id],
-  });
-  const thread = await w.discord.waitFor(() => w.discord.threads()[0]);
-  const question = await w.discord.waitFor(() =>
-    w.discord.botMessages(thread.id).find((message) => (message.components ?? []).length > 0),
-  );
-  // Read now: the message is edited (its buttons taken away) once the question closes.
-  const ids = (question.components![0] as { components: { custom_id: string }[] }).components.map(
-    (button) => button.custom_id,
-  );
-  const customId = (name: 'confirm' | 'cancel') => ids.find((id) => id.endsWith(`:${name}`))!;
-  return { thread, question, customId };
+  const { thread } = await askInGeneral(w, 'delete the notes', 'bob');
+  const { message: question, buttonId } = await waitForQuestion(w, thread.id);
+  return { thread, question, customId: (name: 'confirm' | 'cancel') => buttonId(name) };
 }
-
-const lastToolMessage = (request: ChatRequest) =>
-  String(request.messages.findLast((message) => message.role === 'tool')!.content);
 
 function deleteStep(w: BotWorld) {
   const [run] = w.store.runs.recent(null, 1);
@@ -206,16 +202,8 @@ describe('a destructive MCP tool in Discord', () => {
   it('a restart while the question is open: the tool is not run, and the run taken up asks again; the tool runs once', async () => {
     const { w } = await start();
     w.model.enqueue(toolCalls({ name: 'test__delete', arguments: { what: 'the notes' } }));
-    await w.discord.userSays({
-      channelId: w.discord.channels.general,
-      author: 'bob',
-      content: `${mentionOf(w)} delete the notes`,
-      mentions: [w.discord.botUser.id],
-    });
-    const thread = await w.discord.waitFor(() => w.discord.threads()[0]);
-    const first = await w.discord.waitFor(() =>
-      w.discord.botMessages(thread.id).find((message) => (message.components ?? []).length > 0),
-    );
+    const { thread } = await askInGeneral(w, 'delete the notes', 'bob');
+    const { message: first } = await waitForQuestion(w, thread.id);
     let toldAfterRestart = '';
     let ranAfterConfirm = '';
     await w.restart({
@@ -234,18 +222,11 @@ describe('a destructive MCP tool in Discord', () => {
         );
       },
     });
-    const second = await w.discord.waitFor(() =>
-      w.discord
-        .botMessages(thread.id)
-        .find((message) => message.id !== first.id && (message.components ?? []).length > 0),
-    );
-    const confirm = (second.components![0] as { components: { custom_id: string }[] }).components.find((button) =>
-      button.custom_id.endsWith(':confirm'),
-    )!.custom_id;
+    const { message: second, buttonId } = await waitForQuestion(w, thread.id, first.id);
     await w.discord.userPressesMessageButton({
       channelId: thread.id,
       messageId: second.id,
-      customId: confirm,
+      customId: buttonId('confirm'),
       author: 'bob',
     });
     await w.discord.waitFor(() =>

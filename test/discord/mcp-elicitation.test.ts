@@ -8,12 +8,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/agent/logger.ts';
 import { McpConnection } from '../../src/mcp/mcp-connection.ts';
-import { type BotWorld, mentionOf, startBotWorld } from '../support/bot-harness.ts';
+import { askInGeneral, type BotWorld, mentionOf, startBotWorld, waitForQuestion } from '../support/bot-harness.ts';
 import type { FakeAuthor } from '../support/fake-discord/shared-types.ts';
 import type { McpServerConfig } from '../../src/mcp/mcp-config.ts';
 import { everythingServerConfig } from '../support/mcp-reference-servers.ts';
 import { testServerConfig, testTimings } from '../support/mcp-test-server.ts';
-import { type ChatRequest, finalAnswer, toolCalls } from '../support/fake-model.ts';
+import { finalAnswer, lastToolMessage, toolCalls } from '../support/fake-model.ts';
 
 let world: BotWorld | undefined;
 let server: McpConnection | undefined;
@@ -38,9 +38,6 @@ async function start(options: { toolConfirmMs?: number; config?: McpServerConfig
   return world;
 }
 
-const lastToolMessage = (request: ChatRequest) =>
-  String(request.messages.findLast((message) => message.role === 'tool')!.content);
-
 /** Bob asks; the model calls `tool`; resolves with the request for input once it is posted, and what the tool returned. */
 async function bobAsks(w: BotWorld, tool: string) {
   let settle!: (text: string) => void;
@@ -49,24 +46,13 @@ async function bobAsks(w: BotWorld, tool: string) {
     settle(lastToolMessage(request));
     return finalAnswer('Done.');
   });
-  await w.discord.userSays({
-    channelId: w.discord.channels.general,
-    author: 'bob',
-    content: `${mentionOf(w)} sign me up`,
-    mentions: [w.discord.botUser.id],
-  });
-  const thread = await w.discord.waitFor(() => w.discord.threads()[0]);
-  const question = await w.discord.waitFor(() =>
-    w.discord.botMessages(thread.id).find((message) => (message.components ?? []).length > 0),
-  );
-  const ids = (question.components![0] as { components: { custom_id: string }[] }).components.map(
-    (button) => button.custom_id,
-  );
+  const { thread } = await askInGeneral(w, 'sign me up', 'bob');
+  const { message: question, buttonId } = await waitForQuestion(w, thread.id);
   const press = (name: 'open' | 'decline', author: FakeAuthor) =>
     w.discord.userPressesMessageButton({
       channelId: thread.id,
       messageId: question.id,
-      customId: ids.find((id) => id.endsWith(`:${name}`))!,
+      customId: buttonId(name),
       author,
     });
   const closed = () =>

@@ -31,6 +31,7 @@ import type { RuntimeTool, ToolServer } from '../../src/agent/tool.ts';
 import type { CommandDefinition } from '../../src/discord/interactions/command-context.ts';
 import { modelClientFor } from './agent-harness.ts';
 import { type FakeDiscord, startFakeDiscord } from './fake-discord.ts';
+import type { FakeAuthor } from './fake-discord/shared-types.ts';
 import { type ScriptedModel, startScriptedModel } from './fake-model.ts';
 
 export interface BotWorld {
@@ -248,11 +249,11 @@ export async function startBotWorld(
 export const mentionOf = (world: BotWorld) => `<@${world.discord.botUser.id}>`;
 
 /** Ada mentions the bot in #general with `question`; resolves with her message and the thread the bot made from it. */
-export async function askInGeneral(world: BotWorld, question: string) {
+export async function askInGeneral(world: BotWorld, question: string, author: FakeAuthor = 'ada') {
   const { discord } = world;
   const asked = await discord.userSays({
     channelId: discord.channels.general,
-    author: 'ada',
+    author,
     content: `${mentionOf(world)} ${question}`,
     mentions: [discord.botUser.id],
   });
@@ -260,6 +261,23 @@ export async function askInGeneral(world: BotWorld, question: string) {
     what: 'the thread made from the question',
   });
   return { asked, thread };
+}
+
+/**
+ * Waits for the bot's message with buttons in `channelId` (a question: Confirm / Cancel, a request
+ * for input), other than `except`; returns it and its buttons' custom ids by their last part. The
+ * ids are read at once: the message loses its buttons when the question closes.
+ */
+export async function waitForQuestion(world: BotWorld, channelId: string, except?: string) {
+  const message = await world.discord.waitFor(() =>
+    world.discord
+      .botMessages(channelId)
+      .find((candidate) => candidate.id !== except && (candidate.components ?? []).length > 0),
+  );
+  const ids = (message.components![0] as { components: { custom_id: string }[] }).components.map(
+    (button) => button.custom_id,
+  );
+  return { message, buttonId: (name: string) => ids.find((id) => id.endsWith(`:${name}`))! };
 }
 
 /** Waits until the bot has posted at least `count` messages in `channelId`; returns them. */

@@ -22,6 +22,7 @@ export { type FakeModelServer, type FakeServerOptions, startFakeModelServer } fr
 export { apiError, finalAnswer, type ScriptedReply, text, toolCalls } from './fake-model/replies.ts';
 export {
   type ChatRequest,
+  lastToolMessage,
   type ScriptedModel,
   type ScriptStep,
   startScriptedModel,

@@ -186,3 +186,7 @@ function sendPart(response: ServerResponse, reply: ScriptedReply, bytes: number,
   });
   response.write(body.subarray(0, bytes), () => setTimeout(then, 20));
 }
+
+/** What the model was told last by a tool: the content of the request's newest tool message ('' if none). */
+export const lastToolMessage = (request: ChatRequest): string =>
+  String(request.messages.findLast((message) => message.role === 'tool')?.content ?? '');
