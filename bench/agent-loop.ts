@@ -5,6 +5,7 @@
  * with the bot's own event sinks (step log and memory in SQLite, log lines; see bot-sinks.ts).
  *
  *   npm run bench [-- --runs 500 --warmup 100]
+ *   npm run bench -- --only ours          # one contender alone (floor, ours, sinks): to profile it
  */
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -21,7 +22,11 @@ import { openBotSinks } from './bot-sinks.ts';
 import { measureRun, printTable } from './measure.ts';
 
 const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '500' }, warmup: { type: 'string', default: '100' } },
+  options: {
+    runs: { type: 'string', default: '500' },
+    warmup: { type: 'string', default: '100' },
+    only: { type: 'string' },
+  },
 });
 const runs = Number(values.runs);
 const warmup = Number(values.warmup);
@@ -103,18 +108,23 @@ const orders = [
   [2, 0, 1],
   [1, 0, 2],
 ];
+const chosen = values.only === undefined ? [0, 1, 2] : [['floor', 'ours', 'sinks'].indexOf(values.only)];
+if (chosen[0] === -1) throw new Error(`--only takes floor, ours or sinks, not ${values.only}`);
 for (let round = 0; round < warmup + runs; round++) {
   for (const index of orders[round % orders.length]!)
-    await measureRun(contenders[index]!, contenders[index]!.run, round >= warmup);
+    if (chosen.includes(index)) await measureRun(contenders[index]!, contenders[index]!.run, round >= warmup);
 }
 server.stop();
 // Each run with sinks writes 7 steps (3 model calls, 3 tool calls, the final answer).
 const stepsWritten = sinks.steps();
 sinks.close();
-if (stepsWritten !== 7 * (warmup + runs))
+if (chosen.includes(2) && stepsWritten !== 7 * (warmup + runs))
   throw new Error(`the step log holds ${stepsWritten} steps, expected ${7 * (warmup + runs)}`);
 
 console.log(
   `Node ${process.version}, ${cpus().length} cores; ${runs} runs each after ${warmup} warm-up rounds, interleaved; 3 model requests per run.\n`,
 );
-printTable(contenders, 3);
+printTable(
+  contenders.filter((_, index) => chosen.includes(index)),
+  3,
+);

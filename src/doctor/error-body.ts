@@ -1,5 +1,5 @@
 /** Reading an error body the doctor fetched itself, in whichever shape the server sends it. */
-import { asOpenAIErrorBody } from '../model-servers/openai-transport.ts';
+import { asOpenAIErrorBody } from '../model-servers/response-bounds.ts';
 
 export function parseJson(text: string): unknown {
   try {

@@ -10,10 +10,9 @@ import type {
   ChatCompletionCreateParamsStreaming,
 } from 'openai/resources/chat/completions';
 import { describeError } from '../agent/errors.ts';
-import { readUpTo } from '../streams/read-up-to.ts';
 import { ModelError } from '../agent/model-error.ts';
 import { untilAborted } from '../agent/until-aborted.ts';
-import { fetchBounded, maxResponseBytes, tooLargeCode } from './response-bounds.ts';
+import { fetchBounded, fetchWhole, retryAfterMs, tooLargeCode } from './response-bounds.ts';
 import { type CallProgress, StreamAccumulator } from './stream-accumulator.ts';
 
 export { maxResponseBytes } from './response-bounds.ts';
@@ -158,102 +157,6 @@ function toModelError(error: unknown, signal: AbortSignal, apiKey: string | null
 /** OpenAI says `context_length_exceeded`; vLLM, Ollama and others only say it in words. */
 function isContextTooLong(code: string, message: string): boolean {
   return code === 'context_length_exceeded' || /context (length|window)|maximum context|too many tokens/i.test(message);
-}
-
-/** How long the server asked us to wait, in milliseconds; 0 when it did not say. */
-function retryAfterMs(headers: Headers | undefined): number {
-  const ms = Number.parseFloat(headers?.get('retry-after-ms') ?? '');
-  if (Number.isFinite(ms) && ms > 0) return ms;
-  const value = headers?.get('retry-after');
-  if (!value) return 0;
-  const seconds = Number.parseFloat(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : 0;
-}
-
-/**
- * The fetch the SDK uses. It reads the whole body before handing the response over, so that a
- * connection cut or stalled in the middle of the body fails inside fetch, where the SDK's request
- * time limit and retries apply (read later, a reset was "a reply the bot could not read" and a
- * stall lasted until the run's time limit). And it marks a retryable response "do not retry" (the
- * SDK obeys `x-should-retry`) when the server asks for a longer wait than we will sleep through.
- */
-function fetchWhole(maxWaitMs: number): typeof fetch {
-  return async (input, init) => {
-    const response = await fetch(input, init);
-    let body: ArrayBuffer | null;
-    try {
-      const read = await readCapped(response);
-      if (read === 'too large') return tooLargeResponse();
-      body = read;
-    } catch (error) {
-      // An error's body cut short still has its status, which says what went wrong (a 401 is not
-      // retried); only a success cut short, or an abort, is a failure of the connection.
-      if (response.ok || init?.signal?.aborted) throw error;
-      body = null;
-    }
-    if (!response.ok && body !== null) body = errorBodyAsOpenAI(body);
-    const headers = new Headers(response.headers);
-    // The body is decoded already, and its length is its own.
-    headers.delete('content-encoding');
-    headers.delete('content-length');
-    if (!response.ok && retryAfterMs(response.headers) > maxWaitMs) headers.set('x-should-retry', 'false');
-    return new Response(body, { status: response.status, statusText: response.statusText, headers });
-  };
-}
-
-/**
- * An error body in OpenAI's shape (`{"error": {"message", "code", …}}`), which the SDK reads the
- * message and code from. Gemini may send a list of them (`[{"error": {…}}]`,
- * discuss.ai.google.dev/t/…/109823); Mistral sends the fields at the top level
- * (`{"object": "error", "message": …}`, langchain-ai/langchain#24668). Others pass as they are.
- */
-export function asOpenAIErrorBody(parsed: unknown): unknown {
-  if (Array.isArray(parsed) && typeof parsed[0] === 'object' && parsed[0] !== null && 'error' in parsed[0])
-    return parsed[0];
-  if (typeof parsed === 'object' && parsed !== null && !('error' in parsed) && 'message' in parsed)
-    return { error: parsed };
-  return parsed;
-}
-
-/** The body rewritten by `asOpenAIErrorBody`, when it is JSON that needs it. */
-function errorBodyAsOpenAI(body: ArrayBuffer): ArrayBuffer {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(new TextDecoder().decode(body));
-  } catch {
-    return body;
-  }
-  const normalized = asOpenAIErrorBody(parsed);
-  return normalized === parsed ? body : (new TextEncoder().encode(JSON.stringify(normalized)).buffer as ArrayBuffer);
-}
-
-/** The body, read whole, or 'too large' past `maxResponseBytes` (the rest is not read). */
-async function readCapped(response: Response): Promise<ArrayBuffer | null | 'too large'> {
-  if (response.body === null) return null;
-  if (Number(response.headers.get('content-length') ?? 0) > maxResponseBytes) {
-    await response.body.cancel();
-    return 'too large';
-  }
-  const { bytes, truncated } = await readUpTo(response.body, maxResponseBytes);
-  if (truncated) return 'too large';
-  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-}
-
-/** What the client sees of a response too large to read: an error it does not retry, named by its code. */
-function tooLargeResponse(): Response {
-  const error = {
-    error: {
-      message: `the response passed ${maxResponseBytes} bytes and was not read`,
-      type: 'invalid_response',
-      code: tooLargeCode,
-    },
-  };
-  return new Response(JSON.stringify(error), {
-    status: 502,
-    headers: { 'content-type': 'application/json', 'x-should-retry': 'false' },
-  });
 }
 
 /** The code of the error for a streamed request answered without a stream. */
