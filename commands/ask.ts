@@ -55,6 +55,7 @@ export const ask = defineCommand({
       startedById: interaction.user.id,
       startedByName: name,
     });
+    await context.memory.ready();
     const storedId = context.memory.recordUserMessage(conversation, {
       authorId: interaction.user.id,
       authorName: name,

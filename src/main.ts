@@ -67,7 +67,7 @@ let telemetry: Telemetry | null = null;
 // Made before the signal handlers, so that a signal during start-up stops the servers already starting.
 const mcp = await loadMcpServers(config.mcpServers, logger, mcpScopeRoot(databasePath));
 let stopping = false;
-const shutDown = async (signal: string) => {
+const shutDown = async (signal: string, exitCode = 0) => {
   if (stopping) return;
   stopping = true;
   logger.info({ signal }, 'shutting down');
@@ -86,7 +86,7 @@ const shutDown = async (signal: string) => {
   sweeper?.stop();
   instance.stop();
   store.close();
-  process.exit(0);
+  process.exit(exitCode);
 };
 process.once('SIGINT', () => void shutDown('SIGINT'));
 process.once('SIGTERM', () => void shutDown('SIGTERM'));
@@ -129,3 +129,9 @@ logger.info(
   },
   'ready',
 );
+// The token encoding loads now, not before ready (a third of the start): a message that comes
+// meanwhile waits for it (conversation-memory.ts `ready`), as it would have waited for the start.
+dependencies.counter.load().catch((error: unknown) => {
+  logger.fatal({ err: error }, 'the token counter could not be loaded: the install is broken (run npm ci)');
+  void shutDown('no token counter', 1);
+});

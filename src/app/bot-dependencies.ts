@@ -17,7 +17,7 @@ import type { ToolServer } from '../agent/tool.ts';
 import { buildToolRegistry } from '../agent/tool-registry.ts';
 import type { Config } from './config-shape.ts';
 import type { BotDependencies } from '../discord/bot.ts';
-import { loadTokenCounter } from '../memory/token-counter.ts';
+import { deferredTokenCounter } from '../memory/token-counter.ts';
 
 export async function botDependencies(
   config: Config,
@@ -84,7 +84,8 @@ export async function botDependencies(
     vision,
     operatorPrompt: config.systemPrompt,
     store: parts.store,
-    counter: await loadTokenCounter(config.model.model),
+    // Loaded once the bot is ready (main.ts), or by the first message that needs it if one comes first.
+    counter: deferredTokenCounter(config.model.model),
     models,
     tools: buildToolRegistry([...builtInTools, ...webTools(config), ...databaseTools(parts.store)]),
     toolServers: parts.toolServers ?? [],

@@ -25,6 +25,7 @@ export async function summariseConversation(
   newWork: AbortSignal,
 ): Promise<void> {
   if (services.shutdown.aborted) return;
+  await services.memory.ready();
   const conversation = services.store.conversations.byKey(conversationKey);
   // A spent daily budget refuses people's runs; it refuses the summaries they did not ask for too.
   if (!conversation || !services.limits.budgetLeft(conversation.guild_id)) return;

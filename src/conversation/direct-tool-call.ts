@@ -33,6 +33,7 @@ export async function runDirectToolCall(
   const { conversation, context } = call;
   // In memory, the call follows the newest message of the conversation.
   const answersId = store.messages.newestId(conversation.id) || null;
+  await memory.ready();
   const record = memory.runSink(
     conversation.id,
     call.instanceId,

@@ -67,6 +67,13 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
   const memory: MemoryParts = { store, counter, settings };
   return {
     /**
+     * Resolves once the memory can count tokens: with a deferred counter (the bot's), its encoding
+     * loads at the first call, not at the start. What stores a message, runs, or runs a tool
+     * directly waits for it first.
+     */
+    ready: (): Promise<void> => counter.load(),
+
+    /**
      * Stores a user message before any run sees it, so that nothing said is lost. Null when that
      * Discord message is already stored (the gateway can deliver an event twice).
      */

@@ -9,6 +9,11 @@ type EncodingName = 'o200k_base' | 'cl100k_base';
 
 export interface TokenCounter {
   readonly encoding: EncodingName;
+  /**
+   * Resolves once `count` and `truncate` may be used (loading the encoding the first time it is
+   * called, for a counter made by `deferredTokenCounter`).
+   */
+  load(): Promise<void>;
   count(text: string): number;
   /** The longest start of `text` of at most `maxTokens` tokens. */
   truncate(text: string, maxTokens: number): string;
@@ -36,6 +41,7 @@ export async function loadTokenCounter(model: string): Promise<TokenCounter> {
       : await import('gpt-tokenizer/encoding/o200k_base');
   return {
     encoding,
+    load: () => Promise.resolve(),
     count: (text) => pieces(text).reduce((sum, piece) => sum + api.countTokens(piece, asText), 0),
     truncate(text, maxTokens) {
       const tokens: number[] = [];
@@ -50,6 +56,29 @@ export async function loadTokenCounter(model: string): Promise<TokenCounter> {
       while (cut.endsWith('\uFFFD') && !text.startsWith(cut)) cut = cut.slice(0, -1);
       return cut;
     },
+  };
+}
+
+/**
+ * A counter whose encoding is loaded by its first `load()`, not before: the bot's start does not
+ * wait for the quarter of a second it takes (its compiling and tables were a third of the time to
+ * ready, BENCHMARKS.md). Whatever counts waits for `load()` first; counting before is a bug, and throws.
+ */
+export function deferredTokenCounter(model: string): TokenCounter {
+  let loaded: TokenCounter | null = null;
+  let loading: Promise<void> | null = null;
+  const use = (): TokenCounter => {
+    if (loaded === null) throw new Error('the token counter was used before its encoding was loaded');
+    return loaded;
+  };
+  return {
+    encoding: encodingForModel(model),
+    load: () =>
+      (loading ??= loadTokenCounter(model).then((counter) => {
+        loaded = counter;
+      })),
+    count: (text) => use().count(text),
+    truncate: (text, maxTokens) => use().truncate(text, maxTokens),
   };
 }
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadTokenCounter, type TokenCounter } from '../../src/memory/token-counter.ts';
+import { deferredTokenCounter, loadTokenCounter, type TokenCounter } from '../../src/memory/token-counter.ts';
 
 let counter: TokenCounter;
 beforeAll(async () => {
@@ -47,5 +47,20 @@ describe('the token counter on text people and models write', () => {
   it('cuts without splitting a character in two', () => {
     const cut = counter.truncate('🙂'.repeat(5000), 200);
     expect(cut).toBe('🙂'.repeat(cut.length / 2));
+  });
+});
+
+describe("the bot's counter, whose encoding loads after the start", () => {
+  it('refuses to count before its first load(), loads once however many wait, then counts as the loaded one does', async () => {
+    const deferred = deferredTokenCounter('gpt-4.1-mini');
+    expect(() => deferred.count('hello')).toThrow(/before its encoding was loaded/);
+    const waits = [deferred.load(), deferred.load()];
+    expect(waits[0]).toBe(waits[1]);
+    await Promise.all(waits);
+    const loaded = await loadTokenCounter('gpt-4.1-mini');
+    const text = 'The quick brown fox, 12,345 times: naïve café 🚀 <|endoftext|>';
+    expect(deferred.count(text)).toBe(loaded.count(text));
+    expect(deferred.truncate(text, 5)).toBe(loaded.truncate(text, 5));
+    expect(deferred.encoding).toBe('o200k_base');
   });
 });

@@ -189,6 +189,7 @@ describe('selectWindow', () => {
 /** One token per character, so that cuts are easy to see. */
 const identityCounter: TokenCounter = {
   encoding: 'o200k_base',
+  load: () => Promise.resolve(),
   count: (text) => text.length,
   truncate: (text, maxTokens) => text.slice(0, maxTokens),
 };

@@ -22,7 +22,7 @@ import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
 import type { DiscordSettings } from '../../src/app/config-shape.ts';
 import { type Bot, type BotDependencies, type HandledEvent, startBot } from '../../src/discord/bot.ts';
 import type { MemorySettings } from '../../src/memory/conversation-memory.ts';
-import { loadTokenCounter } from '../../src/memory/token-counter.ts';
+import { deferredTokenCounter } from '../../src/memory/token-counter.ts';
 import { imageTokenRule } from '../../src/images/image-tokens.ts';
 import { type Instance, startInstance } from '../../src/run-log/instance.ts';
 import { builtInTools, databaseTools } from '../../tools/index.ts';
@@ -100,7 +100,9 @@ export async function startBotWorld(
   const modelServers = new Map<string, ScriptedModel>();
   for (const [index, listed] of (extra.models ?? []).entries())
     modelServers.set(listed.name, index === 0 ? model : await startScriptedModel());
-  const counter = await loadTokenCounter('gpt-4.1-mini');
+  // As the bot's: loaded by the first thing that needs it (no warm-up here), so that every test
+  // through the bot would fail on a path that counts tokens without waiting for the encoding.
+  const counter = deferredTokenCounter('gpt-4.1-mini');
   let store: Store;
   let instance: Instance;
   let currentCommands = extra.commands ?? commands;

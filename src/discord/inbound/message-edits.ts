@@ -31,6 +31,7 @@ export async function storeEdit(
   const previous = previousImages(before, message, store.images.ofDiscordMessage(message.id), reading.images.origins);
   const { content, images } = await readMessage(message, reading, previous);
   const authorName = message.member?.displayName ?? message.author.displayName;
+  await deps.counter.load();
   store.db.transaction(() => {
     store.messages.editByDiscordId(message.id, content, deps.counter.count(formatUserContent(authorName, content)));
     store.images.replaceForDiscordMessage(message.id, images.images);

@@ -56,6 +56,7 @@ export function messageIntake(deps: IntakeDependencies) {
   const record = async (message: RoutedMessage, conversation: ConversationRow): Promise<MessageWork | null> => {
     const { content, images } = await readMessage(message, reading(message));
     const requester = requesterOf(message);
+    await memory.ready();
     const storedId = memory.recordUserMessage(conversation, {
       authorId: message.author.id,
       authorName: requester.displayName,

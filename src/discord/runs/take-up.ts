@@ -32,6 +32,7 @@ export async function takeUpWork(
   work: readonly QueuedWork[],
 ): Promise<void> {
   if (deps.shutdown.aborted) return; // Stored already: answered after the next start.
+  await deps.memory.ready();
   const stored = deps.store.conversations.byKey(conversationKey);
   if (!stored) return; // Purged (its thread was deleted) while the work waited.
   const messages = work.filter((item) => item.kind === 'message');
