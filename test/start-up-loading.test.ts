@@ -3,8 +3,10 @@
  * followed chunk by chunk. Packages that only a setting or a first use needs are loaded on demand
  * (a dynamic import, its own chunk), so they must not be among them.
  */
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { decode } from '@jridgewell/sourcemap-codec';
 import { describe, expect, it } from 'vitest';
 import { projectRoot } from './support/run-process.ts';
 
@@ -44,3 +46,61 @@ describe('npm start loads at start only what every start needs', () => {
     expect([...loaded].filter((name) => name.startsWith('@opentelemetry/'))).toEqual([]);
   });
 });
+
+describe("the compiled code's source maps", () => {
+  /** The chunks and their maps' sources. */
+  const chunks = () => {
+    const folder = `${projectRoot}dist/chunks/`;
+    return readdirSync(folder)
+      .filter((file) => file.endsWith('.js'))
+      .map((file) => {
+        const map = JSON.parse(readFileSync(`${folder}${file}.map`, 'utf8')) as { sources: string[]; mappings: string };
+        return {
+          path: `${folder}${file}`,
+          map,
+          // The comment node reads, on the last line (the token tables hold the word too).
+          linked: /\n\/\/# sourceMappingURL=[^\n]*\n?$/.test(readFileSync(`${folder}${file}`, 'utf8')),
+        };
+      });
+  };
+
+  it("map the project's code and nothing inside a package; a chunk of packages alone is not pointed to its map", () => {
+    const all = chunks();
+    for (const { path, map, linked } of all) {
+      const ours = map.sources.map((source) => !source.includes('node_modules/'));
+      const segments = decode(map.mappings).flat();
+      expect(
+        segments.filter((segment) => !ours[segment[1]!]),
+        path,
+      ).toEqual([]);
+      expect(linked, path).toBe(segments.length > 0);
+    }
+    // The token encoding (2.7 MB of tables) and zod are packages alone.
+    expect(all.filter(({ linked }) => !linked).map(({ map }) => packagesOf(map.sources))).toEqual(
+      expect.arrayContaining([['gpt-tokenizer'], ['zod']]),
+    );
+  });
+
+  it('still lead a stack in the project code back to its TypeScript, in the chunk it shares with discord.js', () => {
+    const shared = chunks().find(({ map }) => packagesOf(map.sources).includes('discord.js'))!;
+    const line = readFileSync(shared.path, 'utf8')
+      .split('\n')
+      .findIndex((text) => text.includes('function splitMessage('));
+    const column = readFileSync(shared.path, 'utf8').split('\n')[line]!.indexOf('function splitMessage(');
+    // What node itself makes of the map, as `npm start` runs it (--enable-source-maps).
+    const script = `import { findSourceMap } from 'node:module'; await import(${JSON.stringify(shared.path)});
+      console.log(JSON.stringify(findSourceMap(${JSON.stringify(shared.path)}).findEntry(${line}, ${column})));`;
+    const entry = JSON.parse(
+      execFileSync(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', script], {
+        encoding: 'utf8',
+      }),
+    ) as { originalSource: string; originalLine: number };
+    expect(entry.originalSource).toMatch(/\/src\/posts\/split-message\.ts$/);
+    const source = readFileSync(`${projectRoot}src/posts/split-message.ts`, 'utf8').split('\n');
+    expect(source[entry.originalLine]).toContain('function splitMessage(');
+  });
+});
+
+function packagesOf(sources: readonly string[]): string[] {
+  return [...new Set(sources.flatMap((source) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(source)?.[1] ?? []))];
+}
