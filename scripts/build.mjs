@@ -13,7 +13,7 @@
  * Written in plain JavaScript: it runs at install time, before anything could compile it.
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { decode, encode } from '@jridgewell/sourcemap-codec';
+import { compileOptions } from './compile-options.mjs';
 
 const entries = [
   'src/main.ts',
@@ -37,27 +37,18 @@ try {
   console.log('build: esbuild is not installed (a production install); dist/ is left as it is');
   process.exit(0);
 }
+// A development dependency, as esbuild is.
+const { decode, encode } = await import('@jridgewell/sourcemap-codec');
 
 rmSync('dist', { recursive: true, force: true });
 const result = await esbuild.build({
+  ...compileOptions,
   entryPoints: entries,
   outdir: 'dist',
-  bundle: true,
   splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20.19',
-  minifySyntax: true,
-  minifyWhitespace: true,
   sourcemap: 'linked',
   sourcesContent: false, // the maps point into src/, which the repository holds
-  external: ['better-sqlite3', 'pino', 'zlib-sync', 'bufferutil', 'utf-8-validate', '@discordjs/opus'],
-  // CommonJS packages bundled into ES modules still call require() for Node's own modules.
-  banner: {
-    js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
-  },
   chunkNames: 'chunks/[name]-[hash]',
-  logLevel: 'warning',
   metafile: true,
 });
 const slimmed = mapOwnCodeOnly(Object.keys(result.metafile.outputs).filter((file) => file.endsWith('.js.map')));

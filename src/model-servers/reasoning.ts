@@ -23,6 +23,8 @@ const thinkBlock = /<(think|thinking)>([\s\S]*?)<\/\1>/gi;
  * DeepSeek-R1's does: only `</think>` appears).
  */
 export function splitThinking(content: string): { content: string; thinking: string | null } {
+  // Most replies hold no tag at all (a call's reply, no content): nothing to look for.
+  if (!content.includes('<')) return { content: content.trim(), thinking: null };
   const thoughts: string[] = [];
   let rest = content.replace(thinkBlock, (_, _tag: string, inner: string) => {
     thoughts.push(inner.trim());

@@ -94,8 +94,9 @@ export async function send(
   observe?: ModelCallObserver,
 ): Promise<Sent> {
   const attempt: Attempt = { fixes, fixed: false, streamRetried: false };
+  const { model, temperature } = session.options;
   const build = () =>
-    buildChatBody(request, { ...session.options, stream: streams(session, attempt.fixes, observe) }, attempt.fixes);
+    buildChatBody(request, { model, temperature, stream: streams(session, attempt.fixes, observe) }, attempt.fixes);
   let body = build();
   while (true) {
     let reply: unknown;
@@ -172,8 +173,12 @@ function afterFailure(
 /** The reply in the agent's terms; one of the wrong shape is the server's fault, and said so. */
 function readIn(reply: unknown, request: ModelRequest, fixes: ServerFixes): ReadReply {
   try {
+    let toolNames: Set<string> | undefined;
     return readReply(reply, {
-      toolNames: new Set(request.tools.map((tool) => tool.function.name)),
+      // Wanted only when the reply has no native call (calls written as text are looked for).
+      get toolNames() {
+        return (toolNames ??= new Set(request.tools.map((tool) => tool.function.name)));
+      },
       shortIds: fixes.shortToolCallIds === true,
       textProtocol: fixes.toolProtocol === 'text',
     });

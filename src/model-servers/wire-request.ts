@@ -80,8 +80,8 @@ function wireCall(call: ToolCall, fixes: ServerFixes, id: (value: string) => str
 }
 
 function wireSpec(spec: FunctionSpec, fixes: ServerFixes): FunctionSpec {
-  const drop = new Set(fixes.dropSchemaKeywords ?? []);
-  if (drop.size === 0 && !fixes.collapseTypeLists) return spec;
+  if (!fixes.dropSchemaKeywords?.length && !fixes.collapseTypeLists) return spec;
+  const drop = new Set(fixes.dropSchemaKeywords);
   const parameters = mapSchema(spec.function.parameters, (node) => {
     const out = fixes.collapseTypeLists ? oneType(node) : node;
     // `const: x` means `enum: [x]`: kept, in the form the server takes.
