@@ -67,7 +67,7 @@ export async function runToolTurn(turn: ToolTurn): Promise<ToolTurnOutcome> {
   const checked = turn.calls.map((call, index) => check(turn, call, index));
   // Asked before the tools' time limit starts: the time a person takes to answer is not the tool's.
   const confirmations = await Promise.all(checked.map((runnable) => confirmation(turn, runnable)));
-  // The calls of a turn start together, so one deadline (one signal, one timer) serves them all.
+  // The calls of a turn start together, so one deadline (one timer, a signal if a tool reads it) serves them all.
   const limit = deadline(turn.toolTimeoutMs, turn.runSignal);
   const sources: (readonly string[])[] = [];
   const messages = await Promise.all(
@@ -240,16 +240,24 @@ async function execute(
   args: unknown,
   { inputs, reportProgress }: { inputs: InputNote[]; reportProgress: (progress: ToolProgress) => void },
 ): Promise<Observation> {
-  const { signal } = limit;
   const askInput = notingInputs(turn.context.askInput, inputs);
   // Kept only if the call succeeds: a URL noted by a call that then failed was never shown.
   const sources: string[] = [];
   const noteSource = (url: string) => void sources.push(url);
   try {
     const running = Promise.resolve().then(() =>
-      tool.execute(args, { ...turn.context, ...askInput, signal, noteSource, reportProgress }),
+      tool.execute(args, {
+        ...turn.context,
+        ...askInput,
+        // Made only for a tool that reads it (deadline.ts).
+        get signal() {
+          return limit.signal;
+        },
+        noteSource,
+        reportProgress,
+      }),
     );
-    const result = await untilAborted(running, signal);
+    const result = await limit.race(running);
     if (isResultWithImages(result)) {
       const line = imagesLine(result.images.length, turn.seesImages);
       return { ok: true, text: formatObservation(`${result.text}\n${line}`), images: result.images, sources };
