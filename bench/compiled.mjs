@@ -2,17 +2,19 @@
  * Runs a bench as the bot's code ships: the bench's TypeScript compiled and bundled with the
  * options of `npm run build` (scripts/compile-options.mjs), then run by node. Through tsx, every
  * function the project makes gets its name set at run time (tsx compiles with esbuild's
- * keepNames; `npm run build` does not), which the bundled openai client of the floor never pays:
- * up to 3 % of the agent loop's samples, none of them in production.
+ * keepNames; `npm run build` does not), which the installed packages a bench compares against
+ * never pay: up to 3 % of the agent loop's samples, none of them in production.
  *
  *   node bench/compiled.mjs bench/agent-loop.ts [-- the bench's own arguments]
  *   node --cpu-prof --cpu-prof-dir=/tmp/prof bench/compiled.mjs bench/agent-loop.ts   # profiles the bench too
  *
- * The bundle is written to .bench-compiled/ (beside bench/, so that the paths the bench finds
- * its helpers by, relative to its own file, still hold), with a source map for profiles.
+ * The bundle is written beside its entry (bench/.agent-loop.compiled.mjs), so that the paths a
+ * bench finds its helpers by, relative to its own file, still hold; with a source map, for
+ * profiles. The packages installed for the bench alone (bench/node_modules: the frameworks it
+ * compares against) are not bundled: they run as their authors ship them.
  */
 import { spawnSync } from 'node:child_process';
-import { basename } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { build } from 'esbuild';
 import { compileOptions } from '../scripts/compile-options.mjs';
 
@@ -21,8 +23,26 @@ if (!entry) {
   console.error('usage: node bench/compiled.mjs <bench entry .ts> [-- arguments]');
   process.exit(2);
 }
-const outfile = new URL(`../.bench-compiled/${basename(entry).replace(/\.ts$/, '.mjs')}`, import.meta.url).pathname;
-await build({ ...compileOptions, entryPoints: [entry], outfile, sourcemap: 'linked' });
+const outfile = join(dirname(entry), `.${basename(entry, '.ts')}.compiled.mjs`);
+
+/** Packages resolved into bench/node_modules stay imports, found there at run time. */
+const benchPackagesOutside = {
+  name: 'bench-packages-outside',
+  setup(builder) {
+    builder.onResolve({ filter: /^[^./]/ }, async (args) => {
+      if (args.pluginData === 'resolving') return undefined;
+      const resolved = await builder.resolve(args.path, {
+        kind: args.kind,
+        resolveDir: args.resolveDir,
+        importer: args.importer,
+        pluginData: 'resolving',
+      });
+      return resolved.path.includes('/bench/node_modules/') ? { path: args.path, external: true } : resolved;
+    });
+  },
+};
+
+await build({ ...compileOptions, entryPoints: [entry], outfile, sourcemap: 'linked', plugins: [benchPackagesOutside] });
 const args = rest[0] === '--' ? rest.slice(1) : rest;
 // The bench in a process of its own, with this one's node options (a --cpu-prof reaches it too).
 const { status } = spawnSync(process.execPath, [...process.execArgv, outfile, ...args], { stdio: 'inherit' });

@@ -7,7 +7,7 @@
  *
  * The frameworks live in bench/package.json, never in the bot's dependencies:
  *
- *   cd bench && npm install && cd .. && node --import tsx bench/frameworks.ts [--runs 300 --warmup 50]
+ *   npm run bench:frameworks [-- --runs 300 --warmup 50]   (compiled as it ships: bench/compiled.mjs)
  */
 import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
