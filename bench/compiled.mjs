@@ -42,7 +42,13 @@ const benchPackagesOutside = {
   },
 };
 
-await build({ ...compileOptions, entryPoints: [entry], outfile, sourcemap: 'linked', plugins: [benchPackagesOutside] });
+await build({
+  ...compileOptions,
+  entryPoints: [entry],
+  outfile,
+  sourcemap: 'linked',
+  plugins: [...compileOptions.plugins, benchPackagesOutside],
+});
 const args = rest[0] === '--' ? rest.slice(1) : rest;
 // The bench in a process of its own, with this one's node options (a --cpu-prof reaches it too).
 const { status } = spawnSync(process.execPath, [...process.execArgv, outfile, ...args], { stdio: 'inherit' });

@@ -47,6 +47,19 @@ describe('npm start loads at start only what every start needs', () => {
   });
 });
 
+describe('discord.js in the compiled code', () => {
+  it('is made an ES module once for all the modules that import it (each copy of its 535 names cost every start)', () => {
+    const folder = `${projectRoot}dist/chunks/`;
+    const sources = readdirSync(folder)
+      .filter((file) => file.endsWith('.js'))
+      .map((file) => readFileSync(`${folder}${file}`, 'utf8'));
+    const holder = sources.find((source) => source.includes('"node_modules/discord.js/src/index.js"'))!;
+    const name = /var (require_\w+)=__commonJS\(\{"node_modules\/discord\.js\/src\/index\.js"/.exec(holder)![1]!;
+    const copies = holder.split(`__toESM(${name}()`).length - 1;
+    expect(copies).toBe(1);
+  });
+});
+
 describe("the compiled code's source maps", () => {
   /** The chunks and their maps' sources. */
   const chunks = () => {
