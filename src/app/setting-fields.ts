@@ -1,6 +1,6 @@
 /**
  * How one setting is read from the text of an environment variable: blank means unset, numbers
- * within bounds, URLs, Discord id lists, one word of a few. Which settings there are is config.ts.
+ * within bounds, URLs, Discord id lists, one word of a few. Which settings there are is settings-schema.ts.
  */
 import { z } from 'zod';
 

@@ -1,6 +1,6 @@
 /**
  * The web search settings (WEB_SEARCH and each provider's URL and key), read with the others by
- * config.ts: which provider the `web_search` tool uses, or none. Keys are secrets: config.ts adds
+ * config.ts: which provider the `web_search` tool uses, or none. Keys are secrets: config-from-settings.ts adds
  * them to the values the logger masks.
  */
 import { z } from 'zod';
@@ -30,7 +30,7 @@ const optionalHttpUrl = () =>
       .optional(),
   );
 
-/** The settings' fields, spread into config.ts's schema. */
+/** The settings' fields, spread into the schema of settings-schema.ts. */
 export const webSearchFields = {
   WEB_SEARCH: oneOf(['auto', 'off', ...searchProviderIds], 'auto'),
   SEARXNG_URL: optionalHttpUrl(),

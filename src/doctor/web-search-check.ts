@@ -3,7 +3,8 @@
  * reads them): one real search, and what came of it in a line, after the model server's report. A
  * failing provider does not change the doctor's exit code: the bot works without web search.
  */
-import { describeIssue, type Environment, settingsSchema } from '../app/config.ts';
+import { describeIssue, type Environment } from '../app/config.ts';
+import { settingsSchema } from '../app/settings-schema.ts';
 import { webSearchFields, webSearchFrom, webSearchProblems } from '../app/web-search-settings.ts';
 import { errorMessage } from '../agent/errors.ts';
 import { searchProfile } from '../web/search/providers/index.ts';
