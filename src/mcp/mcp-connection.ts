@@ -19,7 +19,8 @@ import type { StderrTail } from './stderr-log.ts';
 import { stdioTransport } from './stdio-transport.ts';
 import type { McpServerConfig } from './mcp-config.ts';
 import type { ReadResource, ResourceContents } from './mcp-resources.ts';
-import { type CallResult, type CallTool, type ListedTool, listAllTools, toolsFromListing } from './mcp-tools.ts';
+import type { CallResult } from './mcp-tool-results.ts';
+import { type CallTool, type ListedTool, listAllTools, toolsFromListing } from './mcp-tools.ts';
 
 export interface McpTimings {
   /** How long starting a server and listing its tools may take. */

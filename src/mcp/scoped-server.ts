@@ -15,7 +15,7 @@ import { UserFacingError } from '../agent/errors.ts';
 import { type McpScoping, type McpServerConfig, scopeMarker } from './mcp-config.ts';
 import { McpConnection, type McpTimings } from './mcp-connection.ts';
 import type { ResourceContents } from './mcp-resources.ts';
-import type { CallResult } from './mcp-tools.ts';
+import type { CallResult } from './mcp-tool-results.ts';
 import { scopeKey } from './scope-key.ts';
 
 interface Session {

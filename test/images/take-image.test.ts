@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { geminiTiles, openAIPatches, openAITiles } from '../../src/images/image-tokens.ts';
 import { maxImagePixels, maxImageSide, takeImageBytes } from '../../src/images/take-image.ts';
-import { toolResult } from '../../src/mcp/mcp-tools.ts';
+import { toolResult } from '../../src/mcp/mcp-tool-results.ts';
 import { gif, jpeg, png, pngClaiming, webp, webpLossless, webpLossy } from '../support/images.ts';
 
 const refusal = (bytes: Buffer) => {
