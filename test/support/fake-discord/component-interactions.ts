@@ -6,10 +6,10 @@
  * https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-object-interaction-type
  * https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-response-object-interaction-callback-type
  */
-import { randomBytes } from 'node:crypto';
 import { ComponentType, GatewayDispatchEvents } from 'discord.js';
 import { partialChannel } from './command-options.ts';
-import type { InteractionRecord, RunCommandServices } from './interactions.ts';
+import { type InteractionRecord, newInteractionRecord } from './interaction-record.ts';
+import type { RunCommandServices } from './interactions.ts';
 import type { FakeInteraction, FakeInteractionReply, PressComponentInput } from './interaction-types.ts';
 import { editBotMessage, type CreateMessageBody } from './messages.ts';
 import { restMessage } from './payloads.ts';
@@ -58,45 +58,32 @@ export async function pressComponent(
   const component = pressedComponent(message, input);
   const user = world.author(input.author);
   const permissions = memberPermissions(world, user.id);
-  const id = world.nextId();
-  const token = Buffer.from(`interaction:${id}:${randomBytes(48).toString('base64url')}`).toString('base64url');
-  const payload: Record<string, unknown> = {
-    ...owner.payload,
-    id,
-    token,
-    type: 3,
-    data: {
-      custom_id: input.customId,
-      component_type: component.type,
-      ...(input.values ? { values: input.values } : {}),
-    },
-    message: restMessage(message),
-    member: { ...world.members.get(user.id)!, user, permissions: permissions.toString() },
-    channel: partialChannel(world, world.channels.get(owner.channelId)!, permissions),
-  };
-  const now = performance.now();
-  const record: InteractionRecord = {
+  const record = newInteractionRecord(world, interactions.deadlineMs, (id, token) => ({
     ...owner,
-    id,
-    token,
     userId: user.id,
-    payload,
-    deadlineAt: now + interactions.deadlineMs,
-    expiresAt: now + 15 * 60_000,
-    acknowledged: false,
-    deferred: false,
+    payload: {
+      ...owner.payload,
+      id,
+      token,
+      type: 3,
+      data: {
+        custom_id: input.customId,
+        component_type: component.type,
+        ...(input.values ? { values: input.values } : {}),
+      },
+      message: restMessage(message),
+      member: { ...world.members.get(user.id)!, user, permissions: permissions.toString() },
+      channel: partialChannel(world, world.channels.get(owner.channelId)!, permissions),
+    },
     // The webhook's @original of a component interaction is the message the component is on.
     original: message,
-    followups: [],
-    replies: [],
-    missedDeadline: false,
     autocomplete: false,
     modal: undefined,
     component: input.customId,
     fullName: `${owner.fullName} (${input.customId})`,
-  };
+  }));
   interactions.add(record);
-  await gateway.dispatch(GatewayDispatchEvents.InteractionCreate, payload);
+  await gateway.dispatch(GatewayDispatchEvents.InteractionCreate, record.payload);
   return handleOf(record);
 }
 

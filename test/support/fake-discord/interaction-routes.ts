@@ -7,7 +7,8 @@ import { GatewayDispatchEvents, MessageFlags, MessageType } from 'discord.js';
 import { alreadyAcknowledged, invalidFormBody, unknownInteraction, unknownMessage } from './http-errors.ts';
 import { commandTypes } from './application-commands.ts';
 import { updateComponentMessage } from './component-interactions.ts';
-import type { InteractionRecord, InteractionStore } from './interactions.ts';
+import type { InteractionRecord } from './interaction-record.ts';
+import type { InteractionStore } from './interactions.ts';
 import {
   baseMessage,
   botMessage,

@@ -3,68 +3,19 @@
  * does and keeps what the bot answers. Discord's clock: the callback within 3 s (configurable), the
  * token for follow-ups and edits for 15 minutes.
  */
-import { randomBytes } from 'node:crypto';
 import { GatewayDispatchEvents, MessageFlags, PermissionFlagsBits } from 'discord.js';
 import { commandTypes, type CommandStore } from './application-commands.ts';
-import {
-  chatInputOptions,
-  mayUseCommand,
-  partialChannel,
-  type InteractionDataOption,
-  type ResolvedData,
-} from './command-options.ts';
+import { chatInputOptions, mayUseCommand, type InteractionDataOption, type ResolvedData } from './command-options.ts';
 import { directMessageInteractionPlace } from './direct-messages.ts';
 import type { FakeGateway } from './gateway.ts';
 import { invalidWebhookToken, unknownInteraction, unknownWebhook } from './http-errors.ts';
-import type {
-  FakeModal,
-  FakeInteraction,
-  FakeInteractionReply,
-  FakeRegisteredCommand,
-  RunCommandInput,
-} from './interaction-types.ts';
+import { guildInteractionPlace, interactionEnvelope } from './interaction-payload.ts';
+import { type InteractionRecord, newInteractionRecord } from './interaction-record.ts';
+import type { FakeInteraction, RunCommandInput } from './interaction-types.ts';
 import { restMessage } from './payloads.ts';
 import { allows, memberPermissions } from './permissions.ts';
-import type { FakeMessage, WaitForOptions } from './types.ts';
+import type { WaitForOptions } from './types.ts';
 import { isDirectMessageChannel, type World } from './world.ts';
-
-/** How long an interaction token serves follow-ups and edits. */
-const tokenLifetimeMs = 15 * 60_000;
-
-/** One dispatched interaction and the bot's answers to it. */
-export interface InteractionRecord {
-  id: string;
-  token: string;
-  applicationId: string;
-  channelId: string;
-  command: FakeRegisteredCommand;
-  /** The name with its subcommand group and subcommand ("tool run"), as messages show it. */
-  fullName: string;
-  userId: string;
-  targetMessageId?: string;
-  payload: Record<string, unknown>;
-  deadlineAt: number;
-  expiresAt: number;
-  acknowledged: boolean;
-  deferred: boolean;
-  /** The original response (ephemeral ones are not among the channel's messages). */
-  original?: FakeMessage;
-  followups: FakeMessage[];
-  replies: FakeInteractionReply[];
-  missedDeadline: boolean;
-  timer?: NodeJS.Timeout;
-  /** An autocomplete interaction (type 4): answered with suggestions, not a message. */
-  autocomplete: boolean;
-  /** The form (modal) the bot answered with (callback type 9). */
-  modal?: FakeModal;
-  /** A button press (interaction type 3): the message its button is on. */
-  componentMessageId?: string;
-  /** A submitted form (interaction type 5): the custom id of the form it answers. */
-  modalSubmit?: string;
-  /** A press on a button or menu (interaction type 3): its custom id (component-interactions.ts). */
-  component?: string;
-  choices?: { name: string; value: string | number }[];
-}
 
 export class InteractionStore {
   private readonly records = new Map<string, InteractionRecord>();
@@ -173,62 +124,31 @@ export async function runCommand(services: RunCommandServices, input: RunCommand
     data = { ...(options.length > 0 ? { options } : {}), ...(Object.keys(resolved).length > 0 ? { resolved } : {}) };
   }
 
-  const id = world.nextId();
-  const token = Buffer.from(`interaction:${id}:${randomBytes(48).toString('base64url')}`).toString('base64url');
-  const member = world.members.get(user.id)!;
-  const payload: Record<string, unknown> = {
-    id,
-    application_id: world.botUser.id,
-    type: input.focused === undefined ? 2 : 4,
-    data: {
-      id: command.id,
-      name: command.name,
-      type: command.type,
-      ...data,
-      ...(command.guild_id ? { guild_id: command.guild_id } : {}),
-    },
-    ...(inDm
-      ? directMessageInteractionPlace(channel, user)
-      : {
-          guild: { id: world.guildId, locale: 'en-US', features: [] },
-          guild_id: world.guildId,
-          channel: partialChannel(world, channel, permissions),
-          member: { ...member, user, permissions: permissions.toString() },
-          guild_locale: 'en-US',
-          // Discord's value for a guild-installed app used in a guild: the guild install, by guild id.
-          authorizing_integration_owners: { '0': world.guildId },
-          context: 0,
-        }),
-    channel_id: channel.id,
-    token,
-    version: 1,
-    app_permissions: memberPermissions(world, world.botUser.id).toString(),
-    locale: 'en-US',
-    entitlements: [],
-    attachment_size_limit: 10 * 1024 * 1024,
-  };
-  const now = performance.now();
-  const record: InteractionRecord = {
-    id,
-    token,
+  const record = newInteractionRecord(world, interactions.deadlineMs, (id, token) => ({
     applicationId: world.botUser.id,
     channelId: channel.id,
     command,
     fullName,
     userId: user.id,
     ...(data.target_id ? { targetMessageId: data.target_id } : {}),
-    payload,
-    deadlineAt: now + interactions.deadlineMs,
-    expiresAt: now + tokenLifetimeMs,
-    acknowledged: false,
-    deferred: false,
-    followups: [],
-    replies: [],
-    missedDeadline: false,
+    payload: {
+      ...interactionEnvelope(world, { id, token, channelId: channel.id }),
+      type: input.focused === undefined ? 2 : 4,
+      data: {
+        id: command.id,
+        name: command.name,
+        type: command.type,
+        ...data,
+        ...(command.guild_id ? { guild_id: command.guild_id } : {}),
+      },
+      ...(inDm
+        ? directMessageInteractionPlace(channel, user)
+        : guildInteractionPlace(world, { guildId: world.guildId, channel, user, permissions })),
+    },
     autocomplete: input.focused !== undefined,
-  };
+  }));
   interactions.add(record);
-  await gateway.dispatch(GatewayDispatchEvents.InteractionCreate, payload);
+  await gateway.dispatch(GatewayDispatchEvents.InteractionCreate, record.payload);
   return interactionHandle(record, services.waitFor);
 }
 
@@ -256,46 +176,33 @@ export async function submitModal(
     if (input.max_length !== undefined && value.length > input.max_length)
       throw new Error(`fake Discord: "${input.custom_id}" takes at most ${input.max_length} characters`);
   }
-  const id = world.nextId();
-  const token = Buffer.from(`interaction:${id}:${randomBytes(48).toString('base64url')}`).toString('base64url');
-  const payload: Record<string, unknown> = {
-    ...original.payload,
-    id,
-    token,
-    type: 5,
-    data: {
-      custom_id: modal.custom_id,
-      components: modal.components.map((row) => ({
-        type: 1,
-        components: row.components.map((input) => ({
-          type: 4,
-          custom_id: input.custom_id,
-          value: values[input.custom_id] ?? '',
-        })),
-      })),
-    },
-  };
-  const now = performance.now();
-  const record: InteractionRecord = {
+  const record = newInteractionRecord(world, interactions.deadlineMs, (id, token) => ({
     ...original,
-    id,
-    token,
-    payload,
-    deadlineAt: now + interactions.deadlineMs,
-    expiresAt: now + tokenLifetimeMs,
-    acknowledged: false,
-    deferred: false,
+    payload: {
+      ...original.payload,
+      id,
+      token,
+      type: 5,
+      data: {
+        custom_id: modal.custom_id,
+        components: modal.components.map((row) => ({
+          type: 1,
+          components: row.components.map((input) => ({
+            type: 4,
+            custom_id: input.custom_id,
+            value: values[input.custom_id] ?? '',
+          })),
+        })),
+      },
+    },
     original: undefined,
-    followups: [],
-    replies: [],
-    missedDeadline: false,
     autocomplete: false,
     modal: undefined,
     modalSubmit: modal.custom_id,
     fullName: `${original.fullName} (form)`,
-  };
+  }));
   interactions.add(record);
-  await gateway.dispatch(GatewayDispatchEvents.InteractionCreate, payload);
+  await gateway.dispatch(GatewayDispatchEvents.InteractionCreate, record.payload);
   return interactionHandle(record, services.waitFor);
 }
 

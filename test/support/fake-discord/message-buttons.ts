@@ -4,15 +4,13 @@
  * Discord does, with the message and the button's custom id; the bot may update that message (7).
  * https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-object-message-component-data-structure
  */
-import { randomBytes } from 'node:crypto';
 import { GatewayDispatchEvents } from 'discord.js';
-import { partialChannel } from './command-options.ts';
+import { guildInteractionPlace, interactionEnvelope } from './interaction-payload.ts';
+import { newInteractionRecord } from './interaction-record.ts';
 import type { FakeInteraction, FakeRegisteredCommand, PressMessageButtonInput } from './interaction-types.ts';
-import { interactionHandle, type InteractionRecord, type RunCommandServices } from './interactions.ts';
+import { interactionHandle, type RunCommandServices } from './interactions.ts';
 import { restMessage } from './payloads.ts';
 import { memberPermissions } from './permissions.ts';
-
-const tokenLifetimeMs = 15 * 60_000;
 
 /** `fake.userPressesMessageButton`: checks the button is on the message and enabled, dispatches, returns the handle. */
 export async function pressMessageButton(
@@ -31,53 +29,25 @@ export async function pressMessageButton(
   const channel = world.channels.get(input.channelId)!;
   const user = world.author(input.author);
   const permissions = memberPermissions(world, user.id);
-  const id = world.nextId();
-  const token = Buffer.from(`interaction:${id}:${randomBytes(48).toString('base64url')}`).toString('base64url');
   const guildId = world.guildOf(channel.id);
-  const payload: Record<string, unknown> = {
-    id,
-    application_id: world.botUser.id,
-    type: 3,
-    data: { custom_id: input.customId, component_type: 2 },
-    message: restMessage(message),
-    guild: { id: guildId, locale: 'en-US', features: [] },
-    guild_id: guildId,
-    channel: partialChannel(world, channel, permissions),
-    channel_id: channel.id,
-    member: { ...world.members.get(user.id)!, user, permissions: permissions.toString() },
-    token,
-    version: 1,
-    app_permissions: memberPermissions(world, world.botUser.id).toString(),
-    locale: 'en-US',
-    guild_locale: 'en-US',
-    entitlements: [],
-    authorizing_integration_owners: { '0': guildId },
-    context: 0,
-    attachment_size_limit: 10 * 1024 * 1024,
-  };
-  const now = performance.now();
-  // Not a command: the record's command only names the interaction in messages and problems.
-  const command = { type: 1, name: `button ${input.customId}` } as FakeRegisteredCommand;
-  const record: InteractionRecord = {
-    id,
-    token,
+  const record = newInteractionRecord(world, interactions.deadlineMs, (id, token) => ({
     applicationId: world.botUser.id,
     channelId: channel.id,
-    command,
+    // Not a command: the record's command only names the interaction in messages and problems.
+    command: { type: 1, name: `button ${input.customId}` } as FakeRegisteredCommand,
     fullName: `button ${input.customId}`,
     userId: user.id,
-    payload,
-    deadlineAt: now + interactions.deadlineMs,
-    expiresAt: now + tokenLifetimeMs,
-    acknowledged: false,
-    deferred: false,
-    followups: [],
-    replies: [],
-    missedDeadline: false,
+    payload: {
+      ...interactionEnvelope(world, { id, token, channelId: channel.id }),
+      type: 3,
+      data: { custom_id: input.customId, component_type: 2 },
+      message: restMessage(message),
+      ...guildInteractionPlace(world, { guildId, channel, user, permissions }),
+    },
     autocomplete: false,
     componentMessageId: message.id,
-  };
+  }));
   interactions.add(record);
-  await gateway.dispatch(GatewayDispatchEvents.InteractionCreate, payload);
+  await gateway.dispatch(GatewayDispatchEvents.InteractionCreate, record.payload);
   return interactionHandle(record, services.waitFor);
 }
