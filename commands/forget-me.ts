@@ -1,14 +1,22 @@
 import { ApplicationCommandOptionType, MessageFlags } from 'discord.js';
 import { countForget, type ForgetCounts, forgetMember, forgottenTitle } from '../db/forget-member.ts';
-import { type CommandInteraction, defineCommand } from '../src/discord/interactions/command-context.ts';
+import {
+  type CommandContext,
+  type CommandInteraction,
+  defineCommand,
+} from '../src/discord/interactions/command-context.ts';
 import { guildAndDirectMessages, privately } from './shared.ts';
 
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
-/** The counts in words, kind by kind (db/forget-member.ts says what each kind holds). */
-function describeCounts(counts: ForgetCounts): string {
+/**
+ * The counts in words, kind by kind (db/forget-member.ts says what each kind holds), and the runs
+ * stopped before the delete (`stopped`, said only when there were some).
+ */
+function describeCounts(counts: ForgetCounts, stopped = 0): string {
   return [
     `- ${plural(counts.messages, 'message')} you wrote, with ${plural(counts.images, 'image')}`,
+    ...(stopped > 0 ? [`- ${plural(stopped, 'answer')} I was still writing for you, stopped first`] : []),
     `- ${plural(counts.runs, 'answer')} I gave them (${plural(counts.answers, 'message')} in my memory, ${plural(counts.steps, 'step')} in the step log)`,
     `- ${plural(counts.reminders, 'reminder')}`,
     `- ${plural(counts.reports, 'report')} you made of my answers`,
@@ -31,6 +39,14 @@ async function renameThreads(interaction: CommandInteraction, threadIds: readonl
 }
 
 const nothing = (counts: ForgetCounts) => Object.values(counts).every((count) => count === 0);
+
+/**
+ * Deletes what the bot keeps of the member in the server (null: their DMs), once their runs going
+ * on there are stopped and settled: a run holds their words in its window, and would write its
+ * calls and answer back, or post an answer quoting them, after the delete (ActiveRuns.forgetting).
+ */
+const forgetAfterTheirRuns = (context: CommandContext, guild: string | null, user: string) =>
+  context.activeRuns.forgetting(guild, user, () => forgetMember(context.store.db, guild, user));
 
 /** Every member's: what the bot keeps of them in this server, shown, then deleted on confirmation. */
 export const forgetMe = defineCommand({
@@ -63,21 +79,24 @@ export const forgetMe = defineCommand({
     }
     // Renaming threads takes a request each: past Discord's 3 seconds for a first reply.
     await interaction.deferReply({ flags: MessageFlags.Ephemeral });
-    const { counts, startedThreads } = forgetMember(db, guild, user);
+    const {
+      stopped,
+      result: { counts, startedThreads },
+    } = await forgetAfterTheirRuns(context, guild, user);
     // Moderators see that a forget happened (who, how much), never what was forgotten. Owed at once,
     // in the tick of the delete: renaming the threads below takes requests a crash could cut short.
     if (!nothing(counts))
       context.moderatorLog.record(guild, {
         kind: 'forget',
         member: { id: user, name: interaction.member.displayName },
-        counts: { ...counts },
+        counts: { ...counts, ...(stopped > 0 ? { 'runs stopped': stopped } : {}) },
       });
     const unrenamed = await renameThreads(interaction, startedThreads);
     if (nothing(counts)) return privately(interaction, 'I kept nothing of yours in this server: nothing to delete.');
     await privately(
       interaction,
       [
-        `Deleted for good, in this server:\n${describeCounts(counts)}`,
+        `Deleted for good, in this server:\n${describeCounts(counts, stopped)}`,
         ...(unrenamed > 0
           ? [`${plural(unrenamed, 'thread')} you started still show your words as their name: I could not rename them.`]
           : []),
@@ -97,11 +116,16 @@ export const forgetMe = defineCommand({
         `Of our direct messages, /forget-me confirm: True would delete:\n${describeCounts(counts)}\nWhat I keep of you in a server is forgotten with /forget-me there. Nothing was deleted.`,
       );
     }
-    const { counts } = forgetMember(db, null, user);
+    // Stopping the runs first may take a few seconds: past Discord's 3 seconds for a first reply.
+    await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+    const {
+      stopped,
+      result: { counts },
+    } = await forgetAfterTheirRuns(context, null, user);
     if (nothing(counts)) return privately(interaction, 'I kept nothing of our direct messages: nothing to delete.');
     await privately(
       interaction,
-      `Deleted for good, of our direct messages:\n${describeCounts(counts)}\nYour messages on Discord itself are yours to delete there.`,
+      `Deleted for good, of our direct messages:\n${describeCounts(counts, stopped)}\nYour messages on Discord itself are yours to delete there.`,
     );
   },
 });

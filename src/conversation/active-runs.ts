@@ -1,26 +1,53 @@
 /** Where a run of this process is: waiting (for the model's rate limit, or its turn) or running. */
 export type ActiveRunState = 'waiting' | 'running';
 
+/** Who a run answers, and where: what `/forget-me` stops a member's runs by. */
+export interface RunAskedBy {
+  /** The conversation's server; null for a direct message. */
+  guildId: string | null;
+  /** The people whose messages the run answers (a batch answers several). */
+  requesterIds: readonly string[];
+}
+
 /** A run of this process, from the moment it is planned until it is delivered. */
 export interface ActiveRun {
-  /** Fires when someone stops the run (`/stop`). */
+  /** Fires when someone stops the run (`/stop`, a requester's `/forget-me`). */
   readonly stopped: AbortSignal;
   /** waiting → running: its first model call has its turn. */
   running(): void;
   /** The run is over (delivered, or left for the next start). */
   end(): void;
+  /** Everything the run writes and posts is done, its delivery too: a forget may delete it now. */
+  settled(): void;
+}
+
+interface Entry {
+  stopper: AbortController;
+  state: ActiveRunState;
+  asked: RunAskedBy;
+  /** Resolves once the run has settled. */
+  done: Promise<void>;
 }
 
 /**
  * The runs going on in this process, one per conversation at the most (a conversation's queue runs
- * one at a time), so that `/stop` can stop them and say what they were doing.
+ * one at a time), so that `/stop` can stop them and say what they were doing, and so that a
+ * member's `/forget-me` can stop theirs and wait for them before it deletes what they said.
  */
 export class ActiveRuns {
-  private readonly runs = new Map<string, { stopper: AbortController; state: ActiveRunState }>();
+  /** By conversation, until the run ends. */
+  private readonly runs = new Map<string, Entry>();
+  /** Until each has settled: a run delivering its answer still writes. */
+  private readonly unsettled = new Set<Entry>();
+  /** The forgets going on, by server (null: direct messages): new runs there wait for them. */
+  private readonly forgets = new Map<string | null, Set<Promise<unknown>>>();
 
-  begin(conversationKey: string): ActiveRun {
-    const entry = { stopper: new AbortController(), state: 'waiting' as ActiveRunState };
+  begin(conversationKey: string, asked: RunAskedBy): ActiveRun {
+    let settle!: () => void;
+    const done = new Promise<void>((resolve) => (settle = resolve));
+    const entry: Entry = { stopper: new AbortController(), state: 'waiting', asked, done };
     this.runs.set(conversationKey, entry);
+    this.unsettled.add(entry);
     return {
       stopped: entry.stopper.signal,
       running: () => {
@@ -28,6 +55,10 @@ export class ActiveRuns {
       },
       end: () => {
         if (this.runs.get(conversationKey) === entry) this.runs.delete(conversationKey);
+      },
+      settled: () => {
+        this.unsettled.delete(entry);
+        settle();
       },
     };
   }
@@ -43,5 +74,63 @@ export class ActiveRuns {
     if (!entry) return false;
     entry.stopper.abort(new Error(reason));
     return true;
+  }
+
+  /**
+   * Resolves once no forget is going on in the server (null: direct messages): a run loads its
+   * memory window after this, so that it never reads what a forget is about to delete.
+   */
+  async clearOfForgets(guildId: string | null): Promise<void> {
+    for (let going = this.forgets.get(guildId); going?.size; going = this.forgets.get(guildId))
+      await Promise.allSettled(going);
+  }
+
+  /**
+   * Stops the member's runs in the server (null: their direct messages), waits up to `waitMs` for
+   * them and for those delivering an answer to settle, then runs `forget`; new runs of the server
+   * wait meanwhile (`clearOfForgets`). Says how many runs it stopped. A run that answers the member
+   * with others (a batch) is stopped whole: what it holds of the member cannot be taken out of it.
+   */
+  async forgetting<T>(
+    guildId: string | null,
+    memberId: string,
+    forget: () => T | Promise<T>,
+    waitMs = 5_000,
+  ): Promise<{ stopped: number; result: T }> {
+    const work = this.stopAndForget(guildId, memberId, forget, waitMs);
+    const going = this.forgets.get(guildId) ?? new Set<Promise<unknown>>();
+    this.forgets.set(guildId, going.add(work));
+    try {
+      return await work;
+    } finally {
+      going.delete(work);
+      if (going.size === 0) this.forgets.delete(guildId);
+    }
+  }
+
+  private async stopAndForget<T>(
+    guildId: string | null,
+    memberId: string,
+    forget: () => T | Promise<T>,
+    waitMs: number,
+  ): Promise<{ stopped: number; result: T }> {
+    const theirs = [...this.unsettled].filter(
+      (entry) => entry.asked.guildId === guildId && entry.asked.requesterIds.includes(memberId),
+    );
+    let stopped = 0;
+    for (const entry of theirs) {
+      // One that ended is delivering its answer: it is waited for, not stopped.
+      if (![...this.runs.values()].includes(entry) || entry.stopper.signal.aborted) continue;
+      entry.stopper.abort(new Error(`stopped by the /forget-me of ${memberId}`));
+      stopped++;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)));
+    try {
+      await Promise.race([Promise.all(theirs.map((entry) => entry.done)), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+    return { stopped, result: await forget() };
   }
 }

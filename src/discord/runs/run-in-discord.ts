@@ -65,7 +65,20 @@ export interface DiscordRunPlan extends Omit<RunPlan, 'persona' | 'toolAllowed' 
  * left interrupted; "context too long" is tried once more with half the window.
  */
 export async function executeRun(services: RunServices, plan: DiscordRunPlan): Promise<void> {
-  const active = services.activeRuns.begin(plan.conversation.key);
+  const active = services.activeRuns.begin(plan.conversation.key, {
+    guildId: plan.conversation.guild_id,
+    requesterIds: plan.requesters.map((requester) => requester.id),
+  });
+  try {
+    await runAndDeliver(services, plan, active);
+  } finally {
+    // Its answer posted and recorded: a /forget-me of one of its people may delete it now.
+    active.settled();
+  }
+}
+
+/** Waits for the model, runs, and delivers what comes of it. */
+async function runAndDeliver(services: RunServices, plan: DiscordRunPlan, active: ActiveRun): Promise<void> {
   const stopped = AbortSignal.any([services.shutdown, active.stopped]);
   let typing: { stop(): void } | null = null;
   let admission: Admission | null = null;

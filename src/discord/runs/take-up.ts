@@ -89,6 +89,9 @@ async function answer(
   const checked = await checkQuestions(deps, conversation, messages, choice.contentCheck);
   if (checked.length === 0) return; // Each one flagged, or refused by the check's outage: told already.
   const triggerIds = checked.map((item) => item.storedId);
+  // A /forget-me going on in the place deletes what the window would read: loaded once it is done,
+  // and the run begins in the same tick (what it reads is what a later forget stops).
+  await deps.activeRuns.clearOfForgets(conversation.guild_id);
   const window = deps.memory.loadWindow(conversation.id, triggerIds, choice.window);
   if (window.input.length === 0) return; // Every message of the batch was deleted while it waited.
   await executeRun(deps, {
@@ -207,6 +210,7 @@ async function takeUp(
     deps.logger.warn(log, 'interrupted run given up after several attempts');
   } else {
     const choice = placeChoice(deps, conversation);
+    await deps.activeRuns.clearOfForgets(conversation.guild_id); // As a new batch's run (answer, above).
     const { history } = deps.memory.loadWindow(conversation.id, decision.triggerIds, {
       ...choice.window,
       resuming: true,

@@ -1,0 +1,104 @@
+/**
+ * /forget-me while the member's run is going (commands/forget-me.ts, ActiveRuns): the run is stopped
+ * and settled before anything is deleted, so that nothing it holds of the member is written back or
+ * posted after the forget; her message queued behind it never starts a run; another member's run
+ * goes on.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  askInGeneral,
+  type BotWorld,
+  recordingLogger,
+  startBotWorld,
+  waitForBotPosts,
+} from '../support/bot-harness.ts';
+import { answeredConversation } from '../support/command-world.ts';
+import { finalAnswer, type ScriptedReply } from '../support/fake-model.ts';
+
+let world: BotWorld;
+let release: () => void = () => {};
+afterEach(async () => {
+  release();
+  await world?.close();
+});
+
+const adaSaid = 'ZEBRAQUARTZ';
+
+/** `reply`, held by the model until `released` resolves: a model call in progress. */
+function heldUntil(released: Promise<void>, reply: ScriptedReply): ScriptedReply {
+  return {
+    headers: { 'content-type': 'application/json' },
+    async *bodyPieces() {
+      await released;
+      yield JSON.stringify(reply.body);
+    },
+  };
+}
+
+function holdNext(world: BotWorld, reply: ScriptedReply): void {
+  const released = new Promise<void>((resolve) => (release = resolve));
+  world.model.enqueue(heldUntil(released, reply));
+}
+
+/** Every row of the tables a run writes, as text. */
+const rowsOf = (world: BotWorld) =>
+  ['messages', 'steps', 'runs'].map((table) => JSON.stringify(world.store.db.prepare(`SELECT * FROM ${table}`).all()));
+
+describe('/forget-me during the member’s run', () => {
+  it('stops her run first: nothing she said is written or posted after the forget, and her queued message is never run', async () => {
+    const { logger, lines } = recordingLogger();
+    world = await startBotWorld({}, {}, {}, { logger });
+    const { discord, model, store } = world;
+    // Were the run let go on, its answer would quote her.
+    holdNext(world, finalAnswer(`You said ${adaSaid}.`));
+    const { asked, thread } = await askInGeneral(world, `my code word is ${adaSaid}`);
+    await discord.waitFor(() => model.requests.length === 1, { what: 'her run calling the model' });
+    const later = await discord.userSays({ channelId: thread.id, author: 'ada', content: `and ${adaSaid} again` });
+    const userRows = store.db.prepare("SELECT count(*) FROM messages WHERE role = 'user'").pluck();
+    await discord.waitFor(() => userRows.get() === 2, { what: 'her second message stored (queued behind the run)' });
+
+    const forgot = await discord.userRunsCommand({
+      name: 'forget-me',
+      author: 'ada',
+      channelId: thread.id,
+      options: { confirm: true },
+    });
+    const reply = await forgot.waitForReply();
+    release();
+    await world.handled('message', asked.id, later.id);
+
+    expect(reply.content).toContain('Deleted for good, in this server:\n- 2 messages you wrote');
+    expect(reply.content).toContain('\n- 1 answer I was still writing for you, stopped first\n');
+    expect(lines.filter((line) => line.msg === 'run stopped')).toHaveLength(1);
+    expect(lines.filter((line) => line.msg === 'run ended' || line.msg === 'run failed')).toEqual([]);
+    // The stopped run says what a stopped run says; the queued message never reached the model.
+    expect(discord.botMessages(thread.id).map((message) => message.content)).toEqual([
+      'Stopped before an answer was reached.',
+    ]);
+    expect(model.requests).toHaveLength(1);
+    for (const rows of rowsOf(world)) expect(rows).not.toContain(adaSaid);
+  });
+
+  it("does not stop another member's run in the same server", async () => {
+    world = await startBotWorld();
+    const { discord, model } = world;
+    await answeredConversation(world, `my code word is ${adaSaid}`, 'Noted.');
+    holdNext(world, finalAnswer('Hello Bob.'));
+    const { asked, thread } = await askInGeneral(world, 'hello, Bob here', 'bob');
+    await discord.waitFor(() => model.requests.length === 2, { what: "Bob's run calling the model" });
+
+    const forgot = await discord.userRunsCommand({
+      name: 'forget-me',
+      author: 'ada',
+      channelId: discord.channels.general,
+      options: { confirm: true },
+    });
+    const reply = await forgot.waitForReply();
+    release();
+    await world.handled('message', asked.id);
+
+    expect(reply.content).toContain('Deleted for good, in this server:\n- 1 message you wrote');
+    expect(reply.content).not.toContain('stopped');
+    expect((await waitForBotPosts(world, thread.id, 1)).map((message) => message.content)).toEqual(['Hello Bob.']);
+  });
+});
