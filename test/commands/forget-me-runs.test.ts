@@ -67,8 +67,6 @@ describe('/forget-me during the member’s run', () => {
     release();
     await world.handled('message', asked.id, later.id);
 
-    expect(reply.content).toContain('Deleted for good, in this server:\n- 2 messages you wrote');
-    expect(reply.content).toContain('\n- 1 answer I was still writing for you, stopped first\n');
     expect(lines.filter((line) => line.msg === 'run stopped')).toHaveLength(1);
     expect(lines.filter((line) => line.msg === 'run ended' || line.msg === 'run failed')).toEqual([]);
     // The stopped run says what a stopped run says; the queued message never reached the model.
@@ -77,6 +75,35 @@ describe('/forget-me during the member’s run', () => {
     ]);
     expect(model.requests).toHaveLength(1);
     for (const rows of rowsOf(world)) expect(rows).not.toContain(adaSaid);
+    expect(reply.content).toContain('Deleted for good, in this server:\n- 2 messages you wrote');
+    expect(reply.content).toContain('\n- 1 answer I was still writing for you, stopped first\n');
+  });
+
+  it('in a DM: stops her run there before forgetting our direct messages', async () => {
+    world = await startBotWorld({ allowDms: true });
+    const { discord, model } = world;
+    holdNext(world, finalAnswer(`You said ${adaSaid}.`));
+    const asked = await discord.userSaysInDm({ author: 'ada', content: `my code word is ${adaSaid}` });
+    await discord.waitFor(() => model.requests.length === 1, { what: 'her run calling the model' });
+
+    const dm = discord.dmChannelOf('ada');
+    const forgot = await discord.userRunsCommand({
+      name: 'forget-me',
+      author: 'ada',
+      channelId: dm,
+      options: { confirm: true },
+    });
+    const reply = await forgot.waitForReply();
+    release();
+    await world.handled('message', asked.id);
+
+    expect(discord.botMessages(dm).map((message) => message.content)).toEqual([
+      'Stopped before an answer was reached.',
+    ]);
+    for (const rows of rowsOf(world)) expect(rows).not.toContain(adaSaid);
+    expect(reply.content).toContain(
+      'Deleted for good, of our direct messages:\n- 1 message you wrote, with 0 images\n- 1 answer I was still writing for you, stopped first\n',
+    );
   });
 
   it("does not stop another member's run in the same server", async () => {
