@@ -5,6 +5,8 @@
  * goes on.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { forgetMember } from '../../db/forget-member.ts';
+import { openStore } from '../../db/store.ts';
 import {
   askInGeneral,
   type BotWorld,
@@ -104,6 +106,27 @@ describe('/forget-me during the member’s run', () => {
     expect(reply.content).toContain(
       'Deleted for good, of our direct messages:\n- 1 message you wrote, with 0 images\n- 1 answer I was still writing for you, stopped first\n',
     );
+  });
+
+  it("the operator's forget (another connection, as `npm run forget`) during her run: its answer is not posted", async () => {
+    world = await startBotWorld();
+    const { discord, model } = world;
+    holdNext(world, finalAnswer(`You said ${adaSaid}.`));
+    const { asked, thread } = await askInGeneral(world, `my code word is ${adaSaid}`);
+    await discord.waitFor(() => model.requests.length === 1, { what: 'her run calling the model' });
+
+    // What src/forget.ts does in each server: it cannot reach the bot's runs, only the database.
+    const operator = openStore(world.databasePath);
+    try {
+      expect(forgetMember(operator.db, discord.guildId, discord.users.ada).counts.runs).toBe(1);
+    } finally {
+      operator.close();
+    }
+    release();
+    await world.handled('message', asked.id);
+
+    expect(discord.botMessages(thread.id)).toEqual([]);
+    for (const rows of rowsOf(world)) expect(rows).not.toContain(adaSaid);
   });
 
   it("does not stop another member's run in the same server", async () => {

@@ -65,6 +65,14 @@ export async function deliver(
     services.gates.of(plan.choice.modelName).rateLimited(outcome.rateLimitSeconds, plan.conversation.key);
   const { runId } = outcome;
   await live?.close(); // What was shown is settled before it is decided what to do with it.
+  // Its row went while it ran: a forget of one of its people that could not stop it first
+  // (`npm run forget`, another process; a run that took longer than /forget-me waits). Its words may
+  // quote them: nothing of the model's is posted, and what was shown goes. A notice alone still goes.
+  if ((outcome.kind === 'answered' || live?.started) && !services.store.runs.byId(runId)) {
+    await live?.abandon();
+    services.logger.warn({ runId, channelId: plan.channelId }, 'answer not posted: its run was forgotten meanwhile');
+    return;
+  }
   const stoppedWhileShown = live?.started && outcome.kind === 'no-answer' && outcome.status === 'stopped';
   // Checked for what the pieces shown did not cover; held back, what was shown ends with why.
   const held =
