@@ -2,6 +2,7 @@ import { defineCommand } from '../src/discord/interactions/command-context.ts';
 import { costOf, formatCost } from '../src/model-catalog/cost.ts';
 import { isServerModerator } from '../src/discord/interactions/moderation.ts';
 import { guildOnly, moderatorVisibility, privately } from './shared.ts';
+import { formatCount } from '../src/text/count.ts';
 
 const days = 7;
 
@@ -25,12 +26,12 @@ export const usage = defineCommand({
     const perDay = queries.perDay(interaction.guildId, since);
     if (perDay.length === 0) return privately(interaction, `No runs in this server in the last ${days} days.`);
     const line = (name: string, runs: number, tokens: number) =>
-      `- ${name}: ${tokens.toLocaleString('en-US')} tokens, ${runs} runs`;
+      `- ${name}: ${formatCount(tokens)} tokens, ${runs} runs`;
     const budget = context.discord.dailyTokenBudget;
     await privately(
       interaction,
       [
-        `**Last ${days} days** (UTC)${budget > 0 ? `, daily budget ${budget.toLocaleString('en-US')} tokens` : ''}`,
+        `**Last ${days} days** (UTC)${budget > 0 ? `, daily budget ${formatCount(budget)} tokens` : ''}`,
         ...perDay.map((day) => line(day.day, day.runs, day.tokens)),
         '**Per model**',
         ...queries.perModel(interaction.guildId, since).map((model) => {

@@ -5,6 +5,7 @@
  */
 import { rmSync } from 'node:fs';
 import { Status } from 'discord.js';
+import { prepareDateFormat } from './agent/system-prompt.ts';
 import { describeStatus } from './agent/tool.ts';
 import { currentTools } from './agent/tool-registry.ts';
 import { botDependencies } from './app/bot-dependencies.ts';
@@ -129,8 +130,10 @@ logger.info(
   },
   'ready',
 );
-// The token encoding loads now, not before ready (a third of the start): a message that comes
-// meanwhile waits for it (conversation-memory.ts `ready`), as it would have waited for the start.
+// Loaded now, not before ready (a third of the start), so that the first answer does not wait for
+// them: the date format of the system prompt (ICU's data) and the token encoding. A message that
+// comes meanwhile waits for the encoding (conversation-memory.ts `ready`), as it waited for the start.
+prepareDateFormat();
 dependencies.counter.load().catch((error: unknown) => {
   logger.fatal({ err: error }, 'the token counter could not be loaded: the install is broken (run npm ci)');
   void shutDown('no token counter', 1);

@@ -5,6 +5,7 @@ import { cutReadText, maxReadChars } from '../src/web/read-limits.ts';
 import { isReadableType, readableText } from '../src/web/readable-text.ts';
 import { defaultFetchLimits, type FetchLimits, type Resolver, safeGet, systemResolver } from '../src/web/safe-fetch.ts';
 import { defineTool } from './define-tool.ts';
+import { formatCount } from '../src/text/count.ts';
 
 /** Limits of one fetch; `maxChars` bounds the text handed back, below the observation cap. */
 interface FetchUrlLimits extends FetchLimits {
@@ -35,7 +36,7 @@ export function fetchUrlTool(options: FetchUrlOptions = {}) {
     name: 'fetch_url',
     description:
       'Read a public web page or text file (http/https GET) as plain text, with its title and final URL. ' +
-      `HTML is turned into text; JSON and other text come as they are; text past ${limits.maxChars.toLocaleString('en-US')} characters is cut. ` +
+      `HTML is turned into text; JSON and other text come as they are; text past ${formatCount(limits.maxChars)} characters is cut. ` +
       'Private and local network addresses, URLs with a password, and binary files (images, PDFs, archives) are refused.',
     parameters: z.object({
       url: z
@@ -66,9 +67,7 @@ export function fetchUrlTool(options: FetchUrlOptions = {}) {
       if (readable.kind === 'html' && readable.title) lines.push(`Title: ${readable.title}`);
       if (page.contentType.mediaType) lines.push(`Content-Type: ${page.contentType.mediaType}`);
       if (page.body.truncated)
-        lines.push(
-          `Note: the body is longer than ${limits.maxBytes.toLocaleString('en-US')} bytes; only that much was read.`,
-        );
+        lines.push(`Note: the body is longer than ${formatCount(limits.maxBytes)} bytes; only that much was read.`);
       return `${lines.join('\n')}\n\n${cutReadText(readable.text.trim() || '(empty body)', limits.maxChars)}`;
     },
   });

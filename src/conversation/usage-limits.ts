@@ -1,5 +1,6 @@
 import type { Store } from '../../db/store.ts';
 import { formatWait } from '../text/duration.ts';
+import { formatCount } from '../text/count.ts';
 
 export interface UsageLimitSettings {
   userMessagesPerMinute: number;
@@ -77,7 +78,7 @@ export class UsageLimits {
         ? this.store.runs.directMessageTokensOnDay(dayStart)
         : this.store.runs.tokensOnDay(guildId, dayStart);
     if (spent < limit) return { ok: true };
-    const tokens = limit.toLocaleString('en-US');
+    const tokens = formatCount(limit);
     const why =
       guildId === null
         ? `Direct messages to me have used their ${tokens} tokens for today.`

@@ -7,6 +7,7 @@
  */
 import type { NewImage } from '../../db/images.ts';
 import { sniffImage } from './image-format.ts';
+import { formatCount } from '../text/count.ts';
 
 /** Images taken from one message at most; the rest are named. */
 export const maxImagesPerMessage = 4;
@@ -50,9 +51,8 @@ export function takeImageBytes(name: string, bytes: Buffer): TakenImage {
 
 /** Why an image over the pixel budget is refused, its size told as the size limit's is. */
 function tooManyPixels(width: number, height: number): string {
-  const count = (value: number) => value.toLocaleString('en-US');
   return (
-    `${count(width)} × ${count(height)} pixels, larger than ${count(maxImageSide)} pixels a side or ` +
+    `${formatCount(width)} × ${formatCount(height)} pixels, larger than ${formatCount(maxImageSide)} pixels a side or ` +
     `${maxImagePixels / 1_000_000} megapixels in all (scale it down and post it again)`
   );
 }

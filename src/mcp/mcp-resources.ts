@@ -16,6 +16,7 @@ import { formatSize } from '../text/byte-size.ts';
 import { truncateLine } from '../text/truncate.ts';
 import { cutReadText, maxReadChars } from '../web/read-limits.ts';
 import { defaultFetchLimits } from '../web/safe-fetch.ts';
+import { formatCount } from '../text/count.ts';
 
 /** A resource's contents, as `resources/read` or an embedded resource gives them. */
 export interface ResourceContents {
@@ -117,7 +118,7 @@ export function readResourceTool(
       name: agentName,
       description: truncateLine(
         `Read a resource of the ${server.name} MCP server by its URI (a resource link one of its tools returned). ` +
-          `Text comes back cut at ${maxReadChars.toLocaleString('en-US')} characters; images are shown to you if you can see them; other binary data is only named.`,
+          `Text comes back cut at ${formatCount(maxReadChars)} characters; images are shown to you if you can see them; other binary data is only named.`,
         1024,
       ),
       parameters: readParameters,

@@ -10,6 +10,7 @@ import type { ModelCatalog } from '../model-catalog/model-catalog.ts';
 import { formatElapsed } from '../text/duration.ts';
 import { truncateLine } from '../text/truncate.ts';
 import type { LogCard } from './log-entry.ts';
+import { formatCount } from '../text/count.ts';
 
 /** The colours of outcomes: green, red, amber. */
 export const cardColors = { good: 0x2e7d32, bad: 0xc62828, warn: 0xf9a825, info: 0x1565c0 } as const;
@@ -46,7 +47,7 @@ export function renderRunCard(
   const cost = costOf(models.entry(run.model_name ?? '')?.price ?? null, run.prompt_tokens, run.completion_tokens);
   const facts = [
     run.model_name ?? run.model,
-    `${run.total_tokens.toLocaleString('en-US')} tokens`,
+    `${formatCount(run.total_tokens)} tokens`,
     ...(cost === null ? [] : [formatCost(cost)]),
     ...(run.ended_at === null ? [] : [formatElapsed(run.ended_at - run.started_at)]),
     `run ${run.id.slice(0, 8)}`,

@@ -7,6 +7,7 @@ import type { ContentCheckKind } from '../content-check/content-check-settings.t
 import type { ModelListing } from '../model-catalog/model-catalog.ts';
 import { truncateLine } from '../text/truncate.ts';
 import { type EffectiveSettings, settingKeys, type Sourced } from './effective-settings.ts';
+import { formatCount } from '../text/count.ts';
 
 /** Where a change was made, in words. */
 function describeScope(change: Pick<SettingChangeRow, 'scope' | 'scope_id'>, inDiscord: boolean): string {
@@ -62,7 +63,7 @@ export function describeSettings(
     ...models.map((model) => {
       const facts = [
         ...(model.vision ? ['reads images'] : []),
-        ...(model.contextTokens ? [`${model.contextTokens.toLocaleString('en-US')} tokens of context`] : []),
+        ...(model.contextTokens ? [`${formatCount(model.contextTokens)} tokens of context`] : []),
       ];
       return `- ${model.name}${model.description ? `: ${model.description}` : ''}${facts.length > 0 ? ` (${facts.join(', ')})` : ''}`;
     }),

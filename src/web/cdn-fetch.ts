@@ -5,6 +5,7 @@
  * all there: as stored (not compressed) and as long as its `content-length` says.
  */
 import { type ReadUpTo, readUpTo } from '../streams/read-up-to.ts';
+import { formatCount } from '../text/count.ts';
 
 /** What came of a fetch: the body read (up to the cap), or why not (an HTTP status, a body not whole). */
 export type CdnRead = ({ ok: true } & ReadUpTo) | { ok: false; why: string };
@@ -33,12 +34,10 @@ export async function readFromCdn(url: string, maxBytes: number, timeoutMs: numb
   if (!read.truncated && announced !== null && read.bytes.length !== announced)
     return {
       ok: false,
-      why: `cut short: ${count(read.bytes.length)} of the ${count(announced)} bytes announced arrived`,
+      why: `cut short: ${formatCount(read.bytes.length)} of the ${formatCount(announced)} bytes announced arrived`,
     };
   return { ok: true, ...read };
 }
-
-const count = (value: number) => value.toLocaleString('en-US');
 
 /** The `content-length` a response announces, or null when it announces none (or nonsense). */
 function announcedLength(headers: Headers): number | null {

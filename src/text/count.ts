@@ -1,0 +1,14 @@
+/**
+ * A count as people read it, its thousands grouped: "12,345", as `toLocaleString('en-US')` writes
+ * it, without Intl: the first use of Intl's number formatting in a process loads ICU's data (7–30
+ * ms), and a tool's description wrote one at start.
+ */
+export function formatCount(value: number): string {
+  if (!Number.isFinite(value)) return String(value);
+  // Three decimals at most, as en-US writes them (a count is an integer: written as it is).
+  const magnitude = Math.abs(value);
+  const rounded = Number.isInteger(magnitude) ? magnitude : Math.round(magnitude * 1000) / 1000;
+  const [whole = '', fraction] = String(rounded).split('.');
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${value < 0 || Object.is(value, -0) ? '-' : ''}${grouped}${fraction ? `.${fraction}` : ''}`;
+}

@@ -1,0 +1,27 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { formatCount } from '../../src/text/count.ts';
+
+describe('a count as people read it', () => {
+  it('groups thousands as en-US does: 0, 999, 1,000, 16,000, 1,048,576, -12,345, -0', () => {
+    expect([0, 999, 1_000, 16_000, 1_048_576, -12_345, -0].map(formatCount)).toEqual([
+      '0',
+      '999',
+      '1,000',
+      '16,000',
+      '1,048,576',
+      '-12,345',
+      '-0',
+    ]);
+  });
+
+  it('writes any integer, and thousandths, exactly as toLocaleString("en-US")', () => {
+    const thousandths = fc.integer({ min: -1e12, max: 1e12 }).map((value) => value / 1000);
+    fc.assert(
+      fc.property(fc.oneof(fc.integer(), fc.maxSafeInteger(), thousandths), (value) => {
+        expect(formatCount(value)).toBe(value.toLocaleString('en-US'));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
