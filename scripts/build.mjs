@@ -37,8 +37,8 @@ try {
   console.log('build: esbuild is not installed (a production install); dist/ is left as it is');
   process.exit(0);
 }
-// A development dependency, as esbuild is.
-const { decode, encode } = await import('@jridgewell/sourcemap-codec');
+// Its source map codec is a development dependency, as esbuild is.
+const { ownCodeOnly } = await import('./own-source-map.mjs');
 
 rmSync('dist', { recursive: true, force: true });
 const result = await esbuild.build({
@@ -72,16 +72,11 @@ console.log(
 function mapOwnCodeOnly(mapFiles) {
   let kept = 0;
   for (const mapFile of mapFiles) {
-    const map = JSON.parse(readFileSync(mapFile, 'utf8'));
-    const ours = map.sources.map((source) => !source.includes('node_modules/'));
-    const lines = decode(map.mappings).map((segments) =>
-      segments.filter((segment) => segment.length > 1 && ours[segment[1]]),
-    );
-    map.mappings = encode(lines);
+    const { map, mapsOwnCode } = ownCodeOnly(JSON.parse(readFileSync(mapFile, 'utf8')));
     const text = JSON.stringify(map);
     writeFileSync(mapFile, text);
     kept += text.length;
-    if (lines.some((segments) => segments.length > 0)) continue;
+    if (mapsOwnCode) continue;
     const jsFile = mapFile.slice(0, -'.map'.length);
     writeFileSync(jsFile, readFileSync(jsFile, 'utf8').replace(/\n\/\/# sourceMappingURL=[^\n]*\n?$/, '\n'));
   }
