@@ -23,7 +23,7 @@ import { formatTimeLimit } from '../../text/duration.ts';
 import { truncate } from '../../text/truncate.ts';
 import { noPings } from '../outbound/send.ts';
 import { inputModal, maxModalFields, readInputForm } from './input-form.ts';
-import { askQuestion, type CloseQuestion } from './open-question.ts';
+import { askQuestion, type CloseQuestion, closeStalePress } from './open-question.ts';
 
 /** The custom ids: buttons `tool-input:<id>:open|decline`, the form `tool-input:<id>`. */
 const prefix = 'tool-input:';
@@ -64,7 +64,9 @@ export class ToolInputRequests {
     const question = this.open.get(id);
     const privately = (content: string) =>
       interaction.reply({ content, flags: MessageFlags.Ephemeral, allowedMentions: noPings });
-    if (!question) await privately('This request is closed: it was answered, or its time ran out.');
+    const closed =
+      'This request is closed: it was answered, or I was restarted since (I ask again if I still need to).';
+    if (!question) await (interaction.isButton() ? closeStalePress(interaction, closed) : privately(closed));
     else if (interaction.user.id !== question.askerId)
       await privately('Only the person who asked can answer this request.');
     else return [id, question];

@@ -6,7 +6,14 @@
  * (input-requests.ts) are such questions.
  */
 import { randomUUID } from 'node:crypto';
-import type { ActionRowBuilder, ButtonBuilder, Message, SendableChannels } from 'discord.js';
+import {
+  type ActionRowBuilder,
+  type ButtonBuilder,
+  type ButtonInteraction,
+  type Message,
+  MessageFlags,
+  type SendableChannels,
+} from 'discord.js';
 import type { Logger } from '../../agent/logger.ts';
 import { noPings } from '../outbound/send.ts';
 
@@ -75,4 +82,14 @@ export async function askQuestion<T>(options: QuestionOptions<T>): Promise<T> {
   if (!isClosed)
     timer = setTimeout(() => void close(options.timedOut.outcome, options.timedOut.shown), options.timeoutMs);
   return decided;
+}
+
+/**
+ * A press on a question this process does not hold: one posted before the bot was killed (a bot
+ * that stops withdraws its questions, one killed cannot), or answered a moment before. Its buttons
+ * are taken away, so that nobody presses them again, and the presser is told why, privately.
+ */
+export async function closeStalePress(press: ButtonInteraction, why: string): Promise<void> {
+  await press.update({ components: [] });
+  await press.followUp({ content: why, flags: MessageFlags.Ephemeral, allowedMentions: noPings });
 }

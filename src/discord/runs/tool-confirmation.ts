@@ -21,7 +21,7 @@ import { formatTimeLimit } from '../../text/duration.ts';
 import { truncate } from '../../text/truncate.ts';
 import { isModerator } from '../interactions/moderation.ts';
 import { noPings } from '../outbound/send.ts';
-import { askQuestion } from './open-question.ts';
+import { askQuestion, closeStalePress } from './open-question.ts';
 
 /**
  * What a destructive call came to, for whoever watches them (a moderators' log channel): the tool,
@@ -86,7 +86,11 @@ export class ToolConfirmations {
     const question = this.open.get(id ?? '');
     const privately = (content: string) =>
       interaction.reply({ content, flags: MessageFlags.Ephemeral, allowedMentions: noPings });
-    if (!question) return void (await privately('This question is closed: its answer was given, or its time ran out.'));
+    if (!question)
+      return closeStalePress(
+        interaction,
+        'This question is closed: it was answered, or I was restarted since (I ask again if I still need to).',
+      );
     if (interaction.user.id !== question.askerId && !this.moderatorPressed(interaction))
       return void (await privately('Only the person who asked (or a moderator) can confirm or cancel this.'));
     this.open.delete(id!);
