@@ -1,5 +1,5 @@
 import type { Freshness } from '../search-types.ts';
-import { field, type SearchProviderProfile, textOf } from './provider-profile.ts';
+import { field, listedResults, type SearchProviderProfile, textOf } from './provider-profile.ts';
 
 const freshness: Record<Freshness, string> = { day: 'pd', week: 'pw', month: 'pm', year: 'py' };
 
@@ -32,19 +32,7 @@ export const brave: SearchProviderProfile<'brave'> = {
     if (field(body, 'type') !== 'search') return null;
     const results = field(field(body, 'web'), 'results') ?? [];
     if (!Array.isArray(results)) return null;
-    const found = results.flatMap((result) => {
-      const url = textOf(field(result, 'url'));
-      if (!url) return [];
-      return [
-        {
-          title: textOf(field(result, 'title')) ?? url,
-          url,
-          snippet: textOf(field(result, 'description')) ?? '',
-          date: textOf(field(result, 'page_age')) ?? textOf(field(result, 'age')),
-        },
-      ];
-    });
-    return { results: found.slice(0, query.count), note: null };
+    return listedResults(results, query, { snippet: 'description', date: ['page_age', 'age'] });
   },
   classify(status, body) {
     const code = textOf(field(field(body, 'error'), 'code'));

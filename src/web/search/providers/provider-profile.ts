@@ -1,5 +1,5 @@
 import type { SearchErrorCode } from '../search-error.ts';
-import type { SearchOutcome, SearchQuery } from '../search-types.ts';
+import type { SearchOutcome, SearchQuery, SearchResult } from '../search-types.ts';
 
 /** A request to a provider, ready for `fetch`. */
 interface ProviderRequest {
@@ -41,4 +41,25 @@ export function field(value: unknown, key: string): unknown {
 /** A JSON value as text, when it is a non-empty string. */
 export function textOf(value: unknown): string | null {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+}
+
+/**
+ * A provider's list of results in our terms, at most `query.count`: those without a URL dropped, a
+ * missing title given the URL. `names` says which of its fields hold the snippet and the date (the
+ * first that is set).
+ */
+export function listedResults(
+  list: readonly unknown[],
+  query: SearchQuery,
+  names: { snippet: string; date: readonly string[] },
+): SearchOutcome {
+  const found = list.flatMap((result): SearchResult[] => {
+    const url = textOf(field(result, 'url'));
+    if (!url) return [];
+    const date = names.date.map((name) => textOf(field(result, name))).find((text) => text !== null) ?? null;
+    return [
+      { title: textOf(field(result, 'title')) ?? url, url, snippet: textOf(field(result, names.snippet)) ?? '', date },
+    ];
+  });
+  return { results: found.slice(0, query.count), note: null };
 }

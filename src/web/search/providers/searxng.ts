@@ -1,5 +1,4 @@
-import type { SearchResult } from '../search-types.ts';
-import { field, type SearchProviderProfile, textOf } from './provider-profile.ts';
+import { field, listedResults, type SearchProviderProfile, textOf } from './provider-profile.ts';
 
 /**
  * SearXNG, self-hosted: `GET {SEARXNG_URL}/search?q=…&format=json`. It returns a page of results
@@ -23,19 +22,7 @@ export const searxng: SearchProviderProfile<'searxng'> = {
   read(body, query) {
     const results = field(body, 'results');
     if (!Array.isArray(results)) return null;
-    const found = results.flatMap((result): SearchResult[] => {
-      const url = textOf(field(result, 'url'));
-      if (!url) return [];
-      return [
-        {
-          title: textOf(field(result, 'title')) ?? url,
-          url,
-          snippet: textOf(field(result, 'content')) ?? '',
-          date: textOf(field(result, 'publishedDate')),
-        },
-      ];
-    });
-    return { results: found.slice(0, query.count), note: null };
+    return listedResults(results, query, { snippet: 'content', date: ['publishedDate'] });
   },
   classify: (status) => (status === 403 ? 'search-format-disabled' : null),
   explain: (body) => textOf(field(body, 'error')) ?? textOf(body),

@@ -1,4 +1,4 @@
-import { field, type SearchProviderProfile, textOf } from './provider-profile.ts';
+import { field, listedResults, type SearchProviderProfile, textOf } from './provider-profile.ts';
 
 /**
  * Tavily: `POST /search` with a JSON body and the key as `Authorization: Bearer`; `max_results`
@@ -32,19 +32,7 @@ export const tavily: SearchProviderProfile<'tavily'> = {
   read(body, query) {
     const results = field(body, 'results');
     if (!Array.isArray(results)) return null;
-    const found = results.flatMap((result) => {
-      const url = textOf(field(result, 'url'));
-      if (!url) return [];
-      return [
-        {
-          title: textOf(field(result, 'title')) ?? url,
-          url,
-          snippet: textOf(field(result, 'content')) ?? '',
-          date: textOf(field(result, 'published_date')),
-        },
-      ];
-    });
-    return { results: found.slice(0, query.count), note: null };
+    return listedResults(results, query, { snippet: 'content', date: ['published_date'] });
   },
   classify: (status) => (status === 432 || status === 433 ? 'search-quota' : null),
   explain: (body) => textOf(field(field(body, 'detail'), 'error')) ?? textOf(field(body, 'detail')),
