@@ -36,6 +36,13 @@ const waitForCards = (channelId: string, title: RegExp, count = 1) =>
     },
     { what: `${count} cards "${title}" in the log channel`, timeoutMs: 60_000 },
   );
+/** A bot whose moderators have set #mod-log as its log channel (through /settings, as they would). */
+async function startLogging(logPaceMs = 20) {
+  world = await start({ logPaceMs });
+  const logChannel = await world.discord.createChannel('mod-log');
+  await settings('log-channel', world.discord.channels.general, { channel: logChannel });
+  return { discord: world.discord, logChannel };
+}
 const buttonsOf = (message: FakeMessage) =>
   (message.components as { components: { custom_id: string; label: string }[] }[]).flatMap((row) => row.components);
 
@@ -161,10 +168,7 @@ describe('/settings log-channel', () => {
   });
 
   it("a member's report of an answer reaches the log channel once, with its reason and a Steps button", async () => {
-    world = await start({ logPaceMs: 20 });
-    const { discord } = world;
-    const logChannel = await discord.createChannel('mod-log');
-    await settings('log-channel', discord.channels.general, { channel: logChannel });
+    const { discord, logChannel } = await startLogging();
     const thread = await ask(discord.channels.general, 'what is the moon made of?', world.model, 'Cheese.');
     await waitForCards(logChannel, /Answered/);
     const answer = discord.botMessages(thread.id).at(-1)!;
@@ -195,10 +199,7 @@ describe('/settings log-channel', () => {
 
 describe('a forget in the log channel', () => {
   it("a member's /forget-me is logged: who, and how much went, never what", async () => {
-    world = await start({ logPaceMs: 20 });
-    const { discord } = world;
-    const logChannel = await discord.createChannel('mod-log');
-    await settings('log-channel', discord.channels.general, { channel: logChannel });
+    const { discord, logChannel } = await startLogging();
     await ask(discord.channels.general, 'my secret plan is to sail', world.model, 'Sail well.');
     const forgot = await command({
       name: 'forget-me',
@@ -216,10 +217,7 @@ describe('a forget in the log channel', () => {
 
 describe('a content check switch in the log channel', () => {
   it('/settings content-check enabled:false is logged as the other settings are', async () => {
-    world = await start({ logPaceMs: 20 });
-    const { discord } = world;
-    const logChannel = await discord.createChannel('mod-log');
-    await settings('log-channel', discord.channels.general, { channel: logChannel });
+    const { discord, logChannel } = await startLogging();
     const off = await settings('content-check', discord.channels.general, { enabled: false });
     expect(off.content).toMatch(/^Content checks are off for this channel/);
     const changes = await world.discord.waitFor(
@@ -238,10 +236,7 @@ describe('a content check switch in the log channel', () => {
 
 describe('a forget owed to the log channel', () => {
   it('is owed as soon as the words are gone, not only once the threads are renamed (a crash meanwhile lost it)', async () => {
-    world = await start({ logPaceMs: 20 });
-    const { discord } = world;
-    const logChannel = await discord.createChannel('mod-log');
-    await settings('log-channel', discord.channels.general, { channel: logChannel });
+    const { discord, logChannel } = await startLogging();
     await ask(discord.channels.general, 'my secret plan is to sail', world.model, 'Sail well.');
     // The thread's rename takes effect but its answer waits: the bot is still renaming.
     let release!: () => void;
@@ -276,10 +271,7 @@ describe('a forget owed to the log channel', () => {
 
 describe('a tool refused in the log channel', () => {
   it('/tool of a tool switched off here is refused, and the log channel hears of it', async () => {
-    world = await start({ logPaceMs: 20 });
-    const { discord } = world;
-    const logChannel = await discord.createChannel('mod-log');
-    await settings('log-channel', discord.channels.general, { channel: logChannel });
+    const { discord, logChannel } = await startLogging();
     await settings('tools', discord.channels.general, { name: 'calculator', enabled: false });
     const refused = await command({
       name: 'tool',
@@ -358,10 +350,7 @@ describe('content flags in the log channel', () => {
 
 describe('the log under load and in trouble', () => {
   it('a burst of 200 runs: every card posted once, in far fewer than 200 messages', { timeout: 180_000 }, async () => {
-    world = await start({ logPaceMs: 100 });
-    const { discord } = world;
-    const logChannel = await discord.createChannel('mod-log');
-    await settings('log-channel', discord.channels.general, { channel: logChannel });
+    const { discord, logChannel } = await startLogging(100);
     const count = 200;
     for (let index = 0; index < count; index += 1) world.model.enqueue(finalAnswer(`Answer ${index}.`));
     for (let index = 0; index < count; index += 1)
