@@ -4,10 +4,11 @@ import type { SummaryRow } from '../../db/memory-summaries.ts';
 import type { MessageRow } from '../../db/messages.ts';
 import type { Store } from '../../db/store.ts';
 import type { ImageTokenRule } from '../images/image-tokens.ts';
-import { type AgentEventSink, fanOut } from '../agent/events.ts';
+import { type AgentEvent, type AgentEventSink, fanOut } from '../agent/events.ts';
 import type { Logger } from '../agent/logger.ts';
 import type { ChatMessage, UserMessage } from '../agent/messages.ts';
 import { stepLogSink } from '../run-log/step-log-sink.ts';
+import { writeBehind } from '../run-log/write-behind.ts';
 import { memorySink } from './memory-sink.ts';
 import { type SummaryJob, summariseFallenOut, summaryText } from './memory-summary.ts';
 import type { TokenCounter } from './token-counter.ts';
@@ -94,9 +95,10 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
 
     /**
      * The sink that records a run: its step log, and what the conversation remembers of it. Both
-     * write each event in one transaction, so that a crash never leaves a call finished in the step
-     * log but unanswered in memory (a resumed run would read it as interrupted and may call it
-     * again). A failure of one is logged after the other has written.
+     * write each event in the same transaction, so that a crash never leaves a call finished in the
+     * step log but unanswered in memory (a resumed run would read it as interrupted and may call it
+     * again); some events wait to share a transaction with the next (run-log/write-behind.ts). A
+     * failure of one is logged after the other has written.
      */
     runSink: (conversationId: number, instanceId: string, run: RunRecordOptions, logger: Logger): AgentEventSink =>
       runRecordSink(memory, conversationId, instanceId, run, logger),
@@ -228,7 +230,10 @@ function runRecordSink(
     run.remember === false ? [stepLog] : [stepLog, memorySink(store.messages, counter, conversationId, answersId)],
     logger,
   );
-  return store.db.transaction(both);
+  const write = store.db.transaction((events: readonly AgentEvent[]) => {
+    for (const event of events) both(event);
+  });
+  return writeBehind(write, logger);
 }
 
 export type ConversationMemory = ReturnType<typeof conversationMemory>;

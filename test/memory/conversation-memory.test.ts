@@ -1,3 +1,4 @@
+import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import BetterSqlite3 from 'better-sqlite3';
@@ -219,6 +220,8 @@ describe('conversation memory', () => {
       result: '4',
       durationMs: 1,
     });
+    // A turn's results are written as the event loop turns (run-log/write-behind.ts), before the crash.
+    await setImmediatePromise();
 
     const { history } = memory.loadWindow(conversation.id, []);
 
