@@ -32,11 +32,13 @@ function packagesIn(file: string): string[] {
 }
 
 describe('npm start loads at start only what every start needs', () => {
-  it('loads discord.js, openai and zod, but not the MCP SDK, ajv, html-to-text or OpenTelemetry', () => {
+  it('loads discord.js, openai and zod, but not the MCP SDK, ajv, html-to-text, yaml or OpenTelemetry', () => {
     const loaded = new Set([...staticallyLoaded(`${projectRoot}dist/main.js`)].flatMap(packagesIn));
     expect([...loaded]).toEqual(expect.arrayContaining(['discord.js', 'openai', 'zod']));
     expect(
-      [...loaded].filter((name) => /^(@modelcontextprotocol\/sdk|ajv|html-to-text|@opentelemetry\/.*)$/.test(name)),
+      [...loaded].filter((name) =>
+        /^(@modelcontextprotocol\/sdk|ajv|html-to-text|yaml|@opentelemetry\/.*)$/.test(name),
+      ),
     ).toEqual([]);
   });
 

@@ -18,12 +18,21 @@
  *     price: { input: 0.4, output: 1.6 }
  * ```
  */
-import { parse } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
 import { z } from 'zod';
 import { providerIds } from '../model-servers/profiles/index.ts';
 import { credentialsProblem, type Environment, withoutCredentials } from '../app/setting-fields.ts';
 import { expandVariables, onlyReference, type SecretPlaces } from '../text/expand-variables.ts';
 import type { ModelEntry } from './model-entry.ts';
+
+/**
+ * yaml, loaded when a models file is read, not at every start: compiling and running it took about
+ * 30 ms of each start (BENCHMARKS.md, issue 30), and most bots have no models file. Loaded from
+ * node_modules (a production dependency) by node's own require, since the settings are read
+ * synchronously and an `import()` is not.
+ */
+const loadYaml = (): typeof Yaml => createRequire(import.meta.url)('yaml') as typeof Yaml;
 
 /** Discord shows at most 25 choices for an option; one is kept for "inherit". */
 const maxModels = 24;
@@ -89,7 +98,7 @@ export function parseModelsFile(
 ): { ok: true; models: ModelEntry[]; defaultName: string; secrets: string[] } | { ok: false; problems: string[] } {
   let document: unknown;
   try {
-    document = parse(text);
+    document = loadYaml().parse(text);
   } catch (error) {
     return { ok: false, problems: [`is not valid YAML or JSON (${(error as Error).message.split('\n')[0]})`] };
   }
