@@ -1,4 +1,5 @@
 import type { AgentEvent, AgentEventSink } from '../agent/events.ts';
+import { finalAnswerToolName } from '../agent/final-answer.ts';
 import type { Logger } from '../agent/logger.ts';
 
 /**
@@ -12,6 +13,16 @@ const writtenAtOnce: ReadonlySet<AgentEvent['type']> = new Set(['run-start', 'to
 
 /** Events held back, then written together once the run has moved on (see below). */
 const heldBack: ReadonlySet<AgentEvent['type']> = new Set(['model-call', 'tool-result', 'tool-error']);
+
+/**
+ * A model call is held only when tool calls follow it at once, which take it with them before any
+ * tool runs. Any other reply (text, or `final_answer` alone, which may be refused) is written at
+ * once: its tokens must be in `runs` before the model's turn passes to the next run, whose
+ * admission reads the day's tokens (agent/limit-model-calls.ts releases a turn at `setImmediate`).
+ */
+const heldUntilItsCalls = (event: AgentEvent) =>
+  event.type !== 'model-call' ||
+  (event.message.tool_calls ?? []).some((call) => call.function.name !== finalAnswerToolName);
 
 /**
  * A run's record, written in as few transactions as its guarantees allow. A model call's row waits
@@ -38,7 +49,8 @@ export function writeBehind(write: (events: readonly AgentEvent[]) => void, logg
     }
   };
   return (event) => {
-    if (writtenAtOnce.has(event.type)) return writeHeld(event);
+    if (writtenAtOnce.has(event.type) || (heldBack.has(event.type) && !heldUntilItsCalls(event)))
+      return writeHeld(event);
     if (!heldBack.has(event.type)) return;
     if (held.push(event) === 1) setImmediate(writeHeld);
   };

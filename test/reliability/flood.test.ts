@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
-import { type ChatRequest, finalAnswer } from '../support/fake-model.ts';
+import { type ChatRequest, finalAnswer, text } from '../support/fake-model.ts';
 
 let world: BotWorld;
 afterEach(async () => {
@@ -189,6 +189,25 @@ describe('DAILY_TOKEN_BUDGET under a flood', () => {
     expect(discord.botMessages()).toHaveLength(3);
     expect(storedOf(discord.users.bob)).toHaveLength(8);
   });
+
+  it.each([
+    ['text', text('let me think')],
+    ['a refused final_answer', finalAnswer(42 as unknown as string)],
+  ])(
+    'a run waiting for the model sees the tokens of a reply ahead of it that did not answer (%s)',
+    async (_, first) => {
+      // 120 tokens a call against 100: once the first call is charged, no other run is admitted.
+      world = await startBotWorld({ dailyTokenBudget: 100, maxConcurrentRuns: 1 });
+      const { discord, model } = world;
+      let replies = 0;
+      model.otherwise((request: ChatRequest) => (replies++ === 0 ? first : answerLast(request)));
+      await say(discord.channels.general, 'bob', [`${mentionOf(world)} question 0`, `${mentionOf(world)} question 1`]);
+
+      const runs = world.store.db.prepare('SELECT error_code FROM runs ORDER BY started_at').pluck().all();
+      expect(runs).toEqual([null, 'call-refused']);
+      expect(model.requests).toHaveLength(2);
+    },
+  );
 
   it('at the default of 4 model calls at once, a flood passes the budget by no more than the runs already under way', async () => {
     world = await startBotWorld({ dailyTokenBudget: 200, maxConcurrentRuns: 4 });

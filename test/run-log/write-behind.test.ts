@@ -18,6 +18,7 @@ import { recordingLogger } from '../support/recording-logger.ts';
 import { tempStore } from '../support/temp-store.ts';
 
 const runId = 'run-1';
+const call = (id: string, name: string) => ({ id, type: 'function' as const, function: { name, arguments: '{}' } });
 const at = { runId, step: 1 };
 const events = {
   start: { type: 'run-start', runId, conversationId: 'c', model: 'm', toolNames: [], at: new Date(0) },
@@ -25,9 +26,27 @@ const events = {
     type: 'model-call',
     ...at,
     toolChoice: 'required',
-    message: { role: 'assistant', content: null },
+    message: { role: 'assistant', content: null, tool_calls: [call('a', 'add'), call('b', 'add')] },
     usage: null,
     finishReason: 'tool_calls',
+    durationMs: 1,
+  },
+  answering: {
+    type: 'model-call',
+    ...at,
+    toolChoice: 'required',
+    message: { role: 'assistant', content: null, tool_calls: [call('f', 'final_answer')] },
+    usage: null,
+    finishReason: 'tool_calls',
+    durationMs: 1,
+  },
+  talking: {
+    type: 'model-call',
+    ...at,
+    toolChoice: 'required',
+    message: { role: 'assistant', content: 'let me think' },
+    usage: null,
+    finishReason: 'stop',
     durationMs: 1,
   },
   callA: { type: 'tool-call', ...at, callId: 'a', name: 'add', arguments: '{}' },
@@ -75,10 +94,18 @@ describe('a run record written behind', () => {
 
     sink(events.resultA);
     sink(events.model);
-    sink(events.answer);
-    expect(batches.at(-1)).toEqual(['tool-result', 'model-call', 'final-answer']);
+    sink(events.callA);
+    expect(batches.at(-1)).toEqual(['tool-result', 'model-call', 'tool-call']);
     await turnOfTheLoop();
     expect(batches).toHaveLength(4);
+  });
+
+  it('writes a model call at once when no tool call follows it: its tokens count before the next run is admitted', () => {
+    const { batches, sink } = recorded();
+    sink(events.talking);
+    sink(events.answering);
+    sink(events.answer);
+    expect(batches).toEqual([['model-call'], ['model-call'], ['final-answer']]);
   });
 
   it('logs a write that fails, with its run, and goes on writing the next', async () => {
