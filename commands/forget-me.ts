@@ -17,6 +17,7 @@ function describeCounts(counts: ForgetCounts, stopped = 0): string {
   return [
     `- ${plural(counts.messages, 'message')} you wrote, with ${plural(counts.images, 'image')}`,
     ...(stopped > 0 ? [`- ${plural(stopped, 'answer')} I was still writing for you, stopped first`] : []),
+    ...(counts.toolCalls > 0 ? [`- ${plural(counts.toolCalls, 'tool call')} you made with /tool`] : []),
     `- ${plural(counts.runs, 'answer')} I gave them (${plural(counts.answers, 'message')} in my memory, ${plural(counts.steps, 'step')} in the step log)`,
     `- ${plural(counts.reminders, 'reminder')}`,
     `- ${plural(counts.reports, 'report')} you made of my answers`,

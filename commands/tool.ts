@@ -169,6 +169,31 @@ async function runAndPost(
     return privately(interaction, `The moderators have switched **${chosen.name}** off here.`);
   }
   await interaction.deferReply();
+  // The call holds the person's words, as a run holds a message's: it starts after a /forget-me
+  // going on here, and their own /forget-me stops it and waits until its result is posted.
+  await context.activeRuns.clearOfForgets(interaction.guildId);
+  const active = context.activeRuns.beginDirectCall({
+    guildId: interaction.guildId,
+    requesterIds: [interaction.user.id],
+  });
+  try {
+    const outcome = await callTool(interaction, context, chosen, args, active.stopped);
+    active.end();
+    await postOutcome(interaction, context, chosen, args, outcome);
+  } finally {
+    active.end();
+    active.settled();
+  }
+}
+
+/** The call, in the conversation here (a thread's memory holds it) or in the channel's record of /tool calls. */
+async function callTool(
+  interaction: ChatInputCommandInteraction<'cached'>,
+  context: CommandContext,
+  chosen: RuntimeTool,
+  args: unknown,
+  stopped: AbortSignal,
+) {
   const thread = conversationHere(interaction, context);
   const conversation =
     thread ??
@@ -183,7 +208,7 @@ async function runAndPost(
     });
   // In a conversation thread the call joins its memory: it waits its turn after a run under way.
   const inTurn = <T>(task: () => Promise<T>) => (thread ? context.queues.exclusive(conversation.key, task) : task());
-  const outcome = await inTurn(() =>
+  return inTurn(() =>
     runDirectToolCall(context.store, context.memory, {
       conversation,
       remember: thread !== undefined,
@@ -199,8 +224,19 @@ async function runAndPost(
       timeoutMs: context.agent.toolTimeoutMs,
       instanceId: context.instanceId,
       requester: interaction.user.id,
+      signal: stopped,
     }),
   );
+}
+
+/** The result posted as the reply, with the images it returned as files; the run recorded as delivered or not. */
+async function postOutcome(
+  interaction: ChatInputCommandInteraction<'cached'>,
+  context: CommandContext,
+  chosen: RuntimeTool,
+  args: unknown,
+  outcome: Awaited<ReturnType<typeof runDirectToolCall>>,
+): Promise<void> {
   const shown = renderToolTurn(
     [{ name: chosen.name, arguments: JSON.stringify(args), ok: outcome.ok, text: outcome.text }],
     'all',

@@ -1,8 +1,9 @@
 /**
  * `/forget-me`: a member's data in one Discord server, or in their direct messages with the bot
  * (`guild` null: their DM conversation, which has no server), counted or deleted. What goes: the member's
- * messages (their images with them, ON DELETE CASCADE), the runs those messages started (their
- * steps with them) and what those runs wrote into memory (answers, tool calls and results), and
+ * messages (their images with them, ON DELETE CASCADE), the runs those messages started and the
+ * tool calls they made with `/tool` (their steps with them), what those runs wrote into memory
+ * (answers, tool calls and results), and
  * the member's reminders, and the member's reports of answers (the reports of others on the runs
  * that go, go with them: ON DELETE CASCADE). A thread the member started keeps the others' messages, under a neutral
  * title (it was the first words of the member's message). Others' messages stay.
@@ -17,6 +18,7 @@
  */
 import type { Database } from 'better-sqlite3';
 import { directMessageConversation, directMessagesServerId } from './conversations.ts';
+import { directCallModel } from './runs.ts';
 
 /**
  * The conversations of the place, on the conversations table named `alias`: a server's, or with no
@@ -35,7 +37,11 @@ const withGuild = (guild: string | null) => (guild === null ? 'guild_id IS NULL'
 export interface ForgetCounts {
   messages: number;
   images: number;
+  /** The runs that answered the member's messages. */
   runs: number;
+  /** The tool calls the member made with `/tool`. */
+  toolCalls: number;
+  /** What those runs wrote into memory (answers, tool calls and results). */
   answers: number;
   steps: number;
   reminders: number;
@@ -63,6 +69,12 @@ const startedRuns = (guild: string | null, user: string) => `
   SELECT r.id FROM runs r JOIN conversations c ON c.id = r.conversation_id, json_each(r.trigger_message_ids) t
   WHERE ${inPlace(guild, 'c', user)} AND t.value IN (SELECT id FROM temp.forget_messages)`;
 
+// The tool calls the member made with /tool: their arguments are the member's words (and the result may repeat them).
+const directCalls = (guild: string | null, user: string) => `
+  INSERT OR IGNORE INTO temp.forget_runs (id)
+  SELECT r.id FROM runs r JOIN conversations c ON c.id = r.conversation_id
+  WHERE ${inPlace(guild, 'c', user)} AND r.model = :direct`;
+
 /** Named parameters: better-sqlite3 refuses one the statement does not use (`:guild` for DMs). */
 const parameters = (guild: string | null, user: string): Record<string, string> =>
   guild === null ? { user } : { guild, user };
@@ -72,7 +84,12 @@ function count(db: Database, guild: string | null, user: string): ForgetCounts {
   return {
     messages: one('SELECT count(*) FROM temp.forget_messages'),
     images: one('SELECT count(*) FROM message_images WHERE message_id IN (SELECT id FROM temp.forget_messages)'),
-    runs: one('SELECT count(*) FROM temp.forget_runs'),
+    runs: one('SELECT count(*) FROM runs WHERE id IN (SELECT id FROM temp.forget_runs) AND model <> :direct', {
+      direct: directCallModel(user),
+    }),
+    toolCalls: one('SELECT count(*) FROM runs WHERE id IN (SELECT id FROM temp.forget_runs) AND model = :direct', {
+      direct: directCallModel(user),
+    }),
     answers: one('SELECT count(*) FROM messages WHERE run_id IN (SELECT id FROM temp.forget_runs)'),
     steps: one('SELECT count(*) FROM steps WHERE run_id IN (SELECT id FROM temp.forget_runs)'),
     reminders: one(
@@ -91,6 +108,7 @@ function gather(db: Database, guild: string | null, user: string): ForgetCounts 
   db.exec(collect);
   db.prepare(memberMessages(guild, user)).run(parameters(guild, user));
   db.prepare(startedRuns(guild, user)).run(guild === null ? {} : { guild });
+  db.prepare(directCalls(guild, user)).run({ ...(guild === null ? {} : { guild }), direct: directCallModel(user) });
   return count(db, guild, user);
 }
 

@@ -1,6 +1,12 @@
 import type { Database } from 'better-sqlite3';
 import { directMessageConversation } from './conversations.ts';
 
+/**
+ * The `model` of a run a person made with `/tool` (a tool called without the model), naming who
+ * made it: their arguments are their words, which `/forget-me` finds the run by (forget-member.ts).
+ */
+export const directCallModel = (requesterId: string) => `direct (/tool by ${requesterId})`;
+
 type RunRowStatus = 'running' | 'answered' | 'stopped' | 'failed' | 'interrupted';
 
 export interface RunRow {

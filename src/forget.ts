@@ -27,7 +27,7 @@ const usage = [
 
 const inWords = (counts: ForgetCounts) =>
   Object.entries(counts)
-    .map(([kind, count]) => `${count} ${kind}`)
+    .map(([kind, count]) => `${count} ${kind.replace(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`)}`)
     .join(', ');
 
 /** Whose words: a Discord user's id, or the terminal user's (`terminal:NAME`, as src/chat.ts writes it). */

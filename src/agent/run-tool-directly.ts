@@ -15,6 +15,8 @@ export interface DirectToolCall {
   context: ConversationContext;
   toolTimeoutMs: number;
   onEvent: AgentEventSink;
+  /** Stops the call (the person's `/forget-me`): the tool is cancelled as a stopped run's are. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -49,7 +51,7 @@ export async function runToolDirectly(
     tools: new Map([[tool.name, tool]]),
     maxCalls: 1,
     toolTimeoutMs: call.toolTimeoutMs,
-    runSignal: new AbortController().signal,
+    runSignal: call.signal ?? new AbortController().signal,
     context: call.context,
     emit: (event) => {
       if (event.type === 'tool-result') outcome = { ok: true, text: event.result };
@@ -58,11 +60,12 @@ export async function runToolDirectly(
     },
   });
   outcome ??= { ok: false, text: turn.messages[0]?.content ?? 'Error: no result' };
+  const stopped = !outcome.ok && call.signal?.aborted === true;
   emit({
     type: 'run-end',
     runId,
-    status: outcome.ok ? 'answered' : 'failed',
-    stopReason: null,
+    status: outcome.ok ? 'answered' : stopped ? 'stopped' : 'failed',
+    stopReason: stopped ? 'aborted' : null,
     userMessage: null,
     error: outcome.ok ? null : outcome.text,
     errorCode: outcome.ok ? null : 'tool-error',

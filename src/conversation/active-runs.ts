@@ -41,6 +41,8 @@ export class ActiveRuns {
   private readonly unsettled = new Set<Entry>();
   /** The forgets going on, by server (null: direct messages): new runs there wait for them. */
   private readonly forgets = new Map<string | null, Set<Promise<unknown>>>();
+  /** How many `/tool` calls began: each is keyed apart from the conversations. */
+  private directCalls = 0;
 
   begin(conversationKey: string, asked: RunAskedBy): ActiveRun {
     let settle!: () => void;
@@ -61,6 +63,14 @@ export class ActiveRuns {
         settle();
       },
     };
+  }
+
+  /**
+   * A tool call a person makes with `/tool`: not the conversation's run (`/stop` leaves it), but
+   * their `/forget-me` stops it and waits for it as for their runs, since it holds their words.
+   */
+  beginDirectCall(asked: RunAskedBy): ActiveRun {
+    return this.begin(`/tool call ${++this.directCalls}`, asked);
   }
 
   /** The state of the conversation's run, or null when none is going. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ConversationRow } from '../../db/conversations.ts';
+import { directCallModel } from '../../db/runs.ts';
 import type { Store } from '../../db/store.ts';
 import { runToolDirectly } from '../agent/run-tool-directly.ts';
 import type { ConversationContext, RuntimeTool } from '../agent/tool.ts';
@@ -17,6 +18,8 @@ export interface DirectCall {
   instanceId: string;
   /** The Discord id of the person who ran it. */
   requester: string;
+  /** Stops the call (their `/forget-me`). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -42,12 +45,13 @@ export async function runDirectToolCall(
   );
   const outcome = await runToolDirectly({
     runId,
-    label: `direct (/tool by ${call.requester})`,
+    label: directCallModel(call.requester),
     tool: call.tool,
     args: call.args,
     context,
     toolTimeoutMs: call.timeoutMs,
     onEvent: record,
+    signal: call.signal,
   });
   return { ...outcome, runId };
 }

@@ -2,11 +2,14 @@
  * /forget-me while the member's run is going (commands/forget-me.ts, ActiveRuns): the run is stopped
  * and settled before anything is deleted, so that nothing it holds of the member is written back or
  * posted after the forget; her message queued behind it never starts a run; another member's run
- * goes on.
+ * goes on. The tool calls she made herself with /tool go too, and one going on is stopped first.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { forgetMember } from '../../db/forget-member.ts';
 import { openStore } from '../../db/store.ts';
+import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
+import { defineTool } from '../../tools/define-tool.ts';
 import {
   askInGeneral,
   type BotWorld,
@@ -150,5 +153,91 @@ describe('/forget-me during the member’s run', () => {
     expect(reply.content).toContain('Deleted for good, in this server:\n- 1 message you wrote');
     expect(reply.content).not.toContain('stopped');
     expect((await waitForBotPosts(world, thread.id, 1)).map((message) => message.content)).toEqual(['Hello Bob.']);
+  });
+});
+
+/** A tool that says its text back; `held` makes it wait until released or stopped. */
+function echoTool(held?: { entered: () => void; released: Promise<void>; stopped: (reason: unknown) => void }) {
+  return defineTool({
+    name: 'echo',
+    description: 'Says the text back.',
+    parameters: z.object({ text: z.string() }),
+    async execute({ text }, context) {
+      if (held) {
+        held.entered();
+        const signal = context.signal;
+        await Promise.race([
+          held.released,
+          new Promise((resolve) => signal.addEventListener('abort', () => resolve(held.stopped(signal.reason)))),
+        ]);
+      }
+      return `echo: ${text}`;
+    },
+  });
+}
+
+describe('/forget-me and the tool calls she made with /tool', () => {
+  it("deletes hers (her arguments in the step log, the call and its result in the thread's memory), not Bob's", async () => {
+    world = await startBotWorld({}, {}, {}, { tools: buildToolRegistry([echoTool()]) });
+    const { discord } = world;
+    const thread = await answeredConversation(world);
+    for (const [author, text] of [
+      ['ada', adaSaid],
+      ['bob', 'KEEPBOB'],
+    ] as const) {
+      const call = await discord.userRunsCommand({
+        name: 'tool',
+        subcommand: 'echo',
+        options: { text },
+        author,
+        channelId: thread.id,
+      });
+      expect((await call.waitForReply()).content).toContain(`echo: ${text}`);
+    }
+
+    const forgot = await discord.userRunsCommand({
+      name: 'forget-me',
+      author: 'ada',
+      channelId: thread.id,
+      options: { confirm: true },
+    });
+    const reply = await forgot.waitForReply();
+
+    expect(reply.content).toContain('\n- 1 tool call you made with /tool\n');
+    for (const rows of rowsOf(world)) expect(rows).not.toContain(adaSaid);
+    expect(rowsOf(world).join('')).toContain('KEEPBOB');
+  });
+
+  it('stops her /tool call going on and waits for its reply before deleting it', async () => {
+    let entered!: () => void;
+    const inTool = new Promise<void>((resolve) => (entered = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const stops: unknown[] = [];
+    const held = { entered, released, stopped: (reason: unknown) => void stops.push(reason) };
+    world = await startBotWorld({}, {}, {}, { tools: buildToolRegistry([echoTool(held)]) });
+    const { discord } = world;
+    const thread = await answeredConversation(world);
+    const call = await discord.userRunsCommand({
+      name: 'tool',
+      subcommand: 'echo',
+      options: { text: adaSaid },
+      author: 'ada',
+      channelId: thread.id,
+    });
+    await inTool;
+
+    const forgot = await discord.userRunsCommand({
+      name: 'forget-me',
+      author: 'ada',
+      channelId: thread.id,
+      options: { confirm: true },
+    });
+    const reply = await forgot.waitForReply();
+    const posted = await call.waitForReply();
+
+    expect(stops).toHaveLength(1);
+    expect(posted.content).toContain('Cancelled');
+    expect(reply.content).toContain('\n- 1 tool call you made with /tool\n');
+    for (const rows of rowsOf(world)) expect(rows).not.toContain(adaSaid);
   });
 });

@@ -67,7 +67,16 @@ describe('/forget-me', () => {
       {
         guild_id: discord.guildId,
         user_id: discord.users.ada,
-        counts: JSON.stringify({ messages: 1, images: 1, runs: 1, answers: 1, steps: 2, reminders: 0, reports: 0 }),
+        counts: JSON.stringify({
+          messages: 1,
+          images: 1,
+          runs: 1,
+          toolCalls: 0,
+          answers: 1,
+          steps: 2,
+          reminders: 0,
+          reports: 0,
+        }),
       },
     ]);
 
