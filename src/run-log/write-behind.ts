@@ -1,5 +1,4 @@
 import type { AgentEvent, AgentEventSink } from '../agent/events.ts';
-import { finalAnswerToolName } from '../agent/final-answer.ts';
 import type { Logger } from '../agent/logger.ts';
 
 /**
@@ -15,18 +14,9 @@ const writtenAtOnce: ReadonlySet<AgentEvent['type']> = new Set(['run-start', 'to
 const heldBack: ReadonlySet<AgentEvent['type']> = new Set(['model-call', 'tool-result', 'tool-error']);
 
 /**
- * A model call is held only when tool calls follow it at once, which take it with them before any
- * tool runs. Any other reply (text, or `final_answer` alone, which may be refused) is written at
- * once: its tokens must be in `runs` before the model's turn passes to the next run, whose
- * admission reads the day's tokens (agent/limit-model-calls.ts releases a turn at `setImmediate`).
- */
-const heldUntilItsCalls = (event: AgentEvent) =>
-  event.type !== 'model-call' ||
-  (event.message.tool_calls ?? []).some((call) => call.function.name !== finalAnswerToolName);
-
-/**
  * A run's record, written in as few transactions as its guarantees allow. A model call's row waits
- * for the tool calls it asked for (written with them, before any tool runs), and a turn's tool
+ * for what its reply leads to at once (the tool calls it asked for, before any tool runs, or the
+ * answer), and at the latest for the end of the work in hand (`process.nextTick`); a turn's tool
  * results wait until the next model request has been sent: they are written while the model
  * works, off the path of the answer, all of a turn's in one transaction. Whatever is held is written
  * before the next event that is written at once, and at the latest when this turn of the event loop
@@ -49,9 +39,13 @@ export function writeBehind(write: (events: readonly AgentEvent[]) => void, logg
     }
   };
   return (event) => {
-    if (writtenAtOnce.has(event.type) || (heldBack.has(event.type) && !heldUntilItsCalls(event)))
-      return writeHeld(event);
+    if (writtenAtOnce.has(event.type)) return writeHeld(event);
     if (!heldBack.has(event.type)) return;
-    if (held.push(event) === 1) setImmediate(writeHeld);
+    held.push(event);
+    // A model call's tokens are in `runs` before this turn of the event loop ends, whatever follows
+    // it: the model's turn passes to the next run at `setImmediate`, and that run's admission reads
+    // the day's tokens (agent/limit-model-calls.ts). Tool calls that follow take it with them sooner.
+    if (event.type === 'model-call') process.nextTick(writeHeld);
+    else if (held.length === 1) setImmediate(writeHeld);
   };
 }

@@ -100,12 +100,20 @@ describe('a run record written behind', () => {
     expect(batches).toHaveLength(4);
   });
 
-  it('writes a model call at once when no tool call follows it: its tokens count before the next run is admitted', () => {
+  it('writes a model call with its answer, or before the work in hand ends: ahead of a turn passed on at setImmediate', async () => {
     const { batches, sink } = recorded();
-    sink(events.talking);
     sink(events.answering);
     sink(events.answer);
-    expect(batches).toEqual([['model-call'], ['model-call'], ['final-answer']]);
+    expect(batches).toEqual([['model-call', 'final-answer']]);
+
+    // The model's turn, released at setImmediate once a call returns (agent/limit-model-calls.ts),
+    // is given to a run whose admission reads the tokens the reply spent.
+    const another = recorded();
+    let writtenAtRelease: string[][] = [];
+    setImmediate(() => (writtenAtRelease = [...another.batches]));
+    another.sink(events.talking);
+    await turnOfTheLoop();
+    expect(writtenAtRelease).toEqual([['model-call']]);
   });
 
   it('logs a write that fails, with its run, and goes on writing the next', async () => {
