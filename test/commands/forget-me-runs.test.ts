@@ -45,6 +45,17 @@ function holdNext(world: BotWorld, reply: ScriptedReply): void {
   world.model.enqueue(heldUntil(released, reply));
 }
 
+/** Ada's `/forget-me confirm: True` in the channel, and its reply. */
+async function adaForgets(world: BotWorld, channelId: string) {
+  const forgot = await world.discord.userRunsCommand({
+    name: 'forget-me',
+    author: 'ada',
+    channelId,
+    options: { confirm: true },
+  });
+  return forgot.waitForReply();
+}
+
 /** Every row of the tables a run writes, as text. */
 const rowsOf = (world: BotWorld) =>
   ['messages', 'steps', 'runs'].map((table) => JSON.stringify(world.store.db.prepare(`SELECT * FROM ${table}`).all()));
@@ -62,13 +73,7 @@ describe('/forget-me during the member’s run', () => {
     const userRows = store.db.prepare("SELECT count(*) FROM messages WHERE role = 'user'").pluck();
     await discord.waitFor(() => userRows.get() === 2, { what: 'her second message stored (queued behind the run)' });
 
-    const forgot = await discord.userRunsCommand({
-      name: 'forget-me',
-      author: 'ada',
-      channelId: thread.id,
-      options: { confirm: true },
-    });
-    const reply = await forgot.waitForReply();
+    const reply = await adaForgets(world, thread.id);
     release();
     await world.handled('message', asked.id, later.id);
 
@@ -92,13 +97,7 @@ describe('/forget-me during the member’s run', () => {
     await discord.waitFor(() => model.requests.length === 1, { what: 'her run calling the model' });
 
     const dm = discord.dmChannelOf('ada');
-    const forgot = await discord.userRunsCommand({
-      name: 'forget-me',
-      author: 'ada',
-      channelId: dm,
-      options: { confirm: true },
-    });
-    const reply = await forgot.waitForReply();
+    const reply = await adaForgets(world, dm);
     release();
     await world.handled('message', asked.id);
 
@@ -140,13 +139,7 @@ describe('/forget-me during the member’s run', () => {
     const { asked, thread } = await askInGeneral(world, 'hello, Bob here', 'bob');
     await discord.waitFor(() => model.requests.length === 2, { what: "Bob's run calling the model" });
 
-    const forgot = await discord.userRunsCommand({
-      name: 'forget-me',
-      author: 'ada',
-      channelId: discord.channels.general,
-      options: { confirm: true },
-    });
-    const reply = await forgot.waitForReply();
+    const reply = await adaForgets(world, discord.channels.general);
     release();
     await world.handled('message', asked.id);
 
@@ -195,13 +188,7 @@ describe('/forget-me and the tool calls she made with /tool', () => {
       expect((await call.waitForReply()).content).toContain(`echo: ${text}`);
     }
 
-    const forgot = await discord.userRunsCommand({
-      name: 'forget-me',
-      author: 'ada',
-      channelId: thread.id,
-      options: { confirm: true },
-    });
-    const reply = await forgot.waitForReply();
+    const reply = await adaForgets(world, thread.id);
 
     expect(reply.content).toContain('\n- 1 tool call you made with /tool\n');
     for (const rows of rowsOf(world)) expect(rows).not.toContain(adaSaid);
@@ -226,13 +213,7 @@ describe('/forget-me and the tool calls she made with /tool', () => {
     });
     await inTool;
 
-    const forgot = await discord.userRunsCommand({
-      name: 'forget-me',
-      author: 'ada',
-      channelId: thread.id,
-      options: { confirm: true },
-    });
-    const reply = await forgot.waitForReply();
+    const reply = await adaForgets(world, thread.id);
     const posted = await call.waitForReply();
 
     expect(stops).toHaveLength(1);
