@@ -1,4 +1,5 @@
 import { mkdtempSync } from 'node:fs';
+import BetterSqlite3 from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -65,6 +66,16 @@ function log() {
   return { runs, toolCalls };
 }
 
+/** The step log's status of a tool call, read from another connection while the bot runs. */
+function toolCallStatus(callId: string): string | undefined {
+  const reader = new BetterSqlite3(databasePath, { readonly: true });
+  try {
+    return reader.prepare('SELECT status FROM steps WHERE tool_call_id = ?').pluck().get(callId) as string | undefined;
+  } finally {
+    reader.close();
+  }
+}
+
 describe('SIGKILL at chosen points, then a restart', () => {
   it('while waiting for the model: the run is taken up, answered once, and messages sent while down are answered after', async () => {
     model.enqueue({ hang: true });
@@ -101,6 +112,8 @@ describe('SIGKILL at chosen points, then a restart', () => {
     await adaMentions('6*7?');
     const thread = await discord.waitFor(() => discord.threads()[0]);
     await discord.waitFor(() => model.requests.length === 2, { what: 'the second model call' });
+    // Its result is written while the model works on the second call (run-log/write-behind.ts).
+    await discord.waitFor(() => toolCallStatus('call_once') === 'ok', { what: 'the tool call recorded' });
     await crash();
 
     model.enqueue((request) => {
