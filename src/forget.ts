@@ -15,6 +15,7 @@ import { openStore } from '../db/store.ts';
 import { UserFacingError } from './agent/errors.ts';
 import { databasePathSetting } from './app/config.ts';
 import { shardFiles } from './shards/shard-files.ts';
+import { countsInWords } from './text/count.ts';
 import { runTerminalCommand } from './terminal/terminal-command.ts';
 
 const usage = [
@@ -25,10 +26,7 @@ const usage = [
   '  user NAME wrote in `npm run chat` (its conversations). Without --confirm: says what, and deletes nothing.',
 ].join('\n');
 
-const inWords = (counts: ForgetCounts) =>
-  Object.entries(counts)
-    .map(([kind, count]) => `${count} ${kind.replace(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`)}`)
-    .join(', ');
+const inWords = (counts: ForgetCounts) => countsInWords({ ...counts });
 
 /** Whose words: a Discord user's id, or the terminal user's (`terminal:NAME`, as src/chat.ts writes it). */
 function whoseWords({ user, terminal }: { user?: string; terminal?: string }): string {

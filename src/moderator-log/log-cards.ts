@@ -5,6 +5,7 @@
  */
 import type { Store } from '../../db/store.ts';
 import type { ModelCatalog } from '../model-catalog/model-catalog.ts';
+import { countsInWords } from '../text/count.ts';
 import { truncateLine } from '../text/truncate.ts';
 import type { LogCard, LogEntry, LoggedPerson } from './log-entry.ts';
 import { cardColors, renderRunCard } from './run-card.ts';
@@ -113,12 +114,7 @@ function renderChecks(
     case 'forget':
       return {
         title: '🧹 /forget-me',
-        description: truncateLine(
-          `${who(entry.member)}: ${Object.entries(entry.counts)
-            .map(([what, count]) => `${count} ${what}`)
-            .join(', ')}`,
-          300,
-        ),
+        description: truncateLine(`${who(entry.member)}: ${countsInWords(entry.counts)}`, 300),
         color: cardColors.info,
         timestamp,
       };

@@ -12,3 +12,13 @@ export function formatCount(value: number): string {
   const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return `${value < 0 || Object.is(value, -0) ? '-' : ''}${grouped}${fraction ? `.${fraction}` : ''}`;
 }
+
+/**
+ * Counts by kind, as the operator's and the moderators' records of a forget say them: "1 messages,
+ * 0 images, 2 tool calls" (a kind named in camelCase is spelled out in words).
+ */
+export function countsInWords(counts: Record<string, number>): string {
+  return Object.entries(counts)
+    .map(([kind, count]) => `${count} ${kind.replace(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`)}`)
+    .join(', ');
+}

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatCount } from '../../src/text/count.ts';
+import { countsInWords, formatCount } from '../../src/text/count.ts';
 
 describe('a count as people read it', () => {
   it('groups thousands as en-US does: 0, 999, 1,000, 16,000, 1,048,576, -12,345, -0', () => {
@@ -22,6 +22,14 @@ describe('a count as people read it', () => {
         expect(formatCount(value)).toBe(value.toLocaleString('en-US'));
       }),
       { numRuns: 500 },
+    );
+  });
+});
+
+describe('countsInWords', () => {
+  it('says each count with its kind, a camelCase kind in words, in the order given', () => {
+    expect(countsInWords({ messages: 1, images: 0, toolCalls: 2, 'runs stopped': 1 })).toBe(
+      '1 messages, 0 images, 2 tool calls, 1 runs stopped',
     );
   });
 });
