@@ -178,7 +178,7 @@ async function runAndPost(
   });
   try {
     const outcome = await callTool(interaction, context, chosen, args, active.stopped);
-    active.end();
+    active.end(); // Posting its result now: a forget waits for it, no longer stops it.
     await postOutcome(interaction, context, chosen, args, outcome);
   } finally {
     active.end();

@@ -81,15 +81,15 @@ const parameters = (guild: string | null, user: string): Record<string, string> 
 
 function count(db: Database, guild: string | null, user: string): ForgetCounts {
   const one = (sql: string, values: Record<string, string> = {}) => db.prepare(sql).pluck().get(values) as number;
+  const direct = { direct: directCallModel(user) };
   return {
     messages: one('SELECT count(*) FROM temp.forget_messages'),
     images: one('SELECT count(*) FROM message_images WHERE message_id IN (SELECT id FROM temp.forget_messages)'),
-    runs: one('SELECT count(*) FROM runs WHERE id IN (SELECT id FROM temp.forget_runs) AND model <> :direct', {
-      direct: directCallModel(user),
-    }),
-    toolCalls: one('SELECT count(*) FROM runs WHERE id IN (SELECT id FROM temp.forget_runs) AND model = :direct', {
-      direct: directCallModel(user),
-    }),
+    runs: one('SELECT count(*) FROM runs WHERE id IN (SELECT id FROM temp.forget_runs) AND model <> :direct', direct),
+    toolCalls: one(
+      'SELECT count(*) FROM runs WHERE id IN (SELECT id FROM temp.forget_runs) AND model = :direct',
+      direct,
+    ),
     answers: one('SELECT count(*) FROM messages WHERE run_id IN (SELECT id FROM temp.forget_runs)'),
     steps: one('SELECT count(*) FROM steps WHERE run_id IN (SELECT id FROM temp.forget_runs)'),
     reminders: one(

@@ -9,7 +9,7 @@
  *
  * Every refusal is one line on stderr and exit code 1.
  */
-import { countForget, type ForgetCounts, forgetMember } from '../db/forget-member.ts';
+import { countForget, forgetMember } from '../db/forget-member.ts';
 import { serversIn } from '../db/move-server.ts';
 import { openStore } from '../db/store.ts';
 import { UserFacingError } from './agent/errors.ts';
@@ -25,8 +25,6 @@ const usage = [
   '  server and in direct messages, in DATABASE_PATH (and its shard databases); with --terminal, what the',
   '  user NAME wrote in `npm run chat` (its conversations). Without --confirm: says what, and deletes nothing.',
 ].join('\n');
-
-const inWords = (counts: ForgetCounts) => countsInWords({ ...counts });
 
 /** Whose words: a Discord user's id, or the terminal user's (`terminal:NAME`, as src/chat.ts writes it). */
 function whoseWords({ user, terminal }: { user?: string; terminal?: string }): string {
@@ -58,7 +56,7 @@ function forget(user: string, confirm: boolean): string[] {
         const counts = confirm ? forgetMember(store.db, server, user).counts : countForget(store.db, server, user);
         const where = server !== null ? `server ${server}` : atTerminal ? 'terminal conversations' : 'direct messages';
         if (Object.values(counts).some((count) => count > 0))
-          out.push(`${confirm ? 'Deleted' : 'Would delete'} in ${where} (${file.path}): ${inWords(counts)}.`);
+          out.push(`${confirm ? 'Deleted' : 'Would delete'} in ${where} (${file.path}): ${countsInWords(counts)}.`);
       }
     } finally {
       store.close();

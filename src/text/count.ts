@@ -17,7 +17,7 @@ export function formatCount(value: number): string {
  * Counts by kind, as the operator's and the moderators' records of a forget say them: "1 messages,
  * 0 images, 2 tool calls" (a kind named in camelCase is spelled out in words).
  */
-export function countsInWords(counts: Record<string, number>): string {
+export function countsInWords<Counts extends Record<keyof Counts, number>>(counts: Counts): string {
   return Object.entries(counts)
     .map(([kind, count]) => `${count} ${kind.replace(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`)}`)
     .join(', ');
