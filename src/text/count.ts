@@ -18,7 +18,7 @@ export function formatCount(value: number): string {
  * 0 images, 2 tool calls" (a kind named in camelCase is spelled out in words).
  */
 export function countsInWords<Counts extends Record<keyof Counts, number>>(counts: Counts): string {
-  return Object.entries(counts)
+  return Object.entries(counts as Record<string, number>)
     .map(([kind, count]) => `${count} ${kind.replace(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`)}`)
     .join(', ');
 }
