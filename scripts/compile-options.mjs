@@ -3,6 +3,12 @@
  * `npm run build` (dist/) and the benches that measure compiled code (bench/compiled.mjs) share,
  * so that a bench measures the code as it ships. Plain JavaScript: it runs at install time.
  */
+/**
+ * discord.js's optional native speed-ups: it loads each in a try and goes on without it, so they
+ * stay outside the bundle and out of the install unless the operator adds them.
+ */
+export const optionalPackages = ['zlib-sync', 'bufferutil', 'utf-8-validate', '@discordjs/opus'];
+
 export const compileOptions = {
   bundle: true,
   format: 'esm',
@@ -12,7 +18,7 @@ export const compileOptions = {
   minifyWhitespace: true,
   // Native addons, and pino, which loads its transports from files by path
   // (https://github.com/pinojs/pino/blob/main/docs/bundling.md); discord.js's optional speed-ups.
-  external: ['better-sqlite3', 'pino', 'zlib-sync', 'bufferutil', 'utf-8-validate', '@discordjs/opus'],
+  external: ['better-sqlite3', 'pino', ...optionalPackages],
   // CommonJS packages bundled into ES modules still call require() for Node's own modules.
   banner: {
     js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",

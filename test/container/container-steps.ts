@@ -17,6 +17,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { optionalPackages } from '../../scripts/compile-options.mjs';
+import { packagesLoadedBy } from '../support/compiled-packages.ts';
 import { startFakeDiscord } from '../support/fake-discord.ts';
 import { projectRoot } from '../support/run-process.ts';
 import { finalAnswer, startScriptedModel } from '../support/fake-model.ts';
@@ -93,6 +95,8 @@ for (const { name, args } of runtimeStage) {
 }
 for (const unwanted of ['typescript', 'tsx', 'esbuild', 'discord.js', 'openai', 'gpt-tokenizer', 'zod'])
   check(!existsSync(join(runtime, 'node_modules', unwanted)), `the runtime holds no ${unwanted}`);
+for (const name of packagesLoadedBy(join(runtime, 'dist')).filter((name) => !optionalPackages.includes(name)))
+  check(existsSync(join(runtime, 'node_modules', name)), `the runtime holds ${name}, which dist/ loads`);
 const mib = (path: string) => Number(execFileSync('du', ['-sk', path]).toString().split('\t')[0]) / 1024;
 console.log(
   `  runtime: node_modules ${mib(join(runtime, 'node_modules')).toFixed(1)} MiB, dist ${mib(join(runtime, 'dist')).toFixed(1)} MiB`,

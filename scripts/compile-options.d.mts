@@ -1,0 +1,3 @@
+/** The types of compile-options.mjs, for the tests that import it. */
+export const optionalPackages: string[];
+export const compileOptions: Record<string, unknown>;
