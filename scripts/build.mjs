@@ -12,8 +12,10 @@
  *
  * Written in plain JavaScript: it runs at install time, before anything could compile it.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { compileOptions } from './compile-options.mjs';
+import { buildPackagesScript, sharedPackages } from './shared-packages.mjs';
 
 const entries = [
   'src/main.ts',
@@ -27,7 +29,11 @@ const entries = [
   'src/backup.ts',
   'src/restore.ts',
   'src/forget.ts',
+  // Not a command: what the build runs to make the packages script's code cache (below).
+  'src/app/packages-script.ts',
 ];
+/** The packages every start loads, taken from dist/packages.cjs (scripts/shared-packages.mjs). */
+const shared = sharedPackages(/^(discord\.js|openai|zod)(\/|$)/);
 
 let esbuild;
 try {
@@ -43,6 +49,7 @@ const { ownCodeOnly } = await import('./own-source-map.mjs');
 rmSync('dist', { recursive: true, force: true });
 const result = await esbuild.build({
   ...compileOptions,
+  plugins: [shared.plugin],
   entryPoints: entries,
   outdir: 'dist',
   splitting: true,
@@ -51,13 +58,21 @@ const result = await esbuild.build({
   chunkNames: 'chunks/[name]-[hash]',
   metafile: true,
 });
+const { banner: _esmOnly, plugins: _none, ...scriptOptions } = compileOptions;
+await buildPackagesScript(esbuild, shared.specifiers, 'dist/packages.cjs', scriptOptions);
+// In a process of its own, as a start would run them: the packages run, and V8's compiled code is kept.
+execFileSync(process.execPath, [
+  '--input-type=module',
+  '-e',
+  "(await import('./dist/app/packages-script.js')).makePackagesCodeCache();",
+], { stdio: 'inherit' });
 const slimmed = mapOwnCodeOnly(Object.keys(result.metafile.outputs).filter((file) => file.endsWith('.js.map')));
 const code = Object.entries(result.metafile.outputs).reduce(
   (sum, [file, output]) => sum + (file.endsWith('.js') ? output.bytes : 0),
   0,
 );
 console.log(
-  `build: ${entries.length} entries into dist/ (${(code / 2 ** 20).toFixed(1)} MiB, and ${(slimmed.kept / 2 ** 20).toFixed(1)} MiB of source maps of the project's code)`,
+  `build: ${entries.length} entries into dist/ (${(code / 2 ** 20).toFixed(1)} MiB, and ${(slimmed.kept / 2 ** 20).toFixed(1)} MiB of source maps of the project's code), ${[...shared.specifiers].join(', ')} into dist/packages.cjs with its code cache`,
 );
 
 /**

@@ -1,0 +1,56 @@
+/**
+ * The packages every start loads, built into one CommonJS script (dist/packages.cjs) that the
+ * compiled ES modules take them from, loaded with V8's code cache (src/app/packages-script.ts says
+ * why). Plain JavaScript: it runs at install time.
+ *
+ * - `sharedPackages(pattern)`: an esbuild plugin for the ES module build. Every import whose
+ *   specifier matches (from the project's code or from a package, "zod" as well as "zod/v4") goes
+ *   through one small module per specifier, which re-exports `sharedPackage(specifier)`: made an
+ *   ES module once for all the modules that import it (each copy of discord.js's 535 names cost
+ *   every start: BENCHMARKS.md), and one instance of each package for every chunk, the ones
+ *   loaded on demand included (the MCP SDK's zod is the bot's).
+ * - `buildPackagesScript(specifiers, outfile, options)`: the script, a getter per specifier seen.
+ */
+import { fileURLToPath } from 'node:url';
+
+const packagesScript = fileURLToPath(new URL('../src/app/packages-script.ts', import.meta.url));
+
+export function sharedPackages(pattern) {
+  const specifiers = new Set();
+  const plugin = {
+    name: 'shared-packages',
+    setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (args.namespace === 'shared-package') return { path: args.path, namespace: 'shared-package-exports' };
+        if (!pattern.test(args.path)) return undefined;
+        specifiers.add(args.path);
+        return { path: args.path, namespace: 'shared-package' };
+      });
+      // An ES module that re-exports the CommonJS one below: esbuild copies its names once, here
+      // (`export *` leaves out a default export: `import OpenAI from 'openai'` needs it named).
+      build.onLoad({ filter: /.*/, namespace: 'shared-package' }, (args) => ({
+        contents: `export * from ${JSON.stringify(args.path)}; export { default } from ${JSON.stringify(args.path)};`,
+        resolveDir: process.cwd(),
+      }));
+      build.onLoad({ filter: /.*/, namespace: 'shared-package-exports' }, (args) => ({
+        contents: `module.exports = require(${JSON.stringify(packagesScript)}).sharedPackage(${JSON.stringify(args.path)});`,
+        resolveDir: process.cwd(),
+        loader: 'js',
+      }));
+    },
+  };
+  return { plugin, specifiers };
+}
+
+/** The script: `module.exports` has a getter per specifier, which runs that package when first read. */
+export async function buildPackagesScript(esbuild, specifiers, outfile, options) {
+  const getters = [...specifiers]
+    .sort()
+    .map((specifier) => `get ${JSON.stringify(specifier)}() { return require(${JSON.stringify(specifier)}); }`);
+  await esbuild.build({
+    ...options,
+    format: 'cjs',
+    stdin: { contents: `module.exports = {\n${getters.join(',\n')}\n};`, resolveDir: process.cwd(), loader: 'js' },
+    outfile,
+  });
+}
