@@ -5,10 +5,12 @@
  * and no tsx or esbuild in the production install.
  *
  * The pure-JavaScript packages are bundled in (tree-shaken, so the install carries only what runs:
- * of gpt-tokenizer's encodings only the two the token counter loads). Left outside, installed as
- * production dependencies: better-sqlite3 (a native addon) and pino (it loads its transports from
- * files by path: https://github.com/pinojs/pino/blob/main/docs/bundling.md). discord.js's optional
- * native speed-ups (zlib-sync, bufferutil, utf-8-validate) stay optional and outside.
+ * of gpt-tokenizer's encodings only the two the token counter loads). The ones every start loads
+ * (discord.js, openai, pino, zod) go into dist/packages.cjs, loaded with V8's code cache
+ * (src/app/packages-script.ts), the rest into the chunks. Left outside, installed as production
+ * dependencies: better-sqlite3 (a native addon) and yaml (read by node's require, for a models
+ * file). discord.js's optional native speed-ups (zlib-sync, bufferutil, utf-8-validate) stay
+ * optional and outside.
  *
  * Written in plain JavaScript: it runs at install time, before anything could compile it.
  */
@@ -33,7 +35,7 @@ const entries = [
   'src/app/packages-script.ts',
 ];
 /** The packages every start loads, taken from dist/packages.cjs (scripts/shared-packages.mjs). */
-const shared = sharedPackages(/^(discord\.js|openai|zod)(\/|$)/);
+const shared = sharedPackages(/^(discord\.js|openai|pino|zod)(\/|$)/);
 
 let esbuild;
 try {
@@ -61,11 +63,11 @@ const result = await esbuild.build({
 const { banner: _esmOnly, plugins: _none, ...scriptOptions } = compileOptions;
 await buildPackagesScript(esbuild, shared.specifiers, 'dist/packages.cjs', scriptOptions);
 // In a process of its own, as a start would run them: the packages run, and V8's compiled code is kept.
-execFileSync(process.execPath, [
-  '--input-type=module',
-  '-e',
-  "(await import('./dist/app/packages-script.js')).makePackagesCodeCache();",
-], { stdio: 'inherit' });
+execFileSync(
+  process.execPath,
+  ['--input-type=module', '-e', "(await import('./dist/app/packages-script.js')).makePackagesCodeCache();"],
+  { stdio: 'inherit' },
+);
 const slimmed = mapOwnCodeOnly(Object.keys(result.metafile.outputs).filter((file) => file.endsWith('.js.map')));
 const code = Object.entries(result.metafile.outputs).reduce(
   (sum, [file, output]) => sum + (file.endsWith('.js') ? output.bytes : 0),

@@ -16,9 +16,10 @@ export const compileOptions = {
   target: 'node20.19',
   minifySyntax: true,
   minifyWhitespace: true,
-  // Native addons, and pino, which loads its transports from files by path
-  // (https://github.com/pinojs/pino/blob/main/docs/bundling.md); discord.js's optional speed-ups.
-  external: ['better-sqlite3', 'pino', ...optionalPackages],
+  // Native addons, and discord.js's optional speed-ups. pino is bundled: it would load its
+  // transports from files by path (https://github.com/pinojs/pino/blob/main/docs/bundling.md), and
+  // the bot has none (it writes its lines to stdout itself: src/app/logging.ts).
+  external: ['better-sqlite3', ...optionalPackages],
   // CommonJS packages bundled into ES modules still call require() for Node's own modules.
   banner: {
     js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",

@@ -26,10 +26,10 @@ export function sharedPackages(pattern) {
         specifiers.add(args.path);
         return { path: args.path, namespace: 'shared-package' };
       });
-      // An ES module that re-exports the CommonJS one below: esbuild copies its names once, here
-      // (`export *` leaves out a default export: `import OpenAI from 'openai'` needs it named).
+      // An ES module that re-exports the CommonJS one below: esbuild copies its names once, here.
+      // Named exports only (a default one would be a second copy): `import { OpenAI } from 'openai'`.
       build.onLoad({ filter: /.*/, namespace: 'shared-package' }, (args) => ({
-        contents: `export * from ${JSON.stringify(args.path)}; export { default } from ${JSON.stringify(args.path)};`,
+        contents: `export * from ${JSON.stringify(args.path)};`,
         resolveDir: process.cwd(),
       }));
       build.onLoad({ filter: /.*/, namespace: 'shared-package-exports' }, (args) => ({
@@ -44,9 +44,9 @@ export function sharedPackages(pattern) {
 
 /** The script: `module.exports` has a getter per specifier, which runs that package when first read. */
 export async function buildPackagesScript(esbuild, specifiers, outfile, options) {
-  const getters = [...specifiers]
-    .sort()
-    .map((specifier) => `get ${JSON.stringify(specifier)}() { return require(${JSON.stringify(specifier)}); }`);
+  const getters = [...specifiers].map(
+    (specifier) => `get ${JSON.stringify(specifier)}() { return require(${JSON.stringify(specifier)}); }`,
+  );
   await esbuild.build({
     ...options,
     format: 'cjs',

@@ -23,6 +23,7 @@ import { misplacedServersProblem } from './shards/shard-files.ts';
 import { loadConfigOrExit, openStoreOrExit } from './app/startup.ts';
 import { startRetentionSweeper } from './app/retention-sweeper.ts';
 import { startTelemetry, type Telemetry } from './telemetry/start-telemetry.ts';
+import { packagesCodeCache } from './app/packages-script.ts';
 
 /** However shutdown goes, the process is gone this long after the signal. */
 const hardExitMs = 10_000;
@@ -127,6 +128,8 @@ logger.info(
     mcpServers: mcp.connections.map((server) => `${server.name}: ${describeStatus(server.status())}`),
     model: config.model.model,
     models: config.models.models.map((entry) => entry.name),
+    // Whether the packages' compiled code came from the build's cache ("refused": rebuild for this Node).
+    codeCache: packagesCodeCache() ?? undefined,
   },
   'ready',
 );

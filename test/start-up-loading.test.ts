@@ -1,7 +1,8 @@
 /**
  * What `npm start` loads before it reads a setting (issue 30): the compiled entry's static imports,
- * followed chunk by chunk. Packages that only a setting or a first use needs are loaded on demand
- * (a dynamic import, its own chunk), so they must not be among them.
+ * followed chunk by chunk, and the packages script (dist/packages.cjs: discord.js, openai, pino, zod,
+ * src/app/packages-script.ts). Packages that only a setting or a first use needs are loaded on
+ * demand (a dynamic import, its own chunk), so they must not be among them.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -31,10 +32,20 @@ function packagesIn(file: string): string[] {
   return map.sources.flatMap((source) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(source)?.[1] ?? []);
 }
 
+/** The packages inside the packages script, by esbuild's names for their modules ("node_modules/x/…"). */
+function packagesInScript(): string[] {
+  const source = readFileSync(`${projectRoot}dist/packages.cjs`, 'utf8');
+  return [...source.matchAll(/"node_modules\/((?:@[^/"]+\/)?[^/"]+)\//g)].map((match) => match[1]!);
+}
+
+/** Every package `entry` loads before it runs: in its chunks, and in the packages script. */
+const loadedAtStart = (entry: string) =>
+  new Set([...[...staticallyLoaded(`${projectRoot}dist/${entry}`)].flatMap(packagesIn), ...packagesInScript()]);
+
 describe('npm start loads at start only what every start needs', () => {
-  it('loads discord.js, openai and zod, but not the MCP SDK, ajv, html-to-text, yaml or OpenTelemetry', () => {
-    const loaded = new Set([...staticallyLoaded(`${projectRoot}dist/main.js`)].flatMap(packagesIn));
-    expect([...loaded]).toEqual(expect.arrayContaining(['discord.js', 'openai', 'zod']));
+  it('loads discord.js, openai, pino and zod, but not the MCP SDK, ajv, html-to-text, yaml or OpenTelemetry', () => {
+    const loaded = loadedAtStart('main.js');
+    expect([...loaded]).toEqual(expect.arrayContaining(['discord.js', 'openai', 'pino', 'zod']));
     expect(
       [...loaded].filter((name) =>
         /^(@modelcontextprotocol\/sdk|ajv|html-to-text|yaml|@opentelemetry\/.*)$/.test(name),
@@ -43,21 +54,23 @@ describe('npm start loads at start only what every start needs', () => {
   });
 
   it('npm run chat loads nothing of OpenTelemetry either (only an OTLP endpoint loads it)', () => {
-    const loaded = new Set([...staticallyLoaded(`${projectRoot}dist/chat.js`)].flatMap(packagesIn));
+    const loaded = loadedAtStart('chat.js');
     expect([...loaded]).toEqual(expect.arrayContaining(['openai', 'zod']));
     expect([...loaded].filter((name) => name.startsWith('@opentelemetry/'))).toEqual([]);
   });
 });
 
 describe('discord.js in the compiled code', () => {
-  it('is made an ES module once for all the modules that import it (each copy of its 535 names cost every start)', () => {
+  it('is in the packages script, taken from it by the modules through one module made an ES module once (each copy of its 535 names cost every start)', () => {
+    expect(packagesInScript()).toContain('discord.js');
     const folder = `${projectRoot}dist/chunks/`;
     const sources = readdirSync(folder)
       .filter((file) => file.endsWith('.js'))
       .map((file) => readFileSync(`${folder}${file}`, 'utf8'));
-    const holder = sources.find((source) => source.includes('"node_modules/discord.js/src/index.js"'))!;
-    const name = /var (require_\w+)=__commonJS\(\{"node_modules\/discord\.js\/src\/index\.js"/.exec(holder)![1]!;
-    const copies = holder.split(`__toESM(${name}()`).length - 1;
+    expect(sources.filter((source) => source.includes('"node_modules/discord.js/'))).toEqual([]);
+    const holder = sources.find((source) => source.includes('"shared-package-exports:discord.js"'))!;
+    const name = /var (require_\w+)=__commonJS\(\{"shared-package-exports:discord\.js"/.exec(holder)![1]!;
+    const copies = sources.reduce((sum, source) => sum + source.split(`__toESM(${name}()`).length - 1, 0);
     expect(copies).toBe(1);
   });
 });
@@ -93,14 +106,14 @@ describe("the compiled code's source maps", () => {
       ).toEqual([]);
       expect(linked, path).toBe(lines.flat().some((segment) => ours[segment[1]!]));
     }
-    // The token encoding (2.7 MB of tables) and zod are packages alone.
+    // The token encoding (2.7 MB of tables) and OpenTelemetry's API are packages alone.
     expect(all.filter(({ linked }) => !linked).map(({ map }) => packagesOf(map.sources))).toEqual(
-      expect.arrayContaining([['gpt-tokenizer'], ['zod']]),
+      expect.arrayContaining([['gpt-tokenizer'], ['@opentelemetry/api']]),
     );
   });
 
-  it('still lead a stack in the project code back to its TypeScript, in the chunk it shares with discord.js', () => {
-    const shared = chunks().find(({ map }) => packagesOf(map.sources).includes('discord.js'))!;
+  it('still lead a stack in the project code back to its TypeScript', () => {
+    const shared = chunks().find(({ path }) => readFileSync(path, 'utf8').includes('function splitMessage('))!;
     const line = readFileSync(shared.path, 'utf8')
       .split('\n')
       .findIndex((text) => text.includes('function splitMessage('));

@@ -4,7 +4,7 @@
  * `maxRetryWaitSeconds` is not slept but reported at once as a rate limit to retry later. What is
  * sent, and how replies are read, server by server, is `server-client.ts`'s business.
  */
-import OpenAI from 'openai';
+import { OpenAI } from 'openai';
 import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionCreateParamsStreaming,

@@ -93,7 +93,7 @@ for (const { name, args } of runtimeStage) {
   } else if (name === 'CMD') command = JSON.parse(args) as string[];
   else if (name === 'HEALTHCHECK') healthCommand = JSON.parse(args.slice(args.indexOf('CMD') + 3)) as string[];
 }
-for (const unwanted of ['typescript', 'tsx', 'esbuild', 'discord.js', 'openai', 'gpt-tokenizer', 'zod'])
+for (const unwanted of ['typescript', 'tsx', 'esbuild', 'discord.js', 'openai', 'pino', 'gpt-tokenizer', 'zod'])
   check(!existsSync(join(runtime, 'node_modules', unwanted)), `the runtime holds no ${unwanted}`);
 for (const name of packagesLoadedBy(join(runtime, 'dist')).filter((name) => !optionalPackages.includes(name)))
   check(existsSync(join(runtime, 'node_modules', name)), `the runtime holds ${name}, which dist/ loads`);

@@ -114,6 +114,8 @@ describe('npm start', () => {
       tokens: 240,
       durationMs: expect.any(Number),
     });
+    // The packages' code came from the build's code cache (src/app/packages-script.ts).
+    expect(lines.find((line) => line.msg === 'ready')).toMatchObject({ codeCache: 'used' });
     expect(lines.find((line) => line.msg === 'connected to Discord')).toMatchObject({
       invite: expect.stringContaining('permissions=309237763072'),
     });
