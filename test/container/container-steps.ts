@@ -141,6 +141,7 @@ try {
     `the bot got ready as ${user?.name ?? 'this user'}, with the settings of .env.example left blank, its database on the volume`,
   );
   check(health(), 'the HEALTHCHECK passes once ready');
+  check(stdout.includes('"codeCache":"used"'), "the packages' code came from the code cache the build stage made");
   model.enqueue(finalAnswer('Hello from the container.'));
   await discord.userSays({
     channelId: discord.channels.general,
