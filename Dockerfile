@@ -26,6 +26,8 @@ RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 RUN cd node_modules/better-sqlite3 && rm -rf deps src build/deps build/Release/obj build/Release/obj.target \
     build/Release/sqlite3.a build/Release/test_extension.node
 
+# The build stage's image: dist/ holds the code cache its Node made for the packages (the ready line
+# says "codeCache":"used"), which V8 takes only from the same version of Node.
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
