@@ -27,7 +27,7 @@ RUN cd node_modules/better-sqlite3 && rm -rf deps src build/deps build/Release/o
     build/Release/sqlite3.a build/Release/test_extension.node
 
 # The build stage's image: dist/ holds the code cache its Node made for the packages (the ready line
-# says "codeCache":"used"), which V8 takes only from the same version of Node.
+# says "codeCache":"used"), which V8 takes only from the same version of Node, with the same flags.
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app

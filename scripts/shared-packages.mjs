@@ -11,6 +11,8 @@
  *   loaded on demand included (the MCP SDK's zod is the bot's).
  * - `buildPackagesScript(specifiers, outfile, options)`: the script, a getter per specifier seen.
  */
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const packagesScript = fileURLToPath(new URL('../src/app/packages-script.ts', import.meta.url));
@@ -42,7 +44,10 @@ export function sharedPackages(pattern) {
   return { plugin, specifiers };
 }
 
-/** The script: `module.exports` has a getter per specifier, which runs that package when first read. */
+/**
+ * The script: `module.exports` has a getter per specifier, which runs that package when first read.
+ * Its last line names its code cache by a hash of the script (src/app/packages-script.ts says why).
+ */
 export async function buildPackagesScript(esbuild, specifiers, outfile, options) {
   const getters = [...specifiers].map(
     (specifier) => `get ${JSON.stringify(specifier)}() { return require(${JSON.stringify(specifier)}); }`,
@@ -53,4 +58,7 @@ export async function buildPackagesScript(esbuild, specifiers, outfile, options)
     stdin: { contents: `module.exports = {\n${getters.join(',\n')}\n};`, resolveDir: process.cwd(), loader: 'js' },
     outfile,
   });
+  const script = readFileSync(outfile, 'utf8');
+  const hash = createHash('sha256').update(script).digest('hex').slice(0, 16);
+  writeFileSync(outfile, `${script}//# code-cache packages.${hash}.code-cache\n`);
 }

@@ -1,8 +1,11 @@
 /**
- * The packages every start loads (discord.js, openai, zod and theirs) compiled by `npm run build`
- * into one CommonJS script, dist/packages.cjs, and loaded through V8's code cache
- * (dist/packages.code-cache, made by the build): V8 takes the compiled functions from the cache
- * instead of compiling the 3 MB again at each start. Node 20 offers a code cache only to a script it
+ * The packages every start loads (discord.js, openai, pino, zod and theirs) compiled by `npm run
+ * build` into one CommonJS script, dist/packages.cjs, and loaded through V8's code cache
+ * (dist/packages.<hash>.code-cache, made by the build): V8 takes the compiled functions from the
+ * cache instead of compiling the 3 MB again at each start. V8 checks that the cache was made by
+ * its own version with the same flags, but of the script only its length: so the script's last
+ * line names its cache by a hash of its content, and a script from another build never meets a
+ * cache of this one. Node 20 offers a code cache only to a script it
  * is handed as such (`vm.Script`'s `cachedData`; its module compile cache is Node 22's), and its
  * source maps only to modules it loads itself: so the packages, which have no map of ours, are the
  * script, and the project's code stays ES modules, mapped as before.
@@ -22,6 +25,7 @@ export type CodeCacheState = 'used' | 'refused' | 'none';
 interface Loaded {
   packages: Record<string, unknown>;
   cache: CodeCacheState;
+  cachePath: string;
   script: Script;
 }
 
@@ -35,13 +39,20 @@ function scriptPath(): string {
   return file;
 }
 
-const cachePath = (script: string) => script.replace(/\.cjs$/, '.code-cache');
+/** The cache the build made for this script, named on its last line (scripts/shared-packages.mjs). */
+function cachePath(file: string, source: string): string {
+  const name = /\n\/\/# code-cache (packages\.\w+\.code-cache)\s*$/.exec(source)?.[1];
+  if (!name) throw new Error(`${file} names no code cache: run npm run build`);
+  return join(dirname(file), name);
+}
 
 /** Compiles and runs the packages script, with its code cache when there is one. */
 function load(useCache: boolean): Loaded {
   const file = scriptPath();
-  const cachedData = useCache && existsSync(cachePath(file)) ? readFileSync(cachePath(file)) : undefined;
-  const script = new Script(Module.wrap(readFileSync(file, 'utf8')), {
+  const source = readFileSync(file, 'utf8');
+  const cache = cachePath(file, source);
+  const cachedData = useCache && existsSync(cache) ? readFileSync(cache) : undefined;
+  const script = new Script(Module.wrap(source), {
     filename: file,
     cachedData,
     importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
@@ -49,8 +60,8 @@ function load(useCache: boolean): Loaded {
   const module = { exports: {} as Record<string, unknown> };
   const run = script.runInThisContext() as (...args: unknown[]) => void;
   run.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
-  const cache = cachedData === undefined ? 'none' : script.cachedDataRejected ? 'refused' : 'used';
-  return { packages: module.exports, cache, script };
+  const state = cachedData === undefined ? 'none' : script.cachedDataRejected ? 'refused' : 'used';
+  return { packages: module.exports, cache: state, cachePath: cache, script };
 }
 
 /**
@@ -73,7 +84,7 @@ export function packagesCodeCache(): CodeCacheState | null {
  * what V8 compiled doing so as the code cache the starts will use.
  */
 export function makePackagesCodeCache(): void {
-  const { packages, script } = load(false);
+  const { packages, script, cachePath: cache } = load(false);
   for (const specifier of Object.keys(packages)) void packages[specifier];
-  writeFileSync(cachePath(scriptPath()), script.createCachedData());
+  writeFileSync(cache, script.createCachedData());
 }
