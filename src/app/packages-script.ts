@@ -41,7 +41,8 @@ function scriptPath(): string {
 
 /** The cache the build made for this script, named on its last line (scripts/shared-packages.mjs). */
 function cachePath(file: string, source: string): string {
-  const name = /\n\/\/# code-cache (packages\.\w+\.code-cache)\s*$/.exec(source)?.[1];
+  // The last line alone: a pattern anchored at the end would still be tried along all 3 MB.
+  const name = /\n\/\/# code-cache (packages\.\w+\.code-cache)\s*$/.exec(source.slice(-200))?.[1];
   if (!name) throw new Error(`${file} names no code cache: run npm run build`);
   return join(dirname(file), name);
 }
