@@ -13,24 +13,39 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const packagesScript = fileURLToPath(new URL('../src/app/packages-script.ts', import.meta.url));
+
+const projectRoot = fileURLToPath(new URL('..', import.meta.url));
+const namespace = 'shared-package';
+/** `@scope/name/x` → `@scope/name`, `zod/v4` → `zod`. */
+const packageName = (specifier) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 
 export function sharedPackages(pattern) {
   const specifiers = new Set();
   const plugin = {
     name: 'shared-packages',
     setup(build) {
-      build.onResolve({ filter: /^[^./]/ }, (args) => {
-        if (args.namespace === 'shared-package') return { path: args.path, namespace: 'shared-package-exports' };
-        if (!pattern.test(args.path)) return undefined;
+      build.onResolve({ filter: /^[^./]/ }, async (args) => {
+        if (args.namespace === namespace) return { path: args.path, namespace: 'shared-package-exports' };
+        if (!pattern.test(args.path) || args.pluginData === namespace) return undefined;
+        // Only the project's own copy (the script's): a package that brings a copy of its own, of
+        // another version, keeps it, bundled as usual.
+        const { kind, resolveDir, importer } = args;
+        const resolved = await build.resolve(args.path, { kind, resolveDir, importer, pluginData: namespace });
+        if (!resolved.path.startsWith(join(projectRoot, 'node_modules', packageName(args.path), sep))) return undefined;
         specifiers.add(args.path);
-        return { path: args.path, namespace: 'shared-package' };
+        return { path: args.path, namespace };
       });
       // An ES module that re-exports the CommonJS one below: esbuild copies its names once, here.
       // Named exports only (a default one would be a second copy): `import { OpenAI } from 'openai'`.
-      build.onLoad({ filter: /.*/, namespace: 'shared-package' }, (args) => ({
+      build.onLoad({ filter: /.*/, namespace }, (args) => ({
         contents: `export * from ${JSON.stringify(args.path)};`,
         resolveDir: process.cwd(),
       }));
