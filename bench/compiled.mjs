@@ -10,13 +10,14 @@
  *
  * The bundle is written beside its entry (bench/.agent-loop.compiled.mjs), so that the paths a
  * bench finds its helpers by, relative to its own file, still hold; with a source map, for
- * profiles. The packages installed for the bench alone (bench/node_modules: the frameworks it
+ * profiles; and the packages every start loads into bench/packages.cjs, as `npm run build` does. The packages installed for the bench alone (bench/node_modules: the frameworks it
  * compares against) are not bundled: they run as their authors ship them.
  */
 import { spawnSync } from 'node:child_process';
 import { basename, dirname, join } from 'node:path';
-import { build } from 'esbuild';
-import { compileOptions } from '../scripts/compile-options.mjs';
+import * as esbuild from 'esbuild';
+import { compileOptions, sharedPackagePattern } from '../scripts/compile-options.mjs';
+import { buildPackagesScript, sharedPackages } from '../scripts/shared-packages.mjs';
 
 const [entry, ...rest] = process.argv.slice(2);
 if (!entry) {
@@ -30,7 +31,8 @@ const benchPackagesOutside = {
   name: 'bench-packages-outside',
   setup(builder) {
     builder.onResolve({ filter: /^[^./]/ }, async (args) => {
-      if (args.pluginData === 'resolving') return undefined;
+      // Not inside a plugin's own resolution (this one's, or the shared packages' one).
+      if (args.pluginData !== undefined) return undefined;
       const resolved = await builder.resolve(args.path, {
         kind: args.kind,
         resolveDir: args.resolveDir,
@@ -42,13 +44,18 @@ const benchPackagesOutside = {
   },
 };
 
-await build({
+// The packages every start loads come from a packages script beside the bundle, as in dist/ (no
+// code cache: a bench times runs after its warm-up, not a start).
+const shared = sharedPackages(sharedPackagePattern);
+await esbuild.build({
   ...compileOptions,
   entryPoints: [entry],
   outfile,
   sourcemap: 'linked',
-  plugins: [...compileOptions.plugins, benchPackagesOutside],
+  plugins: [shared.plugin, ...compileOptions.plugins, benchPackagesOutside],
 });
+const { banner: _esmOnly, plugins: _none, ...scriptOptions } = compileOptions;
+await buildPackagesScript(esbuild, shared.specifiers, join(dirname(entry), 'packages.cjs'), scriptOptions);
 const args = rest[0] === '--' ? rest.slice(1) : rest;
 // The bench in a process of its own, with this one's node options (a --cpu-prof reaches it too).
 const { status } = spawnSync(process.execPath, [...process.execArgv, outfile, ...args], { stdio: 'inherit' });

@@ -16,7 +16,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { compileOptions } from './compile-options.mjs';
+import { compileOptions, sharedPackagePattern } from './compile-options.mjs';
 import { buildPackagesScript, sharedPackages } from './shared-packages.mjs';
 
 const entries = [
@@ -35,7 +35,7 @@ const entries = [
   'src/app/packages-script.ts',
 ];
 /** The packages every start loads, taken from dist/packages.cjs (scripts/shared-packages.mjs). */
-const shared = sharedPackages(/^(discord\.js|openai|pino|zod)(\/|$)/);
+const shared = sharedPackages(sharedPackagePattern);
 
 let esbuild;
 try {

@@ -1,17 +1,18 @@
 /**
  * How the project's TypeScript is compiled for running: the one set of esbuild options that
  * `npm run build` (dist/) and the benches that measure compiled code (bench/compiled.mjs) share,
- * so that a bench measures the code as it ships. One difference: `npm run build` takes the
- * packages every start loads from dist/packages.cjs (scripts/shared-packages.mjs replaces the
- * plugin below), where a bench bundles them in as ES modules; the same code of theirs runs each
- * turn, and only a start differs (measured by bench:cold-start, which runs dist/). Plain
- * JavaScript: it runs at install time.
+ * so that a bench measures the code as it ships. Both take the packages every start loads
+ * (`sharedPackagePattern`) from a packages script (scripts/shared-packages.mjs). Plain JavaScript:
+ * it runs at install time.
  */
 /**
  * discord.js's optional native speed-ups: it loads each in a try and goes on without it, so they
  * stay outside the bundle and out of the install unless the operator adds them.
  */
 export const optionalPackages = ['zlib-sync', 'bufferutil', 'utf-8-validate', '@discordjs/opus'];
+
+/** The packages every start loads, taken from the packages script (dist/packages.cjs). */
+export const sharedPackagePattern = /^(discord\.js|openai|pino|zod)(\/|$)/;
 
 export const compileOptions = {
   bundle: true,

@@ -34,7 +34,8 @@ export function sharedPackages(pattern) {
     setup(build) {
       build.onResolve({ filter: /^[^./]/ }, async (args) => {
         if (args.namespace === namespace) return { path: args.path, namespace: 'shared-package-exports' };
-        if (!pattern.test(args.path) || args.pluginData === namespace) return undefined;
+        // Not inside another resolution of a plugin (this one's, or another's: each would call the other).
+        if (!pattern.test(args.path) || args.pluginData !== undefined) return undefined;
         // Only the project's own copy (the script's): a package that brings a copy of its own, of
         // another version, keeps it, bundled as usual.
         const { kind, resolveDir, importer } = args;
