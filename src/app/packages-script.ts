@@ -19,7 +19,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { constants, Script } from 'node:vm';
 
-/** What became of the code cache at this start: used, refused by V8 (another Node made it), or none found. */
+/** What became of the code cache at this start: used, refused by V8 (another Node, or other V8 flags), or none found. */
 export type CodeCacheState = 'used' | 'refused' | 'none';
 
 interface Loaded {
