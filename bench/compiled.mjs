@@ -10,8 +10,9 @@
  *
  * The bundle is written beside its entry (bench/.agent-loop.compiled.mjs), so that the paths a
  * bench finds its helpers by, relative to its own file, still hold; with a source map, for
- * profiles; and the packages every start loads into bench/packages.cjs, as `npm run build` does. The packages installed for the bench alone (bench/node_modules: the frameworks it
- * compares against) are not bundled: they run as their authors ship them.
+ * profiles; and the packages every start loads into bench/packages.cjs, as `npm run build` does.
+ * The packages installed for the bench alone (bench/node_modules: the frameworks it compares
+ * against) are not bundled: they run as their authors ship them.
  */
 import { spawnSync } from 'node:child_process';
 import { basename, dirname, join } from 'node:path';
@@ -54,8 +55,7 @@ await esbuild.build({
   sourcemap: 'linked',
   plugins: [shared.plugin, ...compileOptions.plugins, benchPackagesOutside],
 });
-const { banner: _esmOnly, plugins: _none, ...scriptOptions } = compileOptions;
-await buildPackagesScript(esbuild, shared.specifiers, join(dirname(entry), 'packages.cjs'), scriptOptions);
+await buildPackagesScript(esbuild, shared.specifiers, join(dirname(entry), 'packages.cjs'));
 const args = rest[0] === '--' ? rest.slice(1) : rest;
 // The bench in a process of its own, with this one's node options (a --cpu-prof reaches it too).
 const { status } = spawnSync(process.execPath, [...process.execArgv, outfile, ...args], { stdio: 'inherit' });

@@ -60,8 +60,7 @@ const result = await esbuild.build({
   chunkNames: 'chunks/[name]-[hash]',
   metafile: true,
 });
-const { banner: _esmOnly, plugins: _none, ...scriptOptions } = compileOptions;
-await buildPackagesScript(esbuild, shared.specifiers, 'dist/packages.cjs', scriptOptions);
+await buildPackagesScript(esbuild, shared.specifiers, 'dist/packages.cjs');
 // In a process of its own, as a start would run them: the packages run, and V8's compiled code is kept.
 execFileSync(
   process.execPath,

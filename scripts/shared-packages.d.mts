@@ -6,5 +6,4 @@ export function buildPackagesScript(
   esbuild: typeof import('esbuild'),
   specifiers: Iterable<string>,
   outfile: string,
-  options: Record<string, unknown>,
 ): Promise<void>;

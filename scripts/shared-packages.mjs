@@ -9,12 +9,13 @@
  *   ES module once for all the modules that import it (each copy of discord.js's 535 names cost
  *   every start: BENCHMARKS.md), and one instance of each package for every chunk, the ones
  *   loaded on demand included (the MCP SDK's zod is the bot's).
- * - `buildPackagesScript(specifiers, outfile, options)`: the script, a getter per specifier seen.
+ * - `buildPackagesScript(esbuild, specifiers, outfile)`: the script, a getter per specifier seen.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { compileOptions } from './compile-options.mjs';
 
 const packagesScript = fileURLToPath(new URL('../src/app/packages-script.ts', import.meta.url));
 
@@ -62,9 +63,11 @@ export function sharedPackages(pattern) {
 
 /**
  * The script: `module.exports` has a getter per specifier, which runs that package when first read.
- * Its last line names its code cache by a hash of the script (src/app/packages-script.ts says why).
+ * Compiled with the build's options but as CommonJS (no ES module banner, no plugins). Its last line
+ * names its code cache by a hash of the script (src/app/packages-script.ts says why).
  */
-export async function buildPackagesScript(esbuild, specifiers, outfile, options) {
+export async function buildPackagesScript(esbuild, specifiers, outfile) {
+  const { banner: _esmOnly, plugins: _none, ...options } = compileOptions;
   const getters = [...specifiers].map(
     (specifier) => `get ${JSON.stringify(specifier)}() { return require(${JSON.stringify(specifier)}); }`,
   );

@@ -128,7 +128,7 @@ logger.info(
     mcpServers: mcp.connections.map((server) => `${server.name}: ${describeStatus(server.status())}`),
     model: config.model.model,
     models: config.models.models.map((entry) => entry.name),
-    // Whether the packages' compiled code came from the build's cache ("refused": rebuild for this Node).
+    // Whether the packages' compiled code came from the build's cache ("refused"/"none": rebuild as the bot runs).
     codeCache: packagesCodeCache() ?? undefined,
   },
   'ready',

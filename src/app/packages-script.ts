@@ -5,10 +5,10 @@
  * cache instead of compiling the 3 MB again at each start. V8 checks that the cache was made by
  * its own version with the same flags, but of the script only its length: so the script's last
  * line names its cache by a hash of its content, and a script from another build never meets a
- * cache of this one. Node 20 offers a code cache only to a script it
- * is handed as such (`vm.Script`'s `cachedData`; its module compile cache is Node 22's), and its
- * source maps only to modules it loads itself: so the packages, which have no map of ours, are the
- * script, and the project's code stays ES modules, mapped as before.
+ * cache of this one. Node 20 offers a code cache only to a script it is handed as such
+ * (`vm.Script`'s `cachedData`; its module compile cache is Node 22's), and its source maps only to
+ * modules it loads itself: so the packages, which have no map of ours, are the script, and the
+ * project's code stays ES modules, mapped as before.
  *
  * Only the compiled code uses this: the build routes every import of these packages here
  * (scripts/shared-packages.mjs). Under tsx and in the tests, they are imported as usual.
