@@ -2,7 +2,9 @@
  * /forget-me while the member's run is going (commands/forget-me.ts, ActiveRuns): the run is stopped
  * and settled before anything is deleted, so that nothing it holds of the member is written back or
  * posted after the forget; her message queued behind it never starts a run; another member's run
- * goes on. The tool calls she made herself with /tool go too, and one going on is stopped first.
+ * goes on. The tool calls she made herself with /tool go too, and one going on is stopped first. A
+ * run of hers cut off by a restart and forgotten while it is being taken up is neither continued nor
+ * its reached answer posted.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -18,13 +20,18 @@ import {
   waitForBotPosts,
 } from '../support/bot-harness.ts';
 import { answeredConversation } from '../support/command-world.ts';
-import { finalAnswer, type ScriptedReply } from '../support/fake-model.ts';
+import { type FakeModelServer, finalAnswer, type ScriptedReply, startFakeModelServer } from '../support/fake-model.ts';
+import { answer } from '../support/model-servers/brain.ts';
+import { compliant } from '../support/model-servers/quirks.ts';
 
 let world: BotWorld;
+let server: FakeModelServer | undefined;
 let release: () => void = () => {};
 afterEach(async () => {
   release();
   await world?.close();
+  await server?.close();
+  server = undefined;
 });
 
 const adaSaid = 'ZEBRAQUARTZ';
@@ -59,6 +66,35 @@ async function adaForgets(world: BotWorld, channelId: string) {
 /** Every row of the tables a run writes, as text. */
 const rowsOf = (world: BotWorld) =>
   ['messages', 'steps', 'runs'].map((table) => JSON.stringify(world.store.db.prepare(`SELECT * FROM ${table}`).all()));
+
+/** Records `answer` as the final answer of the one run in the database, as a run that reached it before it was cut off. */
+function answerReachedBy(databasePath: string, answer: string): void {
+  const store = openStore(databasePath);
+  try {
+    const runId = store.db.prepare('SELECT id FROM runs').pluck().get() as string;
+    const finalAnswer = JSON.stringify({ answer, tools_used: [], sources: null });
+    store.steps.insert({
+      run_id: runId,
+      sequence: 99,
+      kind: 'final-answer',
+      model_step: 1,
+      message: null,
+      tool_name: 'final_answer',
+      tool_call_id: 'call_reached',
+      arguments: finalAnswer,
+      status: 'ok',
+      result: finalAnswer,
+      error: null,
+      error_kind: null,
+      prompt_tokens: null,
+      completion_tokens: null,
+      duration_ms: 1,
+      started_at: Date.now(),
+    });
+  } finally {
+    store.close();
+  }
+}
 
 describe('/forget-me during the member’s run', () => {
   it('stops her run first: nothing she said is written or posted after the forget, and her queued message is never run', async () => {
@@ -130,6 +166,57 @@ describe('/forget-me during the member’s run', () => {
     expect(discord.botMessages(thread.id)).toEqual([]);
     for (const rows of rowsOf(world)) expect(rows).not.toContain(adaSaid);
   });
+
+  it.each([
+    ['not continued', false],
+    ['the answer it reached is not posted', true],
+  ])(
+    'her run cut off by a restart and forgotten before it is taken up: %s, and what it showed goes',
+    async (_, reached) => {
+      let restarted!: () => void;
+      const back = new Promise<void>((resolve) => (restarted = resolve));
+      server = await startFakeModelServer(compliant, { streamPause: { afterChunks: 6, until: () => back } });
+      const { logger, lines } = recordingLogger();
+      world = await startBotWorld(
+        { streamAnswers: true, toolPosts: 'off' },
+        {},
+        { baseURL: server.baseURL, provider: 'openai' },
+        { logger },
+      );
+      const { discord } = world;
+      // One reply scripted: a run continued would ask for another, which fails the test as well.
+      server.enqueue(answer(`You said ${adaSaid}. But a restart cuts this answer off.`));
+      const { thread } = await askInGeneral(world, `my code word is ${adaSaid}`);
+      const shown = await discord.waitFor(() => discord.botMessages(thread.id)[0], { what: 'the first words shown' });
+      // After the restart, taking the run up first fetches the message it was showing: held there.
+      const fetchPath = `/channels/${thread.id}/messages/${shown.id}`;
+      let fetched!: () => void;
+      const held = new Promise<void>((resolve) => (fetched = resolve));
+      await world.restart({
+        graceMs: 0,
+        whileDown: async () => {
+          discord.holdNext({ method: 'GET', path: new RegExp(`^${fetchPath}$`), ms: 0, until: held });
+          // Or it had reached its answer (recorded) when it was cut off: taken up, that answer is posted.
+          if (reached) answerReachedBy(world.databasePath, `You said ${adaSaid}.`);
+        },
+      });
+      restarted();
+      await discord.waitFor(() => discord.requests.some((request) => request.path === fetchPath), {
+        what: 'the cut-off run being taken up',
+      });
+
+      const reply = await adaForgets(world, thread.id);
+      fetched();
+      await world.bot.queues.idle();
+
+      expect(reply.content).toContain('Deleted for good, in this server:\n- 1 message you wrote');
+      expect(server.requests).toHaveLength(1);
+      expect(discord.botMessages(thread.id)).toEqual([]);
+      expect(lines.filter((line) => line.level === 'error')).toEqual([]);
+      expect(lines.map((line) => line.msg)).toContain('interrupted run not taken up: it was forgotten meanwhile');
+      for (const rows of rowsOf(world)) expect(rows).not.toContain(adaSaid);
+    },
+  );
 
   it("does not stop another member's run in the same server", async () => {
     world = await startBotWorld();

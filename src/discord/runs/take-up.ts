@@ -200,6 +200,7 @@ async function takeUp(
         shown: live?.started ? live.shown : null,
       },
     );
+    if (await forgottenMeanwhile(deps, run.id, live, log)) return;
     await postReachedAnswer(deps, { runId: run.id, text, channel, replyTo, live, postedAfter: lastTrigger }, log);
   } else if (decision.kind === 'give-up') {
     const text = 'I could not finish answering this: I was interrupted several times. Please ask again.';
@@ -211,6 +212,7 @@ async function takeUp(
   } else {
     const choice = placeChoice(deps, conversation);
     await deps.activeRuns.clearOfForgets(conversation.guild_id); // As a new batch's run (answer, above).
+    if (await forgottenMeanwhile(deps, run.id, live, log)) return;
     const { history } = deps.memory.loadWindow(conversation.id, decision.triggerIds, {
       ...choice.window,
       resuming: true,
@@ -231,6 +233,25 @@ async function takeUp(
       shownIn,
     });
   }
+}
+
+/**
+ * Whether a forget of one of the run's people took its row while it was being taken up (a
+ * /forget-me as it fetched what it had shown, or checked its answer; `npm run forget`): what it
+ * reached or showed may quote them, so nothing of it is posted or continued, and what it showed
+ * goes, as for a run forgotten while it ran (post-answer.ts `deliver`). From here on a /forget-me
+ * finds the run taken up (`executeRun` begins it in the same tick) and stops it first.
+ */
+async function forgottenMeanwhile(
+  deps: TakeUpServices,
+  runId: string,
+  live: LiveAnswer | null,
+  log: { runId: string; conversation: string },
+): Promise<boolean> {
+  if (deps.store.runs.byId(runId)) return false;
+  await live?.abandon();
+  deps.logger.warn(log, 'interrupted run not taken up: it was forgotten meanwhile');
+  return true;
 }
 
 /**
