@@ -75,9 +75,10 @@ describe('/settings log-channel', () => {
     );
     expect(card.fields).toEqual([{ name: 'Tools', value: '✓ calculator' }]);
     // Tokens as the fake model counts them, priced as MODELS_FILE says ($2 in, $8 out per million).
+    // The duration as formatElapsed writes it: "250 ms", or "1.2 s" for a run slowed past a second.
     expect(card.footer!.text).toMatch(
       new RegExp(
-        `^test-model · ${run.total_tokens.toLocaleString('en-US')} tokens · less than \\$0\\.01 · \\d+ ms · run ${run.id.slice(0, 8)}$`,
+        `^test-model · ${run.total_tokens.toLocaleString('en-US')} tokens · less than \\$0\\.01 · (?:\\d+ ms|\\d+\\.\\d s) · run ${run.id.slice(0, 8)}$`,
       ),
     );
     // No pings from the log, ever.
