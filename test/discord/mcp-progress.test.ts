@@ -56,8 +56,10 @@ describe('a long MCP tool in a thread', () => {
     );
     expect(shown.length).toBeGreaterThanOrEqual(2);
     expect(percents).toEqual([...percents].sort((a, b) => a - b));
+    // Paced from each flush, seen here on arrival: a post held up on its way (a busy machine) narrows
+    // the gap it leaves, so the bound sits between the tool's 700 ms steps (unpaced) and the 1 s pace.
     for (let index = 1; index < shown.length; index += 1)
-      expect(shown[index]!.time - shown[index - 1]!.time).toBeGreaterThanOrEqual(950);
+      expect(shown[index]!.time - shown[index - 1]!.time).toBeGreaterThanOrEqual(900);
     expect((edits.at(-1)!.body as { content: string }).content).toBe(turnPost);
     expect(w.model.requests[1]!.messages.at(-1)).toMatchObject({
       role: 'tool',
