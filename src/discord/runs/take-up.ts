@@ -200,7 +200,7 @@ async function takeUp(
         shown: live?.started ? live.shown : null,
       },
     );
-    if (await forgottenMeanwhile(deps, run.id, live, log)) return;
+    if (await forgottenMeanwhile(deps, conversation, run.id, live)) return;
     await postReachedAnswer(deps, { runId: run.id, text, channel, replyTo, live, postedAfter: lastTrigger }, log);
   } else if (decision.kind === 'give-up') {
     const text = 'I could not finish answering this: I was interrupted several times. Please ask again.';
@@ -211,8 +211,8 @@ async function takeUp(
     deps.logger.warn(log, 'interrupted run given up after several attempts');
   } else {
     const choice = placeChoice(deps, conversation);
-    await deps.activeRuns.clearOfForgets(conversation.guild_id); // As a new batch's run (answer, above).
-    if (await forgottenMeanwhile(deps, run.id, live, log)) return;
+    // As a new batch's run (answer, above): its window is loaded once no forget is going on.
+    if (await forgottenMeanwhile(deps, conversation, run.id, live)) return;
     const { history } = deps.memory.loadWindow(conversation.id, decision.triggerIds, {
       ...choice.window,
       resuming: true,
@@ -236,21 +236,25 @@ async function takeUp(
 }
 
 /**
- * Whether a forget of one of the run's people took its row while it was being taken up (a
- * /forget-me as it fetched what it had shown, or checked its answer; `npm run forget`): what it
- * reached or showed may quote them, so nothing of it is posted or continued, and what it showed
- * goes, as for a run forgotten while it ran (post-answer.ts `deliver`). From here on a /forget-me
- * finds the run taken up (`executeRun` begins it in the same tick) and stops it first.
+ * Waits for any forget going on in the place, then says whether a forget of one of the run's people
+ * took its row while it was being taken up (a /forget-me as it fetched what it had shown, or checked
+ * its answer; `npm run forget`). What it reached or showed may quote them: nothing of it is posted
+ * or continued, and what it showed goes, as for a run forgotten while it ran (post-answer.ts
+ * `deliver`). Past this a /forget-me finds a continued run begun (`executeRun`, in the same tick).
  */
 async function forgottenMeanwhile(
   deps: TakeUpServices,
+  conversation: ConversationRow,
   runId: string,
   live: LiveAnswer | null,
-  log: { runId: string; conversation: string },
 ): Promise<boolean> {
+  await deps.activeRuns.clearOfForgets(conversation.guild_id);
   if (deps.store.runs.byId(runId)) return false;
   await live?.abandon();
-  deps.logger.warn(log, 'interrupted run not taken up: it was forgotten meanwhile');
+  deps.logger.warn(
+    { runId, conversation: conversation.key },
+    'interrupted run not taken up: it was forgotten meanwhile',
+  );
   return true;
 }
 
