@@ -41,8 +41,8 @@ export class ActiveRuns {
   private readonly unsettled = new Set<Entry>();
   /** The forgets going on, by server (null: direct messages): new runs there wait for them. */
   private readonly forgets = new Map<string | null, Set<Promise<unknown>>>();
-  /** How many `/tool` calls began: each is keyed apart from the conversations. */
-  private directCalls = 0;
+  /** How many `/tool` calls and lone deliveries began: each is keyed apart from the conversations. */
+  private keyedApart = 0;
 
   begin(conversationKey: string, asked: RunAskedBy): ActiveRun {
     let settle!: () => void;
@@ -70,7 +70,17 @@ export class ActiveRuns {
    * their `/forget-me` stops it and waits for it as for their runs, since it holds their words.
    */
   beginDirectCall(asked: RunAskedBy): ActiveRun {
-    return this.begin(`/tool call ${++this.directCalls}`, asked);
+    return this.begin(`/tool call ${++this.keyedApart}`, asked);
+  }
+
+  /**
+   * The posting of an answer a cut-off run had reached, at the next start: nothing to stop, but a
+   * `/forget-me` of its people waits for it, as for a run delivering its answer. `settled()` ends it.
+   */
+  beginDelivery(asked: RunAskedBy): Pick<ActiveRun, 'settled'> {
+    const delivery = this.begin(`delivery ${++this.keyedApart}`, asked);
+    delivery.end();
+    return delivery;
   }
 
   /** The state of the conversation's run, or null when none is going. */

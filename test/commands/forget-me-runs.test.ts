@@ -171,7 +171,7 @@ describe('/forget-me during the member’s run', () => {
     ['not continued', false],
     ['the answer it reached is not posted', true],
   ])(
-    'her run cut off by a restart and forgotten before it is taken up: %s, and what it showed goes',
+    'her run cut off by a restart and forgotten while it is taken up: %s, and what it showed goes',
     async (_, reached) => {
       let restarted!: () => void;
       const back = new Promise<void>((resolve) => (restarted = resolve));

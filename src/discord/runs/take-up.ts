@@ -8,7 +8,9 @@
  */
 import type { SendableChannels } from 'discord.js';
 import type { ConversationRow } from '../../../db/conversations.ts';
+import type { MessageRow } from '../../../db/messages.ts';
 import type { RunRow } from '../../../db/runs.ts';
+import type { FinalAnswer } from '../../agent/final-answer.ts';
 import { type MessageWork, type QueuedWork, storedRequester } from '../../conversation/queued-work.ts';
 import { placeChoice } from '../../place-settings/place-choice.ts';
 import type { BotServices } from '../bot-services.ts';
@@ -17,7 +19,7 @@ import { messagesAfter } from '../inbound/messages-after.ts';
 import { type PostTarget, postingChannel, type TargetToBe } from '../outbound/posting-channel.ts';
 import { sendText } from '../outbound/send.ts';
 import { LiveAnswer } from './live-answer.ts';
-import { postAnswer } from './post-answer.ts';
+import { type AnswerPost, postAnswer } from './post-answer.ts';
 import { checkQuestions } from './question-check.ts';
 import { reachedAnswerText } from './answer-check.ts';
 import { type DiscordRunPlan, describePlace, executeRun, type RunServices } from './run-in-discord.ts';
@@ -185,23 +187,8 @@ async function takeUp(
   const replyTo = lastTrigger && channel.id === conversation.thread_id ? lastTrigger : null;
   const log = { runId: run.id, conversation: conversation.key };
   if (decision.kind === 'post-answer') {
-    const checks = placeChoice(deps, conversation).contentCheck ? deps.contentChecks : null;
-    const place = {
-      conversationId: conversation.id,
-      conversationKey: conversation.key,
-      guildId: conversation.guild_id,
-    };
-    const text = await reachedAnswerText(
-      checks,
-      { ...place, runId: run.id, messageId: decision.triggerIds.at(-1) ?? null },
-      {
-        answer: decision.answer,
-        question: triggers.map((row) => row.content).join('\n'),
-        shown: live?.started ? live.shown : null,
-      },
-    );
-    if (await forgottenMeanwhile(deps, conversation, run.id, live)) return;
-    await postReachedAnswer(deps, { runId: run.id, text, channel, replyTo, live, postedAfter: lastTrigger }, log);
+    const cutOff = { run, answer: decision.answer, triggerIds: decision.triggerIds, triggers, live };
+    await postAnswerReached(deps, conversation, cutOff, { channel, replyTo, postedAfter: lastTrigger });
   } else if (decision.kind === 'give-up') {
     const text = 'I could not finish answering this: I was interrupted several times. Please ask again.';
     await sendText(channel, text, { replyTo, nonceSeed: `${run.id}:given-up` }).catch((error: unknown) =>
@@ -236,11 +223,61 @@ async function takeUp(
 }
 
 /**
+ * Posts the answer a cut-off run had reached, checked as a run's answer is, unless a forget took the
+ * run meanwhile; a /forget-me of its people from the check on waits for the post, as for a run's.
+ */
+async function postAnswerReached(
+  deps: TakeUpServices,
+  conversation: ConversationRow,
+  cutOff: {
+    run: RunRow;
+    answer: FinalAnswer;
+    triggerIds: readonly number[];
+    triggers: readonly MessageRow[];
+    live: LiveAnswer | null;
+  },
+  where: Pick<AnswerPost, 'channel' | 'replyTo' | 'postedAfter'>,
+): Promise<void> {
+  const { run, triggers, live } = cutOff;
+  if (await forgottenMeanwhile(deps, conversation, run.id, live)) return;
+  const delivery = deps.activeRuns.beginDelivery({
+    guildId: conversation.guild_id,
+    requesterIds: triggers.map((row) => storedRequester(row).id),
+  });
+  try {
+    const checks = placeChoice(deps, conversation).contentCheck ? deps.contentChecks : null;
+    const text = await reachedAnswerText(
+      checks,
+      {
+        conversationId: conversation.id,
+        conversationKey: conversation.key,
+        guildId: conversation.guild_id,
+        runId: run.id,
+        messageId: cutOff.triggerIds.at(-1) ?? null,
+      },
+      {
+        answer: cutOff.answer,
+        question: triggers.map((row) => row.content).join('\n'),
+        shown: live?.started ? live.shown : null,
+      },
+    );
+    await postReachedAnswer(
+      deps,
+      { runId: run.id, text, live, ...where },
+      { runId: run.id, conversation: conversation.key },
+    );
+  } finally {
+    delivery.settled();
+  }
+}
+
+/**
  * Waits for any forget going on in the place, then says whether a forget of one of the run's people
- * took its row while it was being taken up (a /forget-me as it fetched what it had shown, or checked
- * its answer; `npm run forget`). What it reached or showed may quote them: nothing of it is posted
- * or continued, and what it showed goes, as for a run forgotten while it ran (post-answer.ts
- * `deliver`). Past this a /forget-me finds a continued run begun (`executeRun`, in the same tick).
+ * took its row while it was being taken up (a /forget-me as it fetched what it had shown; `npm run
+ * forget`). What it reached or showed may quote them: nothing of it is checked, posted or continued,
+ * and what it showed goes, as for a run forgotten while it ran (post-answer.ts
+ * `deliver`). Past this a /forget-me finds the run begun in the same tick, and waits for it: a
+ * continued one by `executeRun`, a reached answer's post by `beginDelivery`.
  */
 async function forgottenMeanwhile(
   deps: TakeUpServices,
