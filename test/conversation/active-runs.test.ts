@@ -1,7 +1,8 @@
 /**
  * ActiveRuns.forgetting (src/conversation/active-runs.ts): a member's runs in the place are stopped
  * and settled before the forget runs; others' and other places' are left alone; new runs of the
- * place wait until the forget is done.
+ * place wait until the forget is done. A cut-off run's answer posted at the next start is waited for
+ * as a run delivering its answer is.
  */
 import { describe, expect, it } from 'vitest';
 import { ActiveRuns } from '../../src/conversation/active-runs.ts';
@@ -50,6 +51,21 @@ describe('ActiveRuns.forgetting', () => {
     expect(delivering.stopped.aborted).toBe(false);
     expect(stuck.stopped.aborted).toBe(true);
     expect(forgotten).toBe(true);
+  });
+
+  it("waits for a lone delivery (a cut-off run's answer, posted at the next start) without counting it stopped", async () => {
+    const runs = new ActiveRuns();
+    const delivery = runs.beginDelivery({ guildId: 'g', requesterIds: [ada] });
+    const order: string[] = [];
+    setImmediate(() => {
+      order.push('posted');
+      delivery.settled();
+    });
+
+    const forgot = await runs.forgetting('g', ada, () => order.push('forget'));
+
+    expect(forgot.stopped).toBe(0);
+    expect(order).toEqual(['posted', 'forget']);
   });
 
   it('holds new runs of the place until the forget is done; other places go on', async () => {
