@@ -53,7 +53,7 @@ await esbuild.build({
   entryPoints: [entry],
   outfile,
   sourcemap: 'linked',
-  plugins: [shared.plugin, ...compileOptions.plugins, benchPackagesOutside],
+  plugins: [shared.plugin, benchPackagesOutside],
 });
 await buildPackagesScript(esbuild, shared.specifiers, join(dirname(entry), 'packages.cjs'));
 const args = rest[0] === '--' ? rest.slice(1) : rest;

@@ -29,29 +29,5 @@ export const compileOptions = {
   banner: {
     js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
   },
-  plugins: [importedOnce(['discord.js'])],
   logLevel: 'warning',
 };
-
-/**
- * An esbuild plugin: each of these CommonJS packages is imported into the ES modules once. Left
- * alone, esbuild gives every module that imports one its own copy of the package's exports
- * (`__toESM`): discord.js's 535 names copied into 40 modules took 30 ms of every start. Here
- * every import goes through one small module that re-exports the package.
- */
-export function importedOnce(packages) {
-  const namespace = 'imported-once';
-  const names = new Set(packages);
-  return {
-    name: namespace,
-    setup(build) {
-      build.onResolve({ filter: /^[^./]/ }, (args) =>
-        names.has(args.path) && args.namespace !== namespace ? { path: args.path, namespace } : undefined,
-      );
-      build.onLoad({ filter: /.*/, namespace }, (args) => ({
-        contents: `export * from ${JSON.stringify(args.path)};`,
-        resolveDir: process.cwd(),
-      }));
-    },
-  };
-}

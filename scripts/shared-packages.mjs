@@ -63,14 +63,15 @@ export function sharedPackages(pattern) {
 
 /**
  * The script: `module.exports` has a getter per specifier, which runs that package when first read.
- * Compiled with the build's options but as CommonJS (no ES module banner, no plugins). Its last line
+ * Compiled with the build's options but as CommonJS (no ES module banner). Its last line
  * names its code cache by a hash of the script (src/app/packages-script.ts says why).
  */
 export async function buildPackagesScript(esbuild, specifiers, outfile) {
-  const { banner: _esmOnly, plugins: _none, ...options } = compileOptions;
-  const getters = [...specifiers].map(
-    (specifier) => `get ${JSON.stringify(specifier)}() { return require(${JSON.stringify(specifier)}); }`,
-  );
+  const { banner: _esmOnly, ...options } = compileOptions;
+  // In a fixed order: the build resolves them in any order, and the same code makes the same script.
+  const getters = [...specifiers]
+    .sort((a, b) => a.localeCompare(b, 'en'))
+    .map((specifier) => `get ${JSON.stringify(specifier)}() { return require(${JSON.stringify(specifier)}); }`);
   await esbuild.build({
     ...options,
     format: 'cjs',

@@ -1,14 +1,15 @@
 /**
  * The build's routing of the packages every start loads (scripts/shared-packages.mjs): an import of
  * the project's copy goes to the packages script; a package's own copy of another version stays
- * bundled as usual, never swapped for the project's.
+ * bundled as usual, never swapped for the project's. The script is the same whatever order the
+ * build met the packages in, and so is the name of its code cache.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import * as esbuild from 'esbuild';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sharedPackages } from '../../scripts/shared-packages.mjs';
+import { buildPackagesScript, sharedPackages } from '../../scripts/shared-packages.mjs';
 import { projectRoot } from '../support/run-process.ts';
 
 let folder: string | undefined;
@@ -36,7 +37,7 @@ describe('the shared packages plugin', () => {
     );
 
     const shared = sharedPackages(/^(openai|zod)(\/|$)/);
-    const result = await build({
+    const result = await esbuild.build({
       entryPoints: [join(folder, 'entry.js')],
       bundle: true,
       write: false,
@@ -53,5 +54,21 @@ describe('the shared packages plugin', () => {
     expect(output).toContain('sharedPackage("openai")');
     expect(output).toContain('the old copy of zod');
     expect(output).not.toContain('sharedPackage("zod")');
+  });
+});
+
+describe('the packages script', () => {
+  it('is the same whatever order the build met the packages in', async () => {
+    folder = mkdtempSync(join(tmpdir(), 'packages-script-'));
+    const built = async (specifiers: string[], name: string) => {
+      await buildPackagesScript(esbuild, specifiers, join(folder!, name));
+      return readFileSync(join(folder!, name), 'utf8');
+    };
+
+    const one = await built(['zod/v4-mini', 'zod'], 'one.cjs');
+    const other = await built(['zod', 'zod/v4-mini'], 'other.cjs');
+
+    expect(one).toContain('"zod/v4-mini"');
+    expect(other).toBe(one);
   });
 });
