@@ -10,8 +10,8 @@ import type { SendableChannels } from 'discord.js';
 import type { ConversationRow } from '../../../db/conversations.ts';
 import type { MessageRow } from '../../../db/messages.ts';
 import type { RunRow } from '../../../db/runs.ts';
-import type { FinalAnswer } from '../../agent/final-answer.ts';
 import { type MessageWork, type QueuedWork, storedRequester } from '../../conversation/queued-work.ts';
+import type { TakeUp } from '../../conversation/run-lifecycle.ts';
 import { placeChoice } from '../../place-settings/place-choice.ts';
 import type { BotServices } from '../bot-services.ts';
 import { describeDiscordError } from '../discord-errors.ts';
@@ -187,8 +187,8 @@ async function takeUp(
   const replyTo = lastTrigger && channel.id === conversation.thread_id ? lastTrigger : null;
   const log = { runId: run.id, conversation: conversation.key };
   if (decision.kind === 'post-answer') {
-    const cutOff = { run, answer: decision.answer, triggerIds: decision.triggerIds, triggers, live };
-    await postAnswerReached(deps, conversation, cutOff, { channel, replyTo, postedAfter: lastTrigger });
+    const where = { channel, replyTo, postedAfter: lastTrigger, live };
+    await postAnswerReached(deps, conversation, { run, reached: decision, triggers }, where);
   } else if (decision.kind === 'give-up') {
     const text = 'I could not finish answering this: I was interrupted several times. Please ask again.';
     await sendText(channel, text, { replyTo, nonceSeed: `${run.id}:given-up` }).catch((error: unknown) =>
@@ -223,27 +223,24 @@ async function takeUp(
 }
 
 /**
- * Posts the answer a cut-off run had reached, checked as a run's answer is, unless a forget took the
- * run meanwhile; a /forget-me of its people from the check on waits for the post, as for a run's.
+ * Posts the answer a cut-off run had reached (what the channel does not show yet), checked as a
+ * run's answer is, and records it delivered; unless a forget took the run meanwhile. A /forget-me of
+ * its people from that check on waits for the post, as for a run's.
  */
 async function postAnswerReached(
   deps: TakeUpServices,
   conversation: ConversationRow,
-  cutOff: {
-    run: RunRow;
-    answer: FinalAnswer;
-    triggerIds: readonly number[];
-    triggers: readonly MessageRow[];
-    live: LiveAnswer | null;
-  },
-  where: Pick<AnswerPost, 'channel' | 'replyTo' | 'postedAfter'>,
+  cutOff: { run: RunRow; reached: TakeUp & { kind: 'post-answer' }; triggers: readonly MessageRow[] },
+  where: Pick<AnswerPost, 'channel' | 'replyTo' | 'postedAfter' | 'live'>,
 ): Promise<void> {
-  const { run, triggers, live } = cutOff;
+  const { run, reached, triggers } = cutOff;
+  const { live } = where;
   if (await forgottenMeanwhile(deps, conversation, run.id, live)) return;
   const delivery = deps.activeRuns.beginDelivery({
     guildId: conversation.guild_id,
     requesterIds: triggers.map((row) => storedRequester(row).id),
   });
+  const log = { runId: run.id, conversation: conversation.key };
   try {
     const checks = placeChoice(deps, conversation).contentCheck ? deps.contentChecks : null;
     const text = await reachedAnswerText(
@@ -253,19 +250,25 @@ async function postAnswerReached(
         conversationKey: conversation.key,
         guildId: conversation.guild_id,
         runId: run.id,
-        messageId: cutOff.triggerIds.at(-1) ?? null,
+        messageId: reached.triggerIds.at(-1) ?? null,
       },
       {
-        answer: cutOff.answer,
+        answer: reached.answer,
         question: triggers.map((row) => row.content).join('\n'),
         shown: live?.started ? live.shown : null,
       },
     );
-    await postReachedAnswer(
-      deps,
-      { runId: run.id, text, live, ...where },
-      { runId: run.id, conversation: conversation.key },
-    );
+    let delivered: 'posted' | 'post-failed' = 'posted';
+    try {
+      await postAnswer(deps, { runId: run.id, text, ...where });
+    } catch (error) {
+      const details = { ...log, err: error, cause: describeDiscordError(error) };
+      deps.logger.error(details, 'could not post the answer of an interrupted run');
+      delivered = 'post-failed';
+    }
+    deps.lifecycle.answeredAfterAll(run.id, delivered);
+    const shown = live?.started ? 'the answer it was showing is finished' : 'its answer is posted';
+    deps.logger.info(log, `interrupted run: ${shown}`);
   } finally {
     delivery.settled();
   }
@@ -275,9 +278,9 @@ async function postAnswerReached(
  * Waits for any forget going on in the place, then says whether a forget of one of the run's people
  * took its row while it was being taken up (a /forget-me as it fetched what it had shown; `npm run
  * forget`). What it reached or showed may quote them: nothing of it is checked, posted or continued,
- * and what it showed goes, as for a run forgotten while it ran (post-answer.ts
- * `deliver`). Past this a /forget-me finds the run begun in the same tick, and waits for it: a
- * continued one by `executeRun`, a reached answer's post by `beginDelivery`.
+ * and what it showed goes, as for a run forgotten while it ran (post-answer.ts `deliver`). Past
+ * this a /forget-me finds the run begun in the same tick, and waits for it: a continued one by
+ * `executeRun`, a reached answer's post by `beginDelivery`.
  */
 async function forgottenMeanwhile(
   deps: TakeUpServices,
@@ -314,29 +317,4 @@ async function cutOffLiveAnswer(
     onPosted: (messageId) => deps.store.runs.addLiveMessage(run.id, messageId),
     logger: deps.logger,
   });
-}
-
-/** Posts the answer a cut-off run had reached (what the channel does not show yet), and records it delivered. */
-async function postReachedAnswer(
-  deps: TakeUpServices,
-  post: Parameters<typeof postAnswer>[1],
-  log: { runId: string; conversation: string },
-): Promise<void> {
-  let delivery: 'posted' | 'post-failed' = 'posted';
-  try {
-    await postAnswer(deps, post);
-  } catch (error) {
-    deps.logger.error(
-      { ...log, err: error, cause: describeDiscordError(error) },
-      'could not post the answer of an interrupted run',
-    );
-    delivery = 'post-failed';
-  }
-  deps.lifecycle.answeredAfterAll(post.runId, delivery);
-  deps.logger.info(
-    log,
-    post.live?.started
-      ? 'interrupted run: the answer it was showing is finished'
-      : 'interrupted run: its answer is posted',
-  );
 }
