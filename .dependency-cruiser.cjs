@@ -89,6 +89,16 @@ module.exports = {
       to: { couldNotResolve: true },
     },
   ],
+  required: [
+    {
+      name: 'the-discord-edge-speaks-discord',
+      comment:
+        'A file under src/discord speaks Discord: it imports discord.js, directly or through the files of the edge whose Discord types or posting it uses (a message to reply to, noPings, the services). A file that reaches no discord.js belongs to a Discord-free stage (ARCHITECTURE.md).',
+      severity: 'error',
+      module: { path: '^src/discord/' },
+      to: { path: 'node_modules/(discord\\.js|@discordjs/)', reachable: true },
+    },
+  ],
   options: {
     parser: 'swc',
     tsPreCompilationDeps: true,

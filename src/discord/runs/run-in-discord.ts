@@ -19,7 +19,7 @@ import { logSink } from '../../run-log/log-sink.ts';
 import type { BotServices } from '../bot-services.ts';
 import type { TargetToBe } from '../outbound/posting-channel.ts';
 import { sendText } from '../outbound/send.ts';
-import { answerScreenOf } from './answer-check.ts';
+import { answerScreenOf } from '../../content-check/answer-check.ts';
 import { LiveAnswer } from './live-answer.ts';
 import { deliver } from './post-answer.ts';
 import { confirmationPort, inputPort } from './confirmation-port.ts';

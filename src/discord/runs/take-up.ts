@@ -21,7 +21,7 @@ import { sendText } from '../outbound/send.ts';
 import { LiveAnswer } from './live-answer.ts';
 import { type AnswerPost, postAnswer } from './post-answer.ts';
 import { checkQuestions } from './question-check.ts';
-import { reachedAnswerText } from './answer-check.ts';
+import { reachedAnswerText } from '../../content-check/answer-check.ts';
 import { type DiscordRunPlan, describePlace, executeRun, type RunServices } from './run-in-discord.ts';
 
 /** What taking up work uses of the bot's services. */

@@ -1,13 +1,13 @@
 /**
- * The content check of a run's answer, made when the run starts (run-in-discord.ts): it sees each
- * piece of a live answer before the edit that shows it (live-answer.ts), and the whole answer before
- * it is posted (post-answer.ts `deliver`).
+ * The content check of a run's answer, made when a run starts in Discord (src/discord/runs/run-in-discord.ts): it sees each
+ * piece of a live answer before the edit that shows it (runs/live-answer.ts), and the whole answer before
+ * it is posted (runs/post-answer.ts `deliver`).
  */
-import type { FinalAnswer } from '../../agent/final-answer.ts';
-import { userText, type UserMessage } from '../../agent/messages.ts';
-import { answerHeldNotice, AnswerScreen } from '../../content-check/answer-screen.ts';
-import type { CheckedPlace, ContentChecks } from '../../content-check/content-checks.ts';
-import { renderAnswer } from '../../posts/render.ts';
+import type { FinalAnswer } from '../agent/final-answer.ts';
+import { userText, type UserMessage } from '../agent/messages.ts';
+import { answerHeldNotice, AnswerScreen } from './answer-screen.ts';
+import type { CheckedPlace, ContentChecks } from './content-checks.ts';
+import { renderAnswer } from '../posts/render.ts';
 
 /** The screen of one run's answer; null when nothing is checked (CONTENT_CHECK=off). */
 export function answerScreenOf(
