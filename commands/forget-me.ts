@@ -6,8 +6,7 @@ import {
   defineCommand,
 } from '../src/discord/interactions/command-context.ts';
 import { guildAndDirectMessages, privately } from './shared.ts';
-
-const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
+import { countOf as plural } from '../src/text/count.ts';
 
 /**
  * The counts in words, kind by kind (db/forget-member.ts says what each kind holds), and the runs

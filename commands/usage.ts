@@ -2,7 +2,8 @@ import { defineCommand } from '../src/discord/interactions/command-context.ts';
 import { costOf, formatCost } from '../src/model-catalog/cost.ts';
 import { isServerModerator } from '../src/discord/interactions/moderation.ts';
 import { guildOnly, moderatorVisibility, privately } from './shared.ts';
-import { formatCount } from '../src/text/count.ts';
+import { countOf, formatCount } from '../src/text/count.ts';
+import { escapeMarkdown } from '../src/text/markdown.ts';
 
 const days = 7;
 
@@ -26,7 +27,7 @@ export const usage = defineCommand({
     const perDay = queries.perDay(interaction.guildId, since);
     if (perDay.length === 0) return privately(interaction, `No runs in this server in the last ${days} days.`);
     const line = (name: string, runs: number, tokens: number) =>
-      `- ${name}: ${formatCount(tokens)} tokens, ${runs} runs`;
+      `- ${name}: ${countOf(tokens, 'token')}, ${countOf(runs, 'run')}`;
     const budget = context.discord.dailyTokenBudget;
     await privately(
       interaction,
@@ -37,16 +38,16 @@ export const usage = defineCommand({
         ...queries.perModel(interaction.guildId, since).map((model) => {
           const price = context.models.entry(model.name)?.price ?? null;
           const cost = costOf(price, model.promptTokens, model.completionTokens);
-          return `${line(model.name.replace(/[*_`~|]/g, ''), model.runs, model.tokens)}${cost === null ? '' : `, about ${formatCost(cost)}`}`;
+          return `${line(escapeMarkdown(model.name), model.runs, model.tokens)}${cost === null ? '' : `, about ${formatCost(cost)}`}`;
         }),
         '**Busiest threads**',
         ...queries
           .busiestThreads(interaction.guildId, since)
-          .map((thread) => line(thread.name.replace(/[*_`~|]/g, ''), thread.runs, thread.tokens)),
+          .map((thread) => line(escapeMarkdown(thread.name), thread.runs, thread.tokens)),
         '**Busiest people**',
         ...queries
           .busiestUsers(interaction.guildId, since)
-          .map((user) => line(user.name.replace(/[*_`~|]/g, ''), user.runs, user.tokens)),
+          .map((user) => line(escapeMarkdown(user.name), user.runs, user.tokens)),
       ].join('\n'),
     );
   },

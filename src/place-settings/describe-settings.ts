@@ -8,6 +8,7 @@ import type { ModelListing } from '../model-catalog/model-catalog.ts';
 import { truncateLine } from '../text/truncate.ts';
 import { type EffectiveSettings, settingKeys, type Sourced } from './effective-settings.ts';
 import { formatCount } from '../text/count.ts';
+import { escapeMarkdown } from '../text/markdown.ts';
 
 /** Where a change was made, in words. */
 function describeScope(change: Pick<SettingChangeRow, 'scope' | 'scope_id'>, inDiscord: boolean): string {
@@ -19,7 +20,7 @@ function describeScope(change: Pick<SettingChangeRow, 'scope' | 'scope_id'>, inD
 function source(sourced: Sourced<unknown>, fallback: string): string {
   const { change } = sourced;
   if (!change) return fallback;
-  return `set for ${describeScope(change, true)} by ${plain(change.changed_by_name)}, <t:${Math.floor(change.changed_at / 1000)}:R>`;
+  return `set for ${describeScope(change, true)} by ${escapeMarkdown(change.changed_by_name)}, <t:${Math.floor(change.changed_at / 1000)}:R>`;
 }
 
 /** One change, in a line: what, where, who, when. */
@@ -35,7 +36,9 @@ export function describeChange(change: SettingChangeRow, inDiscord: boolean): st
         : change.key.startsWith('tool:')
           ? `${change.key.slice(5)} ${change.value === 'on' ? 'enabled' : 'disabled'}`
           : `${change.key} = ${change.value}`;
-  const who = inDiscord ? plain(change.changed_by_name) : `${change.changed_by_name} (${change.changed_by_id})`;
+  const who = inDiscord
+    ? escapeMarkdown(change.changed_by_name)
+    : `${change.changed_by_name} (${change.changed_by_id})`;
   return `${what} for ${describeScope(change, inDiscord)} by ${who}, ${when}`;
 }
 
@@ -78,9 +81,4 @@ function describeContentCheck(settings: EffectiveSettings, kind: ContentCheckKin
   if (kind === 'off') return '- Content checks: off (the operator has not turned them on: CONTENT_CHECK)';
   const state = settings.contentCheck.value ? `on (${kind})` : 'off';
   return `- Content checks: ${state} (${source(settings.contentCheck, "the operator's default")})`;
-}
-
-/** A name from Discord, with Markdown's marks taken out so it cannot restyle the line. */
-function plain(name: string): string {
-  return name.replace(/[*_`~|<>@]/g, '');
 }

@@ -13,12 +13,21 @@ export function formatCount(value: number): string {
   return `${value < 0 || Object.is(value, -0) ? '-' : ''}${grouped}${fraction ? `.${fraction}` : ''}`;
 }
 
+/** A count and its noun, singular for one: "1 run", "2 runs", "12,345 tokens". */
+export function countOf(count: number, one: string, many = `${one}s`): string {
+  return `${formatCount(count)} ${count === 1 ? one : many}`;
+}
+
 /**
- * Counts by kind, as the operator's and the moderators' records of a forget say them: "1 messages,
- * 0 images, 2 tool calls" (a kind named in camelCase is spelled out in words).
+ * Counts by kind, as the operator's and the moderators' records of a forget say them: "1 message,
+ * 0 images, 2 tool calls" (a kind named in camelCase is spelled out in words, in the plural its
+ * name has, singular for one).
  */
 export function countsInWords<Counts extends Record<keyof Counts, number>>(counts: Counts): string {
   return Object.entries(counts as Record<string, number>)
-    .map(([kind, count]) => `${count} ${kind.replace(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`)}`)
+    .map(([kind, count]) => {
+      const words = kind.replace(/[A-Z]/g, (letter) => ` ${letter.toLowerCase()}`);
+      return countOf(count, words.replace(/(\w+?)s\b/, '$1'), words); // "1 tool call", "1 run stopped"
+    })
     .join(', ');
 }

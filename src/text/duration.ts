@@ -4,16 +4,18 @@
  * in seconds, as it was configured), and a measured time in a table (short and fixed-width).
  */
 
+import { countOf } from './count.ts';
+
 /** "1 second", "45 seconds", "3 minutes", "2 hours": how long until something, rounded up (a wait is never shorter than said). */
 export function formatWait(seconds: number): string {
-  if (seconds < 90) return plural(Math.max(1, Math.ceil(seconds)), 'second');
-  if (seconds < 90 * 60) return plural(Math.ceil(seconds / 60), 'minute');
-  return plural(Math.ceil(seconds / 3600), 'hour');
+  if (seconds < 90) return countOf(Math.max(1, Math.ceil(seconds)), 'second');
+  if (seconds < 90 * 60) return countOf(Math.ceil(seconds / 60), 'minute');
+  return countOf(Math.ceil(seconds / 3600), 'hour');
 }
 
 /** A time limit, exactly, in seconds: "0.2 seconds", "1 second", "30 seconds" (to the millisecond). */
 export function formatTimeLimit(ms: number): string {
-  return plural(Math.round(ms) / 1000, 'second');
+  return countOf(Math.round(ms) / 1000, 'second');
 }
 
 /** A measured time for a table column: "250 ms", "1.5 s", "2m 05s". */
@@ -22,10 +24,6 @@ export function formatElapsed(ms: number): string {
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
   const seconds = Math.round(ms / 1000);
   return `${Math.floor(seconds / 60)}m ${String(seconds % 60).padStart(2, '0')}s`;
-}
-
-function plural(count: number, unit: string): string {
-  return `${count} ${count === 1 ? unit : `${unit}s`}`;
 }
 
 const unitMs: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };

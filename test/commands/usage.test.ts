@@ -35,7 +35,19 @@ describe('/usage', () => {
     const reply = await interaction.waitForReply();
     expect(reply.ephemeral).toBe(true);
     expect(reply.content).toMatch(
-      /\*\*Last 7 days\*\*[\s\S]*- \d{4}-\d{2}-\d{2}: 120 tokens, 1 runs[\s\S]*\*\*Busiest threads\*\*\n- hello: 120 tokens, 1 runs[\s\S]*\*\*Busiest people\*\*\n- Ada: 120 tokens, 1 runs/,
+      /\*\*Last 7 days\*\*[\s\S]*- \d{4}-\d{2}-\d{2}: 120 tokens, 1 run\n[\s\S]*\*\*Busiest threads\*\*\n- hello: 120 tokens, 1 run\n[\s\S]*\*\*Busiest people\*\*\n- Ada: 120 tokens, 1 run$/,
     );
+  });
+
+  it("keeps a question's Markdown characters in a thread's name, escaped, not taken out", async () => {
+    world = await startBotWorld();
+    await answeredConversation(world, 'what is 2+3*4? snake_case', 'Fourteen.');
+    const interaction = await world.discord.userRunsCommand({
+      name: 'usage',
+      author: 'ada',
+      channelId: world.discord.channels.general,
+    });
+    const reply = await interaction.waitForReply();
+    expect(reply.content).toContain('- what is 2+3\\*4? snake\\_case: ');
   });
 });

@@ -211,7 +211,7 @@ describe('a forget in the log channel', () => {
     const card = (await waitForCards(logChannel, /forget-me/)).find(
       (candidate) => candidate.title === '🧹 /forget-me',
     )!;
-    expect(card.description).toMatch(new RegExp(`^<@${discord.users.ada}> \\(Ada\\): 1 messages, 0 images, 1 runs, `));
+    expect(card.description).toMatch(new RegExp(`^<@${discord.users.ada}> \\(Ada\\): 1 message, 0 images, 1 run, `));
     expect(JSON.stringify(card)).not.toContain('secret plan');
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { countsInWords, formatCount } from '../../src/text/count.ts';
+import { countOf, countsInWords, formatCount } from '../../src/text/count.ts';
 
 describe('a count as people read it', () => {
   it('groups thousands as en-US does: 0, 999, 1,000, 16,000, 1,048,576, -12,345, -0', () => {
@@ -27,9 +27,18 @@ describe('a count as people read it', () => {
 });
 
 describe('countsInWords', () => {
-  it('says each count with its kind, a camelCase kind in words, in the order given', () => {
+  it('says each count with its kind, a camelCase kind in words, in the order given, singular for one', () => {
     expect(countsInWords({ messages: 1, images: 0, toolCalls: 2, 'runs stopped': 1 })).toBe(
-      '1 messages, 0 images, 2 tool calls, 1 runs stopped',
+      '1 message, 0 images, 2 tool calls, 1 run stopped',
     );
+    expect(countsInWords({ toolCalls: 1, reports: 1, steps: 1200 })).toBe('1 tool call, 1 report, 1,200 steps');
+  });
+});
+
+describe('countOf', () => {
+  it('says a count with its noun, singular for one only', () => {
+    expect([0, 1, 2, 1500].map((count) => countOf(count, 'run'))).toEqual(['0 runs', '1 run', '2 runs', '1,500 runs']);
+    expect(countOf(1, 'reply', 'replies')).toBe('1 reply');
+    expect(countOf(3, 'reply', 'replies')).toBe('3 replies');
   });
 });
