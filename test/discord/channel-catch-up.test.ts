@@ -159,4 +159,30 @@ describe('mentions in a channel while the bot was stopped', () => {
     expect(model.requests).toHaveLength(1);
     expect(discord.botMessages(general)).toEqual([]);
   });
+
+  it('answers a missed mention in the thread its message already has (a restore forgot the bot made it)', async () => {
+    world = await startBotWorld();
+    const { discord, model } = world;
+    const { general } = discord.channels;
+    model.enqueue(finalAnswer('Answered where it was asked: 4.'));
+    let asked = '';
+    await world.restart({
+      whileDown: async () => {
+        asked = await adaMentions(general, 'what is 2+2?');
+        // The thread is there already: the bot made it before the database it runs on was restored
+        // from a backup older than it (or a member made it meanwhile).
+        await discord.createThread(general, 'what is 2+2?', discord.users.bob, { fromMessageId: asked });
+      },
+    });
+
+    const posts = await waitForBotPosts(world, asked, 1);
+    expect(posts[0]!.content).toBe('Answered where it was asked: 4.');
+    expect(discord.botMessages(general)).toEqual([]);
+    expect(discord.threads().map((thread) => thread.id)).toEqual([asked]);
+    // The conversation keeps its thread: a follow-up there is answered there, without a mention.
+    model.enqueue(finalAnswer('And 6.'));
+    await discord.userSays({ channelId: asked, author: 'ada', content: 'and 3+3?' });
+    expect((await waitForBotPosts(world, asked, 2))[1]!.content).toBe('And 6.');
+    expect(discord.botMessages(general)).toEqual([]);
+  });
 });

@@ -1,4 +1,4 @@
-import type { Client, Message, PartialMessage } from 'discord.js';
+import { type Client, type Message, type PartialMessage, RESTJSONErrorCodes } from 'discord.js';
 import type { ChannelCursorRow } from '../../../db/channel-cursors.ts';
 import type { ConversationRow } from '../../../db/conversations.ts';
 import type { Store } from '../../../db/store.ts';
@@ -265,6 +265,17 @@ export class MessageRouter {
   /** Starts the conversation's thread from the message; without one (no permission, say), it answers in the channel. */
   private async startThread(message: GuildMessage, name: string, conversationId: number): Promise<void> {
     const { logger } = this.deps;
+    // The message has its thread already (the bot made it before a restore from an older backup, or
+    // a member did): a thread started from a message has the message's id
+    // (https://discord.com/developers/docs/resources/channel#start-thread-from-message), which the
+    // conversation holds, so it goes on there. discord.js refuses a second one (MessageExistingThread)
+    // where it knows of the first; Discord answers 160004 where it did not.
+    const there = () =>
+      void logger.info(
+        { threadId: message.id, channelId: message.channelId },
+        'conversation continues in the thread its message already has',
+      );
+    if (message.hasThread) return there();
     try {
       const thread = await message.startThread({ name, autoArchiveDuration: 1440 });
       logger.info(
@@ -272,6 +283,7 @@ export class MessageRouter {
         'conversation started',
       );
     } catch (error) {
+      if (isDiscordCode(error, [RESTJSONErrorCodes.ThreadAlreadyCreatedForMessage])) return there();
       logger.warn(
         { err: error, channelId: message.channelId, cause: describeDiscordError(error) },
         'could not start a thread: answering in the channel',
