@@ -7,6 +7,8 @@
  */
 import { existsSync, linkSync, rmSync } from 'node:fs';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
+import { forgetsNotRecorded, type ForgetRecord, placeOfRecord } from './forget-journal.ts';
+import { type ForgetCounts, forgetMember } from './forget-member.ts';
 import { latestVersion } from './migrations.ts';
 import { DatabaseFromFutureError } from './open-database.ts';
 import { openStore, type Store } from './store.ts';
@@ -169,4 +171,27 @@ export async function restoreInto(backup: string, held: { store: Store; instance
     })
     .immediate();
   store.db.pragma('wal_checkpoint(TRUNCATE)');
+}
+
+/** A forget a restore applied again: the backup was older than it. */
+export interface ForgetAppliedAgain {
+  record: ForgetRecord;
+  counts: ForgetCounts;
+}
+
+/**
+ * Applies again, to the restored database at `target`, each forget of its journal that it has no
+ * record of (db/forget-journal.ts): a member who asked to be forgotten stays forgotten. Opened
+ * through the store, so a backup of an older schema is brought up to date first.
+ */
+export function applyForgetsAgain(target: string): ForgetAppliedAgain[] {
+  const store = openStore(target);
+  try {
+    return forgetsNotRecorded(store.db).map((record) => ({
+      record,
+      counts: forgetMember(store.db, placeOfRecord(record), record.user_id, record.forgotten_at, false).counts,
+    }));
+  } finally {
+    store.close();
+  }
 }

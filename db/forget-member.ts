@@ -14,10 +14,12 @@
  * FTS5's 'secure-delete' (migration 11), so the words are overwritten, not only unlinked; a
  * checkpoint then truncates the WAL, which still held the pages as they were
  * (https://www.sqlite.org/pragma.html#pragma_wal_checkpoint). The `forgets` table records that a
- * forget happened: who, when, and the counts, never the words.
+ * forget happened: who, when, and the counts, never the words; so does the forgets journal beside
+ * the database, which a restore does not replace (db/forget-journal.ts).
  */
 import type { Database } from 'better-sqlite3';
-import { directMessageConversation, directMessagesServerId } from './conversations.ts';
+import { directMessageConversation } from './conversations.ts';
+import { journalForget, recordedPlace } from './forget-journal.ts';
 import { directCallModel } from './runs.ts';
 
 /**
@@ -126,7 +128,10 @@ export function forgetMember(
   guild: string | null,
   user: string,
   now = Date.now(),
+  /** False when a restore applies a journalled forget again (db/forget-journal.ts): it is there already. */
+  journal = true,
 ): { counts: ForgetCounts; startedThreads: string[] } {
+  if (journal) journalForget(db, { guild_id: recordedPlace(guild, user), user_id: user, forgotten_at: now });
   const result = db
     .transaction(() => {
       const found = gather(db, guild, user);
@@ -163,7 +168,7 @@ export function forgetMember(
           `DELETE FROM log_outbox WHERE guild_id = :guild AND json_extract(entry, '$.kind') = 'report' AND json_extract(entry, '$.reporter.id') = :user`,
         ).run(parameters(guild, user));
       db.prepare('INSERT INTO forgets (guild_id, user_id, forgotten_at, counts) VALUES (?, ?, ?, ?)').run(
-        guild ?? (user.startsWith('terminal:') ? 'terminal' : directMessagesServerId),
+        recordedPlace(guild, user),
         user,
         now,
         JSON.stringify(found),

@@ -5,12 +5,24 @@
  * and is refused while anything else uses it. Each backup is checked first (sound, a bot database,
  * not from a newer version); nothing is written unless all are fine and all targets are held.
  *
+ * A forget made after the backup was taken (its journal beside the database: db/forget-journal.ts)
+ * is applied again to what was restored, and said: a member who asked to be forgotten stays so.
+ *
  * Every refusal is one line on stderr and exit code 1; a restore exits 0 and says what it restored.
  */
-import { BackupRefusedError, checkBackup, holdForRestore, restoreInto } from '../db/backup.ts';
+import {
+  applyForgetsAgain,
+  BackupRefusedError,
+  checkBackup,
+  type ForgetAppliedAgain,
+  holdForRestore,
+  restoreInto,
+} from '../db/backup.ts';
+import { directMessagesServerId } from '../db/conversations.ts';
 import { databasePathSetting } from './app/config.ts';
 import { shardFiles } from './shards/shard-files.ts';
 import { shardDatabasePath } from './shards/shard-plan.ts';
+import { countsInWords } from './text/count.ts';
 import { runTerminalCommand } from './terminal/terminal-command.ts';
 
 const usage = [
@@ -18,6 +30,17 @@ const usage = [
   '  Replaces the database at DATABASE_PATH with the backup FILE (and each shard database with its',
   '  backup beside FILE). Stop the bot first.',
 ].join('\n');
+
+/** A forget made after the backup, applied again: said, so the operator knows the restore kept it. */
+function describeForgetAgain({ record, counts }: ForgetAppliedAgain): string {
+  const where =
+    record.guild_id === directMessagesServerId
+      ? 'direct messages'
+      : record.guild_id === 'terminal'
+        ? 'terminal conversations'
+        : `server ${record.guild_id}`;
+  return `Forgotten again (the backup is older than the forget of ${new Date(record.forgotten_at).toISOString()}): user ${record.user_id} in ${where}: ${countsInWords(counts)}.`;
+}
 
 async function restore(from: string): Promise<string[]> {
   const databasePath = databasePathSetting();
@@ -36,6 +59,9 @@ async function restore(from: string): Promise<string[]> {
       await restoreInto(plan.path, held[index]!);
       out.push(
         `Restored ${plan.target} from ${plan.path}: schema version ${plan.summary.version}, ${plan.summary.conversations} conversations, ${plan.summary.messages} messages.`,
+        ...applyForgetsAgain(plan.target)
+          .filter(({ counts }) => Object.values(counts).some((count) => count > 0))
+          .map(describeForgetAgain),
       );
     }
   } finally {

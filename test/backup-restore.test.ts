@@ -208,4 +208,58 @@ describe('npm run backup and npm run restore', () => {
     expect(unknown).toMatchObject({ code: 1, stdout: '' });
     expect(unknown.stderr.trim()).toBe("Unknown option '--form'. npm run restore -- --help says how to use it.");
   });
+
+  it('a restore from a backup older than a forget applies the forget again, says so, and keeps its record', async () => {
+    const ada = '111111111111111111';
+    const server = '900000000000000001';
+    const store = openStore(databasePath);
+    store.db
+      .prepare('INSERT INTO conversations (key, title, guild_id, created_at) VALUES (?, ?, ?, 0)')
+      .run('discord:1', 'a thread', server);
+    const insert = store.db.prepare(
+      "INSERT INTO messages (conversation_id, role, author_id, content, created_at, token_count) VALUES (1, 'user', ?, ?, 0, 1)",
+    );
+    insert.run(ada, 'my codeword is heliotrope');
+    insert.run('222222222222222222', 'words of another member');
+    store.close();
+    const forget = (...args: string[]) =>
+      runScript('src/forget.ts', { args, cwd: folder, env: { DATABASE_PATH: databasePath } });
+    const forgotten = (path: string) => {
+      const restored = openStore(path, { readOnly: true });
+      const state = {
+        texts: restored.db.prepare('SELECT content FROM messages ORDER BY id').pluck().all(),
+        forgets: restored.db.prepare('SELECT guild_id, user_id FROM forgets').all(),
+      };
+      restored.close();
+      return state;
+    };
+
+    const before = join(folder, 'before.sqlite');
+    expect((await operator('src/backup.ts', '--to', before)).code).toBe(0);
+    expect((await forget('--user', ada, '--confirm')).code).toBe(0);
+    const after = join(folder, 'after.sqlite');
+    expect((await operator('src/backup.ts', '--to', after)).code).toBe(0);
+
+    const restored = await operator('src/restore.ts', '--from', before);
+    expect(restored).toMatchObject({ code: 0, stderr: '' });
+    expect(restored.stdout).toMatch(
+      new RegExp(
+        `Forgotten again \\(the backup is older than the forget of [^)]+\\): user ${ada} in server ${server}: 1 message, 0 images,`,
+      ),
+    );
+    // npm run forget forgets in every server and in the DMs: each forget's record is carried over.
+    const records = [
+      { guild_id: server, user_id: ada },
+      { guild_id: '@me', user_id: ada },
+    ];
+    expect(restored.stdout).not.toContain('direct messages');
+    expect(forgotten(databasePath)).toEqual({ texts: ['words of another member'], forgets: records });
+    expect((await forget('--user', ada)).stdout).toBe(`Nothing of user ${ada} is kept: nothing to delete.\n`);
+
+    // A backup made after the forget holds its record: nothing to apply again, nothing said.
+    const again = await operator('src/restore.ts', '--from', after);
+    expect(again).toMatchObject({ code: 0, stderr: '' });
+    expect(again.stdout).not.toContain('Forgotten again');
+    expect(forgotten(databasePath).forgets).toEqual(records);
+  });
 });
