@@ -21,7 +21,7 @@ export interface ForgetRecord {
 }
 
 /** The journal of the database `db` is open on; none for a database in memory. */
-export function forgetJournalPath(db: Database): string | null {
+function forgetJournalPath(db: Database): string | null {
   return db.memory ? null : `${db.name}.forgets`;
 }
 
