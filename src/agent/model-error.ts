@@ -1,17 +1,24 @@
 import { UserFacingError } from './errors.ts';
 import { formatWait } from '../text/duration.ts';
 
-/** What went wrong with the model service, in terms a person can act on. */
-export type ModelErrorKind =
-  | 'rate-limited'
-  | 'quota-exceeded'
-  | 'unavailable'
-  | 'context-too-long'
-  | 'bad-credentials'
-  | 'model-not-found'
-  | 'wrong-endpoint'
-  | 'invalid-response'
-  | 'rejected';
+/** What went wrong with the model service, in terms a person can act on (`model-KIND` in the log's `errorCode`). */
+export const modelErrorKinds = [
+  'rate-limited',
+  'quota-exceeded',
+  'unavailable',
+  'context-too-long',
+  'bad-credentials',
+  'model-not-found',
+  'wrong-endpoint',
+  'invalid-response',
+  'rejected',
+] as const;
+export type ModelErrorKind = (typeof modelErrorKinds)[number];
+
+/** The error's code in the log and the step log: `model-unavailable`; `model-not-found` as it is. */
+export function modelErrorCode(kind: ModelErrorKind): string {
+  return kind.startsWith('model-') ? kind : `model-${kind}`;
+}
 
 /** What the server said when it refused a request: its error code, message and whole error body. */
 export interface ServerReply {
@@ -42,7 +49,7 @@ export class ModelError extends UserFacingError {
     },
   ) {
     const retryAfterSeconds = options.retryAfterSeconds ?? null;
-    super(`model-${kind}`, userMessageFor(kind, retryAfterSeconds), { detail: options.detail, cause: options.cause });
+    super(modelErrorCode(kind), userMessageFor(kind, retryAfterSeconds), { detail: options.detail, cause: options.cause });
     this.kind = kind;
     this.status = options.status ?? null;
     this.retryAfterSeconds = retryAfterSeconds;

@@ -191,10 +191,14 @@ describe('web search through the bot process', () => {
     );
 
     expect(await ask('what happened at the launch?')).toBe('I cannot search the web right now.');
-    const line = await bot!.waitForLog(
-      'web search: Brave Search answered HTTP 422 (search-bad-key): The provided subscription token is invalid. Check BRAVE_API_KEY.',
-    );
-    expect(line.level).toBe(40);
+    const line = await bot!.waitForLog('web search failed');
+    expect(line).toMatchObject({
+      level: 40,
+      provider: 'brave',
+      code: 'search-bad-key',
+      reason:
+        'web search: Brave Search answered HTTP 422 (search-bad-key): The provided subscription token is invalid. Check BRAVE_API_KEY.',
+    });
   });
 
   it('WEB_SEARCH=auto with no provider configured: the tool is not offered', { timeout: 60_000 }, async () => {

@@ -92,7 +92,10 @@ async function routeSubmitted(
     if (interaction.isModalSubmit()) await command.modalSubmit!(interaction, context);
     else await command.component!(interaction, context);
   } catch (error) {
-    context.logger.error({ err: error, command: command.name }, `a submitted ${what} failed`);
+    context.logger.error(
+      { err: error, command: command.name },
+      interaction.isModalSubmit() ? 'a submitted form failed' : 'a pressed button failed',
+    );
     if (!interaction.replied)
       await answer(`Something went wrong with that ${what}. The operator can find the cause in the logs.`).catch(
         () => undefined,

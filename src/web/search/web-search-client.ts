@@ -35,7 +35,7 @@ export async function searchTheWeb(
     return await search(settings, query, options.signal);
   } catch (error) {
     if (error instanceof SearchError)
-      options.logger?.warn({ provider: settings.profile.id, code: error.code }, error.message);
+      options.logger?.warn({ provider: settings.profile.id, code: error.code, reason: error.message }, 'web search failed');
     throw error;
   }
 }
