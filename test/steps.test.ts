@@ -172,10 +172,10 @@ describe('npm run steps', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
       [
-        'RUN       CONVERSATION  STATUS                STARTED               DURATION  TOKENS  TOOLS         ERROR',
-        'a3000000  maths         interrupted           2025-03-01T12:02:00Z  1m 00s    120     current_time  the process running it stopped before it ended',
-        'b2000000  help desk     stopped (step-limit)  2025-03-01T12:01:00Z  60 ms     200     calculator',
-        'a1000000  maths         answered              2025-03-01T12:00:00Z  60 ms     240     calculator',
+        'RUN       CONVERSATION  STATUS                DELIVERY  MODEL     STARTED               DURATION  TOKENS  TOOLS         ERROR',
+        'a3000000  maths         interrupted           not yet   gpt-test  2025-03-01T12:02:00Z  1m 00s    120     current_time  the process running it stopped before it ended',
+        'b2000000  help desk     stopped (step-limit)  not yet   gpt-test  2025-03-01T12:01:00Z  60 ms     200     calculator',
+        'a1000000  maths         answered              not yet   gpt-test  2025-03-01T12:00:00Z  60 ms     240     calculator',
         '',
         "npm run steps -- --run <id> for one run's steps",
         '',
@@ -403,7 +403,7 @@ describe('the steps report', () => {
 
     expect(formatRunDetail(report)).toContain('#1 tool-call calculator {} … not finished yet');
     expect(formatRunsTable([report])).toMatch(
-      /^c4000000 {2}#1 {12}running {2}2025-03-01T12:00:00Z {2}- {9}0 {7}calculator$/m,
+      /^c4000000 {2}#1 {12}running {2}- {9}m {6}2025-03-01T12:00:00Z {2}- {9}0 {7}calculator$/m,
     );
   });
 });

@@ -59,6 +59,16 @@ export function deliveryText(run: RunRow): string {
   }
 }
 
+/** The delivery in a word or two, for the run log's table: "posted", "not yet", "given up", "none". */
+function deliveryWord(run: RunRow): string {
+  return deliveryText(run).split(':')[0]!;
+}
+
+/** The model a run used: the name of MODELS_FILE's entry, with the server's model when they differ. */
+function modelText(run: RunRow): string {
+  return run.model_name === null || run.model_name === run.model ? run.model : `${run.model_name} (${run.model})`;
+}
+
 function durationText(run: RunRow): string {
   return run.ended_at === null ? '-' : formatElapsed(run.ended_at - run.started_at);
 }
@@ -76,11 +86,24 @@ function alignColumns(rows: readonly string[][]): string[] {
 
 /** The run log, one line per run in the order given (newest first, as the query returns them). */
 export function formatRunsTable(reports: readonly RunReport[]): string {
-  const header = ['RUN', 'CONVERSATION', 'STATUS', 'STARTED', 'DURATION', 'TOKENS', 'TOOLS', 'ERROR'];
+  const header = [
+    'RUN',
+    'CONVERSATION',
+    'STATUS',
+    'DELIVERY',
+    'MODEL',
+    'STARTED',
+    'DURATION',
+    'TOKENS',
+    'TOOLS',
+    'ERROR',
+  ];
   const rows = reports.map(({ run, conversation, steps }) => [
     run.id.slice(0, 8),
     truncateLine(conversation?.title ?? `#${run.conversation_id}`, 30),
     statusText(run),
+    deliveryWord(run),
+    truncateLine(run.model_name ?? run.model, 30),
     formatTime(run.started_at),
     durationText(run),
     String(run.total_tokens),
@@ -186,7 +209,7 @@ export function formatRunDetail({ run, conversation, steps, contentFlags = [] }:
     ['status', statusText(run)],
     ['delivery', deliveryText(run)],
     ...(run.resumed_from === null ? [] : [['takes up', run.resumed_from] as [string, string]]),
-    ['model', run.model_name === null || run.model_name === run.model ? run.model : `${run.model_name} (${run.model})`],
+    ['model', modelText(run)],
     ...(run.persona_version === null ? [] : [['persona', `v${run.persona_version}`] as [string, string]]),
     ['started', formatTime(run.started_at)],
     ['ended', run.ended_at === null ? '-' : formatTime(run.ended_at)],
