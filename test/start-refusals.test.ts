@@ -4,11 +4,12 @@
  * stack trace or a JSON log line; nothing hangs.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { openStore } from '../db/store.ts';
 import { type ProcessResult, runScript } from './support/run-process.ts';
 
 /** The settings every start here needs but the one under test: a token, and a model server that needs no key. */
@@ -87,6 +88,29 @@ describe('npm start refuses a database or settings file it cannot use, in plain 
   it('a DATABASE_PATH under a file', async () => {
     const stderr = refusal(await start({ DATABASE_PATH: 'notes.txt/bot.sqlite' }, { 'notes.txt': 'x' }));
     expect(stderr).toContain('DATABASE_PATH is under "notes.txt", a file, not a folder (it is "notes.txt/bot.sqlite")');
+  });
+
+  it("a database made by another user (doctor run as yourself, the bot as systemd's User=bot): whose it is, and the fix", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'start-refusal-'));
+    mkdirSync(join(cwd, 'data'));
+    openStore(join(cwd, 'data', 'bot.sqlite')).close();
+    chmodSync(cwd, 0o755);
+    // As root (CI), the start runs as nobody; as anyone else, the folder is made read-only for its owner.
+    const root = process.getuid?.() === 0;
+    if (!root) chmodSync(join(cwd, 'data'), 0o555);
+    const result = await runScript('src/main.ts', {
+      cwd,
+      env: { ...base, DATABASE_PATH: 'data/bot.sqlite' },
+      timeoutMs: 15_000,
+      ...(root ? { as: { uid: 65534, gid: 65534 } } : {}),
+    });
+    if (!root) chmodSync(join(cwd, 'data'), 0o755);
+    const me = root ? 'nobody' : userInfo().username;
+    expect(refusal(result)).toMatch(
+      new RegExp(
+        `^Cannot open the database data/bot\\.sqlite: data(/bot\\.sqlite)? belongs to ${root ? 'root' : me} \\(mode \\d+\\), and the bot runs as ${me}, who may not write to it\\. Give the database's folder to the user the bot runs as, then start again: sudo chown -R ${me}: data$`,
+      ),
+    );
   });
 
   it('a DATABASE_PATH under /proc, where no folder can be made', async () => {

@@ -29,13 +29,22 @@ export interface ProcessResult {
  */
 export function runScript(
   script: string,
-  options: { args?: string[]; env?: Record<string, string>; stdin?: string; cwd: string; timeoutMs?: number },
+  options: {
+    args?: string[];
+    env?: Record<string, string>;
+    stdin?: string;
+    cwd: string;
+    timeoutMs?: number;
+    /** Run as this user and group (the tests run as root in CI: to be someone a file is not writable by). */
+    as?: { uid: number; gid: number };
+  },
 ): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...scriptArgs(script), ...(options.args ?? [])], {
       cwd: options.cwd,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
+      ...options.as,
     });
     let stdout = '';
     let stderr = '';
