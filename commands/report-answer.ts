@@ -1,6 +1,7 @@
 import { ApplicationCommandType, ComponentType, MessageFlags, TextInputStyle } from 'discord.js';
 import { defineCommand } from '../src/discord/interactions/command-context.ts';
 import { noPings } from '../src/discord/outbound/send.ts';
+import { discordLink } from '../src/moderator-log/run-card.ts';
 import { answerRunOf } from './answer-run.ts';
 import { guildOnly, privately } from './shared.ts';
 
@@ -65,6 +66,7 @@ export const reportAnswer = defineCommand({
       runId: run.id,
       reporter: { id: interaction.user.id, name: interaction.member.displayName },
       reason: report.reason,
+      answerLink: discordLink(interaction.guildId, interaction.channelId ?? conversation.thread_id ?? '', messageId),
     });
     await answer('Thank you: your report reached the moderators. Only you can see this message.');
     context.logger.info({ runId: run.id, reportId: report.id }, 'an answer was reported');

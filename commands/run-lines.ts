@@ -8,7 +8,14 @@ import type { AnswerReportRow } from '../db/answer-reports.ts';
 import type { RunRow } from '../db/runs.ts';
 import { formatElapsed } from '../src/text/duration.ts';
 import { truncateLine } from '../src/text/truncate.ts';
-import { deliveryText, type RunReport, statusText, stepLines, toolsUsed } from '../src/terminal/steps-report.ts';
+import {
+  deliveryText,
+  modelText,
+  type RunReport,
+  statusText,
+  stepLines,
+  toolsUsed,
+} from '../src/terminal/steps-report.ts';
 
 /** A run with where it was and who asked, as a list line shows it. */
 export interface RunSummary {
@@ -16,6 +23,8 @@ export interface RunSummary {
   /** The thread (or channel) it ran in. */
   placeId: string | null;
   askerId: string | null;
+  /** The messages it answered; null for a /tool call or a summary run. */
+  question: string | null;
   reports: number;
 }
 
@@ -88,10 +97,9 @@ function reportLines(reports: readonly AnswerReportRow[]): string[] {
 /** One run's step log: its facts as short lines, its reports, then each step as a code span that wraps. */
 export function runLog(summary: RunSummary, reports: readonly AnswerReportRow[]): string {
   const { run, steps } = summary.report;
-  const model =
-    run.model_name === null || run.model_name === run.model ? run.model : `${run.model_name} (${run.model})`;
   const facts = [
     `**Run ${codeSpan(run.id)}** ${outcome(run)}`,
+    ...(summary.question === null ? [] : [`question: ${codeSpan(summary.question.replace(/\s+/g, ' '), 300)}`]),
     [
       summary.placeId ? channelMention(summary.placeId) : null,
       summary.askerId ? `asked by ${userMention(summary.askerId)}` : null,
@@ -101,7 +109,7 @@ export function runLog(summary: RunSummary, reports: readonly AnswerReportRow[])
       .filter((part) => part !== null)
       .join(' · '),
     `status: ${statusText(run)} · delivery: ${deliveryText(run)}`,
-    `model: ${codeSpan(model)}${run.persona_version === null ? '' : ` · persona v${run.persona_version}`}`,
+    `model: ${codeSpan(modelText(run))}${run.persona_version === null ? '' : ` · persona v${run.persona_version}`}`,
     `tokens: ${run.prompt_tokens} prompt + ${run.completion_tokens} completion = ${run.total_tokens}`,
     ...(run.resumed_from === null ? [] : [`takes up ${codeSpan(run.resumed_from)}`]),
     ...(run.error === null

@@ -30,6 +30,13 @@ function askerOf(context: CommandContext, run: RunRow, conversation: Conversatio
   return newest?.author_id ?? conversation?.started_by_id ?? null;
 }
 
+/** What the run was asked: the messages it answered, in order (none for a /tool call or a summary). */
+function questionOf(context: CommandContext, run: RunRow): string | null {
+  const triggers = JSON.parse(run.trigger_message_ids) as number[];
+  const texts = triggers.flatMap((id) => context.store.messages.byId(id)?.content ?? []);
+  return texts.length > 0 ? texts.join('\n') : null;
+}
+
 /** A run as the Discord lists and logs show it. */
 export function summaryOf(context: CommandContext, run: RunRow, conversation: ConversationRow | undefined): RunSummary {
   const reports = context.store.answerReports.ofRun(run.id).length;
@@ -37,6 +44,7 @@ export function summaryOf(context: CommandContext, run: RunRow, conversation: Co
     report: reportOf(context, run, conversation),
     placeId: conversation?.thread_id ?? conversation?.channel_id ?? null,
     askerId: askerOf(context, run, conversation),
+    question: questionOf(context, run),
     reports,
   };
 }

@@ -49,7 +49,10 @@ export class ModelError extends UserFacingError {
     },
   ) {
     const retryAfterSeconds = options.retryAfterSeconds ?? null;
-    super(modelErrorCode(kind), userMessageFor(kind, retryAfterSeconds), { detail: options.detail, cause: options.cause });
+    super(modelErrorCode(kind), userMessageFor(kind, retryAfterSeconds), {
+      detail: options.detail,
+      cause: options.cause,
+    });
     this.kind = kind;
     this.status = options.status ?? null;
     this.retryAfterSeconds = retryAfterSeconds;

@@ -63,7 +63,10 @@ export function renderCard(entry: LogEntry, sources: CardSources, at: number): L
     case 'report':
       return {
         title: '🚩 Answer reported',
-        description: truncateLine(`by ${who(entry.reporter)}${entry.reason ? `: ${entry.reason}` : ''}`, 300),
+        description: [
+          truncateLine(`by ${who(entry.reporter)}${entry.reason ? `: ${entry.reason}` : ''}`, 300),
+          ...(entry.answerLink ? [`[the answer reported](${entry.answerLink})`] : []),
+        ].join('\n'),
         color: cardColors.warn,
         ...runFooter(entry.runId),
         timestamp,

@@ -24,7 +24,14 @@ export type LogEntry =
       changes: { scope: 'server' | 'channel' | 'thread'; scopeId: string; key: string; value: string | null }[];
     }
   /** A member reported an answer. */
-  | { kind: 'report'; runId: string; reporter: LoggedPerson; reason: string | null }
+  | {
+      kind: 'report';
+      runId: string;
+      reporter: LoggedPerson;
+      reason: string | null;
+      /** The reported message's link (absent in cards owed before it was added). */
+      answerLink?: string;
+    }
   /** A content check flagged a question or an answer. */
   | {
       kind: 'flag';

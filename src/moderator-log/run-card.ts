@@ -16,7 +16,7 @@ import { formatCount } from '../text/count.ts';
 export const cardColors = { good: 0x2e7d32, bad: 0xc62828, warn: 0xf9a825, info: 0x1565c0 } as const;
 
 /** A link to a channel, thread or message, as Discord's clients open it. */
-const discordLink = (guildId: string, channelId: string, messageId?: string) =>
+export const discordLink = (guildId: string, channelId: string, messageId?: string) =>
   `https://discord.com/channels/${guildId}/${channelId}${messageId ? `/${messageId}` : ''}`;
 
 /** The run's card, or null when the run (or its conversation) is no longer on record. */

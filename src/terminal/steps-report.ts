@@ -65,7 +65,7 @@ function deliveryWord(run: RunRow): string {
 }
 
 /** The model a run used: the name of MODELS_FILE's entry, with the server's model when they differ. */
-function modelText(run: RunRow): string {
+export function modelText(run: RunRow): string {
   return run.model_name === null || run.model_name === run.model ? run.model : `${run.model_name} (${run.model})`;
 }
 

@@ -47,6 +47,7 @@ describe('/steps', () => {
       channelId: thread.id,
     });
     const detail = await menu.waitForReply();
+    expect(detail.content).toContain('question: `6*7`');
     expect(detail.content).toContain('tool-call calculator {"expression":"6*7"} → 42');
     expect(detail.content).toContain('final answer: "42"');
   });

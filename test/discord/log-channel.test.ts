@@ -190,7 +190,9 @@ describe('/settings log-channel', () => {
     await discord.waitFor(() => world.store.logOutbox.guilds().length === 0, { what: 'the outbox emptied' });
     const reported = cardsOf(logPosts(logChannel)).filter((card) => card.title === '🚩 Answer reported');
     expect(reported).toHaveLength(1);
-    expect(reported[0]!.description).toBe(`by <@${discord.users.bob}> (Bob): It is not cheese.`);
+    expect(reported[0]!.description).toBe(
+      `by <@${discord.users.bob}> (Bob): It is not cheese.\n[the answer reported](https://discord.com/channels/${discord.guildId}/${thread.id}/${answer.id})`,
+    );
     const withCard = logPosts(logChannel).find((message) =>
       cardsOf([message]).some((card) => card.title === '🚩 Answer reported'),
     )!;

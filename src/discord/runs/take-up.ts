@@ -269,7 +269,9 @@ async function postAnswerReached(
     deps.lifecycle.answeredAfterAll(run.id, delivered);
     deps.logger.info(
       log,
-      live?.started ? 'interrupted run: the answer it was showing is finished' : 'interrupted run: its answer is posted',
+      live?.started
+        ? 'interrupted run: the answer it was showing is finished'
+        : 'interrupted run: its answer is posted',
     );
   } finally {
     delivery.settled();

@@ -35,7 +35,10 @@ export async function searchTheWeb(
     return await search(settings, query, options.signal);
   } catch (error) {
     if (error instanceof SearchError)
-      options.logger?.warn({ provider: settings.profile.id, code: error.code, reason: error.message }, 'web search failed');
+      options.logger?.warn(
+        { provider: settings.profile.id, code: error.code, reason: error.message },
+        'web search failed',
+      );
     throw error;
   }
 }
