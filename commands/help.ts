@@ -4,6 +4,7 @@ import { defineCommand } from '../src/discord/interactions/command-context.ts';
 import { toolAllowedBy } from '../src/place-settings/place-choice.ts';
 import { settingsHere } from '../src/discord/interactions/settings-place.ts';
 import { splitMessage } from '../src/posts/split-message.ts';
+import { isModerator } from '../src/discord/interactions/moderation.ts';
 import { noWebSearchHint, webSearchToolName } from '../src/web/search/search-types.ts';
 import { guildOnly, privately } from './shared.ts';
 
@@ -13,6 +14,8 @@ export const help = defineCommand({
   data: () => ({ name: 'help', description: 'What this bot does, and the tools it can use.', ...guildOnly }),
   async execute(interaction, context) {
     const allowed = toolAllowedBy(settingsHere(interaction, context), context.toolServers);
+    // The MCP servers' states and the operator's settings are for moderators (checked as for any moderator command).
+    const moderator = isModerator(interaction.member, interaction.channel, context.moderatorRoleIds);
     const offered = currentTools(context.tools, context.toolServers);
     const tools = offered.map(
       (tool) =>
@@ -26,15 +29,18 @@ export const help = defineCommand({
         '',
         '**Tools**',
         ...tools,
-        ...(context.toolServers.length === 0
+        ...(context.toolServers.length === 0 || !moderator
           ? []
           : [
               '',
               '**MCP servers**',
               ...context.toolServers.map((server) => `- **${server.name}**: ${describeStatus(server.status())}`),
             ]),
-        // Last, so that a long list of tools and servers keeps them in the first message.
-        ...(offered.some((tool) => tool.name === webSearchToolName) ? [] : ['', noWebSearchHint]),
+        // Last, so that a long list of tools and servers keeps them in the first message. How the
+        // operator would add it is for moderators: members are told only that it is not here.
+        ...(offered.some((tool) => tool.name === webSearchToolName)
+          ? []
+          : ['', moderator ? `${noWebSearchHint} (Only moderators see this hint.)` : 'I cannot search the web here.']),
       ].join('\n'),
     );
     // Many tools with long descriptions pass one message: the rest follow, private too.

@@ -28,6 +28,11 @@ const usage = [
 
 /** Whose words: a Discord user's id, or the terminal user's (`terminal:NAME`, as src/chat.ts writes it). */
 function whoseWords({ user, terminal }: { user?: string; terminal?: string }): string {
+  if (terminal === undefined && user === undefined)
+    throw new UserFacingError(
+      'forget-usage',
+      'Whose data? Give --user ID (a Discord user id) or --terminal NAME. npm run forget -- --help says how to use it.',
+    );
   if (terminal !== undefined && user !== undefined)
     throw new UserFacingError('forget-usage', 'Give --user or --terminal, not both.');
   if (terminal !== undefined) {

@@ -65,6 +65,11 @@ it("says what it would delete of a user in every server and in DMs, deletes it w
   after.close();
 
   expect((await forget('--user', leaver)).stdout).toBe(`Nothing of user ${leaver} is kept: nothing to delete.\n`);
+  expect(await forget()).toMatchObject({
+    code: 1,
+    stderr:
+      'Whose data? Give --user ID (a Discord user id) or --terminal NAME. npm run forget -- --help says how to use it.\n',
+  });
   const wrong = await forget('--user', 'bob');
   expect(wrong).toMatchObject({
     code: 1,

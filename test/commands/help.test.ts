@@ -23,4 +23,19 @@ describe('/help', () => {
     expect(reply.content).toContain('**calculator**');
     expect(reply.content).toContain('→ Apps → **Report answer**');
   });
+
+  it('tells members no operator setting: the web search hint and MCP servers are for moderators', async () => {
+    world = await startBotWorld({ moderatorRoleIds: ['100000000000000021'] });
+    const help = async (author: 'ada' | 'bob') =>
+      (
+        await (
+          await world.discord.userRunsCommand({ name: 'help', author, channelId: world.discord.channels.general })
+        ).waitForReply()
+      ).content;
+    const member = await help('bob');
+    expect(member).toContain('I cannot search the web here.');
+    expect(member).not.toContain('SEARXNG_URL');
+    await world.discord.giveRole(world.discord.users.bob, '100000000000000021');
+    expect(await help('bob')).toContain('SEARXNG_URL');
+  });
 });

@@ -23,9 +23,9 @@ const hint =
   'I cannot search the web here: the operator can add it by setting SEARXNG_URL (a SearXNG instance), BRAVE_API_KEY or TAVILY_API_KEY (README, "Web search").';
 
 describe('web_search in places', () => {
-  it('/help without web search says how the operator adds it', async () => {
+  it('/help without web search says how the operator adds it, to moderators', async () => {
     world = await start();
-    const help = await command({ name: 'help', channelId: world.discord.channels.general, author: 'bob' });
+    const help = await command({ name: 'help', channelId: world.discord.channels.general, author: 'ada' });
     expect(help.content).toContain(hint);
     expect(help.content).not.toContain('**web_search**');
   });

@@ -280,7 +280,7 @@ describe('MCP tools in the bot', () => {
     const w = await startWithServer();
     const help = await w.discord.userRunsCommand({
       name: 'help',
-      author: 'bob',
+      author: 'ada',
       channelId: w.discord.channels.general,
     });
     expect((await help.waitForReply()).content).toContain('- **test__echo**: Says the text back.');
