@@ -271,7 +271,7 @@ export class MessageRouter {
     // conversation holds, so it goes on there. discord.js refuses a second one (MessageExistingThread)
     // where it knows of the first; Discord answers 160004 where it did not.
     const there = () =>
-      void logger.info(
+      logger.info(
         { threadId: message.id, channelId: message.channelId },
         'conversation continues in the thread its message already has',
       );
