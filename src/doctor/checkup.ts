@@ -14,7 +14,7 @@ import { accessBlocked, judgeAccess } from './access-verdicts.ts';
 import { type ProbeOutcome, sendProbe } from './chat-probes.ts';
 import { environmentNames, type SettingNames } from './doctor-settings.ts';
 import { runEndToEnd } from './end-to-end.ts';
-import type { ProbeName } from './probe-requests.ts';
+import { type ProbeName, replyCapFor } from './probe-requests.ts';
 import { rawConnection } from './raw-connection.ts';
 import { judgeCapabilities, type Outcomes } from './verdicts.ts';
 import { probeAccess } from './server-access.ts';
@@ -53,13 +53,16 @@ export async function runCheckup(options: {
   const toolProtocol = settings.toolProtocol ?? 'auto';
   const learnedBefore = records.read(server, model)?.learned ?? {};
   const connection = rawConnection(profile, settings, limits.probeMs / 1000);
+  const cap = replyCapFor(profile.id);
 
   const rows: CheckupRow[] = [];
   const access = await probeAccess(connection, limits.accessMs, signal);
   if (accessBlocked(access)) rows.push(...judgeAccess(access, [], settings, names));
   else {
     const sent = await Promise.all(
-      probeNames.map(async (name) => [name, await sendProbe(connection, name, model, limits.probeMs, signal)] as const),
+      probeNames.map(
+        async (name) => [name, await sendProbe(connection, name, model, limits.probeMs, signal, cap)] as const,
+      ),
     );
     const outcomes = Object.fromEntries(sent) as Outcomes;
     rows.push(...judgeAccess(access, Object.values(outcomes) as ProbeOutcome[], settings, names));
