@@ -70,7 +70,16 @@ async function doctorOn(quirk: Quirk, env: Record<string, string> = {}, options:
   return runDoctor(server.baseURL, env);
 }
 
-const capabilities = ['required-choice', 'named-choice', 'strict-schemas', 'parallel-calls', 'images', 'streaming'];
+const capabilities = [
+  'required-choice',
+  'named-choice',
+  'strict-schemas',
+  'parallel-calls',
+  'images',
+  'streaming',
+  'context',
+  'prompt-reuse',
+];
 
 describe('npm run doctor against a server that honours everything', () => {
   it('reports every capability honoured, learns nothing, and exits 0, never showing the key', async () => {
@@ -80,7 +89,10 @@ describe('npm run doctor against a server that honours everything', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(Object.keys(run.rows)).toEqual(['reachable', 'key', 'model', ...capabilities, 'end-to-end']);
-    for (const row of Object.values(run.rows)) expect(row.status, row.check).toBe('ok');
+    const { 'prompt-reuse': reuse, ...others } = run.rows;
+    for (const row of Object.values(others)) expect(row.status, row.check).toBe('ok');
+    // OpenAI's own replies say it (usage.prompt_tokens_details.cached_tokens); this fake says nothing.
+    expect(reuse).toMatchObject({ status: 'unknown', result: expect.stringMatching(/^not reported/) });
     expect(run.rows.key!.result).toBe('accepted');
     expect(run.rows.model!.result).toBe('listed by the server');
     expect(run.rows['parallel-calls']!.result).toBe('yes: 2 calls in one reply');
@@ -152,7 +164,7 @@ describe('npm run doctor against servers with gaps', () => {
     });
     expect(run.rows.images).toMatchObject({
       status: 'gap',
-      result: 'refused (400): image input is not supported by this model',
+      result: 'no: refused (400): image input is not supported by this model',
       action: 'images are not sent to this model (MODEL_VISION=auto: remembered)',
     });
     expect(run.learned).toEqual({});

@@ -66,7 +66,7 @@ export function judgeCapabilities(
       strictRow(outcomes.strict, context),
       parallelRow(outcomes.parallel),
       imagesRow(outcomes.images, situation.model),
-      streamingRow(outcomes.streaming),
+      streamingRow(outcomes.streaming, requiredHonoured),
     ],
     learn,
   };
@@ -307,7 +307,7 @@ function imagesRow(outcome: ProbeOutcome, model: string): CheckupRow {
   return row(check, label, 'ok', 'accepted', 'images are shown to this model (MODEL_VISION=auto: remembered)');
 }
 
-function streamingRow(outcome: ProbeOutcome): CheckupRow {
+function streamingRow(outcome: ProbeOutcome, requiredHonoured: boolean): CheckupRow {
   const [check, label] = ['streaming', 'streamed tool calls'];
   // What the bot does when it meets the gap in a run (server-client.ts, adaptation-rules.ts).
   const action = 'replies read whole, answers posted once whole (STREAM_ANSWERS has no effect here): remembered';
@@ -316,6 +316,15 @@ function streamingRow(outcome: ProbeOutcome): CheckupRow {
   if (outcome.kind === 'refused') return row(check, label, 'gap', refusal(outcome.error), action);
   if (outcome.kind !== 'stream') return row(check, label, 'unknown', 'not checked', 'not known');
   if (!outcome.streamed) return row(check, label, 'gap', 'not streamed: a whole reply came back', action);
+  // No call in a server that does not enforce one says nothing of streamed calls.
+  if (!outcome.toolCallDeltas && !requiredHonoured)
+    return row(
+      check,
+      label,
+      'unknown',
+      'streamed, without a call (as the "required" probe)',
+      'see tool_choice "required"',
+    );
   if (!outcome.toolCallDeltas)
     return row(check, label, 'gap', 'streamed, but no tool calls in the deltas', 'answers shown whole, at the end');
   return row(check, label, 'ok', 'yes: tool calls in the deltas', 'answers shown as they are written (STREAM_ANSWERS)');
