@@ -69,7 +69,17 @@ export async function checkContextAndReuse(
 ): Promise<CheckupRow[]> {
   const limited = withTimeLimit(options.signal, options.limitMs);
   const first = await sendOnce(connection, body, limited);
-  if (first.kind === 'failed') return [contextRow(first.error, options.memoryTokenBudget, limited.aborted)];
+  if (first.kind === 'failed')
+    return [
+      contextRow(first.error, options.memoryTokenBudget, limited.aborted),
+      {
+        check: reuseCheck,
+        label: reuseLabel,
+        status: 'unknown',
+        result: 'not checked: the smallest request was not answered',
+        action: 'not known',
+      },
+    ];
   const second = await sendOnce(connection, body, limited);
   const prompt = readPromptReuse(first.completion)?.promptTokens ?? usagePromptTokens(first.completion);
   return [fitsRow(prompt, options.memoryTokenBudget), reuseRow(second, limited.aborted)];
