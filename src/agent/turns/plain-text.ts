@@ -13,7 +13,7 @@ import { answered, nextTurn, type RunState, stopped, type Turn, type TurnOutcome
  * (llama-server at its default 2,048 tokens answered every nudge "400 request (… tokens) exceeds
  * the available context size", issue 38). Its start is enough for the model to see what it did.
  */
-export const cutReplyKept = 400;
+const cutReplyKept = 400;
 
 /** Sent once when the model answers in plain text although a tool call was required. */
 export const plainTextNudge =
