@@ -1,6 +1,7 @@
 /**
- * `npm run doctor`: checks the configured model server and model in under a minute (reachable, key,
- * model, what it honours of tool calling, images, streaming, then one real agent run) and the web
+ * `npm run doctor`: checks the configured model server and model in about a minute (reachable, key,
+ * model, what it honours of tool calling, images, streaming, the bot's smallest request against the
+ * context and prompt reuse, then one real agent run) and the web
  * search provider (one search, doctor/web-search-check.ts), prints what
  * the bot does about each gap, and exits 1 when the bot cannot work with it at all. The composition
  * root: settings, database, the checkup, the report.

@@ -326,6 +326,32 @@ describe('npm run doctor against llama-server as it was tried (b8291, --jinja, a
   });
 });
 
+describe('npm run doctor against a context smaller than its probes', () => {
+  it('says so on each row the context refused (issue 39: "?" and the raw error on four rows), and what to set', async () => {
+    const tiny = quirks.llamaServer({
+      name: 'a 64-token context',
+      contextTokens: 64,
+      replyTokens: null,
+      toolTemplate: true,
+    });
+    const run = await doctorOn(tiny, { MODEL_PROVIDER: 'llamacpp' });
+
+    expect(run.code).toBe(1);
+    for (const check of ['required-choice', 'named-choice', 'strict-schemas', 'parallel-calls', 'streaming'])
+      expect(run.rows[check], check).toMatchObject({
+        status: 'unknown',
+        result: expect.stringMatching(
+          /^not checked: the probe \(\d+ tokens\) does not fit the server's context \(64 tokens\)$/,
+        ),
+        action: 'see context size',
+      });
+    expect(run.rows.context).toMatchObject({
+      status: 'fatal',
+      action: expect.stringContaining('llama-server -c 16384'),
+    });
+  });
+});
+
 describe('npm run doctor when the bot cannot work', () => {
   it('a wrong key: exits 1 saying the key was refused, without sending a chat request or showing the key', async () => {
     const wrong = 'sk-wrong-key-abcdefghijkl';

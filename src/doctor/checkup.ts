@@ -1,8 +1,11 @@
 /**
- * One checkup of a server and model, in three stages, within a minute: the access (model list,
+ * One checkup of a server and model, in four stages, in about a minute: the access (model list,
  * up to 8 s), then every capability probe at once (15 s each: they do not depend on each other),
- * then the agent run with the bot's own client (25 s). What the probes teach is remembered before
- * the run, as the bot would remember it on meeting the gap, so the run shows the bot as it will be.
+ * then the bot's smallest request twice, one after the other (its size, and prompt reuse: 15 s
+ * each), then the agent run with the bot's own client (25 s). Probes and requests cap their
+ * replies, so a server whose model writes on until stopped answers each within seconds. What the
+ * probes teach is remembered before the smallest request and the run, as the bot would remember it
+ * on meeting the gap, so that both show the bot as it will be.
  */
 import type { RuntimeTool } from '../agent/tool.ts';
 import { maskSecrets } from '../model-servers/openai-transport.ts';
@@ -21,7 +24,7 @@ import { rawConnection } from './raw-connection.ts';
 import { judgeCapabilities, type Outcomes } from './verdicts.ts';
 import { probeAccess } from './server-access.ts';
 
-/** Time limits, chosen so that the whole checkup ends within 65 s whatever the server does. */
+/** Time limits, chosen so that the whole checkup ends within 80 s whatever the server does (a minute where replies come in time). */
 const limits = { accessMs: 8_000, probeMs: 15_000, reuseMs: 15_000, endToEndMs: 25_000 };
 
 const probeNames: readonly ProbeName[] = ['required', 'named', 'strict', 'parallel', 'images', 'streaming'];

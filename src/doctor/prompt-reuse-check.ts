@@ -19,7 +19,7 @@ import type { ServerFixes } from '../model-servers/server-fixes.ts';
 import type { CheckupRow } from '../model-servers/server-summary.ts';
 import { buildChatBody } from '../model-servers/wire-request.ts';
 import { describeError } from '../agent/errors.ts';
-import type { ReplyCap } from './probe-requests.ts';
+import { probeReplyTokens, type ReplyCap } from './probe-requests.ts';
 import { type RawConnection, withTimeLimit } from './raw-connection.ts';
 import { refusal } from './verdicts.ts';
 
@@ -47,8 +47,9 @@ export function smallestRequest(
     tools: [...tools.map((tool) => tool.spec), finalAnswerTool.spec],
     toolChoice: 'required',
   };
-  // A few tokens of reply: only the prompt matters here.
-  return { ...buildChatBody(request, settings, fixes), [cap]: 16 };
+  // Only the prompt matters here, but a reply cut too short can be refused (OpenAI refuses a
+  // function call it cannot finish within the cap), so the probes' cap.
+  return { ...buildChatBody(request, settings, fixes), [cap]: probeReplyTokens };
 }
 
 type Sent = { kind: 'answered'; completion: unknown } | { kind: 'failed'; error: unknown };
@@ -61,17 +62,17 @@ async function sendOnce(connection: RawConnection, body: ChatBody, signal: Abort
   }
 }
 
-/** The rows "context size" and "prompt reuse", from the smallest request sent twice within `limitMs`. */
+/** The rows "context size" and "prompt reuse", from the smallest request sent twice, each within `limitMs`. */
 export async function checkContextAndReuse(
   connection: RawConnection,
   body: ChatBody,
   options: { limitMs: number; signal: AbortSignal; memoryTokenBudget: number },
 ): Promise<CheckupRow[]> {
-  const limited = withTimeLimit(options.signal, options.limitMs);
-  const first = await sendOnce(connection, body, limited);
+  const firstLimit = withTimeLimit(options.signal, options.limitMs);
+  const first = await sendOnce(connection, body, firstLimit);
   if (first.kind === 'failed')
     return [
-      contextRow(first.error, options.memoryTokenBudget, limited.aborted),
+      contextRow(first.error, options.memoryTokenBudget, firstLimit.aborted),
       {
         check: reuseCheck,
         label: reuseLabel,
@@ -80,9 +81,10 @@ export async function checkContextAndReuse(
         action: 'not known',
       },
     ];
-  const second = await sendOnce(connection, body, limited);
+  const secondLimit = withTimeLimit(options.signal, options.limitMs);
+  const second = await sendOnce(connection, body, secondLimit);
   const prompt = readPromptReuse(first.completion)?.promptTokens ?? usagePromptTokens(first.completion);
-  return [fitsRow(prompt, options.memoryTokenBudget), reuseRow(second, limited.aborted)];
+  return [fitsRow(prompt, options.memoryTokenBudget), reuseRow(second, secondLimit.aborted)];
 }
 
 const [contextCheck, contextLabel] = ['context', 'context size'];

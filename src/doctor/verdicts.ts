@@ -16,6 +16,7 @@ import {
   switchesToText,
 } from '../model-servers/adaptation-rules.ts';
 import { describeFixes, mergeFixes, type ServerFixes, type ToolProtocol } from '../model-servers/server-fixes.ts';
+import { readContextRefusal } from '../model-servers/context-refusal.ts';
 import type { CheckupRow } from '../model-servers/server-summary.ts';
 import { truncate } from '../text/truncate.ts';
 import type { ProbeOutcome } from './chat-probes.ts';
@@ -93,6 +94,15 @@ export function refusal(error: ModelError): string {
 /** The row of an outcome that says nothing about the capability: no answer, or an access problem. */
 function notChecked(check: string, label: string, outcome: ProbeOutcome): CheckupRow | null {
   if (outcome.kind === 'no-answer') return row(check, label, 'unknown', `not checked: ${outcome.reason}`, 'not known');
+  const sizes = outcome.kind === 'refused' ? readContextRefusal(outcome.error) : null;
+  if (sizes)
+    return row(
+      check,
+      label,
+      'unknown',
+      `not checked: the probe (${sizes.promptTokens} tokens) does not fit the server's context (${sizes.contextTokens} tokens)`,
+      'see context size',
+    );
   if (outcome.kind === 'refused' && notAboutTheCapability.has(outcome.error.kind))
     return row(check, label, 'unknown', `not checked: ${refusal(outcome.error)}`, 'not known');
   return null;
