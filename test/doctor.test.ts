@@ -309,7 +309,7 @@ describe('npm run doctor against llama-server as it was tried (b8291, --jinja, a
     expect(run.rows.context).toMatchObject({
       status: 'fatal',
       result: expect.stringMatching(
-        /^too small: the server's context is 2,048 tokens, the bot's smallest request \(system prompt, default tools, one short message\) is 2,\d{3}$/,
+        /^too small: 2,048 tokens; the bot's smallest request \(system prompt, default tools, one message\) is 2,\d{3}$/,
       ),
       action: expect.stringContaining('llama-server -c 8192; Ollama: OLLAMA_CONTEXT_LENGTH=8192'),
     });
@@ -321,7 +321,7 @@ describe('npm run doctor against llama-server as it was tried (b8291, --jinja, a
       result: 'answered in plain text after a nudge (2 steps)',
     });
     expect(run.stdout).toContain(
-      "The bot cannot work with this server and model: context size: too small: the server's context is 2,048 tokens",
+      'The bot cannot work with this server and model: context size: too small: 2,048 tokens;',
     );
   });
 });

@@ -115,11 +115,10 @@ function contextRow(error: unknown, budget: number, timedOut: boolean): CheckupR
     check: contextCheck,
     label: contextLabel,
     status: 'fatal',
-    result: `too small: the server's context is ${number(sizes.contextTokens)} tokens, the bot's smallest request (system prompt, default tools, one short message) is ${number(sizes.promptTokens)}`,
+    result: `too small: ${number(sizes.contextTokens)} tokens; the bot's smallest request (system prompt, default tools, one message) is ${number(sizes.promptTokens)}`,
     action:
-      `cannot work: give the server a context of ${number(suggested)} tokens or more (the smallest request, MEMORY_TOKEN_BUDGET=${number(budget)} ` +
-      `for the conversation, and ${number(replyRoom)} for the reply): llama-server -c ${suggested}; Ollama: OLLAMA_CONTEXT_LENGTH=${suggested}. ` +
-      `A smaller MEMORY_TOKEN_BUDGET only leaves less of the conversation: the smallest request must fit first`,
+      `cannot work: give the server ${number(suggested)} tokens or more (llama-server -c ${suggested}; Ollama: OLLAMA_CONTEXT_LENGTH=${suggested}) ` +
+      `for this request, MEMORY_TOKEN_BUDGET=${number(budget)} and a reply; a smaller MEMORY_TOKEN_BUDGET needs less`,
   };
 }
 
@@ -129,7 +128,7 @@ function fitsRow(prompt: number | null, budget: number): CheckupRow {
     label: contextLabel,
     status: 'ok',
     result: prompt === null ? 'the smallest request fits' : `the smallest request fits: ${number(prompt)} tokens`,
-    action: `none needed; a conversation adds up to MEMORY_TOKEN_BUDGET=${number(budget)} tokens to it, and the server's context must hold both and the reply (the bot says so in a thread when it does not)`,
+    action: `none needed, if the server's context also holds MEMORY_TOKEN_BUDGET=${number(budget)} and a reply`,
   };
 }
 
