@@ -156,7 +156,7 @@ async function answer(
       runId,
       model: options.model,
       stop: session.running.signal,
-      sinks: [printToolEvents(write), ...(options.streamAnswers ? [live.sink] : []), ...(options.runSinks ?? [])],
+      sinks: [printToolEvents(live.line), ...(options.streamAnswers ? [live.sink] : []), ...(options.runSinks ?? [])],
       streamAnswers: options.streamAnswers,
     },
   );
