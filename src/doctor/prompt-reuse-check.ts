@@ -160,7 +160,7 @@ function reuseRow(second: Sent, timedOut: boolean): CheckupRow {
       status: 'ok',
       result: `yes: the same request again reused ${of}`,
       action:
-        'a follow-up in a thread begins as the last request did: the server reads only what is new, not the whole conversation again',
+        'the server keeps what it read: a follow-up that begins as the last request did costs only its new tokens, not the whole conversation again',
     };
   const small = reuse.source === 'usage.prompt_tokens_details.cached_tokens' && reuse.promptTokens < 1024;
   return {
