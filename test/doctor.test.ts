@@ -326,6 +326,44 @@ describe('npm run doctor against llama-server as it was tried (b8291, --jinja, a
   });
 });
 
+describe("npm run doctor against a server that refuses the probes' reply cap", () => {
+  it('sends each probe once more without it, and learns nothing of a parameter the bot never sends', async () => {
+    // OpenAI's reasoning models, asked with max_tokens (platform.openai.com/docs/api-reference/chat/create).
+    const noMaxTokens: Quirk = {
+      ...quirks.compliant,
+      name: 'refuses max_tokens',
+      refuse: (request) =>
+        'max_tokens' in request
+          ? {
+              status: 400,
+              body: {
+                error: {
+                  message:
+                    "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+                  type: 'invalid_request_error',
+                  param: 'max_tokens',
+                  code: 'unsupported_parameter',
+                },
+              },
+            }
+          : null,
+    };
+    const run = await doctorOn(noMaxTokens);
+
+    for (const check of [
+      'required-choice',
+      'named-choice',
+      'strict-schemas',
+      'parallel-calls',
+      'images',
+      'streaming',
+      'context',
+    ])
+      expect(run.rows[check]!.status, check).toBe('ok');
+    expect(run.learned).toEqual({});
+  });
+});
+
 describe('npm run doctor against a context smaller than its probes', () => {
   it('says so on each row the context refused (issue 39: "?" and the raw error on four rows), and what to set', async () => {
     const tiny = quirks.llamaServer({

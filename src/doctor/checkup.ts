@@ -91,6 +91,7 @@ export async function runCheckup(options: {
         limitMs: limits.reuseMs,
         signal,
         memoryTokenBudget: options.memoryTokenBudget,
+        cap,
       });
       rows.push(...judged.rows, ...sized, await runEndToEnd(settings, records, limits.endToEndMs));
     }

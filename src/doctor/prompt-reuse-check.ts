@@ -12,6 +12,7 @@ import { ModelError } from '../agent/model-error.ts';
 import type { ModelRequest } from '../agent/model-client.ts';
 import { buildSystemPrompt } from '../agent/system-prompt.ts';
 import type { RuntimeTool } from '../agent/tool.ts';
+import { fixFor } from '../model-servers/adaptation-rules.ts';
 import { readContextRefusal } from '../model-servers/context-refusal.ts';
 import type { ChatBody } from '../model-servers/openai-transport.ts';
 import { readPromptReuse } from '../model-servers/prompt-reuse.ts';
@@ -66,10 +67,16 @@ async function sendOnce(connection: RawConnection, body: ChatBody, signal: Abort
 export async function checkContextAndReuse(
   connection: RawConnection,
   body: ChatBody,
-  options: { limitMs: number; signal: AbortSignal; memoryTokenBudget: number },
+  options: { limitMs: number; signal: AbortSignal; memoryTokenBudget: number; cap: ReplyCap },
 ): Promise<CheckupRow[]> {
   const firstLimit = withTimeLimit(options.signal, options.limitMs);
-  const first = await sendOnce(connection, body, firstLimit);
+  let first = await sendOnce(connection, body, firstLimit);
+  // A server that refuses the cap by name gets the request without it, as the probes do.
+  if (first.kind === 'failed' && refusesCap(first.error, body, options.cap)) {
+    const { [options.cap]: _, ...uncapped } = body;
+    body = uncapped as ChatBody;
+    first = await sendOnce(connection, body, firstLimit);
+  }
   if (first.kind === 'failed')
     return [
       contextRow(first.error, options.memoryTokenBudget, firstLimit.aborted),
@@ -85,6 +92,10 @@ export async function checkContextAndReuse(
   const second = await sendOnce(connection, body, secondLimit);
   const prompt = readPromptReuse(first.completion)?.promptTokens ?? usagePromptTokens(first.completion);
   return [fitsRow(prompt, options.memoryTokenBudget), reuseRow(second, secondLimit.aborted)];
+}
+
+function refusesCap(error: unknown, body: ChatBody, cap: ReplyCap): boolean {
+  return error instanceof ModelError && (fixFor(error, body, {})?.fixes.dropParams?.includes(cap) ?? false);
 }
 
 const [contextCheck, contextLabel] = ['context', 'context size'];
