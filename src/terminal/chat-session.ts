@@ -79,7 +79,7 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
   for await (const line of lines) {
     const text = line.trim();
     if (/^\/image(\s|$)/.test(text)) write(await attachImage(text.slice('/image'.length).trim(), session, options));
-    else if (text !== '') await answer(text, session, options, write);
+    else if (text !== '') await answer(text, session, options);
     prompt();
   }
   const waiting = session.attached.length + session.notes.length;
@@ -119,12 +119,7 @@ async function attachImage(path: string, session: SessionState, options: ChatSes
 }
 
 /** Stores the line (with what `/image` attached) as a user message, runs the agent on it, and prints the outcome. */
-async function answer(
-  text: string,
-  session: SessionState,
-  options: ChatSessionOptions,
-  write: (line: string) => void,
-): Promise<void> {
+async function answer(text: string, session: SessionState, options: ChatSessionOptions): Promise<void> {
   const { conversation, memory, user } = options;
   // Without a Discord id a message is never a duplicate, so it is always stored.
   const triggerIds = [

@@ -11,9 +11,9 @@ import type { AgentEventSink } from '../agent/events.ts';
 export interface LiveAnswer {
   sink: AgentEventSink;
   /** Prints a whole line, below the answer's line if one is being written. */
-  line(text: string): void;
+  line: (text: string) => void;
   /** Ends the answer: `head` is the answer's line (`bot: …`), `tail` what goes under it. */
-  finish(head: string, tail: string): void;
+  finish: (head: string, tail: string) => void;
 }
 
 export function liveAnswer(output: (text: string) => void, prefix: string): LiveAnswer {
