@@ -98,6 +98,7 @@ try {
     delivered: (runId) => store.runs.markDelivered(runId, 'posted'),
     signals: process,
     runSinks: telemetry ? [telemetry.sink] : [],
+    streamAnswers: config.discord.streamAnswers,
   });
 } finally {
   await shutDown();

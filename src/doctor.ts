@@ -1,6 +1,7 @@
 /**
- * `npm run doctor`: checks the configured model server and model in under a minute (reachable, key,
- * model, what it honours of tool calling, images, streaming, then one real agent run) and the web
+ * `npm run doctor`: checks the configured model server and model in about a minute (reachable, key,
+ * model, what it honours of tool calling, images, streaming, the bot's smallest request against the
+ * context and prompt reuse, then one real agent run) and the web
  * search provider (one search, doctor/web-search-check.ts), prints what
  * the bot does about each gap, and exits 1 when the bot cannot work with it at all. The composition
  * root: settings, database, the checkup, the report.
@@ -25,6 +26,8 @@ import { errorMessage } from './agent/errors.ts';
 import { profileFor } from './model-servers/profiles/index.ts';
 import { recordsInDatabase } from './model-servers/server-records.ts';
 import { openStoreOrExit } from './app/startup.ts';
+import { buildToolRegistry } from './agent/tool-registry.ts';
+import { builtInTools, databaseTools } from '../tools/index.ts';
 
 const usage = [
   'usage: npm run doctor   checks OPENAI_BASE_URL and OPENAI_MODEL (from the environment, then .env); exits 1 when the bot cannot work with them',
@@ -65,12 +68,14 @@ if (!loaded.ok) {
   console.error(formatProblems(loaded.problems));
   process.exit(1);
 }
-const { model: settings, databasePath, names } = loaded.settings;
+const { model: settings, databasePath, names, memoryTokenBudget } = loaded.settings;
 const profile = profileFor(settings.provider ?? 'auto', settings.baseURL);
 const store = openStoreOrExit(databasePath);
 try {
   const records = recordsInDatabase(store.modelServers);
-  const report = await runCheckup({ settings, profile, records, names });
+  // The tools every conversation offers (web_search apart, which needs a provider): the bot's smallest request.
+  const defaultTools = buildToolRegistry([...builtInTools, ...databaseTools(store)]);
+  const report = await runCheckup({ settings, profile, records, names, defaultTools, memoryTokenBudget });
   // Stored under the base URL as configured: the key the bot reads its records by.
   records.saveCheckup(settings.baseURL, settings.model, report);
   console.log(formatReport(report, databasePath));

@@ -70,7 +70,16 @@ async function doctorOn(quirk: Quirk, env: Record<string, string> = {}, options:
   return runDoctor(server.baseURL, env);
 }
 
-const capabilities = ['required-choice', 'named-choice', 'strict-schemas', 'parallel-calls', 'images', 'streaming'];
+const capabilities = [
+  'required-choice',
+  'named-choice',
+  'strict-schemas',
+  'parallel-calls',
+  'images',
+  'streaming',
+  'context',
+  'prompt-reuse',
+];
 
 describe('npm run doctor against a server that honours everything', () => {
   it('reports every capability honoured, learns nothing, and exits 0, never showing the key', async () => {
@@ -80,7 +89,10 @@ describe('npm run doctor against a server that honours everything', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(Object.keys(run.rows)).toEqual(['reachable', 'key', 'model', ...capabilities, 'end-to-end']);
-    for (const row of Object.values(run.rows)) expect(row.status, row.check).toBe('ok');
+    const { 'prompt-reuse': reuse, ...others } = run.rows;
+    for (const row of Object.values(others)) expect(row.status, row.check).toBe('ok');
+    // OpenAI's own replies say it (usage.prompt_tokens_details.cached_tokens); this fake says nothing.
+    expect(reuse).toMatchObject({ status: 'unknown', result: expect.stringMatching(/^not reported/) });
     expect(run.rows.key!.result).toBe('accepted');
     expect(run.rows.model!.result).toBe('listed by the server');
     expect(run.rows['parallel-calls']!.result).toBe('yes: 2 calls in one reply');
@@ -152,7 +164,7 @@ describe('npm run doctor against servers with gaps', () => {
     });
     expect(run.rows.images).toMatchObject({
       status: 'gap',
-      result: 'refused (400): image input is not supported by this model',
+      result: 'no: refused (400): image input is not supported by this model',
       action: 'images are not sent to this model (MODEL_VISION=auto: remembered)',
     });
     expect(run.learned).toEqual({});
@@ -210,6 +222,172 @@ describe('npm run doctor against servers with gaps', () => {
       expect(run.stdout).toContain('The bot can work with this server and model.');
     },
   );
+});
+
+describe('npm run doctor against llama-server as it was tried (b8291, --jinja, a tiny model; issue 38)', () => {
+  /** The probes' reply caps (the probes have no system message; the smallest request and the agent run have one; the images probe goes twice, its 500 retried). */
+  const probeCaps = () =>
+    server!.requests
+      .filter((request) => !request.messages.some((message) => message.role === 'system'))
+      .map((request) => request.max_tokens);
+
+  it('Qwen 2.5\'s template, -c 8192 -n 512: native tools kept, the named choice sent as "required", one call per reply, no images, reuse seen', async () => {
+    const run = await doctorOn(quirks.llamaServerQwenTemplate, { MODEL_PROVIDER: 'llamacpp' });
+
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.rows['required-choice']).toMatchObject({ status: 'ok', result: 'honoured' });
+    // The named choice becomes "auto" and the model writes a story: the profile already sends it as "required".
+    expect(run.rows['named-choice']).toMatchObject({
+      status: 'gap',
+      result: 'ignored: no call (read as "auto")',
+      action: `sends it as "required" with that tool alone (the profile's fix)`,
+    });
+    expect(run.learned).toEqual({});
+    // Asked as the bot asks (no parallel_tool_calls), llama.cpp makes one call.
+    expect(run.rows['parallel-calls']).toMatchObject({ status: 'gap', result: 'one call per reply' });
+    expect(run.rows.images).toMatchObject({
+      status: 'gap',
+      result: expect.stringMatching(/^no: refused \(500\): image input is not supported/),
+      action: 'images are not sent to this model (MODEL_VISION=auto: remembered)',
+    });
+    expect(run.rows.streaming!.status).toBe('ok');
+    expect(run.rows.context).toMatchObject({
+      status: 'ok',
+      result: expect.stringMatching(/^the smallest request fits: [\d,]+ tokens$/),
+    });
+    expect(run.rows['prompt-reuse']).toMatchObject({
+      status: 'ok',
+      result: expect.stringMatching(
+        /^yes: the same request again reused [\d,]+ of [\d,]+ prompt tokens \(timings\.cache_n\)$/,
+      ),
+    });
+    expect(run.rows['end-to-end']).toMatchObject({
+      status: 'ok',
+      result: 'answered in 2 steps: ping, then final_answer',
+    });
+    expect(new Set(probeCaps())).toEqual(new Set([256]));
+  });
+
+  it('no tool template, -c 8192 -n 512: "required" ignored (prose to the length limit), the text protocol learned, the run answers barely', async () => {
+    const run = await doctorOn(quirks.llamaServerNoTemplate, { MODEL_PROVIDER: 'llamacpp' });
+
+    expect(run.code).toBe(0);
+    expect(run.rows['required-choice']).toMatchObject({
+      status: 'gap',
+      result: 'ignored: answered in plain text (cut at the length limit)',
+      action: 'writes the tools into the prompt (text protocol): remembered',
+    });
+    expect(run.rows['named-choice']).toMatchObject({
+      result: 'ignored: no call (read as "auto")',
+      action: 'none needed: in the text protocol the prompt names the tool to call',
+    });
+    expect(run.learned).toEqual({ toolProtocol: 'text' });
+    expect(run.rows.images!.result).toMatch(/^no: refused \(500\)/);
+    expect(run.rows.context!.status).toBe('ok');
+    expect(run.rows['prompt-reuse']!.status).toBe('ok');
+    expect(run.rows['end-to-end']).toMatchObject({
+      status: 'gap',
+      result: 'answered in plain text after a nudge (2 steps)',
+    });
+    expect(new Set(probeCaps())).toEqual(new Set([256]));
+  });
+
+  it("the server's defaults (2,048 tokens, no tool template): the smallest request does not fit, said with the settings that fix it; every probe capped", async () => {
+    const run = await doctorOn(quirks.llamaServerDefaults, { MODEL_PROVIDER: 'llamacpp', MEMORY_TOKEN_BUDGET: '4000' });
+
+    expect(run.code).toBe(1);
+    expect(run.rows['required-choice']).toMatchObject({
+      status: 'gap',
+      result: 'ignored: answered in plain text (cut at the length limit)',
+    });
+    expect(run.learned).toEqual({ toolProtocol: 'text' });
+    // Capped, every probe was answered within its time: none reads "not checked".
+    for (const check of ['required-choice', 'named-choice', 'strict-schemas', 'parallel-calls', 'images', 'streaming'])
+      expect(run.rows[check]!.result, check).not.toMatch(/not checked/);
+    expect(new Set(probeCaps())).toEqual(new Set([256]));
+    expect(run.rows.context).toMatchObject({
+      status: 'fatal',
+      result: expect.stringMatching(
+        /^too small: 2,048 tokens; the bot's smallest request \(system prompt, default tools, one message\) is 2,\d{3}$/,
+      ),
+      action: expect.stringContaining('llama-server -c 8192; Ollama: OLLAMA_CONTEXT_LENGTH=8192'),
+    });
+    expect(run.rows.context!.action).toContain('MEMORY_TOKEN_BUDGET=4,000');
+    expect(run.rows['prompt-reuse']).toMatchObject({ status: 'unknown' });
+    // The agent run's requests are smaller: its nudge sends back only the start of a reply that filled the context.
+    expect(run.rows['end-to-end']).toMatchObject({
+      status: 'gap',
+      result: 'answered in plain text after a nudge (2 steps)',
+    });
+    expect(run.stdout).toContain(
+      'The bot cannot work with this server and model: context size: too small: 2,048 tokens;',
+    );
+  });
+});
+
+describe("npm run doctor against a server that refuses the probes' reply cap", () => {
+  it('sends each probe once more without it, and learns nothing of a parameter the bot never sends', async () => {
+    // OpenAI's reasoning models, asked with max_tokens (platform.openai.com/docs/api-reference/chat/create).
+    const noMaxTokens: Quirk = {
+      ...quirks.compliant,
+      name: 'refuses max_tokens',
+      refuse: (request) =>
+        'max_tokens' in request
+          ? {
+              status: 400,
+              body: {
+                error: {
+                  message:
+                    "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+                  type: 'invalid_request_error',
+                  param: 'max_tokens',
+                  code: 'unsupported_parameter',
+                },
+              },
+            }
+          : null,
+    };
+    const run = await doctorOn(noMaxTokens);
+
+    for (const check of [
+      'required-choice',
+      'named-choice',
+      'strict-schemas',
+      'parallel-calls',
+      'images',
+      'streaming',
+      'context',
+    ])
+      expect(run.rows[check]!.status, check).toBe('ok');
+    expect(run.learned).toEqual({});
+  });
+});
+
+describe('npm run doctor against a context smaller than its probes', () => {
+  it('says so on each row the context refused (issue 39: "?" and the raw error on four rows), and what to set', async () => {
+    const tiny = quirks.llamaServer({
+      name: 'a 64-token context',
+      contextTokens: 64,
+      replyTokens: null,
+      toolTemplate: true,
+    });
+    const run = await doctorOn(tiny, { MODEL_PROVIDER: 'llamacpp' });
+
+    expect(run.code).toBe(1);
+    for (const check of ['required-choice', 'named-choice', 'strict-schemas', 'parallel-calls', 'streaming'])
+      expect(run.rows[check], check).toMatchObject({
+        status: 'unknown',
+        result: expect.stringMatching(
+          /^not checked: the probe \(\d+ tokens\) does not fit the server's context \(64 tokens\)$/,
+        ),
+        action: 'see context size',
+      });
+    expect(run.rows.context).toMatchObject({
+      status: 'fatal',
+      action: expect.stringContaining('llama-server -c 16384'),
+    });
+  });
 });
 
 describe('npm run doctor when the bot cannot work', () => {

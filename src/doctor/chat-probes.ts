@@ -7,7 +7,9 @@ import { ModelError, type ModelErrorKind } from '../agent/model-error.ts';
 import { readUpTo } from '../streams/read-up-to.ts';
 import { readReply } from '../model-servers/wire-reply.ts';
 import { parseJson, serverErrorMessage } from './error-body.ts';
-import { offeredTools, probeBody, type ProbeName } from './probe-requests.ts';
+import { fixFor } from '../model-servers/adaptation-rules.ts';
+import type { ChatBody } from '../model-servers/openai-transport.ts';
+import { offeredTools, probeBody, type ProbeName, type ReplyCap } from './probe-requests.ts';
 import { type RawConnection, withTimeLimit } from './raw-connection.ts';
 
 /** What a server did with one probe. */
@@ -20,6 +22,8 @@ export type ProbeOutcome =
       fromText: boolean;
       /** The visible text, thinking taken out. */
       text: string;
+      /** Why the reply ended (`length`: cut at the probe's cap). */
+      finishReason: string | null;
     }
   /** A streamed reply: whether tool calls came in its deltas. */
   | { kind: 'stream'; streamed: boolean; toolCallDeltas: boolean }
@@ -28,16 +32,35 @@ export type ProbeOutcome =
   /** No answer the doctor could read: no connection, the time limit, a garbled reply. */
   | { kind: 'no-answer'; reason: string };
 
-/** Sends one probe and records what came back; never throws. */
+/**
+ * Sends one probe, its reply capped with `cap`, and records what came back; never throws. A server
+ * that refuses the cap by name gets the probe once more without it.
+ */
 export async function sendProbe(
   connection: RawConnection,
   name: ProbeName,
   model: string,
   limitMs: number,
   signal: AbortSignal,
+  cap: ReplyCap = 'max_tokens',
 ): Promise<ProbeOutcome> {
-  const body = probeBody(name, model);
   const limited = withTimeLimit(signal, limitMs);
+  const outcome = await sendBody(connection, probeBody(name, model, cap), name, limitMs, limited);
+  if (
+    outcome.kind !== 'refused' ||
+    !fixFor(outcome.error, probeBody(name, model, cap), {})?.fixes.dropParams?.includes(cap)
+  )
+    return outcome;
+  return sendBody(connection, probeBody(name, model, null), name, limitMs, limited);
+}
+
+async function sendBody(
+  connection: RawConnection,
+  body: ChatBody,
+  name: ProbeName,
+  limitMs: number,
+  limited: AbortSignal,
+): Promise<ProbeOutcome> {
   try {
     if (name === 'streaming') return await sendStreamed(connection, body, limited);
     const reply = readReply(await connection.transport.send(body, limited), {
@@ -50,6 +73,7 @@ export async function sendProbe(
       calls: (reply.message.tool_calls ?? []).map((call) => call.function.name),
       fromText: reply.fromText,
       text: reply.message.content ?? '',
+      finishReason: reply.finishReason,
     };
   } catch (error) {
     if (limited.aborted) return { kind: 'no-answer', reason: `no answer within ${limitMs / 1000} s` };
@@ -64,11 +88,7 @@ export async function sendProbe(
  * goes out with fetch (the same URL, key and headers). An error status is read as the transport
  * reads one, so that it is judged the same way.
  */
-async function sendStreamed(
-  connection: RawConnection,
-  body: Record<string, unknown>,
-  signal: AbortSignal,
-): Promise<ProbeOutcome> {
+async function sendStreamed(connection: RawConnection, body: ChatBody, signal: AbortSignal): Promise<ProbeOutcome> {
   const response = await fetch(connection.url('/chat/completions'), {
     method: 'POST',
     headers: { ...connection.headers, 'content-type': 'application/json', accept: 'text/event-stream' },

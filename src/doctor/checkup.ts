@@ -1,9 +1,13 @@
 /**
- * One checkup of a server and model, in three stages, within a minute: the access (model list,
+ * One checkup of a server and model, in four stages, in about a minute: the access (model list,
  * up to 8 s), then every capability probe at once (15 s each: they do not depend on each other),
- * then the agent run with the bot's own client (25 s). What the probes teach is remembered before
- * the run, as the bot would remember it on meeting the gap, so the run shows the bot as it will be.
+ * then the bot's smallest request twice, one after the other (its size, and prompt reuse: 15 s
+ * each), then the agent run with the bot's own client (25 s). Probes and requests cap their
+ * replies, so a server whose model writes on until stopped answers each within seconds. What the
+ * probes teach is remembered before the smallest request and the run, as the bot would remember it
+ * on meeting the gap, so that both show the bot as it will be.
  */
+import type { RuntimeTool } from '../agent/tool.ts';
 import { maskSecrets } from '../model-servers/openai-transport.ts';
 import type { OpenAIModelClientOptions } from '../model-servers/openai-model-client.ts';
 import type { ProviderProfile } from '../model-servers/profiles/profile.ts';
@@ -14,13 +18,14 @@ import { accessBlocked, judgeAccess } from './access-verdicts.ts';
 import { type ProbeOutcome, sendProbe } from './chat-probes.ts';
 import { environmentNames, type SettingNames } from './doctor-settings.ts';
 import { runEndToEnd } from './end-to-end.ts';
-import type { ProbeName } from './probe-requests.ts';
+import { checkContextAndReuse, smallestRequest } from './prompt-reuse-check.ts';
+import { type ProbeName, replyCapFor } from './probe-requests.ts';
 import { rawConnection } from './raw-connection.ts';
 import { judgeCapabilities, type Outcomes } from './verdicts.ts';
 import { probeAccess } from './server-access.ts';
 
-/** Time limits, chosen so that the whole checkup ends within 50 s whatever the server does. */
-const limits = { accessMs: 8_000, probeMs: 15_000, endToEndMs: 25_000 };
+/** Time limits, chosen so that the whole checkup ends within 80 s whatever the server does (a minute where replies come in time). */
+const limits = { accessMs: 8_000, probeMs: 15_000, reuseMs: 15_000, endToEndMs: 25_000 };
 
 const probeNames: readonly ProbeName[] = ['required', 'named', 'strict', 'parallel', 'images', 'streaming'];
 
@@ -46,6 +51,10 @@ export async function runCheckup(options: {
   /** Where the settings were written (the environment's names unless given). */
   names?: SettingNames;
   signal?: AbortSignal;
+  /** The tools every conversation offers (the built-in ones), for the bot's smallest request. */
+  defaultTools?: readonly RuntimeTool[];
+  /** MEMORY_TOKEN_BUDGET: what a conversation may add to the smallest request. */
+  memoryTokenBudget: number;
 }): Promise<DoctorReport> {
   const { settings, profile, records, names = environmentNames } = options;
   const signal = options.signal ?? new AbortController().signal;
@@ -53,13 +62,16 @@ export async function runCheckup(options: {
   const toolProtocol = settings.toolProtocol ?? 'auto';
   const learnedBefore = records.read(server, model)?.learned ?? {};
   const connection = rawConnection(profile, settings, limits.probeMs / 1000);
+  const cap = replyCapFor(profile.id);
 
   const rows: CheckupRow[] = [];
   const access = await probeAccess(connection, limits.accessMs, signal);
   if (accessBlocked(access)) rows.push(...judgeAccess(access, [], settings, names));
   else {
     const sent = await Promise.all(
-      probeNames.map(async (name) => [name, await sendProbe(connection, name, model, limits.probeMs, signal)] as const),
+      probeNames.map(
+        async (name) => [name, await sendProbe(connection, name, model, limits.probeMs, signal, cap)] as const,
+      ),
     );
     const outcomes = Object.fromEntries(sent) as Outcomes;
     rows.push(...judgeAccess(access, Object.values(outcomes) as ProbeOutcome[], settings, names));
@@ -72,7 +84,16 @@ export async function runCheckup(options: {
         learned: learnedBefore,
       });
       if (Object.keys(judged.learn).length > 0) records.learn(server, model, judged.learn);
-      rows.push(...judged.rows, await runEndToEnd(settings, records, limits.endToEndMs));
+      const fixes = mergeFixes(profile.fixes, records.read(server, model)?.learned ?? {});
+      if (toolProtocol !== 'auto') fixes.toolProtocol = toolProtocol;
+      const smallest = smallestRequest(options.defaultTools ?? [], settings, fixes, cap);
+      const sized = await checkContextAndReuse(connection, smallest, {
+        limitMs: limits.reuseMs,
+        signal,
+        memoryTokenBudget: options.memoryTokenBudget,
+        cap,
+      });
+      rows.push(...judged.rows, ...sized, await runEndToEnd(settings, records, limits.endToEndMs));
     }
   }
 

@@ -1,6 +1,6 @@
 /**
- * The settings the doctor reads: the model's (OPENAI_*, MODEL_PROVIDER, TOOL_PROTOCOL) and
- * DATABASE_PATH, parsed exactly as the bot parses them (the same schema, the environment first,
+ * The settings the doctor reads: the model's (OPENAI_*, MODEL_PROVIDER, TOOL_PROTOCOL),
+ * MEMORY_TOKEN_BUDGET and DATABASE_PATH, parsed exactly as the bot parses them (the same schema, the environment first,
  * then `.env`). Only those: the doctor is what an operator runs when the bot does not work, and a
  * missing DISCORD_TOKEN or a broken MCP_CONFIG must not stop it from checking the model server.
  */
@@ -15,6 +15,8 @@ export interface DoctorSettings {
   databasePath: string;
   /** Where the model's settings were written, as the report names them to the operator. */
   names: SettingNames;
+  /** MEMORY_TOKEN_BUDGET: what a conversation adds to the bot's smallest request. */
+  memoryTokenBudget: number;
 }
 
 /** The names of the settings that say where the model is, which key it takes, which model, which profile. */
@@ -50,6 +52,7 @@ const doctorSchema = settingsSchema.pick({
   MODEL_PROVIDER: true,
   TOOL_PROTOCOL: true,
   DATABASE_PATH: true,
+  MEMORY_TOKEN_BUDGET: true,
 });
 
 /**
@@ -100,7 +103,12 @@ export function readDoctorSettings(
       };
     return {
       ok: true,
-      settings: { model: entry.client, databasePath: values.DATABASE_PATH, names: modelsFileNames(entry.name) },
+      settings: {
+        model: entry.client,
+        databasePath: values.DATABASE_PATH,
+        names: modelsFileNames(entry.name),
+        memoryTokenBudget: values.MEMORY_TOKEN_BUDGET,
+      },
     };
   }
   return {
@@ -119,6 +127,7 @@ export function readDoctorSettings(
       },
       databasePath: values.DATABASE_PATH,
       names: environmentNames,
+      memoryTokenBudget: values.MEMORY_TOKEN_BUDGET,
     },
   };
 }

@@ -37,8 +37,34 @@ const tinyPng =
 
 const user = (content: unknown) => [{ role: 'user', content }];
 
-/** The body of each probe for `model`. */
-export function probeBody(name: ProbeName, model: string): ChatBody {
+/**
+ * The most a probe's reply may take: room for two calls (or a short thought and a call), and an
+ * end in a few seconds even where the model writes on until it is stopped. Without it a model the
+ * server leaves free writes to the end of its context (about 45 s on a CPU with llama-server's
+ * default 2,048 tokens, issue 38), past the probe's time limit, and the server goes on writing
+ * after the doctor has gone.
+ */
+export const probeReplyTokens = 256;
+
+/**
+ * The field that caps a reply. OpenAI's API deprecated `max_tokens` for `max_completion_tokens`,
+ * which its reasoning models require (platform.openai.com/docs/api-reference/chat/create); the
+ * servers people run read `max_tokens` (llama.cpp's tools/server/README.md, Ollama's
+ * docs/api/openai-compatibility.mdx, vLLM's OpenAI-compatible server).
+ */
+export type ReplyCap = 'max_tokens' | 'max_completion_tokens';
+
+export function replyCapFor(providerId: string): ReplyCap {
+  return providerId === 'openai' || providerId === 'azure' ? 'max_completion_tokens' : 'max_tokens';
+}
+
+/** The body of each probe for `model`, its reply capped with `cap` (none: uncapped). */
+export function probeBody(name: ProbeName, model: string, cap: ReplyCap | null = 'max_tokens'): ChatBody {
+  const body = uncappedBody(name, model);
+  return cap === null ? body : { ...body, [cap]: probeReplyTokens };
+}
+
+function uncappedBody(name: ProbeName, model: string): ChatBody {
   switch (name) {
     case 'required':
       // The message invites plain text: only a server that enforces "required" gets a call.
@@ -64,12 +90,13 @@ export function probeBody(name: ProbeName, model: string): ChatBody {
         tool_choice: 'required',
       };
     case 'parallel':
+      // Without `parallel_tool_calls`, as the bot asks: what a run gets, not what a server can do
+      // when asked (llama.cpp makes several calls only when asked, docs/function-calling.md).
       return {
         model,
         messages: user('Call ping with {"value":"a"} and Call ping with {"value":"b"}, both in this one reply.'),
         tools: [ping],
         tool_choice: 'required',
-        parallel_tool_calls: true,
       };
     case 'images':
       return {

@@ -8,12 +8,19 @@
  */
 import type { ModelError } from '../agent/model-error.ts';
 import type { ProviderProfile } from '../model-servers/profiles/profile.ts';
-import { fixFor, learnsNamedChoice, switchesToText } from '../model-servers/adaptation-rules.ts';
+import {
+  type CallessReply,
+  fixFor,
+  learnsNamedChoice,
+  showsChoiceIgnored,
+  switchesToText,
+} from '../model-servers/adaptation-rules.ts';
 import { describeFixes, mergeFixes, type ServerFixes, type ToolProtocol } from '../model-servers/server-fixes.ts';
+import { readContextRefusal } from '../model-servers/context-refusal.ts';
 import type { CheckupRow } from '../model-servers/server-summary.ts';
 import { truncate } from '../text/truncate.ts';
 import type { ProbeOutcome } from './chat-probes.ts';
-import { namedTool, probeBody, type ProbeName } from './probe-requests.ts';
+import { namedTool, probeBody, type ProbeName, probeReplyTokens } from './probe-requests.ts';
 
 /** What the verdicts depend on besides the outcomes. */
 export interface Situation {
@@ -50,7 +57,8 @@ export function judgeCapabilities(
   let learn: ServerFixes = {};
   const current = () => mergeFixes(situation.fixes, learn);
   const adopt = (fixes: ServerFixes) => void (learn = mergeFixes(learn, fixes));
-  const context = { situation, current, adopt };
+  const requiredHonoured = outcomes.required.kind === 'reply' && outcomes.required.calls.length > 0;
+  const context = { situation, current, adopt, requiredHonoured };
   // In this order: what "required" teaches decides what the named choice needs.
   return {
     rows: [
@@ -58,8 +66,8 @@ export function judgeCapabilities(
       namedRow(outcomes.named, context),
       strictRow(outcomes.strict, context),
       parallelRow(outcomes.parallel),
-      imagesRow(outcomes.images),
-      streamingRow(outcomes.streaming),
+      imagesRow(outcomes.images, situation.model),
+      streamingRow(outcomes.streaming, requiredHonoured),
     ],
     learn,
   };
@@ -67,6 +75,8 @@ export function judgeCapabilities(
 
 interface Context {
   situation: Situation;
+  /** The "required" probe got a call: the server enforces it. */
+  requiredHonoured: boolean;
   current(): ServerFixes;
   adopt(fixes: ServerFixes): void;
 }
@@ -84,6 +94,15 @@ export function refusal(error: ModelError): string {
 /** The row of an outcome that says nothing about the capability: no answer, or an access problem. */
 function notChecked(check: string, label: string, outcome: ProbeOutcome): CheckupRow | null {
   if (outcome.kind === 'no-answer') return row(check, label, 'unknown', `not checked: ${outcome.reason}`, 'not known');
+  const sizes = outcome.kind === 'refused' ? readContextRefusal(outcome.error) : null;
+  if (sizes)
+    return row(
+      check,
+      label,
+      'unknown',
+      `not checked: the probe (${sizes.promptTokens} tokens) does not fit the server's context (${sizes.contextTokens} tokens)`,
+      'see context size',
+    );
   if (outcome.kind === 'refused' && notAboutTheCapability.has(outcome.error.kind))
     return row(check, label, 'unknown', `not checked: ${refusal(outcome.error)}`, 'not known');
   return null;
@@ -119,7 +138,7 @@ function protocolInUse(context: Context): ToolProtocol {
 }
 
 /** What the bot does about a forced choice answered without a call (`switchesToText`, as its client applies it). */
-function forcedChoiceIgnored(context: Context): string {
+function forcedChoiceIgnored(context: Context, reply: CallessReply): string {
   const { toolProtocol, profile, learned } = context.situation;
   if (toolProtocol === 'text') return 'none needed: TOOL_PROTOCOL=text writes the tools into the prompt';
   if (toolProtocol === 'native')
@@ -128,7 +147,7 @@ function forcedChoiceIgnored(context: Context): string {
     return learned.toolProtocol === 'text'
       ? 'writes the tools into the prompt (text protocol, learned before)'
       : 'writes the tools into the prompt (text protocol): remembered';
-  if (!switchesToText({ profile, toolProtocol, fixes: context.current() }))
+  if (!switchesToText({ profile, toolProtocol, fixes: context.current() }, reply))
     return `none: the ${profile.name} profile says the server enforces it, so the bot takes this for a fluke; set TOOL_PROTOCOL=text if it goes on`;
   context.adopt({ toolProtocol: 'text' });
   return 'writes the tools into the prompt (text protocol): remembered';
@@ -141,8 +160,10 @@ function requiredRow(outcome: ProbeOutcome, context: Context): CheckupRow {
   if (outcome.kind === 'refused') return refusedRow(check, label, 'required', outcome.error, context);
   if (outcome.kind !== 'reply') return row(check, label, 'unknown', 'not checked', 'not known');
   if (outcome.calls.length === 0) {
-    const result = outcome.text.trim() === '' ? 'ignored: an empty reply' : 'ignored: answered in plain text';
-    return row(check, label, 'gap', result, forcedChoiceIgnored(context));
+    if (!showsChoiceIgnored(outcome)) return cutBeforeACall(check, label, outcome);
+    const cut = outcome.finishReason === 'length' ? ' (cut at the length limit)' : '';
+    const result = outcome.text.trim() === '' ? 'ignored: an empty reply' : `ignored: answered in plain text${cut}`;
+    return row(check, label, 'gap', result, forcedChoiceIgnored(context, outcome));
   }
   const { toolProtocol, learned } = context.situation;
   const note =
@@ -162,6 +183,23 @@ function requiredRow(outcome: ProbeOutcome, context: Context): CheckupRow {
   return row(check, label, 'ok', 'honoured', note);
 }
 
+/** A reply that ended before it showed whether the choice is enforced (the same rule as a run's, `showsChoiceIgnored`). */
+function cutBeforeACall(check: string, label: string, reply: CallessReply): CheckupRow {
+  const why =
+    reply.finishReason === 'content_filter'
+      ? 'stopped by a content filter before a call'
+      : reply.text.trim() === ''
+        ? `cut at the length limit (${probeReplyTokens} tokens) before any visible text: a model that thinks at length?`
+        : `cut at the length limit (${probeReplyTokens} tokens) in what may be a call`;
+  return row(
+    check,
+    label,
+    'unknown',
+    `not known: ${why}`,
+    'the bot learns it from a run: a reply in plain text switches it to the text protocol',
+  );
+}
+
 function namedRow(outcome: ProbeOutcome, context: Context): CheckupRow {
   const [check, label] = ['named-choice', 'named tool_choice'];
   const skipped = notChecked(check, label, outcome);
@@ -169,8 +207,21 @@ function namedRow(outcome: ProbeOutcome, context: Context): CheckupRow {
   if (outcome.kind === 'refused') return refusedRow(check, label, 'named', outcome.error, context);
   if (outcome.kind !== 'reply') return row(check, label, 'unknown', 'not checked', 'not known');
   if (outcome.calls.includes(namedTool)) return row(check, label, 'ok', 'honoured', 'none needed');
-  if (outcome.calls.length === 0) return row(check, label, 'gap', 'ignored: no call', forcedChoiceIgnored(context));
-  return row(check, label, 'gap', `ignored: called ${outcome.calls[0]}, not ${namedTool}`, namedChoiceIgnored(context));
+  if (outcome.calls.length > 0)
+    return row(
+      check,
+      label,
+      'gap',
+      `ignored: called ${outcome.calls[0]}, not ${namedTool}`,
+      namedChoiceIgnored(context),
+    );
+  // No call: the server read the choice as "auto" (llama.cpp does, ggml-org/llama.cpp#26535), and
+  // the model answered freely. Where "required" is enforced, or a named choice already goes as
+  // "required", the fix is the one for a named choice, not the text protocol (issue 38).
+  if (context.requiredHonoured || context.current().namedChoice === 'required-with-one-tool')
+    return row(check, label, 'gap', 'ignored: no call (read as "auto")', namedChoiceIgnored(context));
+  if (!showsChoiceIgnored(outcome)) return cutBeforeACall(check, label, outcome);
+  return row(check, label, 'gap', 'ignored: no call', forcedChoiceIgnored(context, outcome));
 }
 
 /** What the bot does about a named choice answered with another tool (`learnsNamedChoice`, as its client applies it). */
@@ -225,8 +276,9 @@ function parallelRow(outcome: ProbeOutcome): CheckupRow {
   const [check, label] = ['parallel-calls', 'parallel tool calls'];
   const skipped = notChecked(check, label, outcome);
   if (skipped) return skipped;
+  // The probe asks as the bot does, without `parallel_tool_calls`: a refusal is of the tools, not of several calls.
   if (outcome.kind === 'refused')
-    return row(check, label, 'gap', refusal(outcome.error), 'none needed: the bot does not send parallel_tool_calls');
+    return row(check, label, 'unknown', refusal(outcome.error), 'see tool_choice "required"');
   if (outcome.kind !== 'reply' || outcome.calls.length === 0)
     return row(check, label, 'unknown', 'no call came back', 'see tool_choice "required"');
   if (outcome.calls.length === 1)
@@ -240,8 +292,18 @@ function parallelRow(outcome: ProbeOutcome): CheckupRow {
   );
 }
 
-function imagesRow(outcome: ProbeOutcome): CheckupRow {
+function imagesRow(outcome: ProbeOutcome, model: string): CheckupRow {
   const [check, label] = ['images', 'images'];
+  // Words that say images are not taken at all are an answer, whatever the status: llama-server
+  // without a projector answers 500 "image input is not supported" (ggml-org/llama.cpp#13566).
+  if (outcome.kind === 'refused' && fixFor(outcome.error, probeBody('images', model), {})?.fixes.images === false)
+    return row(
+      check,
+      label,
+      'gap',
+      `no: ${refusal(outcome.error)}`,
+      'images are not sent to this model (MODEL_VISION=auto: remembered)',
+    );
   const skipped = notChecked(check, label, outcome);
   if (skipped) return skipped;
   if (outcome.kind === 'refused')
@@ -255,7 +317,7 @@ function imagesRow(outcome: ProbeOutcome): CheckupRow {
   return row(check, label, 'ok', 'accepted', 'images are shown to this model (MODEL_VISION=auto: remembered)');
 }
 
-function streamingRow(outcome: ProbeOutcome): CheckupRow {
+function streamingRow(outcome: ProbeOutcome, requiredHonoured: boolean): CheckupRow {
   const [check, label] = ['streaming', 'streamed tool calls'];
   // What the bot does when it meets the gap in a run (server-client.ts, adaptation-rules.ts).
   const action = 'replies read whole, answers posted once whole (STREAM_ANSWERS has no effect here): remembered';
@@ -264,6 +326,15 @@ function streamingRow(outcome: ProbeOutcome): CheckupRow {
   if (outcome.kind === 'refused') return row(check, label, 'gap', refusal(outcome.error), action);
   if (outcome.kind !== 'stream') return row(check, label, 'unknown', 'not checked', 'not known');
   if (!outcome.streamed) return row(check, label, 'gap', 'not streamed: a whole reply came back', action);
+  // No call in a server that does not enforce one says nothing of streamed calls.
+  if (!outcome.toolCallDeltas && !requiredHonoured)
+    return row(
+      check,
+      label,
+      'unknown',
+      'streamed, without a call (as the "required" probe)',
+      'see tool_choice "required"',
+    );
   if (!outcome.toolCallDeltas)
     return row(check, label, 'gap', 'streamed, but no tool calls in the deltas', 'answers shown whole, at the end');
   return row(check, label, 'ok', 'yes: tool calls in the deltas', 'answers shown as they are written (STREAM_ANSWERS)');

@@ -248,16 +248,45 @@ export interface Adapting {
   fixes: ServerFixes;
 }
 
+/** A reply without a call, as the rules read it: why it ended, and its visible text (thinking taken out). */
+export interface CallessReply {
+  finishReason: string | null;
+  text: string;
+}
+
+/**
+ * How a call begins when a server's grammar forces one: JSON (the generic format and most native
+ * ones), a tag (`<tool_call>`, `<function=…>`, `<|python_tag|>`), Mistral's `[TOOL_CALLS]`, or a
+ * fenced block. A reply cut short that begins so may be a call the length limit interrupted.
+ */
+const beginsACall = /^(?:[{[<]|```)/;
+
+/**
+ * Whether a reply without a call shows that the forced choice was not enforced. Plain text does,
+ * even cut at the length limit: a grammar that forces a call (llama.cpp's for `required`,
+ * docs/function-calling.md) never lets a reply begin with prose, so a reply that does was free,
+ * wherever it was cut (the real llama-server without a tool template, b8291: prose until
+ * `finish_reason: "length"`). A cut reply that is empty (all thinking) or begins like a call, or
+ * one a content filter stopped, shows nothing of the choice.
+ */
+export function showsChoiceIgnored({ finishReason, text }: CallessReply): boolean {
+  if (finishReason === 'content_filter') return false;
+  if (finishReason !== 'length') return true;
+  const visible = text.trim();
+  return visible !== '' && !beginsACall.test(visible);
+}
+
 /**
  * A reply without a call where one was forced means the server ignores the forced choice, and the
  * bot moves to the text protocol: unless the operator chose the protocol, or it is in use already,
  * or the profile says the server enforces the choice (then it is a fluke, not a habit), or the
- * reply was cut short (its length, a content filter), which says nothing of the choice.
+ * reply shows nothing of the choice (`showsChoiceIgnored`). The doctor and a run read a reply by
+ * this one rule.
  */
-export function switchesToText(adapting: Adapting, finishReason: string | null = null): boolean {
+export function switchesToText(adapting: Adapting, reply: CallessReply): boolean {
   if (adapting.toolProtocol !== 'auto' || adapting.fixes.toolProtocol === 'text') return false;
   if (adapting.profile.honours.requiredChoice === 'yes') return false;
-  return finishReason !== 'length' && finishReason !== 'content_filter';
+  return showsChoiceIgnored(reply);
 }
 
 /**

@@ -65,7 +65,8 @@ interface Turn {
  */
 async function againInText({ session, request, signal, observe, first }: Turn): Promise<ModelResponse | null> {
   const calls = first.reply.message.tool_calls ?? [];
-  if (calls.length > 0 || !switchesToText(adapting(session, first.fixes), first.reply.finishReason)) return null;
+  const reply = { finishReason: first.reply.finishReason, text: first.reply.message.content ?? '' };
+  if (calls.length > 0 || !switchesToText(adapting(session, first.fixes), reply)) return null;
   const again = await send(session, request, mergeFixes(first.fixes, { toolProtocol: 'text' }), signal, observe);
   if (again.reply.message.tool_calls?.length)
     learn(session, { toolProtocol: 'text' }, 'answered without the tool call it was told to make');

@@ -12,6 +12,7 @@ import { type RunOutcome, runPlan } from '../conversation/conversation-run.ts';
 import type { ConversationMemory } from '../memory/conversation-memory.ts';
 import { maxImagesPerMessage } from '../images/take-image.ts';
 import { readImageFile } from './image-file.ts';
+import { liveAnswer } from './live-answer.ts';
 import { printToolEvents } from './print-events.ts';
 import { numberedSources } from '../posts/render.ts';
 
@@ -45,6 +46,8 @@ export interface ChatSessionOptions {
   signals?: Pick<NodeJS.Process, 'on' | 'off'>;
   /** Sinks that hear every run's events besides the printing (the OpenTelemetry export, src/telemetry/). */
   runSinks?: readonly AgentEventSink[];
+  /** STREAM_ANSWERS: replies streamed, and the answer printed as the model writes it. */
+  streamAnswers?: boolean;
 }
 
 /** What a session carries from line to line: the answer in progress, and what `/image` attached for the next message. */
@@ -76,7 +79,7 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
   for await (const line of lines) {
     const text = line.trim();
     if (/^\/image(\s|$)/.test(text)) write(await attachImage(text.slice('/image'.length).trim(), session, options));
-    else if (text !== '') await answer(text, session, options, write);
+    else if (text !== '') await answer(text, session, options);
     prompt();
   }
   const waiting = session.attached.length + session.notes.length;
@@ -116,12 +119,7 @@ async function attachImage(path: string, session: SessionState, options: ChatSes
 }
 
 /** Stores the line (with what `/image` attached) as a user message, runs the agent on it, and prints the outcome. */
-async function answer(
-  text: string,
-  session: SessionState,
-  options: ChatSessionOptions,
-  write: (line: string) => void,
-): Promise<void> {
+async function answer(text: string, session: SessionState, options: ChatSessionOptions): Promise<void> {
   const { conversation, memory, user } = options;
   // Without a Discord id a message is never a duplicate, so it is always stored.
   const triggerIds = [
@@ -136,6 +134,7 @@ async function answer(
   [session.attached, session.notes] = [[], []];
   session.running = new AbortController();
   const runId = randomUUID();
+  const live = liveAnswer((piece) => options.output.write(piece), 'bot: ');
   const outcome = await runPlan(
     { ...options, toolServers: options.toolServers ?? [] },
     {
@@ -152,11 +151,12 @@ async function answer(
       runId,
       model: options.model,
       stop: session.running.signal,
-      sinks: [printToolEvents(write), ...(options.runSinks ?? [])],
+      sinks: [printToolEvents(live.line), ...(options.streamAnswers ? [live.sink] : []), ...(options.runSinks ?? [])],
+      streamAnswers: options.streamAnswers,
     },
   );
   session.running = null;
-  write(formatOutcome(outcome));
+  live.finish(...formatOutcome(outcome));
   options.delivered?.(runId);
   // After the answer is printed, as the bot does after it is posted: what fell out of the window summed up.
   await memory.summarise({
@@ -169,8 +169,8 @@ async function answer(
   });
 }
 
-/** The answer, or why there is none, as the person at the terminal reads it. */
-function formatOutcome(outcome: RunOutcome): string {
+/** The answer, or why there is none, as the person at the terminal reads it: its line, and what goes under it. */
+function formatOutcome(outcome: RunOutcome): [head: string, tail: string] {
   if (outcome.kind === 'answered') {
     const tools = outcome.answer.tools_used.length > 0 ? `\n     (tools: ${outcome.answer.tools_used.join(', ')})` : '';
     const sources = outcome.answer.sources?.length
@@ -178,8 +178,8 @@ function formatOutcome(outcome: RunOutcome): string {
           .map((line) => `\n     ${line}`)
           .join('')}`
       : '';
-    return `bot: ${outcome.answer.answer}${tools}${sources}`;
+    return [`bot: ${outcome.answer.answer}`, `${tools}${sources}`];
   }
   const status = outcome.kind === 'no-answer' ? outcome.status : outcome.kind === 'interrupted' ? 'stopped' : 'failed';
-  return `bot: (${status}) ${outcome.kind === 'interrupted' ? '' : outcome.userMessage}`.trimEnd();
+  return [`bot: (${status}) ${outcome.kind === 'interrupted' ? '' : outcome.userMessage}`.trimEnd(), ''];
 }

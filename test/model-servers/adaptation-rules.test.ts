@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ModelError } from '../../src/agent/model-error.ts';
-import { fixFor } from '../../src/model-servers/adaptation-rules.ts';
+import { fixFor, showsChoiceIgnored } from '../../src/model-servers/adaptation-rules.ts';
+import { readContextRefusal } from '../../src/model-servers/context-refusal.ts';
+import { readPromptReuse } from '../../src/model-servers/prompt-reuse.ts';
 
 /** A refusal as the transport throws it: the status and the server's own words. */
 const refused = (status: number, message: string, code: string | null = null) =>
@@ -144,5 +146,60 @@ describe('a model that refuses images', () => {
     ])
       expect(fixFor(refused(400, words), withImage, {}), words).toBeNull();
     expect(fixFor(refused(500, 'failed to process image'), withImage, {})).toBeNull();
+  });
+});
+
+describe('what a reply without a call shows of the forced choice (the doctor and a run read it alike)', () => {
+  it.each([
+    ['prose that ended', { finishReason: 'stop', text: 'A red square.' }, true],
+    ['an empty reply that ended', { finishReason: 'stop', text: '' }, true],
+    // llama-server without a tool template: the model wrote prose until the length limit (issue 38).
+    ['prose cut at the length limit', { finishReason: 'length', text: 'Once upon a time, there was' }, true],
+    ['a call cut at the length limit', { finishReason: 'length', text: '{"tool_call": {"name": "pi' }, false],
+    ['a tagged call cut at the length limit', { finishReason: 'length', text: '<tool_call>\n{"name"' }, false],
+    ['nothing visible before the length limit (thinking)', { finishReason: 'length', text: '  ' }, false],
+    ['a content filter', { finishReason: 'content_filter', text: 'I' }, false],
+  ])('%s: %s', (_name, reply, shows) => {
+    expect(showsChoiceIgnored(reply)).toBe(shows);
+  });
+});
+
+describe('a refusal for the context size', () => {
+  it("reads llama-server's sizes from its words, or from the body's fields", () => {
+    const worded = refused(
+      400,
+      'request (2169 tokens) exceeds the available context size (2048 tokens), try increasing it',
+    );
+    expect(readContextRefusal(worded)).toEqual({ promptTokens: 2169, contextTokens: 2048 });
+    const fields = new ModelError('rejected', {
+      status: 400,
+      detail: 'too long',
+      reply: {
+        code: null,
+        message: 'the request exceeds the available context size',
+        body: { error: { n_prompt_tokens: 9000, n_ctx: 8192 } },
+      },
+    });
+    expect(readContextRefusal(fields)).toEqual({ promptTokens: 9000, contextTokens: 8192 });
+    expect(readContextRefusal(refused(400, 'Invalid tool_choice'))).toBeNull();
+  });
+});
+
+describe('prompt reuse, as each server says it', () => {
+  it("reads llama.cpp's timings, and OpenAI's and vLLM's cached tokens; null when a reply says neither", () => {
+    expect(readPromptReuse({ usage: { prompt_tokens: 2169 }, timings: { cache_n: 2168, prompt_n: 1 } })).toEqual({
+      promptTokens: 2169,
+      cachedTokens: 2168,
+      source: 'timings.cache_n',
+    });
+    expect(readPromptReuse({ usage: { prompt_tokens: 1500, prompt_tokens_details: { cached_tokens: 1280 } } })).toEqual(
+      {
+        promptTokens: 1500,
+        cachedTokens: 1280,
+        source: 'usage.prompt_tokens_details.cached_tokens',
+      },
+    );
+    expect(readPromptReuse({ usage: { prompt_tokens: 1500, prompt_tokens_details: null } })).toBeNull();
+    expect(readPromptReuse(null)).toBeNull();
   });
 });

@@ -34,5 +34,12 @@ export async function askModel(run: RunState): Promise<Turn> {
     durationMs: performance.now() - callStarted,
   });
   run.messages.push(message);
-  return { step, lastStep, message, calls: message.tool_calls ?? [], rejectedCall: response.rejectedCall };
+  return {
+    step,
+    lastStep,
+    message,
+    calls: message.tool_calls ?? [],
+    rejectedCall: response.rejectedCall,
+    finishReason: response.finishReason,
+  };
 }

@@ -58,6 +58,8 @@ export interface Turn {
   calls: readonly ToolCall[];
   /** Why the server could not read the call the model wrote; undefined when it could. */
   rejectedCall: string | undefined;
+  /** Why the reply ended, as the server said (`length`: cut at the length limit). */
+  finishReason: string | null;
 }
 
 /** How a run ends without failing: with an answer, or stopped for a reason. */

@@ -21,6 +21,7 @@ export const llamacpp: ProviderProfile<'llamacpp'> = {
   fixes: { namedChoice: 'required-with-one-tool' },
   advice: [
     'start llama-server with --jinja (older builds; newer ones default to it) and a tool-aware chat template',
+    "give it a context for the bot's requests: -c 16384 (the default takes the model's own, which may be 2,048 tokens, less than the bot's smallest request)",
     '--reasoning-format deepseek keeps thinking out of the content',
   ],
   sources: [

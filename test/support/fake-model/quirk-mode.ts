@@ -69,7 +69,7 @@ export async function startFakeModelServer(quirk: Quirk, options: FakeServerOpti
     // A model writes at the same pace whether it streams or not: a whole reply waits for all its chunks.
     if (options.streamChunkDelayMs)
       await new Promise((resolve) => setTimeout(resolve, options.streamChunkDelayMs! * chunkCount(rendered)));
-    sendWhole(exchange, quirk, `chatcmpl-${counter}`, rendered);
+    sendWhole(exchange, quirk, `chatcmpl-${counter}`, rendered, quirk.completionFields?.(seen, state));
   });
   const script = new Script<Step>(server.failures, 'fake model server');
   return {
@@ -124,6 +124,7 @@ function sendWhole(
   quirk: Quirk,
   id: string,
   rendered: { message: Record<string, unknown>; finishReason: string },
+  extra: Record<string, unknown> = {},
 ): void {
   const seen = body as SeenRequest;
   const promptTokens = quirk.promptTokens?.(seen) ?? 10;
@@ -135,5 +136,5 @@ function sendWhole(
     finishReason: rendered.finishReason,
     usage: { prompt_tokens: promptTokens, completion_tokens: 5, total_tokens: promptTokens + 5 },
   });
-  sendJson(response, 200, completion);
+  sendJson(response, 200, { ...completion, ...extra });
 }

@@ -24,6 +24,8 @@ export interface Quirk {
   streamsCallsWhole?: boolean;
   /** The prompt tokens the server says it read (10 unless given). */
   promptTokens?(request: SeenRequest): number;
+  /** Fields of its own a server adds to a whole reply (llama.cpp's `timings`), after the reply is rendered. */
+  completionFields?(request: SeenRequest, state: Map<string, unknown>): Record<string, unknown>;
 }
 
 /** Whether the request uses the API's tools (not the text protocol). */

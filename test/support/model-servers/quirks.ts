@@ -5,3 +5,4 @@
 export * from './hosted-api-quirks.ts';
 export * from './local-server-quirks.ts';
 export * from './quirk-rendering.ts';
+export * from './llama-server.ts';
