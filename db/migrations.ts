@@ -331,6 +331,35 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 16,
+    name: "direct messages' tokens per day, kept as a server's are; the day's total over every place",
+    // DM_DAILY_TOKENS summed the day's DM runs: a /forget-me or the retention sweep deleting them
+    // gave their tokens back. They are counted as a server's (its id "@me", directMessagesServerId)
+    // by the same triggers, and a run's tokens stay counted whatever deletes it. TOTAL_DAILY_TOKENS
+    // reads the day's rows of every place: by day.
+    up(db) {
+      const place = `coalesce(c.guild_id, CASE WHEN c.key LIKE 'discord:%' THEN '@me' END)`;
+      db.exec(`
+        DROP TRIGGER runs_usage_on_insert;
+        DROP TRIGGER runs_usage_on_update;
+        CREATE TRIGGER runs_usage_on_insert AFTER INSERT ON runs WHEN NEW.total_tokens <> 0 BEGIN
+          INSERT INTO guild_usage_days (guild_id, day, tokens)
+            SELECT ${place}, NEW.started_at / 86400000, NEW.total_tokens FROM conversations c WHERE c.id = NEW.conversation_id AND ${place} IS NOT NULL
+            ON CONFLICT (guild_id, day) DO UPDATE SET tokens = tokens + excluded.tokens;
+        END;
+        CREATE TRIGGER runs_usage_on_update AFTER UPDATE OF total_tokens ON runs WHEN NEW.total_tokens <> OLD.total_tokens BEGIN
+          INSERT INTO guild_usage_days (guild_id, day, tokens)
+            SELECT ${place}, NEW.started_at / 86400000, NEW.total_tokens - OLD.total_tokens FROM conversations c WHERE c.id = NEW.conversation_id AND ${place} IS NOT NULL
+            ON CONFLICT (guild_id, day) DO UPDATE SET tokens = tokens + excluded.tokens;
+        END;
+        INSERT INTO guild_usage_days (guild_id, day, tokens)
+          SELECT '@me', r.started_at / 86400000, sum(r.total_tokens) FROM runs r JOIN conversations c ON c.id = r.conversation_id
+          WHERE c.guild_id IS NULL AND c.key LIKE 'discord:%' GROUP BY r.started_at / 86400000 HAVING sum(r.total_tokens) <> 0;
+        CREATE INDEX guild_usage_days_by_day ON guild_usage_days (day);
+      `);
+    },
+  },
 ];
 
 export const latestVersion = migrations.at(-1)?.version ?? 0;

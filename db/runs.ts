@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { directMessageConversation } from './conversations.ts';
+import { directMessagesServerId } from './conversations.ts';
 
 /**
  * The `model` of a run a person made with `/tool` (a tool called without the model), naming who
@@ -219,12 +219,9 @@ function runLookupQueries(db: Database) {
   const tokensOnDay = db
     .prepare<[string, number], number>('SELECT tokens FROM guild_usage_days WHERE guild_id = ? AND day = ?')
     .pluck();
-  // Runs of direct-message conversations (no server) that started that day: by runs_by_start.
-  const directMessageTokens = db
-    .prepare<[number, number], number>(
-      `SELECT coalesce(sum(r.total_tokens), 0) FROM runs r JOIN conversations c ON c.id = r.conversation_id
-       WHERE r.started_at >= ? AND r.started_at < ? AND ${directMessageConversation('c')}`,
-    )
+  // Every place's tokens that day, direct messages ("@me") included: by guild_usage_days_by_day.
+  const allTokens = db
+    .prepare<[number], number>('SELECT coalesce(sum(tokens), 0) FROM guild_usage_days WHERE day = ?')
     .pluck();
 
   return {
@@ -238,8 +235,14 @@ function runLookupQueries(db: Database) {
     /** Tokens of the server's runs that started on the UTC day that begins at `dayStart`. */
     tokensOnDay: (guildId: string, dayStart: number) =>
       tokensOnDay.get(guildId, Math.floor(dayStart / 86_400_000)) ?? 0,
-    /** Tokens of every direct-message conversation's runs that started on the UTC day that begins at `dayStart`. */
-    directMessageTokensOnDay: (dayStart: number) => directMessageTokens.get(dayStart, dayStart + 86_400_000) ?? 0,
+    /**
+     * Tokens of every direct-message conversation's runs that started on the UTC day that begins at
+     * `dayStart`, counted as they were spent (a forget or the retention sweep gives none back).
+     */
+    directMessageTokensOnDay: (dayStart: number) =>
+      tokensOnDay.get(directMessagesServerId, Math.floor(dayStart / 86_400_000)) ?? 0,
+    /** Tokens of every server's and every direct message's runs on that day (TOTAL_DAILY_TOKENS). */
+    allTokensOnDay: (dayStart: number) => allTokens.get(Math.floor(dayStart / 86_400_000)) ?? 0,
   };
 }
 

@@ -77,6 +77,7 @@ describe('settings', () => {
           dailyTokenBudget: 1_000_000,
           allowDms: false,
           dmDailyTokens: 200_000,
+          totalDailyTokens: 10_000_000,
           toolConfirmMs: 60_000,
         },
       },

@@ -75,6 +75,8 @@ export interface DiscordSettings {
   allowDms: boolean;
   /** Tokens all direct-message conversations together may use per day (UTC); 0: no limit. */
   dmDailyTokens: number;
+  /** Tokens every server and direct message together may use per day (UTC): the ceiling over the others; 0: none. */
+  totalDailyTokens: number;
   /** How long a destructive tool call waits for its asker's Confirm before it is cancelled, and a tool's request for input for its answer (TOOL_CONFIRM_SECONDS). */
   toolConfirmMs?: number;
 }

@@ -7,6 +7,8 @@ export interface UsageLimitSettings {
   dailyTokenBudget: number;
   /** Tokens all direct-message conversations together may use per day (DM_DAILY_TOKENS); 0 or absent: no limit. */
   dmDailyTokens?: number;
+  /** Tokens all servers and direct messages together may use per day (TOTAL_DAILY_TOKENS); 0 or absent: no limit. */
+  totalDailyTokens?: number;
 }
 
 export type LimitVerdict = { ok: true } | { ok: false; tell: boolean; message: string };
@@ -58,32 +60,34 @@ export class UsageLimits {
 
   /** Whether the daily token budget of the server (or of direct messages: null) has tokens left, for work no person asked for: memory summaries. */
   budgetLeft(guildId: string | null): boolean {
-    const limit = guildId === null ? (this.settings.dmDailyTokens ?? 0) : this.settings.dailyTokenBudget;
-    if (limit <= 0) return true;
-    const dayStart = Math.floor(this.now() / 86_400_000) * 86_400_000;
-    const spent =
-      guildId === null
-        ? this.store.runs.directMessageTokensOnDay(dayStart)
-        : this.store.runs.tokensOnDay(guildId, dayStart);
-    return spent < limit;
+    return this.spentBudget(guildId, Math.floor(this.now() / 86_400_000) * 86_400_000) === null;
   }
 
-  /** The daily token budget of the server, or of direct messages (null): spent, the person is told once when it resets. */
+  /**
+   * The daily token budget of the server, or of direct messages (null), and the ceiling over all of
+   * them (TOTAL_DAILY_TOKENS): spent, the person is told once when it resets.
+   */
   private budget(userId: string, guildId: string | null, now: number): LimitVerdict {
-    const limit = guildId === null ? (this.settings.dmDailyTokens ?? 0) : this.settings.dailyTokenBudget;
-    if (limit <= 0) return { ok: true };
     const dayStart = Math.floor(now / 86_400_000) * 86_400_000;
-    const spent =
-      guildId === null
-        ? this.store.runs.directMessageTokensOnDay(dayStart)
-        : this.store.runs.tokensOnDay(guildId, dayStart);
-    if (spent < limit) return { ok: true };
-    const tokens = formatCount(limit);
-    const why =
-      guildId === null
-        ? `Direct messages to me have used their ${tokens} tokens for today.`
-        : `This server has used its ${tokens} tokens for today.`;
+    const why = this.spentBudget(guildId, dayStart);
+    if (why === null) return { ok: true };
     return this.refuse(`budget:${guildId ?? 'dm'}:${userId}`, dayStart + 86_400_000, now, why);
+  }
+
+  /** Why no tokens are left today for the place (the first budget spent, in words), or null. */
+  private spentBudget(guildId: string | null, dayStart: number): string | null {
+    const { runs } = this.store;
+    const limit = guildId === null ? (this.settings.dmDailyTokens ?? 0) : this.settings.dailyTokenBudget;
+    const spent = () =>
+      guildId === null ? runs.directMessageTokensOnDay(dayStart) : runs.tokensOnDay(guildId, dayStart);
+    if (limit > 0 && spent() >= limit)
+      return guildId === null
+        ? `Direct messages to me have used their ${formatCount(limit)} tokens for today.`
+        : `This server has used its ${formatCount(limit)} tokens for today.`;
+    const ceiling = this.settings.totalDailyTokens ?? 0;
+    if (ceiling > 0 && runs.allTokensOnDay(dayStart) >= ceiling)
+      return `I have used all ${formatCount(ceiling)} tokens the operator gives me for today, in every server together.`;
+    return null;
   }
 
   private refuse(key: string, resetsAt: number, now: number, why: string): LimitVerdict {

@@ -28,6 +28,23 @@ describe('limits on use', () => {
     expect(model.requests).toHaveLength(1);
   });
 
+  it('past TOTAL_DAILY_TOKENS, the ceiling over every server and the DMs together, refuses in any server', async () => {
+    world = await startBotWorld({ totalDailyTokens: 200 });
+    const { discord, model } = world;
+    // Another server the bot was added to spent 150 tokens today (by the trigger that counts every run's).
+    world.store.db
+      .prepare('INSERT INTO guild_usage_days (guild_id, day, tokens) VALUES (?, ?, 150)')
+      .run('900000000000000009', Math.floor(Date.now() / 86_400_000));
+    const thread = await answeredConversation(world, 'spend the rest'); // 120 more: 270 in all
+    const more = await discord.userSays({ channelId: thread.id, author: 'ada', content: 'more?' });
+    await world.handled('message', more.id);
+
+    expect(discord.botMessages(thread.id)[1]!.content).toMatch(
+      /^I have used all 200 tokens the operator gives me for today, in every server together\. I will answer again <t:\d+:R>/,
+    );
+    expect(model.requests).toHaveLength(1);
+  });
+
   it('past the per-person rate, replies once per window and calls no model', async () => {
     world = await startBotWorld({ userMessagesPerMinute: 2 });
     const { discord, model } = world;

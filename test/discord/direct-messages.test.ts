@@ -223,6 +223,28 @@ describe('ALLOW_DMS=on', () => {
     expect(model.requests).toHaveLength(2);
   });
 
+  it('keeps counting what was spent after a /forget-me: the DM budget is not given back with the words', async () => {
+    await start({ DM_DAILY_TOKENS: '100' });
+    model.enqueue(finalAnswer('First, and over the budget.'));
+    await discord.userSaysInDm({ author: 'bob', content: 'Spend it.' });
+    await waitForDmPosts('bob', 1, 'the answer');
+    const forgotten = await (
+      await discord.userRunsCommand({
+        name: 'forget-me',
+        channelId: discord.dmChannelOf('bob'),
+        author: 'bob',
+        options: { confirm: true },
+      })
+    ).waitForReply();
+    expect(forgotten.content).toMatch(/Deleted for good/);
+
+    // The budget all DMs share: Ada, never told before, is told it is spent.
+    await discord.userSaysInDm({ author: 'ada', content: 'My turn?' });
+    const [refusal] = await waitForDmPosts('ada', 1, 'the budget notice');
+    expect(refusal!.content).toMatch(/^Direct messages to me have used their 100 tokens for today\./);
+    expect(model.requests).toHaveLength(1);
+  });
+
   it('/reset in a DM makes the conversation start afresh', async () => {
     await start();
     model.enqueue(finalAnswer('Noted: 42.'), finalAnswer('I do not know.'));

@@ -160,6 +160,7 @@ export async function startBotWorld(
         dailyTokenBudget: 0,
         allowDms: false,
         dmDailyTokens: 0,
+        totalDailyTokens: 0,
         ...settings,
         token: discord.token,
       },
