@@ -185,7 +185,7 @@ describe('settings', () => {
         '  - SYSTEM_PROMPT_FILE cannot be set together with SYSTEM_PROMPT: keep one',
         // Read all the same, so that a missing file is not found only once the other is fixed.
         '  - SYSTEM_PROMPT_FILE cannot be read (ENOENT): "p.txt"',
-        'Fix them in .env (copy .env.example to start) or in the environment; README.md lists every setting under "Settings".',
+        'Fix them in .env (copy .env.example to start) or in the environment; docs/settings.md lists every setting.',
       ].join('\n'),
     );
     expect(message).not.toContain('secret persona');
@@ -401,10 +401,10 @@ describe('settings', () => {
     expect(shards({ SHARD_IDS: '3-1' })).toEqual([expect.stringMatching(/^SHARD_IDS must name at least one shard/)]);
   });
 
-  it('is documented: the README table and .env.example list exactly the settings that exist, and the OpenTelemetry variables', () => {
+  it('is documented: the table of docs/settings.md and .env.example list exactly the settings that exist, and the OpenTelemetry variables', () => {
     // The OTEL_* variables are read by the OpenTelemetry SDK and src/telemetry/, not by the settings' schema.
     const variables = [...settingNames, ...openTelemetryVariables].sort();
-    const readme = readFileSync(`${projectRoot}README.md`, 'utf8');
+    const readme = readFileSync(`${projectRoot}docs/settings.md`, 'utf8');
     const documented = [...readme.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((match) => match[1]!);
     expect(documented.sort()).toEqual(variables);
     const example = readFileSync(`${projectRoot}.env.example`, 'utf8');
@@ -412,8 +412,8 @@ describe('settings', () => {
     expect(listed.sort()).toEqual(variables);
   });
 
-  it("is documented with each number setting's range, as the code checks it: in the README's table and above its line in .env.example", () => {
-    const readme = readFileSync(`${projectRoot}README.md`, 'utf8');
+  it("is documented with each number setting's range, as the code checks it: in the table of docs/settings.md and above its line in .env.example", () => {
+    const readme = readFileSync(`${projectRoot}docs/settings.md`, 'utf8');
     const example = readFileSync(`${projectRoot}.env.example`, 'utf8').split('\n');
     const ranges = settingNames.flatMap((name) => {
       const range = rangeOf(settingsSchema.shape[name]);
@@ -427,7 +427,7 @@ describe('settings', () => {
       const line = example.findIndex((text) => text.startsWith(`${name}=`));
       const comment = example[line - 1] ?? '';
       return [
-        ...(states(row, range) ? [] : [`README: ${name} ${range}`]),
+        ...(states(row, range) ? [] : [`docs/settings.md: ${name} ${range}`]),
         ...(comment.startsWith('#') && states(comment, range) ? [] : [`.env.example: ${name} ${range}`]),
       ];
     });

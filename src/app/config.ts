@@ -116,7 +116,7 @@ export function formatProblems(problems: readonly string[]): string {
   return [
     `Cannot start: the settings have ${count} (read from the environment, then .env):`,
     ...problems.map((problem) => `  - ${problem}`),
-    'Fix them in .env (copy .env.example to start) or in the environment; README.md lists every setting under "Settings".',
+    'Fix them in .env (copy .env.example to start) or in the environment; docs/settings.md lists every setting.',
   ].join('\n');
 }
 

@@ -33,6 +33,10 @@ describe('the manual', () => {
     expect(brokenLinks(projectRoot, manualPages())).toEqual([]);
   });
 
+  it('keeps the README a first page: at most 220 lines, the rest in docs/', () => {
+    expect(readFileText('README.md').split('\n').length).toBeLessThanOrEqual(220);
+  });
+
   it('reaches every page of docs/ from the README in one click', () => {
     const fromReadme = new Set(linksOf(readFileText('README.md')).map(({ target }) => target.split('#')[0]!));
     const unreached = manualPages().filter((page) => page.startsWith('docs/') && !fromReadme.has(page));
