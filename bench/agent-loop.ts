@@ -9,7 +9,7 @@
  */
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
-import OpenAI from 'openai';
+import { OpenAI } from 'openai';
 import { z } from 'zod';
 import type { AgentEventSink } from '../src/agent/events.ts';
 import { silentLogger } from '../src/agent/logger.ts';
@@ -20,11 +20,12 @@ import { defineTool } from '../tools/define-tool.ts';
 import { bareLoop, benchTask, startModelProcess } from './bare-loop.ts';
 import { openBotSinks } from './bot-sinks.ts';
 import { measureRun, printTable } from './measure.ts';
+import { sized } from './smoke.ts';
 
 const { values } = parseArgs({
   options: {
-    runs: { type: 'string', default: '500' },
-    warmup: { type: 'string', default: '100' },
+    runs: { type: 'string', default: sized('500', '3') },
+    warmup: { type: 'string', default: sized('100', '1') },
     only: { type: 'string' },
   },
 });

@@ -4,7 +4,7 @@
  */
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
-import type OpenAI from 'openai';
+import type { OpenAI } from 'openai';
 
 /** The task every contender runs: the model server scripts the same turns for it. */
 export const benchTask = {

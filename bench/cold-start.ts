@@ -25,10 +25,11 @@ import { commands } from '../commands/index.ts';
 import { type FakeDiscord, startFakeDiscord } from '../test/support/fake-discord.ts';
 import { type EchoModel, startEchoModel } from '../test/support/fake-model.ts';
 import { projectRoot, tsxLoader } from '../test/support/run-process.ts';
+import { sized } from './smoke.ts';
 
 const { values } = parseArgs({
   options: {
-    rounds: { type: 'string', default: '7' },
+    rounds: { type: 'string', default: sized('7', '1') },
     /** One way alone: npm-start, no-source-maps or tsx. */
     only: { type: 'string' },
     /** Each start writes a CPU profile here (node --cpu-prof), to read with `npm run bench:profile`. */

@@ -8,8 +8,9 @@ import { type BotWorld, startBotWorld } from '../test/support/bot-harness.ts';
 import { finalAnswer, toolCalls } from '../test/support/fake-model.ts';
 import { openFirstThread } from './first-thread.ts';
 import { quantile } from './statistics.ts';
+import { sized } from './smoke.ts';
 
-const runs = Number(process.env.RUNS ?? 200);
+const runs = Number(process.env.RUNS ?? sized(200, 3));
 
 // Hop by hop: each exchange's moments, taken where the message passes (all in this process, so
 // on one clock). Marks are kept for the exchange under way; the first of each name counts.

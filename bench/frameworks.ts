@@ -27,7 +27,7 @@ import {
 } from '@openai/agents';
 import { generateText, hasToolCall, stepCountIs, tool as aiTool } from 'ai';
 import { createAgent, createMiddleware, tool as langchainTool } from 'langchain';
-import OpenAI from 'openai';
+import { OpenAI } from 'openai';
 import { z } from 'zod';
 import { silentLogger } from '../src/agent/logger.ts';
 import { createOpenAIModelClient } from '../src/model-servers/openai-model-client.ts';
@@ -37,9 +37,13 @@ import { bareLoop, benchTask, startModelProcess } from './bare-loop.ts';
 import { openBotSinks } from './bot-sinks.ts';
 import { measureRun, printTable } from './measure.ts';
 import { defineTool } from '../tools/define-tool.ts';
+import { sized } from './smoke.ts';
 
 const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '300' }, warmup: { type: 'string', default: '50' } },
+  options: {
+    runs: { type: 'string', default: sized('300', '3') },
+    warmup: { type: 'string', default: sized('50', '1') },
+  },
 });
 const runs = Number(values.runs);
 const warmup = Number(values.warmup);

@@ -11,8 +11,9 @@ import { answer } from '../test/support/model-servers/brain.ts';
 import { type FakeModelServer, startFakeModelServer } from '../test/support/fake-model.ts';
 import { compliant } from '../test/support/model-servers/quirks.ts';
 import { renderAnswer } from '../src/posts/render.ts';
+import { sized } from './smoke.ts';
 
-const rounds = Number(process.env.ROUNDS ?? 5);
+const rounds = Number(process.env.ROUNDS ?? sized(5, 1));
 const text = `${'The answer comes in parts. '.repeat(4)}${'Each sentence adds a little more to what was said before it, '.repeat(8)}That is all.`;
 const whole = renderAnswer({ answer: text, tools_used: [] });
 /** The stream's chunk that carries the answer's first characters: role, call head, `{"answe`, `r":"…`. */

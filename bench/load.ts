@@ -29,10 +29,11 @@ import { createLogger } from '../src/app/logging.ts';
 import { startInstance } from '../src/run-log/instance.ts';
 import type { LoadResult } from './load-discord.ts';
 import { askChild, quantile } from './statistics.ts';
+import { sized } from './smoke.ts';
 
 const { values } = parseArgs({
   options: {
-    threads: { type: 'string', default: '200' },
+    threads: { type: 'string', default: sized('200', '4') },
     messages: { type: 'string', default: '3' },
     latency: { type: 'string', default: '200' },
     concurrency: { type: 'string', default: '20' },

@@ -10,8 +10,9 @@
 import { type BotWorld, mentionOf, startBotWorld } from '../test/support/bot-harness.ts';
 import { startEchoModel } from '../test/support/fake-model.ts';
 import { quantile } from './statistics.ts';
+import { sized } from './smoke.ts';
 
-const questions = Number(process.env.QUESTIONS ?? 200);
+const questions = Number(process.env.QUESTIONS ?? sized(200, 4));
 const moderatorRole = '100000000000000021';
 
 interface Result {

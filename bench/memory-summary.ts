@@ -16,9 +16,10 @@ import { ConversationQueues } from '../src/conversation/conversation-queues.ts';
 import { conversationMemory } from '../src/memory/conversation-memory.ts';
 import { loadTokenCounter } from '../src/memory/token-counter.ts';
 import { startInstance } from '../src/run-log/instance.ts';
+import { sized } from './smoke.ts';
 
 const budget = 8000;
-const messages = 1000;
+const messages = sized(1000, 100);
 const counter = await loadTokenCounter('gpt-4.1-mini');
 const sentence = 'about the release plan, the failing tests and who reviews what this week';
 const summaryWords = Array.from({ length: 500 }, (_, index) => `w${index % 50}`).join(' ');
@@ -193,7 +194,7 @@ console.log(
 );
 console.log('| stored messages | window tokens, summaries off | window tokens, summaries on |');
 console.log('|--:|--:|--:|');
-for (const stored of [1, 99, 199, 299, 399, 499, 599, 799, 999]) {
+for (const stored of [1, 99, 199, 299, 399, 499, 599, 799, 999].filter((stored) => stored < messages)) {
   const [a, b] = [off.rows.find((row) => row.stored === stored)!, on.rows.find((row) => row.stored === stored)!];
   console.log(`| ${stored} | ${a.tokens} | ${b.tokens} |`);
 }
@@ -216,7 +217,7 @@ const p = (values: number[], q: number) =>
 console.log(
   `Window load of the 1,000-message thread (on the answer's path), mean of 300: off ${offLoad!.toFixed(2)} ms, on ${onLoad!.toFixed(2)} ms`,
 );
-const load = { count: 400, everyMs: 30, answerMs: 20, summaryMs: 100 };
+const load = { count: sized(400, 20), everyMs: 30, answerMs: 20, summaryMs: 100 };
 for (const summaries of [false, true]) {
   const waits = await queueWaits(summaries, load);
   console.log(

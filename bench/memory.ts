@@ -10,9 +10,10 @@ import { openStore } from '../db/store.ts';
 import { conversationMemory } from '../src/memory/conversation-memory.ts';
 import { loadTokenCounter } from '../src/memory/token-counter.ts';
 import { quantile } from './statistics.ts';
+import { sized } from './smoke.ts';
 
-const sizes = [1_000, 10_000, 100_000];
-const loads = 300;
+const sizes = sized([1_000, 10_000, 100_000], [200]);
+const loads = sized(300, 3);
 const counter = await loadTokenCounter('gpt-4.1-mini');
 const settings = { tokenBudget: 8000, messageTokenCap: 1500 };
 const sentence = 'Could you check what the build server said about the failing test in the payments module yesterday?';

@@ -22,9 +22,10 @@ import { parseArgs } from 'node:util';
 import { type FakeDiscord, startFakeDiscord } from '../test/support/fake-discord.ts';
 import { processState } from '../test/support/process-state.ts';
 import { projectRoot, tsxLoader } from '../test/support/run-process.ts';
+import { sized } from './smoke.ts';
 
 const { values } = parseArgs({
-  options: { rounds: { type: 'string', default: '5' }, kill: { type: 'string', default: 'group' } },
+  options: { rounds: { type: 'string', default: sized('5', '1') }, kill: { type: 'string', default: 'group' } },
 });
 const rounds = Number(values.rounds);
 if (values.kill !== 'group' && values.kill !== 'zombie') {

@@ -11,9 +11,10 @@ import { finalAnswer } from '../test/support/fake-model.ts';
 import { recordingLogger } from '../test/support/recording-logger.ts';
 import { openFirstThread } from './first-thread.ts';
 import { quantile } from './statistics.ts';
+import { sized } from './smoke.ts';
 
-const expiredRows = Number(process.env.ROWS ?? 100_000);
-const answers = Number(process.env.RUNS ?? 100);
+const expiredRows = Number(process.env.ROWS ?? sized(100_000, 500));
+const answers = Number(process.env.RUNS ?? sized(100, 3));
 
 const world: BotWorld = await startBotWorld({ toolPosts: 'off' });
 const { discord, model, store } = world;

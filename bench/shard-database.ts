@@ -26,11 +26,12 @@ import { loadTokenCounter } from '../src/memory/token-counter.ts';
 import { startInstance } from '../src/run-log/instance.ts';
 import { builtInTools } from '../tools/index.ts';
 import { quantile } from './statistics.ts';
+import { sized } from './smoke.ts';
 
 const { values } = parseArgs({
   options: {
     processes: { type: 'string', default: '4' },
-    runs: { type: 'string', default: '2000' },
+    runs: { type: 'string', default: sized('2000', '20') },
     worker: { type: 'string' },
   },
 });

@@ -21,10 +21,11 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { LoadResult } from './load-discord.ts';
 import { askChild, quantile } from './statistics.ts';
+import { sized } from './smoke.ts';
 
 const { values } = parseArgs({
   options: {
-    threads: { type: 'string', default: '200' },
+    threads: { type: 'string', default: sized('200', '8') },
     messages: { type: 'string', default: '3' },
     servers: { type: 'string', default: '40' },
     shards: { type: 'string', default: '4' },

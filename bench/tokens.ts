@@ -16,6 +16,7 @@ import { conversationMemory } from '../src/memory/conversation-memory.ts';
 import { loadTokenCounter } from '../src/memory/token-counter.ts';
 import { startInstance } from '../src/run-log/instance.ts';
 import { builtInTools } from '../tools/index.ts';
+import { sized } from './smoke.ts';
 
 const budget = 8000;
 const counter = await loadTokenCounter('gpt-4.1-mini');
@@ -68,7 +69,7 @@ const model: ModelClient = {
 console.log(`Memory budget ${budget} tokens; each exchange is a user message and an answer (2 stored messages).\n`);
 console.log('| messages in the thread | prompt tokens of the next call | messages sent |');
 console.log('|--:|--:|--:|');
-for (let exchange = 1; exchange <= 250; exchange++) {
+for (let exchange = 1; exchange <= sized(250, 10); exchange++) {
   const triggerIds = [
     memory.recordUserMessage(conversation, {
       authorId: 'u',
