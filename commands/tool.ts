@@ -222,6 +222,7 @@ async function callTool(
         logger: context.logger,
       },
       timeoutMs: context.agent.toolTimeoutMs,
+      secrets: context.agent.secrets,
       instanceId: context.instanceId,
       requester: interaction.user.id,
       signal: stopped,

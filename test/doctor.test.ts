@@ -82,6 +82,14 @@ const capabilities = [
 ];
 
 describe('npm run doctor against a server that honours everything', () => {
+  it("with a local server's placeholder key (OPENAI_API_KEY=none), masks no word of its report", async () => {
+    const run = await doctorOn(quirks.compliant, { OPENAI_API_KEY: 'none' }, { apiKey: 'none' });
+
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('none needed');
+    expect(run.stdout).not.toContain('[redacted]');
+  });
+
   it('reports every capability honoured, learns nothing, and exits 0, never showing the key', async () => {
     const key = 'sk-doctor-test-key-0123456789';
     const run = await doctorOn(quirks.compliant, { OPENAI_API_KEY: key }, { apiKey: key });

@@ -7,6 +7,12 @@ export interface AgentSettings {
   toolTimeoutMs: number;
   /** Whether the model sees images: those tools return are shown to it after their results. */
   seesImages?: boolean;
+  /**
+   * The settings' secret values (tokens, API keys, MCP servers' env and headers): masked in every
+   * tool result and error before the model, the step log or people see it (a search provider that
+   * echoes its key, say), by the rule of src/text/mask-secrets.ts.
+   */
+  secrets?: readonly string[];
 }
 
 export const defaultAgentSettings: AgentSettings = {

@@ -14,6 +14,8 @@ export interface DirectToolCall {
   args: unknown;
   context: ConversationContext;
   toolTimeoutMs: number;
+  /** Masked in its result and error (AgentSettings.secrets). */
+  secrets?: readonly string[];
   onEvent: AgentEventSink;
   /** Stops the call (the person's `/forget-me`): the tool is cancelled as a stopped run's are. */
   signal?: AbortSignal;
@@ -51,6 +53,7 @@ export async function runToolDirectly(
     tools: new Map([[tool.name, tool]]),
     maxCalls: 1,
     toolTimeoutMs: call.toolTimeoutMs,
+    secrets: call.secrets,
     runSignal: call.signal ?? new AbortController().signal,
     context: call.context,
     emit: (event) => {

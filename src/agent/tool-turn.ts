@@ -7,6 +7,7 @@ import type { ToolCall, ToolMessage } from './messages.ts';
 import type { AskInput, ConversationContext, RuntimeTool, ToolConfirmationOutcome, ToolProgress } from './tool.ts';
 import { imagesLine, isResultWithImages, type ToolImage } from './tool-images.ts';
 import { untilAborted } from './until-aborted.ts';
+import { maskWith } from '../text/mask-secrets.ts';
 
 /** A tool result longer than this is cut before the model sees it. */
 export const maxObservationChars = 16_000;
@@ -24,6 +25,8 @@ export interface ToolTurn {
   emit: AgentEventSink;
   /** Whether the model sees the images tools return (shown after the turn's results). */
   seesImages?: boolean;
+  /** Masked in every result and error (AgentSettings.secrets). */
+  secrets?: readonly string[];
 }
 
 export interface ToolTurnOutcome {
@@ -241,6 +244,7 @@ async function execute(
   { inputs, reportProgress }: { inputs: InputNote[]; reportProgress: (progress: ToolProgress) => void },
 ): Promise<Observation> {
   const askInput = notingInputs(turn.context.askInput, inputs);
+  const mask = maskWith(turn.secrets ?? []);
   // Kept only if the call succeeds: a URL noted by a call that then failed was never shown.
   const sources: string[] = [];
   const noteSource = (url: string) => void sources.push(url);
@@ -258,11 +262,18 @@ async function execute(
       }),
     );
     const result = await limit.race(running);
+    // A source whose URL holds a secret is not one to show: it goes with the masking.
+    const shown = sources.filter((url) => mask(url) === url);
     if (isResultWithImages(result)) {
       const line = imagesLine(result.images.length, turn.seesImages);
-      return { ok: true, text: formatObservation(`${result.text}\n${line}`), images: result.images, sources };
+      return {
+        ok: true,
+        text: formatObservation(`${result.text}\n${line}`, mask),
+        images: result.images,
+        sources: shown,
+      };
     }
-    return { ok: true, text: formatObservation(result), sources };
+    return { ok: true, text: formatObservation(result, mask), sources: shown };
   } catch (error) {
     if (turn.runSignal.aborted) return { ok: false, kind: 'cancelled', text: 'Cancelled: the run was stopped.' };
     if (limit.expired) {
@@ -273,17 +284,18 @@ async function execute(
       };
     }
     turn.context.logger.warn({ err: error, tool: tool.name }, 'a tool failed');
-    return { ok: false, kind: 'threw', text: `Error: ${errorMessage(error)}` };
+    return { ok: false, kind: 'threw', text: mask(`Error: ${errorMessage(error)}`) };
   }
 }
 
-/** What the model sees of a tool's result: text as it is, anything else as JSON, cut to size. */
-export function formatObservation(result: unknown): string {
-  const text =
+/** What the model sees of a tool's result: text as it is, anything else as JSON, masked, then cut to size. */
+export function formatObservation(result: unknown, mask: (text: string) => string = (text) => text): string {
+  const text = mask(
     typeof result === 'string'
       ? result
       : result === undefined || result === null
         ? '(no result)'
-        : JSON.stringify(result);
+        : JSON.stringify(result),
+  );
   return truncateWithNote(text, maxObservationChars, (shown, total) => `\n[cut: ${total - shown} more characters]`);
 }

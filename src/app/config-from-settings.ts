@@ -13,15 +13,16 @@ import { contentCheckOf } from './content-check-config.ts';
 /** The program's settings from valid variables and the files they name. */
 export function configFrom(settings: Settings, files: ReturnType<typeof readSettingFiles>): Config {
   const models = files.models ?? modelOfSettings(settings);
+  const secrets = [
+    settings.DISCORD_TOKEN,
+    settings.OPENAI_API_KEY,
+    ...webSearch.webSearchKeys(settings),
+    ...files.secrets,
+  ].filter((secret): secret is string => secret !== undefined);
   return {
     mcpServers: files.mcpServers,
     webSearch: webSearch.webSearchFrom(settings),
-    secrets: [
-      settings.DISCORD_TOKEN,
-      settings.OPENAI_API_KEY,
-      ...webSearch.webSearchKeys(settings),
-      ...files.secrets,
-    ].filter((secret): secret is string => secret !== undefined),
+    secrets,
     shards: { count: settings.SHARD_COUNT, ids: settings.SHARD_IDS ?? null },
     models,
     contentCheck: contentCheckOf(settings, models),
@@ -31,6 +32,7 @@ export function configFrom(settings: Settings, files: ReturnType<typeof readSett
       maxToolCallsPerTurn: settings.MAX_TOOL_CALLS_PER_TURN,
       runTimeoutMs: settings.RUN_TIMEOUT_SECONDS * 1000,
       toolTimeoutMs: settings.TOOL_TIMEOUT_SECONDS * 1000,
+      secrets,
     },
     databasePath: settings.DATABASE_PATH,
     memory: {

@@ -15,6 +15,8 @@ export interface DirectCall {
   args: unknown;
   context: ConversationContext;
   timeoutMs: number;
+  /** Masked in its result and error (AgentSettings.secrets). */
+  secrets?: readonly string[];
   instanceId: string;
   /** The Discord id of the person who ran it. */
   requester: string;
@@ -50,6 +52,7 @@ export async function runDirectToolCall(
     args: call.args,
     context,
     toolTimeoutMs: call.timeoutMs,
+    secrets: call.secrets,
     onEvent: record,
     signal: call.signal,
   });

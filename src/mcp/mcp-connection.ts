@@ -9,7 +9,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../agent/logger.ts';
 import type { RuntimeTool, ToolContext, ToolServer, ToolServerStatus } from '../agent/tool.ts';
 import { errorMessage } from '../agent/errors.ts';
-import { secretMask } from '../text/mask-secrets.ts';
+import { maskWith } from '../text/mask-secrets.ts';
 import { truncateLine } from '../text/truncate.ts';
 import { answerElicitations, type CallInFlight, elicitationCapability } from './elicitation.ts';
 import { callOptions, maxReasonLength, requestFailed, unavailable } from './mcp-request.ts';
@@ -76,7 +76,7 @@ export class McpConnection implements ToolServer {
     this.name = config.name;
     this.moderatorOnly = config.moderatorOnly;
     const secrets = Object.values(config.transport === 'http' ? config.headers : config.env);
-    this.masked = secretMask(secrets) ?? ((text) => text);
+    this.masked = maskWith(secrets);
   }
 
   status(): ToolServerStatus {

@@ -14,6 +14,7 @@ import { ModelError } from '../agent/model-error.ts';
 import { untilAborted } from '../agent/until-aborted.ts';
 import { fetchBounded, fetchWhole, retryAfterMs, tooLargeCode } from './response-bounds.ts';
 import { type CallProgress, StreamAccumulator } from './stream-accumulator.ts';
+import { censor, isSecret, maskWith } from '../text/mask-secrets.ts';
 
 export { maxResponseBytes } from './response-bounds.ts';
 
@@ -162,10 +163,14 @@ function isContextTooLong(code: string, message: string): boolean {
 /** The code of the error for a streamed request answered without a stream. */
 export const noStreamCode = 'no_stream';
 
-/** Hides the configured key, and anything shaped like an API key, in text bound for logs. */
+/**
+ * Hides the configured key, and anything shaped like an OpenAI key, in text bound for logs, by the
+ * rule of src/text/mask-secrets.ts: a placeholder such as `none` or `sk-no-key-required` is no secret.
+ */
 export function maskSecrets(text: string, apiKey: string | null): string {
-  const masked = apiKey && apiKey.length >= 4 ? text.split(apiKey).join('[redacted]') : text;
-  return masked.replace(/\b(sk-[A-Za-z0-9_*-]{2})[A-Za-z0-9_*-]{6,}/g, '$1…[redacted]');
+  return maskWith([apiKey])(text).replace(/\b(sk-[A-Za-z0-9_*-]{2})[A-Za-z0-9_*-]{6,}/g, (key: string, start: string) =>
+    isSecret(key) ? `${start}…${censor}` : key,
+  );
 }
 
 /** The base URL as it may be logged: without any password in it, and without the key wherever it appears. */

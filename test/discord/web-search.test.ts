@@ -201,6 +201,52 @@ describe('web search through the bot process', () => {
     });
   });
 
+  it(
+    'a provider that echoes its key in a result: masked before the model, the tool post and the step log',
+    { timeout: 60_000 },
+    async () => {
+      const echoing: FakePage[] = [
+        {
+          title: `Debug page for ${braveKey}`,
+          url: `https://echo.example.org/?key=${braveKey}`,
+          snippet: `Your subscription token is ${braveKey}.`,
+        },
+        pages[0]!,
+      ];
+      provider = await startFakeBrave(braveKey, echoing);
+      await start({ BRAVE_API_KEY: braveKey, BRAVE_SEARCH_URL: provider.url, TOOL_POSTS: 'all' });
+      model.enqueue(
+        toolCalls({ name: 'web_search', arguments: { query: 'launch', count: 2, freshness: null } }),
+        (request) => {
+          expect(JSON.stringify(request)).not.toContain(braveKey);
+          expect(request.messages.at(-1)!.content).toContain('Your subscription token is [redacted].');
+          return toolCalls({
+            name: 'final_answer',
+            arguments: {
+              answer: 'Nothing to see.',
+              tools_used: ['web_search'],
+              sources: ['https://echo.example.org/?key=[redacted]'],
+            },
+          });
+        },
+      );
+
+      expect(await ask('search something')).toBe('Nothing to see.\n-# 🔧 web_search');
+      const posted = discord
+        .botMessages()
+        .map((message) => message.content)
+        .join('\n');
+      expect(posted).toContain('[redacted]');
+      expect(posted).not.toContain(braveKey);
+      const store = openStore(databasePath);
+      try {
+        expect(JSON.stringify(store.db.prepare('SELECT * FROM steps').all())).not.toContain(braveKey);
+      } finally {
+        store.close();
+      }
+    },
+  );
+
   it('WEB_SEARCH=auto with no provider configured: the tool is not offered', { timeout: 60_000 }, async () => {
     await start({});
     model.enqueue((request) => {

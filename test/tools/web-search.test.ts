@@ -133,10 +133,13 @@ describe('web_search failures: an observation for the model, a line for the oper
     const { outcome, noted, lines } = await search(config, { query: 'launch' });
     if (outcome.ok) throw new Error(`expected a failure, got ${outcome.text}`);
     const line = lines.find((entry) => entry.level === 'warn');
-    const texts = [outcome.error.userMessage, line?.msg ?? ''];
+    // One message for every failure (web search failed), the provider's words in `reason`.
+    expect(line?.msg).toBe('web search failed');
+    const reason = typeof line?.fields.reason === 'string' ? line.fields.reason : '(no reason)';
+    const texts = [outcome.error.userMessage, JSON.stringify(line?.fields ?? {})];
     for (const key of [braveKey, tavilyKey]) for (const text of texts) expect(text).not.toContain(key);
     expect(noted).toEqual([]);
-    return { code: outcome.error.code, observation: outcome.error.userMessage, log: line?.msg ?? '(no log line)' };
+    return { code: outcome.error.code, observation: outcome.error.userMessage, log: reason };
   }
 
   it('SearXNG without the JSON format enabled (403)', async () => {

@@ -29,6 +29,7 @@ export async function toolCalls(run: RunState, turn: Turn, others: readonly Tool
     context: run.context,
     emit: run.emit,
     seesImages: settings.seesImages ?? false,
+    secrets: settings.secrets,
   });
   for (const name of outcome.executed) run.called.add(name);
   for (const url of outcome.sources) noteSource(run.sources, url);

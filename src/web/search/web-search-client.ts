@@ -8,7 +8,7 @@
 import type { Logger } from '../../agent/logger.ts';
 import { readUpTo } from '../../streams/read-up-to.ts';
 import { formatTimeLimit } from '../../text/duration.ts';
-import { secretMask } from '../../text/mask-secrets.ts';
+import { maskWith } from '../../text/mask-secrets.ts';
 import { truncateLine } from '../../text/truncate.ts';
 import type { SearchProviderProfile } from './providers/provider-profile.ts';
 import { SearchError, type SearchErrorCode } from './search-error.ts';
@@ -106,7 +106,7 @@ function refusal(settings: WebSearchSettings, response: Response, body: unknown)
   const { profile } = settings;
   const status = response.status;
   const code = profile.classify?.(status, body) ?? codeOfStatus(status);
-  const mask = secretMask(settings.apiKey ? [settings.apiKey] : []) ?? ((text: string) => text);
+  const mask = maskWith([settings.apiKey]);
   const said = profile.explain(body);
   const explained = said ? `: ${truncateLine(mask(said), 200).replace(/[.\s]+$/, '')}` : '';
   const wait = code === 'search-rate-limited' ? retryAfterSeconds(response.headers) : null;
