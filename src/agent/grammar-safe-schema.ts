@@ -17,9 +17,11 @@ import { mapSchema, type SchemaNode } from './schema-walk.ts';
  *   `\s` are not translated and make the grammar unparseable (#23436), a nested pattern fails to
  *   parse (#25746), and one not anchored `^…$` is refused (grammars/README.md). xgrammar refuses a
  *   pattern beside a length bound (vllm/v1/structured_output/backend_xgrammar.py).
- * - A `format` other than date, time, date-time and uuid, the ones llama.cpp writes as grammar
- *   (common/json-schema-to-grammar.cpp, STRING_FORMAT_RULES and `uuid`), which xgrammar also takes
- *   (STRING_SUPPORTED_FORMATS in vLLM's backend_xgrammar.py); outlines refuses others.
+ * - A `format` llguidance does not implement (vLLM's guidance backend, and llama.cpp built with
+ *   LLAMA_USE_LLGUIDANCE, refuse it: guidance-ai/llguidance docs/json_schema.md); its list is within
+ *   xgrammar's (STRING_SUPPORTED_FORMATS in vLLM's backend_xgrammar.py), and llama.cpp's own
+ *   converter writes date, time, date-time and uuid and skips the others
+ *   (common/json-schema-to-grammar.cpp).
  * - `minLength` / `maxLength` beside a format kept: xgrammar cannot hold both (backend_xgrammar.py,
  *   `_has_pattern_and_length_bounds`).
  * - A length or item-count bound above {@link maxGrammarRepetition}: llama.cpp writes it as a
@@ -29,6 +31,12 @@ import { mapSchema, type SchemaNode } from './schema-walk.ts';
  *   newer builds refuse a count that reaches 2000 (#25746).
  * - `multipleOf`, `uniqueItems`, `contains`, `minContains`, `maxContains`: xgrammar refuses them
  *   (`has_xgrammar_unsupported_json_features`); llama.cpp skips them (grammars/README.md).
+ * - `oneOf` is sent as `anyOf` (a wider rule, the validator keeps the narrow one): llguidance
+ *   refuses a `oneOf` it cannot prove to be one (docs/json_schema.md), llama.cpp reads it as
+ *   `anyOf` anyway.
+ *
+ * Ollama makes schemas into grammars with llama.cpp's code (ollama/ollama llama/sampling_ext.cpp,
+ * `schema_to_grammar`), as LM Studio's llama.cpp engine does for GGUF models: the same limits.
  */
 export function grammarSafeSchema(schema: Record<string, unknown>): Record<string, unknown> {
   return mapSchema(schema, grammarSafeNode) as Record<string, unknown>;
@@ -41,8 +49,19 @@ export function grammarSafeSchema(schema: Record<string, unknown>): Record<strin
  */
 export const maxGrammarRepetition = 1000;
 
-/** The string formats every engine writes as grammar (see {@link grammarSafeSchema}). */
-export const grammarFormats: ReadonlySet<string> = new Set(['date', 'time', 'date-time', 'uuid']);
+/** The string formats every engine takes (llguidance's list; see {@link grammarSafeSchema}). */
+const grammarFormats: ReadonlySet<string> = new Set([
+  'date-time',
+  'time',
+  'date',
+  'duration',
+  'email',
+  'hostname',
+  'ipv4',
+  'ipv6',
+  'uuid',
+  'uri',
+]);
 
 /** Keywords some engine refuses and none needs to hold the model to a call. */
 const refusedKeywords = ['pattern', 'multipleOf', 'uniqueItems', 'contains', 'minContains', 'maxContains'];
@@ -52,6 +71,10 @@ function grammarSafeNode(node: SchemaNode): SchemaNode {
   const out: SchemaNode = { ...node };
   for (const keyword of refusedKeywords) delete out[keyword];
   if (typeof out.format === 'string' && !grammarFormats.has(out.format)) delete out.format;
+  if ('oneOf' in out && !('anyOf' in out)) {
+    out.anyOf = out.oneOf;
+    delete out.oneOf;
+  }
   const keptFormat = typeof out.format === 'string';
   for (const bound of repetitionBounds) {
     const value = out[bound];
