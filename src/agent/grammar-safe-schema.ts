@@ -47,7 +47,7 @@ export function grammarSafeSchema(schema: Record<string, unknown>): Record<strin
  * (2000): its newest parser multiplies a repetition's count by the rules it repeats, so a bound
  * near the threshold may still be refused once nested.
  */
-export const maxGrammarRepetition = 1000;
+const maxGrammarRepetition = 1000;
 
 /** The string formats every engine takes (llguidance's list; see {@link grammarSafeSchema}). */
 const grammarFormats: ReadonlySet<string> = new Set([

@@ -33,9 +33,9 @@ async function start() {
   return { server, world };
 }
 
-/** The last tool result the model was sent. */
+/** The last tool result the model was sent (its content as JSON: text, or parts). */
 const lastToolResult = (request: SeenRequest) =>
-  String(request.messages.findLast((message) => message.role === 'tool')?.content ?? '');
+  JSON.stringify(request.messages.findLast((message) => message.role === 'tool')?.content ?? null);
 
 describe('tools against llama.cpp grammars', () => {
   it('a run with remind_me and fetch_url offered reaches its final answer', async () => {
