@@ -13,7 +13,7 @@ import { mapSchema, type SchemaNode } from './schema-walk.ts';
  * - `pattern`: llama.cpp's converter turns a regex into grammar rules and knows only a subset.
  *   Before ggml-org/llama.cpp#21124 (merged 2026-03-28) a group `(?:…)` made it call `back()` on an
  *   empty sequence: a segfault, which took down llama-server b8291 at every request offering
- *   remind_me (zod's `z.iso.datetime()` writes a 200-character pattern of such groups). `\d`, `\w`,
+ *   remind_me (zod's `z.iso.datetime()` writes a 288-character pattern of 14 such groups). `\d`, `\w`,
  *   `\s` are not translated and make the grammar unparseable (#23436), a nested pattern fails to
  *   parse (#25746), and one not anchored `^…$` is refused (grammars/README.md). xgrammar refuses a
  *   pattern beside a length bound (vllm/v1/structured_output/backend_xgrammar.py).

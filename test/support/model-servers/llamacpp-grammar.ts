@@ -7,7 +7,7 @@
  *   converter (common/json-schema-to-grammar.cpp, `_visit_pattern`) did not step over `?:` after
  *   `(`, read `?` as a quantifier of nothing and called `back()` on an empty sequence: a segfault
  *   (ggml-org/llama.cpp#21124, the fix, merged 2026-03-28; #12252, #13391). The length of the
- *   pattern is not what crashes it: zod's `z.iso.datetime()` pattern (about 200 characters) is
+ *   pattern is not what crashes it: zod's `z.iso.datetime()` pattern (288 characters with the offset) is
  *   long because it is made of such groups, and one `^(?:a)$` does the same. So the fake crashes
  *   on the group, whatever the pattern's length.
  * - A length or item-count bound over 2000 (`maxLength: 2048`) is refused with HTTP 500 "Failed to
