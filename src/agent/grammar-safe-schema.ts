@@ -4,8 +4,9 @@ import { mapSchema, type SchemaNode } from './schema-walk.ts';
  * What a tool's parameters look like as the model is sent them: a schema every grammar engine
  * takes. Servers that run models themselves turn the tools' schemas into a grammar that holds the
  * model to a call (llama.cpp and those built on its grammar code: Ollama, LM Studio's GGUF engine;
- * vLLM's guided decoding: xgrammar, guidance, outlines), and a keyword one of them cannot compile
- * breaks every request that offers the tool: a crash, an HTTP 500, or a grammar silently dropped.
+ * vLLM's guided decoding: xgrammar, llguidance), and a keyword one of them cannot compile breaks
+ * every request that offers the tool: a crash, an HTTP 500, or a grammar silently dropped
+ * (ggml-org/llama.cpp#19051).
  * What is sent need not be what is checked: the tool's validator (zod, or ajv for an MCP server's
  * schema) keeps every rule, and a call that breaks one goes back to the model as the observation
  * any invalid call gets. So the schema sent only leaves out, never adds:
@@ -27,7 +28,7 @@ import { mapSchema, type SchemaNode } from './schema-walk.ts';
  * - A length or item-count bound above {@link maxGrammarRepetition}: llama.cpp writes it as a
  *   repetition `{m,n}`, and its grammar parser refuses more than MAX_REPETITION_THRESHOLD (2000)
  *   repetitions (src/llama-grammar.cpp); b8291 answered such a request with HTTP 500 "Failed to
- *   parse input at pos 0" (the grammar dropped, the model's free text then unparseable), and
+ *   parse input at pos 0" (by all signs the grammar dropped, the model's free text then not a call), and
  *   newer builds refuse a count that reaches 2000 (#25746).
  * - `multipleOf`, `uniqueItems`, `contains`, `minContains`, `maxContains`: xgrammar refuses them
  *   (`has_xgrammar_unsupported_json_features`); llama.cpp skips them (grammars/README.md).
