@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { FunctionSpec } from './model-client.ts';
+import { grammarSafeSchema } from './grammar-safe-schema.ts';
 import { mapSchema } from './schema-walk.ts';
 import { isStrictCompatible } from './strict-schema.ts';
 import type { RuntimeTool, ToolContext, ValidationResult } from './tool.ts';
@@ -42,18 +43,23 @@ export function fromZodTool(definition: ToolDefinition): RuntimeTool {
   });
 }
 
-/** Completes a tool that comes with a JSON Schema and its own validator (MCP servers). */
+/**
+ * Completes a tool that comes with a JSON Schema and its own validator (MCP servers). The model is
+ * sent the schema without what a grammar engine cannot compile (grammar-safe-schema.ts); the
+ * validator keeps the whole schema.
+ */
 export function fromJsonSchemaTool(tool: Omit<RuntimeTool, 'spec'>): RuntimeTool {
   if (!toolNamePattern.test(tool.name)) {
     throw new Error(`tool name "${tool.name}" must match ${toolNamePattern} for the model to call it`);
   }
+  const parameters = grammarSafeSchema(tool.inputSchema);
   const spec: FunctionSpec = {
     type: 'function',
     function: {
       name: tool.name,
       description: tool.description,
-      parameters: tool.inputSchema,
-      strict: isStrictCompatible(tool.inputSchema),
+      parameters,
+      strict: isStrictCompatible(parameters),
     },
   };
   return { ...tool, spec };

@@ -129,9 +129,9 @@ export type ValidationResult = { ok: true; value: unknown } | { ok: false; issue
 export interface RuntimeTool {
   name: string;
   description: string;
-  /** The JSON Schema of the arguments, as sent to the model. */
+  /** The JSON Schema of the arguments, whole: what `validate` checks and `/tool`'s options show. */
   inputSchema: Record<string, unknown>;
-  /** The spec sent to the model, built once from the fields above. */
+  /** The spec sent to the model, built once from the fields above (its schema grammar-safe: grammar-safe-schema.ts). */
   spec: FunctionSpec;
   moderatorOnly: boolean;
   /** It may change or delete things (an MCP tool's annotations, or the operator's word): it runs once the asker confirms. */

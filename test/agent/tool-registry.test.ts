@@ -49,7 +49,7 @@ describe('tool registry', () => {
     expect(tool!.spec.function.strict).toBe(false);
   });
 
-  it('sends schemas with keywords strict mode rejects (unions, tuples) as non-strict', () => {
+  it('sends schemas with keywords strict mode rejects (tuples) as non-strict; a oneOf union goes as anyOf, which it takes', () => {
     const union = defineTool({
       name: 'shape',
       description: 'A shape.',
@@ -68,7 +68,14 @@ describe('tool registry', () => {
       execute: () => 'ok',
     });
     const [unionTool, tupleTool] = buildToolRegistry([union, tuple]);
-    expect(unionTool!.spec.function.strict).toBe(false);
+    // zod writes the discriminated union as oneOf, which grammar engines may refuse (grammar-safe-schema.ts):
+    // the model is sent anyOf, and the validator still holds the call to one branch.
+    const sentShape = (unionTool!.spec.function.parameters.properties as Record<string, Record<string, unknown>>)
+      .shape!;
+    expect(Object.keys(sentShape)).toContain('anyOf');
+    expect(Object.keys(sentShape)).not.toContain('oneOf');
+    expect(unionTool!.spec.function.strict).toBe(true);
+    expect(unionTool!.validate({ shape: { kind: 'circle', side: 2 } }).ok).toBe(false);
     expect(tupleTool!.spec.function.strict).toBe(false);
   });
 

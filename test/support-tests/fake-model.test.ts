@@ -60,6 +60,29 @@ describe('the fake model', () => {
     await expect(server.close()).rejects.toThrow(/1 scripted steps were never requested/);
   });
 
+  it("quirks, llama.cpp's grammar: a pattern group resets the connection, a bound over 2000 is a 500, 2000 is answered", async () => {
+    const server = await startFakeModelServer(compliant, { grammar: 'llama.cpp' });
+    const withParameters = (parameters: object) => ({
+      tools: [{ type: 'function', function: { name: 'final_answer', parameters } }],
+    });
+    const string = (keywords: object) => ({ type: 'object', properties: { s: { type: 'string', ...keywords } } });
+    await expect(post(server.baseURL, chat(question, withParameters(string({ pattern: '^(?:a)$' }))))).rejects.toThrow(
+      'fetch failed',
+    );
+    const refused = await post(server.baseURL, chat(question, withParameters(string({ maxLength: 2001 }))));
+    expect(refused).toEqual({
+      status: 500,
+      body: { error: { code: 500, message: 'Failed to parse input at pos 0', type: 'server_error' } },
+    });
+    server.enqueue(answer('Within.'));
+    const within = await post(
+      server.baseURL,
+      chat(question, withParameters(string({ maxLength: 2000, pattern: '^a$' }))),
+    );
+    expect(within.body.choices[0].message.tool_calls[0].function.name).toBe('final_answer');
+    await server.close();
+  });
+
   it('bench: plays add and multiply, then add, then the final answer from the last result', async () => {
     const model = await startBenchModel();
     const names = (reply: { body: Record<string, any> }) =>

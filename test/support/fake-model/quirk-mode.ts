@@ -5,6 +5,7 @@
  * Like the scripted mode, `close()` throws for requests nobody scripted and steps left over.
  */
 import type { Intent, SeenRequest } from '../model-servers/brain.ts';
+import { llamacppGrammarFault } from '../model-servers/llamacpp-grammar.ts';
 import type { Quirk } from '../model-servers/quirk-rendering.ts';
 import { chunkCount, type StreamPacing, streamRendered } from './quirk-stream.ts';
 import { isChatRequest, Script } from './script.ts';
@@ -31,6 +32,8 @@ export interface FakeServerOptions extends StreamPacing {
   apiKey?: string;
   /** The first streamed reply is cut (its connection destroyed) after this many chunks. */
   cutFirstStreamAfterChunks?: number;
+  /** The tools' schemas made into a grammar as llama-server b8291 did: a crash or a refusal (model-servers/llamacpp-grammar.ts). */
+  grammar?: 'llama.cpp';
 }
 
 export async function startFakeModelServer(quirk: Quirk, options: FakeServerOptions = {}): Promise<FakeModelServer> {
@@ -57,6 +60,9 @@ export async function startFakeModelServer(quirk: Quirk, options: FakeServerOpti
     requests.push(seen);
     const refusal = refusalOf(quirk, models, seen, state);
     if (refusal) return sendJson(response, refusal.status, refusal.body);
+    const fault = options.grammar === 'llama.cpp' ? llamacppGrammarFault(seen) : null;
+    if (fault === 'crash') return void request.socket.destroy();
+    if (fault) return sendJson(response, fault.status, fault.body);
     const step = script.next(requests.length, response);
     if (!step) return;
     const intent = typeof step === 'function' ? step(quirk.asSeenByModel?.(seen) ?? seen) : step;
