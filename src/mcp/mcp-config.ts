@@ -190,11 +190,14 @@ function withScopeVariablesKept(entry: unknown): unknown {
     typeof value === 'string'
       ? value.replace(/\$\{(MCP_SCOPE_ID|MCP_SCOPE_DIR)\}/g, (_whole, name: string) => scopeMarker(name))
       : value;
-  const args = Array.isArray(entry.args) ? entry.args.map(keep) : entry.args;
-  const env = isObject(entry.env)
-    ? Object.fromEntries(Object.entries(entry.env).map(([key, value]) => [key, keep(value)]))
-    : entry.env;
-  return { ...entry, args, env };
+  // Only the fields the entry has: a `url` server has neither, and its strict schema refuses any it lacks.
+  return {
+    ...entry,
+    ...(Array.isArray(entry.args) ? { args: entry.args.map(keep) } : {}),
+    ...(isObject(entry.env)
+      ? { env: Object.fromEntries(Object.entries(entry.env).map(([key, value]) => [key, keep(value)])) }
+      : {}),
+  };
 }
 
 /** The marker a scoped session replaces with its variable's value. */

@@ -2,7 +2,12 @@
  * A scoped MCP server's sessions: started at a scope's first call, told their scope, capped in
  * number (refused past it, clearly), and stopped when unused.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, realpathSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -116,5 +121,59 @@ describe('a scoped MCP server', () => {
     const { root, call } = await scoped({}, parsed.servers[0]!);
     const env = JSON.parse(String(await call('environment', inGuild('111')))) as Record<string, string>;
     expect(env).toMatchObject({ MEMORY_FILE_PATH: join(root, 'server-111', 'memory.jsonl'), TOKEN: 'sk-1' });
+  });
+});
+
+describe('a scoped url server (streamable HTTP)', () => {
+  it('is accepted by MCP_CONFIG and has a session of its own per Discord server', async () => {
+    const sessions = new Set<string>();
+    const http = createServer((request, response) => {
+      const id = request.headers['mcp-session-id'];
+      if (typeof id === 'string') sessions.add(id);
+      void handle(request, response);
+    });
+    const transports = new Map<string, StreamableHTTPServerTransport>();
+    const handle = async (request: IncomingMessage, response: ServerResponse) => {
+      const id = request.headers['mcp-session-id'];
+      let transport = typeof id === 'string' ? transports.get(id) : undefined;
+      if (!transport) {
+        transport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (made) => void transports.set(made, transport!),
+        });
+        const server = new McpServer({ name: 'scoped-http', version: '1.0.0' });
+        server.registerTool('ping', { description: 'Pong.' }, () => ({ content: [{ type: 'text', text: 'pong' }] }));
+        await server.connect(transport);
+      }
+      await transport.handleRequest(request, response);
+    };
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+      const parsed = parseMcpConfig(JSON.stringify({ mcpServers: { web: { url, scope: 'server' } } }));
+      if (!parsed.ok) throw new Error(parsed.problems.join('; '));
+      expect(parsed.servers[0]).toMatchObject({ transport: 'http', url, scoping: { scope: 'server' } });
+
+      const root = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-scope-')));
+      const config = parsed.servers[0]!;
+      if (!config.scoping) throw new Error('not scoped');
+      const server = new ScopedMcpServer({ ...config, scoping: config.scoping }, silentLogger, root, timings);
+      open.push(server);
+      await server.start();
+      const ping = (guild: string) =>
+        server
+          .tools()
+          .find((tool) => tool.name === 'web__ping')!
+          .execute({}, inGuild(guild));
+      expect(await ping('g1')).toBe('pong');
+      expect(await ping('g2')).toBe('pong');
+      expect(await ping('g1')).toBe('pong');
+      expect(server.sessionCount()).toBe(2);
+      // The listing's own session, and one for each Discord server: never one shared by both.
+      expect(sessions.size).toBeGreaterThanOrEqual(2);
+    } finally {
+      await Promise.all(open.splice(0).map((server) => server.close()));
+      await new Promise((resolve) => http.close(resolve));
+    }
   });
 });
