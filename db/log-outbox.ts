@@ -24,8 +24,10 @@ export function createLogOutboxQueries(db: Database) {
   const guilds = db.prepare<[], { guild_id: string }>('SELECT DISTINCT guild_id FROM log_outbox');
   const remove = db.prepare<[number]>('DELETE FROM log_outbox WHERE id = ?');
   const removeGuild = db.prepare<[string]>('DELETE FROM log_outbox WHERE guild_id = ?');
-  const dropOldestRuns = db.prepare<[string, number]>(
-    `DELETE FROM log_outbox WHERE id IN (SELECT id FROM log_outbox WHERE guild_id = ? AND json_extract(entry, '$.kind') = 'run' ORDER BY id LIMIT ?)`,
+  // Run cards first, oldest first (their runs stay in /steps); then, when those are not enough, the
+  // oldest of any kind: a member pressing /tool again and again must not grow it past the bound.
+  const dropOldest = db.prepare<[string, number]>(
+    `DELETE FROM log_outbox WHERE id IN (SELECT id FROM log_outbox WHERE guild_id = ? ORDER BY json_extract(entry, '$.kind') <> 'run', id LIMIT ?)`,
   );
   return {
     add: (guildId: string, entry: string, now = Date.now()) => void insert.run(guildId, entry, now),
@@ -38,8 +40,8 @@ export function createLogOutboxQueries(db: Database) {
     remove: db.transaction((ids: readonly number[]) => {
       for (const id of ids) remove.run(id);
     }),
-    /** The server's `count` oldest run cards (the rarer kinds stay). */
-    dropOldestRuns: (guildId: string, count: number) => void dropOldestRuns.run(guildId, count),
+    /** The server's `count` oldest cards, run cards first (the rarer kinds stay while there are runs to drop). */
+    dropOldest: (guildId: string, count: number) => void dropOldest.run(guildId, count),
     /** Every entry of a server: its logging was stopped. */
     removeGuild: (guildId: string) => void removeGuild.run(guildId),
   };

@@ -400,6 +400,39 @@ describe('the log under load and in trouble', () => {
     expect(owed().some((entry) => entry.runId === 'old-0')).toBe(false);
   });
 
+  it('the bound holds for every kind of card: refused /tool presses past it drop the oldest', async () => {
+    world = await start({ logPaceMs: 20, databaseTools: true });
+    const { discord, store } = world;
+    const gone = await discord.createChannel('mod-log');
+    await settings('log-channel', discord.channels.general, { channel: gone });
+    await discord.deleteChannel(gone);
+    // Cards of a kind that is not a run's, owed already: a member refused a moderators' tool again and again.
+    for (let index = 0; index < 2000; index += 1)
+      store.logOutbox.add(
+        discord.guildId,
+        JSON.stringify({
+          kind: 'tool-refused',
+          tool: 'search_server',
+          channelId: discord.channels.general,
+          runId: null,
+          reason: `old-${index}`,
+        }),
+      );
+    // Bob, no moderator, presses /tool search_server (moderators only) once more.
+    const refused = await command({
+      name: 'tool',
+      subcommand: 'search_server',
+      options: { query: 'plans' },
+      channelId: discord.channels.general,
+      author: 'bob',
+    });
+    expect(refused.content).toMatch(/moderators/);
+    const owed = () =>
+      store.logOutbox.oldest(discord.guildId, 5000).map((row) => JSON.parse(row.entry) as { reason?: string });
+    await discord.waitFor(() => owed().every((entry) => entry.reason !== 'old-0'), { what: 'the oldest card dropped' });
+    expect(store.logOutbox.count(discord.guildId)).toBe(2000);
+  });
+
   it('a log channel the bot cannot post in is reported once, not tried per run, and tried again when set again', async () => {
     const { logger, lines } = recordingLogger();
     world = await start({ logPaceMs: 20, logger });

@@ -53,9 +53,10 @@ export function startModeratorLog(client: Client<true>, options: ModeratorLogOpt
     if (logChannelOf(store.placeSettings, guildId) === null) return;
     store.logOutbox.add(guildId, JSON.stringify(entry));
     // A log channel the bot cannot post in keeps its cards until it is set again: bounded, the
-    // oldest run cards go first (their runs stay in /steps; a burst past 600 is summarised anyway).
+    // oldest run cards go first (their runs stay in /steps; a burst past 600 is summarised anyway),
+    // then the oldest of any kind.
     const over = store.logOutbox.count(guildId) - maxOwedCards;
-    if (over > 0) store.logOutbox.dropOldestRuns(guildId, over);
+    if (over > 0) store.logOutbox.dropOldest(guildId, over);
     poster.wake(); // A timer: the poster reads the row once the caller's transaction is over.
   };
   return {
