@@ -4,6 +4,7 @@
  * thread (or a moderator's); another member's press is refused privately; Cancel and the timeout each stop the call.
  * The outcome is in the step log and goes to `onDestructiveTool`.
  */
+import { PermissionFlagsBits } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/agent/logger.ts';
 import { McpConnection } from '../../src/mcp/mcp-connection.ts';
@@ -113,6 +114,42 @@ describe('a destructive MCP tool in Discord', () => {
         outcome: { decision: 'confirmed', by: { id: bobId, displayName: 'Bob' } },
       }),
     ]);
+  });
+
+  it('a moderator elsewhere is judged where the question is, wherever the press comes from', async () => {
+    const { w } = await start();
+    const { thread, question, customId } = await bobAsksToDelete(w, () => finalAnswer('Deleted.', ['test__delete']));
+    // Carol moderates #random only (Manage Messages there, by a channel overwrite), not #general.
+    const carol = { id: '100000000000000777', username: 'carol' };
+    const { random } = w.discord.channels;
+    await w.discord.setChannelOverwrites(random, [
+      { id: carol.id, type: 1, allow: PermissionFlagsBits.ManageMessages, deny: 0n },
+    ]);
+    const elsewhere = await w.discord.createThread(random, 'elsewhere', carol.id);
+    const there = await w.discord.userSays({ channelId: elsewhere.id, author: carol, content: 'hello' });
+    // A copy of the question's Confirm on a message in her thread: Discord would refuse it; the bot must too.
+    const forged = await w.discord.userPressesMessageButton({
+      channelId: elsewhere.id,
+      messageId: there.id,
+      customId: customId('confirm'),
+      author: carol,
+      forged: true,
+    });
+    expect(await forged.waitForReply()).toMatchObject({
+      ephemeral: true,
+      content: 'Only the person who asked (or a moderator) can confirm or cancel this.',
+    });
+    expect(w.model.requests).toHaveLength(1); // not run: still waiting
+    await (
+      await w.discord.userPressesMessageButton({
+        channelId: thread.id,
+        messageId: question.id,
+        customId: customId('confirm'),
+        author: 'bob',
+      })
+    ).waitForReply();
+    await waitForBotPosts(w, thread.id, 3);
+    expect(deleteStep(w)).toMatchObject({ status: 'ok', note: `confirmed by Bob (${w.discord.users.bob})` });
   });
 
   it('a moderator of the place may answer for the asker: the step log and the question name the moderator', async () => {

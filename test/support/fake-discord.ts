@@ -27,7 +27,7 @@ import {
 import { commandRoutes } from './fake-discord/command-routes.ts';
 import { Faults } from './fake-discord/faults.ts';
 import { FakeGateway } from './fake-discord/gateway.ts';
-import { createRole, giveRole, setRolePermissions } from './fake-discord/guild-roles.ts';
+import { createRole, giveRole, setChannelOverwrites, setRolePermissions } from './fake-discord/guild-roles.ts';
 import { interactionRoutes } from './fake-discord/interaction-routes.ts';
 import { pressComponent } from './fake-discord/component-interactions.ts';
 import { pressMessageButton } from './fake-discord/message-buttons.ts';
@@ -253,6 +253,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     giveRole: (userId, roleId) => giveRole(world, gateway, userId, roleId),
     createRole: (input) => createRole(world, gateway, input),
     setRolePermissions: (roleId, bits) => setRolePermissions(world, gateway, roleId, bits),
+    setChannelOverwrites: (channelId, overwrites) => setChannelOverwrites(world, gateway, channelId, overwrites),
 
     messages: (channelId) => [...(world.messagesByChannel.get(channelId) ?? [])],
     botMessages: (channelId) =>

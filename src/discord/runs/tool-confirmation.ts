@@ -45,6 +45,8 @@ const maxShownArguments = 1_500;
 
 interface Question {
   askerId: string;
+  /** Where the question was asked: a moderator is judged there, wherever a press comes from. */
+  channel: SendableChannels;
   answer(outcome: ToolConfirmationOutcome, press: ButtonInteraction): Promise<void>;
 }
 
@@ -91,7 +93,7 @@ export class ToolConfirmations {
         interaction,
         'This question is closed: it was answered, or I was restarted since (I ask again if I still need to).',
       );
-    if (interaction.user.id !== question.askerId && !this.moderatorPressed(interaction))
+    if (interaction.user.id !== question.askerId && !this.moderatorPressed(interaction, question.channel))
       return void (await privately('Only the person who asked (or a moderator) can confirm or cancel this.'));
     this.open.delete(id!);
     const by = {
@@ -101,10 +103,14 @@ export class ToolConfirmations {
     await question.answer({ decision: choice === 'confirm' ? 'confirmed' : 'cancelled', by }, interaction);
   }
 
-  /** Whether Discord says the presser is a moderator where the question is (checked at the press, never remembered). */
-  private moderatorPressed(interaction: ButtonInteraction): boolean {
-    if (!interaction.inCachedGuild()) return false;
-    return isModerator(interaction.member, interaction.channel, this.moderatorRoleIds);
+  /**
+   * Whether Discord says the presser is a moderator where the question is: the question's channel,
+   * not the one the press came from (a copy of its button elsewhere must not borrow that place's
+   * powers); checked at the press, never remembered. As the Steps button judges a run's place.
+   */
+  private moderatorPressed(interaction: ButtonInteraction, asked: SendableChannels): boolean {
+    if (!interaction.inCachedGuild() || asked.isDMBased() || asked.guildId !== interaction.guildId) return false;
+    return isModerator(interaction.member, asked, this.moderatorRoleIds);
   }
 
   /** Posts the question and resolves with its answer, its timeout, or its withdrawal when the run stops. */
@@ -126,6 +132,7 @@ export class ToolConfirmations {
       opened: (id, close) =>
         this.open.set(id, {
           askerId: requester.id,
+          channel,
           answer: (outcome, press) =>
             close(
               outcome,

@@ -26,6 +26,26 @@ export async function createRole(world: World, gateway: FakeGateway, input: Crea
   return role.id;
 }
 
+/**
+ * Sets a channel's permission overwrites (Discord's `permission_overwrites`: per role or member,
+ * allow and deny bits) and dispatches CHANNEL_UPDATE: discord.js computes a member's permissions in
+ * that channel, and in its threads, from them. (The fake's own checks do not read them.)
+ */
+export async function setChannelOverwrites(
+  world: World,
+  gateway: FakeGateway,
+  channelId: string,
+  overwrites: { id: string; type: 0 | 1; allow: bigint; deny: bigint }[],
+): Promise<void> {
+  const channel = world.requireChannel(channelId) as { permission_overwrites?: unknown };
+  channel.permission_overwrites = overwrites.map((each) => ({
+    ...each,
+    allow: each.allow.toString(),
+    deny: each.deny.toString(),
+  }));
+  await gateway.dispatch(GatewayDispatchEvents.ChannelUpdate, channel);
+}
+
 export async function setRolePermissions(
   world: World,
   gateway: FakeGateway,

@@ -174,4 +174,9 @@ export interface PressMessageButtonInput {
   /** The custom id of one of the message's buttons. */
   customId: string;
   author: FakeAuthor;
+  /**
+   * A client sending a custom id the message lacks (Discord refuses it; a modified client may try):
+   * the fake sends it all the same, for a test that the bot does not rely on Discord's check.
+   */
+  forged?: boolean;
 }

@@ -22,7 +22,9 @@ export async function pressMessageButton(
   const buttons = (message.components ?? []).flatMap(
     (row) => (row as { components?: { type: number; custom_id?: string; disabled?: boolean }[] }).components ?? [],
   );
-  const button = buttons.find((each) => each.type === 2 && each.custom_id === input.customId);
+  const button = input.forged
+    ? { type: 2, custom_id: input.customId }
+    : buttons.find((each) => each.type === 2 && each.custom_id === input.customId);
   if (button === undefined)
     throw new Error(`fake Discord: message ${input.messageId} has no button "${input.customId}" (now)`);
   if (button.disabled) throw new Error(`fake Discord: the button "${input.customId}" is disabled`);

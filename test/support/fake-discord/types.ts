@@ -258,6 +258,11 @@ export interface FakeDiscord {
   createRole(input: CreateRoleInput): Promise<string>;
   /** Sets a role's permission bits and dispatches GUILD_ROLE_UPDATE. */
   setRolePermissions(roleId: string, bits: bigint): Promise<void>;
+  /** A channel's permission overwrites (per role, type 0, or member, type 1): CHANNEL_UPDATE; discord.js reads them. */
+  setChannelOverwrites(
+    channelId: string,
+    overwrites: { id: string; type: 0 | 1; allow: bigint; deny: bigint }[],
+  ): Promise<void>;
 
   /** Every message in a channel or thread, oldest first, users' and the bot's. */
   messages(channelId: string): FakeMessage[];
