@@ -5,15 +5,18 @@
  * field is shown to people, logged or sent to a server, so a file shared by someone else could
  * carry any variable there (the Discord token into a command choice, a URL or a model name). And
  * `DISCORD_TOKEN` is never read, not even there: no other server needs it. `$${NAME}` is a literal
- * `${NAME}` (docker compose's escape). Problems are reported by the path where they were written,
- * never with any value.
+ * `${NAME}` (docker compose's escape). `${NAME:-default}` is NAME when it is set and not empty, else
+ * the default as written, as Claude Code reads its .mcp.json ("Environment variable expansion in
+ * .mcp.json", https://code.claude.com/docs/en/mcp) and a shell does; any other `${…}` form there is
+ * refused with the field named, never sent as it is. Problems are reported by the path where they
+ * were written, never with any value.
  */
 /** Variables by name, as the settings read them (a leaf helper: no project imports). */
 type Environment = Record<string, string | undefined>;
 
 type Path = readonly (string | number)[];
 
-const reference = /\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+const reference = /\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 /** Anything written as a reference, a malformed one too (`${A:-b}`), in a field that reads none. */
 const anyReference = /\$(\$?)\{([^}]*)\}/g;
 
@@ -44,23 +47,38 @@ export function expandVariables(
   const problems: string[] = [];
   const secrets: string[] = [];
   const token = environment[discordToken]?.trim() || null;
-  const expand = (text: string, where: string) =>
-    text.replace(reference, (whole, escaped: string, name: string) => {
+  const read = (whole: string, escaped: string, name: string, fallback: string | undefined, where: string) => {
+    if (escaped) return whole.slice(1);
+    const found = environment[name]?.trim() ? environment[name] : fallback;
+    if (name === discordToken || (token !== null && found?.includes(token))) {
+      problems.push(
+        `${where}\${${name}} ${name === discordToken ? 'is' : 'holds'} the Discord bot's token, which is never sent to another server: name the variable of this server's own key`,
+      );
+      return '';
+    }
+    if (found === undefined || (fallback === undefined && found.trim() === '')) {
+      problems.push(`${where}\${${name}} is not set (in the environment or .env)`);
+      return '';
+    }
+    if (found !== '') secrets.push(found);
+    return found;
+  };
+  // What is left between the references read (`${A:b}`, `${A-b}`, `${}`) is no form the bot reads.
+  const leftover = (text: string, where: string) =>
+    text.replace(anyReference, (whole, escaped: string, inner: string) => {
       if (escaped) return whole.slice(1);
-      const found = environment[name];
-      if (name === discordToken || (token !== null && found?.includes(token))) {
-        problems.push(
-          `${where}\${${name}} ${name === discordToken ? 'is' : 'holds'} the Discord bot's token, which is never sent to another server: name the variable of this server's own key`,
-        );
-        return '';
-      }
-      if (found === undefined || found.trim() === '') {
-        problems.push(`${where}\${${name}} is not set (in the environment or .env)`);
-        return '';
-      }
-      secrets.push(found);
-      return found;
+      problems.push(`${where}\${${inner}} is not a form the bot reads: write \${NAME} or \${NAME:-default}`);
+      return '';
     });
+  const expand = (text: string, where: string) => {
+    let out = '';
+    let last = 0;
+    for (const match of text.matchAll(reference)) {
+      out += leftover(text.slice(last, match.index), where) + read(match[0], match[1]!, match[2]!, match[3], where);
+      last = match.index + match[0].length;
+    }
+    return out + leftover(text.slice(last), where);
+  };
   const refuse = (text: string, where: string) =>
     text.replace(anyReference, (whole, escaped: string, name: string) => {
       if (escaped) return whole.slice(1);

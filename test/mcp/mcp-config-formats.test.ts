@@ -88,3 +88,45 @@ describe('the fields MCP_CONFIG’s entries hold for the bot', () => {
     });
   });
 });
+
+describe('${NAME:-default} in env and headers, as Claude Code writes it', () => {
+  const file = {
+    mcpServers: {
+      files: { command: 'files-mcp', env: { ROOT: '${FILES_ROOT:-/srv/files}', TOKEN: '${FILES_TOKEN:-}' } },
+      search: { url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer ${SEARCH_TOKEN:-none}' } },
+    },
+  };
+
+  it('is the variable when it is set and not empty, else the default as written', () => {
+    const unset = parse(file, { FILES_ROOT: '  ' });
+    expect(unset).toMatchObject({
+      ok: true,
+      servers: [
+        { name: 'files', env: { ROOT: '/srv/files', TOKEN: '' } },
+        { name: 'search', headers: { Authorization: 'Bearer none' } },
+      ],
+    });
+    const set = parse(file, { FILES_ROOT: '/data', FILES_TOKEN: 'files-token-123', SEARCH_TOKEN: 'search-token-456' });
+    expect(set).toMatchObject({
+      ok: true,
+      servers: [
+        { env: { ROOT: '/data', TOKEN: 'files-token-123' } },
+        { headers: { Authorization: 'Bearer search-token-456' } },
+      ],
+    });
+    // What was read is a secret to mask, as a plain ${NAME}'s value is.
+    expect(set.ok && set.secrets).toEqual(expect.arrayContaining(['files-token-123', 'search-token-456']));
+  });
+
+  it('never reaches a server as literal text: another ${…} form is refused with its field named', () => {
+    const parsed = parse({ mcpServers: { files: { command: 'files-mcp', env: { ROOT: '${FILES_ROOT:/srv}' } } } });
+    expect(parsed).toEqual({
+      ok: false,
+      problems: [
+        'server "files": env.ROOT: ${FILES_ROOT:/srv} is not a form the bot reads: write ${NAME} or ${NAME:-default}',
+      ],
+    });
+    // Outside env and headers, no variable is read: a default does not change that.
+    expect(parse({ mcpServers: { files: { command: '${BIN:-files-mcp}' } } })).toMatchObject({ ok: false });
+  });
+});
