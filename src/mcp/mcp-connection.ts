@@ -57,6 +57,8 @@ export class McpConnection implements ToolServer {
   private firstAttempt: Promise<void> | null = null;
   /** The end of the stderr of the attempt in progress (a stdio server's), for the reason it failed. */
   private stderrTail: StderrTail | null = null;
+  /** The last transport error of the attempt in progress (stdout that is not JSON-RPC). */
+  private transportError: Error | null = null;
   /** The calls in flight, so that a request for input (elicitation) reaches the person behind its call. */
   private readonly calls = new Set<CallInFlight>();
   /**
@@ -153,7 +155,9 @@ export class McpConnection implements ToolServer {
 
   private async connect(): Promise<void> {
     if (this.closed) return;
-    this.state = { state: 'starting' };
+    // A retry keeps saying why the last attempt failed (/help, doctor) until one succeeds.
+    if (this.state.state !== 'down') this.state = { state: 'starting' };
+    this.transportError = null;
     this.logger.debug({ mcpServer: this.name, failuresInARow: this.failures }, 'MCP server starting');
     const first = this.newClient();
     this.connecting = first;
@@ -181,17 +185,26 @@ export class McpConnection implements ToolServer {
       const attempt = this.connecting ?? first;
       this.connecting = null;
       await attempt.close().catch(() => undefined);
-      // What it wrote to stderr comes first: the reason shown is cut short, and that is the real one.
-      const stderr = this.stderrTail?.text();
-      const said = stderr ? ` (its stderr ended with: ${stderr})` : '';
-      this.failed(
-        timedOut
-          ? `it did not start within ${this.timings.startTimeoutMs / 1000} s${said}`
-          : `it could not be started${said}: ${errorMessage(error)}`,
-      );
+      this.failed(this.startFailure(timedOut, error));
     } finally {
       clearTimeout(deadline);
     }
+  }
+
+  /**
+   * Why an attempt to start failed, in one line: the error a stdio server printed (Node's "Error:
+   * Cannot find module …", not the stack's tail), what a refused connection was refused with
+   * (ECONNREFUSED, not "fetch failed"), or what it wrote on stdout that is not MCP's JSON-RPC.
+   */
+  private startFailure(timedOut: boolean, error: unknown): string {
+    const stderr = this.stderrTail?.text();
+    // What it wrote to stderr comes first: the reason shown is cut short, and that is the real one.
+    const said = stderr ? ` (its stderr ended with: ${stderr})` : '';
+    if (!timedOut) return `it could not be started${said}: ${withCause(error)}`;
+    const stdout = this.transportError
+      ? `: what it wrote on stdout is not MCP's JSON-RPC (${truncateLine(errorMessage(this.transportError), 120)})`
+      : '';
+    return `it did not start within ${this.timings.startTimeoutMs / 1000} s${stdout}${said}`;
   }
 
   /** A client for one attempt; what it hears counts only while it is the connection's client. */
@@ -211,7 +224,13 @@ export class McpConnection implements ToolServer {
     client.onclose = () => {
       if (this.client === client) this.lost('it exited or closed the connection');
     };
-    client.onerror = (error) => this.logger.debug({ mcpServer: this.name, err: error }, 'MCP transport error');
+    client.onerror = (error) => {
+      // Kept while it starts: a line on stdout that is not JSON (a SyntaxError) or not JSON-RPC (the
+      // SDK's schema refuses it: a ZodError) is what a server writing text there looks like.
+      const unreadable = error instanceof SyntaxError || error.name === 'ZodError';
+      if (this.connecting === client && unreadable) this.transportError = error;
+      this.logger.debug({ mcpServer: this.name, err: error }, 'MCP transport error');
+    };
     logServerMessages(client, this.logger, this.name, this.masked);
     answerElicitations(client, this.name, this.calls, this.logger);
     return client;
@@ -308,4 +327,11 @@ export class McpConnection implements ToolServer {
     }, waitMs);
     this.restartTimer.unref();
   }
+}
+
+/** An error's message with its cause's ("fetch failed: connect ECONNREFUSED 127.0.0.1:3172"). */
+function withCause(error: unknown): string {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : null;
+  const message = errorMessage(error);
+  return cause && !message.includes(cause.message) ? `${message}: ${cause.message}` : message;
 }

@@ -15,6 +15,12 @@ const stderrWindowMs = 10_000;
 const maxTailLength = 200;
 const tailLines = 5;
 
+/** The first line of an error a process printed as it died: "Error: …", "TypeError: …", "SyntaxError: …". */
+const errorLine = /^\s*(?:Uncaught )?[A-Z]?[A-Za-z]*Error(?: \[[A-Z_]+\])?: \S/;
+
+/** A stack frame, a source excerpt Node prints above an error, or its version line: no reason. */
+const stackOrExcerpt = /^\s+at |^\s*\^+\s*$|^node:internal\/|^\s*throw\b|^Node\.js v\d|^\s*[{}]\s*$|^\s+\w+: .*,?$/;
+
 /** The last lines a server wrote to stderr, masked. */
 export interface StderrTail {
   /** Its last lines joined with " | ", cut from the front to fit; "" if it wrote none. */
@@ -36,9 +42,15 @@ export function logStderr(
   let pending = '';
   const last: string[] = [];
   const limited = withinLogLimit(logger, serverName, 'MCP server stderr: lines left out of the log');
+  // The lines up to the last error a process printed as it died, its stack and source excerpt left out.
+  let upToError: string[] | null = null;
   const log = (line: string) => {
-    last.push(truncate(masked(line.trim()), maxStderrLine));
-    if (last.length > tailLines) last.shift();
+    const shown = truncate(masked(line.trim()), maxStderrLine);
+    if (!stackOrExcerpt.test(line)) {
+      last.push(shown);
+      if (last.length > tailLines) last.shift();
+      if (errorLine.test(line)) upToError = [...last];
+    }
     limited(() =>
       logger.info({ mcpServer: serverName, stderr: truncate(masked(line), maxStderrLine) }, 'MCP server stderr'),
     );
@@ -51,7 +63,8 @@ export function logStderr(
   });
   return {
     text: () => {
-      const joined = last.join(' | ');
+      // Node's uncaught error ("Error: Cannot find module …") is the cause: the stack after it is not.
+      const joined = (upToError ?? last).join(' | ');
       return joined.length <= maxTailLength ? joined : `…${joined.slice(-(maxTailLength - 1))}`;
     },
   };

@@ -1,10 +1,12 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { waitUntil } from '../support/wait-until.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Logger, silentLogger } from '../../src/agent/logger.ts';
 import type { RuntimeTool, ToolContext } from '../../src/agent/tool.ts';
+import type { McpServerConfig } from '../../src/mcp/mcp-config.ts';
 import { McpConnection, type McpTimings } from '../../src/mcp/mcp-connection.ts';
 import { testServerConfig, type TestServerMode } from '../support/mcp-test-server.ts';
 import { type LogLine, recordingLogger } from '../support/recording-logger.ts';
@@ -287,3 +289,68 @@ describe('an MCP server over stdio', () => {
     expect(connection.status()).toEqual({ state: 'down', reason: 'the bot is shutting down' });
   });
 });
+
+describe('a server that cannot start says why, in one line', () => {
+  const direct = (config: Partial<McpServerConfig> & Pick<McpServerConfig, 'transport'>, timings = fast) => {
+    const { logger, lines } = recordingLogger();
+    const connection = new McpConnection(
+      { name: 'broken', moderatorOnly: false, ...config } as McpServerConfig,
+      logger,
+      timings,
+    );
+    open.push(connection);
+    return { connection, lines };
+  };
+  const reasonOf = (connection: McpConnection) => {
+    const status = connection.status();
+    return status.state === 'down' ? status.reason : `(${status.state})`;
+  };
+
+  it('a missing script: node\u2019s "Cannot find module", not the tail of its stack', async () => {
+    const script = join(mkdtempSync(join(tmpdir(), 'mcp-')), 'gone.js');
+    const { connection } = direct({ transport: 'stdio', command: process.execPath, args: [script], env: {} });
+    await connection.start();
+    expect(reasonOf(connection)).toMatch(/Error: Cannot find module '.*gone\.js'/);
+    expect(reasonOf(connection)).not.toMatch(/ at /);
+  });
+
+  it('a refused connection: what refused it, not "fetch failed" alone', async () => {
+    const { connection } = direct({
+      transport: 'http',
+      sse: false,
+      url: `http://127.0.0.1:${await closedPort()}/mcp`,
+      headers: {},
+    });
+    await connection.start();
+    expect(reasonOf(connection)).toMatch(/ECONNREFUSED/);
+  });
+
+  it('a server writing text on stdout: that it is not JSON-RPC, at the start timeout', async () => {
+    const chatty = 'setInterval(() => console.log("hello from a server that is no MCP server"), 50)';
+    const { connection } = direct(
+      { transport: 'stdio', command: process.execPath, args: ['-e', chatty], env: {} },
+      { ...fast, startTimeoutMs: 1_500 },
+    );
+    await connection.start();
+    expect(reasonOf(connection)).toMatch(
+      /^it did not start within 1\.5 s: what it wrote on stdout is not MCP's JSON-RPC \(/,
+    );
+  });
+
+  it('while it is retried, its status keeps the last reason (not "starting")', async () => {
+    const { logger, lines } = recordingLogger();
+    const { connection } = connect({ mode: 'exit-on-start', logger, timings: { ...fast, firstBackoffMs: 100 } });
+    await connection.start();
+    await waitUntil(() => logged(lines, 'MCP server starting').length >= 2, 'a retry under way');
+    expect(connection.status()).toMatchObject({ state: 'down' });
+  });
+});
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
