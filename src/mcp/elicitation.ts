@@ -7,10 +7,15 @@
  * https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation (URL mode)
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { type ElicitRequest, ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type ElicitRequest,
+  ElicitRequestSchema,
+  type ElicitResult,
+  type UrlElicitationRequiredError,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../agent/logger.ts';
 import type { InputField, InputRequest, ToolContext } from '../agent/tool.ts';
-import { errorMessage } from '../agent/errors.ts';
+import { errorMessage, UserFacingError } from '../agent/errors.ts';
 import { agentToolName } from './mcp-tools.ts';
 
 /** The client capability declared at `initialize`: both modes (the SDK checks each request against it). */
@@ -119,4 +124,40 @@ function fieldOf(name: string, property: PropertySchema, required: boolean): Inp
 
 function titled(options: readonly { const: string; title: string }[]): { options: string[]; optionTitles: string[] } {
   return { options: options.map((option) => option.const), optionTitles: options.map((option) => option.title) };
+}
+
+/**
+ * URL elicitation's error path: a tool call answered with -32042 (URLElicitationRequiredError) needs
+ * the person to open each link first; the client shows them and may send the call again
+ * (https://modelcontextprotocol.io/specification/2025-11-25/client/elicitation, "URL Elicitation
+ * Required Error"). Each link goes to the asker as the request path's does (a button, the link told
+ * to them alone); resolves once they chose to open every one, or throws saying plainly why not.
+ */
+export async function openLinksFirst(
+  server: string,
+  tool: string,
+  required: UrlElicitationRequiredError,
+  context: ToolContext,
+): Promise<void> {
+  const name = agentToolName(server, tool);
+  const links = required.elicitations.filter((each) => each.mode === 'url');
+  if (!context.askInput)
+    throw new UserFacingError(
+      'mcp_link_required',
+      `${name} needs the person to open a link first, and nobody can be shown one here: ${links.map((link) => link.url).join(' ')}`,
+    );
+  for (const link of links) {
+    const outcome = await context.askInput({
+      tool: name,
+      message: link.message,
+      form: { kind: 'url', url: link.url },
+      requester: context.requester,
+      signal: context.signal,
+    });
+    if (outcome.action !== 'accept')
+      throw new UserFacingError(
+        'mcp_link_declined',
+        `${name} needs ${context.requester.displayName} to open a link first ("${link.message}"), and they did not (${outcome.action === 'decline' ? 'declined, or no answer in time' : 'withdrawn'}): tell them, and call it again if they ask`,
+      );
+  }
 }

@@ -5,13 +5,13 @@
  * its tools answer "unavailable".
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../agent/logger.ts';
 import type { RuntimeTool, ToolContext, ToolServer, ToolServerStatus } from '../agent/tool.ts';
-import { errorMessage } from '../agent/errors.ts';
+import { errorMessage, UserFacingError } from '../agent/errors.ts';
 import { maskWith } from '../text/mask-secrets.ts';
 import { truncateLine } from '../text/truncate.ts';
-import { answerElicitations, type CallInFlight, elicitationCapability } from './elicitation.ts';
+import { answerElicitations, type CallInFlight, elicitationCapability, openLinksFirst } from './elicitation.ts';
 import { callOptions, maxReasonLength, requestFailed, unavailable } from './mcp-request.ts';
 import { connectOverHttp } from './http-connect.ts';
 import { logServerMessages } from './server-log.ts';
@@ -112,16 +112,22 @@ export class McpConnection implements ToolServer {
     const inFlight = { tool, context };
     this.calls.add(inFlight);
     try {
-      return await this.request(
-        `run ${tool}`,
-        context,
-        async (client) =>
+      return await this.request(`run ${tool}`, context, async (client) => {
+        const send = async () =>
           (await client.callTool(
             { name: tool, arguments: args },
             undefined,
             callOptions(context, this.masked),
-          )) as CallResult,
-      );
+          )) as CallResult;
+        try {
+          return await send();
+        } catch (error) {
+          if (!(error instanceof UrlElicitationRequiredError)) throw error;
+          // Each link opened by the asker first, then the call once more, as the spec lets a client.
+          await openLinksFirst(this.name, tool, error, context);
+          return send();
+        }
+      });
     } finally {
       this.calls.delete(inFlight);
     }
@@ -146,6 +152,8 @@ export class McpConnection implements ToolServer {
         void this.checkAlive(client);
         throw error;
       }
+      // The bot's own word on the call (a link the asker did not open): said as it is.
+      if (error instanceof UserFacingError) throw error;
       const lost = this.client !== client || this.state.state !== 'up';
       // Not an answer from the server (a refused connection, an HTTP error, a lost session): it may be gone.
       if (!this.closed && !lost && !(error instanceof McpError)) void this.checkAlive(client);

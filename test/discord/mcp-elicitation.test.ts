@@ -137,6 +137,70 @@ describe('an MCP tool asking for input in Discord', () => {
     expect((await closed()).content).toBe('🔗 Bob was given the link (**test__log_in**)');
   });
 
+  it("URL elicitation's error path (-32042): the link goes to the asker, and once opened the call is sent again", async () => {
+    const w = await start({ config: everythingServerConfig() });
+    const tool = 'everything__trigger-url-elicitation';
+    const seen: string[] = [];
+    w.model.enqueue(
+      toolCalls({
+        name: tool,
+        arguments: { url: 'https://example.com/connect', message: 'Connect.', errorPath: true },
+      }),
+      (request) => {
+        seen.push(lastToolMessage(request));
+        return finalAnswer('Connected.');
+      },
+    );
+    const { thread } = await askInGeneral(w, 'connect my account', 'bob');
+    // The prerequisite of the error path, then the request path of the call sent again: a link each.
+    for (const url of ['https://modelcontextprotocol.io', 'https://example.com/connect']) {
+      const { message, buttonId } = await waitForQuestion(w, thread.id);
+      const opened = await w.discord.userPressesMessageButton({
+        channelId: thread.id,
+        messageId: message.id,
+        customId: buttonId('open'),
+        author: 'bob',
+      });
+      expect((await opened.waitForReply()).content).toContain(url);
+      await w.discord.waitFor(() =>
+        w.discord.botMessages(thread.id).find((m) => m.id === message.id && m.components?.length === 0),
+      );
+    }
+    await w.discord.waitFor(() => seen.length > 0, { what: 'the result told to the model' });
+    expect(seen[0]).toContain('User completed the URL elicitation flow');
+    expect(seen[0]).not.toContain('-32042');
+  });
+
+  it("the error path's link declined: the model is told plainly, with no error code", async () => {
+    const w = await start({ config: everythingServerConfig() });
+    const tool = 'everything__trigger-url-elicitation';
+    const seen: string[] = [];
+    w.model.enqueue(
+      toolCalls({
+        name: tool,
+        arguments: { url: 'https://example.com/connect', message: 'Connect.', errorPath: true },
+      }),
+      (request) => {
+        seen.push(lastToolMessage(request));
+        return finalAnswer('Not connected.');
+      },
+    );
+    const { thread } = await askInGeneral(w, 'connect my account', 'bob');
+    const { message, buttonId } = await waitForQuestion(w, thread.id);
+    await (
+      await w.discord.userPressesMessageButton({
+        channelId: thread.id,
+        messageId: message.id,
+        customId: buttonId('decline'),
+        author: 'bob',
+      })
+    ).waitForReply();
+    await w.discord.waitFor(() => seen.length > 0, { what: 'the result told to the model' });
+    expect(seen[0]).toBe(
+      `Error: ${tool} needs Bob to open a link first ("Open this link to satisfy the prerequisite, then retry the request."), and they did not (declined, or no answer in time): tell them, and call it again if they ask`,
+    );
+  });
+
   it('server-everything’s form of 13 fields: the asker is told a Discord form holds 5, and it is declined', async () => {
     const w = await start({ config: everythingServerConfig() });
     let observed = '';
