@@ -81,6 +81,8 @@ export interface InputRequest {
   requester: Requester;
   /** Fires when the call ends or the run stops: the question is then withdrawn ("cancel"). */
   signal: AbortSignal;
+  /** Why it cannot be put to the person: it is declined, and they are told this in the thread. */
+  unanswerable?: string;
 }
 
 /**

@@ -51,10 +51,27 @@ export function answerElicitations(
       );
       return { action: 'decline' };
     };
-    if (!call || others.length > 0)
-      return declined(
-        call ? 'several calls were in flight, and it is not known which one asked' : 'no call was in flight',
-      );
+    if (!call) return declined('no call was in flight');
+    if (others.length > 0) {
+      // A stdio server does not say which call asked: each thread with a call in flight is told why.
+      const told = new Set<string>();
+      for (const each of calls)
+        if (each.context.askInput && !told.has(each.context.conversationId)) {
+          told.add(each.context.conversationId);
+          await each.context
+            .askInput({
+              // Which of its tools asked is not known: the server is named.
+              tool: `a tool of the ${server} server`,
+              message: params.message,
+              form: { kind: 'form', fields: [] },
+              requester: each.context.requester,
+              signal: each.context.signal,
+              unanswerable: `${calls.size} calls to the ${server} server were running at once, and it does not say which one asked`,
+            })
+            .catch(() => undefined);
+        }
+      return declined('several calls were in flight, and it is not known which one asked');
+    }
     if (!call.context.askInput) return declined('nobody can be asked here (the terminal, or /tool)');
     const form = params.mode === 'url' ? { kind: 'url' as const, url: params.url } : formOf(params.requestedSchema);
     const input: InputRequest = {

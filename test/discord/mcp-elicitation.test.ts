@@ -201,6 +201,29 @@ describe('an MCP tool asking for input in Discord', () => {
     );
   });
 
+  it('two calls to one stdio server in flight: its request for input is declined, and the thread is told why', async () => {
+    const w = await start();
+    const seen: string[] = [];
+    w.model.enqueue(
+      toolCalls({ name: 'test__slow', arguments: { steps: 6, stepMs: 250 } }, { name: 'test__sign_up', arguments: {} }),
+      (request) => {
+        seen.push(
+          ...request.messages.filter((message) => message.role === 'tool').map((message) => String(message.content)),
+        );
+        return finalAnswer('Done.');
+      },
+    );
+    const { thread } = await askInGeneral(w, 'sign me up, slowly', 'bob');
+    const notice = await w.discord.waitFor(() =>
+      w.discord.botMessages(thread.id).find((message) => message.content.includes('asked **Bob** for input, but')),
+    );
+    expect(notice.content).toBe(
+      '**a tool of the test server** asked **Bob** for input, but 2 calls to the test server were running at once, and it does not say which one asked: it was declined.',
+    );
+    await w.discord.waitFor(() => seen.length > 0, { what: 'the results told to the model' });
+    expect(seen).toContain('decline null');
+  });
+
   it('server-everything’s form of 13 fields: the asker is told a Discord form holds 5, and it is declined', async () => {
     const w = await start({ config: everythingServerConfig() });
     let observed = '';

@@ -116,7 +116,18 @@ export class ToolInputRequests {
   /** Posts the request and resolves with its answer, its timeout, or its withdrawal when the call ends. */
   private ask(channel: SendableChannels, request: InputRequest, timeoutMs: number): Promise<InputOutcome> {
     const { tool, requester, signal, form } = request;
-    if (form.kind === 'form' && form.fields.length > maxModalFields) return this.tooBig(channel, request);
+    if (request.unanswerable !== undefined)
+      return this.declined(
+        channel,
+        request,
+        `**${tool}** asked **${requester.displayName}** for input, but ${request.unanswerable}: it was declined.`,
+      );
+    if (form.kind === 'form' && form.fields.length > maxModalFields)
+      return this.declined(
+        channel,
+        request,
+        `**${tool}** asked **${requester.displayName}** for ${form.fields.length} answers at once; a Discord form holds ${maxModalFields}, so the request was declined.`,
+      );
     const wait = formatTimeLimit(timeoutMs);
     return askQuestion<InputOutcome>({
       channel,
@@ -134,14 +145,10 @@ export class ToolInputRequests {
     });
   }
 
-  /** A form longer than a modal holds: the person is told, and it is declined. */
-  private async tooBig(channel: SendableChannels, request: InputRequest): Promise<InputOutcome> {
-    const count = request.form.kind === 'form' ? request.form.fields.length : 0;
+  /** A request that cannot be put to the person (a form longer than a modal holds, say): they are told, and it is declined. */
+  private async declined(channel: SendableChannels, request: InputRequest, content: string): Promise<InputOutcome> {
     await channel
-      .send({
-        content: `**${request.tool}** asked **${request.requester.displayName}** for ${count} answers at once; a Discord form holds ${maxModalFields}, so the request was declined.`,
-        allowedMentions: noPings,
-      })
+      .send({ content, allowedMentions: noPings })
       .catch((error: unknown) =>
         this.logger.warn({ err: error, tool: request.tool }, 'could not post a declined input request'),
       );
