@@ -67,11 +67,15 @@ describe('MCP elicitation', () => {
 
   it('is declined when two calls are in flight, since MCP does not say which one asked', async () => {
     const { tool } = await started();
-    let asked = 0;
-    const ask = context({ askInput: async () => (asked++, { action: 'accept', content: {} }) });
+    const requests: InputRequest[] = [];
+    const ask = context({ askInput: async (request) => (requests.push(request), { action: 'accept', content: {} }) });
     const results = await Promise.all([tool('test__sign_up').execute({}, ask), tool('test__sign_up').execute({}, ask)]);
     expect(results).toEqual(['decline null', 'decline null']);
-    expect(asked).toBe(0);
+    // Nobody is asked a question; the thread is told why (once per request, for the one conversation).
+    expect(requests.map((request) => request.unanswerable)).toEqual([
+      '2 calls to the test server were running at once, and it does not say which one asked',
+      '2 calls to the test server were running at once, and it does not say which one asked',
+    ]);
   });
 
   it('reads choices given as oneOf (with their titles), notes a format, and takes a multi-select as a list', () => {
