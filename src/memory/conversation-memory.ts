@@ -12,7 +12,7 @@ import { writeBehind } from '../run-log/write-behind.ts';
 import { memorySink } from './memory-sink.ts';
 import { type SummaryJob, summariseFallenOut, summaryText } from './memory-summary.ts';
 import type { TokenCounter } from './token-counter.ts';
-import { conversationOrder, formatUserContent, selectWindow, toChatMessages } from './window.ts';
+import { conversationOrder, formatUserContent, selectWindow, steppedReach, toChatMessages } from './window.ts';
 import { windowImages } from './window-images.ts';
 
 export interface MemorySettings {
@@ -173,12 +173,22 @@ function loadWindow(
   );
   // Every row with an id up to the summary's end is covered by it (a run's rows come after the message they answer): not read.
   const readAfter = Math.max(afterId, coveredThrough);
+  const budget = Math.max(0, (options.budget ?? settings.tokenBudget) - (summary?.tokens ?? 0));
+  const total = store.messages.windowTokens({
+    conversationId,
+    afterId: readAfter,
+    afterOrder: coveredThrough,
+    throughOrder: Number.isFinite(newest) ? newest : Number.MAX_SAFE_INTEGER,
+    cap: settings.messageTokenCap,
+  });
   const rows = selectWindow(filtered(store.messages.iterateNewest(conversationId, readAfter), inWindow), {
-    budget: Math.max(0, (options.budget ?? settings.tokenBudget) - (summary?.tokens ?? 0)),
+    budget,
     messageCap: settings.messageTokenCap,
     floor: memoryFloor,
     pinned,
     extraCost: (row) => images.cost(row),
+    // The start moves in steps, not with every message: see steppedReach.
+    reach: steppedReach(total, budget),
   });
   const triggers = rows.filter((row) => pinned.has(row.id) && row.role === 'user');
   const opening: ChatMessage[] = summary ? [{ role: 'user', content: summaryText(summary.summary) }] : [];

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { buildSystemPrompt, defaultPersona } from '../../src/agent/system-prompt.ts';
+import { imagePart } from '../../src/agent/messages.ts';
+import { buildSystemPrompt, defaultPersona, withTimeNote } from '../../src/agent/system-prompt.ts';
 
 const now = new Date('2026-11-22T12:34:56Z');
 
 describe('system prompt', () => {
-  it('puts the operator prompt first, then the time, the place, the people, the rules and Discord Markdown', () => {
+  it('puts the operator prompt first, then the day, the place, the people, the rules and Discord Markdown', () => {
     const prompt = buildSystemPrompt({
       operatorPrompt: 'You are Rex, the server pirate.',
       now,
@@ -12,12 +13,37 @@ describe('system prompt', () => {
       participants: ['Ada', 'Bob'],
     });
     expect(prompt.startsWith('You are Rex, the server pirate.\n')).toBe(true);
-    expect(prompt).toContain('Now: Sunday, 22 November 2026 at 12:34 UTC (2026-11-22T12:34:56Z).');
+    expect(prompt).toContain('Today: Sunday, 22 November 2026 (UTC).');
     expect(prompt).toContain('You are in the Discord server "Ship", in the thread "Treasure maps" of channel #deck.');
     expect(prompt).toContain('People in this conversation: "Ada", "Bob".');
     expect(prompt).toContain('Every reply must be a tool call.');
     expect(prompt).toContain('call final_answer');
     expect(prompt).toContain('does not render tables');
+  });
+
+  it('is the same all day: the time goes after the newest message, where it changes nothing read before', () => {
+    const at = (when: string) =>
+      buildSystemPrompt({
+        operatorPrompt: null,
+        now: new Date(when),
+        place: { kind: 'terminal', conversation: 'c' },
+        participants: ['Ada'],
+      });
+    expect(at('2026-11-22T00:00:01Z')).toBe(at('2026-11-22T23:59:59Z'));
+    expect(at('2026-11-22T12:00:00Z')).not.toBe(at('2026-11-23T12:00:00Z'));
+    const input = withTimeNote(
+      [
+        { role: 'user', content: 'Ada: first' },
+        { role: 'user', content: [{ type: 'text', text: 'Bob: look' }, imagePart('image/png', 'AAAA')] },
+      ],
+      now,
+    );
+    expect(input[0]).toEqual({ role: 'user', content: 'Ada: first' });
+    expect(input[1]!.content).toEqual([
+      { type: 'text', text: 'Bob: look\n\n[Now: Sunday, 22 November 2026 at 12:34 UTC (2026-11-22T12:34:56Z)]' },
+      imagePart('image/png', 'AAAA'),
+    ]);
+    expect(withTimeNote([], now)).toEqual([]);
   });
 
   it('uses a default persona and names the terminal', () => {
