@@ -1,0 +1,74 @@
+/**
+ * Read once (issue 39): a model server reuses what it read of the last prompt up to the first
+ * change, so a follow-up's request must begin as the previous answer's did: the system message,
+ * the tools and the conversation as sent, with only the time after the newest message new. With a
+ * window that overflows, its start moves in steps, so most follow-ups still do.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { askInGeneral, type BotWorld, startBotWorld } from '../support/bot-harness.ts';
+import { type ChatRequest, finalAnswer } from '../support/fake-model.ts';
+
+let world: BotWorld;
+afterEach(async () => {
+  await world.close();
+});
+
+const timeNote = /\n\n\[Now: [^\]\n]*\]$/;
+
+/** The request as the next one should begin with it: its newest message without the run's time note. */
+function asContinued(request: ChatRequest): unknown[] {
+  const messages = request.messages.map((message) => ({ ...message }));
+  const last = messages.at(-1)!;
+  expect(last.content).toMatch(timeNote);
+  last.content = String(last.content).replace(timeNote, '');
+  return messages;
+}
+
+/** Whether `next` sends the same tools and begins with all of `previous`'s messages. */
+function beginsWith(next: ChatRequest, previous: ChatRequest): boolean {
+  const before = asContinued(previous);
+  return (
+    JSON.stringify(next.tools) === JSON.stringify(previous.tools) &&
+    next.messages.length > before.length &&
+    JSON.stringify(next.messages.slice(0, before.length)) === JSON.stringify(before)
+  );
+}
+
+/** Opens a thread and asks `followUps` more questions in it, each answered at once; the requests in order. */
+async function thread(followUps: number): Promise<ChatRequest[]> {
+  world.model.otherwise(() => finalAnswer('Noted, and here is a short answer about it.'));
+  const { asked, thread } = await askInGeneral(world, 'remember this: the password is swordfish');
+  await world.handled('message', asked.id);
+  for (let index = 1; index <= followUps; index++) {
+    const said = await world.discord.userSays({
+      channelId: thread.id,
+      author: 'ada',
+      content: `question ${index}: what else should I know about the weather today?`,
+    });
+    await world.handled('message', said.id);
+  }
+  return world.model.requests;
+}
+
+describe('a follow-up begins with the previous request', () => {
+  it('with the default window: every follow-up, the day in the system message and the time after the newest message', async () => {
+    world = await startBotWorld();
+    const requests = await thread(5);
+    expect(requests).toHaveLength(6);
+    for (let index = 1; index < requests.length; index++)
+      expect(beginsWith(requests[index]!, requests[index - 1]!), `follow-up ${index}`).toBe(true);
+    const system = String(requests.at(-1)!.messages[0]!.content);
+    expect(system).toMatch(/Today: \w+day, \d+ \w+ \d{4} \(UTC\)/);
+    expect(system).not.toMatch(/\d{2}:\d{2}/);
+  });
+
+  it('with a window that overflows: its start moves in steps, so most follow-ups still begin with the previous request', async () => {
+    world = await startBotWorld({}, {}, {}, { memory: { tokenBudget: 600, summaries: false } });
+    const requests = await thread(30);
+    const followUps = requests.slice(1).map((request, index) => beginsWith(request, requests[index]!));
+    // The window did overflow: the first question is long gone from the last request (the thread keeps its name).
+    expect(JSON.stringify(requests.at(-1)!.messages.slice(1))).not.toContain('swordfish');
+    // 28 of 30 here; a start that moved with every message once the window overflowed made it 21.
+    expect(followUps.filter(Boolean).length / followUps.length).toBeGreaterThanOrEqual(0.85);
+  });
+});
