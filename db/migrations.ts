@@ -331,6 +331,19 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 16,
+    name: 'cached prompt tokens: per model call in the step log, and summed on the run',
+    // Of a call's prompt tokens, those the server took from its cache (OpenAI's and vLLM's
+    // usage.prompt_tokens_details.cached_tokens, llama.cpp's timings.cache_n): null on a step where
+    // the server did not say. Runs before this version say nothing of their cache: 0.
+    up(db) {
+      db.exec(`
+        ALTER TABLE steps ADD COLUMN cached_tokens INTEGER;
+        ALTER TABLE runs ADD COLUMN cached_tokens INTEGER NOT NULL DEFAULT 0;
+      `);
+    },
+  },
 ];
 
 export const latestVersion = migrations.at(-1)?.version ?? 0;

@@ -132,6 +132,7 @@ export const conversationColumns: Record<string, { remapped: readonly string[]; 
       'live_pending',
       'model_name',
       'kind',
+      'cached_tokens',
     ],
   },
   // Its range is of message ids (in conversation order): remapped with the messages.
@@ -157,6 +158,7 @@ export const conversationColumns: Record<string, { remapped: readonly string[]; 
       'note',
       'prompt_tokens',
       'completion_tokens',
+      'cached_tokens',
       'duration_ms',
       'started_at',
       'ended_at',
