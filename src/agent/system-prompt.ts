@@ -1,6 +1,5 @@
 import { truncate } from '../text/truncate.ts';
 import { finalAnswerToolName } from './final-answer.ts';
-import type { UserMessage } from './messages.ts';
 
 /** Where the conversation takes place, as the model should know it. */
 export type ConversationPlace =
@@ -14,7 +13,7 @@ export interface SystemPromptInput {
   operatorPrompt: string | null;
   /** The persona the place's moderators set, or null: it adds to the operator's prompt, never replaces the rules. */
   persona?: string | null;
-  /** When the run starts: the system message says its day only (the time goes with the newest message, `withTimeNote`). */
+  /** When the run starts: the system message says its day only (the exact time is the current_time tool's). */
   now: Date;
   place: ConversationPlace;
   /** Display names of the people in the conversation, most recent speaker last. */
@@ -50,8 +49,8 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     '## Where you are',
     // The day only: the system message opens every request, and a server reuses what it read of the
     // last prompt only up to the first change (a time to the second here made it read the whole
-    // conversation again on every message). The time itself goes with the newest message.
-    `- Today: ${formatDay(input.now)} (UTC). The newest message ends with the time it is now.`,
+    // conversation again on every message). The exact time is a call away (tools/current-time.ts).
+    `- Today: ${formatDay(input.now)} (UTC). For the exact time, call current_time when you have it.`,
     `- ${describePlace(input.place)}`,
     `- People in this conversation: ${people}.`,
     '',
@@ -119,30 +118,6 @@ export function prepareDateFormat(): Intl.DateTimeFormat {
 function formatDay(now: Date): string {
   prepareDateFormat();
   return (readableDay ??= new Intl.DateTimeFormat('en-GB', { dateStyle: 'full', timeZone: 'UTC' })).format(now);
-}
-
-/** The time as the newest message ends with it. */
-function formatNow(now: Date): string {
-  const readable = prepareDateFormat().format(now);
-  return `${readable} UTC (${now.toISOString().slice(0, 19)}Z)`;
-}
-
-/**
- * The run's input with the time it is now after its newest message: the end of the prompt, the one
- * place where what changes with every message costs a server nothing it read before. The note is
- * the run's, not the message's: the next run sends that message without it (a few tokens read again).
- */
-export function withTimeNote(input: readonly UserMessage[], now: Date): UserMessage[] {
-  const last = input.at(-1);
-  if (!last) return [];
-  const note = `\n\n[Now: ${formatNow(now)}]`;
-  const content =
-    typeof last.content === 'string'
-      ? last.content + note
-      : last.content.map((part, index) =>
-          index === 0 && part.type === 'text' ? { ...part, text: part.text + note } : part,
-        );
-  return [...input.slice(0, -1), { ...last, content }];
 }
 
 /** Names come from users: quoted, with quotes and line breaks removed, so they cannot add lines. */

@@ -11,7 +11,7 @@ import type { ChatMessage, UserMessage } from '../agent/messages.ts';
 import type { ModelClient } from '../agent/model-client.ts';
 import { ModelError } from '../agent/model-error.ts';
 import { type AgentSettings, runAgent, type RunAgentOptions } from '../agent/run-agent.ts';
-import { buildSystemPrompt, type ConversationPlace, withTimeNote } from '../agent/system-prompt.ts';
+import { buildSystemPrompt, type ConversationPlace } from '../agent/system-prompt.ts';
 import type { AskInput, ConfirmTool, Requester, RuntimeTool, ToolServer } from '../agent/tool.ts';
 import { currentTools, toolsFor } from '../agent/tool-registry.ts';
 import type { ConversationMemory } from '../memory/conversation-memory.ts';
@@ -97,7 +97,7 @@ function prepareRun(
       participants: [...new Set(participants.filter((name): name is string => !!name))],
     }),
     history: plan.history,
-    input: withTimeNote(plan.input, now),
+    input: plan.input,
     tools: toolsFor(currentTools(setup.tools, setup.toolServers), plan.requesters).filter(
       (tool) => plan.toolAllowed?.(tool) ?? true,
     ),

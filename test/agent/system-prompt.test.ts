@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { imagePart } from '../../src/agent/messages.ts';
-import { buildSystemPrompt, defaultPersona, withTimeNote } from '../../src/agent/system-prompt.ts';
+import { buildSystemPrompt, defaultPersona } from '../../src/agent/system-prompt.ts';
 
 const now = new Date('2026-11-22T12:34:56Z');
 
@@ -21,7 +20,7 @@ describe('system prompt', () => {
     expect(prompt).toContain('does not render tables');
   });
 
-  it('is the same all day: the time goes after the newest message, where it changes nothing read before', () => {
+  it('is the same all day: a server reuses what it read of it until the next day', () => {
     const at = (when: string) =>
       buildSystemPrompt({
         operatorPrompt: null,
@@ -31,19 +30,6 @@ describe('system prompt', () => {
       });
     expect(at('2026-11-22T00:00:01Z')).toBe(at('2026-11-22T23:59:59Z'));
     expect(at('2026-11-22T12:00:00Z')).not.toBe(at('2026-11-23T12:00:00Z'));
-    const input = withTimeNote(
-      [
-        { role: 'user', content: 'Ada: first' },
-        { role: 'user', content: [{ type: 'text', text: 'Bob: look' }, imagePart('image/png', 'AAAA')] },
-      ],
-      now,
-    );
-    expect(input[0]).toEqual({ role: 'user', content: 'Ada: first' });
-    expect(input[1]!.content).toEqual([
-      { type: 'text', text: 'Bob: look\n\n[Now: Sunday, 22 November 2026 at 12:34 UTC (2026-11-22T12:34:56Z)]' },
-      imagePart('image/png', 'AAAA'),
-    ]);
-    expect(withTimeNote([], now)).toEqual([]);
   });
 
   it('uses a default persona and names the terminal', () => {
