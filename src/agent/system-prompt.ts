@@ -16,7 +16,7 @@ export interface SystemPromptInput {
   /** When the run starts: the system message says its day only (the exact time is the current_time tool's). */
   now: Date;
   place: ConversationPlace;
-  /** Display names of the people in the conversation, most recent speaker last. */
+  /** Display names of the people in the conversation, in the order they first spoke. */
   participants: readonly string[];
 }
 

@@ -53,6 +53,17 @@ export interface IncomingMessage {
   images?: readonly NewImage[];
 }
 
+/** A run's window: its history, the messages it answers, and who spoke in it. */
+export interface LoadedWindow {
+  history: ChatMessage[];
+  input: UserMessage[];
+  /**
+   * The names of the people who spoke in the window, in the order they first did: the people the
+   * system message names, which so change only when someone new speaks or the window's start moves.
+   */
+  speakers: string[];
+}
+
 /** How a run's window is loaded; see `loadWindow`. */
 interface WindowOptions {
   budget?: number;
@@ -87,11 +98,8 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
      * overrides the token budget (a smaller window after "context too long"); `resuming` puts the
      * answered messages in the history, after which an interrupted run's own steps follow.
      */
-    loadWindow: (
-      conversationId: number,
-      triggerIds: readonly number[],
-      options: WindowOptions = {},
-    ): { history: ChatMessage[]; input: UserMessage[] } => loadWindow(memory, conversationId, triggerIds, options),
+    loadWindow: (conversationId: number, triggerIds: readonly number[], options: WindowOptions = {}): LoadedWindow =>
+      loadWindow(memory, conversationId, triggerIds, options),
 
     /**
      * The sink that records a run: its step log, and what the conversation remembers of it. Both
@@ -150,7 +158,7 @@ function loadWindow(
   conversationId: number,
   triggerIds: readonly number[],
   options: WindowOptions,
-): { history: ChatMessage[]; input: UserMessage[] } {
+): LoadedWindow {
   const conversation = store.conversations.byId(conversationId);
   const pinned = new Set(triggerIds);
   const afterId = conversation?.memory_starts_after ?? 0;
@@ -192,14 +200,19 @@ function loadWindow(
   });
   const triggers = rows.filter((row) => pinned.has(row.id) && row.role === 'user');
   const opening: ChatMessage[] = summary ? [{ role: 'user', content: summaryText(summary.summary) }] : [];
+  const speakers = [
+    ...new Set(rows.flatMap((row) => (row.role === 'user' && row.author_name ? [row.author_name] : []))),
+  ];
   if (options.resuming) {
     return {
+      speakers,
       history:
         triggers.length === 0 ? [] : [...opening, ...toChatMessages(rows, counter, settings.messageTokenCap, images)],
       input: [],
     };
   }
   return {
+    speakers,
     history: [
       ...opening,
       ...toChatMessages(
