@@ -28,13 +28,13 @@ export interface WindowRules {
 }
 
 /** When a conversation outgrows the window, its start moves on by this share of the budget at once. */
-export const windowStepShare = 0.3;
+export const windowStepShare = 0.5;
 
 /**
  * How far back the window reaches, in text tokens, when the rows it could hold come to `total`:
  * all of them while they fit the budget; after that the start moves in steps of a share of the
  * budget (`windowStepShare`) counted from the first row, so it stays put over many follow-ups
- * and the window holds between 70 % and all of its budget. A model server reuses what it read of
+ * and the window holds between half and all of its budget. A model server reuses what it read of
  * the last prompt up to the first change (llama.cpp, vLLM and Ollama keep the longest common
  * prefix; OpenAI caches prefixes of 1,024 tokens and more): a start that moved on every message
  * made it read the whole window again each time.

@@ -219,7 +219,7 @@ describe('toChatMessages', () => {
 });
 
 describe('steppedReach: where the window starts as the conversation grows', () => {
-  it('holds everything while it fits, then between 70 % and all of the budget, its start moving only in steps', () => {
+  it('holds everything while it fits, then between half and all of the budget, its start moving only in steps', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 200, max: 20_000 }),
@@ -256,12 +256,11 @@ describe('steppedReach: where the window starts as the conversation grows', () =
         pinned: new Set(),
         reach: steppedReach(count * 10, 100),
       }).map((row) => row.id);
-    // 100 tokens hold ten messages; at eleven the start moves on three (30 tokens), then stays.
+    // 100 tokens hold ten messages; at eleven the start moves on five (half the budget), then stays.
     expect(windowOf(10)[0]).toBe(1);
-    expect(windowOf(11)[0]).toBe(4);
-    expect(windowOf(12)[0]).toBe(4);
-    expect(windowOf(13)[0]).toBe(4);
-    expect(windowOf(14)[0]).toBe(7);
+    expect(windowOf(11)[0]).toBe(6);
+    expect(windowOf(15)[0]).toBe(6);
+    expect(windowOf(16)[0]).toBe(11);
   });
 });
 
