@@ -35,6 +35,8 @@ export interface RunInstruments {
   tokenUsage: Histogram;
   /** `gen_ai.client.operation.duration`, in seconds. */
   operationDuration: Histogram;
+  /** Input tokens the servers took from their caches, where they said. */
+  cachedInputTokens: Counter;
   /** Runs by how they ended. */
   runs: Counter;
 }
@@ -144,6 +146,8 @@ function modelCall(instruments: RunInstruments, options: RunTraceOptions, run: O
     });
     instruments.tokenUsage.record(event.usage.promptTokens, { ...operation, 'gen_ai.token.type': 'input' });
     instruments.tokenUsage.record(event.usage.completionTokens, { ...operation, 'gen_ai.token.type': 'output' });
+    if (event.usage.cachedPromptTokens !== undefined)
+      instruments.cachedInputTokens.add(event.usage.cachedPromptTokens, operation);
   }
   if (options.captureContent)
     span.setAttribute(

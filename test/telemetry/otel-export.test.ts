@@ -234,5 +234,7 @@ describe('cached prompt tokens', () => {
       'gen_ai.usage.input_tokens': 200,
       'gen_ai.usage.cache_read.input_tokens': 154,
     });
+    const cached = otlp.metrics().find((metric) => metric.name === 'discord_agent.client.cache_read.input_tokens');
+    expect(cached?.sum?.dataPoints?.map((point) => point.asInt)).toEqual(['154']);
   });
 });
