@@ -23,10 +23,21 @@ const counter = await loadTokenCounter('gpt-4.1-mini');
 /** The prompt as text, in the order a chat template lays it out: tools, then the messages. */
 function promptText(request: ChatRequest): string {
   const parts = [JSON.stringify(request.tools ?? [])];
-  for (const message of request.messages as unknown as Record<string, unknown>[])
-    parts.push(
-      `<${String(message.role)}>${typeof message.content === 'string' ? message.content : JSON.stringify(message.content ?? '')}${message.tool_calls ? JSON.stringify(message.tool_calls) : ''}${message.tool_call_id ? String(message.tool_call_id) : ''}</>`,
-    );
+  for (const message of request.messages) {
+    const {
+      role,
+      content,
+      tool_calls: calls,
+      tool_call_id: callId,
+    } = message as {
+      role: string;
+      content?: unknown;
+      tool_calls?: unknown;
+      tool_call_id?: string;
+    };
+    const text = typeof content === 'string' ? content : JSON.stringify(content ?? '');
+    parts.push(`<${role}>${text}${calls ? JSON.stringify(calls) : ''}${callId ?? ''}</>`);
+  }
   return parts.join('\n');
 }
 

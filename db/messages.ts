@@ -56,7 +56,7 @@ export const windowQuery = `SELECT * FROM messages WHERE conversation_id = ? AND
  * The tokens (each row's count, cut to the per-message cap) of the rows a window could hold: after
  * `id`, in conversation order after one and up to another, the same rows the window query reads.
  */
-export const windowTokensQuery = `SELECT coalesce(sum(min(token_count, @cap)), 0) FROM messages
+const windowTokensQuery = `SELECT coalesce(sum(min(token_count, @cap)), 0) FROM messages
   WHERE conversation_id = @conversationId AND id > @afterId
   AND coalesce(answers_id, id) > @afterOrder AND coalesce(answers_id, id) <= @throughOrder
   AND NOT EXISTS (SELECT 1 FROM content_flags f WHERE f.message_id = messages.id AND f.target = 'question')
