@@ -52,25 +52,6 @@ export const windowQuery = `SELECT * FROM messages WHERE conversation_id = ? AND
   AND NOT EXISTS (SELECT 1 FROM content_flags f WHERE f.run_id = messages.run_id AND f.target = 'answer')
   ORDER BY id DESC LIMIT ?`;
 
-/**
- * The tokens (each row's count, cut to the per-message cap) of the rows a window could hold: after
- * `id`, in conversation order after one and up to another, the same rows the window query reads.
- */
-const windowTokensQuery = `SELECT coalesce(sum(min(token_count, @cap)), 0) FROM messages
-  WHERE conversation_id = @conversationId AND id > @afterId
-  AND coalesce(answers_id, id) > @afterOrder AND coalesce(answers_id, id) <= @throughOrder
-  AND NOT EXISTS (SELECT 1 FROM content_flags f WHERE f.message_id = messages.id AND f.target = 'question')
-  AND NOT EXISTS (SELECT 1 FROM content_flags f WHERE f.run_id = messages.run_id AND f.target = 'answer')`;
-
-/** Which rows `windowTokens` adds up. */
-export interface WindowSpan {
-  conversationId: number;
-  afterId: number;
-  afterOrder: number;
-  throughOrder: number;
-  cap: number;
-}
-
 export function createMessageQueries(db: Database) {
   const insert = db.prepare(
     `INSERT INTO messages (conversation_id, run_id, role, author_id, author_name, content, tool_calls, tool_call_id, group_id, answers_id, discord_message_id, created_at, token_count)
@@ -79,7 +60,6 @@ export function createMessageQueries(db: Database) {
   );
   const setOwnGroup = db.prepare<[number]>('UPDATE messages SET group_id = id WHERE id = ?');
   const newest = db.prepare<[number, number, number], MessageRow>(windowQuery);
-  const windowTokens = db.prepare<[WindowSpan], number>(windowTokensQuery).pluck();
   const edit = db.prepare<[string, number, string]>(
     'UPDATE messages SET content = ?, token_count = ? WHERE discord_message_id = ?',
   );
@@ -112,8 +92,6 @@ export function createMessageQueries(db: Database) {
     /** Newest first, after `afterId`, at most `limit` rows: iterate and stop when the window is full. */
     iterateNewest: (conversationId: number, afterId: number, limit = maxWindowRows) =>
       newest.iterate(conversationId, afterId, limit),
-    /** The tokens of every row a window could hold (its text, images left out), however many. */
-    windowTokens: (span: WindowSpan): number => windowTokens.get(span) ?? 0,
     editByDiscordId: (discordMessageId: string, content: string, tokenCount: number) =>
       edit.run(content, tokenCount, discordMessageId).changes > 0,
     deleteByDiscordId: (discordMessageId: string) => removeByDiscordId.run(discordMessageId).changes > 0,

@@ -79,7 +79,8 @@ export const serverTables: readonly TableRule[] = [
  */
 export const conversationColumns: Record<string, { remapped: readonly string[]; copied: readonly string[] }> = {
   conversations: {
-    remapped: ['id', 'memory_starts_after'],
+    // The window's start is a message's order: set back to the start (0), the next run finds it again.
+    remapped: ['id', 'memory_starts_after', 'window_starts_at', 'window_budget'],
     copied: [
       'key',
       'title',

@@ -12,7 +12,8 @@ import { writeBehind } from '../run-log/write-behind.ts';
 import { memorySink } from './memory-sink.ts';
 import { type SummaryJob, summariseFallenOut, summaryText } from './memory-summary.ts';
 import type { TokenCounter } from './token-counter.ts';
-import { conversationOrder, formatUserContent, selectWindow, steppedReach, toChatMessages } from './window.ts';
+import { conversationOrder, formatUserContent, toChatMessages } from './window.ts';
+import { selectSteppedWindow } from './window-start.ts';
 import { windowImages } from './window-images.ts';
 
 export interface MemorySettings {
@@ -179,25 +180,26 @@ function loadWindow(
       tokens: options.imageTokens === undefined ? settings.imageTokens : (options.imageTokens ?? undefined),
     },
   );
-  // Every row with an id up to the summary's end is covered by it (a run's rows come after the message they answer): not read.
-  const readAfter = Math.max(afterId, coveredThrough);
+  // Every row with an id up to the summary's end is covered by it (a run's rows come after the
+  // message they answer): not read. So is every row before the window's start (of a smaller order).
+  const rowsFrom = (order: number) =>
+    filtered(
+      store.messages.iterateNewest(conversationId, Math.max(afterId, coveredThrough, order - 1)),
+      (row) => inWindow(row) && conversationOrder(row) >= order,
+    );
   const budget = Math.max(0, (options.budget ?? settings.tokenBudget) - (summary?.tokens ?? 0));
-  const total = store.messages.windowTokens({
-    conversationId,
-    afterId: readAfter,
-    afterOrder: coveredThrough,
-    throughOrder: Number.isFinite(newest) ? newest : Number.MAX_SAFE_INTEGER,
-    cap: settings.messageTokenCap,
-  });
-  const rows = selectWindow(filtered(store.messages.iterateNewest(conversationId, readAfter), inWindow), {
-    budget,
-    messageCap: settings.messageTokenCap,
-    floor: memoryFloor,
-    pinned,
-    extraCost: (row) => images.cost(row),
-    // The start moves in steps, not with every message: see steppedReach.
-    reach: steppedReach(total, budget),
-  });
+  // Asked once per row: the images' quota is counted as rows are read, and a step reads them twice.
+  const imageCosts = new Map<number, number>();
+  const extraCost = (row: MessageRow) =>
+    imageCosts.get(row.id) ?? imageCosts.set(row.id, images.cost(row)).get(row.id)!;
+  // The start moves in steps, not with every message (window-start.ts).
+  const { rows, movedTo } = selectSteppedWindow(
+    rowsFrom,
+    { budget, messageCap: settings.messageTokenCap, floor: memoryFloor, pinned, extraCost },
+    { order: conversation?.window_starts_at ?? 0, budget: conversation?.window_budget ?? 0 },
+  );
+  // A resumed run or a retry with a smaller window reads as it must, and moves nothing.
+  if (movedTo !== null && !options.resuming) store.conversations.setWindowStart(conversationId, movedTo, budget);
   const triggers = rows.filter((row) => pinned.has(row.id) && row.role === 'user');
   const opening: ChatMessage[] = summary ? [{ role: 'user', content: summaryText(summary.summary) }] : [];
   const speakers = [

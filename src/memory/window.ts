@@ -20,29 +20,6 @@ export interface WindowRules {
   pinned: ReadonlySet<number>;
   /** Tokens a row adds besides its text (its images), asked once per row read, newest first. */
   extraCost?: (row: MessageRow) => number;
-  /**
-   * Text tokens (each message cut to its cap, images left out) the window reaches back at most:
-   * where its start stays put while the conversation grows (`steppedReach`). No limit without it.
-   */
-  reach?: number;
-}
-
-/** When a conversation outgrows the window, its start moves on by this share of the budget at once. */
-export const windowStepShare = 0.5;
-
-/**
- * How far back the window reaches, in text tokens, when the rows it could hold come to `total`:
- * all of them while they fit the budget; after that the start moves in steps of a share of the
- * budget (`windowStepShare`) counted from the first row, so it stays put over many follow-ups
- * and the window holds between half and all of its budget. A model server reuses what it read of
- * the last prompt up to the first change (llama.cpp, vLLM and Ollama keep the longest common
- * prefix; OpenAI caches prefixes of 1,024 tokens and more): a start that moved on every message
- * made it read the whole window again each time.
- */
-export function steppedReach(total: number, budget: number): number {
-  if (total <= budget) return total;
-  const step = Math.max(1, Math.ceil(budget * windowStepShare));
-  return total - Math.ceil((total - budget) / step) * step;
 }
 
 export const cancelledObservation =
@@ -55,7 +32,6 @@ export function selectWindow(newestFirst: Iterable<MessageRow>, rules: WindowRul
   // ran can sit between them: results wait here until their assistant message is read.
   const waiting = new Map<number, MessageRow[]>();
   let tokens = 0;
-  let text = 0;
   for (const row of newestFirst) {
     if (row.group_id !== null && row.group_id !== row.id) {
       waiting.set(row.group_id, [...(waiting.get(row.group_id) ?? []), row]);
@@ -63,13 +39,14 @@ export function selectWindow(newestFirst: Iterable<MessageRow>, rules: WindowRul
     }
     const unit = [...(waiting.get(row.id) ?? []), row];
     waiting.delete(row.id);
-    const textCost = unit.reduce((sum, message) => sum + Math.min(message.token_count, rules.messageCap), 0);
-    const cost = textCost + unit.reduce((sum, message) => sum + (rules.extraCost?.(message) ?? 0), 0);
+    const cost = unit.reduce(
+      (sum, message) => sum + Math.min(message.token_count, rules.messageCap) + (rules.extraCost?.(message) ?? 0),
+      0,
+    );
     const required = kept.length < rules.floor || unit.some((message) => rules.pinned.has(message.id));
-    if (!required && (tokens + cost > rules.budget || text + textCost > (rules.reach ?? Infinity))) break;
+    if (!required && tokens + cost > rules.budget) break;
     kept.push(...unit);
     tokens += cost;
-    text += textCost;
   }
   return kept.sort((a, b) => conversationOrder(a) - conversationOrder(b) || a.id - b.id);
 }

@@ -2,13 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { MessageRow } from '../../db/messages.ts';
 import type { TokenCounter } from '../../src/memory/token-counter.ts';
-import {
-  cancelledObservation,
-  selectWindow,
-  steppedReach,
-  toChatMessages,
-  windowStepShare,
-} from '../../src/memory/window.ts';
+import { cancelledObservation, selectWindow, toChatMessages } from '../../src/memory/window.ts';
 import { chatRequestProblems } from '../support/openai-conformance.ts';
 
 /**
@@ -217,68 +211,3 @@ describe('toChatMessages', () => {
     ]);
   });
 });
-
-describe('steppedReach: where the window starts as the conversation grows', () => {
-  it('holds everything while it fits, then between half and all of the budget, its start moving only in steps', () => {
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 200, max: 20_000 }),
-        fc.array(fc.integer({ min: 1, max: 400 })),
-        (budget, growth) => {
-          const step = Math.ceil(budget * windowStepShare);
-          let total = 0;
-          const starts = new Set<number>();
-          for (const added of growth) {
-            total += added;
-            const reach = steppedReach(total, budget);
-            if (total <= budget) expect(reach).toBe(total);
-            else {
-              expect(reach).toBeLessThanOrEqual(budget);
-              expect(reach).toBeGreaterThan(budget - step);
-            }
-            // The start (the tokens before it) is a multiple of the step: the same for all the totals between two.
-            expect((total - reach) % step).toBe(0);
-            starts.add(total - reach);
-          }
-          expect(starts.size).toBeLessThanOrEqual(Math.ceil(Math.max(0, total - budget) / step) + 1);
-        },
-      ),
-    );
-  });
-
-  it('keeps the start of the window put while a conversation grows within a step', () => {
-    const rows = (count: number) => Array.from({ length: count }, (_, index) => rowOf(index + 1, 10));
-    const windowOf = (count: number) =>
-      selectWindow([...rows(count)].reverse(), {
-        budget: 100,
-        messageCap: 50,
-        floor: 3,
-        pinned: new Set(),
-        reach: steppedReach(count * 10, 100),
-      }).map((row) => row.id);
-    // 100 tokens hold ten messages; at eleven the start moves on five (half the budget), then stays.
-    expect(windowOf(10)[0]).toBe(1);
-    expect(windowOf(11)[0]).toBe(6);
-    expect(windowOf(15)[0]).toBe(6);
-    expect(windowOf(16)[0]).toBe(11);
-  });
-});
-
-function rowOf(id: number, tokens: number): MessageRow {
-  return {
-    id,
-    conversation_id: 1,
-    run_id: null,
-    role: 'user',
-    author_id: null,
-    author_name: 'Ada',
-    content: `m${id}`,
-    tool_calls: null,
-    tool_call_id: null,
-    group_id: null,
-    answers_id: null,
-    discord_message_id: null,
-    created_at: id,
-    token_count: tokens,
-  };
-}
