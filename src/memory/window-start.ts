@@ -14,7 +14,7 @@ import type { MessageRow } from '../../db/messages.ts';
 import { conversationOrder, selectWindow, type WindowRules } from './window.ts';
 
 /** When a conversation outgrows the window, its start moves on by this share of the budget at once. */
-export const windowStepShare = 0.5;
+const windowStepShare = 0.5;
 
 /** The window's start as the conversation remembers it: a conversation order, and the budget it was set for. */
 export interface WindowStart {
