@@ -10,8 +10,8 @@
  * A request is counted as the server reads it: the tools' JSON, then each message (its role, its
  * text, its calls), in order; tokens by the bot's own counter (o200k, gpt-4.1-mini's).
  */
-import { type BotWorld, startBotWorld } from '../test/support/bot-harness.ts';
-import { type ChatRequest, finalAnswer, toolCalls } from '../test/support/fake-model.ts';
+import { startBotWorld } from '../test/support/bot-harness.ts';
+import { type ChatRequest, finalAnswer, type ScriptedReply, toolCalls } from '../test/support/fake-model.ts';
 import { loadTokenCounter } from '../src/memory/token-counter.ts';
 import { openFirstThread } from './first-thread.ts';
 import { quantile } from './statistics.ts';
@@ -47,14 +47,25 @@ function commonPrefixLength(a: string, b: string): number {
   return index;
 }
 
-/** Answers of a few lengths; every fourth follow-up calls the calculator first, as a real thread does. */
-function script(world: BotWorld, index: number): void {
-  if (index % 4 === 3)
-    world.model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: `${index}*${index + 7}` } }));
-  world.model.enqueue(
-    finalAnswer(
-      `Answer ${index}: ${'Here is what I found about that, in a sentence or two that a person would read. '.repeat(1 + (index % 4))}`,
-    ),
+const isSummaryCall = (request: ChatRequest) => JSON.stringify(request.tool_choice ?? null).includes('write_summary');
+
+/**
+ * The model: answers of a few lengths; every fourth follow-up calls the calculator first, as a real
+ * thread does; a summary call (summaries on) gets a summary that grows with what it folds in.
+ */
+function reply(request: ChatRequest): ScriptedReply {
+  const last = request.messages.at(-1)!;
+  if (isSummaryCall(request))
+    return toolCalls({
+      name: 'write_summary',
+      arguments: { summary: `Ada and Bob asked ${String(last.content).length} characters' worth of questions.` },
+    });
+  const asked = request.messages.findLast((message) => message.role === 'user');
+  const index = Number(/Question (\d+)/.exec(String(asked?.content ?? ''))?.[1] ?? 0);
+  if (index % 4 === 3 && last.role === 'user')
+    return toolCalls({ name: 'calculator', arguments: { expression: `${index}*${index + 7}` } });
+  return finalAnswer(
+    `Answer ${index}: ${'Here is what I found about that, in a sentence or two that a person would read. '.repeat(1 + (index % 4))}`,
   );
 }
 
@@ -68,18 +79,19 @@ async function thread(memory: { tokenBudget: number; summaries: boolean } | unde
   const world = await startBotWorld({}, {}, {}, memory ? { memory } : {});
   try {
     const first = await openFirstThread(world);
+    world.model.otherwise(reply);
+    const answerCalls = () => world.model.requests.filter((request) => !isSummaryCall(request));
     const followUps: FollowUp[] = [];
     for (let index = 1; index < messages; index++) {
-      const before = world.model.requests.length;
-      script(world, index);
+      const before = answerCalls().length;
       const said = await world.discord.userSays({
         channelId: first.id,
         author: index % 3 === 0 ? 'bob' : 'ada',
         content: `Question ${index}: ${'could you tell me a bit more about the thing we talked about earlier? '.repeat(1 + (index % 3))}`,
       });
       await world.handled('message', said.id);
-      const previous = world.model.requests[before - 1]!;
-      const next = world.model.requests[before]!;
+      const previous = answerCalls()[before - 1]!;
+      const next = answerCalls()[before]!;
       const [previousText, nextText] = [promptText(previous), promptText(next)];
       followUps.push({
         previousTokens: counter.count(previousText),
@@ -119,3 +131,4 @@ function report(name: string, followUps: readonly FollowUp[]): void {
 console.log(`Node ${process.version}; a thread of ${messages} messages through the bot, against the scripted model.`);
 report('Default window (8,000 tokens, summaries on)', await thread(undefined));
 report('A window that overflows (600 tokens, summaries off)', await thread({ tokenBudget: 600, summaries: false }));
+report('A window that overflows, with summaries (600 tokens)', await thread({ tokenBudget: 600, summaries: true }));
