@@ -51,6 +51,26 @@ describe('a follow-up begins with the previous request', () => {
     expect(system).not.toMatch(/\d{2}:\d{2}/);
   });
 
+  it('when people take turns: the system message names them in the order they first spoke, not by who asks', async () => {
+    world = await startBotWorld();
+    world.model.otherwise(() => finalAnswer('Noted.'));
+    const {
+      asked,
+      thread: { id },
+    } = await askInGeneral(world, 'hello');
+    await world.handled('message', asked.id);
+    for (const author of ['bob', 'ada', 'bob'] as const) {
+      const said = await world.discord.userSays({ channelId: id, author, content: `${author} again` });
+      await world.handled('message', said.id);
+    }
+    const requests = world.model.requests;
+    // Bob's first question adds him to the people named; from then on each request begins with the last.
+    expect(beginsWith(requests[1]!, requests[0]!)).toBe(false);
+    expect(beginsWith(requests[2]!, requests[1]!)).toBe(true);
+    expect(beginsWith(requests[3]!, requests[2]!)).toBe(true);
+    expect(String(requests[3]!.messages[0]!.content)).toContain('People in this conversation: "Ada", "Bob".');
+  });
+
   it('with a window that overflows: its start moves in steps, so most follow-ups still begin with the previous request', async () => {
     world = await startBotWorld({}, {}, {}, { memory: { tokenBudget: 600, summaries: false } });
     const requests = await thread(30);
