@@ -37,8 +37,13 @@ export const usage = defineCommand({
         '**Per model**',
         ...queries.perModel(interaction.guildId, since).map((model) => {
           const price = context.models.entry(model.name)?.price ?? null;
-          const cost = costOf(price, model.promptTokens, model.completionTokens);
-          return `${line(escapeMarkdown(model.name), model.runs, model.tokens)}${cost === null ? '' : `, about ${formatCost(cost)}`}`;
+          const cost = costOf(price, model.promptTokens, model.completionTokens, model.cachedTokens);
+          // What the server reused of the prompts it was sent: read once, not again (where it said).
+          const cached =
+            model.cachedTokens > 0
+              ? `, ${formatCount(model.cachedTokens)} of ${formatCount(model.promptTokens)} prompt tokens from its cache`
+              : '';
+          return `${line(escapeMarkdown(model.name), model.runs, model.tokens)}${cached}${cost === null ? '' : `, about ${formatCost(cost)}`}`;
         }),
         '**Busiest threads**',
         ...queries

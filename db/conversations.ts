@@ -33,6 +33,10 @@ export interface ConversationRow {
   last_seen_message_id: string | null;
   /** Memory starts after this message id (0: from the beginning); set by a reset. */
   memory_starts_after: number;
+  /** The conversation order the memory window starts at (0: where memory starts), moved in steps. */
+  window_starts_at: number;
+  /** The window budget `window_starts_at` was set for: another budget starts over. */
+  window_budget: number;
 }
 
 export interface NewConversation {
@@ -65,6 +69,9 @@ export function createConversationQueries(db: Database) {
   );
   const setLastSeen = db.prepare<[string, number]>('UPDATE conversations SET last_seen_message_id = ? WHERE id = ?');
   const setMemoryStart = db.prepare<[number, number]>('UPDATE conversations SET memory_starts_after = ? WHERE id = ?');
+  const setWindowStart = db.prepare<[number, number, number]>(
+    'UPDATE conversations SET window_starts_at = ?, window_budget = ? WHERE id = ?',
+  );
   const setThread = db.prepare<[string | null, number]>('UPDATE conversations SET thread_id = ? WHERE id = ?');
   const setTitle = db.prepare<[string, number]>('UPDATE conversations SET title = ? WHERE id = ?');
   const remove = db.prepare<[number]>('DELETE FROM conversations WHERE id = ?');
@@ -104,6 +111,8 @@ export function createConversationQueries(db: Database) {
     setTitle: (id: number, title: string) => void setTitle.run(title, id),
     /** Starts memory afresh after `messageId`; older messages stay in the database. */
     resetMemory: (id: number, messageId: number) => void setMemoryStart.run(messageId, id),
+    /** Where the memory window starts now (a conversation order), for this budget. */
+    setWindowStart: (id: number, order: number, budget: number) => void setWindowStart.run(order, budget, id),
     /** Deletes the conversation with its messages, runs and steps. */
     purge: (id: number) => void remove.run(id),
     /** Every server with conversations here, and how many. */

@@ -360,6 +360,23 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 17,
+    name: 'read once: cached prompt tokens per model call and per run; where the memory window starts',
+    // Of a call's prompt tokens, those the server took from its cache (OpenAI's and vLLM's
+    // usage.prompt_tokens_details.cached_tokens, llama.cpp's timings.cache_n): null on a step where
+    // the server did not say. Runs before this version say nothing of their cache: 0.
+    // A conversation's window starts at the message of conversation order window_starts_at (0: where
+    // memory starts), set for the budget window_budget: it moves in steps (src/memory/window-start.ts).
+    up(db) {
+      db.exec(`
+        ALTER TABLE steps ADD COLUMN cached_tokens INTEGER;
+        ALTER TABLE runs ADD COLUMN cached_tokens INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE conversations ADD COLUMN window_starts_at INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE conversations ADD COLUMN window_budget INTEGER NOT NULL DEFAULT 0;
+      `);
+    },
+  },
 ];
 
 export const latestVersion = migrations.at(-1)?.version ?? 0;

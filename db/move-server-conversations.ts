@@ -84,7 +84,12 @@ export function copyConversations(source: Database, target: Database, guild: str
     .iterate({ guild }))
     conversations.set(
       row.id as number,
-      insertConversation({ ...row, memory_starts_after: message(row.memory_starts_after) }),
+      insertConversation({
+        ...row,
+        memory_starts_after: message(row.memory_starts_after),
+        window_starts_at: 0,
+        window_budget: 0,
+      }),
     );
 
   // In start order (and rowid, as `npm run steps` lists them); a run taken up may come before the

@@ -79,7 +79,8 @@ export const serverTables: readonly TableRule[] = [
  */
 export const conversationColumns: Record<string, { remapped: readonly string[]; copied: readonly string[] }> = {
   conversations: {
-    remapped: ['id', 'memory_starts_after'],
+    // The window's start is a message's order: set back to the start (0), the next run finds it again.
+    remapped: ['id', 'memory_starts_after', 'window_starts_at', 'window_budget'],
     copied: [
       'key',
       'title',
@@ -132,6 +133,7 @@ export const conversationColumns: Record<string, { remapped: readonly string[]; 
       'live_pending',
       'model_name',
       'kind',
+      'cached_tokens',
     ],
   },
   // Its range is of message ids (in conversation order): remapped with the messages.
@@ -157,6 +159,7 @@ export const conversationColumns: Record<string, { remapped: readonly string[]; 
       'note',
       'prompt_tokens',
       'completion_tokens',
+      'cached_tokens',
       'duration_ms',
       'started_at',
       'ended_at',

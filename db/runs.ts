@@ -23,6 +23,8 @@ export interface RunRow {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  /** Of the prompt tokens, those the servers took from their caches, where they said (0 where none did). */
+  cached_tokens: number;
   error: string | null;
   error_code: string | null;
   /** JSON array of the Discord message ids the run posted. */
@@ -59,6 +61,8 @@ interface RunEnd {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** Of the prompt tokens, those taken from the servers' caches (0 where none said). */
+  cachedTokens?: number;
   error: string | null;
   errorCode: string | null;
 }
@@ -95,11 +99,13 @@ function runLifeQueries(db: Database) {
   const markAnswered = db.prepare<[string]>(`UPDATE runs SET status = 'answered', error = NULL WHERE id = ?`);
   const finish = db.prepare(
     `UPDATE runs SET status = @status, stop_reason = @stopReason, ended_at = @endedAt, prompt_tokens = @promptTokens,
-       completion_tokens = @completionTokens, total_tokens = @totalTokens, error = @error, error_code = @errorCode
+       completion_tokens = @completionTokens, total_tokens = @totalTokens, cached_tokens = @cachedTokens, error = @error,
+       error_code = @errorCode
      WHERE id = @id`,
   );
-  const addUsage = db.prepare<[number, number, number, string]>(
-    'UPDATE runs SET prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?, total_tokens = total_tokens + ? WHERE id = ?',
+  const addUsage = db.prepare<[number, number, number, number, string]>(
+    `UPDATE runs SET prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?, total_tokens = total_tokens + ?,
+       cached_tokens = cached_tokens + ? WHERE id = ?`,
   );
   const setSettingsUsed = db.prepare<[string, number | null, string]>(
     'UPDATE runs SET model_name = ?, persona_version = ? WHERE id = ?',
@@ -137,9 +143,10 @@ function runLifeQueries(db: Database) {
         deliveredAt: run.delivery === null ? null : now,
       }),
     /** Adds one model call's tokens as it happens, so that a crash keeps what was spent. */
-    addUsage: (id: string, prompt: number, completion: number, total: number) =>
-      void addUsage.run(prompt, completion, total, id),
-    finish: (id: string, end: RunEnd, now = Date.now()) => void finish.run({ id, ...end, endedAt: now }),
+    addUsage: (id: string, prompt: number, completion: number, total: number, cached = 0) =>
+      void addUsage.run(prompt, completion, total, cached, id),
+    finish: (id: string, end: RunEnd, now = Date.now()) =>
+      void finish.run({ id, cachedTokens: 0, ...end, endedAt: now }),
     runningOf: (instanceId: string) => runningOf.all(instanceId),
     /** Marks the instance's running runs interrupted; returns how many. */
     interruptAllOf: (instanceId: string, now = Date.now()) => interrupt.run(now, instanceId).changes,

@@ -20,19 +20,25 @@ export interface StepRow {
   note: string | null;
   prompt_tokens: number | null;
   completion_tokens: number | null;
+  /** Of the prompt tokens, those the server took from its cache (null where it did not say). */
+  cached_tokens: number | null;
   duration_ms: number | null;
   started_at: number;
   ended_at: number | null;
 }
 
-export type NewStep = Omit<StepRow, 'id' | 'ended_at' | 'note'> & { ended_at?: number | null; note?: string | null };
+export type NewStep = Omit<StepRow, 'id' | 'ended_at' | 'note' | 'cached_tokens'> & {
+  ended_at?: number | null;
+  note?: string | null;
+  cached_tokens?: number | null;
+};
 
 export function createStepQueries(db: Database) {
   const insert = db.prepare(
     `INSERT INTO steps (run_id, sequence, kind, model_step, message, tool_name, tool_call_id, arguments, status, result, error, error_kind,
-       note, prompt_tokens, completion_tokens, duration_ms, started_at, ended_at)
+       note, prompt_tokens, completion_tokens, cached_tokens, duration_ms, started_at, ended_at)
      VALUES (@run_id, @sequence, @kind, @model_step, @message, @tool_name, @tool_call_id, @arguments, @status, @result, @error, @error_kind,
-       @note, @prompt_tokens, @completion_tokens, @duration_ms, @started_at, @ended_at)`,
+       @note, @prompt_tokens, @completion_tokens, @cached_tokens, @duration_ms, @started_at, @ended_at)`,
   );
   const complete = db.prepare(
     `UPDATE steps SET status = @status, result = @result, error = @error, error_kind = @error_kind, duration_ms = @duration_ms, ended_at = @ended_at,
@@ -42,7 +48,8 @@ export function createStepQueries(db: Database) {
   const ofRun = db.prepare<[string], StepRow>('SELECT * FROM steps WHERE run_id = ? ORDER BY sequence');
 
   return {
-    insert: (step: NewStep) => Number(insert.run({ ended_at: null, note: null, ...step }).lastInsertRowid),
+    insert: (step: NewStep) =>
+      Number(insert.run({ ended_at: null, note: null, cached_tokens: null, ...step }).lastInsertRowid),
     complete: (
       id: number,
       end: {

@@ -18,6 +18,8 @@ export interface UsageOfModel {
   runs: number;
   promptTokens: number;
   completionTokens: number;
+  /** Of the prompt tokens, those the server took from its cache (where it said). */
+  cachedTokens: number;
   tokens: number;
 }
 
@@ -43,7 +45,7 @@ export function createUsageQueries(db: Database) {
   // Runs that spent no tokens (a person's /tool) say nothing of a model.
   const perModel = db.prepare<[string, number], UsageOfModel>(
     `SELECT coalesce(r.model_name, r.model) AS name, count(*) AS runs, sum(r.prompt_tokens) AS promptTokens,
-       sum(r.completion_tokens) AS completionTokens, sum(r.total_tokens) AS tokens
+       sum(r.completion_tokens) AS completionTokens, sum(r.cached_tokens) AS cachedTokens, sum(r.total_tokens) AS tokens
      FROM runs r JOIN conversations c ON c.id = r.conversation_id
      WHERE c.guild_id = ? AND r.started_at >= ? AND r.total_tokens > 0 GROUP BY 1 ORDER BY tokens DESC, name`,
   );

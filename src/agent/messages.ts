@@ -85,6 +85,8 @@ export interface TokenUsage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** Of the prompt tokens, those the server took from its cache, where it says so (absent where it does not). */
+  cachedPromptTokens?: number;
 }
 
 export const noUsage: TokenUsage = Object.freeze({ promptTokens: 0, completionTokens: 0, totalTokens: 0 });
@@ -95,5 +97,8 @@ export function addUsage(a: TokenUsage, b: TokenUsage | null): TokenUsage {
     promptTokens: a.promptTokens + b.promptTokens,
     completionTokens: a.completionTokens + b.completionTokens,
     totalTokens: a.totalTokens + b.totalTokens,
+    ...(a.cachedPromptTokens !== undefined || b.cachedPromptTokens !== undefined
+      ? { cachedPromptTokens: (a.cachedPromptTokens ?? 0) + (b.cachedPromptTokens ?? 0) }
+      : {}),
   };
 }

@@ -18,6 +18,11 @@ export interface ModelRequest {
   messages: readonly ChatMessage[];
   tools: readonly FunctionSpec[];
   toolChoice: ToolChoice;
+  /**
+   * The conversation the request continues: a server that routes requests by a key to where their
+   * prompt is cached (OpenAI's `prompt_cache_key`) is given it, where its profile says so.
+   */
+  cacheKey?: string;
 }
 
 export interface ModelResponse {

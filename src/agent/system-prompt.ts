@@ -13,17 +13,19 @@ export interface SystemPromptInput {
   operatorPrompt: string | null;
   /** The persona the place's moderators set, or null: it adds to the operator's prompt, never replaces the rules. */
   persona?: string | null;
+  /** When the run starts: the system message says its day only (the exact time is the current_time tool's). */
   now: Date;
   place: ConversationPlace;
-  /** Display names of the people in the conversation, most recent speaker last. */
+  /** Display names of the people in the conversation, in the order they first spoke. */
   participants: readonly string[];
 }
 
 export const defaultPersona = 'You are a helpful, concise assistant.';
 
 /**
- * The system message: the operator's prompt, then what the model must know every time (when and
- * where it is, who is there, how it must act, and what Discord renders).
+ * The system message: the operator's prompt, then what the model must know every time (which day
+ * and where it is, who is there, how it must act, and what Discord renders). It opens every
+ * request, so nothing in it changes from one message to the next.
  */
 export function buildSystemPrompt(input: SystemPromptInput): string {
   const people = input.participants.length > 0 ? input.participants.map(quote).join(', ') : 'nobody yet';
@@ -45,7 +47,10 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
       : []),
     '',
     '## Where you are',
-    `- Now: ${formatNow(input.now)}.`,
+    // The day only: the system message opens every request, and a server reuses what it read of the
+    // last prompt only up to the first change (a time to the second here made it read the whole
+    // conversation again on every message). The exact time is a call away (tools/current-time.ts).
+    `- Today: ${formatDay(input.now)} (UTC). For the exact time, call current_time when you have it.`,
     `- ${describePlace(input.place)}`,
     `- People in this conversation: ${people}.`,
     '',
@@ -95,6 +100,7 @@ function describePlace(place: ConversationPlace): string {
 
 // Made once: building an Intl.DateTimeFormat costs about 0.4 ms, formatting with one 2 µs (bench:load's profile).
 let readableDate: Intl.DateTimeFormat | undefined;
+let readableDay: Intl.DateTimeFormat | undefined;
 
 /**
  * Makes the date format the prompt shows. The first Intl format of a process loads ICU's data
@@ -109,9 +115,9 @@ export function prepareDateFormat(): Intl.DateTimeFormat {
   }));
 }
 
-function formatNow(now: Date): string {
-  const readable = prepareDateFormat().format(now);
-  return `${readable} UTC (${now.toISOString().slice(0, 19)}Z)`;
+function formatDay(now: Date): string {
+  prepareDateFormat();
+  return (readableDay ??= new Intl.DateTimeFormat('en-GB', { dateStyle: 'full', timeZone: 'UTC' })).format(now);
 }
 
 /** Names come from users: quoted, with quotes and line breaks removed, so they cannot add lines. */

@@ -44,6 +44,8 @@ export interface RunPlan {
   resumedFrom: string | null;
   /** Tools the runs it takes up already called. */
   calledBefore: readonly string[];
+  /** Who spoke in the window, in the order they first did (`LoadedWindow.speakers`): named in the system message. */
+  speakers?: readonly string[];
   /** The place's persona, set by its moderators: added to the operator's prompt. */
   persona?: string | null;
   /** Whether a tool is on where the run takes place (moderators may switch tools off). */
@@ -83,8 +85,10 @@ function prepareRun(
   plan: RunPlan,
   now: Date,
 ): Omit<RunAgentOptions, 'model' | 'runId' | 'signal' | 'onEvent'> {
+  // In the order each first spoke, so that the system message stays as it was while nobody new speaks.
   const participants = [
     plan.conversation.started_by_name,
+    ...(plan.speakers ?? []),
     ...plan.requesters.map((requester) => requester.displayName),
   ];
   const requester = plan.requesters.at(-1) ?? { id: 'unknown', displayName: 'someone', isModerator: false };

@@ -12,7 +12,8 @@ import { writeBehind } from '../run-log/write-behind.ts';
 import { memorySink } from './memory-sink.ts';
 import { type SummaryJob, summariseFallenOut, summaryText } from './memory-summary.ts';
 import type { TokenCounter } from './token-counter.ts';
-import { conversationOrder, formatUserContent, selectWindow, toChatMessages } from './window.ts';
+import { conversationOrder, formatUserContent, toChatMessages } from './window.ts';
+import { selectSteppedWindow } from './window-start.ts';
 import { windowImages } from './window-images.ts';
 
 export interface MemorySettings {
@@ -53,6 +54,17 @@ export interface IncomingMessage {
   images?: readonly NewImage[];
 }
 
+/** A run's window: its history, the messages it answers, and who spoke in it. */
+export interface LoadedWindow {
+  history: ChatMessage[];
+  input: UserMessage[];
+  /**
+   * The names of the people who spoke in the window, in the order they first did: the people the
+   * system message names, which so change only when someone new speaks or the window's start moves.
+   */
+  speakers: string[];
+}
+
 /** How a run's window is loaded; see `loadWindow`. */
 interface WindowOptions {
   budget?: number;
@@ -87,11 +99,8 @@ export function conversationMemory(store: Store, counter: TokenCounter, settings
      * overrides the token budget (a smaller window after "context too long"); `resuming` puts the
      * answered messages in the history, after which an interrupted run's own steps follow.
      */
-    loadWindow: (
-      conversationId: number,
-      triggerIds: readonly number[],
-      options: WindowOptions = {},
-    ): { history: ChatMessage[]; input: UserMessage[] } => loadWindow(memory, conversationId, triggerIds, options),
+    loadWindow: (conversationId: number, triggerIds: readonly number[], options: WindowOptions = {}): LoadedWindow =>
+      loadWindow(memory, conversationId, triggerIds, options),
 
     /**
      * The sink that records a run: its step log, and what the conversation remembers of it. Both
@@ -150,7 +159,7 @@ function loadWindow(
   conversationId: number,
   triggerIds: readonly number[],
   options: WindowOptions,
-): { history: ChatMessage[]; input: UserMessage[] } {
+): LoadedWindow {
   const conversation = store.conversations.byId(conversationId);
   const pinned = new Set(triggerIds);
   const afterId = conversation?.memory_starts_after ?? 0;
@@ -171,25 +180,41 @@ function loadWindow(
       tokens: options.imageTokens === undefined ? settings.imageTokens : (options.imageTokens ?? undefined),
     },
   );
-  // Every row with an id up to the summary's end is covered by it (a run's rows come after the message they answer): not read.
-  const readAfter = Math.max(afterId, coveredThrough);
-  const rows = selectWindow(filtered(store.messages.iterateNewest(conversationId, readAfter), inWindow), {
-    budget: Math.max(0, (options.budget ?? settings.tokenBudget) - (summary?.tokens ?? 0)),
-    messageCap: settings.messageTokenCap,
-    floor: memoryFloor,
-    pinned,
-    extraCost: (row) => images.cost(row),
-  });
+  // Every row with an id up to the summary's end is covered by it (a run's rows come after the
+  // message they answer): not read. So is every row before the window's start (of a smaller order).
+  const rowsFrom = (order: number) =>
+    filtered(
+      store.messages.iterateNewest(conversationId, Math.max(afterId, coveredThrough, order - 1)),
+      (row) => inWindow(row) && conversationOrder(row) >= order,
+    );
+  const budget = Math.max(0, (options.budget ?? settings.tokenBudget) - (summary?.tokens ?? 0));
+  // Asked once per row: the images' quota is counted as rows are read, and a step reads them twice.
+  const imageCosts = new Map<number, number>();
+  const extraCost = (row: MessageRow) =>
+    imageCosts.get(row.id) ?? imageCosts.set(row.id, images.cost(row)).get(row.id)!;
+  // The start moves in steps, not with every message (window-start.ts).
+  const { rows, movedTo } = selectSteppedWindow(
+    rowsFrom,
+    { budget, messageCap: settings.messageTokenCap, floor: memoryFloor, pinned, extraCost },
+    { order: conversation?.window_starts_at ?? 0, budget: conversation?.window_budget ?? 0 },
+  );
+  // A resumed run or a retry with a smaller window reads as it must, and moves nothing.
+  if (movedTo !== null && !options.resuming) store.conversations.setWindowStart(conversationId, movedTo, budget);
   const triggers = rows.filter((row) => pinned.has(row.id) && row.role === 'user');
   const opening: ChatMessage[] = summary ? [{ role: 'user', content: summaryText(summary.summary) }] : [];
+  const speakers = [
+    ...new Set(rows.flatMap((row) => (row.role === 'user' && row.author_name ? [row.author_name] : []))),
+  ];
   if (options.resuming) {
     return {
+      speakers,
       history:
         triggers.length === 0 ? [] : [...opening, ...toChatMessages(rows, counter, settings.messageTokenCap, images)],
       input: [],
     };
   }
   return {
+    speakers,
     history: [
       ...opening,
       ...toChatMessages(

@@ -10,8 +10,8 @@ export interface ModelEntry {
   vision: boolean | null;
   /** Its context window in tokens, when the operator gave it. */
   contextTokens: number | null;
-  /** US dollars per million tokens, for `/usage`; null when not given. */
-  price: { input: number; output: number } | null;
+  /** US dollars per million tokens, for `/usage`; null when not given. `cachedInput`: of a prompt token a server took from its cache. */
+  price: { input: number; output: number; cachedInput?: number } | null;
 }
 
 /** The models of MODELS_FILE (or the one of the OPENAI_* settings), and the one used unless chosen otherwise. */

@@ -15,7 +15,7 @@
  *     model: gpt-4.1-mini
  *     vision: true
  *     context_tokens: 1047576
- *     price: { input: 0.4, output: 1.6 }
+ *     price: { input: 0.4, output: 1.6, cached_input: 0.1 }
  * ```
  */
 import { createRequire } from 'node:module';
@@ -63,7 +63,7 @@ const entrySchema = z
     vision: z.boolean().optional(),
     context_tokens: z.number().int().positive().optional(),
     price: z
-      .object({ input: z.number().min(0), output: z.number().min(0) })
+      .object({ input: z.number().min(0), output: z.number().min(0), cached_input: z.number().min(0).optional() })
       .strict()
       .optional(),
   })
@@ -197,7 +197,13 @@ function checkEntry(
       description: entry.description,
       vision: entry.vision ?? null,
       contextTokens: entry.context_tokens ?? null,
-      price: entry.price ?? null,
+      price: entry.price
+        ? {
+            input: entry.price.input,
+            output: entry.price.output,
+            ...(entry.price.cached_input === undefined ? {} : { cachedInput: entry.price.cached_input }),
+          }
+        : null,
       client: {
         ...shared,
         temperature: entry.temperature ?? shared.temperature,

@@ -30,6 +30,8 @@ export interface ServerFixes {
   streaming?: boolean;
   /** False: the model refused images; each is sent as its name (and MODEL_VISION=auto turns off). */
   images?: boolean;
+  /** The conversation's key, hashed, as `prompt_cache_key`: the server sends its requests where their prefix is cached. */
+  promptCacheKey?: boolean;
 }
 
 /** Later fixes win; lists are joined. */
@@ -74,6 +76,8 @@ const inWords: { [Kind in keyof ServerFixes]-?: (value: NonNullable<ServerFixes[
   keepExtraContent: (on) => (on ? "tool calls' thought signatures sent back" : null),
   streaming: (on) => (on === false ? 'replies not streamed' : null),
   images: (on) => (on === false ? 'images sent as their names (the model refused them)' : null),
+  // Something the server offers, asked for: no fault worked around, nothing to tell among the fixes.
+  promptCacheKey: () => null,
 };
 
 /** Each fix in words, for the logs, the doctor and the start-up summary. */

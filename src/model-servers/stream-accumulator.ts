@@ -28,6 +28,8 @@ export class StreamAccumulator {
   private readonly calls: CallInProgress[] = [];
   private finishReason: string | null = null;
   private usage: unknown = null;
+  /** llama.cpp's timings, in the last chunk (how much of the prompt it took from its cache). */
+  private timings: unknown = null;
   private model = '';
   /** Chunks taken: none means the server did not stream at all. */
   chunks = 0;
@@ -35,8 +37,14 @@ export class StreamAccumulator {
   /** Takes one chunk; returns the calls whose arguments it added to (calls written in the text too). */
   add(chunk: unknown): CallProgress[] {
     this.chunks += 1;
-    const { choices, usage, model } = (chunk ?? {}) as { choices?: unknown; usage?: unknown; model?: unknown };
+    const { choices, usage, timings, model } = (chunk ?? {}) as {
+      choices?: unknown;
+      usage?: unknown;
+      timings?: unknown;
+      model?: unknown;
+    };
     if (usage) this.usage = usage;
+    if (timings) this.timings = timings;
     if (typeof model === 'string' && model !== '') this.model = model;
     const choice = Array.isArray(choices)
       ? (choices[0] as { delta?: Record<string, unknown>; finish_reason?: unknown } | undefined)
@@ -85,6 +93,7 @@ export class StreamAccumulator {
       model: this.model,
       choices: [{ index: 0, message, finish_reason: this.finishReason }],
       usage: this.usage,
+      ...(this.timings ? { timings: this.timings } : {}),
     };
   }
 

@@ -26,6 +26,7 @@ export function readReply(completion: unknown, reading: ReplyReading): ReadReply
   const reply = (completion ?? {}) as {
     choices?: unknown;
     usage?: Record<string, unknown> | null;
+    timings?: Record<string, unknown> | null;
     model?: unknown;
   };
   const choice = Array.isArray(reply.choices)
@@ -79,6 +80,7 @@ export function readReply(completion: unknown, reading: ReplyReading): ReadReply
           // A server that leaves the total out (or garbles it) still gets its calls charged to the budget.
           totalTokens:
             tokenCount(usage.total_tokens) || tokenCount(usage.prompt_tokens) + tokenCount(usage.completion_tokens),
+          ...cachedTokens(usage, reply.timings),
         }
       : null,
     finishReason: typeof choice.finish_reason === 'string' ? choice.finish_reason : null,
@@ -86,6 +88,25 @@ export function readReply(completion: unknown, reading: ReplyReading): ReadReply
     fromText,
     ...(unreadable ? { rejectedCall: unreadable } : {}),
   };
+}
+
+/**
+ * The prompt tokens the server took from its cache, where it says so (nothing where it does not):
+ * - OpenAI: `usage.prompt_tokens_details.cached_tokens`
+ *   (https://platform.openai.com/docs/guides/prompt-caching); vLLM the same, with
+ *   `--enable-prompt-tokens-details` (https://docs.vllm.ai/en/latest/cli/serve.html); Ollama's
+ *   OpenAI endpoint maps its `prompt_eval_cached_count` to it (ollama/ollama#8008, openai/openai.go).
+ * - llama.cpp's llama-server: `timings.cache_n` beside the usage, the prompt tokens reused from the
+ *   slot's cache, `timings.prompt_n` those processed anew (tools/server/README.md, "timings").
+ */
+function cachedTokens(
+  usage: Record<string, unknown>,
+  timings: Record<string, unknown> | null | undefined,
+): { cachedPromptTokens?: number } {
+  const details = usage.prompt_tokens_details as Record<string, unknown> | null | undefined;
+  if (typeof details?.cached_tokens === 'number') return { cachedPromptTokens: tokenCount(details.cached_tokens) };
+  if (typeof timings?.cache_n === 'number') return { cachedPromptTokens: tokenCount(timings.cache_n) };
+  return {};
 }
 
 /** Calls read from text, as the loop takes calls. */

@@ -2,6 +2,7 @@
  * The request body a server is sent: the agent's request in the chat-completions shape, with the
  * server's fixes applied (its profile's and those learned from its answers).
  */
+import { createHash } from 'node:crypto';
 import { type ChatMessage, type ToolCall, userText } from '../agent/messages.ts';
 import type { FunctionSpec, ModelRequest } from '../agent/model-client.ts';
 import { mapSchema, type SchemaNode } from '../agent/schema-walk.ts';
@@ -26,6 +27,10 @@ export function buildChatBody(
       : { model: settings.model, ...nativeTools(request, fixes), temperature: settings.temperature };
   // Usage in the stream's last chunk, where the server supports it (OpenAI's stream_options).
   if (settings.stream) Object.assign(body, { stream: true, stream_options: { include_usage: true } });
+  // One key per conversation, so that its requests reach the machine that holds its prefix
+  // (https://platform.openai.com/docs/guides/prompt-caching): hashed, the conversation's ids stay here.
+  if (fixes.promptCacheKey && request.cacheKey)
+    body.prompt_cache_key = createHash('sha256').update(request.cacheKey).digest('hex').slice(0, 32);
   Object.assign(body, fixes.extraBody);
   for (const param of fixes.dropParams ?? []) delete body[param];
   return body;

@@ -44,10 +44,15 @@ export function renderRunCard(
     `${asker}${where ? ` in <#${where}>` : ''}${where && answerId ? ` · [answer](${discordLink(conversation.guild_id, where, answerId)})` : ''}`,
     outcome.detail ? truncateLine(outcome.detail, 200) : null,
   ].filter((line) => line !== null);
-  const cost = costOf(models.entry(run.model_name ?? '')?.price ?? null, run.prompt_tokens, run.completion_tokens);
+  const cost = costOf(
+    models.entry(run.model_name ?? '')?.price ?? null,
+    run.prompt_tokens,
+    run.completion_tokens,
+    run.cached_tokens,
+  );
   const facts = [
     run.model_name ?? run.model,
-    `${formatCount(run.total_tokens)} tokens`,
+    `${formatCount(run.total_tokens)} tokens${run.cached_tokens > 0 ? ` (${formatCount(run.cached_tokens)} cached)` : ''}`,
     ...(cost === null ? [] : [formatCost(cost)]),
     ...(run.ended_at === null ? [] : [formatElapsed(run.ended_at - run.started_at)]),
     `run ${run.id.slice(0, 8)}`,

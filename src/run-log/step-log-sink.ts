@@ -80,11 +80,18 @@ function recordModelCall(log: StepLog, event: ModelCallEvent, now: number): void
     status: 'ok',
     prompt_tokens: event.usage?.promptTokens ?? null,
     completion_tokens: event.usage?.completionTokens ?? null,
+    cached_tokens: event.usage?.cachedPromptTokens ?? null,
     duration_ms: event.durationMs,
     ended_at: now,
   });
   if (event.usage)
-    log.runs.addUsage(event.runId, event.usage.promptTokens, event.usage.completionTokens, event.usage.totalTokens);
+    log.runs.addUsage(
+      event.runId,
+      event.usage.promptTokens,
+      event.usage.completionTokens,
+      event.usage.totalTokens,
+      event.usage.cachedPromptTokens ?? 0,
+    );
 }
 
 /** A started row, completed when the call ends. */
@@ -184,6 +191,7 @@ function recordRunEnd(log: StepLog, event: RunEndEvent, now: number): void {
       promptTokens: event.usage.promptTokens,
       completionTokens: event.usage.completionTokens,
       totalTokens: event.usage.totalTokens,
+      cachedTokens: event.usage.cachedPromptTokens ?? 0,
       error: event.error,
       errorCode: event.errorCode,
     },

@@ -81,6 +81,14 @@ export function openTelemetryPipeline(settings: TelemetrySettings, scope: Teleme
         description: 'GenAI operation duration.',
         advice: { explicitBucketBoundaries: durationBuckets },
       }),
+      // The GenAI conventions give cached input tokens a span attribute
+      // (gen_ai.usage.cache_read.input_tokens) but no token type of gen_ai.client.token.usage: a
+      // counter of our own, with the same attributes as the token usage.
+      cachedInputTokens: meter.createCounter('discord_agent.client.cache_read.input_tokens', {
+        unit: '{token}',
+        description: 'Input tokens the model servers took from their caches, where they said.',
+        valueType: ValueType.INT,
+      }),
       runs: meter.createCounter('discord_agent.runs', {
         unit: '{run}',
         description: 'Agent runs, by how they ended.',

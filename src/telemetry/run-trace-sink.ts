@@ -25,6 +25,7 @@ import type {
   RunStartEvent,
   ToolErrorEvent,
 } from '../agent/events.ts';
+import type { TokenUsage } from '../agent/messages.ts';
 import type { ModelServerSeen } from './model-servers-seen.ts';
 
 /** The instruments a run's events are recorded with (otel-pipeline.ts makes them). */
@@ -34,6 +35,8 @@ export interface RunInstruments {
   tokenUsage: Histogram;
   /** `gen_ai.client.operation.duration`, in seconds. */
   operationDuration: Histogram;
+  /** Input tokens the servers took from their caches, where they said. */
+  cachedInputTokens: Counter;
   /** Runs by how they ended. */
   runs: Counter;
 }
@@ -137,9 +140,14 @@ function modelCall(instruments: RunInstruments, options: RunTraceOptions, run: O
     span.setAttributes({
       'gen_ai.usage.input_tokens': event.usage.promptTokens,
       'gen_ai.usage.output_tokens': event.usage.completionTokens,
+      // Of the input tokens, those the server took from its cache, where it said (experimental in the
+      // GenAI conventions: https://opentelemetry.io/docs/specs/semconv/registry/attributes/gen-ai/).
+      ...cacheRead(event.usage),
     });
     instruments.tokenUsage.record(event.usage.promptTokens, { ...operation, 'gen_ai.token.type': 'input' });
     instruments.tokenUsage.record(event.usage.completionTokens, { ...operation, 'gen_ai.token.type': 'output' });
+    if (event.usage.cachedPromptTokens !== undefined)
+      instruments.cachedInputTokens.add(event.usage.cachedPromptTokens, operation);
   }
   if (options.captureContent)
     span.setAttribute(
@@ -148,6 +156,13 @@ function modelCall(instruments: RunInstruments, options: RunTraceOptions, run: O
     );
   span.end(now);
   instruments.operationDuration.record(event.durationMs / 1000, operation);
+}
+
+/** The cached input tokens' attribute, where the server said how many (nothing where it did not). */
+function cacheRead(usage: TokenUsage): Record<string, number> {
+  return usage.cachedPromptTokens === undefined
+    ? {}
+    : { 'gen_ai.usage.cache_read.input_tokens': usage.cachedPromptTokens };
 }
 
 /** A refused or failed tool call: its span (made now for a call that never started) ends in error. */
@@ -176,6 +191,7 @@ function endRun(instruments: RunInstruments, run: OpenRun, event: RunEndEvent) {
   run.span.setAttributes({
     'gen_ai.usage.input_tokens': event.usage.promptTokens,
     'gen_ai.usage.output_tokens': event.usage.completionTokens,
+    ...cacheRead(event.usage),
     'discord_agent.run.status': event.status,
     'discord_agent.run.steps': event.steps,
     ...(event.stopReason && { 'discord_agent.run.stop_reason': event.stopReason }),

@@ -140,7 +140,9 @@ function formatModelCall(step: StepRow): string {
   if (step.duration_ms !== null) parts.push(formatElapsed(step.duration_ms));
   const line = [parts.join(' ')];
   if (step.prompt_tokens !== null || step.completion_tokens !== null)
-    line.push(`tokens ${step.prompt_tokens ?? '?'}+${step.completion_tokens ?? '?'}`);
+    line.push(
+      `tokens ${step.prompt_tokens ?? '?'}+${step.completion_tokens ?? '?'}${step.cached_tokens === null ? '' : ` (${step.cached_tokens} cached)`}`,
+    );
   const message = assistantMessageOf(step);
   const calls = message?.tool_calls ?? [];
   if (calls.length > 0) line.push(`→ calls: ${calls.map((call) => call.function.name).join(', ')}`);
@@ -214,7 +216,10 @@ export function formatRunDetail({ run, conversation, steps, contentFlags = [] }:
     ['started', formatTime(run.started_at)],
     ['ended', run.ended_at === null ? '-' : formatTime(run.ended_at)],
     ['duration', durationText(run)],
-    ['tokens', `${run.prompt_tokens} prompt + ${run.completion_tokens} completion = ${run.total_tokens} total`],
+    [
+      'tokens',
+      `${run.prompt_tokens} prompt${run.cached_tokens > 0 ? ` (${run.cached_tokens} cached)` : ''} + ${run.completion_tokens} completion = ${run.total_tokens} total`,
+    ],
   ];
   if (run.error !== null)
     header.push(['error', run.error_code === null ? run.error : `${run.error} [${run.error_code}]`]);

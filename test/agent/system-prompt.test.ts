@@ -4,7 +4,7 @@ import { buildSystemPrompt, defaultPersona } from '../../src/agent/system-prompt
 const now = new Date('2026-11-22T12:34:56Z');
 
 describe('system prompt', () => {
-  it('puts the operator prompt first, then the time, the place, the people, the rules and Discord Markdown', () => {
+  it('puts the operator prompt first, then the day, the place, the people, the rules and Discord Markdown', () => {
     const prompt = buildSystemPrompt({
       operatorPrompt: 'You are Rex, the server pirate.',
       now,
@@ -12,12 +12,24 @@ describe('system prompt', () => {
       participants: ['Ada', 'Bob'],
     });
     expect(prompt.startsWith('You are Rex, the server pirate.\n')).toBe(true);
-    expect(prompt).toContain('Now: Sunday, 22 November 2026 at 12:34 UTC (2026-11-22T12:34:56Z).');
+    expect(prompt).toContain('Today: Sunday, 22 November 2026 (UTC).');
     expect(prompt).toContain('You are in the Discord server "Ship", in the thread "Treasure maps" of channel #deck.');
     expect(prompt).toContain('People in this conversation: "Ada", "Bob".');
     expect(prompt).toContain('Every reply must be a tool call.');
     expect(prompt).toContain('call final_answer');
     expect(prompt).toContain('does not render tables');
+  });
+
+  it('is the same all day: a server reuses what it read of it until the next day', () => {
+    const at = (when: string) =>
+      buildSystemPrompt({
+        operatorPrompt: null,
+        now: new Date(when),
+        place: { kind: 'terminal', conversation: 'c' },
+        participants: ['Ada'],
+      });
+    expect(at('2026-11-22T00:00:01Z')).toBe(at('2026-11-22T23:59:59Z'));
+    expect(at('2026-11-22T12:00:00Z')).not.toBe(at('2026-11-23T12:00:00Z'));
   });
 
   it('uses a default persona and names the terminal', () => {

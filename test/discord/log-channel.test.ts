@@ -8,7 +8,7 @@ import type { BotWorld } from '../support/bot-harness.ts';
 import { mentionOf, recordingLogger, startBotWorld } from '../support/bot-harness.ts';
 import { PermissionFlagsBits } from 'discord.js';
 import { defaultBotPermissions, type FakeMessage } from '../support/fake-discord.ts';
-import { apiError, finalAnswer, toolCalls } from '../support/fake-model.ts';
+import { apiError, finalAnswer, reportingCache, toolCalls } from '../support/fake-model.ts';
 import { ask, command, moderatorRole, settings, start, worldHolder } from '../support/place-settings-world.ts';
 import { startFakeContentCheck } from '../support/fake-content-check.ts';
 
@@ -57,7 +57,10 @@ describe('/settings log-channel', () => {
     const refused = await settings('log-channel', discord.channels.general, {}, 'bob');
     expect(refused.content).toBe('This command is for moderators.');
 
-    world.model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '6*7' } }));
+    // The first call's server says it took 64 of its prompt tokens from its cache.
+    world.model.enqueue(
+      reportingCache(toolCalls({ name: 'calculator', arguments: { expression: '6*7' } }), 64, 'openai'),
+    );
     const thread = await ask(discord.channels.general, 'what is six times seven?\nshow your work', world.model, '42.');
     const cards = await waitForCards(logChannel, /Answered/);
     const run = world.store.runs.recent(null, 1)[0]!;
@@ -78,7 +81,7 @@ describe('/settings log-channel', () => {
     // The duration as formatElapsed writes it: "250 ms", or "1.2 s" for a run slowed past a second.
     expect(card.footer!.text).toMatch(
       new RegExp(
-        `^test-model · ${run.total_tokens.toLocaleString('en-US')} tokens · less than \\$0\\.01 · (?:\\d+ ms|\\d+\\.\\d s) · run ${run.id.slice(0, 8)}$`,
+        `^test-model · ${run.total_tokens.toLocaleString('en-US')} tokens \\(64 cached\\) · less than \\$0\\.01 · (?:\\d+ ms|\\d+\\.\\d s) · run ${run.id.slice(0, 8)}$`,
       ),
     );
     // No pings from the log, ever.

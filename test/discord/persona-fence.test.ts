@@ -48,8 +48,8 @@ function systemOf(request: ChatRequest) {
     system,
     lines,
     personaLine,
-    // The time and the thread's name differ from run to run: the rest is the same for every persona.
-    after: lines.slice(personaLine + 1).filter((line) => !/^- (Now:|You are in the Discord server )/.test(line)),
+    // The day and the thread's name differ from run to run: the rest is the same for every persona.
+    after: lines.slice(personaLine + 1).filter((line) => !/^- (Today:|You are in the Discord server )/.test(line)),
   };
 }
 

@@ -13,7 +13,7 @@ models:
     base_url: https://api.groq.com/openai/v1
     api_key: \${GROQ_API_KEY}
     model: llama-3.1-8b-instant
-    price: { input: 0.05, output: 0.08 }
+    price: { input: 0.05, output: 0.08, cached_input: 0.01 }
   - name: strong
     base_url: https://api.openai.com/v1
     api_key: \${OPENAI_API_KEY}
@@ -77,7 +77,7 @@ describe('MODELS_FILE', () => {
     ]);
     expect(models.models[0]).toMatchObject({
       description: 'Quick and cheap, for chat',
-      price: { input: 0.05, output: 0.08 },
+      price: { input: 0.05, output: 0.08, cachedInput: 0.01 },
       client: { provider: 'groq', model: 'llama-3.1-8b-instant', temperature: 0.5 },
     });
     expect(models.models[1]).toMatchObject({ vision: true, contextTokens: 1047576, price: null });

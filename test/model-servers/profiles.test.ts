@@ -155,3 +155,24 @@ describe('the request, as each server takes it', () => {
     });
   });
 });
+
+describe('prompt_cache_key', () => {
+  it('OpenAI and Mistral: one key per conversation, which does not show its ids; a server whose profile does not say it honours it gets none', () => {
+    const keyed = { ...request, cacheKey: '123456789012345678:234567890123456789:345678901234567890' };
+    const openai = profileFor('openai', 'http://x/v1').fixes;
+    expect(buildChatBody(keyed, settings, profileFor('mistral', 'http://x/v1').fixes)).toHaveProperty(
+      'prompt_cache_key',
+    );
+    const key = (buildChatBody(keyed, settings, openai) as Record<string, any>).prompt_cache_key;
+    expect(key).toMatch(/^[0-9a-f]{32}$/);
+    expect((buildChatBody(keyed, settings, openai) as Record<string, any>).prompt_cache_key).toBe(key);
+    expect(
+      (buildChatBody({ ...keyed, cacheKey: 'another conversation' }, settings, openai) as Record<string, any>)
+        .prompt_cache_key,
+    ).not.toBe(key);
+    for (const provider of ['llamacpp', 'ollama', 'vllm', 'generic', 'azure', 'gemini'] as const)
+      expect(buildChatBody(keyed, settings, profileFor(provider, 'http://x/v1').fixes)).not.toHaveProperty(
+        'prompt_cache_key',
+      );
+  });
+});

@@ -19,7 +19,7 @@
 export { type BenchModel, startBenchModel } from './fake-model/bench-mode.ts';
 export { type EchoModel, type EchoModelCounts, startEchoModel } from './fake-model/echo-mode.ts';
 export { type FakeModelServer, type FakeServerOptions, startFakeModelServer } from './fake-model/quirk-mode.ts';
-export { apiError, finalAnswer, type ScriptedReply, text, toolCalls } from './fake-model/replies.ts';
+export { apiError, finalAnswer, reportingCache, type ScriptedReply, text, toolCalls } from './fake-model/replies.ts';
 export {
   type ChatRequest,
   lastToolMessage,

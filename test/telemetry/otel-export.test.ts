@@ -10,7 +10,14 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
 import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
-import { apiError, finalAnswer, type ScriptedModel, startScriptedModel, toolCalls } from '../support/fake-model.ts';
+import {
+  apiError,
+  finalAnswer,
+  reportingCache,
+  type ScriptedModel,
+  startScriptedModel,
+  toolCalls,
+} from '../support/fake-model.ts';
 import { attributesOf, type FakeOtlp, startFakeOtlp } from '../support/fake-otlp.ts';
 
 let discord: FakeDiscord;
@@ -207,5 +214,27 @@ describe('a collector that cannot be reached', () => {
     await stop();
     expect(bot!.stdout).toContain('"msg":"OpenTelemetry export failed"');
     expect(bot!.stdout + bot!.stderr).not.toContain('otel-secret-token');
+  });
+});
+
+describe('cached prompt tokens', () => {
+  it('reach the chat and invoke_agent spans as gen_ai.usage.cache_read.input_tokens, where the server said them', async () => {
+    await start({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
+    model.enqueue(
+      reportingCache(toolCalls({ name: 'calculator', arguments: { expression: '6*7' } }), 64, 'openai'),
+      reportingCache(finalAnswer('It is 42.'), 90, 'llama.cpp'),
+    );
+    await askAndWait('what is six times seven?');
+    await stop();
+
+    const chats = spanNamed('chat gpt-4.1-mini').map((span) => attributesOf(span.attributes));
+    expect(chats.map((chat) => chat['gen_ai.usage.cache_read.input_tokens'])).toEqual([64, 90]);
+    const [run] = spanNamed('invoke_agent discord-agent-bot');
+    expect(attributesOf(run!.attributes)).toMatchObject({
+      'gen_ai.usage.input_tokens': 200,
+      'gen_ai.usage.cache_read.input_tokens': 154,
+    });
+    const cached = otlp.metrics().find((metric) => metric.name === 'discord_agent.client.cache_read.input_tokens');
+    expect(cached?.sum?.dataPoints?.map((point) => point.asInt)).toEqual(['154']);
   });
 });

@@ -17,7 +17,7 @@ export async function askModel(run: RunState): Promise<Turn> {
   const toolChoice: ToolChoice = lastStep ? { name: finalAnswerToolName } : 'required';
   const callStarted = performance.now();
   const response = await run.model.complete(
-    { messages: run.messages, tools: run.specs, toolChoice },
+    { messages: run.messages, tools: run.specs, toolChoice, cacheKey: run.context.conversationId },
     run.timeLimit.signal,
     run.streamAnswers ? answerWatcher((text) => emit({ type: 'answer-delta', runId, step, text })) : undefined,
   );

@@ -200,7 +200,7 @@ async function takeUp(
     const choice = placeChoice(deps, conversation);
     // As a new batch's run (answer, above): its window is loaded once no forget is going on.
     if (await forgottenMeanwhile(deps, conversation, run.id, live)) return;
-    const { history } = deps.memory.loadWindow(conversation.id, decision.triggerIds, {
+    const { history, speakers } = deps.memory.loadWindow(conversation.id, decision.triggerIds, {
       ...choice.window,
       resuming: true,
     });
@@ -212,6 +212,7 @@ async function takeUp(
       channelId: channel.id,
       target: { channel, replyTo },
       history,
+      speakers,
       input: [],
       triggerIds: decision.triggerIds,
       requesters: triggers.map(storedRequester),

@@ -14,10 +14,11 @@ export const mistral: ProviderProfile<'mistral'> = {
     parallelCalls: 'yes',
     streamingToolCalls: 'yes',
   }),
-  fixes: { shortToolCallIds: true },
+  fixes: { shortToolCallIds: true, promptCacheKey: true },
   advice: [],
   sources: [
     'https://github.com/langchain-ai/langchain/pull/24668 and https://github.com/nearai/ironclaw/issues/1241 (the id rule, 400)',
     'https://docs.mistral.ai/capabilities/function_calling/ (tool_choice any | required | named)',
+    'https://docs.mistral.ai/studio-api/conversations/advanced/prompt-caching (prompt_cache_key: one per conversation)',
   ],
 };

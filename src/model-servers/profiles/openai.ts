@@ -12,7 +12,10 @@ export const openai: ProviderProfile<'openai'> = {
     images: 'yes',
     streamingToolCalls: 'yes',
   }),
-  fixes: {},
+  fixes: { promptCacheKey: true },
   advice: [],
-  sources: ['https://platform.openai.com/docs/api-reference/chat/create (tool_choice, parallel_tool_calls, strict)'],
+  sources: [
+    'https://platform.openai.com/docs/api-reference/chat/create (tool_choice, parallel_tool_calls, strict, prompt_cache_key)',
+    'https://platform.openai.com/docs/guides/prompt-caching (prefixes of 1,024 tokens and more; prompt_cache_key routes requests that share one)',
+  ],
 };

@@ -84,6 +84,22 @@ export function apiError(
   };
 }
 
+/**
+ * The reply as a server that took `cached` of its 100 prompt tokens from its cache says so: OpenAI,
+ * vLLM and Ollama in `usage.prompt_tokens_details.cached_tokens`, llama.cpp's llama-server in
+ * `timings` (`cache_n` reused, `prompt_n` processed anew).
+ */
+export function reportingCache(reply: ScriptedReply, cached: number, as: 'openai' | 'llama.cpp'): ScriptedReply {
+  const body = reply.body as { usage: Record<string, unknown> };
+  return {
+    ...reply,
+    body:
+      as === 'openai'
+        ? { ...body, usage: { ...body.usage, prompt_tokens_details: { cached_tokens: cached } } }
+        : { ...body, timings: { cache_n: cached, prompt_n: 100 - cached, prompt_ms: 1, predicted_n: 20 } },
+  };
+}
+
 function completion(message: Record<string, unknown>, finishReason: string): ScriptedReply {
   return {
     body: chatCompletion({

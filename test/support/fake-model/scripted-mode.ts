@@ -111,7 +111,8 @@ function replyTo(step: ScriptStep, { body, response }: Exchange, requestNumber: 
 /**
  * A scripted completion as server-sent events, the way OpenAI streams it
  * (platform.openai.com/docs/api-reference/chat-streaming): the role, the content, each call's id
- * and name, its arguments in pieces, the finish reason, the usage when `stream_options` asks, then
+ * and name, its arguments in pieces, the finish reason (with llama.cpp's timings where the reply has
+ * them), the usage when `stream_options` asks, then
  * `[DONE]`. Errors and bodies that are not a completion go as they are.
  */
 function asEventStream(reply: ScriptedReply, request: ChatRequest): ScriptedReply {
@@ -120,6 +121,7 @@ function asEventStream(reply: ScriptedReply, request: ChatRequest): ScriptedRepl
         model?: string;
         choices?: { message?: { content?: string | null; tool_calls?: ScriptedToolCall[] }; finish_reason?: string }[];
         usage?: unknown;
+        timings?: unknown;
       }
     | undefined;
   const choice = completion?.choices?.[0];
@@ -140,7 +142,15 @@ function asEventStream(reply: ScriptedReply, request: ChatRequest): ScriptedRepl
         delta({ tool_calls: [{ index, function: { arguments: call.function.arguments.slice(at, at + 16) } }] }),
       );
   });
-  events.push(delta({}, choice.finish_reason ?? 'stop'));
+  // llama.cpp's llama-server sends its timings with the last choice (tools/server/server-task.cpp).
+  events.push(
+    completion.timings
+      ? event({
+          choices: [{ index: 0, delta: {}, finish_reason: choice.finish_reason ?? 'stop' }],
+          timings: completion.timings,
+        })
+      : delta({}, choice.finish_reason ?? 'stop'),
+  );
   if ((request as { stream_options?: { include_usage?: boolean } }).stream_options?.include_usage && completion.usage)
     events.push(event({ choices: [], usage: completion.usage }));
   events.push('data: [DONE]\n\n');
