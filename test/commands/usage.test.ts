@@ -86,7 +86,7 @@ describe('cached prompt tokens, as the server says them', () => {
       channelId: world.discord.channels.general,
     });
     expect((await interaction.waitForReply()).content).toMatch(
-      /\*\*Per model\*\*\n- [^\n]*: 240 tokens, 1 runs, 154 of 200 prompt tokens from its cache/,
+      /\*\*Per model\*\*\n- [^\n]*: 240 tokens, 1 run, 154 of 200 prompt tokens from its cache/,
     );
   });
 });
