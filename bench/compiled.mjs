@@ -15,7 +15,8 @@
  * against) are not bundled: they run as their authors ship them.
  */
 import { spawnSync } from 'node:child_process';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { compileOptions, sharedPackagePattern } from '../scripts/compile-options.mjs';
 import { buildPackagesScript, sharedPackages } from '../scripts/shared-packages.mjs';
@@ -45,6 +46,28 @@ const benchPackagesOutside = {
   },
 };
 
+/**
+ * Every bench but the frameworks one takes the bot's own packages (its openai, its zod), as they
+ * ship, even once bench:frameworks has installed copies of its own in bench/node_modules, which
+ * Node's resolution would find first from a file in bench/. The frameworks bench takes its
+ * contenders' copies (bench/package.json).
+ */
+const benchFolder = resolve(dirname(entry));
+const projectRoot = fileURLToPath(new URL('..', import.meta.url));
+const botPackagesFirst = {
+  name: 'bot-packages-first',
+  setup(builder) {
+    builder.onResolve({ filter: /^[^./]/ }, async (args) => {
+      if (args.resolveDir !== benchFolder || args.pluginData !== undefined) return undefined;
+      const { kind, importer } = args;
+      const resolved = await builder.resolve(args.path, { kind, importer, resolveDir: projectRoot });
+      if (resolved.errors.length > 0) return undefined;
+      return { path: resolved.path, namespace: resolved.namespace, external: resolved.external };
+    });
+  },
+};
+const ownPackages = basename(entry) === 'frameworks.ts' ? [] : [botPackagesFirst];
+
 // The packages every start loads come from a packages script beside the bundle, as in dist/ (no
 // code cache: a bench times runs after its warm-up, not a start).
 const shared = sharedPackages(sharedPackagePattern);
@@ -53,7 +76,7 @@ await esbuild.build({
   entryPoints: [entry],
   outfile,
   sourcemap: 'linked',
-  plugins: [shared.plugin, benchPackagesOutside],
+  plugins: [...ownPackages, shared.plugin, benchPackagesOutside],
 });
 await buildPackagesScript(esbuild, shared.specifiers, join(dirname(entry), 'packages.cjs'));
 const args = rest[0] === '--' ? rest.slice(1) : rest;
