@@ -64,6 +64,22 @@ async function bobAsks(w: BotWorld, tool: string) {
   return { thread, question, press, closed, observed };
 }
 
+/** Bob asks; the model calls server-everything's trigger-url-elicitation on its error path (-32042). */
+async function bobAsksToConnect() {
+  const w = await start({ config: everythingServerConfig() });
+  const tool = 'everything__trigger-url-elicitation';
+  const seen: string[] = [];
+  w.model.enqueue(
+    toolCalls({ name: tool, arguments: { url: 'https://example.com/connect', message: 'Connect.', errorPath: true } }),
+    (request) => {
+      seen.push(lastToolMessage(request));
+      return finalAnswer('Done.');
+    },
+  );
+  const { thread } = await askInGeneral(w, 'connect my account', 'bob');
+  return { w, thread, seen, tool };
+}
+
 function stepOf(w: BotWorld, tool: string) {
   const [run] = w.store.runs.recent(null, 1);
   return w.store.steps.ofRun(run!.id).find((step) => step.tool_name === tool)!;
@@ -138,20 +154,7 @@ describe('an MCP tool asking for input in Discord', () => {
   });
 
   it("URL elicitation's error path (-32042): the link goes to the asker, and once opened the call is sent again", async () => {
-    const w = await start({ config: everythingServerConfig() });
-    const tool = 'everything__trigger-url-elicitation';
-    const seen: string[] = [];
-    w.model.enqueue(
-      toolCalls({
-        name: tool,
-        arguments: { url: 'https://example.com/connect', message: 'Connect.', errorPath: true },
-      }),
-      (request) => {
-        seen.push(lastToolMessage(request));
-        return finalAnswer('Connected.');
-      },
-    );
-    const { thread } = await askInGeneral(w, 'connect my account', 'bob');
+    const { w, thread, seen } = await bobAsksToConnect();
     // The prerequisite of the error path, then the request path of the call sent again: a link each.
     for (const url of ['https://modelcontextprotocol.io', 'https://example.com/connect']) {
       const { message, buttonId } = await waitForQuestion(w, thread.id);
@@ -172,20 +175,7 @@ describe('an MCP tool asking for input in Discord', () => {
   });
 
   it("the error path's link declined: the model is told plainly, with no error code", async () => {
-    const w = await start({ config: everythingServerConfig() });
-    const tool = 'everything__trigger-url-elicitation';
-    const seen: string[] = [];
-    w.model.enqueue(
-      toolCalls({
-        name: tool,
-        arguments: { url: 'https://example.com/connect', message: 'Connect.', errorPath: true },
-      }),
-      (request) => {
-        seen.push(lastToolMessage(request));
-        return finalAnswer('Not connected.');
-      },
-    );
-    const { thread } = await askInGeneral(w, 'connect my account', 'bob');
+    const { w, thread, seen, tool } = await bobAsksToConnect();
     const { message, buttonId } = await waitForQuestion(w, thread.id);
     await (
       await w.discord.userPressesMessageButton({
