@@ -19,6 +19,7 @@
  */
 import type { Database } from 'better-sqlite3';
 import { directMessageConversation } from './conversations.ts';
+import { forgetQuotes, forgetSummaries } from './forget-copies.ts';
 import { journalForget, recordedPlace } from './forget-journal.ts';
 import { directCallModel } from './runs.ts';
 
@@ -154,6 +155,9 @@ export function forgetMember(
       db.prepare(
         `UPDATE conversations AS c SET started_by_name = NULL WHERE ${inPlace(guild, 'c', user)} AND c.started_by_id = :user`,
       ).run(parameters(guild, user));
+      // Copies of their words other runs made: search results quoting them, summaries (forget-copies.ts).
+      forgetQuotes(db, inPlace(guild, 'c', user), parameters(guild, user));
+      forgetSummaries(db);
       // The runs' own rows first: messages.run_id is ON DELETE SET NULL, which would keep them.
       db.exec('DELETE FROM messages WHERE run_id IN (SELECT id FROM temp.forget_runs)');
       db.exec('DELETE FROM messages WHERE id IN (SELECT id FROM temp.forget_messages)');
