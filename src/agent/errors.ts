@@ -43,3 +43,15 @@ export function describeError(error: unknown): string {
 export function toError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error), { cause: error });
 }
+
+/**
+ * What a failed connection says went wrong, in the words of the system call (`ECONNREFUSED: connect
+ * ECONNREFUSED 127.0.0.1:3172`, `ENOTFOUND: …`): fetch's own message is only "fetch failed", the
+ * reason is in its cause. Anything else: its message.
+ */
+export function connectionProblem(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
+  if (typeof cause?.code === 'string')
+    return `${cause.code}${typeof cause.message === 'string' ? `: ${cause.message}` : ''}`;
+  return errorMessage(error);
+}

@@ -4,6 +4,7 @@
  * fatal: the first chat probe then says whether the model exists), and a list may leave models out
  * (Ollama takes `qwen3` for `qwen3:latest`): only a chat request's 404 makes a model unknown.
  */
+import { connectionProblem } from '../agent/errors.ts';
 import { readUpTo } from '../streams/read-up-to.ts';
 import { parseJson, serverErrorMessage } from './error-body.ts';
 import { type RawConnection, withTimeLimit } from './raw-connection.ts';
@@ -50,14 +51,6 @@ export async function probeAccess(
 }
 
 async function* emptyBody(): AsyncIterable<Uint8Array> {}
-
-/** What fetch says went wrong, in the words of the system call (`ECONNREFUSED`, `ENOTFOUND`…). */
-function connectionProblem(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-  if (typeof cause?.code === 'string')
-    return `${cause.code}${typeof cause.message === 'string' ? `: ${cause.message}` : ''}`;
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** OpenAI's `{"data": [{"id": …}]}`, or null for anything else. */
 function modelIds(json: unknown): string[] | null {

@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../agent/logger.ts';
 import type { RuntimeTool, ToolContext, ToolServer, ToolServerStatus } from '../agent/tool.ts';
-import { errorMessage, UserFacingError } from '../agent/errors.ts';
+import { connectionProblem, errorMessage, UserFacingError } from '../agent/errors.ts';
 import { maskWith } from '../text/mask-secrets.ts';
 import { truncateLine } from '../text/truncate.ts';
 import { answerElicitations, type CallInFlight, elicitationCapability, openLinksFirst } from './elicitation.ts';
@@ -208,7 +208,7 @@ export class McpConnection implements ToolServer {
     const stderr = this.stderrTail?.text();
     // What it wrote to stderr comes first: the reason shown is cut short, and that is the real one.
     const said = stderr ? ` (its stderr ended with: ${stderr})` : '';
-    if (!timedOut) return `it could not be started${said}: ${withCause(error)}`;
+    if (!timedOut) return `it could not be started${said}: ${connectionProblem(error)}`;
     const stdout = this.transportError
       ? `: what it wrote on stdout is not MCP's JSON-RPC (${truncateLine(errorMessage(this.transportError), 120)})`
       : '';
@@ -335,11 +335,4 @@ export class McpConnection implements ToolServer {
     }, waitMs);
     this.restartTimer.unref();
   }
-}
-
-/** An error's message with its cause's ("fetch failed: connect ECONNREFUSED 127.0.0.1:3172"). */
-function withCause(error: unknown): string {
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : null;
-  const message = errorMessage(error);
-  return cause && !message.includes(cause.message) ? `${message}: ${cause.message}` : message;
 }
