@@ -6,7 +6,7 @@ import {
   defineCommand,
 } from '../src/discord/interactions/command-context.ts';
 import { guildAndDirectMessages, privately } from './shared.ts';
-import { countOf as plural } from '../src/text/count.ts';
+import { countOf } from '../src/text/count.ts';
 
 /**
  * The counts in words, kind by kind (db/forget-member.ts says what each kind holds), and the runs
@@ -14,12 +14,12 @@ import { countOf as plural } from '../src/text/count.ts';
  */
 function describeCounts(counts: ForgetCounts, stopped = 0): string {
   return [
-    `- ${plural(counts.messages, 'message')} you wrote, with ${plural(counts.images, 'image')}`,
-    ...(stopped > 0 ? [`- ${plural(stopped, 'answer')} I was still writing for you, stopped first`] : []),
-    ...(counts.toolCalls > 0 ? [`- ${plural(counts.toolCalls, 'tool call')} you made with /tool`] : []),
-    `- ${plural(counts.runs, 'answer')} I gave them (${plural(counts.answers, 'message')} in my memory, ${plural(counts.steps, 'step')} in the step log)`,
-    `- ${plural(counts.reminders, 'reminder')}`,
-    `- ${plural(counts.reports, 'report')} you made of my answers`,
+    `- ${countOf(counts.messages, 'message')} you wrote, with ${countOf(counts.images, 'image')}`,
+    ...(stopped > 0 ? [`- ${countOf(stopped, 'answer')} I was still writing for you, stopped first`] : []),
+    ...(counts.toolCalls > 0 ? [`- ${countOf(counts.toolCalls, 'tool call')} you made with /tool`] : []),
+    `- ${countOf(counts.runs, 'answer')} I gave them (${countOf(counts.answers, 'message')} in my memory, ${countOf(counts.steps, 'step')} in the step log)`,
+    `- ${countOf(counts.reminders, 'reminder')}`,
+    `- ${countOf(counts.reports, 'report')} you made of my answers`,
   ].join('\n');
 }
 
@@ -98,7 +98,9 @@ export const forgetMe = defineCommand({
       [
         `Deleted for good, in this server:\n${describeCounts(counts, stopped)}`,
         ...(unrenamed > 0
-          ? [`${plural(unrenamed, 'thread')} you started still show your words as their name: I could not rename them.`]
+          ? [
+              `${countOf(unrenamed, 'thread')} you started still show your words as their name: I could not rename them.`,
+            ]
           : []),
         'Your messages on Discord itself are yours to delete there.',
       ].join('\n'),
