@@ -1,4 +1,4 @@
-import { type ChatInputCommandInteraction, DiscordAPIError } from 'discord.js';
+import type { ChatInputCommandInteraction } from 'discord.js';
 import type { RuntimeTool, ToolServer } from '../src/agent/tool.ts';
 import type { CommandContext } from '../src/discord/interactions/command-context.ts';
 import { toolCallsConversationKey } from '../src/conversation/conversation-keys.ts';
@@ -10,6 +10,7 @@ import { isModerator } from '../src/discord/interactions/moderation.ts';
 import { toolAllowedBy } from '../src/place-settings/place-choice.ts';
 import { settingsHere } from '../src/discord/interactions/settings-place.ts';
 import { discordMessageLimit } from '../src/posts/split-message.ts';
+import { imageFiles, imagesNotPosted, refusedFiles, tooManyFiles } from '../src/discord/outbound/image-files.ts';
 import { truncate, truncateLine } from '../src/text/truncate.ts';
 import { conversationHere, guildOnly, isModeratorIn, privately, requesterIn } from './shared.ts';
 
@@ -244,17 +245,13 @@ async function postOutcome(
   );
   try {
     // Images the tool returned (an MCP server's) come as files, as many as one message takes.
-    const files = outcome.images.slice(0, maxFilesPerMessage).map((image, index) => ({
-      attachment: Buffer.from(image.base64, 'base64'),
-      name: `image-${index + 1}.${image.mediaType.slice('image/'.length)}`,
-    }));
-    const left = outcome.images.length - files.length;
-    const content = left > 0 ? withNote(shown, imagesNotPosted(left, 'a message takes 10 files at most')) : shown;
+    const { files, left } = imageFiles(outcome.images);
+    const content = left > 0 ? withNote(shown, imagesNotPosted(left, tooManyFiles)) : shown;
     const posted = await interaction
       .editReply({ content, files, allowedMentions: { parse: [] } })
       .catch((error: unknown) => {
         // Too large for Discord's upload limit, say: the result is posted as text all the same.
-        if (files.length === 0 || !(error instanceof DiscordAPIError)) throw error;
+        if (files.length === 0 || !refusedFiles(error)) throw error;
         context.logger.warn({ err: error, tool: chosen.name }, "could not post a tool's images");
         const note = imagesNotPosted(outcome.images.length, `Discord refused the files: ${error.message}`);
         return interaction.editReply({ content: withNote(shown, note), files: [], allowedMentions: { parse: [] } });
@@ -267,14 +264,7 @@ async function postOutcome(
   }
 }
 
-/** Files Discord takes in one message (https://discord.com/developers/docs/resources/message#create-message). */
-const maxFilesPerMessage = 10;
-
 /** The result with a line after it, the result cut to leave the line room in one message. */
 function withNote(shown: string, note: string): string {
   return `${truncate(shown, discordMessageLimit - note.length - 1)}\n${note}`;
-}
-
-function imagesNotPosted(count: number, why: string): string {
-  return `-# ${count === 1 ? '1 image' : `${count} images`} returned but not posted: ${why}.`;
 }

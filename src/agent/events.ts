@@ -3,6 +3,7 @@ import type { Logger } from './logger.ts';
 import type { AssistantMessage, TokenUsage } from './messages.ts';
 import type { ToolChoice } from './model-client.ts';
 import type { InputOutcome, ToolConfirmationOutcome } from './tool.ts';
+import type { ToolImage } from './tool-images.ts';
 
 /** How a run ended. */
 export type RunStatus = 'answered' | 'stopped' | 'failed';
@@ -87,6 +88,8 @@ export interface ToolResultEvent {
   name: string;
   /** The observation the model sees. */
   result: string;
+  /** Images the tool returned for the people in the thread (posted with its tool post); none when absent. */
+  images?: readonly ToolImage[];
   durationMs: number;
   /** Set when the call needed the asker's confirmation. */
   confirmation?: ToolConfirmationOutcome;

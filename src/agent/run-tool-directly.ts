@@ -45,7 +45,7 @@ export async function runToolDirectly(
     type: 'function' as const,
     function: { name: tool.name, arguments: JSON.stringify(call.args) },
   };
-  let outcome: { ok: boolean; text: string } | undefined;
+  let outcome: { ok: boolean; text: string; images?: readonly ToolImage[] } | undefined;
   const turn = await runToolTurn({
     runId,
     step: 1,
@@ -57,7 +57,8 @@ export async function runToolDirectly(
     runSignal: call.signal ?? new AbortController().signal,
     context: call.context,
     emit: (event) => {
-      if (event.type === 'tool-result') outcome = { ok: true, text: event.result };
+      // The person's images: those the tool meant for people (or for anyone).
+      if (event.type === 'tool-result') outcome = { ok: true, text: event.result, images: event.images ?? [] };
       if (event.type === 'tool-error') outcome = { ok: false, text: event.error };
       emit(event);
     },
@@ -76,5 +77,5 @@ export async function runToolDirectly(
     usage: noUsage,
     durationMs: performance.now() - started,
   });
-  return { ...outcome, images: turn.images.flatMap((result) => result.images) };
+  return { ok: outcome.ok, text: outcome.text, images: outcome.images ?? [] };
 }

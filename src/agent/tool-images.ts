@@ -13,6 +13,12 @@ export interface ToolImage {
   base64: string;
   width: number;
   height: number;
+  /**
+   * Who it is for, as the tool said (MCP's `audience` annotation): only the person (`people`: posted
+   * in the thread, not shown to the model), only the model (`model`), or, when absent, both.
+   * https://modelcontextprotocol.io/specification/2025-06-18/server/resources#annotations
+   */
+  audience?: 'people' | 'model';
 }
 
 /** A tool's result with images: `text` goes in the tool message, the images after the turn. */
@@ -26,13 +32,35 @@ export function isResultWithImages(value: unknown): value is ResultWithImages {
   return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'result-with-images';
 }
 
-/** The line the tool message gains: what became of its images (`undefined`: no model, as with `/tool`). */
-export function imagesLine(count: number, seesImages: boolean | undefined): string {
-  const what = count === 1 ? 'an image' : `${count} images`;
-  if (seesImages === undefined) return `[The tool returned ${what}.]`;
-  return seesImages
-    ? `[The tool returned ${what}: shown to you after the results.]`
-    : `[The tool returned ${what}: not shown, this model cannot see images.]`;
+/** A result's images split by who sees them: the model, and the people in the thread. */
+export function imagesFor(images: readonly ToolImage[]): { model: ToolImage[]; people: ToolImage[] } {
+  return {
+    model: images.filter((image) => image.audience !== 'people'),
+    people: images.filter((image) => image.audience !== 'model'),
+  };
+}
+
+const countOfImages = (count: number) => (count === 1 ? 'an image' : `${count} images`);
+
+/**
+ * The lines the tool message gains: what became of its images (`seesImages` undefined: no model, as
+ * with `/tool`). Images meant for the person only are named, so that the model knows they were shown.
+ */
+export function imagesLine(images: readonly ToolImage[], seesImages: boolean | undefined): string {
+  const { model } = imagesFor(images);
+  const peopleOnly = images.length - model.length;
+  const lines: string[] = [];
+  const what = countOfImages(model.length);
+  if (model.length > 0 && seesImages === undefined) lines.push(`[The tool returned ${what}.]`);
+  else if (model.length > 0)
+    lines.push(
+      seesImages
+        ? `[The tool returned ${what}: shown to you after the results.]`
+        : `[The tool returned ${what}: not shown, this model cannot see images.]`,
+    );
+  if (peopleOnly > 0)
+    lines.push(`[The tool returned ${countOfImages(peopleOnly)} for the person: posted in the thread, not for you.]`);
+  return lines.join('\n');
 }
 
 /**

@@ -5,7 +5,7 @@ import { type Deadline, deadline } from './deadline.ts';
 import type { AgentEventSink, InputNote, ToolErrorKind } from './events.ts';
 import type { ToolCall, ToolMessage } from './messages.ts';
 import type { AskInput, ConversationContext, RuntimeTool, ToolConfirmationOutcome, ToolProgress } from './tool.ts';
-import { imagesLine, isResultWithImages, type ToolImage } from './tool-images.ts';
+import { imagesFor, imagesLine, isResultWithImages, type ToolImage } from './tool-images.ts';
 import { untilAborted } from './until-aborted.ts';
 import { maskWith } from '../text/mask-secrets.ts';
 
@@ -41,7 +41,13 @@ export interface ToolTurnOutcome {
 }
 
 type Observation =
-  | { ok: true; text: string; images?: readonly ToolImage[]; sources?: readonly string[] }
+  | {
+      ok: true;
+      text: string;
+      /** Images for the model, and for the people in the thread (`imagesFor`). */
+      images?: { model: readonly ToolImage[]; people: readonly ToolImage[] };
+      sources?: readonly string[];
+    }
   | { ok: false; kind: ToolErrorKind; text: string };
 
 /** A call whose tool and arguments are known good: it may run (once confirmed, if it must be). */
@@ -93,10 +99,11 @@ export async function runToolTurn(turn: ToolTurn): Promise<ToolTurnOutcome> {
         ...(confirmed ? { confirmation: confirmed } : {}),
         ...(inputs.length > 0 ? { inputs } : {}),
       };
-      if (observation.ok && observation.images?.length)
-        images[index] = { tool: call.function.name, images: observation.images };
+      if (observation.ok && observation.images?.model.length)
+        images[index] = { tool: call.function.name, images: observation.images.model };
       if (observation.ok && observation.sources?.length) sources[index] = observation.sources;
-      if (observation.ok) turn.emit({ type: 'tool-result', ...base, result: observation.text });
+      const shown = observation.ok && observation.images?.people.length ? { images: observation.images.people } : {};
+      if (observation.ok) turn.emit({ type: 'tool-result', ...base, result: observation.text, ...shown });
       else turn.emit({ type: 'tool-error', ...base, kind: observation.kind, error: observation.text });
       return { role: 'tool', tool_call_id: call.id, content: observation.text };
     }),
@@ -265,11 +272,11 @@ async function execute(
     // A source whose URL holds a secret is not one to show: it goes with the masking.
     const shown = sources.filter((url) => mask(url) === url);
     if (isResultWithImages(result)) {
-      const line = imagesLine(result.images.length, turn.seesImages);
+      const line = imagesLine(result.images, turn.seesImages);
       return {
         ok: true,
         text: formatObservation(`${result.text}\n${line}`, mask),
-        images: result.images,
+        images: imagesFor(result.images),
         sources: shown,
       };
     }

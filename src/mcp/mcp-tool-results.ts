@@ -17,6 +17,8 @@ export interface CallResult {
     /** An image's bytes, base64. */
     data?: string;
     resource?: ResourceContents;
+    /** Who the item is for: `user`, `assistant` or both (absent: both). */
+    annotations?: { audience?: string[] };
   } & ResourceLink)[];
   structuredContent?: unknown;
   isError?: boolean;
@@ -46,7 +48,7 @@ export function toolResult(
         : takeImageBytes('tool image', bytes);
     if ('image' in taken) {
       const { mediaType, width, height } = taken.image;
-      images.push({ mediaType, width, height, base64: bytes.toString('base64') });
+      images.push({ mediaType, width, height, base64: bytes.toString('base64'), ...audienceOf(item) });
     } else notes.push(`[image ${item.mimeType ?? ''}: not shown, ${taken.refused}]`);
   }
   const text = resultText(
@@ -56,12 +58,27 @@ export function toolResult(
     (item) => {
       if (item.type === 'resource_link') return describeLink(item, readTool);
       const part = resourcePart(item.resource ?? {});
-      if (part.image) images.push(part.image);
+      if (part.image) images.push({ ...part.image, ...audienceOf(item) });
       return part.text;
     },
   );
   const withNotes = [text === '(no result)' && images.length > 0 ? '' : text, ...notes].filter(Boolean).join('\n');
   return images.length === 0 ? withNotes : { type: 'result-with-images', text: withNotes, images };
+}
+
+/**
+ * Whom an image is for, read from its `audience` annotation: `["user"]` the person only (posted in
+ * the thread, never sent to the model), `["assistant"]` the model only; both or none, everyone.
+ * https://modelcontextprotocol.io/specification/2025-06-18/server/resources#annotations
+ */
+function audienceOf(item: { annotations?: { audience?: string[] } }): { audience?: 'people' | 'model' } {
+  const audience = item.annotations?.audience;
+  if (!Array.isArray(audience) || audience.length === 0) return {};
+  const user = audience.includes('user');
+  const assistant = audience.includes('assistant');
+  if (user && !assistant) return { audience: 'people' };
+  if (assistant && !user) return { audience: 'model' };
+  return {};
 }
 
 /** A call's result as text for the model and the thread; a result marked as an error becomes one. */

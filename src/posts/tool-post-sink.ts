@@ -6,13 +6,20 @@
 import type { AgentEventSink } from '../agent/events.ts';
 import { finalAnswerToolName } from '../agent/final-answer.ts';
 import type { Logger } from '../agent/logger.ts';
+import type { ToolImage } from '../agent/tool-images.ts';
 import { type FinishedCall, renderToolTurn, type ToolPosts } from './render.ts';
 
 /**
- * Sends a tool turn's text (links without previews); the same `nonceSeed` never posts twice. `step`:
- * the model turn's, whose progress message (tool-progress-posts.ts) the text may replace.
+ * Sends a tool turn's text (links without previews), then the images its tools returned for people
+ * (none: nothing more); the same `nonceSeed` never posts twice. `step`: the model turn's, whose
+ * progress message (tool-progress-posts.ts) the text may replace.
  */
-export type ToolTurnPoster = (text: string, nonceSeed: string, step: number) => Promise<unknown>;
+export type ToolTurnPoster = (
+  text: string,
+  nonceSeed: string,
+  step: number,
+  images: readonly ToolImage[],
+) => Promise<unknown>;
 
 export interface ToolPostSink {
   sink: AgentEventSink;
@@ -26,7 +33,7 @@ export interface ToolPostSink {
  * logged and does not stop the run.
  */
 export function toolPostSink(post: ToolTurnPoster, mode: ToolPosts, logger: Logger): ToolPostSink {
-  const turns = new Map<number, { order: string[]; calls: Map<string, FinishedCall | null> }>();
+  const turns = new Map<number, { order: string[]; calls: Map<string, FinishedCall | null>; images: ToolImage[][] }>();
   const argumentsOf = new Map<string, string>();
   let chain = Promise.resolve();
 
@@ -38,6 +45,7 @@ export function toolPostSink(post: ToolTurnPoster, mode: ToolPosts, logger: Logg
       turns.set(event.step, {
         order: calls.map((call) => call.id),
         calls: new Map(calls.map((call) => [call.id, null])),
+        images: [],
       });
       for (const call of calls) argumentsOf.set(call.id, call.function.arguments);
       return;
@@ -51,6 +59,8 @@ export function toolPostSink(post: ToolTurnPoster, mode: ToolPosts, logger: Logg
       ok: event.type === 'tool-result',
       text: event.type === 'tool-result' ? event.result : event.error,
     });
+    // In the turn's order of calls, as their text is.
+    if (event.type === 'tool-result' && event.images) turn.images[turn.order.indexOf(event.callId)] = [...event.images];
     if ([...turn.calls.values()].some((call) => call === null)) return;
     turns.delete(event.step);
     const text = renderToolTurn(
@@ -59,8 +69,9 @@ export function toolPostSink(post: ToolTurnPoster, mode: ToolPosts, logger: Logg
     );
     const { step } = event;
     const seed = `${event.runId}:tools:${step}`;
+    const images = turn.images.flat();
     chain = chain
-      .then(async () => void (await post(text, seed, step)))
+      .then(async () => void (await post(text, seed, step, images)))
       .catch((error: unknown) => logger.warn({ err: error, runId: event.runId }, 'could not post the tool calls'));
   };
 

@@ -94,7 +94,68 @@ describe('MCP tools in the bot', () => {
       return finalAnswer('I see the screen.', ['test__screenshot']);
     });
     const thread = await conversation(w, 'look at the screen');
-    expect((await waitForBotPosts(w, thread.id, 2)).at(-1)!.content).toContain('I see the screen.');
+    const [, images, answer] = await waitForBotPosts(w, thread.id, 3);
+    // The people see it too: after the tool post (the animation refused, as for the model).
+    expect(images!.attachments.map((file) => file.filename)).toEqual(['image-1.png']);
+    expect(answer!.content).toContain('I see the screen.');
+  });
+
+  it("a tool's images are posted after its tool post, as its audience says: one for the user never reaches the model, one for the assistant is not posted", async () => {
+    server = new McpConnection(testServerConfig('test'), silentLogger, timings);
+    await server.start();
+    const w = (world = await startBotWorld({}, {}, {}, { toolServers: [server], images: { vision: true } }));
+    w.model.enqueue(toolCalls({ name: 'test__screens_for', arguments: {} }), (request) => {
+      const [results, shown] = request.messages.slice(-2);
+      expect(results).toMatchObject({ role: 'tool', content: expect.stringContaining('three screens') });
+      expect(results!.content).toContain('[The tool returned 2 images: shown to you after the results.]');
+      expect(results!.content).toContain(
+        '[The tool returned an image for the person: posted in the thread, not for you.]',
+      );
+      // The assistant's and both's, never the user's.
+      expect(imageUrlsOf(shown!)).toEqual([png(20, 1), png(30, 1)].map((image) => dataUrlOf('image/png', image)));
+      return finalAnswer('Three screens.', ['test__screens_for']);
+    });
+    const thread = await conversation(w, 'show me the screens');
+    const [toolPost, images, answer] = await waitForBotPosts(w, thread.id, 3);
+    expect(toolPost!.content).toContain('test__screens_for');
+    expect(answer!.content).toContain('Three screens.');
+    const served = await Promise.all(
+      images!.attachments.map(async (file) => [
+        file.filename,
+        Buffer.from(await (await fetch(file.url)).arrayBuffer()),
+      ]),
+    );
+    // The user's and both's, never the assistant's.
+    expect(served).toEqual([
+      ['image-1.png', png(10, 1)],
+      ['image-2.png', png(30, 1)],
+    ]);
+    // Recorded with the run, as its other posts are (a report or /steps finds the run by them).
+    expect(JSON.parse(w.store.runs.recent(null, 1)[0]!.posted_message_ids)).toEqual([
+      toolPost!.id,
+      images!.id,
+      answer!.id,
+    ]);
+  });
+
+  it("when Discord refuses a tool post's images, a line says so and the run goes on", async () => {
+    const w = await startWithServer();
+    // The run's second post (after the tool post): 413 "Request entity too large", code 40005.
+    w.discord.failNext({
+      method: 'POST',
+      path: /^\/channels\/\d+\/messages$/,
+      skip: 1,
+      status: 413,
+      body: { code: 40005, message: 'Request entity too large' },
+    });
+    w.model.enqueue(toolCalls({ name: 'test__screens_for', arguments: {} }), finalAnswer('Three screens.'));
+    const thread = await conversation(w, 'show me the screens');
+    const [, refused, answer] = await waitForBotPosts(w, thread.id, 3);
+    expect(refused!.attachments).toEqual([]);
+    expect(refused!.content).toBe(
+      '-# 2 images returned but not posted: Discord refused the files: Request entity too large.',
+    );
+    expect(answer!.content).toContain('Three screens.');
   });
 
   it('/tool posts 10 images at most and names the rest; when Discord refuses the files, the result is posted alone', async () => {

@@ -107,6 +107,18 @@ describe('server-everything', () => {
     ]);
   });
 
+  it("get-annotated-message's image, for the user only (audience), is kept for the people and from the model", async () => {
+    const { connection } = connect(everythingServerConfig());
+    await connection.start();
+    const annotated = connection.tools().find((tool) => tool.name === 'everything__get-annotated-message')!;
+    const result = await annotated.execute({ messageType: 'success', includeImage: true }, context());
+    expect(result).toMatchObject({
+      type: 'result-with-images',
+      text: 'Operation completed successfully',
+      images: [{ mediaType: 'image/png', audience: 'people' }],
+    });
+  });
+
   it("log messages (notifications/message) go to the bot's log at the level they map to", async () => {
     const { connection, lines } = connect(everythingServerConfig());
     await connection.start();

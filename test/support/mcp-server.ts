@@ -8,8 +8,8 @@
  *
  * Tools: echo, add (numbers only: a schema to break), environment (what the process was given),
  * crash (exits mid-call), hang (never answers), freeze (stops answering anything), screenshot (an image
- * and an animation), screenshots (as many images as asked), slow (tells its progress), delete (the one
- * destructive tool), sign_up and log_in (which ask the user for input: a form, a link), and one with a
+ * and an animation), screens_for (images annotated with their audience), screenshots (as many images
+ * as asked), slow (tells its progress), delete (the one destructive tool), sign_up and log_in (which ask the user for input: a form, a link), and one with a
  * name too long to keep as it is. Resources: an image (test://screen.png) and bytes (test://archive.bin).
  */
 import { appendFileSync } from 'node:fs';
@@ -118,6 +118,29 @@ if (mode === 'hang-on-start') {
         { type: 'text' as const, text: 'the screen, 40 by 30' },
         { type: 'image' as const, data: png(40, 30).toString('base64'), mimeType: 'image/png' },
         { type: 'image' as const, data: gif(4, 4, 2).toString('base64'), mimeType: 'image/gif' },
+      ],
+    }),
+  );
+  server.registerTool(
+    'screens_for',
+    {
+      annotations: readOnly,
+      description: 'Three pictures: one for the user (10 wide), one for the assistant (20), one for both (30).',
+      inputSchema: {},
+    },
+    () => ({
+      content: [
+        { type: 'text' as const, text: 'three screens' },
+        ...[
+          { width: 10, audience: ['user' as const] },
+          { width: 20, audience: ['assistant' as const] },
+          { width: 30, audience: undefined },
+        ].map(({ width, audience }) => ({
+          type: 'image' as const,
+          data: png(width, 1).toString('base64'),
+          mimeType: 'image/png',
+          ...(audience ? { annotations: { audience } } : {}),
+        })),
       ],
     }),
   );

@@ -15,6 +15,8 @@ import type { BotServices } from '../bot-services.ts';
 import { describeDiscordError } from '../discord-errors.ts';
 import type { TargetToBe } from '../outbound/posting-channel.ts';
 import { sendText } from '../outbound/send.ts';
+import { sendToolImages } from '../outbound/image-files.ts';
+import type { ToolImage } from '../../agent/tool-images.ts';
 import { LiveAnswer } from './live-answer.ts';
 
 interface ToolProgressPosts {
@@ -29,6 +31,8 @@ interface ToolProgressOptions {
   mode: ToolPosts;
   /** How a tool post goes out when no progress message was shown for its turn. */
   post: ToolTurnPoster;
+  /** How the images of a tool post shown in its progress message go out (after it). */
+  postImages: (images: readonly ToolImage[], nonceSeed: string) => Promise<void>;
   /** Each message posted (to be recorded with the run, as tool posts are). */
   onPosted: (messageId: string) => void;
   logger: Logger;
@@ -79,24 +83,27 @@ function toolProgressPosts(target: TargetToBe, options: ToolProgressOptions): To
     turn.shown.show(renderToolProgress([...turn.calls.values()]));
   };
 
-  const post: ToolTurnPoster = async (text, nonceSeed, step) => {
+  const post: ToolTurnPoster = async (text, nonceSeed, step, images) => {
     const turn = turns.get(step);
     turns.delete(step);
     if (turn) {
       await turn.shown.close();
       if (turn.shown.started) {
-        try {
-          return await turn.shown.finish(text);
-        } catch (error) {
-          // Its message was deleted, say: the tool post goes out as a message of its own.
-          options.logger.warn(
-            { err: error, runId: options.runId, cause: describeDiscordError(error) },
-            'could not edit the progress shown into the tool post',
-          );
-        }
+        const edited = await turn.shown.finish(text).then(
+          () => true,
+          (error: unknown) => {
+            // Its message was deleted, say: the tool post goes out as a message of its own.
+            options.logger.warn(
+              { err: error, runId: options.runId, cause: describeDiscordError(error) },
+              'could not edit the progress shown into the tool post',
+            );
+            return false;
+          },
+        );
+        if (edited) return options.postImages(images, nonceSeed);
       }
     }
-    return options.post(text, nonceSeed, step);
+    return options.post(text, nonceSeed, step, images);
   };
 
   return { sink, post };
@@ -113,10 +120,19 @@ export function toolPostsOf(
   runId: string,
 ): { sinks: AgentEventSink[]; flush(): Promise<void> } {
   const onPosted = (messageId: string) => services.store.runs.addPostedMessage(runId, messageId);
-  const postToolTurn = async (text: string, nonceSeed: string) =>
-    sendText((await target).channel, text, { nonceSeed, suppressEmbeds: true, onSent: onPosted });
+  const { logger } = services;
+  // The images go in a message of their own after the text, which may have been the progress message.
+  const postImages = async (images: readonly ToolImage[], nonceSeed: string) => {
+    if (images.length === 0) return;
+    const { channel } = await target;
+    await sendToolImages(channel, images, { nonceSeed: `${nonceSeed}:images`, onSent: onPosted, logger });
+  };
+  const postToolTurn: ToolTurnPoster = async (text, nonceSeed, _step, images) => {
+    await sendText((await target).channel, text, { nonceSeed, suppressEmbeds: true, onSent: onPosted });
+    await postImages(images, nonceSeed);
+  };
   const mode = services.discord.toolPosts;
-  const progress = toolProgressPosts(target, { runId, mode, post: postToolTurn, onPosted, logger: services.logger });
+  const progress = toolProgressPosts(target, { runId, mode, post: postToolTurn, postImages, onPosted, logger });
   const posts = toolPostSink(progress.post, mode, services.logger);
   return { sinks: [posts.sink, progress.sink], flush: () => posts.flush() };
 }

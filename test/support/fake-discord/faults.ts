@@ -25,6 +25,8 @@ interface ArmedHold {
 interface Armed {
   method: string;
   path: RegExp;
+  /** Matching requests still to let through before the first that fails. */
+  skip: number;
   remaining: number;
   reply: FaultReply;
 }
@@ -37,6 +39,7 @@ export class Faults {
     this.armed.push({
       method: rule.method.toUpperCase(),
       path: rule.path,
+      skip: rule.skip ?? 0,
       remaining: rule.times ?? 1,
       reply: {
         status: rule.status,
@@ -88,6 +91,7 @@ export class Faults {
     this.armed.push({
       method: rule.method.toUpperCase(),
       path: rule.path,
+      skip: 0,
       remaining: 1,
       reply: {
         status: 429,
@@ -103,6 +107,10 @@ export class Faults {
     const index = this.armed.findIndex((fault) => fault.method === method && fault.path.test(path));
     if (index === -1) return undefined;
     const fault = this.armed[index]!;
+    if (fault.skip > 0) {
+      fault.skip -= 1;
+      return undefined;
+    }
     fault.remaining -= 1;
     if (fault.remaining <= 0) this.armed.splice(index, 1);
     return fault.reply;

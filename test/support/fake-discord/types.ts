@@ -111,6 +111,8 @@ export interface FailRule {
   headers?: Record<string, string>;
   /** How many matching requests fail (default 1). */
   times?: number;
+  /** Matching requests answered normally before the first that fails (default 0: the next one). */
+  skip?: number;
   /**
    * The request takes effect before it fails (the message is posted, the thread made), as when a
    * proxy in front of Discord times out after Discord did the work. Default false: no effect.
