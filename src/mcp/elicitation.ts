@@ -30,20 +30,24 @@ export interface CallInFlight {
 type FormSchema = Extract<ElicitRequest['params'], { requestedSchema: unknown }>['requestedSchema'];
 type PropertySchema = FormSchema['properties'][string];
 
+/** A connection's calls in flight, and, where the transport tells (streamable HTTP), which one a request came from. */
+export interface CallsInFlight {
+  inFlight: ReadonlySet<CallInFlight>;
+  of: (requestId: string | number) => CallInFlight | undefined;
+}
+
 /**
- * Answers the server's `elicitation/create` requests. `calls` are the connection's calls in flight:
- * the request goes to the one call's asker; with none (a request outside a call) or several at once
- * (MCP does not say which call asked, over stdio), nobody can be asked for sure, and it is declined.
+ * Answers the server's `elicitation/create` requests: each goes to the asker of the call it came
+ * from. Over streamable HTTP the request's stream says which call that is (call-streams.ts);
+ * otherwise it is the one call in flight. With none (a request outside a call) or several at once
+ * and nothing saying which (stdio), nobody can be asked for sure: it is declined, and each thread
+ * with a call in flight is told why.
  */
-export function answerElicitations(
-  client: Client,
-  server: string,
-  calls: ReadonlySet<CallInFlight>,
-  logger: Logger,
-): void {
+export function answerElicitations(client: Client, server: string, calls: CallsInFlight, logger: Logger): void {
   client.setRequestHandler(ElicitRequestSchema, async (request, extra): Promise<ElicitResult> => {
     const params = request.params;
-    const [call, ...others] = calls;
+    const [only, ...others] = calls.inFlight;
+    const call = calls.of(extra.requestId) ?? (others.length === 0 ? only : undefined);
     const declined = (why: string): ElicitResult => {
       logger.warn(
         { mcpServer: server, tool: call?.tool, mode: params.mode ?? 'form' },
@@ -51,46 +55,61 @@ export function answerElicitations(
       );
       return { action: 'decline' };
     };
-    if (!call) return declined('no call was in flight');
-    if (others.length > 0) {
-      // A stdio server does not say which call asked: each thread with a call in flight is told why.
-      const told = new Set<string>();
-      for (const each of calls)
-        if (each.context.askInput && !told.has(each.context.conversationId)) {
-          told.add(each.context.conversationId);
-          await each.context
-            .askInput({
-              // Which of its tools asked is not known: the server is named.
-              tool: `a tool of the ${server} server`,
-              message: params.message,
-              form: { kind: 'form', fields: [] },
-              requester: each.context.requester,
-              signal: each.context.signal,
-              unanswerable: `${calls.size} calls to the ${server} server were running at once, and it does not say which one asked`,
-            })
-            .catch(() => undefined);
-        }
+    if (!only) return declined('no call was in flight');
+    if (!call) {
+      await tellWhyNotAsked(server, params.message, calls.inFlight);
       return declined('several calls were in flight, and it is not known which one asked');
     }
     if (!call.context.askInput) return declined('nobody can be asked here (the terminal, or /tool)');
-    const form = params.mode === 'url' ? { kind: 'url' as const, url: params.url } : formOf(params.requestedSchema);
-    const input: InputRequest = {
-      tool: agentToolName(server, call.tool),
-      message: params.message,
-      form,
-      requester: call.context.requester,
-      signal: AbortSignal.any([call.context.signal, extra.signal]),
-    };
-    try {
-      const outcome = await call.context.askInput(input);
-      return outcome.action === 'accept' && form.kind === 'form'
-        ? { action: 'accept', content: outcome.content ?? {} }
-        : { action: outcome.action };
-    } catch (error) {
-      logger.warn({ mcpServer: server, tool: call.tool, err: errorMessage(error) }, 'asking for input failed');
-      return { action: 'cancel' };
-    }
+    return ask(call, server, params, extra.signal, logger);
   });
+}
+
+/** Each thread with a call in flight is told why a request for input was not put to anyone. */
+async function tellWhyNotAsked(server: string, message: string, calls: ReadonlySet<CallInFlight>): Promise<void> {
+  const told = new Set<string>();
+  for (const each of calls)
+    if (each.context.askInput && !told.has(each.context.conversationId)) {
+      told.add(each.context.conversationId);
+      await each.context
+        .askInput({
+          // Which of its tools asked is not known: the server is named.
+          tool: `a tool of the ${server} server`,
+          message,
+          form: { kind: 'form', fields: [] },
+          requester: each.context.requester,
+          signal: each.context.signal,
+          unanswerable: `${calls.size} calls to the ${server} server were running at once, and it does not say which one asked`,
+        })
+        .catch(() => undefined);
+    }
+}
+
+/** Puts the request to the call's asker, and answers the server with what they did. */
+async function ask(
+  call: CallInFlight,
+  server: string,
+  params: ElicitRequest['params'],
+  signal: AbortSignal,
+  logger: Logger,
+): Promise<ElicitResult> {
+  const form = params.mode === 'url' ? { kind: 'url' as const, url: params.url } : formOf(params.requestedSchema);
+  const input: InputRequest = {
+    tool: agentToolName(server, call.tool),
+    message: params.message,
+    form,
+    requester: call.context.requester,
+    signal: AbortSignal.any([call.context.signal, signal]),
+  };
+  try {
+    const outcome = await call.context.askInput!(input);
+    return outcome.action === 'accept' && form.kind === 'form'
+      ? { action: 'accept', content: outcome.content ?? {} }
+      : { action: outcome.action };
+  } catch (error) {
+    logger.warn({ mcpServer: server, tool: call.tool, err: errorMessage(error) }, 'asking for input failed');
+    return { action: 'cancel' };
+  }
 }
 
 /** The fields of a requested form (the spec allows flat properties only: the SDK has checked it). */

@@ -9,6 +9,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { errorMessage } from '../agent/errors.ts';
 import type { HttpServerConfig } from './mcp-config.ts';
 
@@ -21,7 +22,7 @@ export async function connectOverHttp(
   config: HttpServerConfig,
   first: Client,
   nextClient: () => Client,
-  options: { timeout: number },
+  { fetch, ...options }: { timeout: number; fetch: FetchLike },
 ): Promise<Client> {
   const url = new URL(config.url);
   // The headers go with the SSE stream's GET too (SSEClientTransport adds requestInit's headers to it).
@@ -31,7 +32,8 @@ export async function connectOverHttp(
     return first;
   }
   try {
-    await first.connect(new StreamableHTTPClientTransport(url, { requestInit }), options);
+    // `fetch` reads which call's stream brings a server's request (call-streams.ts).
+    await first.connect(new StreamableHTTPClientTransport(url, { requestInit, fetch }), options);
     return first;
   } catch (error) {
     if (!refusedByServer(error)) throw error;

@@ -14,6 +14,7 @@ import { truncateLine } from '../text/truncate.ts';
 import { answerElicitations, type CallInFlight, elicitationCapability, openLinksFirst } from './elicitation.ts';
 import { callOptions, maxReasonLength, requestFailed, unavailable } from './mcp-request.ts';
 import { connectOverHttp } from './http-connect.ts';
+import { CallStreams } from './call-streams.ts';
 import { logServerMessages } from './server-log.ts';
 import type { StderrTail } from './stderr-log.ts';
 import { stdioTransport } from './stdio-transport.ts';
@@ -61,6 +62,8 @@ export class McpConnection implements ToolServer {
   private transportError: Error | null = null;
   /** The calls in flight, so that a request for input (elicitation) reaches the person behind its call. */
   private readonly calls = new Set<CallInFlight>();
+  /** Over streamable HTTP, which call's stream brought a server's request (call-streams.ts). */
+  private readonly streams = new CallStreams();
   /**
    * Takes the server's secrets (its env and headers) out of a reason before it is cut, logged or
    * shown: a server, or a proxy before it, may echo its request's headers in an error.
@@ -113,12 +116,16 @@ export class McpConnection implements ToolServer {
     this.calls.add(inFlight);
     try {
       return await this.request(`run ${tool}`, context, async (client) => {
-        const send = async () =>
-          (await client.callTool(
-            { name: tool, arguments: args },
-            undefined,
-            callOptions(context, this.masked),
-          )) as CallResult;
+        const send = () =>
+          this.streams.within(
+            inFlight,
+            async () =>
+              (await client.callTool(
+                { name: tool, arguments: args },
+                undefined,
+                callOptions(context, this.masked),
+              )) as CallResult,
+          );
         try {
           return await send();
         } catch (error) {
@@ -240,7 +247,7 @@ export class McpConnection implements ToolServer {
       this.logger.debug({ mcpServer: this.name, err: error }, 'MCP transport error');
     };
     logServerMessages(client, this.logger, this.name, this.masked);
-    answerElicitations(client, this.name, this.calls, this.logger);
+    answerElicitations(client, this.name, { inFlight: this.calls, of: (id) => this.streams.callOf(id) }, this.logger);
     return client;
   }
 
@@ -253,7 +260,7 @@ export class McpConnection implements ToolServer {
       return first;
     }
     this.stderrTail = null;
-    return connectOverHttp(this.config, first, () => this.fallbackClient(), options);
+    return connectOverHttp(this.config, first, () => this.fallbackClient(), { ...options, fetch: this.streams.fetch });
   }
 
   private fallbackClient(): Client {

@@ -1,7 +1,10 @@
 /**
  * The reference MCP servers the MCP project publishes, pinned in package.json's devDependencies and
- * started over stdio from node_modules (never downloaded at test time), as MCP_CONFIG would hold them.
+ * started from node_modules (never downloaded at test time), as MCP_CONFIG would hold them: over stdio, and
+ * server-everything over streamable HTTP too.
  */
+import { spawn } from 'node:child_process';
+import { type AddressInfo, createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { StdioServerConfig } from '../../src/mcp/mcp-config.ts';
 
@@ -41,4 +44,45 @@ export function memoryServerConfig(env: Record<string, string> = {}, name = 'mem
     env,
     moderatorOnly: false,
   };
+}
+
+/**
+ * `@modelcontextprotocol/server-everything` over streamable HTTP (stateful sessions), started on a
+ * free port (it takes one from `PORT` and listens on every interface; the bot is pointed at
+ * 127.0.0.1). Resolves once it listens.
+ */
+export async function startEverythingOverHttp(): Promise<{ url: string; close: () => Promise<void> }> {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [resolve('@modelcontextprotocol/server-everything/dist/index.js'), 'streamableHttp'],
+    { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let said = '';
+  await new Promise<void>((listening, failed) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      said += chunk.toString();
+      if (said.includes('listening on port')) listening();
+    });
+    child.once('exit', (code) => failed(new Error(`server-everything exited (${code}): ${said}`)));
+  });
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    close: async () => {
+      child.kill();
+      await exited;
+    },
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((found, failed) => {
+    const probe = createServer();
+    probe.once('error', failed);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => found(port));
+    });
+  });
 }
