@@ -46,7 +46,7 @@ const nothing = (counts: ForgetCounts) => Object.values(counts).every((count) =>
  * calls and answer back, or post an answer quoting them, after the delete (ActiveRuns.forgetting).
  */
 const forgetAfterTheirRuns = (context: CommandContext, guild: string | null, user: string) =>
-  context.activeRuns.forgetting(guild, user, () => forgetMember(context.store.db, guild, user));
+  context.forgets.forgetting(guild, user, () => forgetMember(context.store.db, guild, user));
 
 /** Every member's: what the bot keeps of them in this server, shown, then deleted on confirmation. */
 export const forgetMe = defineCommand({

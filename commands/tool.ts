@@ -172,7 +172,7 @@ async function runAndPost(
   await interaction.deferReply();
   // The call holds the person's words, as a run holds a message's: it starts after a /forget-me
   // going on here, and their own /forget-me stops it and waits until its result is posted.
-  await context.activeRuns.clearOfForgets(interaction.guildId);
+  await context.forgets.clearOf(interaction.guildId);
   const active = context.activeRuns.beginDirectCall({
     guildId: interaction.guildId,
     requesterIds: [interaction.user.id],

@@ -32,15 +32,13 @@ interface Entry {
 /**
  * The runs going on in this process, one per conversation at the most (a conversation's queue runs
  * one at a time), so that `/stop` can stop them and say what they were doing, and so that a
- * member's `/forget-me` can stop theirs and wait for them before it deletes what they said.
+ * member's `/forget-me` (forgets.ts) can stop theirs and wait for them before it deletes what they said.
  */
 export class ActiveRuns {
   /** By conversation, until the run ends. */
   private readonly runs = new Map<string, Entry>();
   /** Until each has settled: a run delivering its answer still writes. */
   private readonly unsettled = new Set<Entry>();
-  /** The forgets going on, by server (null: direct messages): new runs there wait for them. */
-  private readonly forgets = new Map<string | null, Set<Promise<unknown>>>();
   /** How many `/tool` calls and lone deliveries began: each is keyed apart from the conversations. */
   private keyedApart = 0;
 
@@ -97,43 +95,11 @@ export class ActiveRuns {
   }
 
   /**
-   * Resolves once no forget is going on in the server (null: direct messages): a run loads its
-   * memory window after this, so that it never reads what a forget is about to delete.
+   * Stops the member's runs in the server (null: their direct messages), and resolves once those
+   * and the ones delivering an answer to them have settled. A run that answers the member with
+   * others (a batch) is stopped whole: what it holds of the member cannot be taken out of it.
    */
-  async clearOfForgets(guildId: string | null): Promise<void> {
-    for (let going = this.forgets.get(guildId); going?.size; going = this.forgets.get(guildId))
-      await Promise.allSettled(going);
-  }
-
-  /**
-   * Stops the member's runs in the server (null: their direct messages), waits up to `waitMs` for
-   * them and for those delivering an answer to settle, then runs `forget`; new runs of the server
-   * wait meanwhile (`clearOfForgets`). Says how many runs it stopped. A run that answers the member
-   * with others (a batch) is stopped whole: what it holds of the member cannot be taken out of it.
-   */
-  async forgetting<T>(
-    guildId: string | null,
-    memberId: string,
-    forget: () => T | Promise<T>,
-    waitMs = 5_000,
-  ): Promise<{ stopped: number; result: T }> {
-    const work = this.stopAndForget(guildId, memberId, forget, waitMs);
-    const going = this.forgets.get(guildId) ?? new Set<Promise<unknown>>();
-    this.forgets.set(guildId, going.add(work));
-    try {
-      return await work;
-    } finally {
-      going.delete(work);
-      if (going.size === 0) this.forgets.delete(guildId);
-    }
-  }
-
-  private async stopAndForget<T>(
-    guildId: string | null,
-    memberId: string,
-    forget: () => T | Promise<T>,
-    waitMs: number,
-  ): Promise<{ stopped: number; result: T }> {
+  stopRunsOf(guildId: string | null, memberId: string): { stopped: number; settled: Promise<unknown> } {
     const theirs = [...this.unsettled].filter(
       (entry) => entry.asked.guildId === guildId && entry.asked.requesterIds.includes(memberId),
     );
@@ -144,13 +110,6 @@ export class ActiveRuns {
       entry.stopper.abort(new Error(`stopped by the /forget-me of ${memberId}`));
       stopped++;
     }
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)));
-    try {
-      await Promise.race([Promise.all(theirs.map((entry) => entry.done)), late]);
-    } finally {
-      clearTimeout(timer);
-    }
-    return { stopped, result: await forget() };
+    return { stopped, settled: Promise.all(theirs.map((entry) => entry.done)) };
   }
 }

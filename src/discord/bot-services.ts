@@ -14,6 +14,7 @@ import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
 import type { DiscordSettings } from '../app/config-shape.ts';
 import type { ContentChecks } from '../content-check/content-checks.ts';
 import type { ActiveRuns } from '../conversation/active-runs.ts';
+import type { Forgets } from '../conversation/forgets.ts';
 import type { ConversationQueues } from '../conversation/conversation-queues.ts';
 import type { QueuedWork } from '../conversation/queued-work.ts';
 import type { ModelGates } from '../conversation/rate-limit-gate.ts';
@@ -41,6 +42,8 @@ export interface BotServices {
   queues: ConversationQueues<QueuedWork>;
   /** The runs going on, one per conversation at most: `/stop` finds them here. */
   activeRuns: ActiveRuns;
+  /** The forgets going on: runs wait for them, they wait for the runs of their member (forgets.ts). */
+  forgets: Forgets;
   /** The models on offer (MODELS_FILE, else the one of the OPENAI_* settings) and the default. */
   models: ModelCatalog;
   /** One rate-limit gate per model. */

@@ -15,6 +15,7 @@ import type { DiscordSettings } from '../app/config-shape.ts';
 import type { ContentCheckSettings } from '../content-check/content-check-settings.ts';
 import { contentChecks } from '../content-check/content-checks.ts';
 import { ActiveRuns } from '../conversation/active-runs.ts';
+import { Forgets } from '../conversation/forgets.ts';
 import { ConversationQueues } from '../conversation/conversation-queues.ts';
 import type { QueuedWork } from '../conversation/queued-work.ts';
 import { ModelGates } from '../conversation/rate-limit-gate.ts';
@@ -153,6 +154,7 @@ function buildServices(deps: BotDependencies, client: Client<true>, shutdown: Ab
     logger: deps.logger,
     paceMs: deps.logPaceMs ?? 1000,
   });
+  const activeRuns = new ActiveRuns();
   const services: BotServices = {
     client,
     store: deps.store,
@@ -169,7 +171,8 @@ function buildServices(deps: BotDependencies, client: Client<true>, shutdown: Ab
       // Once nothing is left to answer: the turns that fell out of the window summed up (MEMORY_SUMMARY).
       (conversationKey, newWork) => summariseConversation(services, conversationKey, newWork),
     ),
-    activeRuns: new ActiveRuns(),
+    activeRuns,
+    forgets: new Forgets(activeRuns),
     models: deps.models,
     gates: new ModelGates(deps.logger),
     vision: deps.vision,

@@ -37,6 +37,7 @@ export type CommandContext = CommandSetup &
     | 'counter'
     | 'queues'
     | 'activeRuns'
+    | 'forgets'
     | 'lifecycle'
     | 'discord'
     | 'agent'

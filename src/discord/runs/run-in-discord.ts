@@ -36,6 +36,7 @@ export type RunServices = Pick<
   | 'limits'
   | 'gates'
   | 'activeRuns'
+  | 'forgets'
   | 'tools'
   | 'toolServers'
   | 'agent'

@@ -93,7 +93,7 @@ async function answer(
   const triggerIds = checked.map((item) => item.storedId);
   // A /forget-me going on in the place deletes what the window would read: loaded once it is done,
   // and the run begins in the same tick (what it reads is what a later forget stops).
-  await deps.activeRuns.clearOfForgets(conversation.guild_id);
+  await deps.forgets.clearOf(conversation.guild_id);
   const window = deps.memory.loadWindow(conversation.id, triggerIds, choice.window);
   if (window.input.length === 0) return; // Every message of the batch was deleted while it waited.
   await executeRun(deps, {
@@ -293,7 +293,7 @@ async function forgottenMeanwhile(
   runId: string,
   live: LiveAnswer | null,
 ): Promise<boolean> {
-  await deps.activeRuns.clearOfForgets(conversation.guild_id);
+  await deps.forgets.clearOf(conversation.guild_id);
   if (deps.store.runs.byId(runId)) return false;
   await live?.abandon();
   deps.logger.warn(

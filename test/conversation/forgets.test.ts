@@ -1,16 +1,17 @@
 /**
- * ActiveRuns.forgetting (src/conversation/active-runs.ts): a member's runs in the place are stopped
+ * Forgets.forgetting (src/conversation/forgets.ts), over the runs of ActiveRuns: a member's runs in the place are stopped
  * and settled before the forget runs; others' and other places' are left alone; new runs of the
  * place wait until the forget is done. A cut-off run's answer posted at the next start is waited for
  * as a run delivering its answer is.
  */
 import { describe, expect, it } from 'vitest';
 import { ActiveRuns } from '../../src/conversation/active-runs.ts';
+import { Forgets } from '../../src/conversation/forgets.ts';
 
 const ada = 'ada-id';
 const bob = 'bob-id';
 
-describe('ActiveRuns.forgetting', () => {
+describe('Forgets.forgetting', () => {
   it("stops the member's runs in the place (a batch with others too), and forgets once they have settled", async () => {
     const runs = new ActiveRuns();
     const hers = runs.begin('discord:1', { guildId: 'g', requesterIds: [ada] });
@@ -29,7 +30,7 @@ describe('ActiveRuns.forgetting', () => {
     settleWhenStopped('hers', hers);
     settleWhenStopped('batch', batch);
 
-    const forgot = await runs.forgetting('g', ada, () => order.push('forget') && 'done');
+    const forgot = await new Forgets(runs).forgetting('g', ada, () => order.push('forget') && 'done');
 
     expect(forgot).toEqual({ stopped: 2, result: 'done' });
     expect(order).toEqual(['hers settled', 'batch settled', 'forget']);
@@ -45,7 +46,7 @@ describe('ActiveRuns.forgetting', () => {
     let forgotten = false;
     setImmediate(() => delivering.settled());
 
-    const forgot = await runs.forgetting(null, ada, () => (forgotten = true), 50);
+    const forgot = await new Forgets(runs).forgetting(null, ada, () => (forgotten = true), 50);
 
     expect(forgot.stopped).toBe(1);
     expect(delivering.stopped.aborted).toBe(false);
@@ -62,7 +63,7 @@ describe('ActiveRuns.forgetting', () => {
       delivery.settled();
     });
 
-    const forgot = await runs.forgetting('g', ada, () => order.push('forget'));
+    const forgot = await new Forgets(runs).forgetting('g', ada, () => order.push('forget'));
 
     expect(forgot.stopped).toBe(0);
     expect(order).toEqual(['posted', 'forget']);
@@ -72,10 +73,11 @@ describe('ActiveRuns.forgetting', () => {
     const runs = new ActiveRuns();
     const hers = runs.begin('discord:1', { guildId: 'g', requesterIds: [ada] });
     let finish!: () => void;
-    const forget = runs.forgetting('g', ada, () => new Promise<void>((resolve) => (finish = resolve)));
+    const forgets = new Forgets(runs);
+    const forget = forgets.forgetting('g', ada, () => new Promise<void>((resolve) => (finish = resolve)));
     const order: string[] = [];
-    const here = runs.clearOfForgets('g').then(() => order.push('run here'));
-    await runs.clearOfForgets('other');
+    const here = forgets.clearOf('g').then(() => order.push('run here'));
+    await forgets.clearOf('other');
     order.push('run elsewhere');
     hers.settled();
     await new Promise((resolve) => setImmediate(resolve));
