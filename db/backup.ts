@@ -151,7 +151,7 @@ export function holdForRestore(target: string): { store: Store; instance: Instan
  * Copies the backup over the held database, through SQLite (its WAL and locks stay right: no file
  * is replaced under another process). The instances the backup knew were running are processes of
  * the database it was taken from, not of this one: they are marked stopped and their runs
- * interrupted, as the bot's next start would do for processes gone, so that their runs are taken up.
+ * interrupted, as the bot's next start would do for processes gone, so that their runs are resumed.
  */
 export async function restoreInto(backup: string, held: { store: Store; instance: Instance }): Promise<void> {
   const { store, instance } = held;

@@ -149,7 +149,7 @@ export const migrations: readonly Migration[] = [
     version: 8,
     name: 'the messages an answer was shown in as it was written',
     // So that a run cut off while its answer was being shown has those messages edited into the
-    // answer (or removed) when it is taken up, rather than left half-written beside a new one.
+    // answer (or removed) when it is resumed, rather than left half-written beside a new one.
     up(db) {
       // `live_pending`: the text of a message being posted, set before the post and cleared once its
       // id is recorded, so that a message Discord took from a process killed in between is found.

@@ -92,7 +92,7 @@ export function copyConversations(source: Database, target: Database, guild: str
       }),
     );
 
-  // In start order (and rowid, as `npm run steps` lists them); a run taken up may come before the
+  // In start order (and rowid, as `npm run steps` lists them); a run resumed may come before the
   // one it took up: foreign keys are checked at the commit (defer_foreign_keys, set by the caller).
   const insertRun = inserter(target, 'runs', columnsOf(target, 'runs'));
   for (const row of source

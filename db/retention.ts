@@ -44,7 +44,7 @@ interface Kind {
   act: string;
 }
 
-// A run no longer owed: ended and delivered, or taken up by a later run (db/runs.ts, toResume).
+// A run no longer owed: ended and delivered, or resumed by a later run (db/runs.ts, toResume).
 const settled = `r.status <> 'running' AND (r.delivered_at IS NOT NULL OR EXISTS (SELECT 1 FROM runs later WHERE later.resumed_from = r.id))`;
 
 const kinds: readonly Kind[] = [

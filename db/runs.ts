@@ -39,7 +39,7 @@ export interface RunRow {
   persona_version: number | null;
   /** When its answer (or why there is none) was posted; null until then, as after a crash in between. */
   delivered_at: number | null;
-  /** The interrupted run this one takes up again. */
+  /** The interrupted run this one resumes. */
   resumed_from: string | null;
   /** How its delivery ended (null until delivered, and for runs delivered before migration 5). */
   delivery: RunDelivery | null;
@@ -49,7 +49,7 @@ export interface RunRow {
 
 /**
  * How a run's delivery ended: its answer (or why there is none) posted, or the post tried and
- * failed, or taken up by a retry with a smaller window, or withheld (those concerned were told
+ * failed, or resumed by a retry with a smaller window, or withheld (those concerned were told
  * already), or nothing left to answer (its messages were deleted), or given up after being cut off
  * again and again.
  */
@@ -75,7 +75,7 @@ export interface NewRun {
   /** The stored messages it answers. */
   triggerMessageIds: number[];
   model: string;
-  /** The interrupted run this one takes up again, if any. */
+  /** The interrupted run this one resumes, if any. */
   resumedFrom?: string | null;
 }
 
@@ -129,7 +129,7 @@ function runLifeQueries(db: Database) {
     /** The model (by name) and persona version the run was made with. */
     setSettingsUsed: (id: string, modelName: string, personaVersion: number | null) =>
       void setSettingsUsed.run(modelName, personaVersion, id),
-    /** Marks a run interrupted (a shutdown stopped it), to be taken up at the next start. */
+    /** Marks a run interrupted (a shutdown stopped it), to be resumed at the next start. */
     interrupt: (id: string, reason: string, now = Date.now()) => void markInterrupted.run(now, reason, id),
     /** An interrupted run whose answer has now been posted. */
     markAnswered: (id: string) => void markAnswered.run(id),
@@ -153,11 +153,11 @@ function runLifeQueries(db: Database) {
   };
 }
 
-/** What a run posted and whether its answer was delivered: what is still owed, and what to take up. */
+/** What a run posted and whether its answer was delivered: what is still owed, and what to resume. */
 function runDeliveryQueries(db: Database) {
-  // Interrupted or ended, never delivered (a crash in between), and not taken up by a later run,
+  // Interrupted or ended, never delivered (a crash in between), and not resumed by a later run,
   // oldest first. A run given up on, or with nothing left to answer, is delivered: never again.
-  const toResume = db.prepare<[number], RunRow>(
+  const owedRuns = db.prepare<[number], RunRow>(
     `SELECT * FROM runs r WHERE r.conversation_id = ?
        AND r.status <> 'running' AND r.delivered_at IS NULL
        AND NOT EXISTS (SELECT 1 FROM runs later WHERE later.resumed_from = r.id) ORDER BY r.started_at`,
@@ -188,8 +188,8 @@ function runDeliveryQueries(db: Database) {
   );
 
   return {
-    /** Runs of the conversation to take up: interrupted, or ended but never delivered. */
-    toTakeUp: (conversationId: number) => toResume.all(conversationId),
+    /** Runs of the conversation to resume: interrupted, or ended but never delivered. */
+    toResume: (conversationId: number) => owedRuns.all(conversationId),
     /** The newest message any run of the conversation was started for (0 when none). */
     latestTrigger: (conversationId: number) => latestTrigger.get(conversationId) ?? 0,
     /** The run's delivery ended, as `delivery` says: nothing more is owed for it. */

@@ -98,7 +98,7 @@ whenParentGone(() => void shutDown('parent gone'));
 
 // Servers that fail to start are retried in the background; none of them stops the bot.
 await mcp.start();
-// Before the bot starts: the runs it takes up at once are exported too. Null (and nothing loaded) with no OTLP endpoint.
+// Before the bot starts: the runs it resumes at once are exported too. Null (and nothing loaded) with no OTLP endpoint.
 telemetry = await startTelemetry(
   { instanceId: instance.id, models: config.models.models.map((entry) => entry.client) },
   logger,

@@ -43,7 +43,7 @@ export interface RunAgentOptions {
   settings: AgentSettings;
   signal?: AbortSignal;
   onEvent?: AgentEventSink;
-  /** Tools an interrupted run this one takes up already called: `tools_used` may name them. */
+  /** Tools an interrupted run this one resumes already called: `tools_used` may name them. */
   calledBefore?: readonly string[];
   /**
    * Ask for streamed replies, and tell the answer as it is written (`answer-delta` events). Off:

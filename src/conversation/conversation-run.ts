@@ -40,9 +40,9 @@ export interface RunPlan {
   input: readonly UserMessage[];
   /** The stored messages it answers. */
   triggerIds: readonly number[];
-  /** The run it takes up again (after a crash, or a retry with a smaller window). */
+  /** The run it resumes (after a crash, or a retry with a smaller window). */
   resumedFrom: string | null;
-  /** Tools the runs it takes up already called. */
+  /** Tools the runs it resumes already called. */
   calledBefore: readonly string[];
   /** Who spoke in the window, in the order they first did (`LoadedWindow.speakers`): named in the system message. */
   speakers?: readonly string[];
@@ -73,7 +73,7 @@ export type RunOutcome =
     }
   /** The model's context was too long for the window: worth one more try with a smaller one. */
   | { kind: 'context-too-long'; runId: string; userMessage: string }
-  /** Stopped by the shutdown: to be taken up at the next start, nothing posted. */
+  /** Stopped by the shutdown: to be resumed at the next start, nothing posted. */
   | { kind: 'interrupted'; runId: string };
 
 /**
@@ -122,7 +122,7 @@ function prepareRun(
 /**
  * Runs a plan: the run is recorded (step log and memory, each event in one transaction) and its
  * events go to `sinks` too. `stop` ends the run as stopped (`/stop`, Ctrl-C); `shutdown` ends it as
- * interrupted, to be taken up at the next start.
+ * interrupted, to be resumed at the next start.
  */
 export async function runPlan(
   setup: RunSetup,

@@ -2,8 +2,8 @@ import type { MessageRow } from '../../db/messages.ts';
 import type { RunRow } from '../../db/runs.ts';
 import type { Requester } from '../agent/tool.ts';
 
-/** Work waiting in a conversation's queue: a stored message to answer, or an owed run to take up. */
-export type QueuedWork = MessageWork | { kind: 'take-up'; run: RunRow };
+/** Work waiting in a conversation's queue: a stored message to answer, or an owed run to resume. */
+export type QueuedWork = MessageWork | { kind: 'resume'; run: RunRow };
 
 /** A stored message to answer, and where it was posted (the answer replies to it when it can). */
 export interface MessageWork {

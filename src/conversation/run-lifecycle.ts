@@ -11,7 +11,7 @@
  *                                                         ▼                          │   (posted | post-failed |
  *                                              interrupted ◄─────────────────────────┘    withheld)
  *                                                   │              context too long:
- *                      at the next start: take up ──┤              retried (delivered) + a new run
+ *                      at the next start: resume ──┤              retried (delivered) + a new run
  *                        - an answer on disk: post it (delivered: posted)
  *                        - its messages deleted: delivered (nothing-to-answer)
  *                        - cut off 3 times in a chain: given up (delivered)
@@ -19,16 +19,16 @@
  * ```
  *
  * A run is owed to its people until it is delivered: at start-up, every run that is interrupted,
- * or that ended but was never delivered (a crash in between), and that no later run took up, is
- * taken up again. The runs of a process that died are marked interrupted by the next process
+ * or that ended but was never delivered (a crash in between), and that no later run resumed, is
+ * resumed. The runs of a process that died are marked interrupted by the next process
  * (src/run-log/instance.ts), so "running" on disk always means a live process runs it.
  */
 import type { NewRun, RunDelivery, RunRow } from '../../db/runs.ts';
 import type { Store } from '../../db/store.ts';
 import type { FinalAnswer } from '../agent/final-answer.ts';
 
-/** A run cut off this many times (itself and the runs it took up) is not taken up again. */
-export const maxTakeUps = 3;
+/** A run cut off this many times (itself and the runs it resumed) is not resumed again. */
+export const maxResumptions = 3;
 
 /** What a run is now, as far as its row says (queued and waiting live in memory only). */
 export type RunState =
@@ -49,8 +49,8 @@ export function stateOf(run: RunRow): RunState {
   return run.status;
 }
 
-/** What taking up a run means, decided from the step log. */
-export type TakeUp =
+/** What resuming a run means, decided from the step log. */
+export type Resumption =
   /** It reached an answer that may not have been posted: post what the channel does not show. */
   | { kind: 'post-answer'; answer: FinalAnswer; triggerIds: number[] }
   /** Every message it answered was deleted. */
@@ -94,20 +94,20 @@ export function runLifecycle(store: Pick<Store, 'db' | 'runs' | 'steps' | 'messa
   return {
     toolsRunInChain,
 
-    /** The runs of a conversation owed to its people, oldest first: to take up at start-up. */
-    owed: (conversationId: number): RunRow[] => runs.toTakeUp(conversationId),
+    /** The runs of a conversation owed to its people, oldest first: to resume at start-up. */
+    owed: (conversationId: number): RunRow[] => runs.toResume(conversationId),
 
     /** The newest message a run of the conversation was started for: later ones are still to answer. */
     latestAnswered: (conversationId: number): number => runs.latestTrigger(conversationId),
 
-    /** Decides how an owed run is taken up. */
-    takeUp(run: RunRow): TakeUp {
+    /** Decides how an owed run is resumed. */
+    resumption(run: RunRow): Resumption {
       const triggerIds = JSON.parse(run.trigger_message_ids) as number[];
       const answered = steps.ofRun(run.id).find((step) => step.kind === 'final-answer');
       if (answered?.result)
         return { kind: 'post-answer', answer: JSON.parse(answered.result) as FinalAnswer, triggerIds };
       if (!triggerIds.some((id) => store.messages.byId(id))) return { kind: 'nothing-to-answer' };
-      if (runs.chain(run.id, maxTakeUps).length >= maxTakeUps) return { kind: 'give-up', triggerIds };
+      if (runs.chain(run.id, maxResumptions).length >= maxResumptions) return { kind: 'give-up', triggerIds };
       return { kind: 'continue', triggerIds, calledBefore: toolsRunInChain(run.id) };
     },
 

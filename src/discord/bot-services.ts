@@ -1,6 +1,6 @@
 /**
  * The services of a running bot, built once when it connects (src/discord/bot.ts) and handed down
- * the stages: the inbound router, the queue's consumer (runs/take-up.ts), the runs, the commands.
+ * the stages: the inbound router, the queue's consumer (runs/answer-new-messages.ts), the runs, the commands.
  * Each module takes the part it needs (`Pick<BotServices, …>`) and never a copy with parts swapped:
  * what differs from place to place (model, persona, tools) is a value of its own, PlaceChoice
  * (src/place-settings/place-choice.ts).
@@ -38,7 +38,7 @@ export interface BotServices {
   lifecycle: RunLifecycle;
   /** The per-person message rate and the per-server daily token budget. */
   limits: UsageLimits;
-  /** One queue per conversation; its consumer is `takeUpWork` (src/discord/runs/take-up.ts). */
+  /** One queue per conversation; its consumer is `answerQueuedWork` (src/discord/runs/answer-new-messages.ts). */
   queues: ConversationQueues<QueuedWork>;
   /** The runs going on, one per conversation at most: `/stop` finds them here. */
   activeRuns: ActiveRuns;
@@ -66,7 +66,7 @@ export interface BotServices {
   moderatorLog: ModeratorLog;
   /** CONTENT_CHECK's checks of questions and answers; null when it is off (nothing is checked anywhere). */
   contentChecks: ContentChecks | null;
-  /** Fires at shutdown: runs stop, unposted, and are taken up at the next start. */
+  /** Fires at shutdown: runs stop, unposted, and are resumed at the next start. */
   shutdown: AbortSignal;
   /** Sinks that hear every run's events besides the bot's own (the OpenTelemetry export, src/telemetry/). */
   runSinks: readonly AgentEventSink[];

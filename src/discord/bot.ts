@@ -1,7 +1,7 @@
 /**
  * The bot's start: the composition of the Discord side. `startBot` connects, builds the services
  * once (bot-services.ts), and hands each gateway event to its stage (gateway-events.ts): messages to
- * the inbound router (inbound/), whose queues are consumed by runs/take-up.ts; interactions to the
+ * the inbound router (inbound/), whose queues are consumed by runs/answer-new-messages.ts; interactions to the
  * command router (interactions/). Before new messages, it queues what the last process left undone
  * and catches up on what it missed (inbound/recovery.ts).
  */
@@ -40,8 +40,8 @@ import { toolSubcommands } from './interactions/tool-options.ts';
 import { inviteUrl } from './invite.ts';
 import { type ReminderScheduler, startReminders } from './outbound/reminder-scheduler.ts';
 import { noPings } from './outbound/send.ts';
-import { startModeratorLog } from './moderator-log/moderator-log.ts';
-import { takeUpWork } from './runs/take-up.ts';
+import { type ModeratorLog, startModeratorLog } from './moderator-log/moderator-log.ts';
+import { answerQueuedWork } from './runs/answer-new-messages.ts';
 import { ToolInputRequests } from './runs/input-requests.ts';
 import { type DestructiveToolEvent, ToolConfirmations } from './runs/tool-confirmation.ts';
 
@@ -96,7 +96,7 @@ export interface Bot {
   reminders: ReminderScheduler;
   /**
    * Stops taking messages, lets runs in flight finish for up to `graceMs`, then aborts the rest
-   * (they are taken up at the next start), and disconnects.
+   * (they are resumed at the next start), and disconnects.
    */
   stop(options?: { graceMs?: number }): Promise<void>;
 }
@@ -162,14 +162,16 @@ function buildServices(deps: BotDependencies, client: Client<true>, shutdown: Ab
     counter: deps.counter,
     lifecycle: runLifecycle(deps.store, { settled: (runId) => moderatorLog.recordRun(runId) }),
     limits: new UsageLimits(deps.store, deps.discord),
-    // The queue's consumer is the runs' first stage; it takes these same services.
+    // The queue's consumer is the runs' first stage (runs/answer-new-messages.ts); it takes these same services.
     queues: new ConversationQueues<QueuedWork>(
-      (conversationKey, batch) => takeUpWork(services, conversationKey, batch),
-      (error, conversationKey) =>
-        deps.logger.error({ err: error, conversation: conversationKey }, 'answering in a conversation failed'),
+      (conversationKey, batch) => answerQueuedWork(services, conversationKey, batch),
+      (error, conversationKey) => queueFailed(deps.logger, error, conversationKey),
       undefined,
-      // Once nothing is left to answer: the turns that fell out of the window summed up (MEMORY_SUMMARY).
-      (conversationKey, newWork) => summariseConversation(services, conversationKey, newWork),
+      // Once nothing is left to answer: the turns that fell out of the window summed up. With
+      // MEMORY_SUMMARY=false there is no such step at all.
+      deps.memory.summaries === false
+        ? undefined
+        : (conversationKey, newWork) => summariseConversation(services, conversationKey, newWork),
     ),
     activeRuns,
     forgets: new Forgets(activeRuns),
@@ -194,21 +196,34 @@ function buildServices(deps: BotDependencies, client: Client<true>, shutdown: Ab
     runSinks: deps.runSinks ?? [],
     confirmations: new ToolConfirmations(deps.logger, deps.discord.moderatorRoleIds),
     inputRequests: new ToolInputRequests(deps.logger),
-    onDestructiveTool: (event) => {
-      deps.onDestructiveTool?.(event);
-      if (event.guildId === null) return;
-      const by = event.outcome.by ?? event.asker;
-      moderatorLog.record(event.guildId, {
-        kind: 'destructive',
-        tool: event.tool,
-        by: { id: by.id, name: by.displayName },
-        outcome: event.outcome.decision,
-        channelId: event.channelId,
-        runId: event.runId,
-      });
-    },
+    onDestructiveTool: logDestructiveTool(moderatorLog, deps.onDestructiveTool),
   };
   return services;
+}
+
+/** A conversation whose queued work failed past every handler: logged, and its queue goes on. */
+function queueFailed(logger: Logger, error: unknown, conversationKey: string): void {
+  logger.error({ err: error, conversation: conversationKey }, 'answering in a conversation failed');
+}
+
+/** What each destructive tool call came to, told to `also` (tests) and carded in its server's log channel. */
+function logDestructiveTool(
+  moderatorLog: ModeratorLog,
+  also: ((event: DestructiveToolEvent) => void) | undefined,
+): (event: DestructiveToolEvent) => void {
+  return (event) => {
+    also?.(event);
+    if (event.guildId === null) return;
+    const by = event.outcome.by ?? event.asker;
+    moderatorLog.record(event.guildId, {
+      kind: 'destructive',
+      tool: event.tool,
+      by: { id: by.id, name: by.displayName },
+      outcome: event.outcome.decision,
+      channelId: event.channelId,
+      runId: event.runId,
+    });
+  };
 }
 
 /** What the commands are built from: the tools, the moderator roles and the models on offer. */

@@ -34,7 +34,7 @@ const defaultMemoryImages = 4;
 export interface RunRecordOptions {
   /** The stored messages the run answers. */
   triggerIds?: readonly number[];
-  /** The interrupted run this one takes up again. */
+  /** The interrupted run this one resumes. */
   resumedFrom?: string | null;
   /** The message the run's rows follow in memory: the newest trigger unless given. */
   answersId?: number | null;

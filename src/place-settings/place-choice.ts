@@ -1,9 +1,10 @@
 /**
  * A run as its place's settings make it: the model chosen there, the persona its moderators wrote,
  * and the tools they left on (`/settings`, `/model`), as one small value (PlaceChoice). Read when
- * each run is planned (src/discord/runs/take-up.ts), so that a change applies to the next run
+ * each run is planned (src/discord/runs/answer-new-messages.ts, resume-run.ts), so that a change applies to the next run
  * without a restart.
  */
+import type { ContentChecks } from '../content-check/content-checks.ts';
 import type { Store } from '../../db/store.ts';
 import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
 import { type ConversationRow, directMessagesServerId, isDirectMessageConversation } from '../../db/conversations.ts';
@@ -67,8 +68,12 @@ export interface PlaceChoice {
   personaVersion: number | null;
   /** Whether a tool is on there (moderators may switch tools off). */
   toolAllowed: (tool: Pick<RuntimeTool, 'name'>) => boolean;
-  /** Whether its moderators left content checks on there (`/settings content-check`); they apply only when CONTENT_CHECK is on. */
-  contentCheck: boolean;
+  /**
+   * The content checks of its questions and answers (CONTENT_CHECK), decided here once for every
+   * stage of the run; null when none apply: CONTENT_CHECK is off, or its moderators switched checks
+   * off there (`/settings content-check`).
+   */
+  checks: ContentChecks | null;
 }
 
 /** What the choice is made from: the settings in the database, the models on offer and what each sees. */
@@ -78,6 +83,8 @@ export interface PlaceChoiceSources {
   vision: (modelName: string) => ModelVision;
   memorySettings: Pick<MemorySettings, 'tokenBudget'>;
   toolServers: readonly ToolServer[];
+  /** CONTENT_CHECK's checks; null when it is off. */
+  contentChecks: ContentChecks | null;
 }
 
 /** What applies where `conversation` takes place, as its settings say now (`/settings`, `/model`). */
@@ -98,6 +105,6 @@ export function placeChoice(
     persona: settings?.persona?.value ?? null,
     personaVersion: settings?.persona?.change?.id ?? null,
     toolAllowed: toolAllowedBy(settings, sources.toolServers),
-    contentCheck: settings?.contentCheck.value ?? true,
+    checks: (settings?.contentCheck.value ?? true) ? sources.contentChecks : null,
   };
 }

@@ -18,7 +18,7 @@ export interface StepLogTarget {
   conversationId: number;
   instanceId: string;
   triggerMessageIds: number[];
-  /** The interrupted run this one takes up again. */
+  /** The interrupted run this one resumes. */
   resumedFrom?: string | null;
 }
 

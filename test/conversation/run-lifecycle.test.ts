@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../db/store.ts';
 import type { AgentEvent } from '../../src/agent/events.ts';
 import { noUsage } from '../../src/agent/messages.ts';
-import { maxTakeUps, runLifecycle, stateOf } from '../../src/conversation/run-lifecycle.ts';
+import { maxResumptions, runLifecycle, stateOf } from '../../src/conversation/run-lifecycle.ts';
 import { stepLogSink } from '../../src/run-log/step-log-sink.ts';
 import { tempStore } from '../support/temp-store.ts';
 
@@ -105,7 +105,7 @@ describe('the life of a run', () => {
     lifecycle.interrupt('r1', 'the bot shut down before the run ended');
     expect(stateOf(store.runs.byId('r1')!)).toBe('interrupted');
 
-    expect(lifecycle.takeUp(store.runs.byId('r1')!)).toEqual({
+    expect(lifecycle.resumption(store.runs.byId('r1')!)).toEqual({
       kind: 'post-answer',
       answer: { answer: 'found it', tools_used: [] },
       triggerIds: [question],
@@ -127,7 +127,7 @@ describe('the life of a run', () => {
     const lifecycle = runLifecycle(store);
     run('r1', { tool: 'calculator' });
     lifecycle.interrupt('r1', 'crash');
-    expect(lifecycle.takeUp(store.runs.byId('r1')!)).toEqual({
+    expect(lifecycle.resumption(store.runs.byId('r1')!)).toEqual({
       kind: 'continue',
       triggerIds: [question],
       calledBefore: ['calculator'],
@@ -137,15 +137,15 @@ describe('the life of a run', () => {
     lifecycle.interrupt('r2', 'crash');
     // Taken up by r2: r1 is no longer owed, r2 is.
     expect(lifecycle.owed(conversationId).map((row) => row.id)).toEqual(['r2']);
-    expect(lifecycle.takeUp(store.runs.byId('r2')!)).toMatchObject({
+    expect(lifecycle.resumption(store.runs.byId('r2')!)).toMatchObject({
       kind: 'continue',
       calledBefore: ['current_time', 'calculator'],
     });
 
     run('r3', {}, 'r2');
     lifecycle.interrupt('r3', 'crash');
-    expect(store.runs.chain('r3')).toHaveLength(maxTakeUps);
-    expect(lifecycle.takeUp(store.runs.byId('r3')!)).toEqual({ kind: 'give-up', triggerIds: [question] });
+    expect(store.runs.chain('r3')).toHaveLength(maxResumptions);
+    expect(lifecycle.resumption(store.runs.byId('r3')!)).toEqual({ kind: 'give-up', triggerIds: [question] });
     lifecycle.giveUp('r3');
     expect(stateOf(store.runs.byId('r3')!)).toBe('given-up');
     expect(lifecycle.owed(conversationId)).toEqual([]);
@@ -156,7 +156,7 @@ describe('the life of a run', () => {
     run('r1', {});
     lifecycle.interrupt('r1', 'crash');
     store.messages.deleteByDiscordId('500');
-    expect(lifecycle.takeUp(store.runs.byId('r1')!)).toEqual({ kind: 'nothing-to-answer' });
+    expect(lifecycle.resumption(store.runs.byId('r1')!)).toEqual({ kind: 'nothing-to-answer' });
   });
 
   it('retries with a smaller window in a new run that takes the failed one up', () => {

@@ -98,7 +98,7 @@ describe('a conversation summary', () => {
       total_tokens: 15,
       delivered_at: now,
     });
-    expect(store.runs.toTakeUp(conversationId)).toEqual([]);
+    expect(store.runs.toResume(conversationId)).toEqual([]);
   });
 
   it('goes stale and empty when a covered message is edited, not when an uncovered one is or the text stays', () => {

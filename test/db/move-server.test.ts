@@ -227,7 +227,7 @@ describe('moving a server', () => {
     const lifecycle = runLifecycle(b);
     const owed = lifecycle.owed(inTarget.id);
     expect(owed.map((run) => [run.id, run.status, run.instance_id])).toEqual([['cut-off', 'interrupted', 'dead']]);
-    const takeUp = lifecycle.takeUp(owed[0]!);
+    const takeUp = lifecycle.resumption(owed[0]!);
     expect(takeUp.kind).toBe('continue');
     const [trigger] = (takeUp as { triggerIds: number[] }).triggerIds;
     expect(b.messages.byId(trigger!)?.content).toBe('cut off mid-run');

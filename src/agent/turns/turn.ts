@@ -36,7 +36,7 @@ export interface RunState {
   readonly messages: ChatMessage[];
   /** Where the input starts in `messages`: the run's transcript is what follows. */
   readonly firstNew: number;
-  /** Tools executed so far (and by an interrupted run this one takes up): `tools_used` keeps to these. */
+  /** Tools executed so far (and by an interrupted run this one resumes): `tools_used` keeps to these. */
   readonly called: Set<string>;
   /** URLs the run's tools showed the model: `final_answer`'s sources keep to these. */
   readonly sources: SourceLedger;

@@ -4,7 +4,7 @@
  * treats the DM channel as a thread: one conversation per DM channel, keyed by the channel's id, with
  * no server (so no server's or channel's settings: the operator's defaults), within the person's rate
  * and the daily budget all DMs share (DM_DAILY_TOKENS). Goes to: the conversation's queue, as a
- * thread's messages do (src/discord/runs/take-up.ts).
+ * thread's messages do (src/discord/runs/answer-new-messages.ts).
  */
 import type { Store } from '../../../db/store.ts';
 import type { Logger } from '../../agent/logger.ts';

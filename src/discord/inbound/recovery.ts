@@ -75,7 +75,7 @@ export function queueUnfinishedWork(
   const counts = { resumed: 0, pending: 0 };
   for (const conversation of conversations) {
     for (const run of lifecycle.owed(conversation.id)) {
-      queues.push(conversation.key, { kind: 'take-up', run });
+      queues.push(conversation.key, { kind: 'resume', run });
       counts.resumed += 1;
     }
     for (const row of store.messages.userMessagesAfter(conversation.id, lifecycle.latestAnswered(conversation.id))) {

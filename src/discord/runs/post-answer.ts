@@ -1,12 +1,13 @@
 /**
  * The last stage of a run in Discord. Comes from: a run's end (run-in-discord.ts `deliver`) or a
- * run taken up after a crash that had reached its answer (take-up.ts). Does: post the answer, or
- * why there is none, once: edited into the messages that showed it as it was written, or sent in
+ * run resumed after a crash that had reached its answer (resume-run.ts). Does: pass the run's words
+ * through the seat before posting (before-post.ts), then post the answer, or why there is none, once: edited into the messages that showed it as it was written, or sent in
  * pieces whose nonces make a retried send post nothing twice. Goes to: the run's lifecycle, which
  * records it delivered (posted, or tried and failed), so that nothing is owed at the next start.
  */
 import type { SendableChannels } from 'discord.js';
-import { answerHeldNotice, type AnswerScreen } from '../../content-check/answer-screen.ts';
+import type { AnswerScreen } from '../../content-check/answer-screen.ts';
+import { beforePost } from './before-post.ts';
 import type { RunOutcome } from '../../conversation/conversation-run.ts';
 import { renderAnswer } from '../../posts/render.ts';
 import type { BotServices } from '../bot-services.ts';
@@ -65,27 +66,26 @@ export async function deliver(
     services.gates.of(plan.choice.modelName).rateLimited(outcome.rateLimitSeconds, plan.conversation.key);
   const { runId } = outcome;
   await live?.close(); // What was shown is settled before it is decided what to do with it.
-  // Its row went while it ran: a forget of one of its people that could not stop it first
-  // (`npm run forget`, another process; a run that took longer than /forget-me waits). Its words may
-  // quote them: nothing of the model's is posted, and what was shown goes. A notice alone still goes.
-  if ((outcome.kind === 'answered' || live?.started) && !services.store.runs.byId(runId)) {
+  const verdict = await beforePost(services, {
+    runId,
+    answer: outcome.kind === 'answered' ? outcome.answer : null,
+    shown: live?.started ? live.shown : null,
+    screen,
+  });
+  if (verdict.kind === 'drop') {
     await live?.abandon();
     services.logger.warn({ runId, channelId: plan.channelId }, 'answer not posted: its run was forgotten meanwhile');
     return;
   }
   const stoppedWhileShown = live?.started && outcome.kind === 'no-answer' && outcome.status === 'stopped';
-  // Checked for what the pieces shown did not cover; held back, what was shown ends with why.
-  const held =
-    outcome.kind === 'answered' && screen && !(await screen.allows(outcome.answer.answer)) ? screen.held : null;
-  const text = held
-    ? live?.started
-      ? `${live.shown}\n-# ${answerHeldNotice(held, true)}`
-      : answerHeldNotice(held, false)
-    : outcome.kind === 'answered'
-      ? renderAnswer(outcome.answer)
-      : stoppedWhileShown
-        ? `${live.shown}\n-# ${outcome.stopReason === 'aborted' ? '(stopped)' : outcome.userMessage}`
-        : outcome.userMessage;
+  const text =
+    verdict.kind === 'hold'
+      ? verdict.text
+      : outcome.kind === 'answered'
+        ? renderAnswer(outcome.answer)
+        : stoppedWhileShown
+          ? `${live.shown}\n-# ${outcome.stopReason === 'aborted' ? '(stopped)' : outcome.userMessage}`
+          : outcome.userMessage;
   const keepShown = outcome.kind === 'answered' || stoppedWhileShown;
   try {
     if (!keepShown) await live?.abandon();

@@ -1,6 +1,7 @@
 /**
  * Each new message checked before the model sees it (CONTENT_CHECK, unless its place switched
- * checks off). Comes from: take-up.ts, with a batch of new messages about to be answered. Does: one
+ * checks off). Comes from: the seat before the model (before-model.ts), with a batch of new messages
+ * about to be answered. Does: one
  * check per message (text and images), in parallel; a flagged message is recorded (content_flags:
  * the window leaves it out for good) and its author told, in a reply, that it was not answered; an
  * outage refused (CONTENT_CHECK_ON_ERROR=refuse) is told too. Goes to: the run, with the messages
@@ -8,6 +9,7 @@
  */
 import type { ConversationRow } from '../../../db/conversations.ts';
 import type { MessageWork } from '../../conversation/queued-work.ts';
+import type { ContentChecks } from '../../content-check/content-checks.ts';
 import { threadName } from '../../posts/render.ts';
 import type { BotServices } from '../bot-services.ts';
 import { describeDiscordError } from '../discord-errors.ts';
@@ -19,22 +21,27 @@ export const questionNotAnswered = {
   unavailable: 'I could not answer this message: the content check is not available right now. Please try again later.',
 } as const;
 
-type CheckServices = Pick<BotServices, 'store' | 'contentChecks' | 'client' | 'logger'>;
+type CheckServices = Pick<BotServices, 'store' | 'client' | 'logger'>;
 
-/** The messages of the batch that may be answered (all of them when nothing is checked here). */
+/** The messages of the batch that may be answered (all of them when nothing is checked here: `checks` null). */
 export async function checkQuestions(
   deps: CheckServices,
   conversation: ConversationRow,
   messages: readonly MessageWork[],
-  checkedHere: boolean,
+  checks: ContentChecks | null,
 ): Promise<MessageWork[]> {
-  if (!deps.contentChecks || !checkedHere) return [...messages];
-  const kept = await Promise.all(messages.map((work) => checkOne(deps, conversation, work)));
+  if (!checks) return [...messages];
+  const kept = await Promise.all(messages.map((work) => checkOne(deps, checks, conversation, work)));
   return messages.filter((_, index) => kept[index]);
 }
 
 /** Whether one message may be answered; told when not (once: a message flagged before stays silent). */
-async function checkOne(deps: CheckServices, conversation: ConversationRow, work: MessageWork): Promise<boolean> {
+async function checkOne(
+  deps: CheckServices,
+  checks: ContentChecks,
+  conversation: ConversationRow,
+  work: MessageWork,
+): Promise<boolean> {
   const { store } = deps;
   // Flagged before a restart: queued again as unanswered, and left unanswered, without a second reply.
   if (store.contentFlags.questionFlagged(work.storedId)) return false;
@@ -45,7 +52,7 @@ async function checkOne(deps: CheckServices, conversation: ConversationRow, work
         .ofDiscordMessage(row.discord_message_id)
         .map((image) => `data:${image.mediaType};base64,${image.bytes.toString('base64')}`)
     : [];
-  const result = await deps.contentChecks!.screen(
+  const result = await checks.screen(
     { target: 'question', text: row.content, images },
     {
       conversationId: conversation.id,

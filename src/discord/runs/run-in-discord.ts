@@ -1,5 +1,6 @@
 /**
- * Runs one planned run in Discord. Comes from: the queue's consumer (take-up.ts), with a plan whose
+ * Runs one planned run in Discord. Comes from: the queue's consumer (answer-new-messages.ts) or a
+ * resumed run (resume-run.ts), past the seat before the model (before-model.ts), with a plan whose
  * PlaceChoice says the model, persona and tools of its place. Does: wait for the model (its rate
  * limit gate, a turn of MAX_CONCURRENT_RUNS, the daily budget) → run the agent (conversation-run.ts)
  * with the listeners of `runListeners` → retry once with half the window after "context too long".
@@ -52,34 +53,41 @@ export type RunServices = Pick<
   | 'onDestructiveTool'
 >;
 
+/** What planning a run uses besides: what the choice of its place reads (place-choice.ts). */
+export type PlanServices = RunServices & Pick<BotServices, 'models' | 'vision' | 'memorySettings'>;
+
 /** A run planned in Discord: what applies in its place, where its posts go, and where its answer was shown. */
 export interface DiscordRunPlan extends Omit<RunPlan, 'persona' | 'toolAllowed' | 'seesImages'> {
   choice: PlaceChoice;
   /** Known, or once the conversation's new thread is made: the run does not wait for it, its posts do. */
   target: TargetToBe;
-  /** Messages the run this one takes up was showing its answer in, cut off: this run's answer goes there. */
+  /** Messages the run this one resumes was showing its answer in, cut off: this run's answer goes there. */
   shownIn?: readonly string[];
 }
 
 /**
- * Runs a plan and delivers what comes of it. A run stopped by the shutdown posts nothing and is
- * left interrupted; "context too long" is tried once more with half the window.
+ * Answers with a run of the plan: the run is registered as going on (so that `/stop` finds it and a
+ * forget waits for it) from now until its answer is delivered. A run stopped by the shutdown posts
+ * nothing and is left interrupted.
  */
-export async function executeRun(services: RunServices, plan: DiscordRunPlan): Promise<void> {
+export async function answerWithRun(services: RunServices, plan: DiscordRunPlan): Promise<void> {
   const active = services.activeRuns.begin(plan.conversation.key, {
     guildId: plan.conversation.guild_id,
     requesterIds: plan.requesters.map((requester) => requester.id),
   });
   try {
-    await runAndDeliver(services, plan, active);
+    await admitRunDeliver(services, plan, active);
   } finally {
     // Its answer posted and recorded: a /forget-me of one of its people may delete it now.
     active.settled();
   }
 }
 
-/** Waits for the model, runs, and delivers what comes of it. */
-async function runAndDeliver(services: RunServices, plan: DiscordRunPlan, active: ActiveRun): Promise<void> {
+/**
+ * Waits for the model (its rate-limit gate, a turn), admits the run under the daily budget, runs it
+ * (once more with half the window after "context too long"), and delivers what comes of it.
+ */
+async function admitRunDeliver(services: RunServices, plan: DiscordRunPlan, active: ActiveRun): Promise<void> {
   const stopped = AbortSignal.any([services.shutdown, active.stopped]);
   let typing: { stop(): void } | null = null;
   let admission: Admission | null = null;
@@ -90,7 +98,7 @@ async function runAndDeliver(services: RunServices, plan: DiscordRunPlan, active
     typing = keepTyping(plan.target, services.logger);
     admission = await admit(services, plan, active);
     if (!admission) return;
-    ran = await runInDiscord(services, plan, active, admission.model);
+    ran = await runWithPosts(services, plan, active, admission.model);
     if (ran.outcome.kind === 'context-too-long') ran = await retrySmaller(services, plan, active, ran);
   } finally {
     typing?.stop();
@@ -128,7 +136,7 @@ async function retrySmaller(
     imageTokens: plan.choice.window.imageTokens,
     resuming: true,
   });
-  return runInDiscord(services, { ...plan, ...window, ...taken }, active, plan.choice.model);
+  return runWithPosts(services, { ...plan, ...window, ...taken }, active, plan.choice.model);
 }
 
 /** A run let through to the model: the client its first call uses, and the turn to give back if unspent. */
@@ -177,7 +185,7 @@ async function refuse(services: RunServices, plan: DiscordRunPlan, verdict: Limi
     instanceId: services.instanceId,
     triggerMessageIds: [...plan.triggerIds],
     model: plan.choice.model.model,
-    // A refused take-up still takes its run up: the interrupted run is not owed twice.
+    // A refused resumption still resumes its run: the interrupted run is not owed twice.
     resumedFrom: plan.resumedFrom,
     reason: 'the daily token budget is spent',
     told: verdict.tell,
@@ -202,8 +210,12 @@ interface RunInDiscord {
   screen: AnswerScreen | null;
 }
 
-/** One run, its tool calls posted as they finish, and its answer shown as it is written (STREAM_ANSWERS). */
-async function runInDiscord(
+/**
+ * One run with its posts in Discord: its tool calls posted as they finish, its answer shown as it is
+ * written (STREAM_ANSWERS), checked as it goes where its place checks. runPlan (conversation-run.ts)
+ * makes the agent's input of the plan and runs the agent loop (runAgent).
+ */
+async function runWithPosts(
   services: RunServices,
   plan: DiscordRunPlan,
   active: ActiveRun,
@@ -211,7 +223,7 @@ async function runInDiscord(
 ): Promise<RunInDiscord> {
   const runId = randomUUID();
   active.running();
-  const screen = plan.choice.contentCheck ? answerScreenOf(services.contentChecks, plan, runId) : null;
+  const screen = answerScreenOf(plan.choice.checks, plan, runId);
   const live = await liveAnswerOf(services, plan, runId, screen);
   const listeners = runListeners(services, plan, runId, live);
   const { choice } = plan;
@@ -240,7 +252,7 @@ async function runInDiscord(
   return { outcome, live, screen };
 }
 
-/** The answer shown as it is written (STREAM_ANSWERS), in the messages of the run it takes up if any. */
+/** The answer shown as it is written (STREAM_ANSWERS), in the messages of the run it resumes if any. */
 async function liveAnswerOf(
   services: RunServices,
   plan: DiscordRunPlan,
@@ -271,7 +283,7 @@ function runListeners(services: RunServices, plan: DiscordRunPlan, runId: string
   const onRunStart = (event: AgentEvent) => {
     if (event.type !== 'run-start') return;
     services.store.runs.setSettingsUsed(event.runId, choice.modelName, choice.personaVersion);
-    // Messages taken over from the run this one takes up are this run's once its row exists.
+    // Messages taken over from the run this one resumes are this run's once its row exists.
     for (const id of live?.messageIds ?? []) services.store.runs.addLiveMessage(runId, id);
   };
   const showAnswer = (event: AgentEvent) => void (event.type === 'answer-delta' && live?.show(event.text));
