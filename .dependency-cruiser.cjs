@@ -82,6 +82,25 @@ module.exports = {
       to: { path: 'node_modules/@opentelemetry/' },
     },
     {
+      name: 'the-wiring-is-the-top',
+      comment:
+        'src/app puts the bot together (the services, from the settings of src/settings): the entry files (src/*.ts) and the benches use it; nothing below it imports it, so that no stage depends on how the bot is assembled.',
+      severity: 'error',
+      from: { path: '^(src/[^/]+/|commands/|tools/|db/)', pathNot: '^src/app/' },
+      to: { path: '^src/app/' },
+    },
+    {
+      name: 'run-checks-sit-in-their-seats',
+      comment:
+        "A run's checks before the model and before posting are entries of its seats (src/discord/runs/before-model.ts, before-post.ts), not of the paths that run it: the questions' content check and the wait for forgets are reached through the seat alone (ARCHITECTURE.md, \"Seats on the run path\").",
+      severity: 'error',
+      from: {
+        path: '^(src|commands)/',
+        pathNot: ['^src/discord/runs/before-model\\.ts$', '^src/discord/bot(-services)?\\.ts$'],
+      },
+      to: { path: ['^src/discord/runs/question-check\\.ts$', '^src/conversation/forgets\\.ts$'] },
+    },
+    {
       name: 'no-unresolvable',
       comment: 'Every relative import names a file that exists.',
       severity: 'error',

@@ -23,7 +23,7 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { openStore } from '../db/store.ts';
 import { botDependencies } from '../src/app/bot-dependencies.ts';
-import { parseConfig } from '../src/app/config.ts';
+import { parseConfig } from '../src/settings/config.ts';
 import { startBot } from '../src/discord/bot.ts';
 import { createLogger } from '../src/app/logging.ts';
 import { startInstance } from '../src/run-log/instance.ts';

@@ -8,7 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import { backUpDatabase, BackupRefusedError } from '../db/backup.ts';
-import { databasePathSetting } from './app/config.ts';
+import { databasePathSetting } from './settings/config.ts';
 import { shardFiles } from './shards/shard-files.ts';
 import { shardDatabasePath } from './shards/shard-plan.ts';
 import { runTerminalCommand } from './terminal/terminal-command.ts';

@@ -15,7 +15,7 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { openStore } from '../db/store.ts';
-import { databasePathSetting, formatProblems, mergeEnvironment, readDotenv } from './app/config.ts';
+import { databasePathSetting, formatProblems, mergeEnvironment, readDotenv } from './settings/config.ts';
 import { runCheckup } from './doctor/checkup.ts';
 import { checkMcpServers } from './doctor/mcp-checkup.ts';
 import { readDoctorSettings } from './doctor/doctor-settings.ts';

@@ -13,7 +13,7 @@ import { countForget, forgetMember } from '../db/forget-member.ts';
 import { serversIn } from '../db/move-server.ts';
 import { openStore } from '../db/store.ts';
 import { UserFacingError } from './agent/errors.ts';
-import { databasePathSetting } from './app/config.ts';
+import { databasePathSetting } from './settings/config.ts';
 import { shardFiles } from './shards/shard-files.ts';
 import { countsInWords } from './text/count.ts';
 import { runTerminalCommand } from './terminal/terminal-command.ts';

@@ -5,7 +5,7 @@
  * manager listed them) must be healthy, and each is named. The container's HEALTHCHECK runs it.
  */
 import { healthFilePath, judgeShards, readHealthFile, readShardList } from './health/health-file.ts';
-import { databasePathSetting } from './app/config.ts';
+import { databasePathSetting } from './settings/config.ts';
 import { shardDatabasePath, shardListPath } from './shards/shard-plan.ts';
 
 const databasePath = databasePathSetting();

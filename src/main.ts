@@ -15,7 +15,7 @@ import { UserFacingError } from './agent/errors.ts';
 import { healthFilePath, keepHealthFile } from './health/health-file.ts';
 import { createLogger } from './app/logging.ts';
 import { loadMcpServers, mcpScopeRoot } from './mcp/mcp-servers.ts';
-import { whenParentGone } from './app/parent-process.ts';
+import { whenParentGone } from './shards/parent-process.ts';
 import { type Instance, startInstance } from './run-log/instance.ts';
 import { runShardManager } from './shards/shard-manager.ts';
 import { isSharded, shardDatabasePath, shardListPath, shardsOfThisProcess } from './shards/shard-plan.ts';

@@ -8,7 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { serversIn } from '../db/move-server.ts';
-import { databasePathSetting } from './app/config.ts';
+import { databasePathSetting } from './settings/config.ts';
 import { shardFiles } from './shards/shard-files.ts';
 import { shardDatabasePath, shardOf } from './shards/shard-plan.ts';
 import { MoveRefusedError, openForMove } from '../db/move-server-databases.ts';

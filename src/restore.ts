@@ -19,7 +19,7 @@ import {
   restoreInto,
 } from '../db/backup.ts';
 import { directMessagesServerId } from '../db/conversations.ts';
-import { databasePathSetting } from './app/config.ts';
+import { databasePathSetting } from './settings/config.ts';
 import { shardFiles } from './shards/shard-files.ts';
 import { shardDatabasePath } from './shards/shard-plan.ts';
 import { countsInWords } from './text/count.ts';

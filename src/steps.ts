@@ -12,7 +12,7 @@ import type { ConversationRow } from '../db/conversations.ts';
 import type { RunRow } from '../db/runs.ts';
 import { openStore, type Store } from '../db/store.ts';
 import { UserFacingError } from './agent/errors.ts';
-import { databasePathSetting } from './app/config.ts';
+import { databasePathSetting } from './settings/config.ts';
 import { describeChange } from './place-settings/describe-settings.ts';
 import { formatRunDetail, formatRunsTable, type RunReport, runsToJson } from './terminal/steps-report.ts';
 

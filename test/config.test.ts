@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { formatProblems, parseConfig } from '../src/app/config.ts';
-import { settingNames, settingsSchema } from '../src/app/settings-schema.ts';
-import { rangeOf } from '../src/app/setting-fields.ts';
+import { formatProblems, parseConfig } from '../src/settings/config.ts';
+import { settingNames, settingsSchema } from '../src/settings/settings-schema.ts';
+import { rangeOf } from '../src/settings/setting-fields.ts';
 import { openTelemetryVariables } from '../src/telemetry/telemetry-settings.ts';
 import { projectRoot } from './support/run-process.ts';
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../db/store.ts';
 import { botDependencies } from '../src/app/bot-dependencies.ts';
-import { parseConfig } from '../src/app/config.ts';
+import { parseConfig } from '../src/settings/config.ts';
 import type { CheckupRow, StoredCheckup } from '../src/model-servers/server-summary.ts';
 import { followInstructions } from './support/model-servers/brain.ts';
 import { type FakeModelServer, type FakeServerOptions, startFakeModelServer } from './support/fake-model.ts';

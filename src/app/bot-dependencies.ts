@@ -15,7 +15,7 @@ import { serverSummary } from '../model-servers/server-summary.ts';
 import { visionSetup } from '../model-servers/vision.ts';
 import type { ToolServer } from '../agent/tool.ts';
 import { buildToolRegistry } from '../agent/tool-registry.ts';
-import type { Config } from './config-shape.ts';
+import type { Config } from '../settings/config-shape.ts';
 import type { BotDependencies } from '../discord/bot.ts';
 import { deferredTokenCounter } from '../memory/token-counter.ts';
 

@@ -1,5 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
-import type { LogLevel } from './config-shape.ts';
+import type { LogLevel } from '../settings/config-shape.ts';
 import { censor, secretMask } from '../text/mask-secrets.ts';
 
 /** Paths whose values are replaced before a line is written, wherever they turn up. */

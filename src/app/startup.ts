@@ -6,8 +6,8 @@ import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:
 import { userInfo } from 'node:os';
 import { dirname } from 'node:path';
 import { openStore, type Store } from '../../db/store.ts';
-import { type ConfigPurpose, formatProblems, parseConfig, readDotenv } from './config.ts';
-import type { Config } from './config-shape.ts';
+import { type ConfigPurpose, formatProblems, parseConfig, readDotenv } from '../settings/config.ts';
+import type { Config } from '../settings/config-shape.ts';
 import { UserFacingError } from '../agent/errors.ts';
 
 export function loadConfigOrExit(purpose: ConfigPurpose): Config {

@@ -1,6 +1,6 @@
 /**
  * What the operator chose for content checks (CONTENT_CHECK and its settings, read in
- * src/app/config.ts): which check, where it is asked, and what an outage means.
+ * src/settings/config.ts): which check, where it is asked, and what an outage means.
  */
 
 /** `off`: nothing is checked anywhere; `moderations`: an OpenAI-style moderation endpoint; `guard`: a guard model. */

@@ -11,7 +11,7 @@ import type { AgentEventSink } from '../agent/events.ts';
 import type { Logger } from '../agent/logger.ts';
 import type { AgentSettings } from '../agent/run-agent.ts';
 import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
-import type { DiscordSettings } from '../app/config-shape.ts';
+import type { DiscordSettings } from '../settings/config-shape.ts';
 import type { ContentChecks } from '../content-check/content-checks.ts';
 import type { ActiveRuns } from '../conversation/active-runs.ts';
 import type { Forgets } from '../conversation/forgets.ts';

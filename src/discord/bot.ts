@@ -11,7 +11,7 @@ import type { AgentEventSink } from '../agent/events.ts';
 import type { Logger } from '../agent/logger.ts';
 import type { AgentSettings } from '../agent/run-agent.ts';
 import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
-import type { DiscordSettings } from '../app/config-shape.ts';
+import type { DiscordSettings } from '../settings/config-shape.ts';
 import type { ContentCheckSettings } from '../content-check/content-check-settings.ts';
 import { contentChecks } from '../content-check/content-checks.ts';
 import { ActiveRuns } from '../conversation/active-runs.ts';

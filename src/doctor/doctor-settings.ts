@@ -4,10 +4,10 @@
  * then `.env`). Only those: the doctor is what an operator runs when the bot does not work, and a
  * missing DISCORD_TOKEN or a broken MCP_CONFIG must not stop it from checking the model server.
  */
-import { describeIssue, type Environment, mergeEnvironment } from '../app/config.ts';
-import { settingsSchema } from '../app/settings-schema.ts';
-import { readSettingFile, readSettingFiles } from '../app/setting-files.ts';
-import { blankToUndefined } from '../app/setting-fields.ts';
+import { describeIssue, type Environment, mergeEnvironment } from '../settings/config.ts';
+import { settingsSchema } from '../settings/settings-schema.ts';
+import { readSettingFile, readSettingFiles } from '../settings/setting-files.ts';
+import { blankToUndefined } from '../settings/setting-fields.ts';
 import type { OpenAIModelClientOptions } from '../model-servers/openai-model-client.ts';
 
 export interface DoctorSettings {

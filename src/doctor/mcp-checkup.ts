@@ -7,9 +7,9 @@
  */
 import type { Logger } from '../agent/logger.ts';
 import { silentLogger } from '../agent/logger.ts';
-import type { Environment } from '../app/setting-fields.ts';
-import { blankToUndefined } from '../app/setting-fields.ts';
-import { readSettingFile } from '../app/setting-files.ts';
+import type { Environment } from '../settings/setting-fields.ts';
+import { blankToUndefined } from '../settings/setting-fields.ts';
+import { readSettingFile } from '../settings/setting-files.ts';
 import { parseMcpConfig } from '../mcp/mcp-config.ts';
 import { loadMcpServers, mcpScopeRoot } from '../mcp/mcp-servers.ts';
 import type { ToolServer } from '../agent/tool.ts';

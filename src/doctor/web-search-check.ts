@@ -3,9 +3,9 @@
  * reads them): one real search, and what came of it in a line, after the model server's report. A
  * failing provider does not change the doctor's exit code: the bot works without web search.
  */
-import { describeIssue, type Environment } from '../app/config.ts';
-import { settingsSchema } from '../app/settings-schema.ts';
-import { webSearchFields, webSearchFrom, webSearchProblems } from '../app/web-search-settings.ts';
+import { describeIssue, type Environment } from '../settings/config.ts';
+import { settingsSchema } from '../settings/settings-schema.ts';
+import { webSearchFields, webSearchFrom, webSearchProblems } from '../settings/web-search-settings.ts';
 import { errorMessage } from '../agent/errors.ts';
 import { searchProfile } from '../web/search/providers/index.ts';
 import { SearchError } from '../web/search/search-error.ts';

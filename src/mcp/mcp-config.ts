@@ -7,7 +7,7 @@
  * `moderatorOnly`, `scope` (with `maxSessions`, `idleMinutes`) and `confirm` (`confirmTools`) are ours.
  */
 import { z } from 'zod';
-import { credentialsProblem, type Environment, withoutCredentials } from '../app/setting-fields.ts';
+import { credentialsProblem, type Environment, withoutCredentials } from '../settings/setting-fields.ts';
 import { expandVariables, type SecretPlaces } from '../text/expand-variables.ts';
 
 /** Server names become `/tool` subcommands (lower case, at most 32 characters) and tool-name prefixes. */

@@ -22,7 +22,7 @@ import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
 import { z } from 'zod';
 import { providerIds } from '../model-servers/profiles/index.ts';
-import { credentialsProblem, type Environment, withoutCredentials } from '../app/setting-fields.ts';
+import { credentialsProblem, type Environment, withoutCredentials } from '../settings/setting-fields.ts';
 import { expandVariables, onlyReference, type SecretPlaces } from '../text/expand-variables.ts';
 import type { ModelEntry } from './model-entry.ts';
 

@@ -5,16 +5,16 @@
  * time it dies soon after starting: 1 s, 2 s, 4 s … a minute). This process holds no connection of
  * its own: it spawns, watches, and passes SIGTERM/SIGINT on. A shard process whose manager is gone
  * stops too (src/main.ts), so a manager killed outright leaves no shard holding its database; and
- * this process stops its shards when npm, which started it, is stopped (src/app/parent-process.ts).
+ * this process stops its shards when npm, which started it, is stopped (src/shards/parent-process.ts).
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { REST, Routes, type RESTGetAPIGatewayBotResult, type Shard, ShardingManager } from 'discord.js';
 import type { Logger } from 'pino';
 import { makeDatabaseFolder } from '../../db/database-folder.ts';
-import type { Config } from '../app/config-shape.ts';
+import type { Config } from '../settings/config-shape.ts';
 import { describeStartFailure } from '../discord/discord-errors.ts';
 import { describeError, errorMessage } from '../agent/errors.ts';
-import { whenParentGone } from '../app/parent-process.ts';
+import { whenParentGone } from './parent-process.ts';
 import { misplacedServersProblem } from './shard-files.ts';
 import { shardListPath } from './shard-plan.ts';
 
@@ -60,7 +60,7 @@ export async function runShardManager(config: Config, logger: Logger): Promise<n
   const stop = (signal: string) => void stopShards(manager, state, listPath, signal, logger);
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
-  // Under npm, npm alone gets a process manager's SIGTERM and leaves this process behind (src/app/parent-process.ts).
+  // Under npm, npm alone gets a process manager's SIGTERM and leaves this process behind (src/shards/parent-process.ts).
   whenParentGone(() => stop('parent gone'));
 
   // Discord lets `max_concurrency` shards identify every 5 seconds (https://discord.com/developers/docs/events/gateway#session-start-limit-object).

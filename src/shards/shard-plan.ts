@@ -3,7 +3,7 @@
  * shard `(guild_id >> 22) % shard count` (https://discord.com/developers/docs/topics/gateway#sharding);
  * that shard owns the server's conversations, and keeps them in a database file of its own.
  */
-import type { ShardSettings } from '../app/config-shape.ts';
+import type { ShardSettings } from '../settings/config-shape.ts';
 
 /** The shard that receives a server's events. */
 export function shardOf(guildId: string, shardCount: number): number {

@@ -4,7 +4,7 @@
  * loads none of it) and a sink for every run is made; without one, nothing.
  */
 import type { Logger } from '../agent/logger.ts';
-import { mergeEnvironment, readDotenv } from '../app/config.ts';
+import { mergeEnvironment, readDotenv } from '../settings/config.ts';
 import type { Telemetry, TelemetryScope } from './otel-pipeline.ts';
 import { telemetrySettings } from './telemetry-settings.ts';
 

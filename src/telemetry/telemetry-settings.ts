@@ -25,7 +25,7 @@ type OtlpProtocol = 'http/protobuf' | 'http/json';
 
 /**
  * The OpenTelemetry variables the README's settings table and `.env.example` list (a test checks),
- * besides the bot's own settings: read by the SDK and by this folder, not by src/app/config.ts.
+ * besides the bot's own settings: read by the SDK and by this folder, not by src/settings/config.ts.
  * The SDK's other variables (per-signal headers, timeouts, OTEL_RESOURCE_ATTRIBUTES, …) work too.
  */
 export const openTelemetryVariables = [

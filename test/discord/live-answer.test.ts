@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AgentSettings, defaultAgentSettings, stopMessage } from '../../src/agent/run-agent.ts';
-import type { DiscordSettings } from '../../src/app/config-shape.ts';
+import type { DiscordSettings } from '../../src/settings/config-shape.ts';
 import { renderAnswer } from '../../src/posts/render.ts';
 import { splitMessage } from '../../src/posts/split-message.ts';
 import { askInGeneral, type BotWorld, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';

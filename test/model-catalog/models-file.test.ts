@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/app/config.ts';
+import { parseConfig } from '../../src/settings/config.ts';
 import { readDoctorSettings } from '../../src/doctor/doctor-settings.ts';
 
 const files: Record<string, string> = {

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { settingsSchema } from '../../src/app/settings-schema.ts';
+import { settingsSchema } from '../../src/settings/settings-schema.ts';
 import { ollama } from '../../src/model-servers/profiles/ollama.ts';
 import { projectRoot } from '../support/run-process.ts';
 

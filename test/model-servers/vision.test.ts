@@ -7,7 +7,7 @@ import { profileFor } from '../../src/model-servers/profiles/index.ts';
 import { resolveVision, visionSetup } from '../../src/model-servers/vision.ts';
 import type { StoredCheckup } from '../../src/model-servers/server-summary.ts';
 import { botDependencies } from '../../src/app/bot-dependencies.ts';
-import { parseConfig } from '../../src/app/config.ts';
+import { parseConfig } from '../../src/settings/config.ts';
 import { silentLogger } from '../../src/agent/logger.ts';
 import { tempStore } from '../support/temp-store.ts';
 

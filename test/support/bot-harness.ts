@@ -19,7 +19,7 @@ import type { OpenAIModelClientOptions } from '../../src/model-servers/openai-mo
 import { type Logger, silentLogger } from '../../src/agent/logger.ts';
 import { type AgentSettings, defaultAgentSettings } from '../../src/agent/run-agent.ts';
 import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
-import type { DiscordSettings } from '../../src/app/config-shape.ts';
+import type { DiscordSettings } from '../../src/settings/config-shape.ts';
 import { type Bot, type BotDependencies, type HandledEvent, startBot } from '../../src/discord/bot.ts';
 import type { MemorySettings } from '../../src/memory/conversation-memory.ts';
 import { deferredTokenCounter } from '../../src/memory/token-counter.ts';

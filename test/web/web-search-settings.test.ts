@@ -1,6 +1,6 @@
 /** WEB_SEARCH and its providers' settings, read as the bot reads them (parseConfig). */
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/app/config.ts';
+import { parseConfig } from '../../src/settings/config.ts';
 
 const base = { OPENAI_API_KEY: 'sk-1' };
 const webSearch = (environment: Record<string, string>) => {

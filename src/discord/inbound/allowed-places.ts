@@ -1,5 +1,5 @@
 import { type Channel, ChannelType, type NewsChannel, type TextChannel } from 'discord.js';
-import type { DiscordSettings } from '../../app/config-shape.ts';
+import type { DiscordSettings } from '../../settings/config-shape.ts';
 
 /**
  * Whether the bot holds conversations here: the operator's allow-lists of servers and channels

@@ -6,7 +6,7 @@ import type { Client, Message, OmitPartialGroupDMChannel } from 'discord.js';
 import type { ConversationRow } from '../../../db/conversations.ts';
 import type { Store } from '../../../db/store.ts';
 import type { Logger } from '../../agent/logger.ts';
-import type { DiscordSettings } from '../../app/config-shape.ts';
+import type { DiscordSettings } from '../../settings/config-shape.ts';
 import { type MessageWork, messageWork } from '../../conversation/queued-work.ts';
 import type { ConversationMemory } from '../../memory/conversation-memory.ts';
 import { tellAboutImages } from './image-notices.ts';

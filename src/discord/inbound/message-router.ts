@@ -3,7 +3,7 @@ import type { ChannelCursorRow } from '../../../db/channel-cursors.ts';
 import type { ConversationRow } from '../../../db/conversations.ts';
 import type { Store } from '../../../db/store.ts';
 import type { Logger } from '../../agent/logger.ts';
-import type { DiscordSettings } from '../../app/config-shape.ts';
+import type { DiscordSettings } from '../../settings/config-shape.ts';
 import type { ConversationQueues } from '../../conversation/conversation-queues.ts';
 import { discordConversationKey } from '../../conversation/conversation-keys.ts';
 import { KeyedSerializer } from '../../conversation/keyed-serializer.ts';

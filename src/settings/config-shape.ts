@@ -1,5 +1,5 @@
 /**
- * What the program gets from its settings, once read and checked (src/app/config.ts reads them): the
+ * What the program gets from its settings, once read and checked (src/settings/config.ts reads them): the
  * shape every part is handed, apart from how it is read.
  */
 import type { RetentionLimits } from '../../db/retention.ts';
