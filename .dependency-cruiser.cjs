@@ -92,13 +92,17 @@ module.exports = {
     {
       name: 'run-checks-sit-in-their-seats',
       comment:
-        "A run's checks before the model and before posting are entries of its seats (src/discord/runs/before-model.ts, before-post.ts), not of the paths that run it: the questions' content check and the wait for forgets are reached through the seat alone (ARCHITECTURE.md, \"Seats on the run path\").",
+        'A run\'s checks before the model and before posting are entries of its seats (src/discord/runs/before-model.ts, before-post.ts), not of the paths that run it: the questions\' content check and the wait for forgets are reached through the seat alone (ARCHITECTURE.md, "Seats on the run path").',
       severity: 'error',
       from: {
         path: '^(src|commands)/',
-        pathNot: ['^src/discord/runs/before-model\\.ts$', '^src/discord/bot(-services)?\\.ts$'],
+        pathNot: [
+          '^src/discord/runs/before-model\\.ts$',
+          '^src/discord/bot-services\\.ts$',
+          '^src/app/bot-services\\.ts$',
+        ],
       },
-      to: { path: ['^src/discord/runs/question-check\\.ts$', '^src/conversation/forgets\\.ts$'] },
+      to: { path: ['^src/discord/runs/message-check\\.ts$', '^src/conversation/forgets\\.ts$'] },
     },
     {
       name: 'no-unresolvable',

@@ -109,9 +109,10 @@ const dependencies = await botDependencies(config, {
   logger,
   toolServers: mcp.connections,
   shard,
+  runSinks: telemetry ? [telemetry.sink] : [],
 });
 try {
-  bot = await startBot({ ...dependencies, runSinks: telemetry ? [telemetry.sink] : [] });
+  bot = await startBot(dependencies);
 } catch (error) {
   console.error(describeStartFailure(error, config.discord.apiUrl));
   await mcp.close();
@@ -124,7 +125,7 @@ health = keepHealthFile(healthFilePath(databasePath), () => client.ws.status ===
 sweeper = startRetentionSweeper(store, config.retention, logger);
 logger.info(
   {
-    tools: currentTools(dependencies.tools, mcp.connections).map((tool) => tool.name),
+    tools: currentTools(dependencies.parts.tools, mcp.connections).map((tool) => tool.name),
     mcpServers: mcp.connections.map((server) => `${server.name}: ${describeStatus(server.status())}`),
     model: config.model.model,
     models: config.models.models.map((entry) => entry.name),
@@ -137,7 +138,7 @@ logger.info(
 // them: the date format of the system prompt (ICU's data) and the token encoding. A message that
 // comes meanwhile waits for the encoding (conversation-memory.ts `ready`), as it waited for the start.
 prepareDateFormat();
-dependencies.counter.load().catch((error: unknown) => {
+dependencies.parts.counter.load().catch((error: unknown) => {
   logger.fatal({ err: error }, 'the token counter could not be loaded: the install is broken (run npm ci)');
   void shutDown('no token counter', 1);
 });

@@ -1,6 +1,7 @@
 /**
  * What `npm start` gives the bot, built from the settings in one place, so that a bench (bench:load)
- * builds the bot exactly as production does.
+ * builds the bot exactly as production does: its parts, and how its services are built from them
+ * once the client is ready (bot-services.ts).
  */
 import type { Store } from '../../db/store.ts';
 import { commands } from '../../commands/index.ts';
@@ -17,6 +18,8 @@ import type { ToolServer } from '../agent/tool.ts';
 import { buildToolRegistry } from '../agent/tool-registry.ts';
 import type { Config } from '../settings/config-shape.ts';
 import type { BotDependencies } from '../discord/bot.ts';
+import type { BotParts } from '../discord/bot-services.ts';
+import { buildBotServices } from './bot-services.ts';
 import { deferredTokenCounter } from '../memory/token-counter.ts';
 
 export async function botDependencies(
@@ -28,6 +31,8 @@ export async function botDependencies(
     toolServers?: readonly ToolServer[];
     /** The shards this process runs, when a shard manager started it. */
     shard?: { ids: number[]; count: number } | null;
+    /** Sinks that hear every run's events besides the bot's own (the OpenTelemetry export). */
+    runSinks?: BotParts['runSinks'];
   },
 ): Promise<BotDependencies> {
   const records = recordsInDatabase(parts.store.modelServers);
@@ -74,13 +79,10 @@ export async function botDependencies(
       : 'web search: off (set SEARXNG_URL, BRAVE_API_KEY or TAVILY_API_KEY to offer web_search)',
   );
   const byDefault = vision(models.defaultName);
-  return {
+  const botParts = {
     discord: { ...config.discord, token: config.discord.token! },
-    commands,
     agent: { ...config.agent, seesImages: byDefault.seesImages },
-    memory: { ...config.memory, ...(byDefault.imageTokens ? { imageTokens: byDefault.imageTokens } : {}) },
-    // Taken in and kept when any model sees images: a place may switch to one that does.
-    images: { vision: [...visions.values()].some((vision) => vision.seesImages), maxBytes: config.images.maxBytes },
+    memorySettings: { ...config.memory, ...(byDefault.imageTokens ? { imageTokens: byDefault.imageTokens } : {}) },
     vision,
     operatorPrompt: config.systemPrompt,
     store: parts.store,
@@ -91,7 +93,14 @@ export async function botDependencies(
     toolServers: parts.toolServers ?? [],
     instanceId: parts.instanceId,
     logger: parts.logger,
+    runSinks: parts.runSinks ?? [],
+  };
+  return {
+    parts: botParts,
+    services: (client, shutdown) => buildBotServices(botParts, { contentCheck: config.contentCheck }, client, shutdown),
+    commands,
+    // Taken in and kept when any model sees images: a place may switch to one that does.
+    images: { vision: [...visions.values()].some((vision) => vision.seesImages), maxBytes: config.images.maxBytes },
     shard: parts.shard ?? null,
-    contentCheck: config.contentCheck,
   };
 }

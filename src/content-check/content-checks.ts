@@ -2,7 +2,7 @@
  * The content checks of a running bot: the checker CONTENT_CHECK chose, what an outage means
  * (CONTENT_CHECK_ON_ERROR), and what a flag leaves behind: a row in `content_flags` (the step log's
  * record, which `/steps status:flagged` reads), a log line, and the `onContentFlagged` hook (the
- * moderators' log channel). Asked by the question check (src/discord/runs/question-check.ts) and
+ * moderators' log channel). Asked by the check of new messages (src/discord/runs/message-check.ts) and
  * the answer's screen (answer-screen.ts).
  */
 import type { Store } from '../../db/store.ts';

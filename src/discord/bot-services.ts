@@ -1,5 +1,5 @@
 /**
- * The services of a running bot, built once when it connects (src/discord/bot.ts) and handed down
+ * The services of a running bot, built once when it connects (src/app/bot-services.ts) and handed down
  * the stages: the inbound router, the queue's consumer (runs/answer-new-messages.ts), the runs, the commands.
  * Each module takes the part it needs (`Pick<BotServices, …>`) and never a copy with parts swapped:
  * what differs from place to place (model, persona, tools) is a value of its own, PlaceChoice
@@ -28,26 +28,15 @@ import type { ModeratorLog } from './moderator-log/moderator-log.ts';
 import type { ToolInputRequests } from './runs/input-requests.ts';
 import type { DestructiveToolEvent, ToolConfirmations } from './runs/tool-confirmation.ts';
 
-export interface BotServices {
-  /** The connected client (ready). */
-  client: Client<true>;
+/**
+ * What the bot is made of before it connects, as the wiring gives it (src/app/bot-dependencies.ts):
+ * handed on to every stage as it is, never copied field by field.
+ */
+export interface BotParts {
   store: Store;
-  memory: ConversationMemory;
   counter: TokenCounter;
-  /** The runs' states and transitions (src/conversation/run-lifecycle.ts). */
-  lifecycle: RunLifecycle;
-  /** The per-person message rate and the per-server daily token budget. */
-  limits: UsageLimits;
-  /** One queue per conversation; its consumer is `answerQueuedWork` (src/discord/runs/answer-new-messages.ts). */
-  queues: ConversationQueues<QueuedWork>;
-  /** The runs going on, one per conversation at most: `/stop` finds them here. */
-  activeRuns: ActiveRuns;
-  /** The forgets going on: runs wait for them, they wait for the runs of their member (forgets.ts). */
-  forgets: Forgets;
   /** The models on offer (MODELS_FILE, else the one of the OPENAI_* settings) and the default. */
   models: ModelCatalog;
-  /** One rate-limit gate per model. */
-  gates: ModelGates;
   /** What each model (by name) sees: images or none, and how it counts them. */
   vision: (modelName: string) => ModelVision;
   /** The built-in tools; `toolServers` are those whose tools come and go (MCP), listed anew for each run. */
@@ -59,6 +48,27 @@ export interface BotServices {
   operatorPrompt: string | null;
   instanceId: string;
   logger: Logger;
+  /** Sinks that hear every run's events besides the bot's own (the OpenTelemetry export, src/telemetry/). */
+  runSinks: readonly AgentEventSink[];
+}
+
+/** The services of a running bot: its parts, and what is built of them once the client is ready (src/app/bot-services.ts). */
+export interface BotServices extends BotParts {
+  /** The connected client (ready). */
+  client: Client<true>;
+  memory: ConversationMemory;
+  /** The runs' states and transitions (src/conversation/run-lifecycle.ts). */
+  lifecycle: RunLifecycle;
+  /** The per-person message rate and the per-server daily token budget. */
+  limits: UsageLimits;
+  /** One queue per conversation; its consumer is `answerQueuedWork` (src/discord/runs/answer-new-messages.ts). */
+  queues: ConversationQueues<QueuedWork>;
+  /** The runs going on, one per conversation at most: `/stop` finds them here. */
+  activeRuns: ActiveRuns;
+  /** The forgets going on: runs wait for them, they wait for the runs of their member (forgets.ts). */
+  forgets: Forgets;
+  /** One rate-limit gate per model. */
+  gates: ModelGates;
   /**
    * The moderators' log channel of each server: `moderatorLog.record(guildId, entry)` owes it a card
    * (src/moderator-log/log-entry.ts has the kinds). Runs and /settings changes are recorded already.
@@ -68,8 +78,6 @@ export interface BotServices {
   contentChecks: ContentChecks | null;
   /** Fires at shutdown: runs stop, unposted, and are resumed at the next start. */
   shutdown: AbortSignal;
-  /** Sinks that hear every run's events besides the bot's own (the OpenTelemetry export, src/telemetry/). */
-  runSinks: readonly AgentEventSink[];
   /** The Confirm / Cancel questions of destructive tool calls waiting for their asker. */
   confirmations: ToolConfirmations;
   /** The requests for input (MCP elicitation) of running tools, waiting for their asker. */

@@ -6,28 +6,12 @@
  * and catches up on what it missed (inbound/recovery.ts).
  */
 import { type Channel, Client, Events, GatewayIntentBits, Partials } from 'discord.js';
-import type { Store } from '../../db/store.ts';
-import type { AgentEventSink } from '../agent/events.ts';
-import type { Logger } from '../agent/logger.ts';
-import type { AgentSettings } from '../agent/run-agent.ts';
-import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
 import type { DiscordSettings } from '../settings/config-shape.ts';
-import type { ContentCheckSettings } from '../content-check/content-check-settings.ts';
-import { contentChecks } from '../content-check/content-checks.ts';
-import { ActiveRuns } from '../conversation/active-runs.ts';
-import { Forgets } from '../conversation/forgets.ts';
-import { ConversationQueues } from '../conversation/conversation-queues.ts';
+import type { ConversationQueues } from '../conversation/conversation-queues.ts';
 import type { QueuedWork } from '../conversation/queued-work.ts';
-import { ModelGates } from '../conversation/rate-limit-gate.ts';
-import { runLifecycle } from '../conversation/run-lifecycle.ts';
-import { UsageLimits } from '../conversation/usage-limits.ts';
-import { conversationMemory, type MemorySettings } from '../memory/conversation-memory.ts';
-import { summariseConversation } from '../conversation/conversation-summary.ts';
-import type { TokenCounter } from '../memory/token-counter.ts';
-import type { ModelCatalog } from '../model-catalog/model-catalog.ts';
-import { type ModelVision, placeChoice } from '../place-settings/place-choice.ts';
+import { placeChoice } from '../place-settings/place-choice.ts';
 import { restRequestsPerSecond } from '../shards/shard-plan.ts';
-import type { BotServices } from './bot-services.ts';
+import type { BotParts, BotServices } from './bot-services.ts';
 import { explainLoginError } from './discord-errors.ts';
 import { type HandledEvent, routeGatewayEvents } from './gateway-events.ts';
 import { discordCdnOrigins } from './inbound/incoming-images.ts';
@@ -40,53 +24,27 @@ import { toolSubcommands } from './interactions/tool-options.ts';
 import { inviteUrl } from './invite.ts';
 import { type ReminderScheduler, startReminders } from './outbound/reminder-scheduler.ts';
 import { noPings } from './outbound/send.ts';
-import { type ModeratorLog, startModeratorLog } from './moderator-log/moderator-log.ts';
-import { answerQueuedWork } from './runs/answer-new-messages.ts';
-import { ToolInputRequests } from './runs/input-requests.ts';
-import { type DestructiveToolEvent, ToolConfirmations } from './runs/tool-confirmation.ts';
 
 export type { HandledEvent } from './gateway-events.ts';
 
 export interface BotDependencies {
-  discord: DiscordSettings & { token: string };
+  /** What the bot is made of (src/app/bot-dependencies.ts), Discord's settings with the token. */
+  parts: BotParts & { discord: DiscordSettings & { token: string } };
+  /** Builds the services from the parts once the client is ready: src/app/bot-services.ts, the one place the bot is wired. */
+  services: (client: Client<true>, shutdown: AbortSignal) => BotServices;
   /** The slash and context-menu commands (commands/index.ts). */
   commands: readonly CommandDefinition[];
   /** How often due reminders are looked for (tests make it short). */
   reminderIntervalMs?: number;
-  /** The least time between two posts to a log channel (1 s: Discord's pace for one channel; tests make it short). */
-  logPaceMs?: number;
-  agent: AgentSettings;
-  memory: MemorySettings;
   /** Images: whether they are taken in (some model sees them) and the largest taken (IMAGE_MAX_MB). */
   images: { vision: boolean; maxBytes: number };
-  /** What each model (by name) sees: images or none, and how it counts them. */
-  vision: (modelName: string) => ModelVision;
-  operatorPrompt: string | null;
-  store: Store;
-  counter: TokenCounter;
-  /** Every model on offer (MODELS_FILE, else the one of the OPENAI_* settings), and the default. */
-  models: ModelCatalog;
-  tools: readonly RuntimeTool[];
-  /** Servers whose tools come and go (MCP servers): listed anew for each run. */
-  toolServers?: readonly ToolServer[];
-  instanceId: string;
-  logger: Logger;
   /**
    * The shards this process runs (under a shard manager), or null: all of them, in one process. The
    * slash commands are registered by the process that runs shard 0 only.
    */
   shard?: { ids: number[]; count: number } | null;
-  /** CONTENT_CHECK and its settings; off when not given. */
-  contentCheck?: ContentCheckSettings;
   /** Told once each gateway event's handler has settled, whether it succeeded or failed (tests wait on it). */
   onHandled?: (event: HandledEvent) => void;
-  /** Sinks that hear every run's events besides the bot's own (the OpenTelemetry export, src/telemetry/). */
-  runSinks?: readonly AgentEventSink[];
-  /**
-   * Told what each call of a tool that needed confirmation came to: who asked, and whether it was
-   * confirmed (by whom), cancelled or not answered in time (for a moderators' log channel).
-   */
-  onDestructiveTool?: (event: DestructiveToolEvent) => void;
 }
 
 export interface Bot {
@@ -103,26 +61,26 @@ export interface Bot {
 
 /** Connects to Discord and answers in threads until stopped. Resolves once the bot is ready. */
 export async function startBot(deps: BotDependencies): Promise<Bot> {
-  const { logger } = deps;
+  const { logger, discord } = deps.parts;
   const client = new Client({
     intents: [
       GatewayIntentBits.Guilds,
       GatewayIntentBits.GuildMessages,
       GatewayIntentBits.MessageContent,
       // Asked for only when DMs are on (ALLOW_DMS): off, Discord sends the bot none at all.
-      ...(deps.discord.allowDms ? [GatewayIntentBits.DirectMessages] : []),
+      ...(discord.allowDms ? [GatewayIntentBits.DirectMessages] : []),
     ],
     // Partials.Channel is what lets a DM on a DM channel not yet cached through: "This is required to
     // receive direct messages!" (discord.js src/util/Partials.js; https://discordjs.guide/popular-topics/partials).
     // It was on before DMs for uncached threads, so it stays on whatever ALLOW_DMS says.
     partials: [Partials.Message, Partials.Channel],
     rest: {
-      api: deps.discord.apiUrl,
+      api: discord.apiUrl,
       globalRequestsPerSecond: deps.shard ? restRequestsPerSecond(deps.shard.ids.length, deps.shard.count) : 50,
     },
     allowedMentions: noPings,
   });
-  const watch = (channels: Iterable<Channel>) => watchChannels(deps.store, deps.discord, logger, channels);
+  const watch = (channels: Iterable<Channel>) => watchChannels(deps.parts.store, discord, logger, channels);
   // In the ready listener itself: discord.js holds messages back until ready, so every channel's
   // lastMessageId is still the one GUILD_CREATE reported (discord.js src/client/websocket/WebSocketManager.js,
   // handlePacket: MESSAGE_CREATE and the like wait in packetQueue until ready).
@@ -136,94 +94,14 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
   client.on(Events.GuildAvailable, (guild) => watch(guild.channels.cache.values()));
   client.on(Events.ChannelCreate, (channel) => watch([channel]));
   try {
-    await client.login(deps.discord.token);
+    await client.login(discord.token);
   } catch (error) {
     await client.destroy();
     throw explainLoginError(error);
   }
   const shutdown = new AbortController();
-  const services = buildServices(deps, await ready, shutdown.signal);
+  const services = deps.services(await ready, shutdown.signal);
   return listen(deps, services, shutdown, watch);
-}
-
-/** The services, built once: every stage takes its part of them. */
-function buildServices(deps: BotDependencies, client: Client<true>, shutdown: AbortSignal): BotServices {
-  const moderatorLog = startModeratorLog(client, {
-    store: deps.store,
-    models: deps.models,
-    logger: deps.logger,
-    paceMs: deps.logPaceMs ?? 1000,
-  });
-  const activeRuns = new ActiveRuns();
-  const services: BotServices = {
-    client,
-    store: deps.store,
-    memory: conversationMemory(deps.store, deps.counter, deps.memory),
-    counter: deps.counter,
-    lifecycle: runLifecycle(deps.store, { settled: (runId) => moderatorLog.recordRun(runId) }),
-    limits: new UsageLimits(deps.store, deps.discord),
-    // The queue's consumer is the runs' first stage (runs/answer-new-messages.ts); it takes these same services.
-    queues: new ConversationQueues<QueuedWork>(
-      (conversationKey, batch) => answerQueuedWork(services, conversationKey, batch),
-      (error, conversationKey) => queueFailed(deps.logger, error, conversationKey),
-      undefined,
-      // Once nothing is left to answer: the turns that fell out of the window summed up. With
-      // MEMORY_SUMMARY=false there is no such step at all.
-      deps.memory.summaries === false
-        ? undefined
-        : (conversationKey, newWork) => summariseConversation(services, conversationKey, newWork),
-    ),
-    activeRuns,
-    forgets: new Forgets(activeRuns),
-    models: deps.models,
-    gates: new ModelGates(deps.logger),
-    vision: deps.vision,
-    tools: deps.tools,
-    toolServers: deps.toolServers ?? [],
-    agent: deps.agent,
-    discord: deps.discord,
-    memorySettings: deps.memory,
-    operatorPrompt: deps.operatorPrompt,
-    instanceId: deps.instanceId,
-    logger: deps.logger,
-    moderatorLog,
-    contentChecks: contentChecks(deps.contentCheck ?? { kind: 'off' }, {
-      store: deps.store,
-      logger: deps.logger,
-      onContentFlagged: (flag) => moderatorLog.recordFlag(flag),
-    }),
-    shutdown,
-    runSinks: deps.runSinks ?? [],
-    confirmations: new ToolConfirmations(deps.logger, deps.discord.moderatorRoleIds),
-    inputRequests: new ToolInputRequests(deps.logger),
-    onDestructiveTool: logDestructiveTool(moderatorLog, deps.onDestructiveTool),
-  };
-  return services;
-}
-
-/** A conversation whose queued work failed past every handler: logged, and its queue goes on. */
-function queueFailed(logger: Logger, error: unknown, conversationKey: string): void {
-  logger.error({ err: error, conversation: conversationKey }, 'answering in a conversation failed');
-}
-
-/** What each destructive tool call came to, told to `also` (tests) and carded in its server's log channel. */
-function logDestructiveTool(
-  moderatorLog: ModeratorLog,
-  also: ((event: DestructiveToolEvent) => void) | undefined,
-): (event: DestructiveToolEvent) => void {
-  return (event) => {
-    also?.(event);
-    if (event.guildId === null) return;
-    const by = event.outcome.by ?? event.asker;
-    moderatorLog.record(event.guildId, {
-      kind: 'destructive',
-      tool: event.tool,
-      by: { id: by.id, name: by.displayName },
-      outcome: event.outcome.decision,
-      channelId: event.channelId,
-      runId: event.runId,
-    });
-  };
 }
 
 /** What the commands are built from: the tools, the moderator roles and the models on offer. */
@@ -253,7 +131,7 @@ async function listen(
   const { client, store, logger, queues } = services;
   const router = new MessageRouter({
     ...services,
-    images: { ...deps.images, origins: deps.discord.cdnOrigin ? [deps.discord.cdnOrigin] : discordCdnOrigins },
+    images: { ...deps.images, origins: services.discord.cdnOrigin ? [services.discord.cdnOrigin] : discordCdnOrigins },
     seesImagesIn: (conversation) => placeChoice(services, conversation).seesImages,
   });
   const setup = commandSetup(services);
@@ -280,7 +158,7 @@ async function listen(
     await registerCommands({
       rest: client.rest,
       applicationId: client.application.id,
-      guildId: deps.discord.commandGuildId,
+      guildId: services.discord.commandGuildId,
       wanted: deps.commands.map((command) => command.data(setup)),
       checkServersAlways: false,
       logger,

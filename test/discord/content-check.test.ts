@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ContentFlagRow } from '../../db/content-flags.ts';
 import { openStore } from '../../db/store.ts';
-import { questionNotAnswered } from '../../src/discord/runs/question-check.ts';
+import { messageNotAnswered } from '../../src/discord/runs/message-check.ts';
 import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
 import { runScript } from '../support/run-process.ts';
 import { type FakeContentCheck, moderationText, startFakeContentCheck } from '../support/fake-content-check.ts';
@@ -137,7 +137,7 @@ describe.each(Object.keys(kinds) as (keyof typeof kinds)[])('CONTENT_CHECK=%s', 
   it('a flagged question is stored and recorded, never sent to the model, and its author told so', async () => {
     await start(kinds[kind]());
     await adaAsks('how do I do FORBIDDEN things?');
-    await botSays(discord.channels.general, (text) => text === questionNotAnswered.flagged, 'the not-answered reply');
+    await botSays(discord.channels.general, (text) => text === messageNotAnswered.flagged, 'the not-answered reply');
     // Nothing was scripted: a model request would also fail the scripted model at close.
     expect(model.requests).toEqual([]);
     if (kind === 'moderations') {
@@ -269,7 +269,7 @@ describe('CONTENT_CHECK=moderations', () => {
     check.down = true;
     await start(kinds.moderations());
     await adaAsks('hello');
-    await botSays(discord.channels.general, (text) => text === questionNotAnswered.unavailable, 'the refusal');
+    await botSays(discord.channels.general, (text) => text === messageNotAnswered.unavailable, 'the refusal');
     expect(model.requests).toEqual([]);
     expect(await bot!.waitForLog('content check unavailable')).toMatchObject({ onError: 'refuse', target: 'question' });
   });
@@ -278,7 +278,7 @@ describe('CONTENT_CHECK=moderations', () => {
     check.hanging = true;
     await start({ ...kinds.moderations(), CONTENT_CHECK_TIMEOUT_SECONDS: '1', OPENAI_TIMEOUT_SECONDS: '600' });
     await adaAsks('hello');
-    await botSays(discord.channels.general, (text) => text === questionNotAnswered.unavailable, 'the refusal');
+    await botSays(discord.channels.general, (text) => text === messageNotAnswered.unavailable, 'the refusal');
     expect(model.requests).toEqual([]);
     // Asked twice at most: once, and one retry.
     expect(check.received).toBeLessThanOrEqual(2);
@@ -323,7 +323,7 @@ describe('CONTENT_CHECK=moderations', () => {
     expect((await shown.waitForReply()).content).toMatch(/- Content checks: off \(set for the channel <#\d+> by Ada/);
 
     await adaAsks('a FORBIDDEN question', discord.channels.random);
-    await botSays(discord.channels.random, (text) => text === questionNotAnswered.flagged, 'the not-answered reply');
+    await botSays(discord.channels.random, (text) => text === messageNotAnswered.flagged, 'the not-answered reply');
     expect(model.requests).toHaveLength(1);
   });
 });

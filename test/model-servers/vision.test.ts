@@ -118,7 +118,7 @@ describe('vision as the bot is built from its settings', () => {
     const { store } = tempStore();
     try {
       const deps = await botDependencies(loaded.config, { store, instanceId: 'i', logger: silentLogger });
-      return { default: deps.vision(loaded.config.models.defaultName), intake: deps.images.vision };
+      return { default: deps.parts.vision(loaded.config.models.defaultName), intake: deps.images.vision };
     } finally {
       store.close();
     }

@@ -21,6 +21,7 @@ import { type AgentSettings, defaultAgentSettings } from '../../src/agent/run-ag
 import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
 import type { DiscordSettings } from '../../src/settings/config-shape.ts';
 import { type Bot, type BotDependencies, type HandledEvent, startBot } from '../../src/discord/bot.ts';
+import { buildBotServices, type ServiceSettings } from '../../src/app/bot-services.ts';
 import type { MemorySettings } from '../../src/memory/conversation-memory.ts';
 import { deferredTokenCounter } from '../../src/memory/token-counter.ts';
 import { imageTokenRule } from '../../src/images/image-tokens.ts';
@@ -91,7 +92,7 @@ export async function startBotWorld(
     /** The operator's prompt (SYSTEM_PROMPT); none unless given. */
     operatorPrompt?: string;
     /** Hears what each call that needed confirmation came to. */
-    onDestructiveTool?: BotDependencies['onDestructiveTool'];
+    onDestructiveTool?: ServiceSettings['onDestructiveTool'];
   } = {},
 ): Promise<BotWorld> {
   const discord = await startFakeDiscord();
@@ -142,7 +143,7 @@ export async function startBotWorld(
           modelCallLine(settings.maxConcurrentRuns ?? 4),
         )
       : undefined;
-    bot = await startBot({
+    const parts: BotDependencies['parts'] = {
       discord: {
         apiUrl: discord.apiUrl,
         // The fake serves attachments from its own origin; the bot fetches from Discord's CDN alone otherwise.
@@ -165,16 +166,11 @@ export async function startBotWorld(
         token: discord.token,
       },
       agent: { ...defaultAgentSettings, seesImages: extra.images?.vision ?? false, ...agent },
-      commands: currentCommands,
-      memory: {
+      memorySettings: {
         tokenBudget: 8000,
         messageTokenCap: 1500,
         ...(extra.images?.vision ? { imageTokens: imageTokenRule('openai', 'gpt-4.1-mini') } : {}),
         ...extra.memory,
-      },
-      images: {
-        vision: extra.images?.vision ?? extra.models?.some((listed) => listed.vision) ?? false,
-        maxBytes: extra.images?.maxBytes ?? 5 * 1024 * 1024,
       },
       // With several models, each sees images as its listing says (MODELS_FILE's `vision:`); else the one
       // model sees them as the agent's settings say.
@@ -198,13 +194,26 @@ export async function startBotWorld(
         ),
       tools: extra.tools ?? buildToolRegistry([...builtInTools, ...(extra.databaseTools ? databaseTools(store) : [])]),
       toolServers: extra.toolServers ?? [],
-      reminderIntervalMs: extra.reminderIntervalMs,
-      logPaceMs: extra.logPaceMs,
-      contentCheck: extra.contentCheck,
       instanceId: instance.id,
       logger: extra.logger ?? silentLogger,
-      onHandled: (event) => void handled.add(handledKey(event)),
+      runSinks: [],
+    };
+    // The services as the bot's own wiring builds them (src/app/bot-services.ts).
+    const serviceSettings: ServiceSettings = {
+      logPaceMs: extra.logPaceMs,
+      contentCheck: extra.contentCheck,
       ...(extra.onDestructiveTool ? { onDestructiveTool: extra.onDestructiveTool } : {}),
+    };
+    bot = await startBot({
+      parts,
+      services: (client, shutdown) => buildBotServices(parts, serviceSettings, client, shutdown),
+      commands: currentCommands,
+      images: {
+        vision: extra.images?.vision ?? extra.models?.some((listed) => listed.vision) ?? false,
+        maxBytes: extra.images?.maxBytes ?? 5 * 1024 * 1024,
+      },
+      reminderIntervalMs: extra.reminderIntervalMs,
+      onHandled: (event) => void handled.add(handledKey(event)),
     });
   };
   const stop = async (graceMs?: number) => {

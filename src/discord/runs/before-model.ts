@@ -10,7 +10,7 @@ import type { ConversationRow } from '../../../db/conversations.ts';
 import type { MessageWork } from '../../conversation/queued-work.ts';
 import type { PlaceChoice } from '../../place-settings/place-choice.ts';
 import type { BotServices } from '../bot-services.ts';
-import { checkQuestions } from './question-check.ts';
+import { checkNewMessages } from './message-check.ts';
 
 /** A run about to reach its model: where, what applies there, and what it answers. */
 export interface RunAtStart {
@@ -29,11 +29,11 @@ type BeforeModelEntry = (services: SeatServices, run: RunAtStart) => Promise<Run
 
 /**
  * The content check of each new message (CONTENT_CHECK, where its place checks): a flagged one is
- * recorded and its author told (question-check.ts); with none left, nothing is answered.
+ * recorded and its author told (message-check.ts); with none left, nothing is answered.
  */
 const questionsChecked: BeforeModelEntry = async (services, run) => {
   if (run.messages.length === 0) return run;
-  const messages = await checkQuestions(services, run.conversation, run.messages, run.choice.checks);
+  const messages = await checkNewMessages(services, run.conversation, run.messages, run.choice.checks);
   return messages.length > 0 ? { ...run, messages } : { stop: 'every message was flagged or could not be checked' };
 };
 

@@ -16,7 +16,7 @@ import { describeDiscordError } from '../discord-errors.ts';
 import { sendText } from '../outbound/send.ts';
 
 /** What the person is told of a message not answered, by why. */
-export const questionNotAnswered = {
+export const messageNotAnswered = {
   flagged: 'I did not answer this message: a content check flagged it.',
   unavailable: 'I could not answer this message: the content check is not available right now. Please try again later.',
 } as const;
@@ -24,7 +24,7 @@ export const questionNotAnswered = {
 type CheckServices = Pick<BotServices, 'store' | 'client' | 'logger'>;
 
 /** The messages of the batch that may be answered (all of them when nothing is checked here: `checks` null). */
-export async function checkQuestions(
+export async function checkNewMessages(
   deps: CheckServices,
   conversation: ConversationRow,
   messages: readonly MessageWork[],
@@ -63,7 +63,7 @@ async function checkOne(
     },
   );
   if (result.show) return true;
-  await tell(deps, work, questionNotAnswered[result.because]);
+  await tell(deps, work, messageNotAnswered[result.because]);
   if (result.because === 'flagged' && row.discord_message_id === conversation.thread_id)
     await renameThread(deps, conversation, work);
   return false;
