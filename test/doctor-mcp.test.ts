@@ -57,7 +57,7 @@ describe('npm run doctor with MCP_CONFIG', () => {
     expect(run.code).toBe(0);
     const section = run.stdout.slice(run.stdout.indexOf('MCP servers (MCP_CONFIG "mcp.json"):'));
     // The test server's tools, with test__read_resource (it declares resources).
-    expect(section).toMatch(/^ {2}ok {3}test: 16 tools, 1 of which wait for the asker's Confirm in Discord$/m);
+    expect(section).toMatch(/^ {2}ok {3}test: 17 tools, 1 of which wait for the asker's Confirm in Discord$/m);
     // Every tool of server-everything says it is harmless (readOnlyHint or destructiveHint: false). Its
     // elicitation tools are offered because the bot declares the capability; everything__read_resource
     // because it declares resources.
