@@ -9,6 +9,7 @@ import {
   looksLikeImage,
   readIncomingImages,
 } from './incoming-images.ts';
+import { embedsText, forwardsOf } from './forwarded-message.ts';
 
 /** Attachments read as text: by type, or by name where the type is missing or generic. */
 const textTypes = /^(text\/|application\/(json|xml|x-yaml|yaml|toml|x-sh|javascript|typescript|sql|csv))/;
@@ -36,19 +37,56 @@ export async function readMessage(
   reading: MessageReading,
   previous?: PreviousImages,
 ): Promise<{ content: string; images: IncomingImages }> {
+  const own = await readParts(message, cleanText(message, reading.botUserId, reading.botRoleId), reading, previous);
+  // A forward's own text is empty: what was forwarded is read as the message's content, marked so.
+  const forwarded = await Promise.all(
+    forwardsOf(message).map(async ({ snapshot, heading }) => {
+      const text = cleanTextOf(snapshot.content ?? '', message, reading.botUserId, reading.botRoleId);
+      const read = await readParts(snapshot, text, reading, previous);
+      return {
+        ...read,
+        content: [heading, read.content, embedsText(snapshot.embeds ?? [])].filter(Boolean).join('\n'),
+      };
+    }),
+  );
+  const all = [own, ...forwarded];
+  return {
+    content: all
+      .map((part) => part.content)
+      .filter((part) => part !== '')
+      .join('\n\n'),
+    images: {
+      images: all.flatMap((part) => part.images.images),
+      notes: all.flatMap((part) => part.images.notes),
+      refusals: all.flatMap((part) => part.images.refusals),
+      posted: all.reduce((sum, part) => sum + part.images.posted, 0),
+    },
+  };
+}
+
+/** One message's text (already cleaned), attachments and images: its own, or a forwarded one's. */
+async function readParts(
+  source: Pick<Message, 'attachments' | 'content'>,
+  text: string,
+  reading: MessageReading,
+  previous?: PreviousImages,
+): Promise<{ content: string; images: IncomingImages }> {
   const [attachments, images] = await Promise.all([
-    describeAttachments(message.attachments, reading.maxBytes, reading.images.origins),
-    readIncomingImages(message, reading.images, previous),
+    describeAttachments(source.attachments, reading.maxBytes, reading.images.origins),
+    readIncomingImages(source, reading.images, previous),
   ]);
-  const content = [cleanText(message, reading.botUserId, reading.botRoleId), ...attachments, images.notes.join('\n')]
-    .filter((part) => part !== '')
-    .join('\n\n');
+  const content = [text, ...attachments, images.notes.join('\n')].filter((part) => part !== '').join('\n\n');
   return { content, images };
 }
 
 /** The message's own text: the bot's mentions removed, other mentions shown as names. */
 export function cleanText(message: Message, botUserId: string, botRoleId: string | null): string {
-  const withoutBot = message.content
+  return cleanTextOf(message.content, message, botUserId, botRoleId);
+}
+
+/** `content` as the model reads it in `message`'s channel: the bot's mentions removed, other mentions as names. */
+function cleanTextOf(content: string, message: Message, botUserId: string, botRoleId: string | null): string {
+  const withoutBot = content
     .replace(new RegExp(`<@!?${botUserId}>`, 'g'), '')
     .replace(botRoleId ? new RegExp(`<@&${botRoleId}>`, 'g') : /$^/, '');
   return cleanContent(withoutBot, message.channel).trim();

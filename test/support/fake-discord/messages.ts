@@ -73,8 +73,41 @@ export function userMessage(world: World, fileBaseUrl: string, input: UserMessag
     if (file.gzipCutTo !== undefined) world.files.get(new URL(attachment.url).pathname)!.gzipCutTo = file.gzipCutTo;
     return file.reportedSize === undefined ? attachment : { ...attachment, size: file.reportedSize };
   });
+  if (input.embeds) message.embeds = input.embeds;
   if (input.replyTo !== undefined) makeReply(message, world.requireMessage(input.channelId, input.replyTo));
+  if (input.forwardOf) makeForward(message, world.requireMessage(input.forwardOf.channelId, input.forwardOf.messageId));
   return message;
+}
+
+/**
+ * A forward: no content of its own, the forwarded message's content in its snapshot, with the
+ * fields of the spec's MinimalContentMessageResponse.
+ * https://discord.com/developers/docs/resources/message#message-snapshot-object
+ */
+function makeForward(message: FakeMessage, forwarded: FakeMessage): void {
+  message.content = '';
+  message.message_reference = {
+    type: 1,
+    channel_id: forwarded.channel_id,
+    message_id: forwarded.id,
+    ...(forwarded.guild_id ? { guild_id: forwarded.guild_id } : {}),
+  };
+  message.message_snapshots = [
+    {
+      message: {
+        type: forwarded.type,
+        content: forwarded.content,
+        embeds: forwarded.embeds,
+        attachments: forwarded.attachments,
+        timestamp: forwarded.timestamp,
+        edited_timestamp: forwarded.edited_timestamp,
+        flags: forwarded.flags,
+        mentions: forwarded.mentions,
+        mention_roles: forwarded.mention_roles,
+        components: forwarded.components,
+      },
+    },
+  ];
 }
 
 /** The bot's message from a create-message body. Throws Discord's 400s for what Discord refuses. */

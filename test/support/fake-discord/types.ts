@@ -1,7 +1,7 @@
 /**
  * The public shape of the fake Discord: what a test may ask of it and what it records.
  */
-import type { APIThreadChannel, APITextChannel, GatewayMessageCreateDispatchData } from 'discord.js';
+import type { APIEmbed, APIThreadChannel, APITextChannel, GatewayMessageCreateDispatchData } from 'discord.js';
 import type {
   CreateRoleInput,
   FakeInteraction,
@@ -68,6 +68,13 @@ export interface UserMessageInput {
   attachments?: FakeAttachmentInput[];
   /** Makes the message a reply to this message (type 19 with `message_reference`). */
   replyTo?: string;
+  /** Link previews and the like, as Discord adds them to a user's message. */
+  embeds?: APIEmbed[];
+  /**
+   * Makes the message a forward of this one (empty content, `message_reference` of type FORWARD and
+   * the forwarded message in `message_snapshots`), as a client's Forward sends it.
+   */
+  forwardOf?: { channelId: string; messageId: string };
 }
 
 /** One REST request the fake received, before any fault hook or check ran. */
