@@ -75,6 +75,13 @@ export function createConversationQueries(db: Database) {
   const setThread = db.prepare<[string | null, number]>('UPDATE conversations SET thread_id = ? WHERE id = ?');
   const setTitle = db.prepare<[string, number]>('UPDATE conversations SET title = ? WHERE id = ?');
   const remove = db.prepare<[number]>('DELETE FROM conversations WHERE id = ?');
+  // Conversations answered in their channel (no thread), whose runs posted the message.
+  const byChannelPost = db.prepare<[string, string], ConversationRow>(
+    `SELECT c.* FROM conversations c JOIN runs r ON r.conversation_id = c.id
+     WHERE c.channel_id = ? AND c.thread_id IS NULL
+       AND EXISTS (SELECT 1 FROM json_each(r.posted_message_ids) WHERE value = ?)
+     ORDER BY r.started_at DESC LIMIT 1`,
+  );
   const removeInChannel = db.prepare<[string]>('DELETE FROM conversations WHERE channel_id = ?');
   const guilds = db.prepare<[], { guild_id: string; conversations: number }>(
     'SELECT guild_id, count(*) AS conversations FROM conversations WHERE guild_id IS NOT NULL GROUP BY guild_id',
@@ -102,6 +109,11 @@ export function createConversationQueries(db: Database) {
     /** Conversations whose key or title is `name`, newest first. */
     find: (name: string) => search.all(name, name),
     setLastSeenMessage: (id: number, messageId: string) => void setLastSeen.run(messageId, id),
+    /**
+     * The conversation answered in the channel `channelId` (no thread could be made) whose answer is
+     * the bot's message `discordMessageId`: a reply to it carries that conversation on.
+     */
+    answeredWith: (channelId: string, discordMessageId: string) => byChannelPost.get(channelId, discordMessageId),
     /** Where the conversation lives now: a thread, or null for its channel. Returns the updated row. */
     setThread(id: number, threadId: string | null): ConversationRow {
       setThread.run(threadId, id);

@@ -218,6 +218,8 @@ export class MessageRouter {
     if (!isMentionChannel(channel) || !isAllowedPlace(this.deps.discord, message.guildId, channel.id))
       return Promise.resolve();
     const done = this.progress.begin(channel.id, message.guildId, message.id);
+    const chain = this.replyChainOf(message);
+    if (chain) return this.line.run(chain.key, () => this.handleInChain(message, chain)).finally(done);
     // A failure is logged by the caller; the cursor moves on, or it would hold every later message back.
     return this.line.run(discordConversationKey(message.id), () => this.handleInChannel(message)).finally(done);
   }
@@ -241,6 +243,25 @@ export class MessageRouter {
     }
     const work = await this.intake.record(message, conversation);
     if (work) queues.push(conversation.key, work);
+  }
+
+  /**
+   * Where no thread could be made, the conversation goes on as a reply chain, as llmcord's does:
+   * a reply to one of the bot's answers there is a follow-up of that answer's conversation, with
+   * its memory, no mention needed. Null for any other message (a reply to anyone else, or to a
+   * bot message that is no such answer).
+   */
+  private replyChainOf(message: GuildMessage): ConversationRow | null {
+    const replied = message.reference?.messageId;
+    if (!replied || message.mentions.repliedUser?.id !== this.deps.client.user.id) return null;
+    return this.deps.store.conversations.answeredWith(message.channelId, replied) ?? null;
+  }
+
+  /** A follow-up in a reply chain: stored and queued on its conversation, as a thread's message is. */
+  private async handleInChain(message: GuildMessage, conversation: ConversationRow): Promise<void> {
+    if (this.alreadyStored(message) || !(await withinLimits(this.deps, message))) return;
+    const work = await this.intake.record(message, conversation);
+    if (work) this.deps.queues.push(conversation.key, work);
   }
 
   private async handleInChannel(message: GuildMessage): Promise<void> {
