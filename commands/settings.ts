@@ -22,6 +22,7 @@ import {
   setLogChannel,
 } from './settings-log-channel.ts';
 import { contentCheckSubcommand, setContentCheck } from './settings-content-check.ts';
+import { forumAnswersSubcommand, setForumAnswers } from './settings-forum-answers.ts';
 import { guildOnly, inheritChoice, modelChoices, moderatorVisibility, privately } from './shared.ts';
 
 /**
@@ -116,6 +117,7 @@ export const settings = defineCommand({
         ],
       },
       contentCheckSubcommand(scopeOption),
+      forumAnswersSubcommand(scopeOption),
       {
         type: ApplicationCommandOptionType.Subcommand,
         name: 'reset',
@@ -170,6 +172,7 @@ export const settings = defineCommand({
       return privately(interaction, `**${name}** is ${enabled ? 'on' : 'off'} for ${where}.`);
     }
     if (subcommand === 'content-check') return setContentCheck(interaction, context, target, where);
+    if (subcommand === 'forum-answers') return setForumAnswers(interaction, context, target, where);
     if (subcommand === 'reset') {
       // The log channel is not one of the place's ways of answering: `/settings log-channel` alone clears it.
       const set = placeSettings

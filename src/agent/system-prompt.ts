@@ -4,7 +4,14 @@ import { finalAnswerToolName } from './final-answer.ts';
 /** Where the conversation takes place, as the model should know it. */
 export type ConversationPlace =
   | { kind: 'terminal'; conversation: string }
-  | { kind: 'discord'; server: string; channel: string; thread: string | null }
+  | {
+      kind: 'discord';
+      server: string;
+      channel: string;
+      thread: string | null;
+      /** Set for a post of a forum channel (the thread is the post): the tags applied to it. */
+      forumTags?: readonly string[];
+    }
   /** A direct-message conversation with one person, outside any server. */
   | { kind: 'direct-message'; person: string };
 
@@ -93,8 +100,13 @@ function describePlace(place: ConversationPlace): string {
     return `You are in a terminal conversation named ${quote(place.conversation)}, not in Discord.`;
   if (place.kind === 'direct-message')
     return `You are in a private Discord conversation (direct messages) with ${quote(place.person)}, outside any server.`;
+  const tags = place.forumTags?.length ? `, tagged ${place.forumTags.map(quote).join(', ')}` : '';
   const where =
-    place.thread === null ? `channel #${place.channel}` : `thread ${quote(place.thread)} of channel #${place.channel}`;
+    place.thread === null
+      ? `channel #${place.channel}`
+      : place.forumTags
+        ? `post ${quote(place.thread)} of the forum #${place.channel}${tags}`
+        : `thread ${quote(place.thread)} of channel #${place.channel}`;
   return `You are in the Discord server ${quote(place.server)}, in the ${where}.`;
 }
 

@@ -62,6 +62,7 @@ export function describeSettings(
       : "- Persona: none (the operator's prompt alone)",
     `- Tools switched on or off: ${tools.length > 0 ? tools.join('; ') : 'none (every tool is on)'}`,
     describeContentCheck(settings, contentCheck),
+    `- Every new forum post answered: ${settings.forumAnswers.value ? 'yes' : 'no, only those that mention the bot'}${settings.forumAnswers.change ? ` (${source(settings.forumAnswers, '')})` : ''}`,
     '**Models on offer**',
     ...models.map((model) => {
       const facts = [

@@ -13,6 +13,8 @@ export const settingKeys = {
   /** The server's log channel (server scope only): where the moderators' log is posted. */
   logChannel: 'log_channel',
   contentCheck: 'content_check',
+  /** Whether every new post of a forum is answered, mentioned or not (`/settings forum-answers`). */
+  forumAnswers: 'forum_answers',
 } as const;
 export const toolKey = (name: string) => `tool:${name}`;
 
@@ -44,6 +46,8 @@ export interface EffectiveSettings {
   tools: ReadonlyMap<string, Sourced<boolean>>;
   /** Whether questions and answers are checked here (when the operator's CONTENT_CHECK is on): on unless switched off. */
   contentCheck: Sourced<boolean>;
+  /** Whether every new post of a forum here is answered, not only those that mention the bot: off unless switched on. */
+  forumAnswers: Sourced<boolean>;
 }
 
 /** The places a setting is looked for, nearest first. */
@@ -72,6 +76,7 @@ export function effectiveSettings(
   const persona = nearest(settingKeys.persona);
   const modelOnly = nearest(settingKeys.modelOnly);
   const contentCheck = nearest(settingKeys.contentCheck);
+  const forumAnswers = nearest(settingKeys.forumAnswers);
   // "Threads keep this model": a thread's own choice, made before, no longer counts.
   const model = nearest(
     settingKeys.model,
@@ -93,6 +98,9 @@ export function effectiveSettings(
     contentCheck: contentCheck
       ? { value: contentCheck.value === 'on', change: contentCheck }
       : { value: true, change: null },
+    forumAnswers: forumAnswers
+      ? { value: forumAnswers.value === 'on', change: forumAnswers }
+      : { value: false, change: null },
   };
 }
 

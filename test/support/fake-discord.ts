@@ -44,7 +44,7 @@ import { guildCreatePayload, guildIdsOfShard, readyPayload } from './fake-discor
 import { defaultEveryonePermissions } from './fake-discord/permissions.ts';
 import { restHandler } from './fake-discord/rest.ts';
 import type { FakeServices } from './fake-discord/routes.ts';
-import { createThread, deleteThread, updateThread } from './fake-discord/threads.ts';
+import { createForumPost, createThread, deleteThread, updateThread } from './fake-discord/threads.ts';
 import type { FakeDiscord, FakeDiscordOptions, FakeMessage, RecordedRequest } from './fake-discord/types.ts';
 import { Changes } from './fake-discord/wait-for.ts';
 import { discordTimestamp, seedIds, World } from './fake-discord/world.ts';
@@ -217,6 +217,21 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         channel_id: channelId,
         guild_id: world.guildId,
       });
+    },
+    async createForum(name, tags) {
+      const id = world.nextId();
+      world.addForumChannel(id, name, tags);
+      await gateway.dispatch(GatewayDispatchEvents.ChannelCreate, world.channels.get(id));
+      return id;
+    },
+    async userStartsForumPost({ forumId, title, tags, ...input }) {
+      const author = world.author(input.author);
+      const thread = await createForumPost(world, gateway, { forumId, ownerId: author.id, title, tags });
+      // The post's first message has the thread's id.
+      const message = { ...userMessage(world, baseUrl, { ...input, channelId: thread.id }), id: thread.id };
+      world.storeMessage(message);
+      await gateway.dispatch(GatewayDispatchEvents.MessageCreate, message);
+      return { thread, message };
     },
     async createChannel(name) {
       const id = world.nextId();

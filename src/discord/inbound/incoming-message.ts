@@ -10,6 +10,7 @@ import {
   readIncomingImages,
 } from './incoming-images.ts';
 import { embedsText, forwardsOf } from './forwarded-message.ts';
+import { forumPostTitle } from './forum-posts.ts';
 
 /** Attachments read as text: by type, or by name where the type is missing or generic. */
 const textTypes = /^(text\/|application\/(json|xml|x-yaml|yaml|toml|x-sh|javascript|typescript|sql|csv))/;
@@ -37,7 +38,10 @@ export async function readMessage(
   reading: MessageReading,
   previous?: PreviousImages,
 ): Promise<{ content: string; images: IncomingImages }> {
-  const own = await readParts(message, cleanText(message, reading.botUserId, reading.botRoleId), reading, previous);
+  // A forum post's first message is read with the post's title: the two are its question.
+  const title = forumPostTitle(message);
+  const text = cleanText(message, reading.botUserId, reading.botRoleId);
+  const own = await readParts(message, title ? `${title}\n\n${text}`.trim() : text, reading, previous);
   // A forward's own text is empty: what was forwarded is read as the message's content, marked so.
   const forwarded = await Promise.all(
     forwardsOf(message).map(async ({ snapshot, heading }) => {

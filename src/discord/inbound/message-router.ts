@@ -24,10 +24,15 @@ import { withinLimits } from './message-limits.ts';
 import { threadName } from '../../posts/render.ts';
 import type { UsageLimits } from '../../conversation/usage-limits.ts';
 import type { ModeratorLog } from '../moderator-log/moderator-log.ts';
+import type { ModelCatalog } from '../../model-catalog/model-catalog.ts';
+import { settingsOfConversation } from '../../place-settings/place-choice.ts';
+import { opensForumPost } from './forum-posts.ts';
 
 export interface RouterDependencies {
   client: Client<true>;
   store: Store;
+  /** The models on offer: what a place's settings are read against. */
+  models: ModelCatalog;
   memory: ConversationMemory;
   counter: TokenCounter;
   queues: ConversationQueues<QueuedWork>;
@@ -231,7 +236,7 @@ export class MessageRouter {
     let existing = store.conversations.byKey(discordConversationKey(thread.id));
     // A thread made from a message the bot answered in the channel carries that conversation on.
     if (existing && existing.thread_id === null) existing = store.conversations.setThread(existing.id, thread.id);
-    if (!existing && !this.mentionsBot(message)) return;
+    if (!existing && !this.mentionsBot(message) && !this.answersEveryPost(message)) return;
     const conversation =
       existing ??
       this.ensureConversation(message, { threadId: thread.id, title: thread.name, channelId: thread.parentId });
@@ -311,6 +316,13 @@ export class MessageRouter {
       );
       this.deps.store.conversations.setThread(conversationId, null);
     }
+  }
+
+  /** A new forum post, where moderators asked for every new post to be answered (`/settings forum-answers`). */
+  private answersEveryPost(message: GuildMessage): boolean {
+    if (!opensForumPost(message) || !message.channel.isThread()) return false;
+    const place = { guild_id: message.guildId, channel_id: message.channel.parentId, thread_id: null };
+    return settingsOfConversation(this.deps.store, this.deps.models, place)?.forumAnswers.value === true;
   }
 
   private mentionsBot(message: GuildMessage): boolean {

@@ -139,8 +139,12 @@ async function postAnswerReached(
       delivered = 'post-failed';
     }
     deps.lifecycle.answeredAfterAll(run.id, delivered);
-    const said = live?.started ? 'the answer it was showing is finished' : 'its answer is posted';
-    deps.logger.info(log, `interrupted run: ${said}`);
+    deps.logger.info(
+      log,
+      live?.started
+        ? 'interrupted run: the answer it was showing is finished'
+        : 'interrupted run: its answer is posted',
+    );
   } finally {
     delivery.settled();
   }

@@ -26,6 +26,7 @@ import { deliver } from './post-answer.ts';
 import { confirmationPort, inputPort } from './confirmation-port.ts';
 import { toolPostsOf } from './tool-progress-posts.ts';
 import { keepTyping } from './typing.ts';
+import { forumPostTags, isForumPost } from '../inbound/forum-posts.ts';
 
 /** What a run in Discord uses of the bot's services. */
 export type RunServices = Pick<
@@ -312,6 +313,7 @@ export function describePlace(channel: SendableChannels): ConversationPlace {
       server: channel.guild.name,
       channel: channel.parent?.name ?? 'unknown',
       thread: channel.name,
+      ...(isForumPost(channel) ? { forumTags: forumPostTags(channel) } : {}),
     };
   return {
     kind: 'discord',

@@ -77,6 +77,54 @@ export async function createThread(world: World, gateway: FakeGateway, spec: New
   return thread;
 }
 
+/** A post a user starts in a forum: its title and tags (by name). */
+export interface NewForumPost {
+  forumId: string;
+  ownerId: string;
+  title: string;
+  tags?: readonly string[];
+}
+
+/**
+ * A forum post's thread: public, in the forum, with its tags (THREAD_CREATE). Its first message,
+ * which has the thread's id as on Discord, is the caller's to post.
+ * https://discord.com/developers/docs/resources/channel#start-thread-in-forum-or-media-channel
+ */
+export async function createForumPost(world: World, gateway: FakeGateway, post: NewForumPost): Promise<FakeThread> {
+  const forum = world.requireChannel(post.forumId);
+  if (forum.type !== ChannelType.GuildForum) throw wrongChannelType();
+  const tags = post.tags ?? [];
+  const known = forum.available_tags ?? [];
+  const applied = tags.map((name) => known.find((tag) => tag.name === name)?.id ?? `${name}?`);
+  const now = discordTimestamp();
+  const thread: FakeThread = {
+    id: world.nextId(),
+    type: ChannelType.PublicThread,
+    guild_id: forum.guild_id,
+    parent_id: forum.id,
+    owner_id: post.ownerId,
+    name: post.title,
+    last_message_id: null,
+    rate_limit_per_user: 0,
+    message_count: 0,
+    member_count: 1,
+    total_message_sent: 0,
+    flags: noFlags as ChannelFlags,
+    applied_tags: applied,
+    thread_metadata: {
+      archived: false,
+      auto_archive_duration: 1440 as ThreadAutoArchiveDuration,
+      archive_timestamp: now,
+      locked: false,
+      create_timestamp: now,
+    },
+  };
+  world.channels.set(thread.id, thread);
+  world.messagesByChannel.set(thread.id, []);
+  await gateway.dispatch(GatewayDispatchEvents.ThreadCreate, { ...thread, newly_created: true });
+  return thread;
+}
+
 /** Discord's "started a thread" system message (type 18) in the parent channel. */
 async function postThreadCreatedMessage(world: World, gateway: FakeGateway, thread: FakeThread): Promise<void> {
   const author = world.users.get(thread.owner_id!)!;

@@ -1,7 +1,13 @@
 /**
  * The public shape of the fake Discord: what a test may ask of it and what it records.
  */
-import type { APIEmbed, APIThreadChannel, APITextChannel, GatewayMessageCreateDispatchData } from 'discord.js';
+import type {
+  APIEmbed,
+  APIGuildForumChannel,
+  APIThreadChannel,
+  APITextChannel,
+  GatewayMessageCreateDispatchData,
+} from 'discord.js';
 import type {
   CreateRoleInput,
   FakeInteraction,
@@ -38,7 +44,7 @@ export interface FakeDiscordOptions {
 export type FakeMessage = GatewayMessageCreateDispatchData & { guild_id?: string };
 
 /** A text channel (type 0) or a thread (type 11 public, 12 private) as Discord sends it. */
-export type FakeChannel = (APITextChannel | APIThreadChannel) & { guild_id: string };
+export type FakeChannel = (APITextChannel | APIThreadChannel | APIGuildForumChannel) & { guild_id: string };
 
 /** A thread as Discord sends it. */
 export type FakeThread = APIThreadChannel & { guild_id: string; parent_id: string };
@@ -221,6 +227,15 @@ export interface FakeDiscord {
   deleteChannel(channelId: string): Promise<void>;
   /** A text channel made in the seeded guild (CHANNEL_CREATE, no message yet); resolves with its id. */
   createChannel(name: string): Promise<string>;
+  /** A forum channel (type 15) made in the seeded guild with these tags available; resolves with its id. */
+  createForum(name: string, tags: readonly string[]): Promise<string>;
+  /**
+   * A user starts a post in a forum: its thread (with the tags named) and its first message, which
+   * has the thread's id (THREAD_CREATE, then MESSAGE_CREATE).
+   */
+  userStartsForumPost(
+    input: Omit<UserMessageInput, 'channelId'> & { forumId: string; title: string; tags?: readonly string[] },
+  ): Promise<{ thread: FakeThread; message: FakeMessage }>;
   /**
    * A user starts a public thread in a text channel (from `fromMessageId` if given; the thread
    * then has that message's id, as on Discord) and THREAD_CREATE is dispatched.

@@ -223,6 +223,40 @@ export class World {
     this.messagesByChannel.set(id, []);
   }
 
+  /**
+   * A forum channel (type 15) whose posts are threads; `tags` are its available tags, given ids.
+   * https://discord.com/developers/docs/resources/channel#forum-tag-object
+   */
+  addForumChannel(id: string, name: string, tags: readonly string[]): void {
+    this.channels.set(id, {
+      id,
+      type: ChannelType.GuildForum,
+      guild_id: this.guildId,
+      name,
+      position: this.textChannels().length,
+      topic: null,
+      nsfw: false,
+      parent_id: null,
+      last_message_id: null,
+      rate_limit_per_user: 0,
+      default_auto_archive_duration: 1440,
+      permission_overwrites: [],
+      flags: noFlags as ChannelFlags,
+      available_tags: tags.map((tag) => ({
+        id: this.nextId(),
+        name: tag,
+        moderated: false,
+        emoji_id: null,
+        emoji_name: null,
+      })),
+      default_reaction_emoji: null,
+      default_thread_rate_limit_per_user: 0,
+      default_sort_order: null,
+      default_forum_layout: 0,
+      template: '',
+    } as FakeChannel);
+  }
+
   /** The channel or thread, or Discord's 404 Unknown Channel. */
   requireChannel(id: string): FakeChannel {
     const channel = this.channels.get(id);
