@@ -7,6 +7,7 @@ import { model } from './model.ts';
 import { reportAnswer } from './report-answer.ts';
 import { reset } from './reset.ts';
 import { settings } from './settings.ts';
+import { solvedCommand } from './solved.ts';
 import { steps } from './steps.ts';
 import { stop } from './stop.ts';
 import { tool } from './tool.ts';
@@ -26,4 +27,5 @@ export const commands: readonly CommandDefinition[] = [
   settings,
   model,
   forgetMe,
+  solvedCommand,
 ];

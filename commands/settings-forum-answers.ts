@@ -47,3 +47,45 @@ export async function setForumAnswers(
       : `Only forum posts that mention me are answered in ${where} now.`,
   );
 }
+
+/** `/settings forum-solved-tag tag:`: the tag "Mark solved" gives a post of this forum (or every forum: `scope: server`). */
+export function forumSolvedTagSubcommand(
+  scopeOption: NonNullable<APIApplicationCommandSubcommandOption['options']>[number],
+): APIApplicationCommandSubcommandOption {
+  return {
+    type: ApplicationCommandOptionType.Subcommand,
+    name: 'forum-solved-tag',
+    description: 'The tag "Mark solved" gives a forum post (else one named like "solved").',
+    options: [
+      {
+        type: ApplicationCommandOptionType.String,
+        name: 'tag',
+        description: "The tag's name, as the forum has it.",
+        required: true,
+        max_length: 20,
+      },
+      scopeOption,
+    ],
+  };
+}
+
+/** Records the tag's name; in a forum post, one its forum does not have is refused. */
+export async function setForumSolvedTag(
+  interaction: ChatInputCommandInteraction<'cached'>,
+  context: Pick<CommandContext, 'store' | 'moderatorLog'>,
+  target: { scope: SettingScope; scopeId: string },
+  where: string,
+): Promise<void> {
+  const tag = interaction.options.getString('tag', true).trim();
+  const forum = interaction.channel?.isThread() ? interaction.channel.parent : null;
+  const tags = forum && 'availableTags' in forum ? forum.availableTags.map((each) => each.name) : null;
+  if (tags && !tags.includes(tag))
+    return privately(interaction, `This forum has no tag named "${tag}". Its tags: ${tags.join(', ') || 'none'}.`);
+  applySettingChanges(context, [changeBy(interaction, target, settingKeys.forumSolvedTag, tag || null)]);
+  await privately(
+    interaction,
+    tag
+      ? `"Mark solved" gives the tag **${tag}** in ${where}.`
+      : `"Mark solved" looks for a tag named like "solved" in ${where}.`,
+  );
+}

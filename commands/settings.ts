@@ -4,6 +4,7 @@ import {
   MessageFlags,
   TextInputStyle,
   type APIApplicationCommandStringOption,
+  type APIApplicationCommandSubcommandOption,
 } from 'discord.js';
 import type { NewSettingChange, SettingScope } from '../db/place-settings.ts';
 import { currentTools } from '../src/agent/tool-registry.ts';
@@ -22,7 +23,12 @@ import {
   setLogChannel,
 } from './settings-log-channel.ts';
 import { contentCheckSubcommand, setContentCheck } from './settings-content-check.ts';
-import { forumAnswersSubcommand, setForumAnswers } from './settings-forum-answers.ts';
+import {
+  forumAnswersSubcommand,
+  forumSolvedTagSubcommand,
+  setForumAnswers,
+  setForumSolvedTag,
+} from './settings-forum-answers.ts';
 import { guildOnly, inheritChoice, modelChoices, moderatorVisibility, privately } from './shared.ts';
 
 /**
@@ -43,6 +49,28 @@ const scopeOption: APIApplicationCommandStringOption = {
     { name: 'the whole server', value: 'server' },
   ],
 };
+
+/** `/settings tools name: enabled:`: a tool, or every tool of an MCP server, switched on or off here. */
+function toolsSubcommand(
+  scopeOption: NonNullable<APIApplicationCommandSubcommandOption['options']>[number],
+): APIApplicationCommandSubcommandOption {
+  return {
+    type: ApplicationCommandOptionType.Subcommand,
+    name: 'tools',
+    description: 'Switch a tool, or every tool of an MCP server, on or off here.',
+    options: [
+      {
+        type: ApplicationCommandOptionType.String,
+        name: 'name',
+        description: 'The tool or MCP server.',
+        required: true,
+        autocomplete: true,
+      },
+      { type: ApplicationCommandOptionType.Boolean, name: 'enabled', description: 'On or off.', required: true },
+      scopeOption,
+    ],
+  };
+}
 
 export const settings = defineCommand({
   name: 'settings',
@@ -95,29 +123,10 @@ export const settings = defineCommand({
           scopeOption,
         ],
       },
-      {
-        type: ApplicationCommandOptionType.Subcommand,
-        name: 'tools',
-        description: 'Switch a tool, or every tool of an MCP server, on or off here.',
-        options: [
-          {
-            type: ApplicationCommandOptionType.String,
-            name: 'name',
-            description: 'The tool or MCP server.',
-            required: true,
-            autocomplete: true,
-          },
-          {
-            type: ApplicationCommandOptionType.Boolean,
-            name: 'enabled',
-            description: 'On or off.',
-            required: true,
-          },
-          scopeOption,
-        ],
-      },
+      toolsSubcommand(scopeOption),
       contentCheckSubcommand(scopeOption),
       forumAnswersSubcommand(scopeOption),
+      forumSolvedTagSubcommand(scopeOption),
       {
         type: ApplicationCommandOptionType.Subcommand,
         name: 'reset',
@@ -173,6 +182,7 @@ export const settings = defineCommand({
     }
     if (subcommand === 'content-check') return setContentCheck(interaction, context, target, where);
     if (subcommand === 'forum-answers') return setForumAnswers(interaction, context, target, where);
+    if (subcommand === 'forum-solved-tag') return setForumSolvedTag(interaction, context, target, where);
     if (subcommand === 'reset') {
       // The log channel is not one of the place's ways of answering: `/settings log-channel` alone clears it.
       const set = placeSettings

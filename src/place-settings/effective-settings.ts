@@ -15,6 +15,8 @@ export const settingKeys = {
   contentCheck: 'content_check',
   /** Whether every new post of a forum is answered, mentioned or not (`/settings forum-answers`). */
   forumAnswers: 'forum_answers',
+  /** The forum tag "Mark solved" applies (`/settings forum-solved-tag`), by name. */
+  forumSolvedTag: 'forum_solved_tag',
 } as const;
 export const toolKey = (name: string) => `tool:${name}`;
 
@@ -48,6 +50,8 @@ export interface EffectiveSettings {
   contentCheck: Sourced<boolean>;
   /** Whether every new post of a forum here is answered, not only those that mention the bot: off unless switched on. */
   forumAnswers: Sourced<boolean>;
+  /** The tag a forum post marked solved gets, by name; null: a tag named like "solved", if the forum has one. */
+  forumSolvedTag: Sourced<string> | null;
 }
 
 /** The places a setting is looked for, nearest first. */
@@ -77,6 +81,7 @@ export function effectiveSettings(
   const modelOnly = nearest(settingKeys.modelOnly);
   const contentCheck = nearest(settingKeys.contentCheck);
   const forumAnswers = nearest(settingKeys.forumAnswers);
+  const forumSolvedTag = nearest(settingKeys.forumSolvedTag);
   // "Threads keep this model": a thread's own choice, made before, no longer counts.
   const model = nearest(
     settingKeys.model,
@@ -101,6 +106,7 @@ export function effectiveSettings(
     forumAnswers: forumAnswers
       ? { value: forumAnswers.value === 'on', change: forumAnswers }
       : { value: false, change: null },
+    forumSolvedTag: forumSolvedTag ? { value: forumSolvedTag.value!, change: forumSolvedTag } : null,
   };
 }
 

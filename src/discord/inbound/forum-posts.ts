@@ -6,11 +6,11 @@
  * A post is a conversation as a thread is: answered when the bot is mentioned, or every new post
  * where a moderator switched that on (`/settings forum-answers`); follow-ups need no mention.
  */
-import { type AnyThreadChannel, ChannelType, type Message } from 'discord.js';
+import { type AnyThreadChannel, type Channel, ChannelType, type Message } from 'discord.js';
 
 /** Whether the channel is a post of a forum or media channel. */
-export function isForumPost(channel: Message['channel']): channel is AnyThreadChannel {
-  const parent = channel.isThread() ? channel.parent : null;
+export function isForumPost(channel: Channel | null | undefined): channel is AnyThreadChannel {
+  const parent = channel?.isThread() ? channel.parent : null;
   return parent?.type === ChannelType.GuildForum || parent?.type === ChannelType.GuildMedia;
 }
 

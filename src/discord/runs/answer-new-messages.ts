@@ -14,6 +14,7 @@ import { type PostTarget, postingChannel, type TargetToBe } from '../outbound/po
 import { beforeModel } from './before-model.ts';
 import { answerWithRun, type DiscordRunPlan, describePlace, type PlanServices } from './run-in-discord.ts';
 import { resumeCutOffRun } from './resume-run.ts';
+import { offerToMarkSolved } from './forum-solved.ts';
 
 /** Handles a conversation's queued work: cut-off runs to resume first, then the new messages as one batch. */
 export async function answerQueuedWork(
@@ -73,6 +74,7 @@ async function answerNewMessages(
   const triggerIds = passed.messages.map((item) => item.storedId);
   const window = deps.memory.loadWindow(conversation.id, triggerIds, choice.window);
   if (window.input.length === 0) return; // Every message of the batch was deleted while it waited.
+  const answeredBefore = deps.store.runs.postedAny(conversation.id);
   await answerWithRun(deps, {
     conversation,
     choice,
@@ -84,6 +86,11 @@ async function answerNewMessages(
     resumedFrom: null,
     calledBefore: [],
   });
+  // The first answer in a forum post: "Mark solved" is offered under it (forum-solved.ts).
+  if (!answeredBefore && deps.store.runs.postedAny(conversation.id))
+    await offerToMarkSolved((await target).channel, deps).catch((error: unknown) =>
+      deps.logger.warn({ err: error, conversation: conversation.key }, 'could not offer to mark the post solved'),
+    );
 }
 
 /** The answer replies to the last message it answers when that message is where the answer goes. */

@@ -65,7 +65,10 @@ export function channelRoutes({
         if (
           !owner &&
           !world.botMay(Bits.ManageThreads) &&
-          (changes.name != null || changes.archived != null || changes.auto_archive_duration != null)
+          (changes.name != null ||
+            changes.archived != null ||
+            changes.auto_archive_duration != null ||
+            changes.applied_tags != null)
         ) {
           throw missingPermissions();
         }

@@ -12,7 +12,7 @@ import {
 } from 'discord.js';
 import type { FakeGateway } from './gateway.ts';
 import { baseMessage } from './messages.ts';
-import { threadExists, wrongChannelType } from './http-errors.ts';
+import { invalidFormBody, threadExists, wrongChannelType } from './http-errors.ts';
 import { botThreadMember } from './payloads.ts';
 import type { FakeMessage, FakeThread } from './types.ts';
 import { discordTimestamp, isThread, noFlags, type World } from './world.ts';
@@ -144,6 +144,8 @@ export interface ThreadChanges {
   auto_archive_duration?: number | null;
   rate_limit_per_user?: number | null;
   invitable?: boolean | null;
+  /** A forum post's tags (at most 5, each one of its forum's). */
+  applied_tags?: string[] | null;
 }
 
 /** Applies a PATCH to a thread and dispatches THREAD_UPDATE. */
@@ -160,6 +162,11 @@ export async function updateThread(
     metadata.auto_archive_duration = changes.auto_archive_duration as ThreadAutoArchiveDuration;
   }
   if (changes.locked !== undefined && changes.locked !== null) metadata.locked = changes.locked;
+  if (changes.applied_tags !== undefined && changes.applied_tags !== null) {
+    // https://discord.com/developers/docs/resources/channel#modify-channel-json-params-thread (at most 5)
+    if (changes.applied_tags.length > 5) throw invalidFormBody({ applied_tags: 'Must be 5 or fewer in length.' });
+    thread.applied_tags = changes.applied_tags;
+  }
   if (changes.invitable !== undefined && changes.invitable !== null && thread.type === ChannelType.PrivateThread)
     metadata.invitable = changes.invitable;
   if (changes.archived !== undefined && changes.archived !== null && changes.archived !== metadata.archived) {
