@@ -1,7 +1,7 @@
 /**
  * `npm run move-server` as an operator runs it: the compiled script (dist/move-server.js) as a
  * process, on real databases filled by the real agent. A move exits 0 and says what it moved
- * (refusals: move-server-refusals.test.ts).
+ * (refusals: move-server-refusals.bot.test.ts).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,7 +1,7 @@
 /**
  * MCP elicitation over streamable HTTP, against server-everything: a request for input comes on the
  * stream of the call that made it, so with two calls in flight each is put to its own asker (over
- * stdio, which does not say, both are declined: mcp-elicitation.test.ts).
+ * stdio, which does not say, both are declined: mcp-elicitation.bot.test.ts).
  */
 import { afterEach, expect, it } from 'vitest';
 import type { InputRequest, ToolContext } from '../../src/agent/tool.ts';

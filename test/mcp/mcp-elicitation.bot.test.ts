@@ -1,7 +1,7 @@
 /**
  * MCP elicitation at the connection: a request for input reaches the `askInput` port of the call
  * that made it; where there is no port (the terminal, `/tool`) or the call cannot be told apart
- * (two in flight), it is declined and logged, and nobody is asked. (In Discord: test/discord/mcp-elicitation.bot.test.ts.)
+ * (two in flight), it is declined and logged, and nobody is asked. (In Discord: test/discord/runs/mcp-elicitation.bot.test.ts.)
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InputRequest, ToolContext } from '../../src/agent/tool.ts';

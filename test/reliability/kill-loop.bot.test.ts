@@ -10,7 +10,7 @@
  *   message is posted twice;
  * - no tool call runs twice: each tool_call_id has one step, and `remind_me` (whose every run adds
  *   a row) left exactly as many reminders as it has finished steps.
- * test/discord/crash.bot.test.ts kills once at each point with exact scripts; this loop keeps going,
+ * test/discord/runs/crash.bot.test.ts kills once at each point with exact scripts; this loop keeps going,
  * with a model that answers whatever it is asked, so that no count depends on timing.
  */
 import { mkdtempSync } from 'node:fs';

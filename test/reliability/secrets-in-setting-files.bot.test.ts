@@ -1,5 +1,5 @@
 /**
- * The secrets test (secrets.test.ts) for the secrets that MODELS_FILE and MCP_CONFIG read through
+ * The secrets test (secrets.bot.test.ts) for the secrets that MODELS_FILE and MCP_CONFIG read through
  * `${VAR}`: the models' keys, an MCP server's env and headers. Through the compiled bot against
  * the fakes, with the most verbose logs, they appear in no log line, no request Discord received
  * (the commands registered with their /model choices among them), no /settings show, and no
