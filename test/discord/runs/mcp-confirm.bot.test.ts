@@ -5,18 +5,11 @@
  * The outcome is in the step log and goes to `onDestructiveTool`.
  */
 import { PermissionFlagsBits } from 'discord.js';
-import { afterEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../../src/agent/logger.ts';
-import { McpConnection } from '../../../src/mcp/mcp-connection.ts';
+import { describe, expect, it } from 'vitest';
 import type { DestructiveToolEvent } from '../../../src/discord/runs/tool-confirmation.ts';
-import {
-  askInGeneral,
-  type BotWorld,
-  startBotWorld,
-  waitForBotPosts,
-  waitForQuestion,
-} from '../../support/bot-harness.ts';
-import { testServerConfig, testTimings } from '../../support/mcp-test-server.ts';
+import { askInGeneral, type BotWorld, waitForBotPosts, waitForQuestion } from '../../support/bot-harness.ts';
+import { testServerConfig } from '../../support/mcp-test-server.ts';
+import { useMcpWorld } from '../../support/mcp-world.ts';
 import { moderatorRole, settings, worldHolder } from '../../support/place-settings-world.ts';
 import {
   type ChatRequest,
@@ -26,27 +19,17 @@ import {
   toolCalls,
 } from '../../support/fake-model.ts';
 
-let world: BotWorld | undefined;
-let server: McpConnection | undefined;
-afterEach(async () => {
-  await world?.close();
-  await server?.close();
-  world = undefined;
-  server = undefined;
-});
-
-const timings = testTimings;
+const mcp = useMcpWorld();
 
 async function start(options: { toolConfirmMs?: number } = {}) {
-  server = new McpConnection(testServerConfig('test'), silentLogger, timings);
-  await server.start();
   const heard: DestructiveToolEvent[] = [];
-  const w = (world = await startBotWorld(
+  const w = await mcp.start(
+    testServerConfig('test'),
     { toolConfirmMs: options.toolConfirmMs ?? 60_000, moderatorRoleIds: [moderatorRole] },
     {},
     {},
-    { toolServers: [server], onDestructiveTool: (event) => heard.push(event), logPaceMs: 20 },
-  ));
+    { onDestructiveTool: (event) => heard.push(event), logPaceMs: 20 },
+  );
   worldHolder.world = w;
   return { w, heard };
 }

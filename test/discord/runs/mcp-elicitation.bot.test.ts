@@ -5,37 +5,23 @@
  * and reaches the tool; another member's press is refused privately; no answer in time, or Decline,
  * answers the tool too. The step log names the fields asked and the answer, never the values.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../../src/agent/logger.ts';
-import { McpConnection } from '../../../src/mcp/mcp-connection.ts';
-import { askInGeneral, type BotWorld, mentionOf, startBotWorld, waitForQuestion } from '../../support/bot-harness.ts';
+import { describe, expect, it } from 'vitest';
+import { askInGeneral, type BotWorld, mentionOf, waitForQuestion } from '../../support/bot-harness.ts';
 import type { FakeAuthor } from '../../support/fake-discord/shared-types.ts';
 import type { McpServerConfig } from '../../../src/mcp/mcp-config.ts';
 import { everythingServerConfig } from '../../support/mcp-reference-servers.ts';
-import { testServerConfig, testTimings } from '../../support/mcp-test-server.ts';
+import { testServerConfig } from '../../support/mcp-test-server.ts';
+import { useMcpWorld } from '../../support/mcp-world.ts';
 import { finalAnswer, lastToolMessage, toolCalls } from '../../support/fake-model.ts';
 
-let world: BotWorld | undefined;
-let server: McpConnection | undefined;
-afterEach(async () => {
-  await world?.close();
-  await server?.close();
-  world = undefined;
-  server = undefined;
-});
-
-const timings = testTimings;
+const mcp = useMcpWorld();
 
 async function start(options: { toolConfirmMs?: number; config?: McpServerConfig } = {}) {
-  server = new McpConnection(options.config ?? testServerConfig('test'), silentLogger, timings);
-  await server.start();
-  world = await startBotWorld(
+  return mcp.start(
+    options.config ?? testServerConfig('test'),
     { toolConfirmMs: options.toolConfirmMs ?? 60_000 },
     { toolTimeoutMs: 60_000 },
-    {},
-    { toolServers: [server] },
   );
-  return world;
 }
 
 /** Bob asks; the model calls `tool`; resolves with the request for input once it is posted, and what the tool returned. */

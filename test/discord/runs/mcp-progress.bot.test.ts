@@ -3,31 +3,19 @@
  * `slow` tool tells its progress after each step; the bot posts a progress line, edits it at most
  * once a second, and edits it into the turn's tool post at the end.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../../src/agent/logger.ts';
-import { McpConnection } from '../../../src/mcp/mcp-connection.ts';
-import { askInGeneral, type BotWorld, startBotWorld } from '../../support/bot-harness.ts';
+import { describe, expect, it } from 'vitest';
+import { askInGeneral } from '../../support/bot-harness.ts';
 import { finalAnswer, toolCalls } from '../../support/fake-model.ts';
-import { testServerConfig, testTimings } from '../../support/mcp-test-server.ts';
+import { testServerConfig } from '../../support/mcp-test-server.ts';
+import { useMcpWorld } from '../../support/mcp-world.ts';
 
-let world: BotWorld | undefined;
-let server: McpConnection | undefined;
-afterEach(async () => {
-  await world?.close();
-  await server?.close();
-  world = undefined;
-  server = undefined;
-});
-
-const timings = testTimings;
+const mcp = useMcpWorld();
 
 const progressLine = /^🔧 \*\*test__slow\*\* … (\d+)% \(step \d of 5\)$/;
 
 describe('a long MCP tool in a thread', () => {
   it('shows its progress, edited at most once a second, then its tool post in the same message', async () => {
-    server = new McpConnection(testServerConfig('test'), silentLogger, timings);
-    await server.start();
-    const w = (world = await startBotWorld({}, {}, {}, { toolServers: [server] }));
+    const w = await mcp.start(testServerConfig('test'));
     const args = { steps: 5, stepMs: 700 };
     w.model.enqueue(toolCalls({ name: 'test__slow', arguments: args }), finalAnswer('It is done.', ['test__slow']));
     const { asked, thread } = await askInGeneral(w, 'run the slow tool');

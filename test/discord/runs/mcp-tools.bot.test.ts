@@ -1,27 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../../src/agent/logger.ts';
-import { McpConnection } from '../../../src/mcp/mcp-connection.ts';
-import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../../support/bot-harness.ts';
+import { describe, expect, it } from 'vitest';
+import { type BotWorld, mentionOf, waitForBotPosts } from '../../support/bot-harness.ts';
 import { dataUrlOf, imageUrlsOf, png } from '../../support/images.ts';
-import { testServerConfig, testTimings } from '../../support/mcp-test-server.ts';
+import { testServerConfig } from '../../support/mcp-test-server.ts';
+import { useMcpWorld } from '../../support/mcp-world.ts';
 import { finalAnswer, toolCalls } from '../../support/fake-model.ts';
 
-let world: BotWorld | undefined;
-let server: McpConnection | undefined;
-afterEach(async () => {
-  await world?.close();
-  await server?.close();
-  world = undefined;
-  server = undefined;
-});
-
-const timings = testTimings;
+const mcp = useMcpWorld();
 
 async function startWithServer(options: { moderatorOnly?: boolean } = {}): Promise<BotWorld> {
-  server = new McpConnection(testServerConfig('test', options), silentLogger, timings);
-  await server.start();
-  world = await startBotWorld({}, {}, {}, { toolServers: [server] });
-  return world;
+  return mcp.start(testServerConfig('test', options));
 }
 
 /** Bob starts a conversation (Ada is a moderator in the fake server; Bob is not). */
@@ -71,9 +58,7 @@ describe('MCP tools in the bot', () => {
   });
 
   it('/tool posts the images an MCP tool returns as files, and the agent shows them to a model that sees', async () => {
-    server = new McpConnection(testServerConfig('test'), silentLogger, timings);
-    await server.start();
-    const w = (world = await startBotWorld({}, {}, {}, { toolServers: [server], images: { vision: true } }));
+    const w = await mcp.start(testServerConfig('test'), {}, {}, {}, { images: { vision: true } });
     const ran = await w.discord.userRunsCommand({
       name: 'tool',
       subcommand: 'test',
@@ -101,9 +86,7 @@ describe('MCP tools in the bot', () => {
   });
 
   it("a tool's images are posted after its tool post, as its audience says: one for the user never reaches the model, one for the assistant is not posted", async () => {
-    server = new McpConnection(testServerConfig('test'), silentLogger, timings);
-    await server.start();
-    const w = (world = await startBotWorld({}, {}, {}, { toolServers: [server], images: { vision: true } }));
+    const w = await mcp.start(testServerConfig('test'), {}, {}, {}, { images: { vision: true } });
     w.model.enqueue(toolCalls({ name: 'test__screens_for', arguments: {} }), (request) => {
       const [results, shown] = request.messages.slice(-2);
       expect(results).toMatchObject({ role: 'tool', content: expect.stringContaining('three screens') });
