@@ -2,10 +2,8 @@
  * `npm run health`, the container's health check: the bot's own account of itself, read from the
  * file it keeps beside its database.
  */
-import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   gatewayDownLimitMs,
   healthFilePath,
@@ -14,10 +12,8 @@ import {
   judgeHealth,
   judgeShards,
 } from '../../src/health/health-file.ts';
-import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
-import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
+import { useBotProcessWorld } from '../support/bot-process-world.ts';
 import { runScript } from '../support/run-process.ts';
-import { type ScriptedModel, startScriptedModel } from '../support/fake-model.ts';
 
 describe('the health verdict', () => {
   const now = 1_000_000_000;
@@ -77,26 +73,16 @@ describe('the health verdict', () => {
 });
 
 describe('npm run health against the running bot', () => {
-  let discord: FakeDiscord | undefined;
-  let model: ScriptedModel | undefined;
-  let bot: BotProcess | undefined;
-  afterEach(async () => {
-    if (bot && bot.child.exitCode === null && bot.child.signalCode === null) bot.child.kill('SIGKILL');
-    await bot?.exited;
-    await discord?.close();
-    await model?.close();
-  });
+  const world = useBotProcessWorld('health-');
 
   it('says healthy once the bot is ready, and unhealthy once it has stopped', async () => {
-    discord = await startFakeDiscord();
-    model = await startScriptedModel();
-    const databasePath = join(mkdtempSync(join(tmpdir(), 'health-')), 'bot.sqlite');
+    const { databasePath } = world;
     const health = () => runScript('src/health.ts', { cwd: tmpdir(), env: { DATABASE_PATH: databasePath } });
 
     const before = await health();
     expect(before).toMatchObject({ code: 1, stdout: expect.stringContaining('unhealthy: no health file') });
 
-    bot = await startBotProcess(discord, model, databasePath);
+    const bot = await world.start();
     await bot.waitForLog('ready');
     expect(await health()).toMatchObject({
       code: 0,

@@ -4,51 +4,31 @@
  * OTLP/HTTP protocols, each body decoded against the OTLP schema; flushed at shutdown (SIGTERM); a
  * failed run ends in error; message contents only when asked for; nothing loaded when unset.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
-import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
-import {
-  apiError,
-  finalAnswer,
-  reportingCache,
-  type ScriptedModel,
-  startScriptedModel,
-  toolCalls,
-} from '../support/fake-model.ts';
+import type { BotProcess } from '../support/bot-process.ts';
+import { useBotProcessWorld } from '../support/bot-process-world.ts';
+import { apiError, finalAnswer, reportingCache, toolCalls } from '../support/fake-model.ts';
 import { attributesOf, type FakeOtlp, startFakeOtlp } from '../support/fake-otlp.ts';
 
-let discord: FakeDiscord;
-let model: ScriptedModel;
 let otlp: FakeOtlp;
-let folder: string;
-let bot: BotProcess | undefined;
 beforeEach(async () => {
-  discord = await startFakeDiscord();
-  model = await startScriptedModel();
   otlp = await startFakeOtlp();
-  folder = mkdtempSync(join(tmpdir(), 'otel-'));
 });
+// Registered first, so it runs after the world's teardown has stopped the bot.
 afterEach(async () => {
-  if (bot && bot.child.exitCode === null) bot.child.kill('SIGKILL');
-  await bot?.exited;
-  bot = undefined;
-  await discord.close();
-  await model.close();
   await otlp.close();
 });
+const world = useBotProcessWorld('otel-');
+let bot: BotProcess | undefined;
 
 const probe = new URL('../support/loaded-modules-probe.mjs', import.meta.url).pathname;
 
 /** Starts the bot with these variables, its loaded modules written down. */
 async function start(env: Record<string, string>): Promise<BotProcess> {
-  bot = await startBotProcess(
-    discord,
-    model,
-    join(folder, 'bot.sqlite'),
-    { LOADED_MODULES_FILE: join(folder, 'loaded.txt'), ...env },
+  bot = await world.start(
+    { LOADED_MODULES_FILE: join(world.folder, 'loaded.txt'), ...env },
     { nodeArgs: ['--import', probe] },
   );
   return bot;
@@ -56,14 +36,17 @@ async function start(env: Record<string, string>): Promise<BotProcess> {
 
 /** Ada asks in #general, and the bot answers (or says why not) in the thread. */
 async function askAndWait(question: string): Promise<void> {
-  await discord.userSays({
-    channelId: discord.channels.general,
+  await world.discord.userSays({
+    channelId: world.discord.channels.general,
     author: 'ada',
-    content: `<@${discord.botUser.id}> ${question}`,
-    mentions: [discord.botUser.id],
+    content: `<@${world.discord.botUser.id}> ${question}`,
+    mentions: [world.discord.botUser.id],
   });
-  const thread = await discord.waitFor(() => discord.threads()[0], { what: 'the thread' });
-  await discord.waitFor(() => discord.botMessages(thread.id).length > 0, { what: 'the reply', timeoutMs: 15_000 });
+  const thread = await world.discord.waitFor(() => world.discord.threads()[0], { what: 'the thread' });
+  await world.discord.waitFor(() => world.discord.botMessages(thread.id).length > 0, {
+    what: 'the reply',
+    timeoutMs: 15_000,
+  });
 }
 
 /** SIGTERM, as a process manager stops the bot: what is left is exported before it exits. */
@@ -73,7 +56,7 @@ async function stop(): Promise<void> {
 }
 
 const loadedOpenTelemetry = () =>
-  readFileSync(join(folder, 'loaded.txt'), 'utf8')
+  readFileSync(join(world.folder, 'loaded.txt'), 'utf8')
     .split('\n')
     .filter((url) => /otel-pipeline|@opentelemetry/.test(url));
 
@@ -91,7 +74,7 @@ describe.each([
       OTEL_SERVICE_NAME: 'bot-under-test',
       ...(conventions === 'latest' && { OTEL_SEMCONV_STABILITY_OPT_IN: 'gen_ai_latest_experimental' }),
     });
-    model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '6*7' } }), finalAnswer('It is 42.'));
+    world.model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '6*7' } }), finalAnswer('It is 42.'));
     await askAndWait('what is six times seven?');
     await stop();
 
@@ -164,7 +147,7 @@ describe('a failed run, and message contents', () => {
       OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${otlp.url}/v1/traces`,
       OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true',
     });
-    model.enqueue(
+    world.model.enqueue(
       toolCalls({ name: 'calculator', arguments: { expression: '6*7' } }),
       apiError(400, 'this model does not take that request'),
     );
@@ -194,10 +177,10 @@ describe('a failed run, and message contents', () => {
 describe('with no OTLP endpoint', () => {
   it('loads nothing of OpenTelemetry, and answers as before', async () => {
     await start({ OTEL_SERVICE_NAME: 'bot-under-test' });
-    model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '6*7' } }), finalAnswer('It is 42.'));
+    world.model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '6*7' } }), finalAnswer('It is 42.'));
     await askAndWait('what is six times seven?');
     await stop();
-    const loaded = readFileSync(join(folder, 'loaded.txt'), 'utf8');
+    const loaded = readFileSync(join(world.folder, 'loaded.txt'), 'utf8');
     expect(loaded).toContain('/dist/main.js');
     expect(loadedOpenTelemetry()).toEqual([]);
     expect(otlp.exports).toEqual([]);
@@ -209,7 +192,7 @@ describe('a collector that cannot be reached', () => {
     const gone = await startFakeOtlp();
     await gone.close();
     await start({ OTEL_EXPORTER_OTLP_ENDPOINT: gone.url, OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=otel-secret-token' });
-    model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '6*7' } }), finalAnswer('It is 42.'));
+    world.model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '6*7' } }), finalAnswer('It is 42.'));
     await askAndWait('what is six times seven?');
     await stop();
     expect(bot!.stdout).toContain('"msg":"OpenTelemetry export failed"');
@@ -220,7 +203,7 @@ describe('a collector that cannot be reached', () => {
 describe('cached prompt tokens', () => {
   it('reach the chat and invoke_agent spans as gen_ai.usage.cache_read.input_tokens, where the server said them', async () => {
     await start({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
-    model.enqueue(
+    world.model.enqueue(
       reportingCache(toolCalls({ name: 'calculator', arguments: { expression: '6*7' } }), 64, 'openai'),
       reportingCache(finalAnswer('It is 42.'), 90, 'llama.cpp'),
     );

@@ -6,20 +6,11 @@
  * observation; with no provider the tool is not offered; the key reaches neither the model server
  * nor Discord.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../db/store.ts';
-import { type BotProcess, startBotProcess } from '../support/bot-process.ts';
-import { type FakeDiscord, startFakeDiscord } from '../support/fake-discord.ts';
-import {
-  type ChatRequest,
-  finalAnswer,
-  type ScriptedModel,
-  startScriptedModel,
-  toolCalls,
-} from '../support/fake-model.ts';
+import type { BotProcess } from '../support/bot-process.ts';
+import { useBotProcessWorld } from '../support/bot-process-world.ts';
+import { type ChatRequest, finalAnswer, toolCalls } from '../support/fake-model.ts';
 import { startFakeBrave } from '../support/fake-search/brave.ts';
 import { startFakeSearxng } from '../support/fake-search/searxng.ts';
 import type { FakePage, FakeSearch } from '../support/fake-search/server.ts';
@@ -40,43 +31,31 @@ const pages: FakePage[] = [
 ];
 const madeUp = 'https://invented.example/launch-facts';
 
-let discord: FakeDiscord;
-let model: ScriptedModel;
 let provider: FakeSearch | undefined;
-let bot: BotProcess | undefined;
-let databasePath: string;
-
-beforeEach(async () => {
-  discord = await startFakeDiscord();
-  model = await startScriptedModel();
-  databasePath = join(mkdtempSync(join(tmpdir(), 'web-search-')), 'bot.sqlite');
-});
+// Registered first, so it runs after the world's teardown has stopped the bot.
 afterEach(async () => {
-  bot?.child.kill('SIGKILL');
-  await bot?.exited;
-  bot = undefined;
   await provider?.close();
   provider = undefined;
-  await discord.close();
-  await model.close();
 });
+const world = useBotProcessWorld('web-search-');
+let bot: BotProcess | undefined;
 
 async function start(env: Record<string, string>) {
-  bot = await startBotProcess(discord, model, databasePath, { TOOL_POSTS: 'off', ...env });
+  bot = await world.start({ TOOL_POSTS: 'off', ...env });
 }
 
 /** Asks the bot in a new thread; resolves with its answer there. */
 async function ask(text: string) {
-  await discord.userSays({
-    channelId: discord.channels.general,
+  await world.discord.userSays({
+    channelId: world.discord.channels.general,
     author: 'ada',
-    content: `<@${discord.botUser.id}> ${text}`,
-    mentions: [discord.botUser.id],
+    content: `<@${world.discord.botUser.id}> ${text}`,
+    mentions: [world.discord.botUser.id],
   });
-  const thread = await discord.waitFor(() => discord.threads()[0], { what: 'a thread' });
+  const thread = await world.discord.waitFor(() => world.discord.threads()[0], { what: 'a thread' });
   // The answer is the message that is not a tool post.
-  const answer = await discord.waitFor(
-    () => discord.botMessages(thread.id).find((message) => !message.content.startsWith('🔧')),
+  const answer = await world.discord.waitFor(
+    () => world.discord.botMessages(thread.id).find((message) => !message.content.startsWith('🔧')),
     { what: 'the answer', timeoutMs: 15_000 },
   );
   return answer.content;
@@ -86,7 +65,7 @@ const toolNames = (request: ChatRequest) => (request.tools ?? []).map((tool) => 
 
 /** The model searches once, then answers citing two results (one written loosely) and one URL no tool showed. */
 function scriptSearchThenAnswer() {
-  model.enqueue(
+  world.model.enqueue(
     (request) => {
       expect(toolNames(request)).toContain('web_search');
       return toolCalls({ name: 'web_search', arguments: { query: 'launch yesterday', count: 2, freshness: 'day' } });
@@ -109,7 +88,7 @@ function scriptSearchThenAnswer() {
 
 /** The final answer's step, as the step log holds it. */
 function finalAnswerStep() {
-  const store = openStore(databasePath);
+  const store = openStore(world.databasePath);
   try {
     return store.db.prepare(`SELECT result, note FROM steps WHERE kind = 'final-answer'`).get() as {
       result: string;
@@ -167,9 +146,9 @@ describe('web search through the bot process', () => {
 
       expect(await ask('what happened at the launch yesterday?')).toBe(expectedAnswer);
       expect(provider.requests).toHaveLength(1);
-      expect(JSON.stringify(model.requests)).not.toContain(key);
-      expect(model.urls.join('\n')).not.toContain(key);
-      for (const request of discord.requests)
+      expect(JSON.stringify(world.model.requests)).not.toContain(key);
+      expect(world.model.urls.join('\n')).not.toContain(key);
+      for (const request of world.discord.requests)
         expect(JSON.stringify({ path: request.path, query: request.query, body: request.body ?? null })).not.toContain(
           key,
         );
@@ -180,7 +159,7 @@ describe('web search through the bot process', () => {
   it('a provider that refuses the key: the model reads why, and answers without', { timeout: 60_000 }, async () => {
     provider = await startFakeBrave(braveKey, pages);
     await start({ BRAVE_API_KEY: 'BSA-wrong-00000000000000', BRAVE_SEARCH_URL: provider.url });
-    model.enqueue(
+    world.model.enqueue(
       toolCalls({ name: 'web_search', arguments: { query: 'launch', count: null, freshness: null } }),
       (request) => {
         expect(request.messages.at(-1)!.content).toMatch(
@@ -215,7 +194,7 @@ describe('web search through the bot process', () => {
       ];
       provider = await startFakeBrave(braveKey, echoing);
       await start({ BRAVE_API_KEY: braveKey, BRAVE_SEARCH_URL: provider.url, TOOL_POSTS: 'all' });
-      model.enqueue(
+      world.model.enqueue(
         toolCalls({ name: 'web_search', arguments: { query: 'launch', count: 2, freshness: null } }),
         (request) => {
           expect(JSON.stringify(request)).not.toContain(braveKey);
@@ -232,13 +211,13 @@ describe('web search through the bot process', () => {
       );
 
       expect(await ask('search something')).toBe('Nothing to see.\n-# 🔧 web_search');
-      const posted = discord
+      const posted = world.discord
         .botMessages()
         .map((message) => message.content)
         .join('\n');
       expect(posted).toContain('[redacted]');
       expect(posted).not.toContain(braveKey);
-      const store = openStore(databasePath);
+      const store = openStore(world.databasePath);
       try {
         expect(JSON.stringify(store.db.prepare('SELECT * FROM steps').all())).not.toContain(braveKey);
       } finally {
@@ -249,7 +228,7 @@ describe('web search through the bot process', () => {
 
   it('WEB_SEARCH=auto with no provider configured: the tool is not offered', { timeout: 60_000 }, async () => {
     await start({});
-    model.enqueue((request) => {
+    world.model.enqueue((request) => {
       expect(toolNames(request)).toEqual(expect.arrayContaining(['fetch_url', 'final_answer']));
       expect(toolNames(request)).not.toContain('web_search');
       return finalAnswer('I cannot search the web.');

@@ -4,56 +4,46 @@
  * named in MODELS_FILE). A flagged question never reaches the model; a flagged piece of an answer
  * is never shown; an outage follows CONTENT_CHECK_ON_ERROR; moderators switch checks per place.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ContentFlagRow } from '../../../db/content-flags.ts';
 import { openStore } from '../../../db/store.ts';
 import { questionNotAnswered } from '../../../src/discord/runs/question-check.ts';
-import { type BotProcess, startBotProcess } from '../../support/bot-process.ts';
+import type { BotProcess } from '../../support/bot-process.ts';
+import { useBotProcessWorld } from '../../support/bot-process-world.ts';
 import { runScript } from '../../support/run-process.ts';
 import { type FakeContentCheck, moderationText, startFakeContentCheck } from '../../support/fake-content-check.ts';
-import { type FakeDiscord, startFakeDiscord } from '../../support/fake-discord.ts';
-import { finalAnswer, type ScriptedModel, type ScriptedReply, startScriptedModel } from '../../support/fake-model.ts';
+import { finalAnswer, type ScriptedReply } from '../../support/fake-model.ts';
 import { chunkEvent } from '../../support/fake-model/server.ts';
 import { png } from '../../support/images.ts';
 
 // Each test starts the compiled bot as a process of its own, and waits on three fakes.
 vi.setConfig({ testTimeout: 40_000 });
 
-let discord: FakeDiscord;
-let model: ScriptedModel;
 let check: FakeContentCheck;
-let folder: string;
-let bot: BotProcess | undefined;
 beforeEach(async () => {
-  discord = await startFakeDiscord();
-  model = await startScriptedModel();
   check = await startFakeContentCheck('FORBIDDEN');
-  folder = mkdtempSync(join(tmpdir(), 'content-check-'));
 });
+// Registered first, so it runs after the world's teardown has stopped the bot.
 afterEach(async () => {
-  bot?.child.kill('SIGKILL');
-  await bot?.exited;
-  bot = undefined;
-  await discord.close();
-  await model.close();
   await check.close();
 });
+const world = useBotProcessWorld('content-check-');
+let bot: BotProcess | undefined;
 
 /** The settings of each kind of check, pointing at the fake. */
 const kinds = {
   moderations: () => ({ CONTENT_CHECK: 'moderations', CONTENT_CHECK_BASE_URL: check.baseURL }),
   guard: () => {
-    const file = join(folder, 'models.yaml');
+    const file = join(world.folder, 'models.yaml');
     writeFileSync(
       file,
       [
         'default: main',
         'models:',
         '  - name: main',
-        `    base_url: ${model.baseURL}`,
+        `    base_url: ${world.model.baseURL}`,
         '    model: scripted-model',
         '  - name: guard',
         `    base_url: ${check.baseURL}`,
@@ -65,7 +55,7 @@ const kinds = {
 };
 
 const start = async (env: Record<string, string>) => {
-  bot = await startBotProcess(discord, model, join(folder, 'bot.sqlite'), {
+  bot = await world.start({
     STREAM_ANSWERS: 'off',
     TOOL_POSTS: 'off',
     USER_MESSAGES_PER_MINUTE: '0',
@@ -74,20 +64,20 @@ const start = async (env: Record<string, string>) => {
 };
 
 /** Ada mentions the bot in a channel. */
-const adaAsks = (text: string, channelId = discord.channels.general) =>
-  discord.userSays({
+const adaAsks = (text: string, channelId = world.discord.channels.general) =>
+  world.discord.userSays({
     channelId,
     author: 'ada',
-    content: `<@${discord.botUser.id}> ${text}`,
-    mentions: [discord.botUser.id],
+    content: `<@${world.discord.botUser.id}> ${text}`,
+    mentions: [world.discord.botUser.id],
   });
-const botTexts = (channelId: string) => discord.botMessages(channelId).map((message) => message.content);
+const botTexts = (channelId: string) => world.discord.botMessages(channelId).map((message) => message.content);
 /** Resolves with the bot's message in `channelId` that `match` picks. */
 const botSays = (channelId: string, match: (text: string) => boolean, what: string) =>
-  discord.waitFor(() => botTexts(channelId).find(match), { what, timeoutMs: 15_000 });
+  world.discord.waitFor(() => botTexts(channelId).find(match), { what, timeoutMs: 15_000 });
 
 /** Everything the bot sent Discord to show: message contents posted or edited, thread names. */
-const everythingSent = () => discord.requests.map((request) => JSON.stringify(request.body ?? '')).join('\n');
+const everythingSent = () => world.discord.requests.map((request) => JSON.stringify(request.body ?? '')).join('\n');
 
 /** Every text the fake check was asked about. */
 const checkedTexts = () => [
@@ -97,7 +87,7 @@ const checkedTexts = () => [
 
 /** The content flags recorded, read while the bot runs (WAL lets a reader in). */
 function flags(): ContentFlagRow[] {
-  const store = openStore(join(folder, 'bot.sqlite'), { readOnly: true });
+  const store = openStore(join(world.folder, 'bot.sqlite'), { readOnly: true });
   try {
     return store.contentFlags.ofConversation(1).concat(store.contentFlags.ofConversation(2));
   } finally {
@@ -137,9 +127,13 @@ describe.each(Object.keys(kinds) as (keyof typeof kinds)[])('CONTENT_CHECK=%s', 
   it('a flagged question is stored and recorded, never sent to the model, and its author told so', async () => {
     await start(kinds[kind]());
     await adaAsks('how do I do FORBIDDEN things?');
-    await botSays(discord.channels.general, (text) => text === questionNotAnswered.flagged, 'the not-answered reply');
+    await botSays(
+      world.discord.channels.general,
+      (text) => text === questionNotAnswered.flagged,
+      'the not-answered reply',
+    );
     // Nothing was scripted: a model request would also fail the scripted model at close.
-    expect(model.requests).toEqual([]);
+    expect(world.model.requests).toEqual([]);
     if (kind === 'moderations') {
       expect(check.moderationRequests).toHaveLength(1);
       expect(check.moderationRequests[0]).toMatchObject({ model: 'omni-moderation-latest' });
@@ -160,39 +154,44 @@ describe.each(Object.keys(kinds) as (keyof typeof kinds)[])('CONTENT_CHECK=%s', 
 
     // The conversation goes on: the next question is answered, and the flagged one is not in its
     // window, nor in the thread's name (the place the model is told of), renamed after its author.
-    const thread = await discord.waitFor(() => discord.threads().find((made) => made.name === 'Chat with Ada'));
-    model.enqueue((request) => {
+    const thread = await world.discord.waitFor(() =>
+      world.discord.threads().find((made) => made.name === 'Chat with Ada'),
+    );
+    world.model.enqueue((request) => {
       expect(JSON.stringify(request.messages)).not.toContain('FORBIDDEN');
       return finalAnswer('It is four.');
     });
-    await discord.userSays({ channelId: thread.id, author: 'ada', content: 'what is 2+2?' });
+    await world.discord.userSays({ channelId: thread.id, author: 'ada', content: 'what is 2+2?' });
     await botSays(thread.id, (text) => text === 'It is four.', 'the next answer');
   });
 
   it('a flagged piece of a live answer is never shown: what was shown ends with a notice', async () => {
     await start({ ...kinds[kind](), STREAM_ANSWERS: 'on' });
     const firstShown = () =>
-      discord.waitFor(() => discord.threads().some((thread) => discord.botMessages(thread.id).length > 0), {
-        what: 'the first piece shown',
-        timeoutMs: 15_000,
-      });
+      world.discord.waitFor(
+        () => world.discord.threads().some((thread) => world.discord.botMessages(thread.id).length > 0),
+        {
+          what: 'the first piece shown',
+          timeoutMs: 15_000,
+        },
+      );
     // The answer ends only once its second piece was either checked or shown: a live edit's turn.
     const restCheckedOrShown = () =>
-      discord.waitFor(
+      world.discord.waitFor(
         () => checkedTexts().some((text) => text.includes('FORBIDDEN')) || everythingSent().includes('FORBIDDEN'),
         {
           what: 'the second piece checked or shown',
           timeoutMs: 15_000,
         },
       );
-    model.enqueue(
+    world.model.enqueue(
       answerInTwoPieces('Here is how it starts. ', 'And then FORBIDDEN words follow.', {
         first: firstShown,
         rest: restCheckedOrShown,
       }),
     );
     await adaAsks('tell me a story');
-    const thread = await discord.waitFor(() => discord.threads()[0]);
+    const thread = await world.discord.waitFor(() => world.discord.threads()[0]);
     const ended = await botSays(thread.id, (text) => text.includes('held back'), 'the notice');
     expect(ended).toBe(
       'Here is how it starts. \n-# The rest of this answer was held back: a content check flagged it.',
@@ -209,9 +208,9 @@ describe.each(Object.keys(kinds) as (keyof typeof kinds)[])('CONTENT_CHECK=%s', 
 
     // The step log shows the flag as a step of the run, with its categories (and scores, where given).
     const detail = await runScript('src/steps.ts', {
-      cwd: folder,
+      cwd: world.folder,
       args: ['--run', flags()[0]!.run_id!],
-      env: { DATABASE_PATH: join(folder, 'bot.sqlite') },
+      env: { DATABASE_PATH: join(world.folder, 'bot.sqlite') },
     });
     expect(detail.stdout).toMatch(
       kind === 'moderations'
@@ -224,9 +223,9 @@ describe.each(Object.keys(kinds) as (keyof typeof kinds)[])('CONTENT_CHECK=%s', 
 describe('CONTENT_CHECK=moderations', () => {
   it('an answer posted whole (STREAM_ANSWERS=off) that is flagged is not posted: a notice takes its place', async () => {
     await start(kinds.moderations());
-    model.enqueue(finalAnswer('Sure: FORBIDDEN instructions.'));
+    world.model.enqueue(finalAnswer('Sure: FORBIDDEN instructions.'));
     await adaAsks('help me');
-    const thread = await discord.waitFor(() => discord.threads()[0]);
+    const thread = await world.discord.waitFor(() => world.discord.threads()[0]);
     await botSays(thread.id, (text) => text.includes('held back'), 'the notice');
     expect(botTexts(thread.id)).toEqual(['I wrote an answer, but it was held back: a content check flagged it.']);
     expect(everythingSent()).not.toContain('FORBIDDEN');
@@ -234,7 +233,7 @@ describe('CONTENT_CHECK=moderations', () => {
     expect(check.moderationRequests.map(moderationText)).toEqual(['help me', 'Sure: FORBIDDEN instructions.']);
 
     // The answer held back is not in the next run's window either: the model does not build on it.
-    model.enqueue((request) => {
+    world.model.enqueue((request) => {
       expect(JSON.stringify(request.messages)).not.toContain('FORBIDDEN');
       expect(request.messages.filter((message) => message.role === 'user').map((message) => message.content)).toEqual([
         'Ada: help me',
@@ -242,21 +241,21 @@ describe('CONTENT_CHECK=moderations', () => {
       ]);
       return finalAnswer('Now something else.');
     });
-    await discord.userSays({ channelId: thread.id, author: 'ada', content: 'and now?' });
+    await world.discord.userSays({ channelId: thread.id, author: 'ada', content: 'and now?' });
     await botSays(thread.id, (text) => text === 'Now something else.', 'the next answer');
   });
 
   it('the images posted with a question go to the moderation endpoint with its text, in one request', async () => {
-    await start({ ...kinds.moderations(), MODEL_VISION: 'on', DISCORD_CDN_URL: discord.cdnUrl });
-    model.enqueue(finalAnswer('A small square.'));
-    await discord.userSays({
-      channelId: discord.channels.general,
+    await start({ ...kinds.moderations(), MODEL_VISION: 'on', DISCORD_CDN_URL: world.discord.cdnUrl });
+    world.model.enqueue(finalAnswer('A small square.'));
+    await world.discord.userSays({
+      channelId: world.discord.channels.general,
       author: 'ada',
-      content: `<@${discord.botUser.id}> what is this?`,
-      mentions: [discord.botUser.id],
+      content: `<@${world.discord.botUser.id}> what is this?`,
+      mentions: [world.discord.botUser.id],
       attachments: [{ filename: 'square.png', contentType: 'image/png', body: png(8, 8) }],
     });
-    const thread = await discord.waitFor(() => discord.threads()[0]);
+    const thread = await world.discord.waitFor(() => world.discord.threads()[0]);
     await botSays(thread.id, (text) => text === 'A small square.', 'the answer');
     expect(check.moderationRequests[0]!.input).toEqual([
       { type: 'text', text: expect.stringContaining('what is this?') },
@@ -269,8 +268,8 @@ describe('CONTENT_CHECK=moderations', () => {
     check.down = true;
     await start(kinds.moderations());
     await adaAsks('hello');
-    await botSays(discord.channels.general, (text) => text === questionNotAnswered.unavailable, 'the refusal');
-    expect(model.requests).toEqual([]);
+    await botSays(world.discord.channels.general, (text) => text === questionNotAnswered.unavailable, 'the refusal');
+    expect(world.model.requests).toEqual([]);
     expect(await bot!.waitForLog('content check unavailable')).toMatchObject({ onError: 'refuse', target: 'question' });
   });
 
@@ -278,8 +277,8 @@ describe('CONTENT_CHECK=moderations', () => {
     check.hanging = true;
     await start({ ...kinds.moderations(), CONTENT_CHECK_TIMEOUT_SECONDS: '1', OPENAI_TIMEOUT_SECONDS: '600' });
     await adaAsks('hello');
-    await botSays(discord.channels.general, (text) => text === questionNotAnswered.unavailable, 'the refusal');
-    expect(model.requests).toEqual([]);
+    await botSays(world.discord.channels.general, (text) => text === questionNotAnswered.unavailable, 'the refusal');
+    expect(world.model.requests).toEqual([]);
     // Asked twice at most: once, and one retry.
     expect(check.received).toBeLessThanOrEqual(2);
     expect(await bot!.waitForLog('content check unavailable')).toMatchObject({ onError: 'refuse', target: 'question' });
@@ -288,42 +287,46 @@ describe('CONTENT_CHECK=moderations', () => {
   it('an outage with CONTENT_CHECK_ON_ERROR=allow: the question is answered, the outage logged', async () => {
     check.down = true;
     await start({ ...kinds.moderations(), CONTENT_CHECK_ON_ERROR: 'allow' });
-    model.enqueue(finalAnswer('Hello there.'));
+    world.model.enqueue(finalAnswer('Hello there.'));
     await adaAsks('hello');
-    const thread = await discord.waitFor(() => discord.threads()[0]);
+    const thread = await world.discord.waitFor(() => world.discord.threads()[0]);
     await botSays(thread.id, (text) => text === 'Hello there.', 'the answer');
     expect(await bot!.waitForLog('content check unavailable')).toMatchObject({ onError: 'allow' });
   });
 
   it('moderators switch checks off in a channel (/settings content-check): other channels are still checked', async () => {
     await start(kinds.moderations());
-    const switched = await discord.userRunsCommand({
+    const switched = await world.discord.userRunsCommand({
       name: 'settings',
       subcommand: 'content-check',
       author: 'ada',
-      channelId: discord.channels.general,
+      channelId: world.discord.channels.general,
       options: { enabled: false },
     });
     expect(await switched.waitForReply()).toMatchObject({
       ephemeral: true,
       content: 'Content checks are off for this channel and its threads.',
     });
-    model.enqueue(finalAnswer('Answered unchecked: FORBIDDEN.'));
+    world.model.enqueue(finalAnswer('Answered unchecked: FORBIDDEN.'));
     await adaAsks('a FORBIDDEN question');
-    const thread = await discord.waitFor(() => discord.threads()[0]);
+    const thread = await world.discord.waitFor(() => world.discord.threads()[0]);
     await botSays(thread.id, (text) => text === 'Answered unchecked: FORBIDDEN.', 'the answer');
     expect(check.moderationRequests).toEqual([]);
 
-    const shown = await discord.userRunsCommand({
+    const shown = await world.discord.userRunsCommand({
       name: 'settings',
       subcommand: 'show',
       author: 'ada',
-      channelId: discord.channels.general,
+      channelId: world.discord.channels.general,
     });
     expect((await shown.waitForReply()).content).toMatch(/- Content checks: off \(set for the channel <#\d+> by Ada/);
 
-    await adaAsks('a FORBIDDEN question', discord.channels.random);
-    await botSays(discord.channels.random, (text) => text === questionNotAnswered.flagged, 'the not-answered reply');
-    expect(model.requests).toHaveLength(1);
+    await adaAsks('a FORBIDDEN question', world.discord.channels.random);
+    await botSays(
+      world.discord.channels.random,
+      (text) => text === questionNotAnswered.flagged,
+      'the not-answered reply',
+    );
+    expect(world.model.requests).toHaveLength(1);
   });
 });

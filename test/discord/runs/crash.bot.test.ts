@@ -1,37 +1,17 @@
-import { mkdtempSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../../db/store.ts';
 import { nonceFor } from '../../../src/discord/outbound/send.ts';
-import { type BotProcess, startBotProcess } from '../../support/bot-process.ts';
-import { type FakeDiscord, startFakeDiscord } from '../../support/fake-discord.ts';
+import type { BotProcess } from '../../support/bot-process.ts';
+import { useBotProcessWorld } from '../../support/bot-process-world.ts';
 import { answer as streamed } from '../../support/model-servers/brain.ts';
 import { compliant } from '../../support/model-servers/quirks.ts';
-import {
-  type ScriptedModel,
-  finalAnswer,
-  startFakeModelServer,
-  startScriptedModel,
-  toolCalls,
-} from '../../support/fake-model.ts';
+import { finalAnswer, startFakeModelServer, toolCalls } from '../../support/fake-model.ts';
 
-let discord: FakeDiscord;
-let model: ScriptedModel;
-let databasePath: string;
+const world = useBotProcessWorld('crash-');
 let bot: BotProcess | undefined;
-beforeEach(async () => {
-  discord = await startFakeDiscord();
-  model = await startScriptedModel();
-  databasePath = join(mkdtempSync(join(tmpdir(), 'crash-')), 'bot.sqlite');
-});
-afterEach(async () => {
-  bot?.child.kill('SIGKILL');
-  await bot?.exited;
+afterEach(() => {
   bot = undefined;
-  await discord.close();
-  await model.close();
 });
 
 async function crash(): Promise<void> {
@@ -41,18 +21,18 @@ async function crash(): Promise<void> {
 
 /** Ada mentions the bot in #general. */
 const adaMentions = (text: string) =>
-  discord.userSays({
-    channelId: discord.channels.general,
+  world.discord.userSays({
+    channelId: world.discord.channels.general,
     author: 'ada',
-    content: `<@${discord.botUser.id}> ${text}`,
-    mentions: [discord.botUser.id],
+    content: `<@${world.discord.botUser.id}> ${text}`,
+    mentions: [world.discord.botUser.id],
   });
 
-const botTexts = (channelId: string) => discord.botMessages(channelId).map((message) => message.content);
+const botTexts = (channelId: string) => world.discord.botMessages(channelId).map((message) => message.content);
 
 /** What the database says of the runs and tool calls, read after the bot is gone. */
 function log() {
-  const store = openStore(databasePath);
+  const store = openStore(world.databasePath);
   const runs = store.db.prepare('SELECT id, status, resumed_from FROM runs ORDER BY started_at, rowid').all() as {
     id: string;
     status: string;
@@ -68,7 +48,7 @@ function log() {
 
 /** The step log's status of a tool call, read from another connection while the bot runs. */
 function toolCallStatus(callId: string): string | undefined {
-  const reader = new BetterSqlite3(databasePath, { readonly: true });
+  const reader = new BetterSqlite3(world.databasePath, { readonly: true });
   try {
     return reader.prepare('SELECT status FROM steps WHERE tool_call_id = ?').pluck().get(callId) as string | undefined;
   } finally {
@@ -78,15 +58,15 @@ function toolCallStatus(callId: string): string | undefined {
 
 describe('SIGKILL at chosen points, then a restart', () => {
   it('while waiting for the model: the run is taken up, answered once, and messages sent while down are answered after', async () => {
-    model.enqueue({ hang: true });
-    bot = await startBotProcess(discord, model, databasePath);
+    world.model.enqueue({ hang: true });
+    bot = await world.start();
     await adaMentions('hello?');
-    const thread = await discord.waitFor(() => discord.threads()[0]);
-    await discord.waitFor(() => model.requests.length === 1, { what: 'the model asked' });
+    const thread = await world.discord.waitFor(() => world.discord.threads()[0]);
+    await world.discord.waitFor(() => world.model.requests.length === 1, { what: 'the model asked' });
     await crash();
-    await discord.userSays({ channelId: thread.id, author: 'ada', content: 'are you there?' });
+    await world.discord.userSays({ channelId: thread.id, author: 'ada', content: 'are you there?' });
 
-    model.enqueue(
+    world.model.enqueue(
       (request) => {
         expect(request.messages.at(-1)).toEqual({ role: 'user', content: 'Ada: hello?' });
         return finalAnswer('Hello, once.');
@@ -96,8 +76,8 @@ describe('SIGKILL at chosen points, then a restart', () => {
         return finalAnswer('Yes, I am back.');
       },
     );
-    bot = await startBotProcess(discord, model, databasePath);
-    await discord.waitFor(() => botTexts(thread.id).length === 2, { what: 'two answers' });
+    bot = await world.start();
+    await world.discord.waitFor(() => botTexts(thread.id).length === 2, { what: 'two answers' });
     await crash();
 
     expect(botTexts(thread.id)).toEqual(['Hello, once.', 'Yes, I am back.']);
@@ -107,16 +87,18 @@ describe('SIGKILL at chosen points, then a restart', () => {
   });
 
   it('between two tool steps: the finished tool call is not run again, and the answer comes once', async () => {
-    model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '6*7' }, id: 'call_once' }), { hang: true });
-    bot = await startBotProcess(discord, model, databasePath);
+    world.model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '6*7' }, id: 'call_once' }), {
+      hang: true,
+    });
+    bot = await world.start();
     await adaMentions('6*7?');
-    const thread = await discord.waitFor(() => discord.threads()[0]);
-    await discord.waitFor(() => model.requests.length === 2, { what: 'the second model call' });
+    const thread = await world.discord.waitFor(() => world.discord.threads()[0]);
+    await world.discord.waitFor(() => world.model.requests.length === 2, { what: 'the second model call' });
     // Its result is written while the model works on the second call (run-log/write-behind.ts).
-    await discord.waitFor(() => toolCallStatus('call_once') === 'ok', { what: 'the tool call recorded' });
+    await world.discord.waitFor(() => toolCallStatus('call_once') === 'ok', { what: 'the tool call recorded' });
     await crash();
 
-    model.enqueue((request) => {
+    world.model.enqueue((request) => {
       expect(request.messages.slice(-3)).toEqual([
         { role: 'user', content: 'Ada: 6*7?' },
         {
@@ -130,8 +112,8 @@ describe('SIGKILL at chosen points, then a restart', () => {
       ]);
       return finalAnswer('42', ['calculator']);
     });
-    bot = await startBotProcess(discord, model, databasePath);
-    await discord.waitFor(() => botTexts(thread.id).includes('42\n-# 🔧 calculator'), { what: 'the answer' });
+    bot = await world.start();
+    await world.discord.waitFor(() => botTexts(thread.id).includes('42\n-# 🔧 calculator'), { what: 'the answer' });
     await crash();
 
     expect(botTexts(thread.id)).toEqual(['🔧 **calculator** `{"expression":"6*7"}` → `42`', '42\n-# 🔧 calculator']);
@@ -139,52 +121,52 @@ describe('SIGKILL at chosen points, then a restart', () => {
   });
 
   it('while the thread is being created: the question is answered in that thread after the restart', async () => {
-    bot = await startBotProcess(discord, model, databasePath);
+    bot = await world.start();
     // The thread is made, but the bot dies before it hears so. Its run starts meanwhile (it does not
     // wait for the thread): its model call is held too, so that the bot dies in both for certain.
-    model.enqueue({ hang: true });
-    discord.holdResponsesMs = 10_000;
+    world.model.enqueue({ hang: true });
+    world.discord.holdResponsesMs = 10_000;
     await adaMentions('are you there?');
-    const thread = await discord.waitFor(() => discord.threads()[0]);
-    await discord.waitFor(() => model.requests.length === 1, { what: 'the model asked meanwhile' });
+    const thread = await world.discord.waitFor(() => world.discord.threads()[0]);
+    await world.discord.waitFor(() => world.model.requests.length === 1, { what: 'the model asked meanwhile' });
     await crash();
-    discord.holdResponsesMs = 0;
+    world.discord.holdResponsesMs = 0;
 
-    model.enqueue((request) => {
+    world.model.enqueue((request) => {
       expect(request.messages.at(-1)).toEqual({ role: 'user', content: 'Ada: are you there?' });
       return finalAnswer('Yes, here.');
     });
-    bot = await startBotProcess(discord, model, databasePath);
-    await discord.waitFor(() => botTexts(thread.id).length === 1, { what: 'the answer in the thread' });
-    await discord.userSays({ channelId: thread.id, author: 'ada', content: 'good' });
-    model.enqueue(finalAnswer('Glad to hear it.'));
-    await discord.waitFor(() => botTexts(thread.id).length === 2, { what: 'the thread still a conversation' });
+    bot = await world.start();
+    await world.discord.waitFor(() => botTexts(thread.id).length === 1, { what: 'the answer in the thread' });
+    await world.discord.userSays({ channelId: thread.id, author: 'ada', content: 'good' });
+    world.model.enqueue(finalAnswer('Glad to hear it.'));
+    await world.discord.waitFor(() => botTexts(thread.id).length === 2, { what: 'the thread still a conversation' });
     await crash();
 
     expect(botTexts(thread.id)).toEqual(['Yes, here.', 'Glad to hear it.']);
   });
 
   it('just after the answer is posted, before the bot heard back: no second answer', async () => {
-    model.enqueue(() => {
+    world.model.enqueue(() => {
       // The answer's POST takes effect, but its response is held: the bot dies before it arrives.
-      discord.holdResponsesMs = 10_000;
+      world.discord.holdResponsesMs = 10_000;
       return finalAnswer('Posted once.');
     });
-    bot = await startBotProcess(discord, model, databasePath);
+    bot = await world.start();
     await adaMentions('once');
-    const thread = await discord.waitFor(() => discord.threads()[0]);
-    await discord.waitFor(() => botTexts(thread.id).includes('Posted once.'), { what: 'the answer posted' });
+    const thread = await world.discord.waitFor(() => world.discord.threads()[0]);
+    await world.discord.waitFor(() => botTexts(thread.id).includes('Posted once.'), { what: 'the answer posted' });
     await crash();
-    discord.holdResponsesMs = 0;
+    world.discord.holdResponsesMs = 0;
 
-    bot = await startBotProcess(discord, model, databasePath);
+    bot = await world.start();
     await bot.waitForLog('interrupted run: its answer is posted');
     await crash();
 
     expect(botTexts(thread.id)).toEqual(['Posted once.']);
     // Not even tried again: Discord's nonce check lasts minutes, a restart may take longer.
     expect(
-      discord.requests.filter(
+      world.discord.requests.filter(
         (request) => request.method === 'POST' && request.path === `/channels/${thread.id}/messages`,
       ),
     ).toHaveLength(1);
@@ -197,28 +179,30 @@ describe('SIGKILL at chosen points, then a restart', () => {
       const text = 'Found again. The answer is finished in the message the killed process posted.';
       writer.enqueue(() => {
         // Every answer from Discord is held from now on: the bot dies before it hears of its post.
-        discord.holdResponsesMs = 10_000;
+        world.discord.holdResponsesMs = 10_000;
         return streamed(text);
       });
       const env = { STREAM_ANSWERS: 'on', MODEL_PROVIDER: 'openai' };
-      bot = await startBotProcess(discord, writer, databasePath, env);
+      bot = await world.start(env, { model: writer });
       await adaMentions('go');
-      const thread = await discord.waitFor(() => discord.threads()[0]);
-      const partial = await discord.waitFor(() => discord.botMessages(thread.id)[0], {
+      const thread = await world.discord.waitFor(() => world.discord.threads()[0]);
+      const partial = await world.discord.waitFor(() => world.discord.botMessages(thread.id)[0], {
         what: 'the first words posted',
       });
       await crash();
-      discord.holdResponsesMs = 0;
+      world.discord.holdResponsesMs = 0;
       // Its model call was not held: the run had its answer; only its post's id never came back.
       expect(log().runs.map((run) => run.status)).toEqual(['answered']);
 
-      bot = await startBotProcess(discord, writer, databasePath, env);
-      await discord.waitFor(() => botTexts(thread.id).join('') === text, { what: 'the answer finished in place' });
+      bot = await world.start(env, { model: writer });
+      await world.discord.waitFor(() => botTexts(thread.id).join('') === text, {
+        what: 'the answer finished in place',
+      });
       await crash();
 
-      expect(discord.botMessages(thread.id).map((message) => message.id)).toEqual([partial.id]);
+      expect(world.discord.botMessages(thread.id).map((message) => message.id)).toEqual([partial.id]);
       expect(
-        discord.requests.filter(
+        world.discord.requests.filter(
           (request) => request.method === 'POST' && request.path === `/channels/${thread.id}/messages`,
         ),
       ).toHaveLength(1);
@@ -239,21 +223,25 @@ describe('SIGKILL at chosen points, then a restart', () => {
       const second = 'Back again. This time the answer is written to its end.';
       writer.enqueue(streamed('Begun. But this answer is cut off by a kill.'), streamed(second));
       const env = { STREAM_ANSWERS: 'on', MODEL_PROVIDER: 'openai' };
-      bot = await startBotProcess(discord, writer, databasePath, env);
+      bot = await world.start(env, { model: writer });
       await adaMentions('go');
-      const thread = await discord.waitFor(() => discord.threads()[0]);
-      const partial = await discord.waitFor(() => discord.botMessages(thread.id)[0], { what: 'the first words shown' });
+      const thread = await world.discord.waitFor(() => world.discord.threads()[0]);
+      const partial = await world.discord.waitFor(() => world.discord.botMessages(thread.id)[0], {
+        what: 'the first words shown',
+      });
       await crash();
       killed();
 
-      bot = await startBotProcess(discord, writer, databasePath, env);
-      await discord.waitFor(() => botTexts(thread.id).join('') === second, { what: 'the answer finished in place' });
+      bot = await world.start(env, { model: writer });
+      await world.discord.waitFor(() => botTexts(thread.id).join('') === second, {
+        what: 'the answer finished in place',
+      });
       await crash();
 
-      expect(discord.botMessages(thread.id).map((message) => message.id)).toEqual([partial.id]);
+      expect(world.discord.botMessages(thread.id).map((message) => message.id)).toEqual([partial.id]);
       // Never posted again, not even under the same nonce: the message was found, then edited.
       expect(
-        discord.requests.filter(
+        world.discord.requests.filter(
           (request) => request.method === 'POST' && request.path === `/channels/${thread.id}/messages`,
         ),
       ).toHaveLength(1);
@@ -271,7 +259,7 @@ describe('SIGKILL at chosen points, then a restart', () => {
  * test/tools/remind-me.test.ts, with the claim left in the database as the dead process leaves it.)
  */
 function reminderRow(id: number) {
-  const store = openStore(databasePath);
+  const store = openStore(world.databasePath);
   try {
     return store.reminders.byId(id);
   } finally {
@@ -280,33 +268,33 @@ function reminderRow(id: number) {
 }
 
 it('SIGKILL between the post and its answer: after the restart the reminder is in the channel once, and marked delivered', async () => {
-  const channelId = discord.channels.general;
-  const store = openStore(databasePath);
+  const channelId = world.discord.channels.general;
+  const store = openStore(world.databasePath);
   const id = store.reminders.add({
-    guildId: discord.guildId,
+    guildId: world.discord.guildId,
     channelId,
-    userId: discord.users.bob,
+    userId: world.discord.users.bob,
     text: 'water the plants',
     dueAt: Date.now(),
   });
   store.close();
   // The post takes effect at once; its answer would come a minute later.
-  discord.holdNext({ method: 'POST', path: new RegExp(`^/channels/${channelId}/messages$`), ms: 60_000 });
+  world.discord.holdNext({ method: 'POST', path: new RegExp(`^/channels/${channelId}/messages$`), ms: 60_000 });
 
-  bot = await startBotProcess(discord, model, databasePath);
-  const [posted] = await discord.waitFor(
-    () => discord.botMessages(channelId).length === 1 && discord.botMessages(channelId),
+  bot = await world.start();
+  const [posted] = await world.discord.waitFor(
+    () => world.discord.botMessages(channelId).length === 1 && world.discord.botMessages(channelId),
     { what: 'the post taken by Discord' },
   );
   await crash();
   expect(reminderRow(id)).toMatchObject({ attempts: 1, claimed_by: expect.any(String), delivered_at: null });
 
-  bot = await startBotProcess(discord, model, databasePath);
+  bot = await world.start();
   await bot.waitForLog('reminder posted');
   await crash();
 
-  expect(discord.botMessages(channelId)).toEqual([posted]);
-  const bodies = discord.requests
+  expect(world.discord.botMessages(channelId)).toEqual([posted]);
+  const bodies = world.discord.requests
     .filter((request) => request.method === 'POST' && request.path === `/channels/${channelId}/messages`)
     .map((request) => request.body as { nonce?: string; enforce_nonce?: boolean });
   expect(bodies).toEqual([
