@@ -27,7 +27,7 @@ module.exports = {
     {
       name: 'agent-core-is-pure',
       comment:
-        'The agent loop (src/agent) imports only itself and the leaf helpers: no Discord, no database, no model server (DESIGN.md).',
+        'The agent loop (src/agent) imports only itself and the leaf helpers: no Discord, no database, no model server (ARCHITECTURE.md, "Invariants").',
       severity: 'error',
       from: { path: '^src/agent/' },
       to: { pathNot: ['^src/agent/', leaves], dependencyTypesNot: ['core', 'npm', 'npm-dev'] },

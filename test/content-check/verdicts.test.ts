@@ -1,6 +1,6 @@
 /**
  * Reading a check's verdict: OpenAI's moderation reply, and Llama Guard 3's words. What reaches
- * the bot from a real server is covered end to end in test/discord/content-check.test.ts.
+ * the bot from a real server is covered end to end in test/discord/runs/content-check.bot.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { readGuardVerdict } from '../../src/content-check/guard-check.ts';

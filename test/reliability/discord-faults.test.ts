@@ -3,7 +3,8 @@
  * on thread creation, 5xx answers (once, after the effect took place, and for good), locked and
  * archived threads, and gateway drops with a message sent in the gap. Each ends with the bot still
  * answering and nothing lost from the database. (Covered elsewhere: 403 on thread creation and on
- * sending, and a deleted question, in test/discord/failures.test.ts and routing.test.ts.)
+ * sending, and a deleted question, in test/discord/runs/failures.test.ts and
+ * test/discord/inbound/routing.test.ts.)
  */
 import { PermissionFlagsBits } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
