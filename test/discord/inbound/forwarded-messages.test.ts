@@ -5,9 +5,9 @@
  * checks as any message.
  */
 import { afterEach, expect, it } from 'vitest';
-import { askInGeneral, type BotWorld, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
-import { dataUrlOf, imageUrlsOf, png, textOf } from '../support/images.ts';
-import { finalAnswer } from '../support/fake-model.ts';
+import { askInGeneral, type BotWorld, startBotWorld, waitForBotPosts } from '../../support/bot-harness.ts';
+import { dataUrlOf, imageUrlsOf, png, textOf } from '../../support/images.ts';
+import { finalAnswer } from '../../support/fake-model.ts';
 
 let world: BotWorld | undefined;
 afterEach(async () => {

@@ -5,8 +5,8 @@
  */
 import { PermissionFlagsBits } from 'discord.js';
 import { afterEach, expect, it } from 'vitest';
-import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
-import { finalAnswer } from '../support/fake-model.ts';
+import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../../support/bot-harness.ts';
+import { finalAnswer } from '../../support/fake-model.ts';
 
 let world: BotWorld | undefined;
 afterEach(async () => {
