@@ -218,6 +218,12 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
         guild_id: world.guildId,
       });
     },
+    async createVoiceChannel(name) {
+      const id = world.nextId();
+      world.addVoiceChannel(id, name);
+      await gateway.dispatch(GatewayDispatchEvents.ChannelCreate, world.channels.get(id));
+      return id;
+    },
     async createForum(name, tags) {
       const id = world.nextId();
       world.addForumChannel(id, name, tags);

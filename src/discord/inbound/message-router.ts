@@ -10,7 +10,7 @@ import { KeyedSerializer } from '../../conversation/keyed-serializer.ts';
 import type { QueuedWork } from '../../conversation/queued-work.ts';
 import type { ConversationMemory } from '../../memory/conversation-memory.ts';
 import type { TokenCounter } from '../../memory/token-counter.ts';
-import { isAllowedPlace, isMentionChannel } from './allowed-places.ts';
+import { holdsThreads, isAllowedPlace, isMentionChannel } from './allowed-places.ts';
 import { ChannelProgress } from '../../conversation/channel-progress.ts';
 import { channelGoneCodes, describeDiscordError, isDiscordCode } from '../discord-errors.ts';
 import type { ImageIntake } from './incoming-images.ts';
@@ -281,6 +281,12 @@ export class MessageRouter {
     const conversation = this.ensureConversation(message, { threadId: message.id, title: name, channelId: channel.id });
     const work = await this.intake.record(message, conversation);
     if (!work) return;
+    if (!holdsThreads(channel)) {
+      // A voice or stage channel's text chat: answered there, and carried on as a reply chain.
+      this.deps.store.conversations.setThread(conversation.id, null);
+      this.deps.queues.push(conversation.key, work);
+      return;
+    }
     // Its run starts now (the model called while the thread is being made: a burst of mentions is
     // not served one thread creation at a time); its posts wait for the thread.
     const threadMade = this.startThread(message, name, conversation.id);

@@ -7,6 +7,9 @@ import { PermissionFlagsBits } from 'discord.js';
 import { afterEach, expect, it } from 'vitest';
 import { type BotWorld, mentionOf, startBotWorld, waitForBotPosts } from '../../support/bot-harness.ts';
 import { finalAnswer } from '../../support/fake-model.ts';
+import { recordingLogger } from '../../support/recording-logger.ts';
+
+const recording = recordingLogger();
 
 let world: BotWorld | undefined;
 afterEach(async () => {
@@ -53,4 +56,30 @@ it('a reply to its answer in the channel carries the conversation on, with its m
   await world.handled('message', aside.id);
   expect(model.requests).toHaveLength(2);
   expect(discord.botMessages(general)).toHaveLength(2);
+});
+
+it("a voice channel's text chat, which has no threads, is answered there and goes on as a reply chain", async () => {
+  world = await startBotWorld({}, {}, {}, { logger: recording.logger });
+  const { discord, model } = world;
+  const voice = await discord.createVoiceChannel('lounge');
+  model.enqueue(finalAnswer('Muted.'));
+  const asked = await discord.userSays({
+    channelId: voice,
+    author: 'ada',
+    content: `${mentionOf(world)} is my mic on?`,
+    mentions: [discord.botUser.id],
+  });
+  const [first] = await waitForBotPosts(world, voice, 1);
+  expect(first!.message_reference?.message_id).toBe(asked.id);
+  // No thread was tried: a voice channel has none (and no warning says one could not be made).
+  expect(discord.threads()).toEqual([]);
+  expect(recording.lines.map((line) => line.msg)).not.toContain('could not start a thread: answering in the channel');
+  await world.bot.queues.idle();
+
+  model.enqueue((request) => {
+    expect(request.messages.at(-1)).toMatchObject({ content: 'Ada: and now?' });
+    return finalAnswer('Still muted.');
+  });
+  await discord.userSays({ channelId: voice, author: 'ada', content: 'and now?', replyTo: first!.id });
+  expect((await waitForBotPosts(world, voice, 2))[1]!.content).toBe('Still muted.');
 });

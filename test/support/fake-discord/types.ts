@@ -4,6 +4,7 @@
 import type {
   APIEmbed,
   APIGuildForumChannel,
+  APIGuildVoiceChannel,
   APIThreadChannel,
   APITextChannel,
   GatewayMessageCreateDispatchData,
@@ -44,7 +45,9 @@ export interface FakeDiscordOptions {
 export type FakeMessage = GatewayMessageCreateDispatchData & { guild_id?: string };
 
 /** A text channel (type 0) or a thread (type 11 public, 12 private) as Discord sends it. */
-export type FakeChannel = (APITextChannel | APIThreadChannel | APIGuildForumChannel) & { guild_id: string };
+export type FakeChannel = (APITextChannel | APIThreadChannel | APIGuildForumChannel | APIGuildVoiceChannel) & {
+  guild_id: string;
+};
 
 /** A thread as Discord sends it. */
 export type FakeThread = APIThreadChannel & { guild_id: string; parent_id: string };
@@ -227,6 +230,8 @@ export interface FakeDiscord {
   deleteChannel(channelId: string): Promise<void>;
   /** A text channel made in the seeded guild (CHANNEL_CREATE, no message yet); resolves with its id. */
   createChannel(name: string): Promise<string>;
+  /** A voice channel (type 2), whose text chat takes messages but no threads; resolves with its id. */
+  createVoiceChannel(name: string): Promise<string>;
   /** A forum channel (type 15) made in the seeded guild with these tags available; resolves with its id. */
   createForum(name: string, tags: readonly string[]): Promise<string>;
   /**

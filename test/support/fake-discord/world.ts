@@ -223,6 +223,27 @@ export class World {
     this.messagesByChannel.set(id, []);
   }
 
+  /** A voice channel (type 2): its text chat takes messages, and no threads. */
+  addVoiceChannel(id: string, name: string): void {
+    this.channels.set(id, {
+      id,
+      type: ChannelType.GuildVoice,
+      guild_id: this.guildId,
+      name,
+      position: this.textChannels().length,
+      nsfw: false,
+      parent_id: null,
+      last_message_id: null,
+      rate_limit_per_user: 0,
+      permission_overwrites: [],
+      flags: noFlags as ChannelFlags,
+      bitrate: 64_000,
+      user_limit: 0,
+      rtc_region: null,
+    } as FakeChannel);
+    this.messagesByChannel.set(id, []);
+  }
+
   /**
    * A forum channel (type 15) whose posts are threads; `tags` are its available tags, given ids.
    * https://discord.com/developers/docs/resources/channel#forum-tag-object
