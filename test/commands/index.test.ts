@@ -31,6 +31,7 @@ describe('the command list', () => {
       'model',
       'reset',
       'settings',
+      'solved',
       'steps',
       'stop',
       'tool',
