@@ -22,6 +22,7 @@ import {
   setLogChannel,
 } from './settings-log-channel.ts';
 import { contentCheckSubcommand, setContentCheck } from './settings-content-check.ts';
+import { memberMemorySubcommand, setMemberMemory } from './settings-member-memory.ts';
 import { guildOnly, inheritChoice, modelChoices, moderatorVisibility, privately } from './shared.ts';
 
 /**
@@ -116,6 +117,7 @@ export const settings = defineCommand({
         ],
       },
       contentCheckSubcommand(scopeOption),
+      memberMemorySubcommand,
       {
         type: ApplicationCommandOptionType.Subcommand,
         name: 'reset',
@@ -131,6 +133,7 @@ export const settings = defineCommand({
     const scope = (interaction.options.getString('scope') ?? 'channel') as SettingScope;
     if (subcommand === 'show') return show(interaction, context);
     if (subcommand === 'log-channel') return setLogChannel(interaction, context);
+    if (subcommand === 'member-memory') return setMemberMemory(interaction, context);
     const target = scopeHere(interaction, context, scope);
     if (typeof target === 'string') return privately(interaction, target);
     const change = (key: string, value: string | null) => changeBy(interaction, target, key, value);

@@ -62,6 +62,7 @@ export function describeSettings(
       : "- Persona: none (the operator's prompt alone)",
     `- Tools switched on or off: ${tools.length > 0 ? tools.join('; ') : 'none (every tool is on)'}`,
     describeContentCheck(settings, contentCheck),
+    `- Member memory: ${settings.memberMemory.value ? 'on' : 'off'} (${source(settings.memberMemory, 'off unless moderators switch it on')})`,
     '**Models on offer**',
     ...models.map((model) => {
       const facts = [

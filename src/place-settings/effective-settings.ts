@@ -13,6 +13,8 @@ export const settingKeys = {
   /** The server's log channel (server scope only): where the moderators' log is posted. */
   logChannel: 'log_channel',
   contentCheck: 'content_check',
+  /** Member memory (server scope only): the `remember` tool and each member's facts in their own runs. */
+  memberMemory: 'member_memory',
 } as const;
 export const toolKey = (name: string) => `tool:${name}`;
 
@@ -44,6 +46,8 @@ export interface EffectiveSettings {
   tools: ReadonlyMap<string, Sourced<boolean>>;
   /** Whether questions and answers are checked here (when the operator's CONTENT_CHECK is on): on unless switched off. */
   contentCheck: Sourced<boolean>;
+  /** Whether members' facts are remembered here (`/settings member-memory`, the server's alone): off unless switched on. */
+  memberMemory: Sourced<boolean>;
 }
 
 /** The places a setting is looked for, nearest first. */
@@ -72,6 +76,8 @@ export function effectiveSettings(
   const persona = nearest(settingKeys.persona);
   const modelOnly = nearest(settingKeys.modelOnly);
   const contentCheck = nearest(settingKeys.contentCheck);
+  // The server's switch alone: a channel's row, were one ever written, could not turn it on.
+  const memberMemory = rowsByLevel.at(-1)!.find((row) => row.key === settingKeys.memberMemory && row.value !== null);
   // "Threads keep this model": a thread's own choice, made before, no longer counts.
   const model = nearest(
     settingKeys.model,
@@ -93,6 +99,9 @@ export function effectiveSettings(
     contentCheck: contentCheck
       ? { value: contentCheck.value === 'on', change: contentCheck }
       : { value: true, change: null },
+    memberMemory: memberMemory
+      ? { value: memberMemory.value === 'on', change: memberMemory }
+      : { value: false, change: null },
   };
 }
 
