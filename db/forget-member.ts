@@ -110,7 +110,10 @@ function count(db: Database, guild: string | null, user: string): ForgetCounts {
       `SELECT count(*) FROM answer_reports WHERE ${withGuild(guild)} AND reporter_id = :user`,
       parameters(guild, user),
     ),
-    facts: one(`SELECT count(*) FROM member_facts WHERE ${factsOf(guild, user)} AND user_id = :user`, parameters(guild, user)),
+    facts: one(
+      `SELECT count(*) FROM member_facts WHERE ${factsOf(guild, user)} AND user_id = :user`,
+      parameters(guild, user),
+    ),
   };
 }
 
@@ -170,7 +173,9 @@ export function forgetMember(
       db.exec('DELETE FROM messages WHERE id IN (SELECT id FROM temp.forget_messages)');
       db.exec('DELETE FROM runs WHERE id IN (SELECT id FROM temp.forget_runs)');
       db.prepare(`DELETE FROM reminders WHERE ${withGuild(guild)} AND user_id = :user`).run(parameters(guild, user));
-      db.prepare(`DELETE FROM member_facts WHERE ${factsOf(guild, user)} AND user_id = :user`).run(parameters(guild, user));
+      db.prepare(`DELETE FROM member_facts WHERE ${factsOf(guild, user)} AND user_id = :user`).run(
+        parameters(guild, user),
+      );
       db.prepare(`DELETE FROM answer_reports WHERE ${withGuild(guild)} AND reporter_id = :user`).run(
         parameters(guild, user),
       );

@@ -29,15 +29,13 @@ export function createMemberFactQueries(db: Database) {
   );
   const removeAll = db.prepare<[string, string]>('DELETE FROM member_facts WHERE guild_id = ? AND user_id = ?');
   // One transaction: two runs of the member in two threads cannot both pass the cap.
-  const keep = db.transaction(
-    (place: string, userId: string, fact: string, most: number, now: number): KeepOutcome => {
-      const kept = of.all(place, userId);
-      if (kept.some((row) => row.fact === fact)) return { kept: 'already', count: kept.length };
-      if (kept.length >= most) return { kept: 'full', count: kept.length };
-      insert.run(place, userId, fact, now);
-      return { kept: 'new', count: kept.length + 1 };
-    },
-  );
+  const keep = db.transaction((place: string, userId: string, fact: string, most: number, now: number): KeepOutcome => {
+    const kept = of.all(place, userId);
+    if (kept.some((row) => row.fact === fact)) return { kept: 'already', count: kept.length };
+    if (kept.length >= most) return { kept: 'full', count: kept.length };
+    insert.run(place, userId, fact, now);
+    return { kept: 'new', count: kept.length + 1 };
+  });
   return {
     /** Keeps a fact unless the member has it already or has `most` there; says which, and how many they have now. */
     keep: (place: string, userId: string, fact: string, most: number, now = Date.now()) =>
