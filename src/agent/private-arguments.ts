@@ -4,7 +4,8 @@
  * with the arguments the model wrote, and everything else hears a placeholder in their stead: the
  * `model-call` and `tool-call` events (so the step log, `/steps`, the memory of the thread that the
  * search tools read, the tool posts and the log lines never hold them), and the later model calls
- * of the run, which are sent the reply as recorded.
+ * of the run, which are sent the reply as recorded. The words and thinking of a reply that makes
+ * such a call go too (null, none): they may repeat the arguments ("I'll remember that you…").
  */
 import type { AssistantMessage } from './messages.ts';
 import type { RuntimeTool } from './tool.ts';
@@ -31,15 +32,21 @@ function privateLength(raw: string): number {
   return raw.length;
 }
 
-/** The reply as it is recorded and sent back: each call of a tool with private arguments shows the placeholder. */
+/**
+ * The reply as it is recorded and sent back: each call of a tool with private arguments shows the
+ * placeholder, and the reply keeps neither its text nor its thinking (a server that wants the
+ * thinking back is sent it empty: wire-request.ts).
+ */
 export function withPrivateArgumentsHidden(
   message: AssistantMessage,
   tools: ReadonlyMap<string, Pick<RuntimeTool, 'privateArguments'>>,
 ): AssistantMessage {
   const calls = message.tool_calls;
   if (!calls?.some((call) => tools.get(call.function.name)?.privateArguments)) return message;
+  const { reasoning: _withheld, ...rest } = message;
   return {
-    ...message,
+    ...rest,
+    content: null,
     tool_calls: calls.map((call) => {
       const tool = tools.get(call.function.name);
       return tool?.privateArguments

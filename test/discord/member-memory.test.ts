@@ -66,7 +66,14 @@ describe('remember', () => {
     world = await start();
     const { discord, model } = world;
     await turnOn();
-    model.enqueue(toolCalls({ name: 'remember', arguments: { fact: secretFact } }));
+    // The model's words and thinking beside the call repeat the fact: they are withheld with it.
+    const call = toolCalls({ name: 'remember', arguments: { fact: secretFact } });
+    const message = (call.body as { choices: { message: Record<string, unknown> }[] }).choices[0]!.message;
+    Object.assign(message, {
+      content: 'I will remember: METRICUNITS42.',
+      reasoning_content: 'They use METRICUNITS42.',
+    });
+    model.enqueue(call);
     const thread = await ask(discord.channels.general, 'please keep my unit preference', model, 'Noted.');
     expect(factsOf(discord.users.ada)).toEqual([secretFact]);
     expect(factsOf(discord.users.bob)).toEqual([]);
