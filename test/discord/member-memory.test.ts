@@ -58,6 +58,9 @@ describe('/settings member-memory', () => {
     await ask(discord.channels.random, 'hello again');
     expect(offered(world.model.requests[1])).toContain('remember');
     expect(systemPrompt(world.model.requests[1])).toContain('call remember');
+    // Members learn of it from /help.
+    const help = await command({ name: 'help', channelId: discord.channels.random, author: 'bob' });
+    expect(help.content).toContain('Member memory is on in this server');
   });
 });
 
@@ -107,6 +110,9 @@ describe('remember', () => {
     expect(lastUserText(model.requests.at(-1))).toBe(
       `<remembered-facts member="Ada">["${secretFact}"]</remembered-facts>\nAda: how warm is it?`,
     );
+    // Prompt reuse: a fact remembered meanwhile leaves the system message as it was, and the history holds no facts.
+    expect(model.requests.at(-1)!.messages[0]).toEqual(model.requests[0]!.messages[0]);
+    expect(model.requests.at(-1)!.messages[1]).toEqual(model.requests[0]!.messages[1]);
     // Bob's message in the same thread: nothing of hers anywhere in his request.
     const before = discord.botMessages(thread.id).length;
     model.enqueue(finalAnswer('Ok bob.'));
