@@ -76,9 +76,9 @@ async function answer(
   if (chosen.toLowerCase() === everything) {
     const removed = context.store.memberFacts.removeAll(place, user);
     return privately(
-      interaction as never,
+      interaction,
       removed > 0
-        ? `Forgotten: all ${removed} facts I remembered of you ${where}.`
+        ? `Forgotten: ${removed === 1 ? 'the one fact' : `all ${removed} facts`} I remembered of you ${where}.`
         : `I remember nothing of you ${where}.`,
     );
   }

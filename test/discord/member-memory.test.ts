@@ -252,7 +252,7 @@ describe('/memory', () => {
     const all = await forget('all');
     expect(all).toMatchObject({
       ephemeral: true,
-      content: 'Forgotten: all 1 facts I remembered of you in this server.',
+      content: 'Forgotten: the one fact I remembered of you in this server.',
     });
     expect(factsOf(discord.users.ada)).toEqual([]);
     expect(factsOf(discord.users.bob)).toEqual(['BOBSFACT']);
@@ -346,6 +346,23 @@ describe('direct messages', () => {
         expect(lastUserText(model.requests.at(-1))).toBe(
           '<remembered-facts member="Bob">["Call me Bobby"]</remembered-facts>\nBob: hi again',
         );
+        // /memory in the DM: his DMs' facts, privately; forgotten there.
+        const inDm = (subcommand: string, options: Record<string, string> = {}) =>
+          discord.userRunsCommand({
+            name: 'memory',
+            subcommand,
+            channelId: discord.dmChannelOf('bob'),
+            author: 'bob',
+            options,
+          });
+        const shown = await (await inDm('show')).waitForReply();
+        expect(shown.ephemeral).toBe(true);
+        expect(shown.content).toContain(
+          'What I remember of you in our direct messages (1 of 50; only you see this):\n1. Call me Bobby\nMember memory is on in our direct messages',
+        );
+        const gone = await (await inDm('forget', { fact: 'all' })).waitForReply();
+        expect(gone.content).toBe('Forgotten: the one fact I remembered of you in our direct messages.');
+        expect(world.store.memberFacts.of('@me', discord.users.bob)).toEqual([]);
       }
       await world.close();
       world = undefined as unknown as BotWorld;
