@@ -16,6 +16,8 @@ import { memberFactLimits } from '../tools/remember.ts';
 import { guildAndDirectMessages, privately } from './shared.ts';
 
 const everything = 'all';
+/** A choice's value names the fact by its id, apart from a number typed (its place in /memory show). */
+const idPrefix = 'id:';
 
 export const memory = defineCommand({
   name: 'memory',
@@ -51,7 +53,10 @@ export const memory = defineCommand({
     const facts = context.store.memberFacts.of(interaction.guildId, interaction.user.id);
     const choices = [
       ...(facts.length > 0 ? [{ name: 'all of them', value: everything }] : []),
-      ...facts.map((row, index) => ({ name: truncateLine(`${index + 1}. ${row.fact}`, 100), value: String(row.id) })),
+      ...facts.map((row, index) => ({
+        name: truncateLine(`${index + 1}. ${row.fact}`, 100),
+        value: `${idPrefix}${row.id}`,
+      })),
     ];
     await interaction.respond(choices.filter((choice) => choice.name.toLowerCase().includes(typed)).slice(0, 25));
   },
@@ -90,10 +95,8 @@ async function answer(
 
 /** The fact the option names: its id (as autocomplete gives it), its number in /memory show, or its exact words. */
 function pickFact(facts: readonly MemberFactRow[], chosen: string): MemberFactRow | undefined {
-  const byId = facts.find((row) => String(row.id) === chosen);
-  if (byId) return byId;
-  const number = /^\d+$/.test(chosen) ? Number(chosen) : 0;
-  if (number >= 1 && number <= facts.length && number <= memberFactLimits.count) return facts[number - 1];
+  if (chosen.startsWith(idPrefix)) return facts.find((row) => `${idPrefix}${row.id}` === chosen);
+  if (/^\d+$/.test(chosen)) return facts[Number(chosen) - 1];
   return facts.find((row) => row.fact.toLowerCase() === chosen.toLowerCase());
 }
 

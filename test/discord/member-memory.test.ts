@@ -224,7 +224,7 @@ describe('/memory', () => {
       focused: 'fact',
     });
     const [metric] = world.store.memberFacts.of(discord.guildId, discord.users.ada).slice(1);
-    expect(await suggestions.waitForChoices()).toEqual([{ name: '2. Uses metric units', value: String(metric!.id) }]);
+    expect(await suggestions.waitForChoices()).toEqual([{ name: '2. Uses metric units', value: `id:${metric!.id}` }]);
     const everyone = await discord.userRunsCommand({
       name: 'memory',
       subcommand: 'forget',
@@ -243,10 +243,10 @@ describe('/memory', () => {
     const forget = (fact: string, author: 'ada' | 'bob' = 'ada') =>
       command({ name: 'memory', subcommand: 'forget', channelId: discord.channels.general, options: { fact }, author });
     // Bob cannot name Ada's fact by its id.
-    expect((await forget(String(metric!.id), 'bob')).content).toBe(
+    expect((await forget(`id:${metric!.id}`, 'bob')).content).toBe(
       'I remember no such fact of you in this server: see yours with /memory show.',
     );
-    expect((await forget(String(metric!.id))).content).toBe('Forgotten: "Uses metric units".');
+    expect((await forget(`id:${metric!.id}`)).content).toBe('Forgotten: "Uses metric units".');
     expect((await forget('1')).content).toBe('Forgotten: "Call me Sam".');
     expect(factsOf(discord.users.ada)).toEqual(['Likes *short* answers']);
     const all = await forget('all');
