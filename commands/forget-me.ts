@@ -19,6 +19,7 @@ function describeCounts(counts: ForgetCounts, stopped = 0): string {
     ...(counts.toolCalls > 0 ? [`- ${countOf(counts.toolCalls, 'tool call')} you made with /tool`] : []),
     `- ${countOf(counts.runs, 'answer')} I gave them (${countOf(counts.answers, 'message')} in my memory, ${countOf(counts.steps, 'step')} in the step log)`,
     `- ${countOf(counts.reminders, 'reminder')}`,
+    ...(counts.facts > 0 ? [`- ${countOf(counts.facts, 'fact')} you asked me to remember`] : []),
     `- ${countOf(counts.reports, 'report')} you made of my answers`,
   ].join('\n');
 }

@@ -13,7 +13,8 @@ export const help = defineCommand({
   moderatorOnly: false,
   data: () => ({ name: 'help', description: 'What this bot does, and the tools it can use.', ...guildOnly }),
   async execute(interaction, context) {
-    const allowed = toolAllowedBy(settingsHere(interaction, context), context.toolServers);
+    const here = settingsHere(interaction, context);
+    const allowed = toolAllowedBy(here, context.toolServers);
     // The MCP servers' states and the operator's settings are for moderators (checked as for any moderator command).
     const moderator = isModerator(interaction.member, interaction.channel, context.moderatorRoleIds);
     const offered = currentTools(context.tools, context.toolServers);
@@ -26,6 +27,11 @@ export const help = defineCommand({
         'Mention me in a channel and I open a thread for the conversation; in that thread I answer every message and remember what was said.',
         'I work by calling tools, and show each call before I answer. `/ask` starts a conversation, `/tool` runs a tool yourself, `/stop` stops my answer in progress, `/reset` makes me forget this thread, `/model` chooses the model of this conversation, `/forget-me` shows what I keep of yours and deletes it for good.',
         'A wrong or harmful answer? Right-click (or long-press) it → Apps → **Report answer**: the moderators see it.',
+        ...(here?.memberMemory.value
+          ? [
+              'Member memory is on in this server: ask me to remember something about you, and I use it in your own conversations only; `/memory` shows it to you alone and forgets it.',
+            ]
+          : []),
         '',
         '**Tools**',
         ...tools,

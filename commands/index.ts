@@ -3,6 +3,7 @@ import { agentSteps } from './agent-steps.ts';
 import { ask } from './ask.ts';
 import { forgetMe } from './forget-me.ts';
 import { help } from './help.ts';
+import { memory } from './memory.ts';
 import { model } from './model.ts';
 import { reportAnswer } from './report-answer.ts';
 import { reset } from './reset.ts';
@@ -28,4 +29,5 @@ export const commands: readonly CommandDefinition[] = [
   model,
   forgetMe,
   solvedCommand,
+  memory,
 ];

@@ -29,6 +29,7 @@ import {
   setForumAnswers,
   setForumSolvedTag,
 } from './settings-forum-answers.ts';
+import { memberMemorySubcommand, setMemberMemory } from './settings-member-memory.ts';
 import { guildOnly, inheritChoice, modelChoices, moderatorVisibility, privately } from './shared.ts';
 
 /**
@@ -127,6 +128,7 @@ export const settings = defineCommand({
       contentCheckSubcommand(scopeOption),
       forumAnswersSubcommand(scopeOption),
       forumSolvedTagSubcommand(scopeOption),
+      memberMemorySubcommand,
       {
         type: ApplicationCommandOptionType.Subcommand,
         name: 'reset',
@@ -142,6 +144,7 @@ export const settings = defineCommand({
     const scope = (interaction.options.getString('scope') ?? 'channel') as SettingScope;
     if (subcommand === 'show') return show(interaction, context);
     if (subcommand === 'log-channel') return setLogChannel(interaction, context);
+    if (subcommand === 'member-memory') return setMemberMemory(interaction, context);
     const target = scopeHere(interaction, context, scope);
     if (typeof target === 'string') return privately(interaction, target);
     const change = (key: string, value: string | null) => changeBy(interaction, target, key, value);

@@ -4,7 +4,7 @@
  * messages (their images with them, ON DELETE CASCADE), the runs those messages started and the
  * tool calls they made with `/tool` (their steps with them), what those runs wrote into memory
  * (answers, tool calls and results), and
- * the member's reminders, and the member's reports of answers (the reports of others on the runs
+ * the member's reminders, the facts they asked the bot to remember there (member_facts), and the member's reports of answers (the reports of others on the runs
  * that go, go with them: ON DELETE CASCADE). A thread the member started keeps the others' messages, under a neutral
  * title (it was the first words of the member's message). Others' messages stay.
  * A running summary that covers one of the member's messages goes with it (a trigger of migration
@@ -18,7 +18,7 @@
  * the database, which a restore does not replace (db/forget-journal.ts).
  */
 import type { Database } from 'better-sqlite3';
-import { directMessageConversation } from './conversations.ts';
+import { directMessageConversation, directMessagesServerId } from './conversations.ts';
 import { forgetQuotes, forgetSummaries } from './forget-copies.ts';
 import { journalForget, recordedPlace } from './forget-journal.ts';
 import { directCallModel } from './runs.ts';
@@ -36,6 +36,10 @@ const inPlace = (guild: string | null, alias: string, user: string) =>
 /** The rows of the place in a table with a guild_id: a reminder set in a DM has none (a report always has one). */
 const withGuild = (guild: string | null) => (guild === null ? 'guild_id IS NULL' : 'guild_id = :guild');
 
+/** The member's remembered facts of the place: a server's, or their DMs' ('@me'); a terminal user has none. */
+const factsOf = (guild: string | null, user: string) =>
+  guild !== null ? 'guild_id = :guild' : user.startsWith('terminal:') ? '0' : `guild_id = '${directMessagesServerId}'`;
+
 /** How many rows of each kind go (or went). */
 export interface ForgetCounts {
   messages: number;
@@ -50,6 +54,8 @@ export interface ForgetCounts {
   reminders: number;
   /** Reports the member made of the bot's answers. */
   reports: number;
+  /** Facts the member asked the bot to remember (member memory). */
+  facts: number;
 }
 
 /** The title a thread the member started keeps: its old one was their words. */
@@ -102,6 +108,10 @@ function count(db: Database, guild: string | null, user: string): ForgetCounts {
     // Reports are made in servers only: in direct messages there are none (guild_id is never null).
     reports: one(
       `SELECT count(*) FROM answer_reports WHERE ${withGuild(guild)} AND reporter_id = :user`,
+      parameters(guild, user),
+    ),
+    facts: one(
+      `SELECT count(*) FROM member_facts WHERE ${factsOf(guild, user)} AND user_id = :user`,
       parameters(guild, user),
     ),
   };
@@ -163,6 +173,9 @@ export function forgetMember(
       db.exec('DELETE FROM messages WHERE id IN (SELECT id FROM temp.forget_messages)');
       db.exec('DELETE FROM runs WHERE id IN (SELECT id FROM temp.forget_runs)');
       db.prepare(`DELETE FROM reminders WHERE ${withGuild(guild)} AND user_id = :user`).run(parameters(guild, user));
+      db.prepare(`DELETE FROM member_facts WHERE ${factsOf(guild, user)} AND user_id = :user`).run(
+        parameters(guild, user),
+      );
       db.prepare(`DELETE FROM answer_reports WHERE ${withGuild(guild)} AND reporter_id = :user`).run(
         parameters(guild, user),
       );

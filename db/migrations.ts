@@ -377,6 +377,25 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 18,
+    name: "members remembered: the facts a member asked the bot to keep, per server ('@me': their direct messages)",
+    // Read only by the member's own runs and /memory; deleted by /memory forget, /forget-me and
+    // MESSAGE_RETENTION_DAYS (db/retention.ts). Moderators have no command that reads them.
+    up(db) {
+      db.exec(`
+        CREATE TABLE member_facts (
+          id INTEGER PRIMARY KEY,
+          guild_id TEXT NOT NULL,
+          user_id TEXT NOT NULL,
+          fact TEXT NOT NULL,
+          created_at INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX member_facts_by_member ON member_facts (guild_id, user_id, id);
+        CREATE INDEX member_facts_by_age ON member_facts (created_at);
+      `);
+    },
+  },
 ];
 
 export const latestVersion = migrations.at(-1)?.version ?? 0;

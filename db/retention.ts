@@ -10,6 +10,8 @@
  * - Messages: a model's tool calls and their results go together or not at all (a result without
  *   its call fails the next model request), so a group with a message newer than the limit stays.
  * - Runs and their steps: settled ones only; a run still owed its answer (running, or not delivered) stays.
+ * - Facts members asked the bot to remember (member_facts): by MESSAGE_RETENTION_DAYS, counted from
+ *   when each was remembered, as the message that asked for it would be.
  * - A conversation's running summary goes with the first message it covers that goes (a trigger of
  *   migration 15): it is rebuilt from what is left after the next answer.
  *
@@ -31,6 +33,8 @@ export interface SweepCounts {
   messages: number;
   runs: number;
   images: number;
+  /** Remembered facts of members (member memory). */
+  facts: number;
 }
 
 const dayMs = 24 * 60 * 60 * 1000;
@@ -62,6 +66,12 @@ const kinds: readonly Kind[] = [
              AND (m.group_id IS NULL OR NOT EXISTS (SELECT 1 FROM messages g WHERE g.group_id = m.group_id AND g.created_at >= :cutoff))
              ORDER BY m.id LIMIT :batch`,
     act: `DELETE FROM messages WHERE id IN (SELECT value FROM json_each(:ids)) AND created_at < :cutoff`,
+  },
+  {
+    key: 'facts',
+    days: 'messageDays',
+    select: `SELECT id FROM member_facts WHERE created_at < :cutoff ORDER BY id LIMIT :batch`,
+    act: `DELETE FROM member_facts WHERE id IN (SELECT value FROM json_each(:ids)) AND created_at < :cutoff`,
   },
   {
     key: 'runs',
@@ -109,7 +119,7 @@ export async function sweepExpired(
     targetLockMs = adaptive.targetLockMs,
     pause = () => new Promise<void>((resolve) => setImmediate(resolve)),
   } = options;
-  const counts: SweepCounts = { messages: 0, runs: 0, images: 0 };
+  const counts: SweepCounts = { messages: 0, runs: 0, images: 0, facts: 0 };
   let longestLockMs = 0;
   let size = options.batch ?? adaptive.firstBatch;
   for (const kind of kinds) {
@@ -125,6 +135,6 @@ export async function sweepExpired(
     }
   }
   // A no-op on a file without auto_vacuum = INCREMENTAL.
-  if (counts.messages + counts.runs + counts.images > 0) db.pragma('incremental_vacuum');
+  if (counts.messages + counts.runs + counts.images + counts.facts > 0) db.pragma('incremental_vacuum');
   return { counts, longestLockMs };
 }

@@ -6,6 +6,7 @@ import { createConversationQueries } from './conversations.ts';
 import { createImageQueries } from './images.ts';
 import { createInstanceQueries } from './instances.ts';
 import { createLogOutboxQueries } from './log-outbox.ts';
+import { createMemberFactQueries } from './member-facts.ts';
 import { createMessageQueries } from './messages.ts';
 import { createModelServerQueries } from './model-servers.ts';
 import { openDatabase, openDatabaseReadOnly } from './open-database.ts';
@@ -39,6 +40,8 @@ export interface Store {
   contentFlags: ReturnType<typeof createContentFlagQueries>;
   /** Conversations' running summaries (src/memory/memory-summary.ts). */
   summaries: ReturnType<typeof createSummaryQueries>;
+  /** The facts members asked the bot to keep (migration 18). */
+  memberFacts: ReturnType<typeof createMemberFactQueries>;
   close(): void;
 }
 
@@ -64,6 +67,7 @@ export function openStore(path: string, options: { readOnly?: boolean } = {}): S
     logOutbox: createLogOutboxQueries(db),
     contentFlags: createContentFlagQueries(db),
     summaries: createSummaryQueries(db),
+    memberFacts: createMemberFactQueries(db),
     close: () => db.close(),
   };
 }

@@ -34,6 +34,10 @@ it("says what it would delete of a user in every server and in DMs, deletes it w
   insert.run(3, leaver, 'words of the leaver in a DM');
   conversation.run('terminal:notes', 'notes', leaver);
   insert.run(4, leaver, 'words at the terminal');
+  // Facts they asked the bot to remember (member memory): in the first server and in their DMs; the stayer's stays.
+  store.memberFacts.keep('900000000000000001', leaver, 'Call me Leaver', 50);
+  store.memberFacts.keep('@me', leaver, 'Uses metric units', 50);
+  store.memberFacts.keep('900000000000000001', stayer, 'Call me Stayer', 50);
   store.close();
   const forget = (...args: string[]) =>
     runScript('src/forget.ts', { args, cwd: folder, env: { DATABASE_PATH: databasePath } });
@@ -42,9 +46,9 @@ it("says what it would delete of a user in every server and in DMs, deletes it w
   expect(dry).toMatchObject({ code: 0, stderr: '' });
   expect(dry.stdout).toBe(
     [
-      `Would delete in server 900000000000000001 (${databasePath}): 1 message, 0 images, 0 runs, 0 tool calls, 0 answers, 0 steps, 0 reminders, 0 reports.`,
-      `Would delete in server 900000000000000002 (${databasePath}): 1 message, 0 images, 0 runs, 0 tool calls, 0 answers, 0 steps, 0 reminders, 0 reports.`,
-      `Would delete in direct messages (${databasePath}): 1 message, 0 images, 0 runs, 0 tool calls, 0 answers, 0 steps, 0 reminders, 0 reports.`,
+      `Would delete in server 900000000000000001 (${databasePath}): 1 message, 0 images, 0 runs, 0 tool calls, 0 answers, 0 steps, 0 reminders, 0 reports, 1 fact.`,
+      `Would delete in server 900000000000000002 (${databasePath}): 1 message, 0 images, 0 runs, 0 tool calls, 0 answers, 0 steps, 0 reminders, 0 reports, 0 facts.`,
+      `Would delete in direct messages (${databasePath}): 1 message, 0 images, 0 runs, 0 tool calls, 0 answers, 0 steps, 0 reminders, 0 reports, 1 fact.`,
       'Nothing was deleted: add --confirm to delete it.',
       '',
     ].join('\n'),
@@ -59,6 +63,7 @@ it("says what it would delete of a user in every server and in DMs, deletes it w
     'words at the terminal',
   ]);
   expect(after.db.prepare('SELECT count(*) FROM forgets WHERE user_id = ?').pluck().get(leaver)).toBe(3);
+  expect(after.db.prepare('SELECT fact FROM member_facts').pluck().all()).toEqual(['Call me Stayer']);
   expect(
     after.db.prepare("SELECT title FROM conversations WHERE key = 'discord:900000000000000077'").pluck().get(),
   ).toBe('A conversation (its first message was forgotten)');
@@ -100,7 +105,7 @@ it("--terminal NAME forgets what NAME wrote in npm run chat, and nothing of Disc
   const dry = await forget('--terminal', 'ada');
   expect(dry.stdout).toBe(
     [
-      `Would delete in terminal conversations (${databasePath}): 1 message, 0 images, 0 runs, 0 tool calls, 0 answers, 0 steps, 0 reminders, 0 reports.`,
+      `Would delete in terminal conversations (${databasePath}): 1 message, 0 images, 0 runs, 0 tool calls, 0 answers, 0 steps, 0 reminders, 0 reports, 0 facts.`,
       'Nothing was deleted: add --confirm to delete it.',
       '',
     ].join('\n'),

@@ -16,6 +16,8 @@ export interface ToolDefinition<Parameters extends z.ZodObject = z.ZodObject> {
   parameters: Parameters;
   /** Offered to the model only in runs asked for by moderators. */
   moderatorOnly?: boolean;
+  /** Its arguments are private: recorded as these words and their length (RuntimeTool.privateArguments). */
+  privateArguments?: string;
   execute(args: z.output<Parameters>, context: ToolContext): unknown;
 }
 
@@ -38,6 +40,7 @@ export function fromZodTool(definition: ToolDefinition): RuntimeTool {
     description: definition.description,
     inputSchema,
     moderatorOnly: definition.moderatorOnly ?? false,
+    ...(definition.privateArguments ? { privateArguments: definition.privateArguments } : {}),
     validate: (input) => zodValidate(definition.parameters, input),
     execute: async (args, context) => definition.execute(args as never, context),
   });

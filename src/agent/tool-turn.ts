@@ -7,6 +7,7 @@ import type { ToolCall, ToolMessage } from './messages.ts';
 import type { AskInput, ConversationContext, RuntimeTool, ToolConfirmationOutcome, ToolProgress } from './tool.ts';
 import { imagesFor, imagesLine, isResultWithImages, type ToolImage } from './tool-images.ts';
 import { untilAborted } from './until-aborted.ts';
+import { shownArguments } from './private-arguments.ts';
 import { maskWith } from '../text/mask-secrets.ts';
 
 /** A tool result longer than this is cut before the model sees it. */
@@ -71,7 +72,7 @@ export async function runToolTurn(turn: ToolTurn): Promise<ToolTurnOutcome> {
       step: turn.step,
       callId: call.id,
       name: call.function.name,
-      arguments: call.function.arguments,
+      arguments: shownArguments(turn.tools.get(call.function.name), call.function.arguments),
     });
   const checked = turn.calls.map((call, index) => check(turn, call, index));
   // Asked before the tools' time limit starts: the time a person takes to answer is not the tool's.
@@ -131,7 +132,9 @@ function check(turn: ToolTurn, call: ToolCall, index: number): Runnable | Observ
     };
   }
   const parsed = parseArguments(call.function.arguments);
-  if (!parsed.ok) return { ok: false, kind: 'invalid-arguments', text: parsed.text };
+  // JSON.parse's message quotes the text it could not read: not a private tool's.
+  if (!parsed.ok)
+    return { ok: false, kind: 'invalid-arguments', text: tool.privateArguments ? privateJsonError : parsed.text };
   const validation = tool.validate(parsed.value);
   if (!validation.ok) {
     return {
@@ -229,6 +232,8 @@ function progressReporter(turn: ToolTurn, call: ToolCall) {
   };
   return { report, end: () => void (running = false) };
 }
+
+const privateJsonError = 'The arguments are not valid JSON. Send one JSON object that matches the schema.';
 
 function parseArguments(text: string): { ok: true; value: unknown } | { ok: false; text: string } {
   // Some servers send "" for a call without arguments.

@@ -138,6 +138,12 @@ export interface RuntimeTool {
   moderatorOnly: boolean;
   /** It may change or delete things (an MCP tool's annotations, or the operator's word): it runs once the asker confirms. */
   needsConfirmation?: boolean;
+  /**
+   * Its arguments are private (a member's remembered fact): what the step log, memory, posts and
+   * later model calls show instead of them, in a few words ("fact remembered"), with their length
+   * (src/agent/private-arguments.ts).
+   */
+  privateArguments?: string;
   validate(input: unknown): ValidationResult;
   execute(args: unknown, context: ToolContext): Promise<unknown>;
 }

@@ -21,6 +21,8 @@ import { answerQueuedWork } from '../discord/runs/answer-new-messages.ts';
 import { ToolInputRequests } from '../discord/runs/input-requests.ts';
 import { type DestructiveToolEvent, ToolConfirmations } from '../discord/runs/tool-confirmation.ts';
 import { conversationMemory } from '../memory/conversation-memory.ts';
+import { fromZodTool } from '../agent/runtime-tool.ts';
+import { remember } from '../../tools/remember.ts';
 
 /** What the services are built from besides the parts: the settings of services that need the client. */
 export interface ServiceSettings {
@@ -71,6 +73,10 @@ export function buildBotServices(
     confirmations: new ToolConfirmations(logger, parts.discord.moderatorRoleIds),
     inputRequests: new ToolInputRequests(logger),
     onDestructiveTool: logDestructiveTool(moderatorLog, settings.onDestructiveTool),
+    memberMemory: {
+      tool: fromZodTool(remember(store.memberFacts)),
+      factsOf: (place, userId) => store.memberFacts.of(place, userId).map((row) => row.fact),
+    },
   };
   return services;
 }

@@ -15,6 +15,9 @@ import { buildSystemPrompt, type ConversationPlace } from '../agent/system-promp
 import type { AskInput, ConfirmTool, Requester, RuntimeTool, ToolServer } from '../agent/tool.ts';
 import { currentTools, toolsFor } from '../agent/tool-registry.ts';
 import type { ConversationMemory } from '../memory/conversation-memory.ts';
+import { maskWith } from '../text/mask-secrets.ts';
+import { directMessagesServerId } from '../../db/conversations.ts';
+import { type MemberMemory, memberMemoryOfRun, withMemberFacts } from './member-facts.ts';
 
 /** What every run of a process is made with. */
 export interface RunSetup {
@@ -26,6 +29,8 @@ export interface RunSetup {
   agent: AgentSettings;
   operatorPrompt: string | null;
   logger: Logger;
+  /** The `remember` tool and members' facts (src/conversation/member-facts.ts); absent: none anywhere (the terminal). */
+  memberMemory?: MemberMemory;
 }
 
 /** One run: what it answers, what it knows, and where it takes place. */
@@ -56,6 +61,8 @@ export interface RunPlan {
   confirmTool?: ConfirmTool;
   /** Asks the requester for input a tool needs while it runs (in Discord: a button that opens a form). */
   askInput?: AskInput;
+  /** Whether member memory is on where the run takes place (PlaceChoice.memberMemory). */
+  memberMemory?: boolean;
 }
 
 /** How a run ended, as its deliverer needs to know it. */
@@ -92,6 +99,12 @@ function prepareRun(
     ...plan.requesters.map((requester) => requester.displayName),
   ];
   const requester = plan.requesters.at(-1) ?? { id: 'unknown', displayName: 'someone', isModerator: false };
+  // Decided by the place alone: the tool, as the rest of the request, whatever a fact says (member-facts.ts).
+  const remembering =
+    plan.memberMemory && setup.memberMemory
+      ? memberMemoryOfRun(setup.memberMemory, plan.conversation.guild_id ?? directMessagesServerId, plan.requesters)
+      : null;
+  const facts = remembering?.facts;
   return {
     systemPrompt: buildSystemPrompt({
       operatorPrompt: setup.operatorPrompt,
@@ -99,12 +112,16 @@ function prepareRun(
       now,
       place: plan.place,
       participants: [...new Set(participants.filter((name): name is string => !!name))],
+      memberMemory: remembering !== null,
     }),
     history: plan.history,
-    input: plan.input,
-    tools: toolsFor(currentTools(setup.tools, setup.toolServers), plan.requesters).filter(
-      (tool) => plan.toolAllowed?.(tool) ?? true,
-    ),
+    input: facts ? withMemberFacts(plan.input, facts.of, facts.facts, maskWith(setup.agent.secrets ?? [])) : plan.input,
+    tools: [
+      ...toolsFor(currentTools(setup.tools, setup.toolServers), plan.requesters).filter(
+        (tool) => plan.toolAllowed?.(tool) ?? true,
+      ),
+      ...(remembering ? [remembering.tool] : []),
+    ],
     context: {
       conversationId: plan.conversation.key,
       guildId: plan.conversation.guild_id,

@@ -21,6 +21,7 @@ import type { ModelGates } from '../conversation/rate-limit-gate.ts';
 import type { RunLifecycle } from '../conversation/run-lifecycle.ts';
 import type { UsageLimits } from '../conversation/usage-limits.ts';
 import type { ConversationMemory, MemorySettings } from '../memory/conversation-memory.ts';
+import type { MemberMemory } from '../conversation/member-facts.ts';
 import type { TokenCounter } from '../memory/token-counter.ts';
 import type { ModelCatalog } from '../model-catalog/model-catalog.ts';
 import type { ModelVision } from '../place-settings/place-choice.ts';
@@ -84,4 +85,6 @@ export interface BotServices extends BotParts {
   inputRequests: ToolInputRequests;
   /** Hears what each destructive tool call came to (confirmed, cancelled, timed out). */
   onDestructiveTool?: (event: DestructiveToolEvent) => void;
+  /** The `remember` tool and members' facts, for the runs of places where member memory is on. */
+  memberMemory: MemberMemory;
 }

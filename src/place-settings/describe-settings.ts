@@ -63,6 +63,7 @@ export function describeSettings(
     `- Tools switched on or off: ${tools.length > 0 ? tools.join('; ') : 'none (every tool is on)'}`,
     describeContentCheck(settings, contentCheck),
     `- Every new forum post answered: ${settings.forumAnswers.value ? 'yes' : 'no, only those that mention the bot'}${settings.forumAnswers.change ? ` (${source(settings.forumAnswers, '')})` : ''}`,
+    `- Member memory: ${settings.memberMemory.value ? 'on' : 'off'} (${source(settings.memberMemory, 'off unless moderators switch it on')})`,
     '**Models on offer**',
     ...models.map((model) => {
       const facts = [

@@ -17,6 +17,8 @@ export const settingKeys = {
   forumAnswers: 'forum_answers',
   /** The forum tag "Mark solved" applies (`/settings forum-solved-tag`), by name. */
   forumSolvedTag: 'forum_solved_tag',
+  /** Member memory (server scope only): the `remember` tool and each member's facts in their own runs. */
+  memberMemory: 'member_memory',
 } as const;
 export const toolKey = (name: string) => `tool:${name}`;
 
@@ -52,6 +54,8 @@ export interface EffectiveSettings {
   forumAnswers: Sourced<boolean>;
   /** The tag a forum post marked solved gets, by name; null: a tag named like "solved", if the forum has one. */
   forumSolvedTag: Sourced<string> | null;
+  /** Whether members' facts are remembered here (`/settings member-memory`, the server's alone): off unless switched on. */
+  memberMemory: Sourced<boolean>;
 }
 
 /** The places a setting is looked for, nearest first. */
@@ -82,6 +86,8 @@ export function effectiveSettings(
   const contentCheck = nearest(settingKeys.contentCheck);
   const forumAnswers = nearest(settingKeys.forumAnswers);
   const forumSolvedTag = nearest(settingKeys.forumSolvedTag);
+  // The server's switch alone: a channel's row, were one ever written, could not turn it on.
+  const memberMemory = rowsByLevel.at(-1)!.find((row) => row.key === settingKeys.memberMemory && row.value !== null);
   // "Threads keep this model": a thread's own choice, made before, no longer counts.
   const model = nearest(
     settingKeys.model,
@@ -107,6 +113,9 @@ export function effectiveSettings(
       ? { value: forumAnswers.value === 'on', change: forumAnswers }
       : { value: false, change: null },
     forumSolvedTag: forumSolvedTag ? { value: forumSolvedTag.value!, change: forumSolvedTag } : null,
+    memberMemory: memberMemory
+      ? { value: memberMemory.value === 'on', change: memberMemory }
+      : { value: false, change: null },
   };
 }
 

@@ -11,6 +11,7 @@ import { type ConversationRow, directMessagesServerId, isDirectMessageConversati
 import type { ImageTokenRule } from '../images/image-tokens.ts';
 import type { MemorySettings } from '../memory/conversation-memory.ts';
 import type { ModelCatalog, RunModelClient } from '../model-catalog/model-catalog.ts';
+import type { DiscordSettings } from '../settings/config-shape.ts';
 import { type EffectiveSettings, effectiveSettings, serverOfTool, toolEnabled } from './effective-settings.ts';
 
 /**
@@ -74,6 +75,12 @@ export interface PlaceChoice {
    * off there (`/settings content-check`).
    */
   checks: ContentChecks | null;
+  /**
+   * Whether members' facts are remembered there: the `remember` tool offered, and the requester's
+   * facts shown to the model (src/conversation/member-facts.ts). In a server, its moderators'
+   * `/settings member-memory` (off unless switched on); in direct messages, MEMBER_MEMORY_IN_DMS.
+   */
+  memberMemory: boolean;
 }
 
 /** What the choice is made from: the settings in the database, the models on offer and what each sees. */
@@ -85,6 +92,8 @@ export interface PlaceChoiceSources {
   toolServers: readonly ToolServer[];
   /** CONTENT_CHECK's checks; null when it is off. */
   contentChecks: ContentChecks | null;
+  /** MEMBER_MEMORY_IN_DMS (off when not given). */
+  discord?: Pick<DiscordSettings, 'memberMemoryInDms'>;
 }
 
 /** What applies where `conversation` takes place, as its settings say now (`/settings`, `/model`). */
@@ -106,5 +115,17 @@ export function placeChoice(
     personaVersion: settings?.persona?.change?.id ?? null,
     toolAllowed: toolAllowedBy(settings, sources.toolServers),
     checks: (settings?.contentCheck.value ?? true) ? sources.contentChecks : null,
+    memberMemory: memberMemoryIn(sources, conversation, settings),
   };
+}
+
+/** Member memory where the conversation is: a server's switch, or the operator's for direct messages; never at the terminal. */
+function memberMemoryIn(
+  sources: Pick<PlaceChoiceSources, 'discord'>,
+  conversation: Pick<ConversationRow, 'guild_id'> & Partial<Pick<ConversationRow, 'key'>>,
+  settings: EffectiveSettings | null,
+): boolean {
+  if (!settings) return false;
+  if (conversation.guild_id === null) return sources.discord?.memberMemoryInDms === true;
+  return settings.memberMemory.value;
 }

@@ -64,6 +64,7 @@ export function configFrom(settings: Settings, files: ReturnType<typeof readSett
       userMessagesPerMinute: settings.USER_MESSAGES_PER_MINUTE,
       dailyTokenBudget: settings.DAILY_TOKEN_BUDGET,
       allowDms: settings.ALLOW_DMS === 'on',
+      memberMemoryInDms: settings.MEMBER_MEMORY_IN_DMS === 'on',
       dmDailyTokens: settings.DM_DAILY_TOKENS,
       totalDailyTokens: settings.TOTAL_DAILY_TOKENS,
       toolConfirmMs: settings.TOOL_CONFIRM_SECONDS * 1000,

@@ -73,6 +73,8 @@ export interface DiscordSettings {
   dailyTokenBudget: number;
   /** Direct messages to the bot are conversations of their own (ALLOW_DMS); off: the DM intent is not asked for. */
   allowDms: boolean;
+  /** Member memory (the `remember` tool, a member's facts in their runs) in direct messages (MEMBER_MEMORY_IN_DMS); servers switch it with `/settings member-memory`. */
+  memberMemoryInDms?: boolean;
   /** Tokens all direct-message conversations together may use per day (UTC); 0: no limit. */
   dmDailyTokens: number;
   /** Tokens every server and direct message together may use per day (UTC): the ceiling over the others; 0: none. */

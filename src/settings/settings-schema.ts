@@ -78,6 +78,7 @@ export const settingsSchema = z.object({
   CONTENT_CHECK_ON_ERROR: oneOf(['allow', 'refuse'], 'refuse'),
   CONTENT_CHECK_TIMEOUT_SECONDS: whole(1, 120, 10),
   ALLOW_DMS: oneOf(['on', 'off'], 'off'),
+  MEMBER_MEMORY_IN_DMS: oneOf(['on', 'off'], 'off'),
   DM_DAILY_TOKENS: whole(0, 1_000_000_000, 200_000),
   TOTAL_DAILY_TOKENS: whole(0, 10_000_000_000, 10_000_000),
   MCP_CONFIG: optionalText(),

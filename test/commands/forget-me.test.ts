@@ -76,6 +76,7 @@ describe('/forget-me', () => {
           steps: 2,
           reminders: 0,
           reports: 0,
+          facts: 0,
         }),
       },
     ]);

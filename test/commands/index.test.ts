@@ -28,6 +28,7 @@ describe('the command list', () => {
       'ask',
       'forget-me',
       'help',
+      'memory',
       'model',
       'reset',
       'settings',

@@ -38,6 +38,7 @@ describe('openDatabase', () => {
       'guild_usage_days',
       'instances',
       'log_outbox',
+      'member_facts',
       'memory_summaries',
       'message_images',
       'messages',

@@ -82,6 +82,7 @@ describe('settings', () => {
           userMessagesPerMinute: 10,
           dailyTokenBudget: 1_000_000,
           allowDms: false,
+          memberMemoryInDms: false,
           dmDailyTokens: 200_000,
           totalDailyTokens: 10_000_000,
           toolConfirmMs: 60_000,

@@ -7,6 +7,7 @@ import { answerWatcher } from '../answer-stream.ts';
 import { finalAnswerToolName } from '../final-answer.ts';
 import { addUsage } from '../messages.ts';
 import type { ToolChoice } from '../model-client.ts';
+import { withPrivateArgumentsHidden } from '../private-arguments.ts';
 import type { RunState, Turn } from './turn.ts';
 
 export async function askModel(run: RunState): Promise<Turn> {
@@ -22,7 +23,8 @@ export async function askModel(run: RunState): Promise<Turn> {
     run.streamAnswers ? answerWatcher((text) => emit({ type: 'answer-delta', runId, step, text })) : undefined,
   );
   run.usage = addUsage(run.usage, response.usage);
-  const message = response.message;
+  // Recorded and sent back with a tool's private arguments hidden; the calls run as the model wrote them.
+  const message = withPrivateArgumentsHidden(response.message, run.tools);
   emit({
     type: 'model-call',
     runId,
@@ -38,7 +40,7 @@ export async function askModel(run: RunState): Promise<Turn> {
     step,
     lastStep,
     message,
-    calls: message.tool_calls ?? [],
+    calls: response.message.tool_calls ?? [],
     rejectedCall: response.rejectedCall,
     finishReason: response.finishReason,
   };

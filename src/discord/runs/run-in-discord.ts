@@ -52,13 +52,14 @@ export type RunServices = Pick<
   | 'confirmations'
   | 'inputRequests'
   | 'onDestructiveTool'
+  | 'memberMemory'
 >;
 
 /** What planning a run uses besides: what the choice of its place reads (place-choice.ts). */
 export type PlanServices = RunServices & Pick<BotServices, 'models' | 'vision' | 'memorySettings'>;
 
 /** A run planned in Discord: what applies in its place, where its posts go, and where its answer was shown. */
-export interface DiscordRunPlan extends Omit<RunPlan, 'persona' | 'toolAllowed' | 'seesImages'> {
+export interface DiscordRunPlan extends Omit<RunPlan, 'persona' | 'toolAllowed' | 'seesImages' | 'memberMemory'> {
   choice: PlaceChoice;
   /** Known, or once the conversation's new thread is made: the run does not wait for it, its posts do. */
   target: TargetToBe;
@@ -236,6 +237,7 @@ async function runWithPosts(
       persona: choice.persona,
       toolAllowed: choice.toolAllowed,
       seesImages: choice.seesImages,
+      memberMemory: choice.memberMemory,
       confirmTool: confirmationPort(services, plan, runId),
       askInput: inputPort(services, plan),
     },
