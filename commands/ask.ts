@@ -1,4 +1,14 @@
-import { ApplicationCommandOptionType, ChannelType, MessageFlags } from 'discord.js';
+import {
+  ApplicationCommandOptionType,
+  ChannelType,
+  MessageFlags,
+  type ChatInputCommandInteraction,
+  type ModalSubmitInteraction,
+  type NewsChannel,
+  type TextChannel,
+} from 'discord.js';
+import { discordRequester } from '../src/discord/interactions/moderation.ts';
+import type { CommandContext } from '../src/discord/interactions/command-context.ts';
 import { defineCommand } from '../src/discord/interactions/command-context.ts';
 import { discordConversationKey } from '../src/conversation/conversation-keys.ts';
 import { messageWork } from '../src/conversation/queued-work.ts';
@@ -7,7 +17,7 @@ import { threadName } from '../src/posts/render.ts';
 import { noPings } from '../src/discord/outbound/send.ts';
 import { discordMessageLimit } from '../src/posts/split-message.ts';
 import { truncate } from '../src/text/truncate.ts';
-import { guildOnly, privately, requesterIn } from './shared.ts';
+import { guildOnly, privately } from './shared.ts';
 
 export const ask = defineCommand({
   name: 'ask',
@@ -38,35 +48,53 @@ export const ask = defineCommand({
     const limited = context.limits.check(interaction.user.id, interaction.guildId);
     if (!limited.ok) return privately(interaction, limited.message);
     const prompt = interaction.options.getString('prompt', true);
-    const name = interaction.member.displayName;
     await interaction.deferReply({ flags: MessageFlags.Ephemeral });
-    const thread = await channel.threads.create({ name: threadName(prompt, name), autoArchiveDuration: 1440 });
-    // The question, shown in the thread for everyone, is the message the answer replies to.
-    const shown = await thread.send({
-      content: truncate(`**${name}** asked: ${prompt}`, discordMessageLimit),
-      allowedMentions: noPings,
-    });
-    const conversation = context.store.conversations.ensure({
-      key: discordConversationKey(thread.id),
-      title: thread.name,
-      guildId: interaction.guildId,
-      channelId: channel.id,
-      threadId: thread.id,
-      startedById: interaction.user.id,
-      startedByName: name,
-    });
-    await context.memory.ready();
-    const storedId = context.memory.recordUserMessage(conversation, {
-      authorId: interaction.user.id,
-      authorName: name,
-      content: prompt,
-      discordMessageId: shown.id,
-    });
-    if (storedId !== null)
-      context.queues.push(
-        conversation.key,
-        messageWork(storedId, { messageId: shown.id, channelId: thread.id }, requesterIn(interaction, context)),
-      );
-    await interaction.editReply({ content: `Started: <#${thread.id}>`, allowedMentions: noPings });
+    await startConversation(interaction, context, channel, { prompt, shown: prompt });
   },
 });
+
+/**
+ * Starts a conversation thread in `channel` for the person behind `interaction` (deferred
+ * already): `shown` is posted in it for everyone, the question the answer replies to; `prompt` is
+ * what the model reads. Said to the person in the deferred reply. (`/ask`, "Ask about this message".)
+ */
+export async function startConversation(
+  interaction: ChatInputCommandInteraction<'cached'> | ModalSubmitInteraction<'cached'>,
+  context: CommandContext,
+  channel: TextChannel | NewsChannel,
+  question: { prompt: string; shown: string },
+): Promise<void> {
+  const name = interaction.member.displayName;
+  const thread = await channel.threads.create({ name: threadName(question.shown, name), autoArchiveDuration: 1440 });
+  // The question, shown in the thread for everyone, is the message the answer replies to.
+  const shown = await thread.send({
+    content: truncate(`**${name}** asked: ${question.shown}`, discordMessageLimit),
+    allowedMentions: noPings,
+  });
+  const conversation = context.store.conversations.ensure({
+    key: discordConversationKey(thread.id),
+    title: thread.name,
+    guildId: interaction.guildId,
+    channelId: channel.id,
+    threadId: thread.id,
+    startedById: interaction.user.id,
+    startedByName: name,
+  });
+  await context.memory.ready();
+  const storedId = context.memory.recordUserMessage(conversation, {
+    authorId: interaction.user.id,
+    authorName: name,
+    content: question.prompt,
+    discordMessageId: shown.id,
+  });
+  if (storedId !== null)
+    context.queues.push(
+      conversation.key,
+      messageWork(
+        storedId,
+        { messageId: shown.id, channelId: thread.id },
+        discordRequester(interaction.user, interaction.member, channel, context.moderatorRoleIds),
+      ),
+    );
+  await interaction.editReply({ content: `Started: <#${thread.id}>`, allowedMentions: noPings });
+}

@@ -1,6 +1,7 @@
 import type { CommandDefinition } from '../src/discord/interactions/command-context.ts';
 import { agentSteps } from './agent-steps.ts';
 import { ask } from './ask.ts';
+import { askAboutMessage } from './ask-about-message.ts';
 import { forgetMe } from './forget-me.ts';
 import { help } from './help.ts';
 import { memory } from './memory.ts';
@@ -24,6 +25,7 @@ export const commands: readonly CommandDefinition[] = [
   steps,
   agentSteps,
   reportAnswer,
+  askAboutMessage,
   usage,
   settings,
   model,

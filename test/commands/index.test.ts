@@ -24,6 +24,7 @@ describe('the command list', () => {
         .sort(),
     ).toEqual([
       'Agent steps',
+      'Ask about this message',
       'Report answer',
       'ask',
       'forget-me',

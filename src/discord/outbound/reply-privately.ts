@@ -1,4 +1,9 @@
-import { type ChatInputCommandInteraction, type MessageComponentInteraction, MessageFlags } from 'discord.js';
+import {
+  type ChatInputCommandInteraction,
+  type MessageComponentInteraction,
+  MessageFlags,
+  type ModalSubmitInteraction,
+} from 'discord.js';
 import type { CommandInteraction } from '../interactions/command-context.ts';
 import { truncate } from '../../text/truncate.ts';
 import { noPings } from './send.ts';
@@ -9,7 +14,11 @@ import { discordMessageLimit } from '../../posts/split-message.ts';
  * reply (a follow-up would be swallowed into it, whatever its flags say).
  */
 export async function replyPrivately(
-  interaction: CommandInteraction | ChatInputCommandInteraction | MessageComponentInteraction<'cached'>,
+  interaction:
+    | CommandInteraction
+    | ChatInputCommandInteraction
+    | MessageComponentInteraction<'cached'>
+    | ModalSubmitInteraction<'cached'>,
   content: string,
 ): Promise<void> {
   // What a person typed can come back in the words (a name, a list of issues): never past Discord's 2,000 characters.
