@@ -75,12 +75,14 @@ export function createConversationQueries(db: Database) {
   const setThread = db.prepare<[string | null, number]>('UPDATE conversations SET thread_id = ? WHERE id = ?');
   const setTitle = db.prepare<[string, number]>('UPDATE conversations SET title = ? WHERE id = ?');
   const remove = db.prepare<[number]>('DELETE FROM conversations WHERE id = ?');
-  // Conversations answered in their channel (no thread), whose runs posted the message.
+  // Conversations answered in their channel (no thread), whose runs posted the message: the
+  // channel's few such conversations by their index (migration 21), their runs by theirs.
   const byChannelPost = db.prepare<[string, string], ConversationRow>(
-    `SELECT c.* FROM conversations c JOIN runs r ON r.conversation_id = c.id
+    `SELECT c.* FROM conversations c INDEXED BY conversations_in_channel
      WHERE c.channel_id = ? AND c.thread_id IS NULL
-       AND EXISTS (SELECT 1 FROM json_each(r.posted_message_ids) WHERE value = ?)
-     ORDER BY r.started_at DESC LIMIT 1`,
+       AND EXISTS (SELECT 1 FROM runs r, json_each(r.posted_message_ids) p
+                   WHERE r.conversation_id = c.id AND p.value = ?)
+     ORDER BY c.id DESC LIMIT 1`,
   );
   const removeInChannel = db.prepare<[string]>('DELETE FROM conversations WHERE channel_id = ?');
   const guilds = db.prepare<[], { guild_id: string; conversations: number }>(

@@ -396,6 +396,16 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  {
+    version: 21,
+    name: 'reply chains: the conversations answered in their channel, found by channel',
+    // A reply to one of the bot's answers where no thread could be made carries its conversation on
+    // (db/conversations.ts answeredWith): the few conversations held in a channel are found by this
+    // index, and their runs by runs_by_conversation, never by a scan of every run.
+    up(db) {
+      db.exec(`CREATE INDEX conversations_in_channel ON conversations (channel_id) WHERE thread_id IS NULL;`);
+    },
+  },
 ];
 
 export const latestVersion = migrations.at(-1)?.version ?? 0;
