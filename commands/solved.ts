@@ -4,11 +4,11 @@
  * solved, and it gets the forum's solved tag. Judged at each use against who owns the post and the
  * presser's Discord permissions, never against anything said in it.
  */
-import type { MessageComponentInteraction } from 'discord.js';
+import { type MessageComponentInteraction, RESTJSONErrorCodes } from 'discord.js';
 import { defineCommand } from '../src/discord/interactions/command-context.ts';
 import { isForumPost } from '../src/discord/inbound/forum-posts.ts';
 import { markSolved, solvedTagOf, whyNotMarkSolved } from '../src/discord/runs/forum-solved.ts';
-import { describeDiscordError } from '../src/discord/discord-errors.ts';
+import { describeDiscordError, isDiscordCode } from '../src/discord/discord-errors.ts';
 import type { CommandContext } from '../src/discord/interactions/command-context.ts';
 import { guildOnly, privately } from './shared.ts';
 
@@ -24,11 +24,12 @@ async function mark(
     const said = await markSolved(post, solvedTagOf(post, context));
     return { done: said.startsWith('Marked solved'), said };
   } catch (error) {
-    context.logger.warn(
-      { err: error, threadId: post.id, cause: describeDiscordError(error) },
-      'could not mark a forum post solved',
-    );
-    return { done: false, said: 'I could not tag this post: I need the Manage Threads permission in this forum.' };
+    const cause = describeDiscordError(error);
+    context.logger.warn({ err: error, threadId: post.id, cause }, 'could not mark a forum post solved');
+    const said = isDiscordCode(error, [RESTJSONErrorCodes.MissingPermissions])
+      ? 'I could not tag this post: I need the Manage Threads permission in this forum.'
+      : `I could not tag this post: ${cause}.`;
+    return { done: false, said };
   }
 }
 

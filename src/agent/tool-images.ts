@@ -43,23 +43,27 @@ export function imagesFor(images: readonly ToolImage[]): { model: ToolImage[]; p
 const countOfImages = (count: number) => (count === 1 ? 'an image' : `${count} images`);
 
 /**
- * The lines the tool message gains: what became of its images (`seesImages` undefined: no model, as
- * with `/tool`). Images meant for the person only are named, so that the model knows they were shown.
+ * The lines the tool message gains: what became of its images. `seesImages` undefined: no model
+ * reads it (`/tool`, whose person gets every image meant for people). Images meant for the person
+ * only are named, so that the model knows whether they were shown (`showsPeople`: the run's posts
+ * show them, as a Discord run's tool posts do).
  */
-export function imagesLine(images: readonly ToolImage[], seesImages: boolean | undefined): string {
+export function imagesLine(images: readonly ToolImage[], seesImages: boolean | undefined, showsPeople = false): string {
+  if (seesImages === undefined) return `[The tool returned ${countOfImages(images.length)}.]`;
   const { model } = imagesFor(images);
   const peopleOnly = images.length - model.length;
   const lines: string[] = [];
   const what = countOfImages(model.length);
-  if (model.length > 0 && seesImages === undefined) lines.push(`[The tool returned ${what}.]`);
-  else if (model.length > 0)
+  if (model.length > 0)
     lines.push(
       seesImages
         ? `[The tool returned ${what}: shown to you after the results.]`
         : `[The tool returned ${what}: not shown, this model cannot see images.]`,
     );
   if (peopleOnly > 0)
-    lines.push(`[The tool returned ${countOfImages(peopleOnly)} for the person: posted in the thread, not for you.]`);
+    lines.push(
+      `[The tool returned ${countOfImages(peopleOnly)} for the person: ${showsPeople ? 'posted in the thread' : 'not shown here'}, not for you.]`,
+    );
   return lines.join('\n');
 }
 

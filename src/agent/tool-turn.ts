@@ -26,6 +26,8 @@ export interface ToolTurn {
   emit: AgentEventSink;
   /** Whether the model sees the images tools return (shown after the turn's results). */
   seesImages?: boolean;
+  /** Whether the run's posts show people the images a tool makes for them (imagesLine). */
+  showsImagesToPeople?: boolean;
   /** Masked in every result and error (AgentSettings.secrets). */
   secrets?: readonly string[];
 }
@@ -277,7 +279,7 @@ async function execute(
     // A source whose URL holds a secret is not one to show: it goes with the masking.
     const shown = sources.filter((url) => mask(url) === url);
     if (isResultWithImages(result)) {
-      const line = imagesLine(result.images, turn.seesImages);
+      const line = imagesLine(result.images, turn.seesImages, turn.showsImagesToPeople);
       return {
         ok: true,
         text: formatObservation(`${result.text}\n${line}`, mask),

@@ -57,6 +57,8 @@ export interface RunPlan {
   toolAllowed?: (tool: RuntimeTool) => boolean;
   /** Whether the model chosen there sees images; the setup's `agent.seesImages` without it. */
   seesImages?: boolean;
+  /** Whether the run's posts show people the images a tool makes for them (a Discord run with tool posts on). */
+  showsImagesToPeople?: boolean;
   /** Asks the requester before a tool that `needsConfirmation` runs (in Discord: Confirm / Cancel buttons). */
   confirmTool?: ConfirmTool;
   /** Asks the requester for input a tool needs while it runs (in Discord: a button that opens a form). */
@@ -131,7 +133,11 @@ function prepareRun(
       ...(plan.confirmTool ? { confirmTool: plan.confirmTool } : {}),
       ...(plan.askInput ? { askInput: plan.askInput } : {}),
     },
-    settings: plan.seesImages === undefined ? setup.agent : { ...setup.agent, seesImages: plan.seesImages },
+    settings: {
+      ...setup.agent,
+      ...(plan.seesImages === undefined ? {} : { seesImages: plan.seesImages }),
+      ...(plan.showsImagesToPeople === undefined ? {} : { showsImagesToPeople: plan.showsImagesToPeople }),
+    },
     calledBefore: plan.calledBefore,
   };
 }

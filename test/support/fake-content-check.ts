@@ -41,6 +41,8 @@ export interface FakeContentCheck {
   hanging: boolean;
   /** Requests the fake received, answered or not. */
   received: number;
+  /** Images (their `data:` URLs) the moderation check flags, as it flags a text holding the flag word. */
+  flaggedImages: Set<string>;
   close(): Promise<void>;
 }
 
@@ -59,6 +61,7 @@ export async function startFakeContentCheck(flagWord = 'FORBIDDEN'): Promise<Fak
     down: false,
     hanging: false,
     received: 0,
+    flaggedImages: new Set(),
     close: async () => {
       for (const response of held.splice(0)) response.destroy();
       await server.close('fake content check');
@@ -74,11 +77,13 @@ export async function startFakeContentCheck(flagWord = 'FORBIDDEN'): Promise<Fak
       if (!validRequest(body))
         server.failures.push(`moderation request breaks the spec: ${ajv.errorsText(validRequest.errors)}`);
       fake.moderationRequests.push(body as ModerationRequest);
-      return sendJson(
-        response,
-        200,
-        moderationReply(moderationText(body as ModerationRequest).includes(flagWord), server),
-      );
+      const asked = body as ModerationRequest;
+      const images =
+        typeof asked.input === 'string'
+          ? []
+          : asked.input.flatMap((part) => (part.type === 'image_url' ? [part.image_url.url] : []));
+      const flagged = moderationText(asked).includes(flagWord) || images.some((url) => fake.flaggedImages.has(url));
+      return sendJson(response, 200, moderationReply(flagged, server));
     }
     if (request.method === 'POST' && request.url === '/v1/chat/completions') {
       const problems = chatRequestProblems(body);

@@ -29,6 +29,7 @@ export async function toolCalls(run: RunState, turn: Turn, others: readonly Tool
     context: run.context,
     emit: run.emit,
     seesImages: settings.seesImages ?? false,
+    showsImagesToPeople: settings.showsImagesToPeople ?? false,
     secrets: settings.secrets,
   });
   for (const name of outcome.executed) run.called.add(name);

@@ -278,15 +278,17 @@ export class MessageRouter {
     );
     // Stored before the thread is made (it takes the message's id), so that a crash in between
     // leaves a conversation and a message to answer at the next start, not a thread nobody knows.
-    const conversation = this.ensureConversation(message, { threadId: message.id, title: name, channelId: channel.id });
+    // A voice or stage channel's text chat has no threads: answered there, carried on as a reply chain.
+    const threaded = holdsThreads(channel);
+    const conversation = this.ensureConversation(message, {
+      key: message.id,
+      threadId: threaded ? message.id : null,
+      title: name,
+      channelId: channel.id,
+    });
     const work = await this.intake.record(message, conversation);
     if (!work) return;
-    if (!holdsThreads(channel)) {
-      // A voice or stage channel's text chat: answered there, and carried on as a reply chain.
-      this.deps.store.conversations.setThread(conversation.id, null);
-      this.deps.queues.push(conversation.key, work);
-      return;
-    }
+    if (!threaded) return this.deps.queues.push(conversation.key, work);
     // Its run starts now (the model called while the thread is being made: a burst of mentions is
     // not served one thread creation at a time); its posts wait for the thread.
     const threadMade = this.startThread(message, name, conversation.id);
@@ -342,12 +344,13 @@ export class MessageRouter {
     return this.deps.store.messages.hasDiscordId(message.id);
   }
 
+  /** The conversation keyed by `where.key` (its first message, or its thread: one id), made if new. */
   private ensureConversation(
     message: GuildMessage,
-    where: { threadId: string; title: string; channelId: string | null },
+    where: { key?: string; threadId: string | null; title: string; channelId: string | null },
   ): ConversationRow {
     return this.deps.store.conversations.ensure({
-      key: discordConversationKey(where.threadId),
+      key: discordConversationKey(where.key ?? where.threadId!),
       title: where.title,
       guildId: message.guildId,
       channelId: where.channelId,

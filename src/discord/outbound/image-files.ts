@@ -4,7 +4,7 @@
  * becomes a line saying so, and the text is posted all the same.
  * https://discord.com/developers/docs/resources/message#create-message (at most 10 files)
  */
-import { DiscordAPIError, MessageFlags, type SendableChannels } from 'discord.js';
+import { DiscordAPIError, HTTPError, MessageFlags, RESTJSONErrorCodes, type SendableChannels } from 'discord.js';
 import type { Logger } from '../../agent/logger.ts';
 import type { ToolImage } from '../../agent/tool-images.ts';
 import { describeDiscordError } from '../discord-errors.ts';
@@ -32,9 +32,20 @@ export function imagesNotPosted(count: number, why: string): string {
 
 export const tooManyFiles = `a message takes ${maxFilesPerMessage} files at most`;
 
-/** Whether Discord refused a message's files (too large, say), so that it goes again without them. */
-export function refusedFiles(error: unknown): error is DiscordAPIError {
-  return error instanceof DiscordAPIError;
+/**
+ * Whether Discord refused a message for its files, so that it goes again without them: too large
+ * (413, code 40005 "Request entity too large"; a proxy's 413 comes as an HTTPError with no JSON), or
+ * no Attach Files permission (50013). Anything else (the channel gone, say) is no reason to send again.
+ * https://discord.com/developers/docs/topics/opcodes-and-status-codes#json
+ */
+export function refusedFiles(error: unknown): error is Error {
+  if (error instanceof DiscordAPIError)
+    return (
+      error.status === 413 ||
+      error.code === RESTJSONErrorCodes.RequestEntityTooLarge ||
+      error.code === RESTJSONErrorCodes.MissingPermissions
+    );
+  return error instanceof HTTPError && error.status === 413;
 }
 
 /**

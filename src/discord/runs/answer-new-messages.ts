@@ -15,6 +15,7 @@ import { beforeModel } from './before-model.ts';
 import { answerWithRun, type DiscordRunPlan, describePlace, type PlanServices } from './run-in-discord.ts';
 import { resumeCutOffRun } from './resume-run.ts';
 import { offerToMarkSolved } from './forum-solved.ts';
+import { isForumPost } from '../inbound/forum-posts.ts';
 
 /** Handles a conversation's queued work: cut-off runs to resume first, then the new messages as one batch. */
 export async function answerQueuedWork(
@@ -74,8 +75,9 @@ async function answerNewMessages(
   const triggerIds = passed.messages.map((item) => item.storedId);
   const window = deps.memory.loadWindow(conversation.id, triggerIds, choice.window);
   if (window.input.length === 0) return; // Every message of the batch was deleted while it waited.
-  const answeredBefore = deps.store.runs.postedAny(conversation.id);
-  await answerWithRun(deps, {
+  // A forum post's first answer offers "Mark solved" under it (forum-solved.ts).
+  const firstInForum = targetIsForumPost(target) && !deps.store.runs.postedAny(conversation.id);
+  const answered = await answerWithRun(deps, {
     conversation,
     choice,
     ...where,
@@ -86,11 +88,16 @@ async function answerNewMessages(
     resumedFrom: null,
     calledBefore: [],
   });
-  // The first answer in a forum post: "Mark solved" is offered under it (forum-solved.ts).
-  if (!answeredBefore && deps.store.runs.postedAny(conversation.id))
+  if (firstInForum && answered)
     await offerToMarkSolved((await target).channel, deps).catch((error: unknown) =>
       deps.logger.warn({ err: error, conversation: conversation.key }, 'could not offer to mark the post solved'),
     );
+}
+
+/** Whether the posts go to a forum post (known at once: a post is a thread that exists). */
+function targetIsForumPost(target: TargetToBe): boolean {
+  if (target instanceof Promise) return false; // A thread being made: never a forum post.
+  return isForumPost(target.channel);
 }
 
 /** The answer replies to the last message it answers when that message is where the answer goes. */

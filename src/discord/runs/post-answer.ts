@@ -52,7 +52,8 @@ export async function postAnswer(services: Pick<BotServices, 'client' | 'store'>
  * Posts what a run came to, and records the run delivered (tried, and logged if it failed). An
  * answer shown as it was written is edited into the answer; one stopped by `/stop` ends with a mark
  * saying so, one stopped by a limit (its time, its steps) with the limit's message; one that came
- * to nothing is removed, and why is posted as usual.
+ * to nothing is removed, and why is posted as usual. Resolves to whether an answer was posted as
+ * the model gave it (not a notice, not held back).
  */
 export async function deliver(
   services: Pick<BotServices, 'client' | 'store' | 'lifecycle' | 'gates' | 'logger'>,
@@ -60,8 +61,8 @@ export async function deliver(
   outcome: RunOutcome,
   live: LiveAnswer | null = null,
   screen: AnswerScreen | null = null,
-): Promise<void> {
-  if (outcome.kind === 'interrupted') return;
+): Promise<boolean> {
+  if (outcome.kind === 'interrupted') return false;
   if (outcome.kind === 'no-answer' && outcome.rateLimitSeconds !== null)
     services.gates.of(plan.choice.modelName).rateLimited(outcome.rateLimitSeconds, plan.conversation.key);
   const { runId } = outcome;
@@ -75,7 +76,7 @@ export async function deliver(
   if (verdict.kind === 'drop') {
     await live?.abandon();
     services.logger.warn({ runId, channelId: plan.channelId }, 'answer not posted: its run was forgotten meanwhile');
-    return;
+    return false;
   }
   const stoppedWhileShown = live?.started && outcome.kind === 'no-answer' && outcome.status === 'stopped';
   const text =
@@ -91,6 +92,7 @@ export async function deliver(
     if (!keepShown) await live?.abandon();
     await postAnswer(services, { runId, text, ...(await plan.target), live: keepShown ? live : null });
     services.lifecycle.deliver(runId, 'posted');
+    return outcome.kind === 'answered' && verdict.kind === 'post';
   } catch (error) {
     services.logger.error(
       { err: error, runId, channelId: plan.channelId, cause: describeDiscordError(error) },
@@ -98,5 +100,6 @@ export async function deliver(
     );
     // Only a crash before this line leaves an answer to deliver at the next start.
     services.lifecycle.deliver(runId, 'post-failed');
+    return false;
   }
 }

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { SendableChannels } from 'discord.js';
 import type { AgentEvent, AgentEventSink } from '../../agent/events.ts';
 import type { ModelClient } from '../../agent/model-client.ts';
+import type { ToolImage } from '../../agent/tool-images.ts';
 import type { ConversationPlace } from '../../agent/system-prompt.ts';
 import type { AnswerScreen } from '../../content-check/answer-screen.ts';
 import type { ActiveRun } from '../../conversation/active-runs.ts';
@@ -70,15 +71,15 @@ export interface DiscordRunPlan extends Omit<RunPlan, 'persona' | 'toolAllowed' 
 /**
  * Answers with a run of the plan: the run is registered as going on (so that `/stop` finds it and a
  * forget waits for it) from now until its answer is delivered. A run stopped by the shutdown posts
- * nothing and is left interrupted.
+ * nothing and is left interrupted. Resolves to whether the model's answer was posted.
  */
-export async function answerWithRun(services: RunServices, plan: DiscordRunPlan): Promise<void> {
+export async function answerWithRun(services: RunServices, plan: DiscordRunPlan): Promise<boolean> {
   const active = services.activeRuns.begin(plan.conversation.key, {
     guildId: plan.conversation.guild_id,
     requesterIds: plan.requesters.map((requester) => requester.id),
   });
   try {
-    await admitRunDeliver(services, plan, active);
+    return await admitRunDeliver(services, plan, active);
   } finally {
     // Its answer posted and recorded: a /forget-me of one of its people may delete it now.
     active.settled();
@@ -89,17 +90,17 @@ export async function answerWithRun(services: RunServices, plan: DiscordRunPlan)
  * Waits for the model (its rate-limit gate, a turn), admits the run under the daily budget, runs it
  * (once more with half the window after "context too long"), and delivers what comes of it.
  */
-async function admitRunDeliver(services: RunServices, plan: DiscordRunPlan, active: ActiveRun): Promise<void> {
+async function admitRunDeliver(services: RunServices, plan: DiscordRunPlan, active: ActiveRun): Promise<boolean> {
   const stopped = AbortSignal.any([services.shutdown, active.stopped]);
   let typing: { stop(): void } | null = null;
   let admission: Admission | null = null;
   let ran: RunInDiscord;
   try {
     await services.gates.of(plan.choice.modelName).waitForModel(plan.conversation.key, tellIn(plan.target), stopped);
-    if (services.shutdown.aborted) return; // Its messages are stored: answered after the next start.
+    if (services.shutdown.aborted) return false; // Its messages are stored: answered after the next start.
     typing = keepTyping(plan.target, services.logger);
     admission = await admit(services, plan, active);
-    if (!admission) return;
+    if (!admission) return false;
     ran = await runWithPosts(services, plan, active, admission.model);
     if (ran.outcome.kind === 'context-too-long') ran = await retrySmaller(services, plan, active, ran);
   } finally {
@@ -108,7 +109,7 @@ async function admitRunDeliver(services: RunServices, plan: DiscordRunPlan, acti
     // Ended before the answer is posted: a /stop now finds nothing to stop, rather than a run it cannot stop.
     active.end();
   }
-  await deliver(services, plan, ran.outcome, ran.live, ran.screen);
+  return deliver(services, plan, ran.outcome, ran.live, ran.screen);
 }
 
 /** Posts a notice where the run's posts go (once per `onceKey`: the same key, the same nonce). */
@@ -237,6 +238,7 @@ async function runWithPosts(
       persona: choice.persona,
       toolAllowed: choice.toolAllowed,
       seesImages: choice.seesImages,
+      showsImagesToPeople: services.discord.toolPosts !== 'off',
       memberMemory: choice.memberMemory,
       confirmTool: confirmationPort(services, plan, runId),
       askInput: inputPort(services, plan),
@@ -281,7 +283,7 @@ async function liveAnswerOf(
  * there, for the terminal's runs too.
  */
 function runListeners(services: RunServices, plan: DiscordRunPlan, runId: string, live: LiveAnswer | null) {
-  const posts = toolPostsOf(services, plan.target, runId);
+  const posts = toolPostsOf(services, plan.target, runId, imagesScreen(plan, runId));
   const { choice } = plan;
   const onRunStart = (event: AgentEvent) => {
     if (event.type !== 'run-start') return;
@@ -298,6 +300,27 @@ function runListeners(services: RunServices, plan: DiscordRunPlan, runId: string
     ...services.runSinks,
   ];
   return { sinks, flush: () => posts.flush() };
+}
+
+/**
+ * The content check of the images a run's tools return for people, where its place checks: held
+ * back unless shown, as an answer's words are (answer-screen.ts), and recorded as the answer's flag.
+ */
+function imagesScreen(plan: DiscordRunPlan, runId: string) {
+  const checks = plan.choice.checks;
+  if (!checks) return null;
+  const { conversation } = plan;
+  const place = {
+    conversationId: conversation.id,
+    conversationKey: conversation.key,
+    guildId: conversation.guild_id,
+    runId,
+    messageId: plan.triggerIds.at(-1) ?? null,
+  };
+  return async (images: readonly ToolImage[]) => {
+    const urls = images.map((image) => `data:${image.mediaType};base64,${image.base64}`);
+    return (await checks.screen({ target: 'answer', text: '', images: urls }, place)).show;
+  };
 }
 
 /** Where a Discord conversation takes place, as the model should know it. */

@@ -15,7 +15,7 @@ import type { BotServices } from '../bot-services.ts';
 import { describeDiscordError } from '../discord-errors.ts';
 import type { TargetToBe } from '../outbound/posting-channel.ts';
 import { sendText } from '../outbound/send.ts';
-import { sendToolImages } from '../outbound/image-files.ts';
+import { imagesNotPosted, sendToolImages } from '../outbound/image-files.ts';
 import type { ToolImage } from '../../agent/tool-images.ts';
 import { LiveAnswer } from './live-answer.ts';
 
@@ -111,13 +111,15 @@ function toolProgressPosts(target: TargetToBe, options: ToolProgressOptions): To
 
 /**
  * A run's tool posts in Discord: each model turn's calls posted once they have all finished
- * (tool-post-sink.ts), into the message that showed their progress if one did. `sinks` hear the
- * run's events; `flush` waits for every post.
+ * (tool-post-sink.ts), into the message that showed their progress if one did, and the images the
+ * tools returned for people after it, once `allowsImages` (the place's content check, as for an
+ * answer) lets them. `sinks` hear the run's events; `flush` waits for every post.
  */
 export function toolPostsOf(
   services: Pick<BotServices, 'store' | 'discord' | 'logger'>,
   target: TargetToBe,
   runId: string,
+  allowsImages: ((images: readonly ToolImage[]) => Promise<boolean>) | null = null,
 ): { sinks: AgentEventSink[]; flush(): Promise<void> } {
   const onPosted = (messageId: string) => services.store.runs.addPostedMessage(runId, messageId);
   const { logger } = services;
@@ -125,7 +127,13 @@ export function toolPostsOf(
   const postImages = async (images: readonly ToolImage[], nonceSeed: string) => {
     if (images.length === 0) return;
     const { channel } = await target;
-    await sendToolImages(channel, images, { nonceSeed: `${nonceSeed}:images`, onSent: onPosted, logger });
+    const seed = `${nonceSeed}:images`;
+    if (allowsImages && !(await allowsImages(images))) {
+      const held = imagesNotPosted(images.length, 'the content check held them back');
+      await sendText(channel, held, { nonceSeed: seed, suppressEmbeds: true, onSent: onPosted });
+      return;
+    }
+    await sendToolImages(channel, images, { nonceSeed: seed, onSent: onPosted, logger });
   };
   const postToolTurn: ToolTurnPoster = async (text, nonceSeed, _step, images) => {
     await sendText((await target).channel, text, { nonceSeed, suppressEmbeds: true, onSent: onPosted });
