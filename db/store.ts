@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { createAnswerReportQueries } from './answer-reports.ts';
 import { createChannelCursorQueries } from './channel-cursors.ts';
 import { createContentFlagQueries } from './content-flags.ts';
+import { createCatchUpRunQueries } from './catch-up-runs.ts';
 import { createConversationQueries } from './conversations.ts';
 import { createImageQueries } from './images.ts';
 import { createInstanceQueries } from './instances.ts';
@@ -39,6 +40,8 @@ export interface Store {
   contentFlags: ReturnType<typeof createContentFlagQueries>;
   /** Conversations' running summaries (src/memory/memory-summary.ts). */
   summaries: ReturnType<typeof createSummaryQueries>;
+  /** `/summarize`'s runs (db/catch-up-runs.ts). */
+  catchUps: ReturnType<typeof createCatchUpRunQueries>;
   close(): void;
 }
 
@@ -64,6 +67,7 @@ export function openStore(path: string, options: { readOnly?: boolean } = {}): S
     logOutbox: createLogOutboxQueries(db),
     contentFlags: createContentFlagQueries(db),
     summaries: createSummaryQueries(db),
+    catchUps: createCatchUpRunQueries(db),
     close: () => db.close(),
   };
 }
