@@ -9,6 +9,7 @@ import { reset } from './reset.ts';
 import { settings } from './settings.ts';
 import { steps } from './steps.ts';
 import { stop } from './stop.ts';
+import { summarize } from './summarize.ts';
 import { tool } from './tool.ts';
 import { usage } from './usage.ts';
 
@@ -26,4 +27,5 @@ export const commands: readonly CommandDefinition[] = [
   settings,
   model,
   forgetMe,
+  summarize,
 ];

@@ -47,3 +47,25 @@ export function keepReadLinks(summary: string, readIds: ReadonlySet<string>): { 
   });
   return { text: text.replace(/[ \t]+\n/g, '\n').replace(/ {2,}/g, ' '), removed };
 }
+
+/** The link to message `messageId` of channel `channelId` in server `guildId` (null: a DM). */
+export const messageLink = (guildId: string | null, channelId: string, messageId: string) =>
+  `https://discord.com/channels/${guildId ?? '@me'}/${channelId}/${messageId}`;
+
+/**
+ * The summary with each message number it cites (`#12`, as the transcript numbers them from 1)
+ * made a link to that message: `[#12](link)`. A number past the messages read is no citation of
+ * one: it goes. Returns how many went.
+ */
+export function linkCitations(summary: string, links: readonly string[]): { text: string; removed: number } {
+  let removed = 0;
+  const text = summary.replace(/(\[)?#(\d{1,6})\b(\]\([^)]*\))?/g, (whole, _open, digits: string) => {
+    const link = links[Number(digits) - 1];
+    if (link === undefined) {
+      removed++;
+      return '';
+    }
+    return `[#${digits}](${link})`;
+  });
+  return { text: text.replace(/\s*\(\s*(?:,\s*)*\)/g, '').replace(/ {2,}/g, ' '), removed };
+}

@@ -1,6 +1,6 @@
 /** The jump links of a catch-up summary: a `since:` message link parsed, invented links removed. */
 import { describe, expect, it } from 'vitest';
-import { keepReadLinks, parseMessageLink } from '../../src/catch-up/jump-links.ts';
+import { keepReadLinks, linkCitations, parseMessageLink } from '../../src/catch-up/jump-links.ts';
 
 const link = (message: string) => `https://discord.com/channels/1/2/${message}`;
 
@@ -24,5 +24,14 @@ describe('keepReadLinks', () => {
     const { text, removed } = keepReadLinks(summary, new Set(['10']));
     expect(text).toBe(`Ana asked ([1](${link('10')})). Bo answered and here.`);
     expect(removed).toBe(2);
+  });
+});
+
+describe('linkCitations', () => {
+  it('makes the numbers cited links to the messages read, and drops a number past them', () => {
+    const links = [link('10'), link('11')];
+    const { text, removed } = linkCitations('Ana asked (#1, #2). Bo made it up (#7).', links);
+    expect(text).toBe(`Ana asked ([#1](${link('10')}), [#2](${link('11')})). Bo made it up.`);
+    expect(removed).toBe(1);
   });
 });

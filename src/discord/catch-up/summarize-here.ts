@@ -1,0 +1,186 @@
+/**
+ * `/summarize`'s work once the asker may have it (commands/summarize.ts checked the place, their
+ * permissions, `since:` and their limits, and deferred the reply): read the span from Discord
+ * (read-history.ts), sum it up with the place's model (src/catch-up/catch-up-summary.ts; a progress
+ * line while there are several pieces), turn the numbers it cites into jump links to messages read,
+ * record the run (db/catch-up-runs.ts, kind 'catch-up': `/steps` lists it, its tokens count), pass
+ * the words through the seat before posting (the answer's content check where the place checks; a
+ * forget of someone it read meanwhile), and post them, pinging nobody.
+ */
+import { randomUUID } from 'node:crypto';
+import { type ChatInputCommandInteraction, MessageFlags, type TextBasedChannel } from 'discord.js';
+import { catchUpConversationKey, type CatchUpCall } from '../../../db/catch-up-runs.ts';
+import { describeError, UserFacingError } from '../../agent/errors.ts';
+import { sumUpMessages } from '../../catch-up/catch-up-summary.ts';
+import { keepReadLinks, linkCitations, messageLink } from '../../catch-up/jump-links.ts';
+import type { SinceStart } from '../../catch-up/since.ts';
+import { AnswerScreen } from '../../content-check/answer-screen.ts';
+import { placeChoice } from '../../place-settings/place-choice.ts';
+import { splitMessage } from '../../posts/split-message.ts';
+import { countOf } from '../../text/count.ts';
+import type { CommandContext } from '../interactions/command-context.ts';
+import { noPings } from '../outbound/send.ts';
+import { beforePost } from '../runs/before-post.ts';
+import { type History, readHistory } from './read-history.ts';
+
+/** Where and what: the channel, its server (null: a DM), the span, and whether everyone sees it. */
+export interface CatchUpAsk {
+  channel: TextBasedChannel;
+  guildId: string | null;
+  since: Exclude<SinceStart, { kind: 'refused' }>;
+  isPublic: boolean;
+}
+
+/** The most messages read when SUMMARIZE_MAX_MESSAGES is not given. */
+const defaultMaxMessages = 500;
+
+/** Reads, sums up, records and posts; every failure ends in words for the asker. */
+export async function summarizeHere(
+  interaction: ChatInputCommandInteraction,
+  context: CommandContext,
+  ask: CatchUpAsk,
+): Promise<void> {
+  const max = context.discord.summarizeMaxMessages ?? defaultMaxMessages;
+  let history: History;
+  try {
+    history = await readHistory(ask.channel, ask.since, interaction.user.id, max);
+  } catch (error) {
+    context.logger.warn({ err: error, channel: ask.channel.id }, '/summarize could not read the history');
+    return void (await interaction.editReply({
+      content: 'I could not read the history here.',
+      allowedMentions: noPings,
+    }));
+  }
+  if (history.messages.length === 0)
+    return void (await interaction.editReply({
+      content: `Nothing was said here ${spanWords(ask, history)}.`,
+      allowedMentions: noPings,
+    }));
+  const verdict = context.limits.admitRun(interaction.user.id, ask.guildId);
+  if (!verdict.ok) return void (await interaction.editReply({ content: verdict.message, allowedMentions: noPings }));
+  await sumUpAndPost(interaction, context, ask, history);
+}
+
+/** The summing up, the run recorded, the seat before posting, the post. */
+async function sumUpAndPost(
+  interaction: ChatInputCommandInteraction,
+  context: CommandContext,
+  ask: CatchUpAsk,
+  history: History,
+): Promise<void> {
+  const channel = ask.channel;
+  const thread = channel.isThread() ? channel : null;
+  const conversation = context.store.conversations.ensure({
+    key: catchUpConversationKey(channel.id),
+    title: `/summarize in ${thread ? thread.name : 'name' in channel && channel.name ? `#${channel.name}` : 'a DM'}`,
+    guildId: ask.guildId,
+    channelId: thread ? thread.parentId : channel.id,
+    threadId: thread ? thread.id : null,
+    startedById: null,
+    startedByName: null,
+  });
+  const choice = placeChoice(context, conversation);
+  await context.memory.ready();
+  const runId = randomUUID();
+  const startedAt = Date.now();
+  const calls: CatchUpCall[] = [];
+  const authorIds = [interaction.user.id, ...history.messages.map((message) => message.authorId)];
+  const record = (error: string | null) =>
+    context.store.catchUps.record({
+      id: runId,
+      conversationId: conversation.id,
+      instanceId: context.instanceId,
+      model: choice.model.model,
+      modelName: choice.modelName,
+      startedAt,
+      authorIds,
+      calls,
+      error,
+    });
+  let summary: string;
+  try {
+    const result = await sumUpMessages(
+      {
+        model: choice.model,
+        budget: choice.window.budget,
+        counter: context.counter,
+        signal: context.shutdown,
+        progress: (done, total) =>
+          void interaction
+            .editReply({
+              content: `Reading ${countOf(history.messages.length, 'message')}: ${done} of ${total} parts summed up…`,
+              allowedMentions: noPings,
+            })
+            .catch(() => {}),
+      },
+      history.messages,
+    );
+    calls.push(...result.calls);
+    summary = result.summary;
+  } catch (error) {
+    record(describeError(error));
+    const words = error instanceof UserFacingError ? error.userMessage : 'Something went wrong while summing up.';
+    return void (await interaction.editReply({ content: words, allowedMentions: noPings }));
+  }
+  record(null);
+  const text = withLinks(summary, ask, history);
+  const screen = choice.checks
+    ? new AnswerScreen(
+        choice.checks,
+        {
+          conversationId: conversation.id,
+          conversationKey: conversation.key,
+          guildId: ask.guildId,
+          runId,
+          messageId: null,
+        },
+        'a summary of the channel',
+      )
+    : null;
+  const verdict = await beforePost(context, { runId, answer: { answer: text, tools_used: [] }, shown: null, screen });
+  if (verdict.kind === 'drop')
+    return void (await interaction.editReply({
+      content: 'Someone whose words I read was forgotten meanwhile: ask again.',
+      allowedMentions: noPings,
+    }));
+  await post(interaction, ask, verdict.kind === 'hold' ? verdict.text : text);
+}
+
+/** The summary with its citations as checked jump links, its header, the threads started, and where it was cut. */
+function withLinks(summary: string, ask: CatchUpAsk, history: History): string {
+  const links = history.messages.map((message) => messageLink(ask.guildId, ask.channel.id, message.id));
+  const cited = linkCitations(summary, links);
+  const checked = keepReadLinks(cited.text, new Set(history.messages.map((message) => message.id)));
+  const threads = history.threads.map(
+    (thread) =>
+      `- ${thread.name.replace(/[[\]]/g, '')}: https://discord.com/channels/${ask.guildId ?? '@me'}/${thread.id}`,
+  );
+  return [
+    `**${countOf(history.messages.length, 'message')} ${spanWords(ask, history)}**`,
+    ...(history.cut
+      ? [
+          `-# Cut at the newest ${countOf(history.messages.length, 'message')} (SUMMARIZE_MAX_MESSAGES): older ones were not read.`,
+        ]
+      : []),
+    checked.text,
+    ...(threads.length > 0 ? ['**Threads started**', ...threads] : []),
+  ].join('\n');
+}
+
+/** The span in words: since a time, a message, or the asker's last message. */
+function spanWords(ask: CatchUpAsk, history: History): string {
+  if (history.since !== null) return `since <t:${Math.floor(history.since / 1000)}:f>`;
+  return ask.since.kind === 'message' ? 'from the message linked on' : 'since your last message here';
+}
+
+/** Posted in pieces of 2,000 characters: the first fills the deferred reply, the rest follow it, as private as it. */
+async function post(interaction: ChatInputCommandInteraction, ask: CatchUpAsk, text: string): Promise<void> {
+  const [first, ...rest] = splitMessage(text);
+  await interaction.editReply({ content: first ?? '', allowedMentions: noPings, flags: MessageFlags.SuppressEmbeds });
+  for (const piece of rest)
+    await interaction.followUp({
+      content: piece,
+      allowedMentions: noPings,
+      flags: ask.isPublic ? MessageFlags.SuppressEmbeds : MessageFlags.SuppressEmbeds | MessageFlags.Ephemeral,
+    });
+}
