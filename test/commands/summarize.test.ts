@@ -7,9 +7,10 @@
  */
 import { PermissionFlagsBits } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type BotWorld, startBotWorld } from '../support/bot-harness.ts';
+import { type BotWorld, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
 import type { ChatRequest } from '../support/fake-model.ts';
-import { toolCalls } from '../support/fake-model.ts';
+import { finalAnswer, toolCalls } from '../support/fake-model.ts';
+import { startFakeContentCheck } from '../support/fake-content-check.ts';
 
 let world: BotWorld;
 afterEach(async () => {
@@ -263,5 +264,77 @@ describe('/summarize', () => {
     expect(stepsText()).not.toContain('OSPREYMANTLE');
     // Ada's catch-up in #random read nobody but her: it stays.
     expect(store.db.prepare("SELECT count(*) FROM runs WHERE kind = 'catch-up'").pluck().get()).toBe(1);
+  });
+
+  it('holds back a summary the content check flags, and records the flag on its run', async () => {
+    const check = await startFakeContentCheck('FORBIDDEN');
+    try {
+      world = await startBotWorld(
+        {},
+        {},
+        {},
+        {
+          contentCheck: {
+            kind: 'moderations',
+            onError: 'refuse',
+            server: {
+              baseURL: check.baseURL,
+              apiKey: null,
+              model: 'omni-moderation-latest',
+              timeoutSeconds: 10,
+              maxRetries: 0,
+            },
+          },
+        },
+      );
+      await world.discord.userSays({ channelId: world.discord.channels.general, author: 'ada', content: 'hello' });
+      world.model.otherwise(writes('Ada said FORBIDDEN things (#1).'));
+      const reply = await summarize(world, { since: '1h' });
+      expect(reply.content).toBe('I wrote an answer, but it was held back: a content check flagged it.');
+      const flag = world.store.db
+        .prepare("SELECT f.target FROM content_flags f JOIN runs r ON r.id = f.run_id WHERE r.kind = 'catch-up'")
+        .pluck()
+        .get();
+      expect(flag).toBe('answer');
+    } finally {
+      await world.close();
+      world = undefined as unknown as BotWorld; // closed before its check: afterEach has nothing left to close
+      await check.close();
+    }
+  });
+
+  it('sums up a thread, linking its messages in the thread', async () => {
+    world = await startBotWorld();
+    const { discord } = world;
+    const thread = await discord.createThread(discord.channels.general, 'Planning', discord.users.ada);
+    const said = await discord.userSays({ channelId: thread.id, author: 'ada', content: 'THREADWORD' });
+    world.model.otherwise(writes('Ada planned (#1).'));
+    const asked = await discord.userRunsCommand({
+      name: 'summarize',
+      author: 'bob',
+      channelId: thread.id,
+      options: { since: '1h' },
+    });
+    const reply = await asked.waitForReply((candidate) => candidate.content !== '');
+    expect(readByModel(world)).toContain('THREADWORD');
+    expect(reply.content).toContain(`[#1](${link(world, thread.id, said.id)})`);
+  });
+
+  it('sums up a DM with the bot (ALLOW_DMS), with @me links', async () => {
+    world = await startBotWorld({ allowDms: true });
+    const { discord } = world;
+    world.model.enqueue(finalAnswer('Noted.'));
+    const said = await discord.userSaysInDm({ author: 'bob', content: 'DMWORD, remember it' });
+    const dm = discord.dmChannelOf('bob');
+    await waitForBotPosts(world, dm, 1);
+    world.model.otherwise(writes('Bob asked to remember (#1).'));
+    const asked = await discord.userRunsCommand({
+      name: 'summarize',
+      author: 'bob',
+      channelId: dm,
+      options: { since: '1h' },
+    });
+    const reply = await asked.waitForReply((candidate) => candidate.content !== '');
+    expect(reply.content).toContain(`[#1](https://discord.com/channels/@me/${dm}/${said.id})`);
   });
 });
