@@ -32,6 +32,8 @@ export interface CatchUpRun {
   model: string;
   modelName: string;
   startedAt: number;
+  /** The place as the forgets table names it (db/forget-journal.ts `recordedPlace`). */
+  placeId: string;
   /** The asker and every author read. */
   authorIds: readonly string[];
   calls: readonly CatchUpCall[];
@@ -56,8 +58,20 @@ export function createCatchUpRunQueries(db: Database) {
   const insertAuthor = db.prepare<[string, string]>(
     'INSERT OR IGNORE INTO catch_up_authors (run_id, author_id) VALUES (?, ?)',
   );
+  const forgottenSince = db
+    .prepare<[string, string, number], number>(
+      'SELECT 1 FROM forgets WHERE guild_id = ? AND user_id = ? AND forgotten_at >= ?',
+    )
+    .pluck();
   return {
-    record: db.transaction((run: CatchUpRun, now: number = Date.now()) => {
+    /**
+     * Records it; not when one of its authors was forgotten in the place since it started (their
+     * words may be in what it wrote: the seat before posting then finds no run and drops it).
+     * Returns whether it was recorded.
+     */
+    record: db.transaction((run: CatchUpRun, now: number = Date.now()): boolean => {
+      const authors = [...new Set(run.authorIds)];
+      if (authors.some((author) => forgottenSince.get(run.placeId, author, run.startedAt) !== undefined)) return false;
       const promptTokens = run.calls.reduce((sum, call) => sum + call.promptTokens, 0);
       const completionTokens = run.calls.reduce((sum, call) => sum + call.completionTokens, 0);
       insertRun.run({
@@ -87,7 +101,8 @@ export function createCatchUpRunQueries(db: Database) {
           startedAt: call.startedAt,
           endedAt: call.endedAt,
         });
-      for (const author of new Set(run.authorIds)) insertAuthor.run(run.id, author);
+      for (const author of authors) insertAuthor.run(run.id, author);
+      return true;
     }),
   };
 }

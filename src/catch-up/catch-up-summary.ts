@@ -47,18 +47,20 @@ export function transcriptLine(message: ReadMessage, index: number): string {
   return `#${index + 1} ${formatUserContent(message.authorName, `(${time} UTC) ${message.text.replace(/\s*\n\s*/g, ' ')}`)}`;
 }
 
-/** Sums up `messages` (oldest first): the summary, citing them as `#n`, and every model call made. */
+/**
+ * Sums up `messages` (oldest first): the summary, citing them as `#n`. Each model call made is
+ * pushed on `calls` as it ends, so that a call that fails later leaves those spent recorded.
+ */
 export async function sumUpMessages(
   parts: CatchUpParts,
   messages: readonly ReadMessage[],
-): Promise<{ summary: string; calls: CatchUpCall[] }> {
-  const calls: CatchUpCall[] = [];
+  calls: CatchUpCall[] = [],
+): Promise<string> {
   const call = (request: ModelRequest, note: string) => callModel(parts, request, note, calls);
   // Room in each call for the instructions and what the model writes.
   const room = Math.max(100, parts.budget - 400);
   const pieces = cutIntoPieces(messages.map(transcriptLine), room, parts.counter);
-  if (pieces.length <= 1)
-    return { summary: await call(pieceRequest(pieces[0] ?? [], summaryWords, null), 'the messages'), calls };
+  if (pieces.length <= 1) return call(pieceRequest(pieces[0] ?? [], summaryWords, null), 'the messages');
   let summaries: string[] = [];
   for (const [index, piece] of pieces.entries()) {
     const part = `Part ${index + 1} of ${pieces.length}`;
@@ -75,7 +77,7 @@ export async function sumUpMessages(
         group.length === 1 ? group[0]! : await call(mergeRequest(group, summaryWords), `merge ${round}.${index + 1}`),
       );
   }
-  return { summary: summaries[0]!, calls };
+  return summaries[0]!;
 }
 
 function pairs(items: readonly string[]): string[][] {

@@ -337,4 +337,43 @@ describe('/summarize', () => {
     const reply = await asked.waitForReply((candidate) => candidate.content !== '');
     expect(reply.content).toContain(`[#1](https://discord.com/channels/@me/${dm}/${said.id})`);
   });
+
+  it('posts nothing and keeps no run when a member it read is forgotten while it sums up', async () => {
+    world = await startBotWorld();
+    const { discord, model, store } = world;
+    await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'bob',
+      content: 'my secret is OSPREYMANTLE',
+    });
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const reply = toolCalls({ name: 'write_catch_up', arguments: { summary: 'Bob said OSPREYMANTLE (#1).' } });
+    model.enqueue({
+      headers: { 'content-type': 'application/json' },
+      async *bodyPieces() {
+        await released;
+        yield JSON.stringify(reply.body);
+      },
+    });
+    const asked = await discord.userRunsCommand({
+      name: 'summarize',
+      author: 'ada',
+      channelId: discord.channels.general,
+      options: { since: '1h' },
+    });
+    await discord.waitFor(() => model.requests.length === 1);
+    const forgot = await discord.userRunsCommand({
+      name: 'forget-me',
+      author: 'bob',
+      channelId: discord.channels.general,
+      options: { confirm: true },
+    });
+    await forgot.waitForReply((candidate) => candidate.content !== '');
+    release();
+    const answer = await asked.waitForReply((candidate) => candidate.content !== '');
+    expect(answer.content).toBe('Someone whose words I read was forgotten meanwhile: ask again.');
+    expect(JSON.stringify(asked.replies())).not.toContain('OSPREYMANTLE');
+    expect(store.db.prepare("SELECT count(*) FROM runs WHERE kind = 'catch-up'").pluck().get()).toBe(0);
+  });
 });

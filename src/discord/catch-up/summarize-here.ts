@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { type ChatInputCommandInteraction, MessageFlags, type TextBasedChannel } from 'discord.js';
 import { catchUpConversationKey, type CatchUpCall } from '../../../db/catch-up-runs.ts';
+import { recordedPlace } from '../../../db/forget-journal.ts';
 import { describeError, UserFacingError } from '../../agent/errors.ts';
 import { sumUpMessages } from '../../catch-up/catch-up-summary.ts';
 import { keepReadLinks, linkCitations, messageLink } from '../../catch-up/jump-links.ts';
@@ -68,9 +69,59 @@ async function sumUpAndPost(
   ask: CatchUpAsk,
   history: History,
 ): Promise<void> {
+  const conversation = catchUpConversation(context, ask);
+  const choice = placeChoice(context, conversation);
+  await context.memory.ready();
+  const run = { id: randomUUID(), startedAt: Date.now(), calls: [] as CatchUpCall[] };
+  const record = (error: string | null) =>
+    context.store.catchUps.record({
+      ...run,
+      conversationId: conversation.id,
+      instanceId: context.instanceId,
+      model: choice.model.model,
+      modelName: choice.modelName,
+      placeId: recordedPlace(ask.guildId, interaction.user.id),
+      authorIds: [interaction.user.id, ...history.messages.map((message) => message.authorId)],
+      error,
+    });
+  const progress = (done: number, total: number) =>
+    void interaction
+      .editReply({
+        content: `Reading ${countOf(history.messages.length, 'message')}: ${done} of ${total} parts summed up…`,
+        allowedMentions: noPings,
+      })
+      .catch(() => {});
+  let summary: string;
+  try {
+    const parts = { model: choice.model, budget: choice.window.budget, counter: context.counter, progress };
+    summary = await sumUpMessages({ ...parts, signal: context.shutdown }, history.messages, run.calls);
+  } catch (error) {
+    record(describeError(error));
+    const words = error instanceof UserFacingError ? error.userMessage : 'Something went wrong while summing up.';
+    return void (await interaction.editReply({ content: words, allowedMentions: noPings }));
+  }
+  record(null);
+  const screen = choice.checks
+    ? new AnswerScreen(
+        choice.checks,
+        {
+          conversationId: conversation.id,
+          conversationKey: conversation.key,
+          guildId: ask.guildId,
+          runId: run.id,
+          messageId: null,
+        },
+        'a summary of the channel',
+      )
+    : null;
+  await screenAndPost(interaction, context, ask, { runId: run.id, screen, text: withLinks(summary, ask, history) });
+}
+
+/** The conversation a place's catch-up runs are recorded in (made on first use): `/steps` finds them by its channel. */
+function catchUpConversation(context: CommandContext, ask: CatchUpAsk) {
   const channel = ask.channel;
   const thread = channel.isThread() ? channel : null;
-  const conversation = context.store.conversations.ensure({
+  return context.store.conversations.ensure({
     key: catchUpConversationKey(channel.id),
     title: `/summarize in ${thread ? thread.name : 'name' in channel && channel.name ? `#${channel.name}` : 'a DM'}`,
     guildId: ask.guildId,
@@ -79,71 +130,27 @@ async function sumUpAndPost(
     startedById: null,
     startedByName: null,
   });
-  const choice = placeChoice(context, conversation);
-  await context.memory.ready();
-  const runId = randomUUID();
-  const startedAt = Date.now();
-  const calls: CatchUpCall[] = [];
-  const authorIds = [interaction.user.id, ...history.messages.map((message) => message.authorId)];
-  const record = (error: string | null) =>
-    context.store.catchUps.record({
-      id: runId,
-      conversationId: conversation.id,
-      instanceId: context.instanceId,
-      model: choice.model.model,
-      modelName: choice.modelName,
-      startedAt,
-      authorIds,
-      calls,
-      error,
-    });
-  let summary: string;
-  try {
-    const result = await sumUpMessages(
-      {
-        model: choice.model,
-        budget: choice.window.budget,
-        counter: context.counter,
-        signal: context.shutdown,
-        progress: (done, total) =>
-          void interaction
-            .editReply({
-              content: `Reading ${countOf(history.messages.length, 'message')}: ${done} of ${total} parts summed up…`,
-              allowedMentions: noPings,
-            })
-            .catch(() => {}),
-      },
-      history.messages,
-    );
-    calls.push(...result.calls);
-    summary = result.summary;
-  } catch (error) {
-    record(describeError(error));
-    const words = error instanceof UserFacingError ? error.userMessage : 'Something went wrong while summing up.';
-    return void (await interaction.editReply({ content: words, allowedMentions: noPings }));
-  }
-  record(null);
-  const text = withLinks(summary, ask, history);
-  const screen = choice.checks
-    ? new AnswerScreen(
-        choice.checks,
-        {
-          conversationId: conversation.id,
-          conversationKey: conversation.key,
-          guildId: ask.guildId,
-          runId,
-          messageId: null,
-        },
-        'a summary of the channel',
-      )
-    : null;
-  const verdict = await beforePost(context, { runId, answer: { answer: text, tools_used: [] }, shown: null, screen });
+}
+
+/**
+ * The seat before posting, as a run's answer passes it (src/discord/runs/before-post.ts): dropped
+ * when its run went meanwhile (a forget of someone it read), held back when the answer's content
+ * check flags it, else posted.
+ */
+async function screenAndPost(
+  interaction: ChatInputCommandInteraction,
+  context: CommandContext,
+  ask: CatchUpAsk,
+  words: { runId: string; screen: AnswerScreen | null; text: string },
+): Promise<void> {
+  const answer = { answer: words.text, tools_used: [] };
+  const verdict = await beforePost(context, { runId: words.runId, answer, shown: null, screen: words.screen });
   if (verdict.kind === 'drop')
     return void (await interaction.editReply({
       content: 'Someone whose words I read was forgotten meanwhile: ask again.',
       allowedMentions: noPings,
     }));
-  await post(interaction, ask, verdict.kind === 'hold' ? verdict.text : text);
+  await post(interaction, ask, verdict.kind === 'hold' ? verdict.text : words.text);
 }
 
 /** The summary with its citations as checked jump links, its header, the threads started, and where it was cut. */
