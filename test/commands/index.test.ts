@@ -33,6 +33,7 @@ describe('the command list', () => {
       'settings',
       'steps',
       'stop',
+      'summarize',
       'tool',
       'usage',
     ]);
