@@ -42,7 +42,7 @@ const summaryWords = 350;
 const pieceWords = 150;
 
 /** The transcript line of message `index` (0-based): `#n Name (HH:MM UTC): text`. */
-export function transcriptLine(message: ReadMessage, index: number): string {
+function transcriptLine(message: ReadMessage, index: number): string {
   const time = new Date(message.at).toISOString().slice(11, 16);
   return `#${index + 1} ${formatUserContent(message.authorName, `(${time} UTC) ${message.text.replace(/\s*\n\s*/g, ' ')}`)}`;
 }

@@ -14,7 +14,7 @@ import type { ReadMessage } from '../../catch-up/catch-up-summary.ts';
 import type { SinceStart } from '../../catch-up/since.ts';
 
 /** A thread started in the span: its name and id. */
-export interface StartedThread {
+interface StartedThread {
   id: string;
   name: string;
   /** When the message that started or announced it was sent (ms). */
