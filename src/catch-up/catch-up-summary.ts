@@ -90,7 +90,9 @@ function pairs(items: readonly string[]): string[][] {
 async function callModel(parts: CatchUpParts, request: ModelRequest, note: string, calls: CatchUpCall[]) {
   const now = parts.now ?? Date.now;
   const startedAt = now();
-  const response = await parts.model.complete(request, parts.signal);
+  // A signal of its own per call: the client leaves a listener on the signal it is given
+  // (MaxListenersExceededWarning on the process's shutdown signal after ten calls otherwise).
+  const response = await parts.model.complete(request, AbortSignal.any([parts.signal]));
   const text = catchUpOfReply(response);
   if (text === null) throw new ModelError('invalid-response', { detail: 'the model wrote no catch-up summary' });
   calls.push({
