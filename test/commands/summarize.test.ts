@@ -214,6 +214,16 @@ describe('/summarize', () => {
     expect(world.model.requests).toHaveLength(1);
   });
 
+  it("spends the server's daily budget as a run does: past it, the next /summarize is refused before any model call", async () => {
+    world = await startBotWorld({ dailyTokenBudget: 100 });
+    await world.discord.userSays({ channelId: world.discord.channels.general, author: 'ada', content: 'hello' });
+    world.model.otherwise(writes('Ada said hello (#1).'));
+    await summarize(world, { since: '1h' });
+    const second = await summarize(world, { since: '1h' });
+    expect(second.content).toMatch(/^This server has used its 100 tokens for today\./);
+    expect(world.model.requests).toHaveLength(1);
+  });
+
   it('is listed by /steps as a catch-up run', async () => {
     world = await startBotWorld();
     await world.discord.userSays({ channelId: world.discord.channels.general, author: 'bob', content: 'hello' });
