@@ -48,6 +48,13 @@ export const summarize = defineCommand({
     const may = channel.permissionsFor(interaction.member);
     if (!may?.has([PermissionFlagsBits.ViewChannel, PermissionFlagsBits.ReadMessageHistory]))
       return privately(interaction, 'You cannot read the history of this channel, so I will not sum it up for you.');
+    // Discord answers a bot without Read Message History with an empty page, not an error: said plainly instead.
+    const botMay = channel.permissionsFor(interaction.client.user);
+    if (!botMay?.has([PermissionFlagsBits.ViewChannel, PermissionFlagsBits.ReadMessageHistory]))
+      return privately(
+        interaction,
+        'I may not read the history of this channel: a moderator can give me Read Message History here.',
+      );
     await start(interaction, context, interaction.guildId);
   },
   /** In a DM with the bot (ALLOW_DMS): the asker's own conversation with it. */

@@ -149,6 +149,20 @@ describe('/summarize', () => {
     expect(world.model.requests).toHaveLength(0);
   });
 
+  it('says so when the bot itself may not read the history, rather than that nothing was said', async () => {
+    world = await startBotWorld();
+    const { discord } = world;
+    await discord.userSays({ channelId: discord.channels.general, author: 'ada', content: 'hello' });
+    await discord.setChannelOverwrites(discord.channels.general, [
+      { id: discord.roles.bot, type: 0, allow: 0n, deny: PermissionFlagsBits.ReadMessageHistory },
+    ]);
+    const reply = await summarize(world, { since: '1h' });
+    expect(reply.content).toBe(
+      'I may not read the history of this channel: a moderator can give me Read Message History here.',
+    );
+    expect(world.model.requests).toHaveLength(0);
+  });
+
   it('never reads a channel the operator has not allowed (ALLOWED_CHANNEL_IDS)', async () => {
     world = await startBotWorld({ allowedChannelIds: ['1'] });
     const reply = await summarize(world, { since: '1h' });
