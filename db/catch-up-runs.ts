@@ -34,6 +34,8 @@ export interface CatchUpRun {
   startedAt: number;
   /** The place as the forgets table names it (db/forget-journal.ts `recordedPlace`). */
   placeId: string;
+  /** Its server; null: a DM. */
+  guildId: string | null;
   /** The asker and every author read. */
   authorIds: readonly string[];
   calls: readonly CatchUpCall[];
@@ -55,8 +57,8 @@ export function createCatchUpRunQueries(db: Database) {
      VALUES (@runId, @sequence, 'model-call', @sequence, @message, 'ok', @note, @promptTokens, @completionTokens,
        @durationMs, @startedAt, @endedAt)`,
   );
-  const insertAuthor = db.prepare<[string, string]>(
-    'INSERT OR IGNORE INTO catch_up_authors (run_id, author_id) VALUES (?, ?)',
+  const insertAuthor = db.prepare<[string, string, string | null]>(
+    'INSERT OR IGNORE INTO catch_up_authors (run_id, author_id, guild_id) VALUES (?, ?, ?)',
   );
   const forgottenSince = db
     .prepare<[string, string, number], number>(
@@ -101,7 +103,7 @@ export function createCatchUpRunQueries(db: Database) {
           startedAt: call.startedAt,
           endedAt: call.endedAt,
         });
-      for (const author of authors) insertAuthor.run(run.id, author);
+      for (const author of authors) insertAuthor.run(run.id, author, run.guildId);
       return true;
     }),
   };

@@ -385,7 +385,8 @@ export const migrations: readonly Migration[] = [
     // the runs whose summary may hold a member's words (db/catch-up-runs.ts). The kind's CHECK gains
     // a value: SQLite cannot alter a constraint, and a loosened CHECK that every row already passes
     // is the case its docs give for editing the schema text in place
-    // (https://www.sqlite.org/lang_altertable.html#otheralter, "writable_schema"). better-sqlite3
+    // (https://www.sqlite.org/lang_altertable.html#otheralter, "writable_schema"). The authors keep
+    // the run's server (null: a DM), by which npm run move-server moves them after its runs. better-sqlite3
     // opens connections in SQLite's defensive mode, which forbids it; its unsafe mode lifts that for
     // the edit (better-sqlite3 src/objects/database.cpp, SQLITE_DBCONFIG_DEFENSIVE).
     up(db) {
@@ -403,6 +404,7 @@ export const migrations: readonly Migration[] = [
         CREATE TABLE catch_up_authors (
           run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
           author_id TEXT NOT NULL,
+          guild_id TEXT,
           PRIMARY KEY (run_id, author_id)
         ) STRICT, WITHOUT ROWID;
         CREATE INDEX catch_up_authors_by_author ON catch_up_authors (author_id);

@@ -41,6 +41,8 @@ export const serverTables: readonly TableRule[] = [
   { table: 'forgets', moves: 'by-guild', guildColumn: 'guild_id', idColumn: 'id' },
   // Members' reports of answers, copied after the runs they name (their ids are kept).
   { table: 'answer_reports', moves: 'by-guild', guildColumn: 'guild_id', idColumn: 'id' },
+  // Who each /summarize read (db/catch-up-runs.ts), copied after the runs they name (their ids are kept).
+  { table: 'catch_up_authors', moves: 'by-guild', guildColumn: 'guild_id' },
   // Cards owed to the server's log channel: they name runs by their ids, which move unchanged.
   { table: 'log_outbox', moves: 'by-guild', guildColumn: 'guild_id', idColumn: 'id' },
   {

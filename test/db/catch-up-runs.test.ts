@@ -69,6 +69,7 @@ describe('migration 20: catch-up runs', () => {
       modelName: 'm',
       startedAt: 0,
       placeId: '9',
+      guildId: '9',
       authorIds: ['u1', 'u2', 'u1'],
       calls: [call('piece 1 of 2'), call('piece 2 of 2'), call('merge 1.1')],
       error: null,

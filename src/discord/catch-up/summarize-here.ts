@@ -81,6 +81,7 @@ async function sumUpAndPost(
       model: choice.model.model,
       modelName: choice.modelName,
       placeId: recordedPlace(ask.guildId, interaction.user.id),
+      guildId: ask.guildId,
       authorIds: [interaction.user.id, ...history.messages.map((message) => message.authorId)],
       error,
     });
