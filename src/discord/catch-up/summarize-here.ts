@@ -19,6 +19,7 @@ import { AnswerScreen } from '../../content-check/answer-screen.ts';
 import { placeChoice } from '../../place-settings/place-choice.ts';
 import { splitMessage } from '../../posts/split-message.ts';
 import { countOf } from '../../text/count.ts';
+import { escapeMarkdown } from '../../text/markdown.ts';
 import type { CommandContext } from '../interactions/command-context.ts';
 import { noPings } from '../outbound/send.ts';
 import { beforePost } from '../runs/before-post.ts';
@@ -160,8 +161,7 @@ function withLinks(summary: string, ask: CatchUpAsk, history: History): string {
   const cited = linkCitations(summary, links);
   const checked = keepReadLinks(cited.text, new Set(history.messages.map((message) => message.id)));
   const threads = history.threads.map(
-    (thread) =>
-      `- ${thread.name.replace(/[[\]]/g, '')}: https://discord.com/channels/${ask.guildId ?? '@me'}/${thread.id}`,
+    (thread) => `- ${escapeMarkdown(thread.name)}: https://discord.com/channels/${ask.guildId ?? '@me'}/${thread.id}`,
   );
   return [
     `**${countOf(history.messages.length, 'message')} ${spanWords(ask, history)}**`,
