@@ -25,7 +25,7 @@ export const help = defineCommand({
     const pieces = splitMessage(
       [
         'Mention me in a channel and I open a thread for the conversation; in that thread I answer every message and remember what was said.',
-        'I work by calling tools, and show each call before I answer. `/ask` starts a conversation, `/tool` runs a tool yourself, `/stop` stops my answer in progress, `/reset` makes me forget this thread, `/model` chooses the model of this conversation, `/forget-me` shows what I keep of yours and deletes it for good.',
+        'I work by calling tools, and show each call before I answer. `/ask` starts a conversation, `/tool` runs a tool yourself, `/stop` stops my answer in progress, `/reset` makes me forget this thread, `/model` chooses the model of this conversation, `/summarize` catches you up on a channel, `/forget-me` shows what I keep of yours and deletes it for good.',
         'A wrong or harmful answer? Right-click (or long-press) it → Apps → **Report answer**: the moderators see it.',
         ...(here?.memberMemory.value
           ? [

@@ -12,6 +12,7 @@ import { settings } from './settings.ts';
 import { solvedCommand } from './solved.ts';
 import { steps } from './steps.ts';
 import { stop } from './stop.ts';
+import { summarize } from './summarize.ts';
 import { tool } from './tool.ts';
 import { usage } from './usage.ts';
 
@@ -32,4 +33,5 @@ export const commands: readonly CommandDefinition[] = [
   forgetMe,
   solvedCommand,
   memory,
+  summarize,
 ];

@@ -43,8 +43,9 @@ function formatTokens(tokens: number): string {
 /** The run's outcome as a mark and a word: what a moderator scans a list for. */
 function outcome(run: RunRow): string {
   if (run.error_code === 'call-refused') return '⊘ refused';
-  // A memory summary answered nobody: "summary answered" / "summary failed", as npm run steps says.
-  const what = run.kind === 'summary' ? 'summary ' : '';
+  // A memory summary answered nobody: "summary answered" / "summary failed", as npm run steps says;
+  // a /summarize is a "catch-up".
+  const what = run.kind === 'answer' ? '' : `${run.kind} `;
   switch (run.status) {
     case 'answered':
       return `✓ ${what}answered`;

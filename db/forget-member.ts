@@ -8,7 +8,8 @@
  * that go, go with them: ON DELETE CASCADE). A thread the member started keeps the others' messages, under a neutral
  * title (it was the first words of the member's message). Others' messages stay.
  * A running summary that covers one of the member's messages goes with it (a trigger of migration
- * 15), and so do the summary runs that read them (started by them, as far as the step log says).
+ * 15), and so do the summary runs that read them (started by them, as far as the step log says),
+ * and `/summarize`'s runs in the place that read their messages or were asked by them (db/catch-up-runs.ts).
  *
  * The connection deletes with `secure_delete` on (db/open-database.ts) and the search index with
  * FTS5's 'secure-delete' (migration 11), so the words are overwritten, not only unlinked; a
@@ -18,6 +19,7 @@
  * the database, which a restore does not replace (db/forget-journal.ts).
  */
 import type { Database } from 'better-sqlite3';
+import { forgetCatchUps } from './catch-up-runs.ts';
 import { directMessageConversation, directMessagesServerId } from './conversations.ts';
 import { forgetQuotes, forgetSummaries } from './forget-copies.ts';
 import { journalForget, recordedPlace } from './forget-journal.ts';
@@ -168,6 +170,8 @@ export function forgetMember(
       // Copies of their words other runs made: search results quoting them, summaries (forget-copies.ts).
       forgetQuotes(db, inPlace(guild, 'c', user), parameters(guild, user));
       forgetSummaries(db);
+      // /summarize's runs that read their words, or that they asked for (db/catch-up-runs.ts).
+      forgetCatchUps(db, inPlace(guild, 'c', user), parameters(guild, user));
       // The runs' own rows first: messages.run_id is ON DELETE SET NULL, which would keep them.
       db.exec('DELETE FROM messages WHERE run_id IN (SELECT id FROM temp.forget_runs)');
       db.exec('DELETE FROM messages WHERE id IN (SELECT id FROM temp.forget_messages)');

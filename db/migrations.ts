@@ -397,6 +397,40 @@ export const migrations: readonly Migration[] = [
     },
   },
   {
+    version: 20,
+    name: "/summarize's catch-up runs: a run kind of their own, and whose words each one read",
+    // A catch-up run (commands/summarize.ts) reads a channel's history from Discord, not from the
+    // database: the authors it read are kept beside it (catch_up_authors), so that /forget-me finds
+    // the runs whose summary may hold a member's words (db/catch-up-runs.ts). The kind's CHECK gains
+    // a value: SQLite cannot alter a constraint, and a loosened CHECK that every row already passes
+    // is the case its docs give for editing the schema text in place
+    // (https://www.sqlite.org/lang_altertable.html#otheralter, "writable_schema"). The authors keep
+    // the run's server (null: a DM), by which npm run move-server moves them after its runs. better-sqlite3
+    // opens connections in SQLite's defensive mode, which forbids it; its unsafe mode lifts that for
+    // the edit (better-sqlite3 src/objects/database.cpp, SQLITE_DBCONFIG_DEFENSIVE).
+    up(db) {
+      const version = db.pragma('schema_version', { simple: true }) as number;
+      db.unsafeMode(true);
+      db.pragma('writable_schema = ON');
+      db.prepare(
+        `UPDATE sqlite_schema SET sql = replace(sql, 'CHECK (kind IN (''answer'', ''summary''))', 'CHECK (kind IN (''answer'', ''summary'', ''catch-up''))')
+         WHERE type = 'table' AND name = 'runs'`,
+      ).run();
+      db.pragma(`schema_version = ${version + 1}`);
+      db.pragma('writable_schema = OFF');
+      db.unsafeMode(false);
+      db.exec(`
+        CREATE TABLE catch_up_authors (
+          run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+          author_id TEXT NOT NULL,
+          guild_id TEXT,
+          PRIMARY KEY (run_id, author_id)
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX catch_up_authors_by_author ON catch_up_authors (author_id);
+      `);
+    },
+  },
+  {
     version: 21,
     name: 'reply chains: the conversations answered in their channel, found by channel',
     // A reply to one of the bot's answers where no thread could be made carries its conversation on

@@ -43,6 +43,8 @@ export const serverTables: readonly TableRule[] = [
   { table: 'answer_reports', moves: 'by-guild', guildColumn: 'guild_id', idColumn: 'id' },
   // Facts the server's members asked the bot to remember there (their DMs' facts, '@me', stay).
   { table: 'member_facts', moves: 'by-guild', guildColumn: 'guild_id', idColumn: 'id' },
+  // Who each /summarize read (db/catch-up-runs.ts), copied after the runs they name (their ids are kept).
+  { table: 'catch_up_authors', moves: 'by-guild', guildColumn: 'guild_id' },
   // Cards owed to the server's log channel: they name runs by their ids, which move unchanged.
   { table: 'log_outbox', moves: 'by-guild', guildColumn: 'guild_id', idColumn: 'id' },
   {

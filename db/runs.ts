@@ -43,8 +43,8 @@ export interface RunRow {
   resumed_from: string | null;
   /** How its delivery ended (null until delivered, and for runs delivered before migration 5). */
   delivery: RunDelivery | null;
-  /** 'summary': a run that summed up turns the memory window no longer holds (db/memory-summaries.ts). */
-  kind: 'answer' | 'summary';
+  /** 'summary': a run that summed up turns the memory window no longer holds (db/memory-summaries.ts); 'catch-up': a `/summarize` (db/catch-up-runs.ts). */
+  kind: 'answer' | 'summary' | 'catch-up';
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { createAnswerReportQueries } from './answer-reports.ts';
 import { createChannelCursorQueries } from './channel-cursors.ts';
 import { createContentFlagQueries } from './content-flags.ts';
+import { createCatchUpRunQueries } from './catch-up-runs.ts';
 import { createConversationQueries } from './conversations.ts';
 import { createImageQueries } from './images.ts';
 import { createInstanceQueries } from './instances.ts';
@@ -42,6 +43,8 @@ export interface Store {
   summaries: ReturnType<typeof createSummaryQueries>;
   /** The facts members asked the bot to keep (migration 18). */
   memberFacts: ReturnType<typeof createMemberFactQueries>;
+  /** `/summarize`'s runs (db/catch-up-runs.ts). */
+  catchUps: ReturnType<typeof createCatchUpRunQueries>;
   close(): void;
 }
 
@@ -68,6 +71,7 @@ export function openStore(path: string, options: { readOnly?: boolean } = {}): S
     contentFlags: createContentFlagQueries(db),
     summaries: createSummaryQueries(db),
     memberFacts: createMemberFactQueries(db),
+    catchUps: createCatchUpRunQueries(db),
     close: () => db.close(),
   };
 }

@@ -75,9 +75,12 @@ function cut(text: string, counter: TokenCounter): string {
   return kept.length < text.length ? `${kept}[…cut]` : text;
 }
 
-/** The summary a reply gives: the tool's argument, or the reply's text from a server that answered without the call. Null: none. */
-export function summaryOfReply(response: ModelResponse): string | null {
-  const call = response.message.tool_calls?.find((candidate) => candidate.function.name === summaryToolName);
+/**
+ * The summary a reply gives: the tool's argument (`toolName`'s `summary`: `/summarize`'s tool takes
+ * the same form), or the reply's text from a server that answered without the call. Null: none.
+ */
+export function summaryOfReply(response: ModelResponse, toolName = summaryToolName): string | null {
+  const call = response.message.tool_calls?.find((candidate) => candidate.function.name === toolName);
   let summary: unknown = response.message.content;
   if (call) {
     try {

@@ -62,6 +62,7 @@ export function configFrom(settings: Settings, files: ReturnType<typeof readSett
       commandGuildId: settings.DISCORD_GUILD_ID ?? null,
       moderatorRoleIds: settings.MODERATOR_ROLE_IDS,
       userMessagesPerMinute: settings.USER_MESSAGES_PER_MINUTE,
+      summarizeMaxMessages: settings.SUMMARIZE_MAX_MESSAGES,
       dailyTokenBudget: settings.DAILY_TOKEN_BUDGET,
       allowDms: settings.ALLOW_DMS === 'on',
       memberMemoryInDms: settings.MEMBER_MEMORY_IN_DMS === 'on',

@@ -69,6 +69,8 @@ export interface DiscordSettings {
   moderatorRoleIds: string[];
   /** Messages a person may send the agent per minute; 0: no limit. */
   userMessagesPerMinute: number;
+  /** The most messages one `/summarize` reads (SUMMARIZE_MAX_MESSAGES); absent: 500. */
+  summarizeMaxMessages?: number;
   /** Tokens a server may use per day (UTC); 0: no limit. */
   dailyTokenBudget: number;
   /** Direct messages to the bot are conversations of their own (ALLOW_DMS); off: the DM intent is not asked for. */

@@ -40,13 +40,15 @@ export function toolsUsed(steps: readonly StepRow[]): string[] {
 
 export function statusText(run: RunRow): string {
   const status = run.stop_reason === null ? run.status : `${run.status} (${run.stop_reason})`;
-  // A memory summary's run (src/memory/memory-summary.ts): told apart from the runs that answered people.
-  return run.kind === 'summary' ? `summary ${status}` : status;
+  // A memory summary's run (src/memory/memory-summary.ts), or a /summarize (kind 'catch-up'): told
+  // apart from the runs that answered people.
+  return run.kind === 'answer' ? status : `${run.kind} ${status}`;
 }
 
 /** Whether its people got its answer, or why there is none: what a moderator asks after "status". */
 export function deliveryText(run: RunRow): string {
   if (run.kind === 'summary') return 'none: it summed up older turns for the memory window';
+  if (run.kind === 'catch-up') return '/summarize: posted to its asker (the step log has what it wrote)';
   switch (stateOf(run)) {
     case 'running':
       return '-';

@@ -36,6 +36,7 @@ describe('the command list', () => {
       'solved',
       'steps',
       'stop',
+      'summarize',
       'tool',
       'usage',
     ]);

@@ -31,6 +31,7 @@ describe('openDatabase', () => {
       .all();
     expect(tables).toEqual([
       'answer_reports',
+      'catch_up_authors',
       'channel_cursors',
       'content_flags',
       'conversations',

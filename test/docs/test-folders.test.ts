@@ -16,6 +16,7 @@ const testedElsewhere: Record<string, string> = {
   'web/search': 'the web search client, in test/tools/web-search.test.ts (the tool) and test/web/',
   'web/search/providers': 'the providers, in test/tools/web-search.test.ts and test/web/listed-results.test.ts',
   'moderator-log': "the log channel's cards, tested as posted in test/discord/moderator-log/",
+  'discord/catch-up': '/summarize read through the bot, tested with its command in test/commands/summarize.test.ts',
 };
 
 /** Every folder under `root` (relative, with `/`) that holds a .ts file. */

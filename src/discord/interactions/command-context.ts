@@ -47,6 +47,9 @@ export type CommandContext = CommandSetup &
     | 'logger'
     | 'moderatorLog'
     | 'contentChecks'
+    | 'vision'
+    | 'memorySettings'
+    | 'shutdown'
   >;
 
 /** One slash or context-menu command: its registered JSON, and what it does. */

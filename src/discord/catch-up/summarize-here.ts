@@ -1,0 +1,194 @@
+/**
+ * `/summarize`'s work once the asker may have it (commands/summarize.ts checked the place, their
+ * permissions, `since:` and their limits, and deferred the reply): read the span from Discord
+ * (read-history.ts), sum it up with the place's model (src/catch-up/catch-up-summary.ts; a progress
+ * line while there are several pieces), turn the numbers it cites into jump links to messages read,
+ * record the run (db/catch-up-runs.ts, kind 'catch-up': `/steps` lists it, its tokens count), pass
+ * the words through the seat before posting (the answer's content check where the place checks; a
+ * forget of someone it read meanwhile), and post them, pinging nobody.
+ */
+import { randomUUID } from 'node:crypto';
+import { type ChatInputCommandInteraction, MessageFlags, type TextBasedChannel } from 'discord.js';
+import { catchUpConversationKey, type CatchUpCall } from '../../../db/catch-up-runs.ts';
+import { recordedPlace } from '../../../db/forget-journal.ts';
+import { describeError, UserFacingError } from '../../agent/errors.ts';
+import { sumUpMessages } from '../../catch-up/catch-up-summary.ts';
+import { keepReadLinks, linkCitations, messageLink } from '../../catch-up/jump-links.ts';
+import type { SinceStart } from '../../catch-up/since.ts';
+import { AnswerScreen } from '../../content-check/answer-screen.ts';
+import { placeChoice } from '../../place-settings/place-choice.ts';
+import { splitMessage } from '../../posts/split-message.ts';
+import { countOf } from '../../text/count.ts';
+import { escapeMarkdown } from '../../text/markdown.ts';
+import type { CommandContext } from '../interactions/command-context.ts';
+import { noPings } from '../outbound/send.ts';
+import { beforePost } from '../runs/before-post.ts';
+import { type History, readHistory } from './read-history.ts';
+
+/** Where and what: the channel, its server (null: a DM), the span, and whether everyone sees it. */
+export interface CatchUpAsk {
+  channel: TextBasedChannel;
+  guildId: string | null;
+  since: Exclude<SinceStart, { kind: 'refused' }>;
+  isPublic: boolean;
+}
+
+/** The most messages read when SUMMARIZE_MAX_MESSAGES is not given. */
+const defaultMaxMessages = 500;
+
+/** Reads, sums up, records and posts; every failure ends in words for the asker. */
+export async function summarizeHere(
+  interaction: ChatInputCommandInteraction,
+  context: CommandContext,
+  ask: CatchUpAsk,
+): Promise<void> {
+  const max = context.discord.summarizeMaxMessages ?? defaultMaxMessages;
+  let history: History;
+  try {
+    history = await readHistory(ask.channel, ask.since, interaction.user.id, max);
+  } catch (error) {
+    context.logger.warn({ err: error, channel: ask.channel.id }, '/summarize could not read the history');
+    return void (await interaction.editReply({
+      content: 'I could not read the history here.',
+      allowedMentions: noPings,
+    }));
+  }
+  if (history.messages.length === 0)
+    return void (await interaction.editReply({
+      content: `Nothing was said here ${spanWords(ask, history)}.`,
+      allowedMentions: noPings,
+    }));
+  const verdict = context.limits.admitRun(interaction.user.id, ask.guildId);
+  if (!verdict.ok) return void (await interaction.editReply({ content: verdict.message, allowedMentions: noPings }));
+  await sumUpAndPost(interaction, context, ask, history);
+}
+
+/** The summing up, the run recorded, the seat before posting, the post. */
+async function sumUpAndPost(
+  interaction: ChatInputCommandInteraction,
+  context: CommandContext,
+  ask: CatchUpAsk,
+  history: History,
+): Promise<void> {
+  const conversation = catchUpConversation(context, ask);
+  const choice = placeChoice(context, conversation);
+  await context.memory.ready();
+  const run = { id: randomUUID(), startedAt: Date.now(), calls: [] as CatchUpCall[] };
+  const record = (error: string | null) =>
+    context.store.catchUps.record({
+      ...run,
+      conversationId: conversation.id,
+      instanceId: context.instanceId,
+      model: choice.model.model,
+      modelName: choice.modelName,
+      placeId: recordedPlace(ask.guildId, interaction.user.id),
+      guildId: ask.guildId,
+      authorIds: [interaction.user.id, ...history.messages.map((message) => message.authorId)],
+      error,
+    });
+  const progress = (done: number, total: number) =>
+    void interaction
+      .editReply({
+        content: `Reading ${countOf(history.messages.length, 'message')}: ${done} of ${total} parts summed up…`,
+        allowedMentions: noPings,
+      })
+      .catch(() => {});
+  let summary: string;
+  try {
+    const parts = { model: choice.model, budget: choice.window.budget, counter: context.counter, progress };
+    summary = await sumUpMessages({ ...parts, signal: context.shutdown }, history.messages, run.calls);
+  } catch (error) {
+    record(describeError(error));
+    const words = error instanceof UserFacingError ? error.userMessage : 'Something went wrong while summing up.';
+    return void (await interaction.editReply({ content: words, allowedMentions: noPings }));
+  }
+  record(null);
+  const screen = choice.checks
+    ? new AnswerScreen(
+        choice.checks,
+        {
+          conversationId: conversation.id,
+          conversationKey: conversation.key,
+          guildId: ask.guildId,
+          runId: run.id,
+          messageId: null,
+        },
+        'a summary of the channel',
+      )
+    : null;
+  await screenAndPost(interaction, context, ask, { runId: run.id, screen, text: withLinks(summary, ask, history) });
+}
+
+/** The conversation a place's catch-up runs are recorded in (made on first use): `/steps` finds them by its channel. */
+function catchUpConversation(context: CommandContext, ask: CatchUpAsk) {
+  const channel = ask.channel;
+  const thread = channel.isThread() ? channel : null;
+  return context.store.conversations.ensure({
+    key: catchUpConversationKey(channel.id),
+    title: `/summarize in ${thread ? thread.name : 'name' in channel && channel.name ? `#${channel.name}` : 'a DM'}`,
+    guildId: ask.guildId,
+    channelId: thread ? thread.parentId : channel.id,
+    threadId: thread ? thread.id : null,
+    startedById: null,
+    startedByName: null,
+  });
+}
+
+/**
+ * The seat before posting, as a run's answer passes it (src/discord/runs/before-post.ts): dropped
+ * when its run went meanwhile (a forget of someone it read), held back when the answer's content
+ * check flags it, else posted.
+ */
+async function screenAndPost(
+  interaction: ChatInputCommandInteraction,
+  context: CommandContext,
+  ask: CatchUpAsk,
+  words: { runId: string; screen: AnswerScreen | null; text: string },
+): Promise<void> {
+  const answer = { answer: words.text, tools_used: [] };
+  const verdict = await beforePost(context, { runId: words.runId, answer, shown: null, screen: words.screen });
+  if (verdict.kind === 'drop')
+    return void (await interaction.editReply({
+      content: 'Someone whose words I read was forgotten meanwhile: ask again.',
+      allowedMentions: noPings,
+    }));
+  await post(interaction, ask, verdict.kind === 'hold' ? verdict.text : words.text);
+}
+
+/** The summary with its citations as checked jump links, its header, the threads started, and where it was cut. */
+function withLinks(summary: string, ask: CatchUpAsk, history: History): string {
+  const links = history.messages.map((message) => messageLink(ask.guildId, ask.channel.id, message.id));
+  const cited = linkCitations(summary, links);
+  const checked = keepReadLinks(cited.text, new Set(history.messages.map((message) => message.id)));
+  const threads = history.threads.map(
+    (thread) => `- ${escapeMarkdown(thread.name)}: https://discord.com/channels/${ask.guildId ?? '@me'}/${thread.id}`,
+  );
+  return [
+    `**${countOf(history.messages.length, 'message')} ${spanWords(ask, history)}**`,
+    ...(history.cut
+      ? [
+          `-# Cut at the newest ${countOf(history.messages.length, 'message')} (SUMMARIZE_MAX_MESSAGES): older ones were not read.`,
+        ]
+      : []),
+    checked.text,
+    ...(threads.length > 0 ? ['**Threads started**', ...threads] : []),
+  ].join('\n');
+}
+
+/** The span in words: since a time, a message, or the asker's last message. */
+function spanWords(ask: CatchUpAsk, history: History): string {
+  if (history.since !== null) return `since <t:${Math.floor(history.since / 1000)}:f>`;
+  return ask.since.kind === 'message' ? 'from the message linked on' : 'since your last message here';
+}
+
+/** Posted in pieces of 2,000 characters: the first fills the deferred reply, the rest follow it, as private as it. */
+async function post(interaction: ChatInputCommandInteraction, ask: CatchUpAsk, text: string): Promise<void> {
+  const [first, ...rest] = splitMessage(text);
+  await interaction.editReply({ content: first ?? '', allowedMentions: noPings, flags: MessageFlags.SuppressEmbeds });
+  for (const piece of rest)
+    await interaction.followUp({
+      content: piece,
+      allowedMentions: noPings,
+      flags: ask.isPublic ? MessageFlags.SuppressEmbeds : MessageFlags.SuppressEmbeds | MessageFlags.Ephemeral,
+    });
+}
