@@ -80,6 +80,7 @@ describe('settings', () => {
           commandGuildId: null,
           moderatorRoleIds: [],
           userMessagesPerMinute: 10,
+          summarizeMaxMessages: 500,
           dailyTokenBudget: 1_000_000,
           allowDms: false,
           memberMemoryInDms: false,
