@@ -6,6 +6,7 @@ import { help } from './help.ts';
 import { model } from './model.ts';
 import { reportAnswer } from './report-answer.ts';
 import { reset } from './reset.ts';
+import { schedule } from './schedule.ts';
 import { settings } from './settings.ts';
 import { steps } from './steps.ts';
 import { stop } from './stop.ts';
@@ -26,4 +27,5 @@ export const commands: readonly CommandDefinition[] = [
   settings,
   model,
   forgetMe,
+  schedule,
 ];
