@@ -384,7 +384,8 @@ export const migrations: readonly Migration[] = [
     // moving next_run_at past now and inserting its schedule_runs row, in one transaction: the
     // UNIQUE (schedule_id, due_at) makes a time run once across processes and restarts. The row
     // then goes from claimed (header not yet posted, its conversation not yet stored) to queued
-    // (a normal run's message is stored: the run lifecycle owes it from then on) or failed.
+    // (a normal run's message is stored: the run lifecycle owes it from then on; its conversation is
+    // keyed by header_id, the header message's id) or failed.
     up(db) {
       db.exec(`
         CREATE TABLE schedules (
@@ -414,8 +415,7 @@ export const migrations: readonly Migration[] = [
           claimed_by TEXT,
           attempts INTEGER NOT NULL DEFAULT 0,
           state TEXT NOT NULL CHECK (state IN ('claimed', 'queued', 'failed')),
-          conversation_id INTEGER,
-          message_id TEXT,
+          header_id TEXT,
           error TEXT,
           UNIQUE (schedule_id, due_at)
         );

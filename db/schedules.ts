@@ -35,8 +35,8 @@ export interface ScheduleRunRow {
   attempts: number;
   /** claimed: its message not yet stored; queued: a normal run owes it now; failed: given up. */
   state: 'claimed' | 'queued' | 'failed';
-  conversation_id: number | null;
-  message_id: string | null;
+  /** The header message posted for it: its conversation's key is made from this id. */
+  header_id: string | null;
   error: string | null;
 }
 
@@ -83,8 +83,8 @@ export function createScheduleQueries(db: Database) {
   const take = db.prepare<{ id: number; instance: string; now: number }, ScheduleRunRow>(
     `UPDATE schedule_runs AS r SET claimed_by = @instance, attempts = attempts + 1 WHERE r.id = @id AND ${openRun} RETURNING *`,
   );
-  const queued = db.prepare<{ id: number; conversationId: number; messageId: string }>(
-    "UPDATE schedule_runs SET state = 'queued', conversation_id = @conversationId, message_id = @messageId, claimed_by = NULL, error = NULL WHERE id = @id",
+  const queued = db.prepare<{ id: number; headerId: string }>(
+    "UPDATE schedule_runs SET state = 'queued', header_id = @headerId, claimed_by = NULL, error = NULL WHERE id = @id",
   );
   const release = db.prepare<{ id: number; instance: string; error: string }>(
     'UPDATE schedule_runs SET claimed_by = NULL, error = @error WHERE id = @id AND claimed_by = @instance',
@@ -124,9 +124,8 @@ export function createScheduleQueries(db: Database) {
     open: (now: number, limit = 200) => open.all({ now, limit }),
     /** Takes an open run for `instance` (one more attempt); undefined if another took it. */
     take: (id: number, instance: string, now = Date.now()) => take.get({ id, instance, now }),
-    /** Its message is stored in `conversationId`: from now on the run lifecycle owes its answer. */
-    queued: (id: number, conversationId: number, messageId: string) =>
-      void queued.run({ id, conversationId, messageId }),
+    /** Its message is stored (in the conversation of `headerId`): from now on the run lifecycle owes its answer. */
+    queued: (id: number, headerId: string) => void queued.run({ id, headerId }),
     /** This attempt failed: another pass tries again. */
     release: (id: number, instance: string, error: string) => void release.run({ id, instance, error }),
     /** Given up. */

@@ -45,6 +45,8 @@ describe('openDatabase', () => {
       'model_servers',
       'reminders',
       'runs',
+      'schedule_runs',
+      'schedules',
       'setting_changes',
       'steps',
     ]);

@@ -179,7 +179,7 @@ function storeAndQueue(
       discordMessageId: header.id,
       images: [],
     });
-    deps.store.schedules.queued(run.id, conversation.id, header.id);
+    deps.store.schedules.queued(run.id, header.id);
     return { conversation, storedId };
   })();
   // Stored already by an attempt cut off by a crash: the start's recovery queued it.
