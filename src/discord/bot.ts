@@ -171,10 +171,7 @@ async function listen(
     'connected to Discord',
   );
   // After the unfinished work is queued: a scheduled run's stored message is then queued once, by one or the other.
-  const reminders = startScheduler(
-    { client, store, memory: services.memory, queues, instanceId: services.instanceId, logger },
-    { intervalMs: deps.reminderIntervalMs },
-  );
+  const reminders = startScheduler({ ...services, store, queues, logger }, { intervalMs: deps.reminderIntervalMs });
   const missed = await caughtUp;
   if (unfinished.resumed + unfinished.pending + missed > 0)
     logger.info({ ...unfinished, missed }, 'caught up after downtime');

@@ -9,8 +9,8 @@ import { PermissionFlagsBits } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../db/store.ts';
 import type { BotWorld } from '../support/bot-harness.ts';
-import { finalAnswer, toolCalls } from '../support/fake-model.ts';
-import { command, start } from '../support/place-settings-world.ts';
+import { apiError, finalAnswer, toolCalls } from '../support/fake-model.ts';
+import { command, settings, start } from '../support/place-settings-world.ts';
 
 let world: BotWorld;
 afterEach(async () => {
@@ -157,6 +157,69 @@ describe('/schedule', () => {
       'A schedule runs at most every 15 minutes.',
     );
     expect(world.store.schedules.inGuild(world.discord.guildId)).toEqual([]);
+  });
+});
+
+/** Sets #mod-log as the log channel (through /settings, as moderators do); returns its id. */
+async function logChannel() {
+  const id = await world.discord.createChannel('mod-log');
+  await settings('log-channel', world.discord.channels.general, { channel: id });
+  return id;
+}
+const cardTitles = (channelId: string) =>
+  world.discord
+    .botMessages(channelId)
+    .flatMap((message) => (message.embeds as { title: string }[]).map((card) => card.title));
+
+describe('scheduled runs that fail, and whose server is elsewhere', () => {
+  it("a run that fails says so in its thread and in the log channel's card", async () => {
+    world = await start({ reminderIntervalMs: hour, logPaceMs: 20 });
+    const log = await logChannel();
+    const id = await addSchedule({ name: 'Broken' });
+    world.model.enqueue(apiError(400, 'This model does not exist.'));
+    makeDue(id);
+
+    expect((await world.bot.reminders.tick()).scheduled).toMatchObject([{ outcome: 'queued' }]);
+    const thread = await threadNamed('Broken');
+    await world.discord.waitFor(() => world.discord.botMessages(thread.id).length > 0, { what: 'the failure notice' });
+    await world.discord.waitFor(() => cardTitles(log).some((title) => title.startsWith('❌ Failed')), {
+      what: 'the failed card',
+    });
+  });
+
+  it('a run whose header cannot be posted is tried again, then given up with a card in the log channel', async () => {
+    world = await start({ reminderIntervalMs: hour, logPaceMs: 20 });
+    const log = await logChannel();
+    const id = await addSchedule({ name: 'Nowhere' });
+    const general = world.discord.channels.general;
+    world.discord.failNext({
+      method: 'POST',
+      path: new RegExp(`^/channels/${general}/messages$`),
+      status: 403,
+      times: 3,
+    });
+    makeDue(id);
+
+    expect((await world.bot.reminders.tick()).scheduled).toMatchObject([{ outcome: 'will-retry' }]);
+    expect((await world.bot.reminders.tick()).scheduled).toMatchObject([{ outcome: 'will-retry' }]);
+    expect((await world.bot.reminders.tick()).scheduled).toMatchObject([{ outcome: 'failed' }]);
+    expect((await world.bot.reminders.tick()).scheduled).toEqual([]);
+    expect(runsOf(id)).toMatchObject([{ state: 'failed', attempts: 3 }]);
+    await world.discord.waitFor(() => cardTitles(log).includes('⏰ Scheduled run not started: Nowhere'), {
+      what: 'the card of the run given up',
+    });
+  });
+
+  it("a schedule of a server this process does not hold (another shard's) is left to its shard", async () => {
+    await startWorld();
+    const id = await addSchedule({ name: 'Elsewhere' });
+    world.store.db.prepare("UPDATE schedules SET guild_id = '999999999999999999' WHERE id = ?").run(id);
+    makeDue(id);
+    const dueAt = world.store.schedules.byId(id)!.next_run_at;
+
+    expect((await world.bot.reminders.tick()).scheduled).toEqual([]);
+    expect(world.store.schedules.byId(id)!.next_run_at).toBe(dueAt);
+    expect(runsOf(id)).toEqual([]);
   });
 });
 

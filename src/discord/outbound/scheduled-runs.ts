@@ -26,6 +26,7 @@ import type { ConversationMemory } from '../../memory/conversation-memory.ts';
 import { nextTimeAfter } from '../../schedules/schedule-times.ts';
 import { formatWait } from '../../text/duration.ts';
 import { describeDiscordError } from '../discord-errors.ts';
+import type { ModeratorLog } from '../moderator-log/moderator-log.ts';
 import { nonceFor } from './send.ts';
 
 /** A run this late or later says so. */
@@ -49,6 +50,8 @@ export interface ScheduledRunDependencies {
   queues: Pick<ConversationQueues<QueuedWork>, 'push'>;
   instanceId: string;
   logger: Logger;
+  /** Where a run given up is told to moderators (the server's log channel). */
+  moderatorLog: Pick<ModeratorLog, 'record'>;
   now: () => number;
 }
 
@@ -104,7 +107,17 @@ async function startRun(
   } catch (error) {
     const cause = describeDiscordError(error);
     if (run.attempts >= maxStartAttempts) {
-      deps.store.schedules.failed(run.id, cause);
+      deps.store.db.transaction(() => {
+        deps.store.schedules.failed(run.id, cause);
+        const { id: scheduleId, name, channel_id: channelId } = schedule;
+        deps.moderatorLog.record(schedule.guild_id, {
+          kind: 'schedule-failed',
+          scheduleId,
+          name,
+          channelId,
+          reason: cause,
+        });
+      })();
       deps.logger.error({ ...fields, err: error, cause }, 'scheduled run given up');
       return 'failed';
     }
