@@ -107,7 +107,7 @@ export function createScheduleQueries(db: Database) {
     byId: (id: number) => byId.get(id),
     inGuild: (guildId: string) => inGuild.all(guildId),
     /** Schedules whose next time has come, oldest first. */
-    due: (now: number, limit = 200) => due.all({ now, limit }),
+    due: (now: number, limit = 10_000) => due.all({ now, limit }),
     /**
      * Claims the schedule's due time `dueAt`, in one transaction: moves its next time to `next` and
      * records the run, unless another process did first (then undefined). `missed`: the due
@@ -121,7 +121,7 @@ export function createScheduleQueries(db: Database) {
       },
     ),
     /** Claimed runs whose message is not stored yet and that no live instance is starting. */
-    open: (now: number, limit = 200) => open.all({ now, limit }),
+    open: (now: number, limit = 10_000) => open.all({ now, limit }),
     /** Takes an open run for `instance` (one more attempt); undefined if another took it. */
     take: (id: number, instance: string, now = Date.now()) => take.get({ id, instance, now }),
     /** Its message is stored (in the conversation of `headerId`): from now on the run lifecycle owes its answer. */
