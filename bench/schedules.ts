@@ -95,7 +95,7 @@ async function round(withRestart: boolean): Promise<Result> {
     });
     await world.bot.queues.idle();
     const requests = discord.requests.slice(before);
-    const posts = requests.filter((request) => request.method === 'POST' && /\/messages$/.test(request.path));
+    const posts = requests.filter((request) => request.method === 'POST' && request.path.endsWith('/messages'));
     const headers = headerPosts();
     const names = headers.map((message) => /\*\*(.+)\*\*/.exec(message.content)![1]);
     return {

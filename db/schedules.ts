@@ -137,5 +137,3 @@ export function createScheduleQueries(db: Database) {
     runById: (id: number) => runById.get(id),
   };
 }
-
-export type ScheduleQueries = ReturnType<typeof createScheduleQueries>;

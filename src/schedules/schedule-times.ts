@@ -13,7 +13,7 @@ export interface ScheduleTimes {
 }
 
 /** The least time between two runs of one schedule: a cron expression cannot ask for more. */
-export const minimumGapMs = 15 * 60_000;
+const minimumGapMs = 15 * 60_000;
 
 const weekdays: Record<string, string> = {
   mondays: '1',

@@ -18,7 +18,7 @@ import type { ReminderQueries, ReminderRow } from '../../../db/reminders.ts';
 import type { Logger } from '../../agent/logger.ts';
 import { BotError } from '../../agent/errors.ts';
 import { describeDiscordError } from '../discord-errors.ts';
-import { type RepeatedPasses, repeatPasses } from './repeated-passes.ts';
+import { type RepeatedPasses, repeatPasses } from '../../schedules/repeated-passes.ts';
 import { nonceFor, piecesNotYetPosted } from './send.ts';
 
 /**

@@ -143,7 +143,7 @@ function postHeader(
 }
 
 /** `⏰ Scheduled: name`, and a line saying how late it is (and how many times it stands for). */
-export function headerText(schedule: Pick<ScheduleRow, 'name' | 'id'>, run: ScheduleRunRow, now: number): string {
+function headerText(schedule: Pick<ScheduleRow, 'name' | 'id'>, run: ScheduleRunRow, now: number): string {
   const head = `⏰ Scheduled: **${schedule.name}** (schedule ${schedule.id})`;
   const lateBy = now - run.due_at;
   if (lateBy < lateAfterMs) return head;

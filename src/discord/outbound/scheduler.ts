@@ -6,11 +6,11 @@
  */
 import type { Logger } from '../../agent/logger.ts';
 import { type ReminderPass, reminderPass } from './reminder-scheduler.ts';
-import { type RepeatedPasses, repeatPasses } from './repeated-passes.ts';
+import { type RepeatedPasses, repeatPasses } from '../../schedules/repeated-passes.ts';
 import { type ScheduledOutcome, type ScheduledRunDependencies, scheduledRunPass } from './scheduled-runs.ts';
 
 /** What one pass did: each due reminder (`outcomes`, as the reminder scheduler says), each scheduled run started. */
-export interface SchedulerPass extends ReminderPass {
+interface SchedulerPass extends ReminderPass {
   scheduled: ScheduledOutcome[];
 }
 

@@ -1,4 +1,4 @@
-/** A pass run on a timer and on demand, one pass at a time (the scheduler's loop, scheduler.ts). */
+/** A pass run on a timer and on demand, one pass at a time: the loop of the scheduler (src/discord/outbound/scheduler.ts). */
 
 /** The running loop. */
 export interface RepeatedPasses<Pass> {
