@@ -53,6 +53,8 @@ async function worldWithSchedules(modelUrl: string): Promise<BotWorld> {
         cron: '0 9 * * *',
         time_zone: 'UTC',
         post_as: 'thread',
+        model: null,
+        persona: null,
         created_by_id: world.discord.users.ada,
         created_by_name: 'Ada',
         next_run_at: dueAt,

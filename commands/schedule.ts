@@ -11,11 +11,12 @@ import {
   type ChatInputCommandInteraction,
 } from 'discord.js';
 import type { ScheduleRow } from '../db/schedules.ts';
-import { defineCommand, type CommandContext } from '../src/discord/interactions/command-context.ts';
+import { type CommandContext, type CommandSetup, defineCommand } from '../src/discord/interactions/command-context.ts';
+import { settingsOfConversation } from '../src/place-settings/place-choice.ts';
 import { isModerator } from '../src/discord/interactions/moderation.ts';
 import { nextTimeAfter, readScheduleTimes } from '../src/schedules/schedule-times.ts';
 import { truncate, truncateLine } from '../src/text/truncate.ts';
-import { guildOnly, moderatorVisibility, privately } from './shared.ts';
+import { guildOnly, modelChoices, moderatorVisibility, privately } from './shared.ts';
 
 /** Schedules one server may hold. */
 const maxPerServer = 50;
@@ -28,7 +29,8 @@ const idOption = (description: string) => ({
   autocomplete: true,
 });
 
-const addSubcommand: APIApplicationCommandSubcommandOption = {
+/** `add`, its model option offering the operator's models (Discord takes at most 25 choices). */
+const addSubcommand = (setup: CommandSetup): APIApplicationCommandSubcommandOption => ({
   type: ApplicationCommandOptionType.Subcommand,
   name: 'add',
   description: 'Run a prompt at times in a channel (moderators of that channel).',
@@ -75,11 +77,23 @@ const addSubcommand: APIApplicationCommandSubcommandOption = {
         { name: 'one message', value: 'message' },
       ],
     },
+    {
+      type: ApplicationCommandOptionType.String,
+      name: 'model',
+      description: "The model of its runs, among those allowed there (default: the channel's).",
+      choices: modelChoices(setup.modelListings).slice(0, 25),
+    },
+    {
+      type: ApplicationCommandOptionType.String,
+      name: 'persona',
+      description: "The persona of its runs (default: the channel's). Runs in a thread only.",
+      max_length: 4000,
+    },
   ],
-};
+});
 
-const subcommands: APIApplicationCommandSubcommandOption[] = [
-  addSubcommand,
+const subcommands = (setup: CommandSetup): APIApplicationCommandSubcommandOption[] => [
+  addSubcommand(setup),
   {
     type: ApplicationCommandOptionType.Subcommand,
     name: 'list',
@@ -135,6 +149,9 @@ async function add(interaction: Interaction, context: CommandContext): Promise<v
   if (typeof times === 'string') return privately(interaction, times);
   if (context.store.schedules.inGuild(interaction.guildId).length >= maxPerServer)
     return privately(interaction, `This server has ${maxPerServer} schedules already: remove one first.`);
+  const postAs = interaction.options.getString('post_as') === 'message' ? 'message' : 'thread';
+  const chosen = runChoice(interaction, context, channelId, postAs);
+  if (typeof chosen === 'string') return privately(interaction, chosen);
   const next = nextTimeAfter(times, Date.now());
   const name = interaction.options.getString('name', true);
   const id = context.store.schedules.add({
@@ -145,12 +162,33 @@ async function add(interaction: Interaction, context: CommandContext): Promise<v
     when_text: when,
     cron: times.cron,
     time_zone: times.timeZone,
-    post_as: interaction.options.getString('post_as') === 'message' ? 'message' : 'thread',
+    post_as: postAs,
+    ...chosen,
     created_by_id: interaction.user.id,
     created_by_name: interaction.member.displayName,
     next_run_at: next,
   });
   return privately(interaction, `Schedule ${id} set: ${describe(context.store.schedules.byId(id)!)}.`);
+}
+
+/** The model and persona asked for, if the place allows them (a model the operator offers, and not another than a channel kept on one); else why not. */
+function runChoice(
+  interaction: Interaction,
+  context: CommandContext,
+  channelId: string,
+  postAs: 'thread' | 'message',
+): { model: string | null; persona: string | null } | string {
+  const model = interaction.options.getString('model');
+  const persona = interaction.options.getString('persona')?.trim() || null;
+  if ((model || persona) && postAs === 'message')
+    return 'A model or persona of its own applies to runs in a thread: leave `post_as` as a new thread.';
+  if (model === null) return { model, persona };
+  if (!context.models.entry(model)) return `The operator offers no model named "${truncateLine(model, 64)}".`;
+  const place = { guild_id: interaction.guildId, channel_id: channelId, thread_id: null };
+  const channel = settingsOfConversation(context.store, context.models, place)!;
+  if (channel.modelOnly.value && model !== channel.model.value)
+    return `The moderators keep <#${channelId}> on **${channel.model.value}**: a schedule there cannot choose another.`;
+  return { model, persona };
 }
 
 /** The schedule named by `id`, if it is in this server and the member moderates its channel; else why not. */
@@ -199,7 +237,7 @@ export const schedule = defineCommand({
     description: 'Prompts I run at times in a channel (moderators).',
     ...guildOnly,
     ...moderatorVisibility(setup),
-    options: subcommands,
+    options: subcommands(setup),
   }),
   async execute(interaction, context) {
     if (!interaction.isChatInputCommand()) return;

@@ -385,7 +385,8 @@ export const migrations: readonly Migration[] = [
     // UNIQUE (schedule_id, due_at) makes a time run once across processes and restarts. The row
     // then goes from claimed (header not yet posted, its conversation not yet stored) to queued
     // (a normal run's message is stored: the run lifecycle owes it from then on; its conversation is
-    // keyed by header_id, the header message's id) or failed.
+    // keyed by header_id, the header message's id) or failed. model and persona (null: the channel's)
+    // become the run's thread's own settings.
     up(db) {
       db.exec(`
         CREATE TABLE schedules (
@@ -398,6 +399,8 @@ export const migrations: readonly Migration[] = [
           cron TEXT NOT NULL,
           time_zone TEXT NOT NULL,
           post_as TEXT NOT NULL CHECK (post_as IN ('thread', 'message')),
+          model TEXT,
+          persona TEXT,
           created_by_id TEXT NOT NULL,
           created_by_name TEXT NOT NULL,
           created_at INTEGER NOT NULL,

@@ -14,6 +14,9 @@ export interface ScheduleRow {
   time_zone: string;
   /** A new thread named for the schedule per run, or one message in the channel. */
   post_as: 'thread' | 'message';
+  /** The model and persona of its runs' threads; null: the channel's. */
+  model: string | null;
+  persona: string | null;
   created_by_id: string;
   created_by_name: string;
   created_at: number;
@@ -50,6 +53,8 @@ export type NewSchedule = Pick<
   | 'cron'
   | 'time_zone'
   | 'post_as'
+  | 'model'
+  | 'persona'
   | 'created_by_id'
   | 'created_by_name'
   | 'next_run_at'
@@ -63,8 +68,8 @@ const openRun = `
 
 export function createScheduleQueries(db: Database) {
   const insert = db.prepare<NewSchedule & { created_at: number }>(`
-    INSERT INTO schedules (guild_id, channel_id, name, prompt, when_text, cron, time_zone, post_as, created_by_id, created_by_name, created_at, next_run_at)
-    VALUES (@guild_id, @channel_id, @name, @prompt, @when_text, @cron, @time_zone, @post_as, @created_by_id, @created_by_name, @created_at, @next_run_at)`);
+    INSERT INTO schedules (guild_id, channel_id, name, prompt, when_text, cron, time_zone, post_as, model, persona, created_by_id, created_by_name, created_at, next_run_at)
+    VALUES (@guild_id, @channel_id, @name, @prompt, @when_text, @cron, @time_zone, @post_as, @model, @persona, @created_by_id, @created_by_name, @created_at, @next_run_at)`);
   const byId = db.prepare<[number], ScheduleRow>('SELECT * FROM schedules WHERE id = ?');
   const inGuild = db.prepare<[string], ScheduleRow>('SELECT * FROM schedules WHERE guild_id = ? ORDER BY id');
   const due = db.prepare<{ now: number; limit: number }, ScheduleRow>(

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../db/store.ts';
 import type { BotWorld } from '../support/bot-harness.ts';
 import { apiError, finalAnswer, toolCalls } from '../support/fake-model.ts';
-import { command, settings, start } from '../support/place-settings-world.ts';
+import { command, settings, start, systemPrompt } from '../support/place-settings-world.ts';
 
 let world: BotWorld;
 afterEach(async () => {
@@ -89,6 +89,34 @@ describe('/schedule', () => {
     expect(posts[1]!.content).toContain('Pong.');
     expect(posts[1]!.message_reference?.message_id).toBe(posts[0]!.id);
     expect(world.discord.threads()).toEqual([]);
+  });
+
+  it("its own model and persona, among those the place allows, apply to its runs' threads only", async () => {
+    world = await start({ reminderIntervalMs: hour, models: [{ name: 'test-model' }, { name: 'big-model' }] });
+    const big = world.modelServers.get('big-model')!;
+    const options = { name: 'Pirate', post_as: 'thread', model: 'big-model', persona: 'You speak like a pirate.' };
+    expect((await schedule('add', { ...options, post_as: 'message', prompt: 'x', when: 'daily 09:00' })).content).toBe(
+      'A model or persona of its own applies to runs in a thread: leave `post_as` as a new thread.',
+    );
+    const id = await addSchedule(options);
+    big.enqueue(finalAnswer('Arr, 42.'));
+    makeDue(id);
+
+    expect((await world.bot.reminders.tick()).scheduled).toMatchObject([{ outcome: 'queued' }]);
+    const thread = await threadNamed('Pirate');
+    await world.bot.queues.idle();
+    expect(world.discord.botMessages(thread.id).at(-1)!.content).toContain('Arr, 42.');
+    expect(systemPrompt(big.requests[0])).toContain('You speak like a pirate.');
+    expect(world.model.requests).toEqual([]);
+  });
+
+  it('a model the channel does not allow is refused', async () => {
+    world = await start({ reminderIntervalMs: hour, models: [{ name: 'test-model' }, { name: 'big-model' }] });
+    await settings('model', world.discord.channels.general, { model: 'test-model', only: true });
+    const refused = await schedule('add', { name: 'x', prompt: 'y', when: 'daily 09:00', model: 'big-model' });
+    expect(refused.content).toBe(
+      `The moderators keep <#${world.discord.channels.general}> on **test-model**: a schedule there cannot choose another.`,
+    );
   });
 
   it('several times missed while down run once, saying how late', async () => {

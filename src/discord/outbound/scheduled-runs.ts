@@ -16,6 +16,7 @@
  *    stored, a crash leaves a message no run answered, which the next start queues (recovery.ts).
  */
 import type { Client, Message, SendableChannels } from 'discord.js';
+import type { NewSettingChange } from '../../../db/place-settings.ts';
 import type { ScheduleRow, ScheduleRunRow } from '../../../db/schedules.ts';
 import type { Store } from '../../../db/store.ts';
 import type { Logger } from '../../agent/logger.ts';
@@ -23,6 +24,7 @@ import { discordConversationKey } from '../../conversation/conversation-keys.ts'
 import type { ConversationQueues } from '../../conversation/conversation-queues.ts';
 import { messageWork, type QueuedWork } from '../../conversation/queued-work.ts';
 import type { ConversationMemory } from '../../memory/conversation-memory.ts';
+import { settingKeys } from '../../place-settings/effective-settings.ts';
 import { nextTimeAfter } from '../../schedules/schedule-times.ts';
 import { formatWait } from '../../text/duration.ts';
 import { describeDiscordError } from '../discord-errors.ts';
@@ -45,7 +47,7 @@ export interface ScheduledOutcome {
 
 export interface ScheduledRunDependencies {
   client: Client<true>;
-  store: Pick<Store, 'schedules' | 'conversations' | 'db'>;
+  store: Pick<Store, 'schedules' | 'conversations' | 'placeSettings' | 'db'>;
   memory: Pick<ConversationMemory, 'recordUserMessage' | 'ready'>;
   queues: Pick<ConversationQueues<QueuedWork>, 'push'>;
   instanceId: string;
@@ -167,6 +169,29 @@ async function threadOf(header: Message, name: string): Promise<string> {
   }
 }
 
+/** The schedule's model and persona as its run's thread's own settings, set by its creator. */
+function threadSettings(schedule: ScheduleRow, threadId: string): NewSettingChange[] {
+  const set = [
+    [settingKeys.model, schedule.model],
+    [settingKeys.persona, schedule.persona],
+  ] as const;
+  return set.flatMap(([key, value]) =>
+    value === null
+      ? []
+      : [
+          {
+            guildId: schedule.guild_id,
+            scope: 'thread' as const,
+            scopeId: threadId,
+            key,
+            value,
+            changedById: schedule.created_by_id,
+            changedByName: schedule.created_by_name,
+          },
+        ],
+  );
+}
+
 /** Stores the prompt as the conversation's message and marks the run queued, in one transaction; then queues it. */
 function storeAndQueue(
   deps: ScheduledRunDependencies,
@@ -185,6 +210,7 @@ function storeAndQueue(
       startedById: schedule.created_by_id,
       startedByName: schedule.created_by_name,
     });
+    if (threadId) deps.store.placeSettings.change(threadSettings(schedule, threadId));
     const storedId = deps.memory.recordUserMessage(conversation, {
       authorId: schedule.created_by_id,
       authorName: schedule.created_by_name,
