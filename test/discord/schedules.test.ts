@@ -149,6 +149,19 @@ describe('/schedule', () => {
         `Schedule ${id} is changed by moderators of <#${world.discord.channels.general}>.`,
       );
     expect((await schedule('list', {}, 'bob')).content).toContain('No schedules');
+    const suggested = async (author: 'ada' | 'bob') => {
+      const interaction = await world.discord.userRunsCommand({
+        name: 'schedule',
+        subcommand: 'pause',
+        author,
+        channelId: world.discord.channels.general,
+        options: { id: id },
+        focused: 'id',
+      });
+      return interaction.waitForChoices();
+    };
+    expect(await suggested('ada')).toEqual([{ name: `${id} · Morning digest`, value: id }]);
+    expect(await suggested('bob')).toEqual([]);
 
     await schedule('pause', { id });
     expect(world.store.schedules.byId(id)).toMatchObject({ next_run_at: null, paused_at: expect.any(Number) });
