@@ -30,6 +30,7 @@ describe('the command list', () => {
       'help',
       'model',
       'reset',
+      'schedule',
       'settings',
       'steps',
       'stop',
