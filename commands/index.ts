@@ -8,6 +8,7 @@ import { memory } from './memory.ts';
 import { model } from './model.ts';
 import { reportAnswer } from './report-answer.ts';
 import { reset } from './reset.ts';
+import { schedule } from './schedule.ts';
 import { settings } from './settings.ts';
 import { solvedCommand } from './solved.ts';
 import { steps } from './steps.ts';
@@ -34,4 +35,5 @@ export const commands: readonly CommandDefinition[] = [
   solvedCommand,
   memory,
   summarize,
+  schedule,
 ];

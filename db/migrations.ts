@@ -397,6 +397,55 @@ export const migrations: readonly Migration[] = [
     },
   },
   {
+    version: 19,
+    name: 'schedules: prompts moderators set to run at times, and each due time claimed once',
+    // A schedule's next due time is next_run_at (null while paused). A pass claims a due time by
+    // moving next_run_at past now and inserting its schedule_runs row, in one transaction: the
+    // UNIQUE (schedule_id, due_at) makes a time run once across processes and restarts. The row
+    // then goes from claimed (header not yet posted, its conversation not yet stored) to queued
+    // (a normal run's message is stored: the run lifecycle owes it from then on; its conversation is
+    // keyed by header_id, the header message's id) or failed. model and persona (null: the channel's)
+    // become the run's thread's own settings.
+    up(db) {
+      db.exec(`
+        CREATE TABLE schedules (
+          id INTEGER PRIMARY KEY,
+          guild_id TEXT NOT NULL,
+          channel_id TEXT NOT NULL,
+          name TEXT NOT NULL,
+          prompt TEXT NOT NULL,
+          when_text TEXT NOT NULL,
+          cron TEXT NOT NULL,
+          time_zone TEXT NOT NULL,
+          post_as TEXT NOT NULL CHECK (post_as IN ('thread', 'message')),
+          model TEXT,
+          persona TEXT,
+          created_by_id TEXT NOT NULL,
+          created_by_name TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          next_run_at INTEGER,
+          paused_at INTEGER
+        );
+        CREATE INDEX schedules_due ON schedules (next_run_at) WHERE next_run_at IS NOT NULL;
+        CREATE INDEX schedules_by_guild ON schedules (guild_id);
+        CREATE TABLE schedule_runs (
+          id INTEGER PRIMARY KEY,
+          schedule_id INTEGER NOT NULL REFERENCES schedules (id) ON DELETE CASCADE,
+          due_at INTEGER NOT NULL,
+          missed INTEGER NOT NULL DEFAULT 0,
+          claimed_at INTEGER NOT NULL,
+          claimed_by TEXT,
+          attempts INTEGER NOT NULL DEFAULT 0,
+          state TEXT NOT NULL CHECK (state IN ('claimed', 'queued', 'failed')),
+          header_id TEXT,
+          error TEXT,
+          UNIQUE (schedule_id, due_at)
+        );
+        CREATE INDEX schedule_runs_open ON schedule_runs (state) WHERE state = 'claimed';
+      `);
+    },
+  },
+  {
     version: 20,
     name: "/summarize's catch-up runs: a run kind of their own, and whose words each one read",
     // A catch-up run (commands/summarize.ts) reads a channel's history from Discord, not from the

@@ -33,6 +33,8 @@ export const serverTables: readonly TableRule[] = [
   { table: 'memory_summaries', moves: 'with-conversations' },
   { table: 'reminders', moves: 'by-guild', guildColumn: 'guild_id', idColumn: 'id' },
   { table: 'channel_cursors', moves: 'by-guild', guildColumn: 'guild_id' },
+  // Its next time goes with it; the claims of times already run (schedule_runs) stay, named by the old id.
+  { table: 'schedules', moves: 'by-guild', guildColumn: 'guild_id', idColumn: 'id' },
   // Copied after the runs, whose insert triggers add their tokens: the copy replaces those sums.
   { table: 'guild_usage_days', moves: 'by-guild', guildColumn: 'guild_id' },
   // Who set what where; runs name a persona by the id of its change, remapped with it (db/move-server.ts).
@@ -66,6 +68,11 @@ export const serverTables: readonly TableRule[] = [
     table: 'instances',
     moves: 'never',
     why: 'processes of this database; those the moved runs name are copied, marked stopped',
+  },
+  {
+    table: 'schedule_runs',
+    moves: 'never',
+    why: 'the claims of due times already started here; a moved schedule goes on from its next time',
   },
   { table: 'model_servers', moves: 'never', why: 'what each model server needs, for every server' },
   { table: 'messages_fts', moves: 'never', why: 'the full-text index, kept by triggers on messages' },

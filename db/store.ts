@@ -16,6 +16,7 @@ import { createRunQueries } from './runs.ts';
 import { createStepQueries } from './steps.ts';
 import { createSummaryQueries } from './memory-summaries.ts';
 import { createReminderQueries } from './reminders.ts';
+import { createScheduleQueries } from './schedules.ts';
 import { createSearchQueries } from './search.ts';
 import { createServerRunQueries } from './server-runs.ts';
 import { createUsageQueries } from './usage.ts';
@@ -34,6 +35,8 @@ export interface Store {
   modelServers: ReturnType<typeof createModelServerQueries>;
   search: ReturnType<typeof createSearchQueries>;
   reminders: ReturnType<typeof createReminderQueries>;
+  /** Scheduled runs (`/schedule`) and each due time claimed. */
+  schedules: ReturnType<typeof createScheduleQueries>;
   placeSettings: ReturnType<typeof createPlaceSettingQueries>;
   answerReports: ReturnType<typeof createAnswerReportQueries>;
   serverRuns: ReturnType<typeof createServerRunQueries>;
@@ -64,6 +67,7 @@ export function openStore(path: string, options: { readOnly?: boolean } = {}): S
     modelServers: createModelServerQueries(db),
     search: createSearchQueries(db),
     reminders: createReminderQueries(db),
+    schedules: createScheduleQueries(db),
     placeSettings: createPlaceSettingQueries(db),
     answerReports: createAnswerReportQueries(db),
     serverRuns: createServerRunQueries(db),

@@ -22,7 +22,7 @@ import { commandRouter } from './interactions/command-router.ts';
 import { registerCommands } from './interactions/command-sync.ts';
 import { toolSubcommands } from './interactions/tool-options.ts';
 import { inviteUrl } from './invite.ts';
-import { type ReminderScheduler, startReminders } from './outbound/reminder-scheduler.ts';
+import { type Scheduler, startScheduler } from './outbound/scheduler.ts';
 import { noPings } from './outbound/send.ts';
 
 export type { HandledEvent } from './gateway-events.ts';
@@ -34,7 +34,7 @@ export interface BotDependencies {
   services: (client: Client<true>, shutdown: AbortSignal) => BotServices;
   /** The slash and context-menu commands (commands/index.ts). */
   commands: readonly CommandDefinition[];
-  /** How often due reminders are looked for (tests make it short). */
+  /** How often due reminders and scheduled runs are looked for (tests make it long, and tick). */
   reminderIntervalMs?: number;
   /** Images: whether they are taken in (some model sees them) and the largest taken (IMAGE_MAX_MB). */
   images: { vision: boolean; maxBytes: number };
@@ -50,8 +50,11 @@ export interface BotDependencies {
 export interface Bot {
   client: Client<true>;
   queues: ConversationQueues<QueuedWork>;
-  /** The reminder scheduler (tests run a pass with `tick()` and wait for what it did). */
-  reminders: ReminderScheduler;
+  /**
+   * The scheduler: one loop for reminders and scheduled runs (tests run a pass with `tick()` and
+   * wait for what it did).
+   */
+  reminders: Scheduler;
   /**
    * Stops taking messages, lets runs in flight finish for up to `graceMs`, then aborts the rest
    * (they are resumed at the next start), and disconnects.
@@ -167,9 +170,8 @@ async function listen(
     { user: client.user.tag, guilds: client.guilds.cache.size, invite: inviteUrl(client.application.id) },
     'connected to Discord',
   );
-  const reminders = startReminders(client, store.reminders, services.instanceId, logger, {
-    intervalMs: deps.reminderIntervalMs,
-  });
+  // After the unfinished work is queued: a scheduled run's stored message is then queued once, by one or the other.
+  const reminders = startScheduler({ ...services, store, queues, logger }, { intervalMs: deps.reminderIntervalMs });
   const missed = await caughtUp;
   if (unfinished.resumed + unfinished.pending + missed > 0)
     logger.info({ ...unfinished, missed }, 'caught up after downtime');

@@ -77,7 +77,7 @@ export function renderCard(entry: LogEntry, sources: CardSources, at: number): L
   }
 }
 
-/** The cards of what a check stopped or a person decided: flags, refused tools, destructive tools, /forget-me. */
+/** The cards of what a check stopped or a person decided: flags, refused tools, destructive tools, /forget-me; a scheduled run not started. */
 function renderChecks(
   entry: Exclude<LogEntry, { kind: 'run' | 'refused' | 'settings' | 'report' }>,
   timestamp: string,
@@ -119,6 +119,13 @@ function renderChecks(
         title: '🧹 /forget-me',
         description: truncateLine(`${who(entry.member)}: ${countsInWords(entry.counts)}`, 300),
         color: cardColors.info,
+        timestamp,
+      };
+    case 'schedule-failed':
+      return {
+        title: `⏰ Scheduled run not started: ${truncateLine(entry.name, 60)}`,
+        description: truncateLine(`schedule ${entry.scheduleId} in <#${entry.channelId}>: ${entry.reason}`, 300),
+        color: cardColors.bad,
         timestamp,
       };
   }

@@ -54,7 +54,9 @@ export type LogEntry =
       runId: string | null;
     }
   /** A member's `/forget-me`: who, and how many rows of each kind went (never what they said). */
-  | { kind: 'forget'; member: LoggedPerson; counts: Record<string, number> };
+  | { kind: 'forget'; member: LoggedPerson; counts: Record<string, number> }
+  /** A scheduled run that could not be started (its header or thread could not be posted): given up. */
+  | { kind: 'schedule-failed'; scheduleId: number; name: string; channelId: string; reason: string };
 
 /** An entry read back from the outbox; null for one this version cannot read (a newer bot wrote it). */
 export function parseLogEntry(json: string): LogEntry | null {
@@ -75,6 +77,7 @@ const kinds = new Set<string>([
   'tool-refused',
   'destructive',
   'forget',
+  'schedule-failed',
 ]);
 
 /**

@@ -32,6 +32,7 @@ describe('the command list', () => {
       'memory',
       'model',
       'reset',
+      'schedule',
       'settings',
       'solved',
       'steps',

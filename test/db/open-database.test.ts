@@ -47,6 +47,8 @@ describe('openDatabase', () => {
       'model_servers',
       'reminders',
       'runs',
+      'schedule_runs',
+      'schedules',
       'setting_changes',
       'steps',
     ]);

@@ -18,6 +18,7 @@ import type { ReminderQueries, ReminderRow } from '../../../db/reminders.ts';
 import type { Logger } from '../../agent/logger.ts';
 import { BotError } from '../../agent/errors.ts';
 import { describeDiscordError } from '../discord-errors.ts';
+import { type RepeatedPasses, repeatPasses } from '../../schedules/repeated-passes.ts';
 import { nonceFor, piecesNotYetPosted } from './send.ts';
 
 /**
@@ -48,17 +49,12 @@ type ReminderOutcome =
   | 'claimed-elsewhere';
 
 /** One pass over the due reminders: each one looked at, and what came of it. */
-interface ReminderPass {
+export interface ReminderPass {
   outcomes: { id: number; outcome: ReminderOutcome }[];
 }
 
-/** The running scheduler. */
-export interface ReminderScheduler {
-  /** Runs a pass that starts after any pass in flight; resolves with what it did (tests wait on it). */
-  tick(): Promise<ReminderPass>;
-  /** Stops the timer (a pass in flight finishes). */
-  stop(): void;
-}
+/** The running scheduler of reminders alone (the bot's is scheduler.ts's, which runs this pass among its own). */
+export type ReminderScheduler = RepeatedPasses<ReminderPass>;
 
 export interface ReminderSchedulerOptions {
   /** How often due reminders are looked for. */
@@ -74,8 +70,19 @@ export function startReminders(
   logger: Logger,
   { intervalMs = 15_000, now = Date.now }: ReminderSchedulerOptions = {},
 ): ReminderScheduler {
+  return repeatPasses(reminderPass(client, reminders, instanceId, logger, now), intervalMs);
+}
+
+/** One pass over the due reminders, as the scheduler's loop runs it (scheduler.ts). */
+export function reminderPass(
+  client: Client<true>,
+  reminders: ReminderQueries,
+  instanceId: string,
+  logger: Logger,
+  now: () => number,
+): () => Promise<ReminderPass> {
   const poster = new ReminderPoster(client, reminders, instanceId, logger, now);
-  const pass = async (): Promise<ReminderPass> => {
+  return async () => {
     const outcomes: ReminderPass['outcomes'] = [];
     try {
       for (const reminder of reminders.due(now()))
@@ -85,21 +92,6 @@ export function startReminders(
     }
     return { outcomes };
   };
-  // Passes run one after another; the timer skips its turn while one is in flight.
-  let queue: Promise<unknown> = Promise.resolve();
-  let inFlight = 0;
-  const tick = () => {
-    inFlight += 1;
-    const next = queue.then(pass).finally(() => (inFlight -= 1));
-    queue = next;
-    return next;
-  };
-  void tick();
-  const timer = setInterval(() => {
-    if (inFlight === 0) void tick();
-  }, intervalMs);
-  timer.unref();
-  return { tick, stop: () => clearInterval(timer) };
 }
 
 /** Posts one due reminder: claim, look for an earlier post when the nonce no longer covers it, post, record. */

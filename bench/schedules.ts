@@ -1,0 +1,139 @@
+/**
+ * `npm run bench:schedules`: SCHEDULES (1,000) scheduled runs across SERVERS (100) servers, all due
+ * at the same minute, through the real bot in-process (discord.js against the fake Discord, an echo
+ * model answering after 260 ms, MAX_CONCURRENT_RUNS 4). Twice: once straight through, once with the
+ * bot stopped at once (runs in flight aborted, as SIGTERM past its grace does) when half the
+ * headers are posted, and started again on the same database. For each: when the last answer
+ * reached Discord, the REST calls and the 429s Discord answered, the most model
+ * requests at once, and the counts that say none ran twice and none was lost (headers, threads,
+ * answers, claims, each one per schedule).
+ */
+import { type BotWorld, startBotWorld } from '../test/support/bot-harness.ts';
+import { startEchoModel } from '../test/support/fake-model.ts';
+import { sized } from './smoke.ts';
+
+const schedules = Number(process.env.SCHEDULES ?? sized(1000, 20));
+const servers = Number(process.env.SERVERS ?? sized(100, 4));
+
+interface Result {
+  lastAnswerMs: number;
+  restCalls: number;
+  rateLimited: number;
+  maxModelInFlight: number;
+  headers: number;
+  headersTwice: number;
+  claims: number;
+  answered: number;
+}
+
+/** A world of `servers` servers, each `#general` with its share of schedules, every one due now. */
+async function worldWithSchedules(modelUrl: string): Promise<BotWorld> {
+  const world = await startBotWorld(
+    { toolPosts: 'off' },
+    {},
+    { baseURL: modelUrl, provider: 'openai' },
+    {
+      reminderIntervalMs: 3_600_000,
+    },
+  );
+  const places = [{ guildId: world.discord.guildId, generalId: world.discord.channels.general }];
+  for (let index = 1; index < servers; index++) places.push(world.discord.addGuild(`server ${index}`));
+  // The bot learns of the new servers at its next session.
+  await world.restart();
+  const dueAt = Date.now();
+  world.store.db.transaction(() => {
+    for (let index = 0; index < schedules; index++) {
+      const place = places[index % places.length]!;
+      world.store.schedules.add({
+        guild_id: place.guildId,
+        channel_id: place.generalId,
+        name: `digest ${index}`,
+        prompt: `sum up [s${index}]`,
+        when_text: 'daily 09:00',
+        cron: '0 9 * * *',
+        time_zone: 'UTC',
+        post_as: 'thread',
+        model: null,
+        persona: null,
+        created_by_id: world.discord.users.ada,
+        created_by_name: 'Ada',
+        next_run_at: dueAt,
+      });
+    }
+  })();
+  return world;
+}
+
+async function round(withRestart: boolean): Promise<Result> {
+  const model = await startEchoModel({ latencyMs: 260, streamPieces: 1 });
+  const world = await worldWithSchedules(model.baseURL);
+  const { discord } = world;
+  try {
+    const before = discord.requests.length;
+    const start = performance.now();
+    const headerPosts = () => discord.botMessages().filter((message) => message.content.startsWith('⏰ Scheduled'));
+    const passes = [world.bot.reminders.tick()];
+    if (withRestart) {
+      await discord.waitFor(() => headerPosts().length >= schedules / 2, {
+        what: 'half the headers',
+        timeoutMs: 600_000,
+      });
+      await world.restart({ graceMs: 0 });
+      passes.push(world.bot.reminders.tick());
+    }
+    await Promise.all(passes);
+    const answeredThreads = () => {
+      const threads = new Set(discord.threads().map((thread) => thread.id));
+      return new Set(
+        discord
+          .botMessages()
+          .filter((message) => threads.has(message.channel_id))
+          .map((message) => message.channel_id),
+      );
+    };
+    await discord.waitFor(() => answeredThreads().size >= schedules && answeredThreads(), {
+      what: 'every answer',
+      timeoutMs: 900_000,
+    });
+    await world.bot.queues.idle();
+    const requests = discord.requests.slice(before);
+    const posts = requests.filter((request) => request.method === 'POST' && request.path.endsWith('/messages'));
+    const headers = headerPosts();
+    const names = headers.map((message) => /\*\*(.+)\*\*/.exec(message.content)![1]);
+    return {
+      lastAnswerMs: Math.max(...posts.map((request) => request.time)) - start,
+      restCalls: requests.length,
+      rateLimited: requests.filter((request) => request.status === 429).length,
+      maxModelInFlight: model.counts().maxInFlight,
+      headers: headers.length,
+      headersTwice: names.length - new Set(names).size,
+      claims: Number(world.store.db.prepare('SELECT count(*) FROM schedule_runs').pluck().get()),
+      answered: answeredThreads().size,
+    };
+  } finally {
+    await world.close();
+    await model.close();
+  }
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const rows: [string, Result][] = [
+  ['straight through', await round(false)],
+  ['stopped at half the headers, started again', await round(true)],
+];
+console.log(`${schedules} schedules across ${servers} servers, all due at once; the echo model answers in 260 ms\n`);
+console.log(
+  '| | last answer | REST calls | 429s | model requests at once | headers | headers twice | claims | answered |',
+);
+console.log('|---|--:|--:|--:|--:|--:|--:|--:|--:|');
+for (const [name, result] of rows)
+  console.log(
+    `| ${name} | ${seconds(result.lastAnswerMs)} | ${result.restCalls} | ${result.rateLimited} | ${result.maxModelInFlight} | ${result.headers} | ${result.headersTwice} | ${result.claims} | ${result.answered} |`,
+  );
+const broken = rows.filter(
+  ([, result]) => result.headersTwice > 0 || result.claims !== schedules || result.answered !== schedules,
+);
+if (broken.length > 0) {
+  console.error(`none twice, none lost: broken in ${broken.map(([name]) => name).join(', ')}`);
+  process.exitCode = 1;
+}
