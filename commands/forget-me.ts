@@ -20,6 +20,7 @@ function describeCounts(counts: ForgetCounts, stopped = 0): string {
     `- ${countOf(counts.runs, 'answer')} I gave them (${countOf(counts.answers, 'message')} in my memory, ${countOf(counts.steps, 'step')} in the step log)`,
     `- ${countOf(counts.reminders, 'reminder')}`,
     ...(counts.facts > 0 ? [`- ${countOf(counts.facts, 'fact')} you asked me to remember`] : []),
+    ...(counts.schedules > 0 ? [`- ${countOf(counts.schedules, 'schedule')} you set (/schedule)`] : []),
     `- ${countOf(counts.reports, 'report')} you made of my answers`,
   ].join('\n');
 }

@@ -58,6 +58,8 @@ export interface ForgetCounts {
   reports: number;
   /** Facts the member asked the bot to remember (member memory). */
   facts: number;
+  /** Schedules the member set (`/schedule`): their prompt and name are the member's words. */
+  schedules: number;
 }
 
 /** The title a thread the member started keeps: its old one was their words. */
@@ -116,6 +118,11 @@ function count(db: Database, guild: string | null, user: string): ForgetCounts {
       `SELECT count(*) FROM member_facts WHERE ${factsOf(guild, user)} AND user_id = :user`,
       parameters(guild, user),
     ),
+    // Schedules are set in servers only.
+    schedules:
+      guild === null
+        ? 0
+        : one('SELECT count(*) FROM schedules WHERE guild_id = :guild AND created_by_id = :user', { guild, user }),
   };
 }
 
@@ -180,6 +187,9 @@ export function forgetMember(
       db.prepare(`DELETE FROM member_facts WHERE ${factsOf(guild, user)} AND user_id = :user`).run(
         parameters(guild, user),
       );
+      // Their schedules, with the claims of their times (schedule_runs: ON DELETE CASCADE).
+      if (guild !== null)
+        db.prepare('DELETE FROM schedules WHERE guild_id = :guild AND created_by_id = :user').run({ guild, user });
       db.prepare(`DELETE FROM answer_reports WHERE ${withGuild(guild)} AND reporter_id = :user`).run(
         parameters(guild, user),
       );

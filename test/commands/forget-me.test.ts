@@ -77,6 +77,7 @@ describe('/forget-me', () => {
           reminders: 0,
           reports: 0,
           facts: 0,
+          schedules: 0,
         }),
       },
     ]);
@@ -103,5 +104,35 @@ describe('/forget-me', () => {
 
     const again = await discord.userRunsCommand({ name: 'forget-me', author: 'ada', channelId: thread.id });
     expect((await again.waitForReply()).content).toBe('I keep nothing of yours in this server.');
+  });
+  it("deletes the schedules the member set in the server (their prompt and name are their words), not others'", async () => {
+    world = await startBotWorld();
+    const { discord, store } = world;
+    const schedule = (by: string, name: string) =>
+      store.schedules.add({
+        guild_id: discord.guildId,
+        channel_id: discord.channels.general,
+        name,
+        prompt: `${name} SCHEDULEWORDS`,
+        when_text: 'daily 09:00',
+        cron: '0 9 * * *',
+        time_zone: 'UTC',
+        post_as: 'thread',
+        model: null,
+        persona: null,
+        created_by_id: by,
+        created_by_name: by === discord.users.ada ? 'Ada' : 'Bob',
+        next_run_at: Date.now() + 3_600_000,
+      });
+    schedule(discord.users.ada, 'standup');
+    schedule(discord.users.bob, 'digest');
+    const asked = await discord.userRunsCommand({
+      name: 'forget-me',
+      author: 'ada',
+      channelId: discord.channels.general,
+      options: { confirm: true },
+    });
+    expect((await asked.waitForReply()).content).toContain('- 1 schedule you set (/schedule)');
+    expect(store.schedules.inGuild(discord.guildId).map((row) => row.name)).toEqual(['digest']);
   });
 });
