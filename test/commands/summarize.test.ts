@@ -362,7 +362,7 @@ describe('/summarize', () => {
     expect(reply.content).toContain(`[#1](https://discord.com/channels/@me/${dm}/${said.id})`);
   });
 
-  it('posts nothing and keeps no run when a member it read is forgotten while it sums up', async () => {
+  it('is stopped by a /forget-me of a member it read: posts nothing, keeps no run', async () => {
     world = await startBotWorld();
     const { discord, model, store } = world;
     await discord.userSays({
@@ -394,8 +394,9 @@ describe('/summarize', () => {
       options: { confirm: true },
     });
     await forgot.waitForReply((candidate) => candidate.content !== '');
-    release();
+    // The forget stopped it (the model's answer never came): the asker is told without it.
     const answer = await asked.waitForReply((candidate) => candidate.content !== '');
+    release();
     expect(answer.content).toBe('Someone whose words I read was forgotten meanwhile: ask again.');
     expect(JSON.stringify(asked.replies())).not.toContain('OSPREYMANTLE');
     expect(store.db.prepare("SELECT count(*) FROM runs WHERE kind = 'catch-up'").pluck().get()).toBe(0);

@@ -33,6 +33,9 @@ export interface CatchUpAsk {
   isPublic: boolean;
 }
 
+/** What the asker is told when a forget of someone it read stopped it, or took its run. */
+const forgottenMeanwhile = 'Someone whose words I read was forgotten meanwhile: ask again.';
+
 /** The most messages read when SUMMARIZE_MAX_MESSAGES is not given. */
 const defaultMaxMessages = 500;
 
@@ -60,7 +63,16 @@ export async function summarizeHere(
     }));
   const verdict = context.limits.admitRun(interaction.user.id, ask.guildId);
   if (!verdict.ok) return void (await interaction.editReply({ content: verdict.message, allowedMentions: noPings }));
-  await sumUpAndPost(interaction, context, ask, history);
+  // Going on while it sums up, as a run is: a /forget-me of the asker or of anyone it read stops it
+  // and waits for it (src/conversation/forgets.ts), as it holds their words.
+  const authors = new Set([interaction.user.id, ...history.messages.map((message) => message.authorId)]);
+  const active = context.activeRuns.beginDirectCall({ guildId: ask.guildId, requesterIds: [...authors] });
+  try {
+    await sumUpAndPost(interaction, context, ask, history, active.stopped);
+  } finally {
+    active.end();
+    active.settled();
+  }
 }
 
 /** The summing up, the run recorded, the seat before posting, the post. */
@@ -69,6 +81,7 @@ async function sumUpAndPost(
   context: CommandContext,
   ask: CatchUpAsk,
   history: History,
+  stopped: AbortSignal,
 ): Promise<void> {
   const conversation = catchUpConversation(context, ask);
   const choice = placeChoice(context, conversation);
@@ -96,10 +109,15 @@ async function sumUpAndPost(
   let summary: string;
   try {
     const parts = { model: choice.model, budget: choice.window.budget, counter: context.counter, progress };
-    summary = await sumUpMessages({ ...parts, signal: context.shutdown }, history.messages, run.calls);
+    const signal = AbortSignal.any([context.shutdown, stopped]);
+    summary = await sumUpMessages({ ...parts, signal }, history.messages, run.calls);
   } catch (error) {
     record(describeError(error));
-    const words = error instanceof UserFacingError ? error.userMessage : 'Something went wrong while summing up.';
+    const words = stopped.aborted
+      ? forgottenMeanwhile
+      : error instanceof UserFacingError
+        ? error.userMessage
+        : 'Something went wrong while summing up.';
     return void (await interaction.editReply({ content: words, allowedMentions: noPings }));
   }
   record(null);
@@ -149,7 +167,7 @@ async function screenAndPost(
   const verdict = await beforePost(context, { runId: words.runId, answer, shown: null, screen: words.screen });
   if (verdict.kind === 'drop')
     return void (await interaction.editReply({
-      content: 'Someone whose words I read was forgotten meanwhile: ask again.',
+      content: forgottenMeanwhile,
       allowedMentions: noPings,
     }));
   await post(interaction, ask, verdict.kind === 'hold' ? verdict.text : words.text);
