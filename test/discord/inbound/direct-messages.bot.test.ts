@@ -250,7 +250,7 @@ describe('ALLOW_DMS=on', () => {
     expect(said(world.model.requests[1]!)).toContain('Which number was it?');
   });
 
-  it('offers /reset, /stop, /model, /forget-me and /memory in DMs, the rest in servers only; /forget-me there forgets the DMs', async () => {
+  it('offers /reset, /stop, /model, /forget-me, /memory and /summarize in DMs, the rest in servers only; /forget-me there forgets the DMs', async () => {
     await start();
     world.model.enqueue(finalAnswer('Noted.'));
     await world.discord.userSaysInDm({ author: 'bob', content: 'My secret is 42.' });
@@ -274,7 +274,7 @@ describe('ALLOW_DMS=on', () => {
       })
     ).waitForReply();
 
-    expect(inDms).toEqual(['forget-me', 'memory', 'model', 'reset', 'stop']);
+    expect(inDms).toEqual(['forget-me', 'memory', 'model', 'reset', 'stop', 'summarize']);
     expect(stopped.content).toBe('I am not working on an answer here right now.');
     expect(chosen.content).toBe('I will answer with **gpt-4.1-mini** in our conversation.');
     const store = openStore(world.databasePath, { readOnly: true });
