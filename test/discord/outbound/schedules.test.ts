@@ -123,8 +123,9 @@ describe('/schedule', () => {
     await startWorld();
     const id = await addSchedule({ when: 'every 1h', name: 'Hourly' });
     world.model.enqueue(finalAnswer('Done late.'));
-    // Due 3 h 10 min ago: that time and the three hours after it all passed.
-    makeDue(id, 3 * hour + 10 * 60_000);
+    // Due on the hour three hours ago (hourly times fall on the hour, so the count does not hang on
+    // the clock's minute): that time and the three after it all passed.
+    makeDue(id, Date.now() - (Math.floor(Date.now() / hour) * hour - 3 * hour));
 
     expect((await world.bot.reminders.tick()).scheduled).toMatchObject([{ outcome: 'queued' }]);
     const thread = await threadNamed('Hourly');
