@@ -458,16 +458,7 @@ export const migrations: readonly Migration[] = [
     // opens connections in SQLite's defensive mode, which forbids it; its unsafe mode lifts that for
     // the edit (better-sqlite3 src/objects/database.cpp, SQLITE_DBCONFIG_DEFENSIVE).
     up(db) {
-      const version = db.pragma('schema_version', { simple: true }) as number;
-      db.unsafeMode(true);
-      db.pragma('writable_schema = ON');
-      db.prepare(
-        `UPDATE sqlite_schema SET sql = replace(sql, 'CHECK (kind IN (''answer'', ''summary''))', 'CHECK (kind IN (''answer'', ''summary'', ''catch-up''))')
-         WHERE type = 'table' AND name = 'runs'`,
-      ).run();
-      db.pragma(`schema_version = ${version + 1}`);
-      db.pragma('writable_schema = OFF');
-      db.unsafeMode(false);
+      widenRunKinds(db);
       db.exec(`
         CREATE TABLE catch_up_authors (
           run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
@@ -489,6 +480,49 @@ export const migrations: readonly Migration[] = [
       db.exec(`CREATE INDEX conversations_in_channel ON conversations (channel_id) WHERE thread_id IS NULL;`);
     },
   },
+  {
+    version: 22,
+    name: 'repair: a database made while main had migration 21 but not yet 19 and 20 gets them',
+    // For a few minutes of 2026-11-29 main numbered its migrations 18 and 21 before 19 and 20 were
+    // merged in: a database (or backup) made then is at 21, and `migrate` skips what is below its
+    // user_version. Each is run here if its table is missing (and is a no-op otherwise).
+    up(db) {
+      const has = (table: string) =>
+        db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?").get(table) !== undefined;
+      for (const [version, table] of [
+        [19, 'schedules'],
+        [20, 'catch_up_authors'],
+      ] as const)
+        if (!has(table)) migrations.find((migration) => migration.version === version)!.up(db);
+    },
+  },
 ];
+
+/**
+ * Adds 'catch-up' to the kinds the runs table's CHECK allows, by editing its schema text in place
+ * (see migration 20), unless it allows it already. Throws, changing nothing, unless exactly the text
+ * it widens was there to change; the
+ * connection's unsafe mode and writable_schema are put back whatever happens.
+ */
+function widenRunKinds(db: Parameters<Migration['up']>[0]): void {
+  const runs = db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'runs'").pluck().get();
+  if (String(runs).includes("'catch-up'")) return; // Widened already (a repair, migration 22).
+  const version = db.pragma('schema_version', { simple: true }) as number;
+  db.unsafeMode(true);
+  db.pragma('writable_schema = ON');
+  try {
+    const changed = db
+      .prepare(
+        `UPDATE sqlite_schema SET sql = replace(sql, 'CHECK (kind IN (''answer'', ''summary''))', 'CHECK (kind IN (''answer'', ''summary'', ''catch-up''))')
+         WHERE type = 'table' AND name = 'runs' AND instr(sql, 'CHECK (kind IN (''answer'', ''summary''))') > 0`,
+      )
+      .run().changes;
+    if (changed !== 1) throw new Error("the runs table's kind CHECK is not the one migration 20 widens: not migrated");
+    db.pragma(`schema_version = ${version + 1}`);
+  } finally {
+    db.pragma('writable_schema = OFF');
+    db.unsafeMode(false);
+  }
+}
 
 export const latestVersion = migrations.at(-1)?.version ?? 0;

@@ -66,6 +66,23 @@ describe('openDatabase', () => {
     second.close();
   });
 
+  it('repairs a database made while main numbered its migrations 18 and 21 before 19 and 20 (migration 22)', () => {
+    const path = tempPath();
+    // As such a database was: migrations up to 18 and 21 applied, user_version 21.
+    const made = new BetterSqlite3(path.replace('nested/folder/', ''));
+    for (const migration of migrations.filter((each) => each.version <= 18 || each.version === 21)) migration.up(made);
+    made.pragma('user_version = 21');
+    made.close();
+    const db = openDatabase(path.replace('nested/folder/', ''));
+    const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all();
+    expect(tables).toEqual(expect.arrayContaining(['schedules', 'schedule_runs', 'catch_up_authors']));
+    expect(String(db.prepare("SELECT sql FROM sqlite_schema WHERE name = 'runs'").pluck().get())).toContain(
+      "'catch-up'",
+    );
+    expect(db.pragma('user_version', { simple: true })).toBe(latestVersion);
+    db.close();
+  });
+
   it('runs each migration in a transaction: a failing one leaves the database at the version before it', () => {
     const path = tempPath();
     openDatabase(path).close();
