@@ -46,6 +46,8 @@ export async function summarizeHere(
   ask: CatchUpAsk,
 ): Promise<void> {
   const max = context.discord.summarizeMaxMessages ?? defaultMaxMessages;
+  // Before the reading: a forget of someone it reads, made while it reads, is one its record sees.
+  const startedAt = Date.now();
   let history: History;
   try {
     history = await readHistory(ask.channel, ask.since, interaction.user.id, max);
@@ -68,7 +70,7 @@ export async function summarizeHere(
   const authors = new Set([interaction.user.id, ...history.messages.map((message) => message.authorId)]);
   const active = context.activeRuns.beginDirectCall({ guildId: ask.guildId, requesterIds: [...authors] });
   try {
-    await sumUpAndPost(interaction, context, ask, history, active.stopped);
+    await sumUpAndPost(interaction, context, ask, { history, startedAt, stopped: active.stopped });
   } finally {
     active.end();
     active.settled();
@@ -80,13 +82,12 @@ async function sumUpAndPost(
   interaction: ChatInputCommandInteraction,
   context: CommandContext,
   ask: CatchUpAsk,
-  history: History,
-  stopped: AbortSignal,
+  { history, startedAt, stopped }: { history: History; startedAt: number; stopped: AbortSignal },
 ): Promise<void> {
   const conversation = catchUpConversation(context, ask);
   const choice = placeChoice(context, conversation);
   await context.memory.ready();
-  const run = { id: randomUUID(), startedAt: Date.now(), calls: [] as CatchUpCall[] };
+  const run = { id: randomUUID(), startedAt, calls: [] as CatchUpCall[] };
   const record = (error: string | null) =>
     context.store.catchUps.record({
       ...run,
