@@ -122,7 +122,8 @@ function prepareRun(
       ...toolsFor(currentTools(setup.tools, setup.toolServers), plan.requesters).filter(
         (tool) => plan.toolAllowed?.(tool) ?? true,
       ),
-      ...(remembering ? [remembering.tool] : []),
+      // Switched off per channel as any tool is (`/settings tools`).
+      ...(remembering && (plan.toolAllowed?.(remembering.tool) ?? true) ? [remembering.tool] : []),
     ],
     context: {
       conversationId: plan.conversation.key,

@@ -14,6 +14,11 @@ export interface MessageWork {
   requester: Requester;
   /** Settles once the place its answer goes to exists (a thread still being made when it was queued). */
   placeReady?: Promise<void>;
+  /**
+   * Set for a schedule's prompt (`/schedule`): its run posts for everyone, so no member's remembered
+   * facts go into it, nor does it remember any (issue 41's member memory is for a member's own runs).
+   */
+  scheduled?: true;
 }
 
 /** The one way work for a stored message is made. */

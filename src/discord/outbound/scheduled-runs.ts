@@ -224,10 +224,10 @@ function storeAndQueue(
   // Stored already by an attempt cut off by a crash: the start's recovery queued it.
   if (stored.storedId === null) return 'already-queued';
   const requester = { id: schedule.created_by_id, displayName: schedule.created_by_name, isModerator: false };
-  deps.queues.push(
-    stored.conversation.key,
-    messageWork(stored.storedId, { messageId: header.id, channelId: schedule.channel_id }, requester),
-  );
+  deps.queues.push(stored.conversation.key, {
+    ...messageWork(stored.storedId, { messageId: header.id, channelId: schedule.channel_id }, requester),
+    scheduled: true,
+  });
   deps.logger.info(
     { scheduleRun: run.id, schedule: schedule.id, conversation: stored.conversation.key },
     'scheduled run queued',

@@ -69,7 +69,9 @@ async function answerNewMessages(
   where: Pick<DiscordRunPlan, 'place' | 'channelId'>,
   target: TargetToBe,
 ): Promise<void> {
-  const choice = placeChoice(deps, conversation);
+  const placed = placeChoice(deps, conversation);
+  // A schedule's run posts for everyone: no member's facts in it (queued-work.ts `scheduled`).
+  const choice = messages.some((work) => work.scheduled) ? { ...placed, memberMemory: false } : placed;
   const passed = await beforeModel(deps, { conversation, choice, messages, resumedFrom: null });
   if ('stop' in passed) return; // Each one flagged, or refused by the check's outage: told already.
   const triggerIds = passed.messages.map((item) => item.storedId);

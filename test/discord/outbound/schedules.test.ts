@@ -70,6 +70,21 @@ describe('/schedule', () => {
     expect(world.store.runs.recent(null, 5)).toHaveLength(1);
   });
 
+  it("with member memory on, a scheduled run has none of its creator's facts and no remember tool (it posts for everyone)", async () => {
+    await startWorld();
+    await settings('member-memory', world.discord.channels.general, { enabled: true });
+    world.store.memberFacts.keep(world.discord.guildId, world.discord.users.ada, 'ADASPRIVATEFACT', 50);
+    const id = await addSchedule();
+    world.model.enqueue(finalAnswer('It is 42.'));
+    makeDue(id);
+    await world.bot.reminders.tick();
+    await threadNamed('Morning digest');
+    await world.bot.queues.idle();
+    const [request] = world.model.requests;
+    expect(JSON.stringify(request!.messages)).not.toContain('ADASPRIVATEFACT');
+    expect((request!.tools ?? []).map((tool) => tool.function.name)).not.toContain('remember');
+  });
+
   it('post_as message: one answer in the channel itself, replying to the header, no thread', async () => {
     await startWorld();
     const id = await addSchedule({ post_as: 'message', name: 'Ping' });
