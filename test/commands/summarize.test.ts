@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type BotWorld, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
 import type { ChatRequest } from '../support/fake-model.ts';
 import { finalAnswer, toolCalls } from '../support/fake-model.ts';
-import { startFakeContentCheck } from '../support/fake-content-check.ts';
+import { moderationsAt, startFakeContentCheck } from '../support/fake-content-check.ts';
 
 let world: BotWorld;
 afterEach(async () => {
@@ -298,17 +298,7 @@ describe('/summarize', () => {
         {},
         {},
         {
-          contentCheck: {
-            kind: 'moderations',
-            onError: 'refuse',
-            server: {
-              baseURL: check.baseURL,
-              apiKey: null,
-              model: 'omni-moderation-latest',
-              timeoutSeconds: 10,
-              maxRetries: 0,
-            },
-          },
+          contentCheck: moderationsAt(check),
         },
       );
       await world.discord.userSays({ channelId: world.discord.channels.general, author: 'ada', content: 'hello' });

@@ -6,6 +6,7 @@
  * with a 500, as a server in trouble does; `hanging` leaves every request unanswered. It records
  * every request.
  */
+import type { ContentCheckSettings } from '../../src/content-check/content-check-settings.ts';
 import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -142,5 +143,20 @@ function guardReply(model: string, content: string): object {
     model,
     choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop', logprobs: null }],
     usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 },
+  };
+}
+
+/** CONTENT_CHECK=moderations against this fake, as a test's bot is given it: an outage refuses. */
+export function moderationsAt(check: Pick<FakeContentCheck, 'baseURL'>): ContentCheckSettings {
+  return {
+    kind: 'moderations',
+    onError: 'refuse',
+    server: {
+      baseURL: check.baseURL,
+      apiKey: null,
+      model: 'omni-moderation-latest',
+      timeoutSeconds: 10,
+      maxRetries: 0,
+    },
   };
 }

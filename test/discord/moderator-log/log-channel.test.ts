@@ -10,7 +10,7 @@ import { PermissionFlagsBits } from 'discord.js';
 import { defaultBotPermissions, type FakeMessage } from '../../support/fake-discord.ts';
 import { apiError, finalAnswer, reportingCache, toolCalls } from '../../support/fake-model.ts';
 import { ask, command, moderatorRole, settings, start, worldHolder } from '../../support/place-settings-world.ts';
-import { startFakeContentCheck } from '../../support/fake-content-check.ts';
+import { moderationsAt, startFakeContentCheck } from '../../support/fake-content-check.ts';
 
 let world: BotWorld;
 afterEach(async () => {
@@ -307,17 +307,7 @@ describe('content flags in the log channel', () => {
         {},
         {
           logPaceMs: 20,
-          contentCheck: {
-            kind: 'moderations',
-            onError: 'refuse',
-            server: {
-              baseURL: check.baseURL,
-              apiKey: null,
-              model: 'omni-moderation-latest',
-              timeoutSeconds: 10,
-              maxRetries: 0,
-            },
-          },
+          contentCheck: moderationsAt(check),
         },
       );
       worldHolder.world = world;

@@ -8,7 +8,7 @@ import { buildToolRegistry } from '../../../src/agent/tool-registry.ts';
 import type { ResultWithImages } from '../../../src/agent/tool-images.ts';
 import { defineTool } from '../../../tools/define-tool.ts';
 import { type BotWorld, askInGeneral, startBotWorld, waitForBotPosts } from '../../support/bot-harness.ts';
-import { type FakeContentCheck, startFakeContentCheck } from '../../support/fake-content-check.ts';
+import { type FakeContentCheck, moderationsAt, startFakeContentCheck } from '../../support/fake-content-check.ts';
 import { finalAnswer, toolCalls } from '../../support/fake-model.ts';
 import { dataUrlOf, png } from '../../support/images.ts';
 
@@ -48,17 +48,7 @@ async function start(flagFirst: boolean) {
     {},
     {
       tools: buildToolRegistry([draw]),
-      contentCheck: {
-        kind: 'moderations',
-        onError: 'refuse',
-        server: {
-          baseURL: check.baseURL,
-          apiKey: null,
-          model: 'omni-moderation-latest',
-          timeoutSeconds: 10,
-          maxRetries: 0,
-        },
-      },
+      contentCheck: moderationsAt(check),
     },
   );
   world.model.enqueue(toolCalls({ name: 'draw', arguments: {} }), finalAnswer('Here they are.'));
