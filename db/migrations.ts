@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { firstSchema } from './first-schema.ts';
+import { widenRunKinds } from './schema-text-edit.ts';
 
 /** One step of the schema. Versions increase by one; each runs in its own transaction. */
 export interface Migration {
@@ -452,11 +453,8 @@ export const migrations: readonly Migration[] = [
     // database: the authors it read are kept beside it (catch_up_authors), so that /forget-me finds
     // the runs whose summary may hold a member's words (db/catch-up-runs.ts). The kind's CHECK gains
     // a value: SQLite cannot alter a constraint, and a loosened CHECK that every row already passes
-    // is the case its docs give for editing the schema text in place
-    // (https://www.sqlite.org/lang_altertable.html#otheralter, "writable_schema"). The authors keep
-    // the run's server (null: a DM), by which npm run move-server moves them after its runs. better-sqlite3
-    // opens connections in SQLite's defensive mode, which forbids it; its unsafe mode lifts that for
-    // the edit (better-sqlite3 src/objects/database.cpp, SQLITE_DBCONFIG_DEFENSIVE).
+    // is the case its docs give for editing the schema text in place (db/schema-text-edit.ts). The
+    // authors keep the run's server (null: a DM), by which npm run move-server moves them after its runs.
     up(db) {
       widenRunKinds(db);
       db.exec(`
@@ -497,32 +495,5 @@ export const migrations: readonly Migration[] = [
     },
   },
 ];
-
-/**
- * Adds 'catch-up' to the kinds the runs table's CHECK allows, by editing its schema text in place
- * (see migration 20), unless it allows it already. Throws, changing nothing, unless exactly the text
- * it widens was there to change; the
- * connection's unsafe mode and writable_schema are put back whatever happens.
- */
-function widenRunKinds(db: Parameters<Migration['up']>[0]): void {
-  const runs = db.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'runs'").pluck().get();
-  if (String(runs).includes("'catch-up'")) return; // Widened already (a repair, migration 22).
-  const version = db.pragma('schema_version', { simple: true }) as number;
-  db.unsafeMode(true);
-  db.pragma('writable_schema = ON');
-  try {
-    const changed = db
-      .prepare(
-        `UPDATE sqlite_schema SET sql = replace(sql, 'CHECK (kind IN (''answer'', ''summary''))', 'CHECK (kind IN (''answer'', ''summary'', ''catch-up''))')
-         WHERE type = 'table' AND name = 'runs' AND instr(sql, 'CHECK (kind IN (''answer'', ''summary''))') > 0`,
-      )
-      .run().changes;
-    if (changed !== 1) throw new Error("the runs table's kind CHECK is not the one migration 20 widens: not migrated");
-    db.pragma(`schema_version = ${version + 1}`);
-  } finally {
-    db.pragma('writable_schema = OFF');
-    db.unsafeMode(false);
-  }
-}
 
 export const latestVersion = migrations.at(-1)?.version ?? 0;
