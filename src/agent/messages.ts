@@ -38,8 +38,13 @@ export interface ImagePart {
 }
 
 /** The image part of `base64` bytes of type `mediaType`, inline as the chat API takes it. */
+/** An image's bytes (base64) as a `data:` URL, as the chat API and the moderation endpoint take images. */
+export function dataUrl(mediaType: string, base64: string): string {
+  return `data:${mediaType};base64,${base64}`;
+}
+
 export function imagePart(mediaType: string, base64: string): ImagePart {
-  return { type: 'image_url', image_url: { url: `data:${mediaType};base64,${base64}` } };
+  return { type: 'image_url', image_url: { url: dataUrl(mediaType, base64) } };
 }
 
 /** A part of a user message: text or an image. */

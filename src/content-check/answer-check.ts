@@ -5,7 +5,7 @@
  */
 import { userText, type UserMessage } from '../agent/messages.ts';
 import { AnswerScreen } from './answer-screen.ts';
-import type { ContentChecks } from './content-checks.ts';
+import { checkedPlace, type ContentChecks } from './content-checks.ts';
 
 /** The screen of one run's answer; null when nothing is checked (CONTENT_CHECK=off). */
 export function answerScreenOf(
@@ -18,12 +18,6 @@ export function answerScreenOf(
   runId: string,
 ): AnswerScreen | null {
   if (!checks) return null;
-  const place = {
-    conversationId: plan.conversation.id,
-    conversationKey: plan.conversation.key,
-    guildId: plan.conversation.guild_id,
-    runId,
-    messageId: plan.triggerIds.at(-1) ?? null,
-  };
+  const place = checkedPlace(plan.conversation, runId, plan.triggerIds.at(-1) ?? null);
   return new AnswerScreen(checks, place, plan.input.map((message) => userText(message.content)).join('\n'));
 }

@@ -24,6 +24,21 @@ export interface CheckedPlace {
   messageId: number | null;
 }
 
+/** The place of a check in `conversation`: of its run `runId` (null: a question's), about its stored message `messageId`. */
+export function checkedPlace(
+  conversation: { id: number; key: string; guild_id: string | null },
+  runId: string | null,
+  messageId: number | null,
+): CheckedPlace {
+  return {
+    conversationId: conversation.id,
+    conversationKey: conversation.key,
+    guildId: conversation.guild_id,
+    runId,
+    messageId,
+  };
+}
+
 /** A flag, as the step log records it and the `onContentFlagged` hook hears it. */
 export interface ContentFlag extends CheckedPlace {
   /** The row's id in `content_flags`. */

@@ -16,6 +16,7 @@ import { sumUpMessages } from '../../catch-up/catch-up-summary.ts';
 import { keepReadLinks, linkCitations, messageLink } from '../../catch-up/jump-links.ts';
 import type { SinceStart } from '../../catch-up/since.ts';
 import { AnswerScreen } from '../../content-check/answer-screen.ts';
+import { checkedPlace } from '../../content-check/content-checks.ts';
 import { placeChoice } from '../../place-settings/place-choice.ts';
 import { splitMessage } from '../../posts/split-message.ts';
 import { countOf } from '../../text/count.ts';
@@ -123,17 +124,7 @@ async function sumUpAndPost(
   }
   record(null);
   const screen = choice.checks
-    ? new AnswerScreen(
-        choice.checks,
-        {
-          conversationId: conversation.id,
-          conversationKey: conversation.key,
-          guildId: ask.guildId,
-          runId: run.id,
-          messageId: null,
-        },
-        'a summary of the channel',
-      )
+    ? new AnswerScreen(choice.checks, checkedPlace(conversation, run.id, null), 'a summary of the channel')
     : null;
   await screenAndPost(interaction, context, ask, { runId: run.id, screen, text: withLinks(summary, ask, history) });
 }

@@ -9,7 +9,8 @@
  */
 import type { ConversationRow } from '../../../db/conversations.ts';
 import type { MessageWork } from '../../conversation/queued-work.ts';
-import type { ContentChecks } from '../../content-check/content-checks.ts';
+import { checkedPlace, type ContentChecks } from '../../content-check/content-checks.ts';
+import { dataUrl } from '../../agent/messages.ts';
 import { threadName } from '../../posts/render.ts';
 import type { BotServices } from '../bot-services.ts';
 import { describeDiscordError } from '../discord-errors.ts';
@@ -50,17 +51,11 @@ async function checkOne(
   const images = row.discord_message_id
     ? store.images
         .ofDiscordMessage(row.discord_message_id)
-        .map((image) => `data:${image.mediaType};base64,${image.bytes.toString('base64')}`)
+        .map((image) => dataUrl(image.mediaType, image.bytes.toString('base64')))
     : [];
   const result = await checks.screen(
     { target: 'question', text: row.content, images },
-    {
-      conversationId: conversation.id,
-      conversationKey: conversation.key,
-      guildId: conversation.guild_id,
-      runId: null,
-      messageId: row.id,
-    },
+    checkedPlace(conversation, null, row.id),
   );
   if (result.show) return true;
   await tell(deps, work, messageNotAnswered[result.because]);

@@ -13,6 +13,7 @@ import type { ConversationRow } from '../../../db/conversations.ts';
 import type { MessageRow } from '../../../db/messages.ts';
 import type { RunRow } from '../../../db/runs.ts';
 import { AnswerScreen } from '../../content-check/answer-screen.ts';
+import { checkedPlace } from '../../content-check/content-checks.ts';
 import { storedRequester } from '../../conversation/queued-work.ts';
 import type { Resumption } from '../../conversation/run-lifecycle.ts';
 import { type PlaceChoice, placeChoice } from '../../place-settings/place-choice.ts';
@@ -157,13 +158,7 @@ function reachedAnswerScreen(
   runId: string,
   cutOff: { reached: { triggerIds: readonly number[] }; triggers: readonly MessageRow[] },
 ): AnswerScreen {
-  const place = {
-    conversationId: conversation.id,
-    conversationKey: conversation.key,
-    guildId: conversation.guild_id,
-    runId,
-    messageId: cutOff.reached.triggerIds.at(-1) ?? null,
-  };
+  const place = checkedPlace(conversation, runId, cutOff.reached.triggerIds.at(-1) ?? null);
   return new AnswerScreen(checks, place, cutOff.triggers.map((row) => row.content).join('\n'));
 }
 

@@ -22,6 +22,8 @@ import type { BotServices } from '../bot-services.ts';
 import type { TargetToBe } from '../outbound/posting-channel.ts';
 import { sendText } from '../outbound/send.ts';
 import { answerScreenOf } from '../../content-check/answer-check.ts';
+import { checkedPlace } from '../../content-check/content-checks.ts';
+import { dataUrl } from '../../agent/messages.ts';
 import { LiveAnswer } from './live-answer.ts';
 import { deliver } from './post-answer.ts';
 import { confirmationPort, inputPort } from './confirmation-port.ts';
@@ -309,16 +311,9 @@ function runListeners(services: RunServices, plan: DiscordRunPlan, runId: string
 function imagesScreen(plan: DiscordRunPlan, runId: string) {
   const checks = plan.choice.checks;
   if (!checks) return null;
-  const { conversation } = plan;
-  const place = {
-    conversationId: conversation.id,
-    conversationKey: conversation.key,
-    guildId: conversation.guild_id,
-    runId,
-    messageId: plan.triggerIds.at(-1) ?? null,
-  };
+  const place = checkedPlace(plan.conversation, runId, plan.triggerIds.at(-1) ?? null);
   return async (images: readonly ToolImage[]) => {
-    const urls = images.map((image) => `data:${image.mediaType};base64,${image.base64}`);
+    const urls = images.map((image) => dataUrl(image.mediaType, image.base64));
     return (await checks.screen({ target: 'answer', text: '', images: urls }, place)).show;
   };
 }
