@@ -21,7 +21,8 @@ export function opensForumPost(message: Message): boolean {
 
 /** The post's title, which its first message is read with (its question is the title and the message). */
 export function forumPostTitle(message: Message): string | null {
-  return opensForumPost(message) ? `${message.channel.isThread() ? message.channel.name : ''}`.trim() || null : null;
+  const post = message.channel;
+  return opensForumPost(message) && post.isThread() ? post.name.trim() || null : null;
 }
 
 /** The names of the tags applied to a forum post, as its forum names them. */

@@ -239,7 +239,12 @@ export class MessageRouter {
     if (!existing && !this.mentionsBot(message) && !this.answersEveryPost(message)) return;
     const conversation =
       existing ??
-      this.ensureConversation(message, { threadId: thread.id, title: thread.name, channelId: thread.parentId });
+      this.ensureConversation(message, {
+        key: thread.id,
+        threadId: thread.id,
+        title: thread.name,
+        channelId: thread.parentId,
+      });
     if (this.alreadyStored(message)) return;
     if (!(await withinLimits(this.deps, message))) {
       // Seen and refused: not to be caught up on (and answered) later.
@@ -347,10 +352,10 @@ export class MessageRouter {
   /** The conversation keyed by `where.key` (its first message, or its thread: one id), made if new. */
   private ensureConversation(
     message: GuildMessage,
-    where: { key?: string; threadId: string | null; title: string; channelId: string | null },
+    where: { key: string; threadId: string | null; title: string; channelId: string | null },
   ): ConversationRow {
     return this.deps.store.conversations.ensure({
-      key: discordConversationKey(where.key ?? where.threadId!),
+      key: discordConversationKey(where.key),
       title: where.title,
       guildId: message.guildId,
       channelId: where.channelId,
