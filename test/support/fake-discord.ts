@@ -139,6 +139,7 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
   // What the interactions (commands, forms, buttons) work with.
   const interactionServices: RunCommandServices = {
     world,
+    fileBaseUrl: baseUrl,
     gateway,
     commands,
     interactions,
@@ -200,6 +201,14 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       }
       await gateway.dispatch(GatewayDispatchEvents.MessageUpdate, message);
       return message;
+    },
+    pinMessage(channelId, messageId) {
+      world.requireMessage(channelId, messageId).pinned = true;
+      const pins = world.pins.get(channelId) ?? [];
+      // Pinned a millisecond apart at least, so that `before` pages them apart as Discord's clock would.
+      const last = pins[0] ? Date.parse(pins[0].pinnedAt) : 0;
+      pins.unshift({ messageId, pinnedAt: new Date(Math.max(Date.now(), last + 1)).toISOString() });
+      world.pins.set(channelId, pins);
     },
     async userDeletes(channelId, messageId) {
       const message = world.removeMessage(channelId, messageId);

@@ -11,6 +11,7 @@ import type {
   FakeRegisteredOption,
   RunCommandInput,
 } from './interaction-types.ts';
+import { serveAttachment } from './messages.ts';
 import { memberWithoutUser } from './payloads.ts';
 import { memberPermissions } from './permissions.ts';
 import type { FakeChannel } from './types.ts';
@@ -33,14 +34,19 @@ export interface ResolvedData {
   roles?: Record<string, unknown>;
   channels?: Record<string, unknown>;
   messages?: Record<string, unknown>;
+  attachments?: Record<string, unknown>;
 }
 
-/** `invoker` is the invoking member's permissions (resolved channels carry them). */
+/**
+ * `invoker` is the invoking member's permissions (resolved channels carry them); `fileBaseUrl` the
+ * origin the fake serves an attachment option's file from.
+ */
 export function chatInputOptions(
   world: World,
   command: FakeRegisteredCommand,
   input: RunCommandInput,
   invoker: bigint,
+  fileBaseUrl: string,
 ): { options: InteractionDataOption[]; resolved: ResolvedData } {
   const fail = (message: string) => new Error(`fake Discord: /${command.name}: ${message}`);
   const top = command.options ?? [];
@@ -59,6 +65,7 @@ export function chatInputOptions(
     const values = leafOptions(world, sub.options ?? [], input.options ?? {}, {
       resolved,
       invoker,
+      fileBaseUrl,
       fail,
       ...(focused === undefined ? {} : { focused }),
     });
@@ -80,6 +87,7 @@ export function chatInputOptions(
     const values = leafOptions(world, sub.options ?? [], input.options ?? {}, {
       resolved,
       invoker,
+      fileBaseUrl,
       fail,
       ...(focused === undefined ? {} : { focused }),
     });
@@ -89,6 +97,7 @@ export function chatInputOptions(
     options: leafOptions(world, top, input.options ?? {}, {
       resolved,
       invoker,
+      fileBaseUrl,
       fail,
       ...(focused === undefined ? {} : { focused }),
     }),
@@ -99,6 +108,7 @@ export function chatInputOptions(
 interface Resolving {
   resolved: ResolvedData;
   invoker: bigint;
+  fileBaseUrl: string;
   /** The option being typed, for an autocomplete interaction. */
   focused?: string;
   fail: (message: string) => Error;
@@ -128,6 +138,10 @@ function leafOptions(
       if (option.autocomplete !== true)
         throw fail(`option "${option.name}" is not registered with autocomplete: Discord sends no autocomplete for it`);
       values.push({ type: option.type, name: option.name, value, focused: true });
+      continue;
+    }
+    if (option.type === optionTypes.attachment) {
+      values.push({ type: option.type, name: option.name, value: attachmentOption(world, value, resolving) });
       continue;
     }
     checkValue(world, option, value, { ...resolving, fail: (message) => fail(`option "${option.name}": ${message}`) });
@@ -202,6 +216,19 @@ function checkValue(
       option.choices.some((choice) => choice.value === value),
       `one of the choices ${option.choices.map((choice) => JSON.stringify(choice.value)).join(', ')}`,
     );
+}
+
+/**
+ * An attachment option: the file uploaded (served by the fake, as Discord serves it from its CDN)
+ * and its id sent, the attachment itself in `resolved.attachments`.
+ * https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-object-resolved-data-structure
+ */
+function attachmentOption(world: World, value: FakeOptionValue, { resolved, fileBaseUrl, fail }: Resolving): string {
+  if (typeof value !== 'object') throw fail(`an attachment option takes a file, not ${JSON.stringify(value)}`);
+  const attachment = serveAttachment(world, fileBaseUrl, 'options', value.filename, value.contentType, Buffer.from(value.body));
+  (resolved.attachments ??= {})[attachment.id] =
+    value.reportedSize === undefined ? attachment : { ...attachment, size: value.reportedSize };
+  return attachment.id;
 }
 
 function resolveUser(world: World, userId: string, resolved: ResolvedData): void {

@@ -1,7 +1,7 @@
 /**
  * The public shape of the fake's application commands and interactions (re-exported by types.ts).
  */
-import type { FakeAuthor, WaitForOptions } from './shared-types.ts';
+import type { FakeAttachmentInput, FakeAuthor, WaitForOptions } from './shared-types.ts';
 
 /**
  * A registered application command as Discord returns it from GET/PUT …/commands: the bot's
@@ -55,9 +55,10 @@ export interface FakeRegisteredOption {
 
 /**
  * An option value as the user types it. Strings, numbers and booleans for those option types; an
- * id for user, channel, role and mentionable options (the fake adds Discord's `resolved` data).
+ * id for user, channel, role and mentionable options (the fake adds Discord's `resolved` data); a
+ * file for an attachment option (the fake serves it and sends its id, with the attachment resolved).
  */
-export type FakeOptionValue = string | number | boolean;
+export type FakeOptionValue = string | number | boolean | FakeAttachmentInput;
 
 /** What `fake.userRunsCommand` runs. */
 export interface RunCommandInput {

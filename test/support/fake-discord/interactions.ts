@@ -78,6 +78,8 @@ export class InteractionStore {
 
 export interface RunCommandServices {
   world: World;
+  /** The origin the fake serves files from (an attachment option's). */
+  fileBaseUrl: string;
   gateway: FakeGateway;
   commands: CommandStore;
   interactions: InteractionStore;
@@ -119,7 +121,7 @@ export async function runCommand(services: RunCommandServices, input: RunCommand
     if (target === undefined) throw fail(`no message ${input.targetMessageId} in channel ${channel.id}`);
     data = { target_id: target.id, resolved: { messages: { [target.id]: restMessage(target) } } };
   } else {
-    const { options, resolved } = chatInputOptions(world, command, input, permissions);
+    const { options, resolved } = chatInputOptions(world, command, input, permissions, services.fileBaseUrl);
     fullName = [command.name, input.subcommandGroup, input.subcommand].filter(Boolean).join(' ');
     data = { ...(options.length > 0 ? { options } : {}), ...(Object.keys(resolved).length > 0 ? { resolved } : {}) };
   }

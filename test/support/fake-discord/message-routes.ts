@@ -63,6 +63,25 @@ export function messageRoutes({ world, gateway, baseUrl }: FakeServices): Route[
       },
     },
     {
+      // Before /messages/:messageId, which would take "pins" for a message id. The paged list of
+      // 2025: https://discord.com/developers/docs/resources/message#get-channel-pins (discord.js 14's fetchPins).
+      method: 'GET',
+      pattern: '/channels/:channelId/messages/pins',
+      handle({ params, query }) {
+        const channel = world.requireChannel(params.channelId!);
+        world.requireBotPermission(Bits.ReadMessageHistory);
+        const limit = Math.min(Number(query.limit ?? 50), 50);
+        const before = query.before ? Date.parse(query.before) : Infinity;
+        const pins = (world.pins.get(channel.id) ?? []).filter((pin) => Date.parse(pin.pinnedAt) < before);
+        const messages = world.messagesByChannel.get(channel.id) ?? [];
+        const items = pins.slice(0, limit).flatMap((pin) => {
+          const message = messages.find((candidate) => candidate.id === pin.messageId);
+          return message ? [{ pinned_at: pin.pinnedAt, message: restMessage(message) }] : [];
+        });
+        return { body: { items, has_more: pins.length > limit } };
+      },
+    },
+    {
       method: 'GET',
       pattern: '/channels/:channelId/messages/:messageId',
       handle({ params }) {

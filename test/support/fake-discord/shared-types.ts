@@ -12,3 +12,14 @@ export interface WaitForOptions {
   /** Says what was awaited, in the timeout error. */
   what?: string;
 }
+
+/** A file a user attaches; the fake serves `body` at the attachment's `url`. */
+export interface FakeAttachmentInput {
+  filename: string;
+  contentType: string;
+  body: string | Buffer;
+  /** The size Discord reports, when a test wants it to differ from the body's (a file that lies). */
+  reportedSize?: number;
+  /** Served compressed and cut short (see `ServedFile.gzipCutTo`). */
+  gzipCutTo?: number;
+}

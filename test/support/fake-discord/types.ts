@@ -17,7 +17,7 @@ import type {
   PressMessageButtonInput,
   RunCommandInput,
 } from './interaction-types.ts';
-import type { FakeAuthor, WaitForOptions } from './shared-types.ts';
+import type { FakeAttachmentInput, FakeAuthor, WaitForOptions } from './shared-types.ts';
 
 export type * from './interaction-types.ts';
 export type * from './shared-types.ts';
@@ -52,16 +52,6 @@ export type FakeChannel = (APITextChannel | APIThreadChannel | APIGuildForumChan
 /** A thread as Discord sends it. */
 export type FakeThread = APIThreadChannel & { guild_id: string; parent_id: string };
 
-/** A file a user attaches; the fake serves `body` at the attachment's `url`. */
-export interface FakeAttachmentInput {
-  filename: string;
-  contentType: string;
-  body: string | Buffer;
-  /** The size Discord reports, when a test wants it to differ from the body's (a file that lies). */
-  reportedSize?: number;
-  /** Served compressed and cut short (see `ServedFile.gzipCutTo`). */
-  gzipCutTo?: number;
-}
 
 /** What `fake.userSays` posts. */
 export interface UserMessageInput {
@@ -222,6 +212,8 @@ export interface FakeDiscord {
     messageId: string,
     change: { embeds?: unknown[]; removeAttachments?: readonly string[] },
   ): Promise<FakeMessage>;
+  /** A moderator pins a message (listed by GET /channels/{id}/messages/pins, newest pin first). */
+  pinMessage(channelId: string, messageId: string): void;
   /** Deletes a message and dispatches MESSAGE_DELETE. */
   userDeletes(channelId: string, messageId: string): Promise<void>;
   /** A moderator deletes several messages at once: MESSAGE_DELETE_BULK. */

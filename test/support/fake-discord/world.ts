@@ -75,6 +75,8 @@ export class World {
   readonly files = new Map<string, ServedFile>();
   /** The paths of files served, in order (to check what the bot fetched, and what not). */
   readonly filesServed: string[] = [];
+  /** Pinned messages by channel, most recently pinned first, with when each was pinned (ISO). */
+  readonly pins = new Map<string, { messageId: string; pinnedAt: string }[]>();
   /** The bot's messages by nonce, for `enforce_nonce`. */
   readonly nonces = new Map<string, { message: FakeMessage; at: number }>();
   private lastId = 0n;
