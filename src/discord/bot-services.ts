@@ -25,6 +25,7 @@ import type { MemberMemory } from '../conversation/member-facts.ts';
 import type { TokenCounter } from '../memory/token-counter.ts';
 import type { ModelCatalog } from '../model-catalog/model-catalog.ts';
 import type { ModelVision } from '../place-settings/place-choice.ts';
+import type { KnowledgeParts } from './knowledge/knowledge-additions.ts';
 import type { ModeratorLog } from './moderator-log/moderator-log.ts';
 import type { ToolInputRequests } from './runs/input-requests.ts';
 import type { DestructiveToolEvent, ToolConfirmations } from './runs/tool-confirmation.ts';
@@ -51,6 +52,8 @@ export interface BotParts {
   logger: Logger;
   /** Sinks that hear every run's events besides the bot's own (the OpenTelemetry export, src/telemetry/). */
   runSinks: readonly AgentEventSink[];
+  /** The servers' knowledge (`/knowledge`, `search_knowledge`), and how documents are taken into it. */
+  knowledge: KnowledgeParts;
 }
 
 /** The services of a running bot: its parts, and what is built of them once the client is ready (src/app/bot-services.ts). */

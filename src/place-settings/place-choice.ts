@@ -6,6 +6,7 @@
  */
 import type { ContentChecks } from '../content-check/content-checks.ts';
 import type { Store } from '../../db/store.ts';
+import type { KnowledgeBase } from '../knowledge/knowledge-base.ts';
 import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
 import { type ConversationRow, directMessagesServerId, isDirectMessageConversation } from '../../db/conversations.ts';
 import type { ImageTokenRule } from '../images/image-tokens.ts';
@@ -35,6 +36,9 @@ export function settingsOfConversation(
     modelNames: models.entries.map((entry) => entry.name),
   });
 }
+
+/** The tool that searches a server's knowledge (tools/search-knowledge.ts): offered only where the place has some. */
+export const knowledgeToolName = 'search_knowledge';
 
 /** Whether `tool` may be used here: offered to the model, and run with `/tool`. */
 export function toolAllowedBy(
@@ -94,6 +98,8 @@ export interface PlaceChoiceSources {
   contentChecks: ContentChecks | null;
   /** MEMBER_MEMORY_IN_DMS (off when not given). */
   discord?: Pick<DiscordSettings, 'memberMemoryInDms'>;
+  /** The servers' knowledge: `search_knowledge` is offered where the place has some (none given: nowhere). */
+  knowledge?: { base: Pick<KnowledgeBase, 'has'> };
 }
 
 /** What applies where `conversation` takes place, as its settings say now (`/settings`, `/model`). */
@@ -113,10 +119,26 @@ export function placeChoice(
     seesImages: vision.seesImages,
     persona: settings?.persona?.value ?? null,
     personaVersion: settings?.persona?.change?.id ?? null,
-    toolAllowed: toolAllowedBy(settings, sources.toolServers),
+    toolAllowed: withKnowledge(toolAllowedBy(settings, sources.toolServers), sources, conversation),
     checks: (settings?.contentCheck.value ?? true) ? sources.contentChecks : null,
     memberMemory: memberMemoryIn(sources, conversation, settings),
   };
+}
+
+/**
+ * `allowed`, and `search_knowledge` only where the place has knowledge: the server's, or its
+ * channel's (a thread's: its channel's). Asked when the run is planned, so a document added applies
+ * to the next run.
+ */
+function withKnowledge(
+  allowed: (tool: Pick<RuntimeTool, 'name'>) => boolean,
+  sources: Pick<PlaceChoiceSources, 'knowledge'>,
+  conversation: Pick<ConversationRow, 'guild_id' | 'channel_id' | 'thread_id'>,
+): (tool: Pick<RuntimeTool, 'name'>) => boolean {
+  const { guild_id: guildId } = conversation;
+  const channelIds = [conversation.channel_id, conversation.thread_id].filter((id): id is string => id !== null);
+  const hasKnowledge = guildId !== null && sources.knowledge?.base.has({ guildId, channelIds }) === true;
+  return (tool) => (tool.name === knowledgeToolName ? hasKnowledge && allowed(tool) : allowed(tool));
 }
 
 /** Member memory where the conversation is: a server's switch, or the operator's for direct messages; never at the terminal. */

@@ -1,0 +1,96 @@
+/**
+ * `/knowledge add` (a file or a URL) and `/knowledge add-pins` (a channel's pinned messages): read,
+ * extracted, added, the embedding's progress in the private reply, refusals said plainly. A file
+ * is posted again, publicly, where the command was used: its jump link is the link back that an
+ * answer citing it shows (an uploaded option's own URL expires).
+ */
+import { type ChatInputCommandInteraction, MessageFlags, PermissionFlagsBits } from 'discord.js';
+import type { ExtractedDocument } from '../src/knowledge/extract-text.ts';
+import type { KnowledgeSource } from '../src/knowledge/knowledge-base.ts';
+import type { CommandContext } from '../src/discord/interactions/command-context.ts';
+import { knowledgeScope, scopeWords } from '../src/discord/interactions/knowledge-scope.ts';
+import { addDocument, addMessage } from '../src/discord/knowledge/knowledge-additions.ts';
+import { readAttachment, readPage } from '../src/discord/knowledge/knowledge-intake.ts';
+import { pinnedMessages } from '../src/discord/knowledge/pinned-messages.ts';
+import { noPings } from '../src/discord/outbound/send.ts';
+import { truncate, truncateLine } from '../src/text/truncate.ts';
+import { privately } from './shared.ts';
+
+type Interaction = ChatInputCommandInteraction<'cached'>;
+
+/** The scope asked for (`channel:`), if the member may change it; else why not. */
+function scopeAsked(interaction: Interaction, context: CommandContext) {
+  return knowledgeScope(interaction, context.moderatorRoleIds, interaction.options.getChannel('channel')?.id ?? null);
+}
+
+export async function addFileOrPage(interaction: Interaction, context: CommandContext): Promise<void> {
+  const scope = scopeAsked(interaction, context);
+  if (typeof scope === 'string') return privately(interaction, scope);
+  const file = interaction.options.getAttachment('file');
+  const url = interaction.options.getString('url')?.trim() || null;
+  if ((file === null) === (url === null)) return privately(interaction, 'Give one `file:` or one `url:`.');
+  await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+  const { base, intake } = context.knowledge;
+  const request = (source: KnowledgeSource, document: ExtractedDocument) => ({
+    guildId: interaction.guildId,
+    channelId: scope.channelId,
+    source,
+    addedBy: interaction.user.id,
+    // A file or a page is the server's, not a member's words.
+    authorId: null,
+    document,
+  });
+  const show = (line: string) => interaction.editReply({ content: line, allowedMentions: noPings });
+  if (url !== null) {
+    const page = await readPage(url, intake);
+    if ('refused' in page) return void (await show(`I did not add ${truncateLine(url, 200)}: ${page.message}`));
+    const source: KnowledgeSource = { kind: 'url', key: `url:${page.url}`, title: pageTitle(page), link: page.url };
+    return void (await show((await addDocument(base, request(source, page.document), show)).sentence));
+  }
+  const read = await readAttachment(file!, intake);
+  if ('refused' in read) return void (await show(`I did not add ${truncateLine(file!.name, 100)}: ${read.message}`));
+  await show(`Reading **${truncateLine(file!.name, 100)}**…`);
+  // The file, posted where the command was used: its jump link is what answers citing it link to.
+  const posted = await interaction.followUp({
+    content: `📚 **${truncateLine(file!.name, 100)}**: in my knowledge for ${scopeWords(scope.channelId)}, added by <@${interaction.user.id}>.`,
+    files: [{ attachment: file!.url, name: file!.name }],
+    allowedMentions: noPings,
+  });
+  const source: KnowledgeSource = { kind: 'file', key: `file:${file!.name}`, title: read.title || file!.name, link: posted.url };
+  const outcome = await addDocument(base, request(source, read), show);
+  if (!outcome.added) await posted.delete().catch(() => undefined);
+  await show(outcome.sentence);
+}
+
+/** A page's title: the one it gives, else its address. */
+const pageTitle = (page: { document: ExtractedDocument; url: string }) =>
+  truncateLine(page.document.title.trim() || page.url, 200);
+
+/** `/knowledge add-pins channel: [only_there:]`: each pinned message a document of its own, kept in step with its edits. */
+export async function addPins(interaction: Interaction, context: CommandContext): Promise<void> {
+  const channel = interaction.options.getChannel('channel', true);
+  const scope = knowledgeScope(
+    interaction,
+    context.moderatorRoleIds,
+    interaction.options.getBoolean('only_there') ? channel.id : null,
+  );
+  if (typeof scope === 'string') return privately(interaction, scope);
+  const pinsChannel = interaction.guild.channels.cache.get(channel.id);
+  if (!pinsChannel?.isTextBased() || !('messages' in pinsChannel)) return privately(interaction, 'I cannot read that channel.');
+  // The member's own view: nothing they could not read themselves.
+  if (!pinsChannel.permissionsFor(interaction.member).has(PermissionFlagsBits.ReadMessageHistory))
+    return privately(interaction, 'You cannot read the history of that channel, so I will not take its pins for you.');
+  await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+  const show = (line: string) => interaction.editReply({ content: line, allowedMentions: noPings });
+  const pins = await pinnedMessages(pinsChannel);
+  if (pins.length === 0) return void (await show(`<#${channel.id}> has no pinned messages.`));
+  const added: string[] = [];
+  const refused: string[] = [];
+  for (const [index, message] of pins.entries()) {
+    await show(`Adding the pins of <#${channel.id}>: ${index + 1} of ${pins.length}…`);
+    const outcome = await addMessage(message, scope.channelId, interaction.user.id, context.knowledge, show);
+    (outcome.added ? added : refused).push(outcome.sentence);
+  }
+  const summary = `Pins of <#${channel.id}> in the knowledge of ${scopeWords(scope.channelId)}: ${added.length} added${refused.length > 0 ? `, ${refused.length} not` : ''}.`;
+  await show(truncate([summary, ...refused.map((line) => `- ${line}`)].join('\n'), 1900));
+}

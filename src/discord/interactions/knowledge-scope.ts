@@ -1,0 +1,37 @@
+/**
+ * Who may change a server's knowledge, and where (`/knowledge`, "Add to knowledge"): the whole
+ * server's by its moderators (Manage Messages as a server permission, or a moderator role), one
+ * channel's by the moderators of that channel (Manage Messages there), as `/settings` and
+ * `/schedule` check, from Discord's permissions at each use.
+ */
+import type { Guild, GuildMember } from 'discord.js';
+import { isModerator, isServerModerator } from './moderation.ts';
+
+/** Who asks, in which server, as an interaction has them. */
+interface Asker {
+  member: GuildMember;
+  guild: Guild;
+}
+
+/**
+ * The scope a change goes to (null: the whole server; a channel's id), if this member may make it
+ * there; else the sentence that says why not.
+ */
+export function knowledgeScope(
+  asker: Asker,
+  moderatorRoleIds: readonly string[],
+  channelId: string | null,
+): { channelId: string | null } | string {
+  if (channelId === null)
+    return isServerModerator(asker.member, moderatorRoleIds)
+      ? { channelId: null }
+      : "The whole server's knowledge is kept by moderators of the whole server: name a channel you moderate (`channel:`).";
+  const channel = asker.guild.channels.cache.get(channelId);
+  if (!channel) return 'I cannot see that channel.';
+  return isModerator(asker.member, channel, moderatorRoleIds)
+    ? { channelId }
+    : `The knowledge of <#${channelId}> is kept by moderators of that channel.`;
+}
+
+/** Where knowledge is said to apply, in words. */
+export const scopeWords = (channelId: string | null) => (channelId === null ? 'the whole server' : `<#${channelId}>`);

@@ -1,0 +1,59 @@
+/**
+ * A document added to a server's knowledge from Discord, its embedding's progress shown in the
+ * command's reply, and the outcome said in one sentence (a refusal plainly: empty, too large, the
+ * server's knowledge full). Comes from: commands/knowledge-add.ts, commands/add-to-knowledge.ts.
+ * Goes to: KnowledgeBase.add (src/knowledge/knowledge-base.ts).
+ */
+import type { Message } from 'discord.js';
+import type { AddKnowledge, KnowledgeBase } from '../../knowledge/knowledge-base.ts';
+import { truncateLine } from '../../text/truncate.ts';
+import { scopeWords } from '../interactions/knowledge-scope.ts';
+import type { KnowledgeIntake } from './knowledge-intake.ts';
+import { embeddingProgress } from './embedding-progress.ts';
+import { messageDocument, messageSource } from './message-documents.ts';
+
+/** The server's knowledge, and how documents are taken into it. */
+export interface KnowledgeParts {
+  base: KnowledgeBase;
+  intake: KnowledgeIntake;
+}
+
+/** Adds the document; `show` edits the reply with the embedding's progress. Resolves with the sentence that says what came of it. */
+export async function addDocument(
+  base: KnowledgeBase,
+  request: Omit<AddKnowledge, 'onProgress'>,
+  show: (line: string) => Promise<unknown>,
+): Promise<{ added: boolean; sentence: string }> {
+  const title = truncateLine(request.source.title, 100);
+  const progress = embeddingProgress(`**${title}**`, show);
+  const outcome = await base.add({ ...request, onProgress: progress.report });
+  await progress.settled();
+  if (!outcome.ok) return { added: false, sentence: `I did not add **${title}**: ${outcome.message}` };
+  const passages = `${outcome.chunks} passage${outcome.chunks === 1 ? '' : 's'}`;
+  return {
+    added: true,
+    sentence:
+      `${outcome.replaced ? 'Replaced' : 'Added'} **${title}** in the knowledge of ${scopeWords(request.channelId)}: ` +
+      `${passages}${outcome.embedded ? ', searched by meaning and by words' : ', searched by words'}.`,
+  };
+}
+
+/** A message (its text and attachments) added under its own source; what its attachments could not give is said with the outcome. */
+export async function addMessage(
+  message: Message<true>,
+  channelId: string | null,
+  addedBy: string,
+  { base, intake }: KnowledgeParts,
+  show: (line: string) => Promise<unknown>,
+): Promise<{ added: boolean; sentence: string }> {
+  const { document, refusals } = await messageDocument(message, intake);
+  const source = messageSource(message);
+  if (document.sections.length === 0)
+    return { added: false, sentence: `${source.title}: ${refusals.join(' ') || 'it has no text.'}` };
+  const outcome = await addDocument(
+    base,
+    { guildId: message.guildId, channelId, source, addedBy, authorId: message.author.id, document },
+    show,
+  );
+  return refusals.length > 0 ? { ...outcome, sentence: `${outcome.sentence} Left out: ${refusals.join(' ')}` } : outcome;
+}
