@@ -494,6 +494,76 @@ export const migrations: readonly Migration[] = [
         if (!has(table)) migrations.find((migration) => migration.version === version)!.up(db);
     },
   },
+  {
+    version: 23,
+    name: "the server's knowledge: documents, their chunks, and the chunks' full-text index",
+    // A document is one source (a file, a URL, a Discord message) in one server, or in one channel
+    // of it (channel_id); adding the same source again replaces it (UNIQUE guild_id, source_key).
+    // Its chunks keep their order (position) and the heading they fall under; the FTS5 index is an
+    // external-content table kept in step by triggers (https://www.sqlite.org/fts5.html#external_content_tables),
+    // with the porter stemmer over unicode61, and 'secure-delete' on as for messages_fts
+    // (migration 11): a removed document leaves no terms behind. guild_id is kept on each chunk so
+    // that a search filters by server without reading the documents first.
+    up(db) {
+      db.exec(`
+        CREATE TABLE knowledge_documents (
+          id INTEGER PRIMARY KEY,
+          guild_id TEXT NOT NULL,
+          channel_id TEXT,
+          source_kind TEXT NOT NULL CHECK (source_kind IN ('file', 'url', 'message')),
+          source_key TEXT NOT NULL,
+          title TEXT NOT NULL,
+          link TEXT,
+          added_by TEXT NOT NULL,
+          author_id TEXT,
+          characters INTEGER NOT NULL,
+          created_at INTEGER NOT NULL,
+          embedding_model TEXT,
+          UNIQUE (guild_id, source_key)
+        ) STRICT;
+        CREATE INDEX knowledge_documents_by_author ON knowledge_documents (author_id) WHERE author_id IS NOT NULL;
+        CREATE INDEX knowledge_documents_by_adder ON knowledge_documents (added_by);
+        CREATE TABLE knowledge_chunks (
+          id INTEGER PRIMARY KEY,
+          document_id INTEGER NOT NULL REFERENCES knowledge_documents (id) ON DELETE CASCADE,
+          guild_id TEXT NOT NULL,
+          position INTEGER NOT NULL,
+          heading TEXT,
+          text TEXT NOT NULL,
+          UNIQUE (document_id, position)
+        ) STRICT;
+        CREATE INDEX knowledge_chunks_by_guild ON knowledge_chunks (guild_id);
+        CREATE VIRTUAL TABLE knowledge_fts USING fts5(heading, text, content = 'knowledge_chunks', content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2');
+        INSERT INTO knowledge_fts (knowledge_fts, rank) VALUES ('secure-delete', 1);
+        CREATE TRIGGER knowledge_fts_insert AFTER INSERT ON knowledge_chunks BEGIN
+          INSERT INTO knowledge_fts (rowid, heading, text) VALUES (new.id, coalesce(new.heading, ''), new.text);
+        END;
+        CREATE TRIGGER knowledge_fts_delete AFTER DELETE ON knowledge_chunks BEGIN
+          INSERT INTO knowledge_fts (knowledge_fts, rowid, heading, text) VALUES ('delete', old.id, coalesce(old.heading, ''), old.text);
+        END;
+      `);
+    },
+  },
+  {
+    version: 24,
+    name: "the server's knowledge: each chunk's embedding, and the model that made it",
+    // Vectors are float32 BLOBs (sqlite-vec's own format, https://alexgarcia.xyz/sqlite-vec/api-reference.html#vec_f32),
+    // read by its distance functions when the extension is loaded; kept in a plain table, not a
+    // vec0 virtual table, so that the database opens, backs up and restores without the extension,
+    // and its dimensions follow whatever model the operator names. The model is kept per row:
+    // a changed EMBEDDING_MODEL finds what it must embed again.
+    up(db) {
+      db.exec(`
+        CREATE TABLE knowledge_embeddings (
+          chunk_id INTEGER PRIMARY KEY REFERENCES knowledge_chunks (id) ON DELETE CASCADE,
+          guild_id TEXT NOT NULL,
+          model TEXT NOT NULL,
+          vector BLOB NOT NULL
+        ) STRICT;
+        CREATE INDEX knowledge_embeddings_by_guild ON knowledge_embeddings (guild_id, model);
+      `);
+    },
+  },
 ];
 
 export const latestVersion = migrations.at(-1)?.version ?? 0;

@@ -15,12 +15,14 @@ export interface SearchHit {
  * operator: every word quoted, all of them required.
  */
 function ftsQuery(text: string): string | null {
+  const terms = ftsTerms(text, 16);
+  return terms.length === 0 ? null : terms.join(' ');
+}
+
+/** The first `most` words of a text, each quoted as an FTS5 string: never a syntax error or an operator. */
+export function ftsTerms(text: string, most: number): string[] {
   const words = text.match(/[\p{L}\p{N}_]+/gu) ?? [];
-  if (words.length === 0) return null;
-  return words
-    .slice(0, 16)
-    .map((word) => `"${word.replace(/"/g, '""')}"`)
-    .join(' ');
+  return words.slice(0, most).map((word) => `"${word.replace(/"/g, '""')}"`);
 }
 
 /** Full-text search over messages, best matches first, in one conversation or one server. */

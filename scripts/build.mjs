@@ -8,7 +8,7 @@
  * of gpt-tokenizer's encodings only the two the token counter loads). The ones every start loads
  * (discord.js, openai, pino, zod) go into dist/packages.cjs, loaded with V8's code cache
  * (src/app/packages-script.ts), the rest into the chunks. Left outside, installed as production
- * dependencies: better-sqlite3 (a native addon) and yaml (read by node's require, for a models
+ * dependencies: better-sqlite3 (a native addon), sqlite-vec (a SQLite extension, a binary per platform) and yaml (read by node's require, for a models
  * file). discord.js's optional native speed-ups (zlib-sync, bufferutil, utf-8-validate) stay
  * optional and outside.
  *

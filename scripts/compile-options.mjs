@@ -21,10 +21,11 @@ export const compileOptions = {
   target: 'node20.19',
   minifySyntax: true,
   minifyWhitespace: true,
-  // Native addons, and discord.js's optional speed-ups. pino is bundled: it would load its
+  // Native addons (sqlite-vec: a loadable SQLite extension it finds by its own path, in the
+  // platform's package beside it), and discord.js's optional speed-ups. pino is bundled: it would load its
   // transports from files by path (https://github.com/pinojs/pino/blob/main/docs/bundling.md), and
   // the bot has none (it writes its lines to stdout itself: src/app/logging.ts).
-  external: ['better-sqlite3', ...optionalPackages],
+  external: ['better-sqlite3', 'sqlite-vec', ...optionalPackages],
   // CommonJS packages bundled into ES modules still call require() for Node's own modules.
   banner: {
     js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",

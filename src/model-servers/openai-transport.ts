@@ -207,3 +207,26 @@ export function createModerationTransport(
     }
   };
 }
+
+/**
+ * Sends `POST {baseURL}/embeddings` through the SDK's `embeddings.create` (the knowledge's vectors,
+ * src/knowledge/embeddings-client.ts), with the same fetch, retries and error mapping as chat
+ * requests. `encoding_format: 'float'` is asked for: without it the SDK asks for base64 and decodes
+ * it itself (https://github.com/openai/openai-node/pull/1312), which servers that ignore the field
+ * and answer with numbers (Ollama's compatibility layer among them) would break. Returns the
+ * vectors in the order of `input` (by each item's `index`).
+ */
+export function createEmbeddingsTransport(
+  options: Omit<TransportOptions, 'maxRetryWaitSeconds'>,
+): (model: string, input: string[], signal: AbortSignal) => Promise<number[][]> {
+  const client = clientOf(options, fetchWhole(options.timeoutSeconds * 1000));
+  return async (model, input, signal) => {
+    try {
+      const reply = await untilAborted(client.embeddings.create({ model, input, encoding_format: 'float' }, { signal }), signal);
+      const data = Array.isArray(reply?.data) ? [...reply.data] : [];
+      return data.sort((a, b) => a.index - b.index).map((item) => item.embedding);
+    } catch (error) {
+      throw toModelError(error, signal, options.apiKey);
+    }
+  };
+}

@@ -9,6 +9,7 @@ import type { readSettingFiles } from './setting-files.ts';
 import type { Settings } from './settings-schema.ts';
 import * as webSearch from './web-search-settings.ts';
 import { contentCheckOf } from './content-check-config.ts';
+import { knowledgeFrom } from './knowledge-settings.ts';
 
 /** The program's settings from valid variables and the files they name. */
 export function configFrom(settings: Settings, files: ReturnType<typeof readSettingFiles>): Config {
@@ -17,11 +18,18 @@ export function configFrom(settings: Settings, files: ReturnType<typeof readSett
     settings.DISCORD_TOKEN,
     settings.OPENAI_API_KEY,
     ...webSearch.webSearchKeys(settings),
+    settings.EMBEDDING_API_KEY,
     ...files.secrets,
   ].filter((secret): secret is string => secret !== undefined);
   return {
     mcpServers: files.mcpServers,
     webSearch: webSearch.webSearchFrom(settings),
+    knowledge: knowledgeFrom(settings, {
+      baseURL: settings.OPENAI_BASE_URL,
+      apiKey: settings.OPENAI_API_KEY ?? null,
+      timeoutSeconds: settings.OPENAI_TIMEOUT_SECONDS,
+      maxRetries: settings.OPENAI_MAX_RETRIES,
+    }),
     secrets,
     shards: { count: settings.SHARD_COUNT, ids: settings.SHARD_IDS ?? null },
     models,

@@ -11,6 +11,7 @@ import type { ModelsConfig } from '../model-catalog/model-entry.ts';
 import type { OpenAIModelClientOptions } from '../model-servers/openai-model-client.ts';
 import type { VisionSetting } from '../model-servers/vision.ts';
 import type { WebSearchConfig } from '../web/search/providers/index.ts';
+import type { KnowledgeSettings } from './knowledge-settings.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -27,6 +28,8 @@ export interface Config {
   mcpServers: McpServerConfig[];
   /** The `web_search` tool's provider (WEB_SEARCH and its settings); null: the tool is not offered. */
   webSearch: WebSearchConfig | null;
+  /** The server knowledge: EMBEDDING_* (null embeddings: BM25 alone) and KNOWLEDGE_MAX_* caps. */
+  knowledge: KnowledgeSettings;
   shards: ShardSettings;
   /** Images: MODEL_VISION (resolved at start) and IMAGE_MAX_MB. */
   images: { vision: VisionSetting; maxBytes: number };
@@ -37,7 +40,7 @@ export interface Config {
   /** The models of `MODELS_FILE`; without it, the one of the OPENAI_* settings. `model` is the default's. */
   models: ModelsConfig;
   /**
-   * The secret values the settings hold: the Discord token, OPENAI_API_KEY, BRAVE_API_KEY, TAVILY_API_KEY, and every variable read
+   * The secret values the settings hold: the Discord token, OPENAI_API_KEY, BRAVE_API_KEY, TAVILY_API_KEY, EMBEDDING_API_KEY, and every variable read
    * by MODELS_FILE or MCP_CONFIG. The logger masks them wherever they turn up.
    */
   secrets: string[];

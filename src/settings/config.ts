@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import type { Config } from './config-shape.ts';
 import { readSettingFile, readSettingFiles } from './setting-files.ts';
 import * as webSearch from './web-search-settings.ts';
+import { knowledgeKeyNames } from './knowledge-settings.ts';
 import { contentCheckProblems } from './content-check-config.ts';
 import { configFrom, modelOfSettings, sharedModelOptions, standIn } from './config-from-settings.ts';
 import { defaultBaseURL, settingsSchema } from './settings-schema.ts';
@@ -103,6 +104,7 @@ export function describeIssue(issue: z.core.$ZodIssue, merged: Environment): str
     name === 'OPENAI_API_KEY' ||
     name === 'DISCORD_TOKEN' ||
     webSearch.webSearchKeyNames.has(name) ||
+    knowledgeKeyNames.has(name) ||
     name === 'SYSTEM_PROMPT' ||
     issue.message === credentialsProblem
       ? ''

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import * as webSearch from './web-search-settings.ts';
+import { knowledgeFields } from './knowledge-settings.ts';
 import { providerIds } from '../model-servers/profiles/index.ts';
 import {
   blankToUndefined,
@@ -85,6 +86,7 @@ export const settingsSchema = z.object({
   MCP_CONFIG: optionalText(),
   MODELS_FILE: optionalText(),
   ...webSearch.webSearchFields,
+  ...knowledgeFields,
   SHARD_COUNT: shardCount(),
   SHARD_IDS: shardIdList(),
   LOG_LEVEL: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),

@@ -1,0 +1,84 @@
+/**
+ * The knowledge's embeddings: any OpenAI-compatible `POST /v1/embeddings` (OpenAI, Ollama, vLLM,
+ * llama.cpp's server, LM Studio …) named by EMBEDDING_MODEL and EMBEDDING_BASE_URL, spoken to
+ * through the one openai adapter (src/model-servers/openai-transport.ts). Texts go in batches; a
+ * failure becomes an EmbeddingsError whose message says what went wrong in words a moderator can
+ * pass on, never the key.
+ */
+import { ModelError } from '../agent/model-error.ts';
+import { createEmbeddingsTransport, shownURL } from '../model-servers/openai-transport.ts';
+
+/** EMBEDDING_MODEL and the server's settings; null (no embeddings) when EMBEDDING_MODEL is unset. */
+export interface EmbeddingsSettings {
+  model: string;
+  baseURL: string;
+  apiKey: string | null;
+  timeoutSeconds: number;
+  maxRetries: number;
+}
+
+export interface EmbeddingsClient {
+  /** The model's name, kept beside every vector it made. */
+  readonly model: string;
+  /** The most texts sent in one request. */
+  readonly batchSize: number;
+  /** One vector per text, in order; throws an EmbeddingsError. */
+  embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]>;
+}
+
+/** Texts per request: OpenAI takes up to 2,048 inputs, small servers far fewer at once; 32 keeps each request short. */
+export const embeddingBatchSize = 32;
+
+export class EmbeddingsError extends Error {
+  override readonly name = 'EmbeddingsError';
+}
+
+/** The client of the settings; null when no embedding model is named. */
+export function createEmbeddingsClient(settings: EmbeddingsSettings | null): EmbeddingsClient | null {
+  if (settings === null) return null;
+  const send = createEmbeddingsTransport({
+    apiKey: settings.apiKey,
+    baseURL: settings.baseURL,
+    maxRetries: settings.maxRetries,
+    timeoutSeconds: settings.timeoutSeconds,
+  });
+  const server = shownURL(settings.baseURL, settings.apiKey);
+  return {
+    model: settings.model,
+    batchSize: embeddingBatchSize,
+    async embed(texts, signal = new AbortController().signal) {
+      let vectors: number[][];
+      try {
+        vectors = await send(settings.model, [...texts], signal);
+      } catch (error) {
+        throw new EmbeddingsError(`the embedding server (${server}) ${failureOf(error)}`, { cause: error });
+      }
+      if (vectors.length !== texts.length || !vectors.every(isVector))
+        throw new EmbeddingsError(
+          `the embedding server (${server}) answered ${vectors.length} vectors of numbers for ${texts.length} texts: it may not be an embeddings endpoint`,
+        );
+      return vectors.map((vector) => Float32Array.from(vector));
+    },
+  };
+}
+
+function isVector(value: unknown): value is number[] {
+  return Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'number');
+}
+
+/** What went wrong, in words: the model unknown, the key refused, the server out of reach. */
+function failureOf(error: unknown): string {
+  if (!(error instanceof ModelError)) return `failed: ${error instanceof Error ? error.message : String(error)}`;
+  switch (error.kind) {
+    case 'model-not-found':
+      return 'does not know EMBEDDING_MODEL';
+    case 'bad-credentials':
+      return 'refused the key (EMBEDDING_API_KEY)';
+    case 'wrong-endpoint':
+      return 'has no /embeddings endpoint at EMBEDDING_BASE_URL';
+    case 'unavailable':
+      return `could not be reached or did not answer in time (${error.message})`;
+    default:
+      return `refused the request (${error.message})`;
+  }
+}
