@@ -1,9 +1,11 @@
 import type { CommandDefinition } from '../src/discord/interactions/command-context.ts';
+import { addToKnowledge } from './add-to-knowledge.ts';
 import { agentSteps } from './agent-steps.ts';
 import { ask } from './ask.ts';
 import { askAboutMessage } from './ask-about-message.ts';
 import { forgetMe } from './forget-me.ts';
 import { help } from './help.ts';
+import { knowledge } from './knowledge.ts';
 import { memory } from './memory.ts';
 import { model } from './model.ts';
 import { reportAnswer } from './report-answer.ts';
@@ -36,4 +38,6 @@ export const commands: readonly CommandDefinition[] = [
   memory,
   summarize,
   schedule,
+  knowledge,
+  addToKnowledge,
 ];

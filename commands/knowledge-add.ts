@@ -56,7 +56,12 @@ export async function addFileOrPage(interaction: Interaction, context: CommandCo
     files: [{ attachment: file!.url, name: file!.name }],
     allowedMentions: noPings,
   });
-  const source: KnowledgeSource = { kind: 'file', key: `file:${file!.name}`, title: read.title || file!.name, link: posted.url };
+  const source: KnowledgeSource = {
+    kind: 'file',
+    key: `file:${file!.name}`,
+    title: read.title || file!.name,
+    link: posted.url,
+  };
   const outcome = await addDocument(base, request(source, read), show);
   if (!outcome.added) await posted.delete().catch(() => undefined);
   await show(outcome.sentence);
@@ -76,7 +81,8 @@ export async function addPins(interaction: Interaction, context: CommandContext)
   );
   if (typeof scope === 'string') return privately(interaction, scope);
   const pinsChannel = interaction.guild.channels.cache.get(channel.id);
-  if (!pinsChannel?.isTextBased() || !('messages' in pinsChannel)) return privately(interaction, 'I cannot read that channel.');
+  if (!pinsChannel?.isTextBased() || !('messages' in pinsChannel))
+    return privately(interaction, 'I cannot read that channel.');
   // The member's own view: nothing they could not read themselves.
   if (!pinsChannel.permissionsFor(interaction.member).has(PermissionFlagsBits.ReadMessageHistory))
     return privately(interaction, 'You cannot read the history of that channel, so I will not take its pins for you.');

@@ -37,7 +37,10 @@ export async function listKnowledge(interaction: Interaction, context: CommandCo
   // The whole server's moderators see every document; a channel's, that channel's.
   const documents = context.knowledge.base.list(interaction.guildId, scope.channelId ?? undefined);
   if (documents.length === 0)
-    return privately(interaction, `I know no documents for ${scopeWords(scope.channelId)}. \`/knowledge add\` adds one.`);
+    return privately(
+      interaction,
+      `I know no documents for ${scopeWords(scope.channelId)}. \`/knowledge add\` adds one.`,
+    );
   const pieces = splitMessage(documents.map(describe).join('\n'));
   for (const piece of pieces.slice(0, 5)) await privately(interaction, piece);
 }

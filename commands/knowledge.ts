@@ -136,7 +136,10 @@ export const knowledge = defineCommand({
     await interaction.respond(
       documents
         .slice(0, 25)
-        .map((document) => ({ name: truncateLine(`${document.id} · ${document.source.title}`, 100), value: document.id })),
+        .map((document) => ({
+          name: truncateLine(`${document.id} · ${document.source.title}`, 100),
+          value: document.id,
+        })),
     );
   },
 });

@@ -4,8 +4,11 @@ import { currentTime } from './current-time.ts';
 import { fetchUrl } from './fetch-url.ts';
 import type { ReminderQueries } from '../db/reminders.ts';
 import type { SearchQueries } from '../db/search.ts';
+import type { ConversationRow } from '../db/conversations.ts';
+import type { KnowledgeBase } from '../src/knowledge/knowledge-base.ts';
 import { remindMe } from './remind-me.ts';
 import { searchConversation } from './search-conversation.ts';
+import { searchKnowledge } from './search-knowledge.ts';
 import { searchServer } from './search-server.ts';
 import type { WebSearchConfig } from '../src/web/search/providers/index.ts';
 import { webSearch } from './web-search.ts';
@@ -21,4 +24,12 @@ export function databaseTools(store: { search: SearchQueries; reminders: Reminde
 /** The tools that reach a service on the web the operator configured: web_search, when WEB_SEARCH found a provider. */
 export function webTools(config: { webSearch: WebSearchConfig | null }): ToolDefinition[] {
   return config.webSearch ? [webSearch(config.webSearch)] : [];
+}
+
+/** search_knowledge: the servers' knowledge (`/knowledge`), offered in a run only where its place has some. */
+export function knowledgeTools(
+  knowledge: Pick<KnowledgeBase, 'search'>,
+  store: { conversations: { byKey(key: string): Pick<ConversationRow, 'channel_id' | 'thread_id'> | undefined } },
+): ToolDefinition[] {
+  return [searchKnowledge(knowledge, store.conversations)];
 }

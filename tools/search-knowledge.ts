@@ -46,7 +46,10 @@ export function searchKnowledge(
       const passages = await knowledge.search({ guildId: context.guildId, channelIds, query, limit: limit ?? 5 });
       if (passages.length === 0) return "Nothing in this server's knowledge matches. Say so rather than guess.";
       for (const passage of passages) if (passage.link) context.noteSource?.(passage.link);
-      return passages.flatMap((passage) => passageLines(passage)).join('\n').trim();
+      return passages
+        .flatMap((passage) => passageLines(passage))
+        .join('\n')
+        .trim();
     },
   });
 }

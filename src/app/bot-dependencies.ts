@@ -5,7 +5,7 @@
  */
 import type { Store } from '../../db/store.ts';
 import { commands } from '../../commands/index.ts';
-import { builtInTools, databaseTools, webTools } from '../../tools/index.ts';
+import { builtInTools, databaseTools, knowledgeTools, webTools } from '../../tools/index.ts';
 import type { Logger } from '../agent/logger.ts';
 import { modelCallLine } from '../agent/limit-model-calls.ts';
 import { modelCatalog } from '../model-catalog/model-catalog.ts';
@@ -21,6 +21,11 @@ import type { BotDependencies } from '../discord/bot.ts';
 import type { BotParts } from '../discord/bot-services.ts';
 import { buildBotServices } from './bot-services.ts';
 import { deferredTokenCounter } from '../memory/token-counter.ts';
+import { discordCdnOrigins } from '../discord/inbound/incoming-images.ts';
+import { createEmbeddingsClient } from '../knowledge/embeddings-client.ts';
+import { KnowledgeBase } from '../knowledge/knowledge-base.ts';
+import { knowledgeFileBytes } from '../discord/knowledge/knowledge-intake.ts';
+import { systemResolver } from '../web/safe-fetch.ts';
 
 export async function botDependencies(
   config: Config,
@@ -79,6 +84,19 @@ export async function botDependencies(
       : 'web search: off (set SEARXNG_URL, BRAVE_API_KEY or TAVILY_API_KEY to offer web_search)',
   );
   const byDefault = vision(models.defaultName);
+  const knowledge = {
+    base: new KnowledgeBase(parts.store.db, {
+      embeddings: createEmbeddingsClient(config.knowledge.embeddings),
+      maxDocumentCharacters: config.knowledge.maxDocumentCharacters,
+      maxServerCharacters: config.knowledge.maxServerCharacters,
+      logger: parts.logger,
+    }),
+    intake: {
+      maxBytes: knowledgeFileBytes(config.knowledge.maxDocumentCharacters),
+      origins: config.discord.cdnOrigin ? [config.discord.cdnOrigin] : discordCdnOrigins,
+      resolve: systemResolver,
+    },
+  };
   const botParts = {
     discord: { ...config.discord, token: config.discord.token! },
     agent: { ...config.agent, seesImages: byDefault.seesImages },
@@ -89,11 +107,17 @@ export async function botDependencies(
     // Loaded once the bot is ready (main.ts), or by the first message that needs it if one comes first.
     counter: deferredTokenCounter(config.model.model),
     models,
-    tools: buildToolRegistry([...builtInTools, ...webTools(config), ...databaseTools(parts.store)]),
+    tools: buildToolRegistry([
+      ...builtInTools,
+      ...webTools(config),
+      ...databaseTools(parts.store),
+      ...knowledgeTools(knowledge.base, parts.store),
+    ]),
     toolServers: parts.toolServers ?? [],
     instanceId: parts.instanceId,
     logger: parts.logger,
     runSinks: parts.runSinks ?? [],
+    knowledge,
   };
   return {
     parts: botParts,

@@ -59,18 +59,23 @@ function routeDeletion(
 ): void {
   const data = packet.d ?? {};
   const id = String(data.id);
+  // A DM's deletion names no server.
+  const guildId = typeof data.guild_id === 'string' ? data.guild_id : null;
   if (packet.t === 'MESSAGE_DELETE')
-    guard('a deletion', () => router.onMessagesDeleted(String(data.channel_id), [id]), { kind: 'deletion', id });
+    guard('a deletion', () => router.onMessagesDeleted(String(data.channel_id), [id], guildId), {
+      kind: 'deletion',
+      id,
+    });
   if (packet.t === 'MESSAGE_DELETE_BULK') {
     const ids = (data.ids as string[] | undefined) ?? [];
     guard(
       'a bulk deletion',
-      () => router.onMessagesDeleted(String(data.channel_id), ids),
+      () => router.onMessagesDeleted(String(data.channel_id), ids, guildId),
       ...ids.map((deleted) => ({ kind: 'deletion' as const, id: deleted })),
     );
   }
   if (packet.t === 'THREAD_DELETE')
-    guard('a thread deletion', () => router.onThreadDeleted(id), { kind: 'thread-deletion', id });
+    guard('a thread deletion', () => router.onThreadDeleted(id, guildId), { kind: 'thread-deletion', id });
   if (packet.t === 'CHANNEL_DELETE')
-    guard('a channel deletion', () => router.onChannelDeleted(id), { kind: 'channel-deletion', id });
+    guard('a channel deletion', () => router.onChannelDeleted(id, guildId), { kind: 'channel-deletion', id });
 }

@@ -26,7 +26,10 @@ import type { MemorySettings } from '../../src/memory/conversation-memory.ts';
 import { deferredTokenCounter } from '../../src/memory/token-counter.ts';
 import { imageTokenRule } from '../../src/images/image-tokens.ts';
 import { type Instance, startInstance } from '../../src/run-log/instance.ts';
-import { builtInTools, databaseTools } from '../../tools/index.ts';
+import { builtInTools, databaseTools, knowledgeTools } from '../../tools/index.ts';
+import { KnowledgeBase } from '../../src/knowledge/knowledge-base.ts';
+import { createEmbeddingsClient } from '../../src/knowledge/embeddings-client.ts';
+import { knowledgeFileBytes } from '../../src/discord/knowledge/knowledge-intake.ts';
 import { commands } from '../../commands/index.ts';
 import type { RuntimeTool, ToolServer } from '../../src/agent/tool.ts';
 import type { CommandDefinition } from '../../src/discord/interactions/command-context.ts';
@@ -93,6 +96,17 @@ export async function startBotWorld(
     operatorPrompt?: string;
     /** Hears what each call that needed confirmation came to. */
     onDestructiveTool?: ServiceSettings['onDestructiveTool'];
+    /**
+     * The servers' knowledge with `search_knowledge` among the tools (without it: a knowledge base
+     * on the database, and no such tool): an embeddings server (none: BM25 alone), the caps, and the
+     * addresses a URL added may reach although they are not public (a test's web server).
+     */
+    knowledge?: {
+      embeddings?: { baseURL: string; model: string };
+      maxDocumentCharacters?: number;
+      maxServerCharacters?: number;
+      testOnlyAllowAddresses?: readonly string[];
+    };
   } = {},
 ): Promise<BotWorld> {
   const discord = await startFakeDiscord();
@@ -143,6 +157,7 @@ export async function startBotWorld(
           modelCallLine(settings.maxConcurrentRuns ?? 4),
         )
       : undefined;
+    const knowledge = knowledgeParts(store, discord.cdnUrl, extra.knowledge);
     const parts: BotDependencies['parts'] = {
       discord: {
         apiUrl: discord.apiUrl,
@@ -192,11 +207,18 @@ export async function startBotWorld(
             settings.maxConcurrentRuns ?? 4,
           ),
         ),
-      tools: extra.tools ?? buildToolRegistry([...builtInTools, ...(extra.databaseTools ? databaseTools(store) : [])]),
+      tools:
+        extra.tools ??
+        buildToolRegistry([
+          ...builtInTools,
+          ...(extra.databaseTools ? databaseTools(store) : []),
+          ...(extra.knowledge ? knowledgeTools(knowledge.base, store) : []),
+        ]),
       toolServers: extra.toolServers ?? [],
       instanceId: instance.id,
       logger: extra.logger ?? silentLogger,
       runSinks: [],
+      knowledge,
     };
     // The services as the bot's own wiring builds them (src/app/bot-services.ts).
     const serviceSettings: ServiceSettings = {
@@ -253,6 +275,34 @@ export async function startBotWorld(
       await discord.close();
       await model.close();
       for (const server of modelServers.values()) if (server !== model) await server.close();
+    },
+  };
+}
+
+/** The knowledge as the bot's wiring builds it (src/app/bot-dependencies.ts), on the test's database and fakes. */
+function knowledgeParts(
+  store: Store,
+  cdnUrl: string,
+  settings: NonNullable<Parameters<typeof startBotWorld>[3]>['knowledge'] = {},
+) {
+  const maxDocumentCharacters = settings.maxDocumentCharacters ?? 2_000_000;
+  const allowed = new Set(settings.testOnlyAllowAddresses ?? []);
+  return {
+    base: new KnowledgeBase(store.db, {
+      embeddings: createEmbeddingsClient(
+        settings.embeddings ? { ...settings.embeddings, apiKey: null, timeoutSeconds: 10, maxRetries: 0 } : null,
+      ),
+      maxDocumentCharacters,
+      maxServerCharacters: settings.maxServerCharacters ?? 20_000_000,
+    }),
+    intake: {
+      maxBytes: knowledgeFileBytes(maxDocumentCharacters),
+      origins: [cdnUrl],
+      // No test touches DNS: a URL added names its address.
+      resolve: async (hostname: string) => {
+        throw new Error(`no DNS in tests (${hostname})`);
+      },
+      ...(allowed.size > 0 ? { testOnlyAllow: (address: string) => allowed.has(address) } : {}),
     },
   };
 }

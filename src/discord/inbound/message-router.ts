@@ -27,6 +27,8 @@ import type { ModeratorLog } from '../moderator-log/moderator-log.ts';
 import type { ModelCatalog } from '../../model-catalog/model-catalog.ts';
 import { settingsOfConversation } from '../../place-settings/place-choice.ts';
 import { opensForumPost } from './forum-posts.ts';
+import type { KnowledgeParts } from '../knowledge/knowledge-additions.ts';
+import { syncDeletedChannel, syncDeletedMessages, syncEditedMessage } from '../knowledge/knowledge-sync.ts';
 
 export interface RouterDependencies {
   client: Client<true>;
@@ -45,6 +47,8 @@ export interface RouterDependencies {
   logger: Logger;
   /** Told of a message refused by the person's rate or the server's budget (once a window, as its author is). */
   moderatorLog: Pick<ModeratorLog, 'record'>;
+  /** The servers' knowledge: a message added to it follows its edits and deletion. */
+  knowledge: KnowledgeParts;
 }
 
 /**
@@ -101,6 +105,7 @@ export class MessageRouter {
     before: Message | PartialMessage | null = null,
   ): Promise<void> {
     const { store, counter } = this.deps;
+    await syncEditedMessage(this.deps.knowledge, message, before, this.deps.logger);
     if (!store.messages.hasDiscordId(message.id)) return;
     const full = message.partial ? await message.fetch().catch(() => null) : message;
     // A DM's edit too, with DMs on (only a DM that was taken in is stored).
@@ -112,14 +117,20 @@ export class MessageRouter {
    * Deleted messages leave memory. A deletion waits for the handling of messages still on
    * their way in (a thread's first message is keyed by its own id), so none slips past it.
    */
-  async onMessagesDeleted(channelId: string, messageIds: readonly string[]): Promise<void> {
+  async onMessagesDeleted(
+    channelId: string,
+    messageIds: readonly string[],
+    guildId: string | null = null,
+  ): Promise<void> {
     await Promise.all([channelId, ...messageIds].map((id) => this.line.settled(discordConversationKey(id))));
     for (const id of messageIds) this.deps.store.messages.deleteByDiscordId(id);
+    if (guildId) syncDeletedMessages(this.deps.knowledge, guildId, channelId, messageIds);
   }
 
   /** A deleted thread's conversation is purged: messages, runs and steps. */
-  async onThreadDeleted(threadId: string): Promise<void> {
+  async onThreadDeleted(threadId: string, guildId: string | null = null): Promise<void> {
     const { store, logger } = this.deps;
+    if (guildId) syncDeletedChannel(this.deps.knowledge, guildId, threadId);
     // What its moderators set there goes with it, as everything of the thread does.
     store.placeSettings.forget('thread', threadId);
     await this.line.settled(discordConversationKey(threadId));
@@ -130,8 +141,9 @@ export class MessageRouter {
   }
 
   /** A deleted channel takes its threads with it: their conversations are purged. */
-  onChannelDeleted(channelId: string): void {
+  onChannelDeleted(channelId: string, guildId: string | null = null): void {
     const { store, logger } = this.deps;
+    if (guildId) syncDeletedChannel(this.deps.knowledge, guildId, channelId);
     store.channelCursors.forget(channelId);
     store.placeSettings.forget('channel', channelId);
     const purged = store.conversations.purgeInChannel(channelId);

@@ -49,11 +49,16 @@ export async function addMessage(
   const { document, refusals } = await messageDocument(message, intake);
   const source = messageSource(message);
   if (document.sections.length === 0)
-    return { added: false, sentence: `${source.title}: ${refusals.join(' ') || 'it has no text.'}` };
+    return {
+      added: false,
+      sentence: `I did not add **${truncateLine(source.title, 100)}**: ${refusals.join(' ') || 'it holds no text.'}`,
+    };
   const outcome = await addDocument(
     base,
     { guildId: message.guildId, channelId, source, addedBy, authorId: message.author.id, document },
     show,
   );
-  return refusals.length > 0 ? { ...outcome, sentence: `${outcome.sentence} Left out: ${refusals.join(' ')}` } : outcome;
+  return refusals.length > 0
+    ? { ...outcome, sentence: `${outcome.sentence} Left out: ${refusals.join(' ')}` }
+    : outcome;
 }

@@ -30,6 +30,13 @@ export interface KnowledgeIntake {
   testOnlyAllow?: (address: string) => boolean;
 }
 
+/**
+ * The most bytes of one file or page read: eight for each character a document may hold
+ * (KNOWLEDGE_MAX_DOCUMENT_CHARACTERS), as a PDF or a page's HTML spends many bytes on each
+ * character of its text. Past it, a file is refused unread.
+ */
+export const knowledgeFileBytes = (maxDocumentCharacters: number) => maxDocumentCharacters * 8;
+
 /** A document read, or why not. */
 export type Intake = ExtractedDocument | ExtractRefusal;
 
@@ -56,7 +63,12 @@ export async function readAttachment(
     const read = await readFromCdn(file.url, intake.maxBytes, fetchTimeoutMs);
     if (!read.ok) return { refused: 'unreadable', message: `${name} could not be read (${read.why}).` };
     if (read.truncated) return tooLarge(name, intake.maxBytes);
-    return await extractText({ bytes: read.bytes, name: file.name, contentType: file.contentType, maxBytes: intake.maxBytes });
+    return await extractText({
+      bytes: read.bytes,
+      name: file.name,
+      contentType: file.contentType,
+      maxBytes: intake.maxBytes,
+    });
   } catch {
     return { refused: 'unreadable', message: `${name} could not be fetched from Discord.` };
   }

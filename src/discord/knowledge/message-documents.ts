@@ -34,12 +34,19 @@ export async function messageDocument(
   message: Message<true>,
   intake: KnowledgeIntake,
 ): Promise<{ document: ExtractedDocument; refusals: string[] }> {
-  const text = [cleanContent(message.content, message.channel), embedsText(message.embeds)].filter(Boolean).join('\n\n');
+  const text = [cleanContent(message.content, message.channel), embedsText(message.embeds)]
+    .filter(Boolean)
+    .join('\n\n');
   const sections: KnowledgeSection[] = [];
   const refusals: string[] = [];
   if (text.trim()) {
     const bytes = new TextEncoder().encode(text);
-    const read = await extractText({ bytes, name: 'message.md', contentType: 'text/markdown', maxBytes: intake.maxBytes });
+    const read = await extractText({
+      bytes,
+      name: 'message.md',
+      contentType: 'text/markdown',
+      maxBytes: intake.maxBytes,
+    });
     if (isRefusal(read)) refusals.push(read.message);
     else sections.push(...read.sections);
   }

@@ -225,7 +225,14 @@ function checkValue(
  */
 function attachmentOption(world: World, value: FakeOptionValue, { resolved, fileBaseUrl, fail }: Resolving): string {
   if (typeof value !== 'object') throw fail(`an attachment option takes a file, not ${JSON.stringify(value)}`);
-  const attachment = serveAttachment(world, fileBaseUrl, 'options', value.filename, value.contentType, Buffer.from(value.body));
+  const attachment = serveAttachment(
+    world,
+    fileBaseUrl,
+    'options',
+    value.filename,
+    value.contentType,
+    Buffer.from(value.body),
+  );
   (resolved.attachments ??= {})[attachment.id] =
     value.reportedSize === undefined ? attachment : { ...attachment, size: value.reportedSize };
   return attachment.id;

@@ -52,7 +52,6 @@ export type FakeChannel = (APITextChannel | APIThreadChannel | APIGuildForumChan
 /** A thread as Discord sends it. */
 export type FakeThread = APIThreadChannel & { guild_id: string; parent_id: string };
 
-
 /** What `fake.userSays` posts. */
 export interface UserMessageInput {
   /** A text channel or a thread. */

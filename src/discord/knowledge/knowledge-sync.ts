@@ -1,0 +1,64 @@
+/**
+ * Messages added to a server's knowledge ("Add to knowledge", `/knowledge add-pins`) kept in step
+ * with Discord: an edit replaces the message's document (its text and attachments read again), a
+ * deletion (one message, or a bulk deletion) removes it, and a deleted channel or thread takes its
+ * messages' documents and the documents kept for it. Comes from: the inbound router's edits and
+ * deletions (src/discord/inbound/message-router.ts).
+ */
+import type { Message, PartialMessage } from 'discord.js';
+import type { Logger } from '../../agent/logger.ts';
+import type { KnowledgeParts } from './knowledge-additions.ts';
+import { addMessage } from './knowledge-additions.ts';
+import { messageSourceKey } from './message-documents.ts';
+
+/** The message's document, if it was added to its server's knowledge. */
+function documentOf(knowledge: KnowledgeParts, guildId: string, channelId: string, messageId: string) {
+  const key = messageSourceKey(channelId, messageId);
+  return knowledge.base.list(guildId).find((document) => document.source.key === key);
+}
+
+/** Whether an update changed what the document was read from: the text or the files (not an embed Discord added to a link). */
+function changedWords(before: Message | PartialMessage | null, message: Message): boolean {
+  if (!before || before.partial) return true;
+  const files = (of: Message) => [...of.attachments.keys()].join(',');
+  return before.content !== message.content || files(before) !== files(message);
+}
+
+/** An edited message that is in its server's knowledge: read again, its document replaced (removed if nothing is left). */
+export async function syncEditedMessage(
+  knowledge: KnowledgeParts,
+  message: Message | PartialMessage,
+  before: Message | PartialMessage | null,
+  logger: Logger,
+): Promise<void> {
+  if (!message.guildId) return;
+  const document = documentOf(knowledge, message.guildId, message.channelId, message.id);
+  if (!document) return;
+  const full = message.partial ? await message.fetch().catch(() => null) : message;
+  if (!full?.inGuild() || !changedWords(before, full)) return;
+  const outcome = await addMessage(full, document.channelId, document.addedBy, knowledge, async () => undefined);
+  // Nothing left to take (its text cleared, its files gone): the old words go too.
+  if (!outcome.added) knowledge.base.removeSource(full.guildId, document.source.key);
+  logger.info(
+    { guildId: full.guildId, documentId: document.id, replaced: outcome.added },
+    'a message in the knowledge was edited',
+  );
+}
+
+/** Deleted messages that were in their server's knowledge: their documents go. */
+export function syncDeletedMessages(
+  knowledge: KnowledgeParts,
+  guildId: string,
+  channelId: string,
+  messageIds: readonly string[],
+): void {
+  for (const id of messageIds) knowledge.base.removeSource(guildId, messageSourceKey(channelId, id));
+}
+
+/** A deleted channel or thread: the documents of its messages, and those kept for it, go. */
+export function syncDeletedChannel(knowledge: KnowledgeParts, guildId: string, channelId: string): void {
+  const prefix = messageSourceKey(channelId, '');
+  for (const document of knowledge.base.list(guildId))
+    if (document.channelId === channelId || document.source.key.startsWith(prefix))
+      knowledge.base.remove(guildId, document.id);
+}
