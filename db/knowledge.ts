@@ -109,16 +109,12 @@ function documentQueries(db: Database) {
   const listChannel = db.prepare<[string, string | null], KnowledgeDocumentRow>(
     `SELECT ${columns} FROM knowledge_documents d WHERE d.guild_id = ? AND d.channel_id IS ? ORDER BY d.id`,
   );
-  const byId = db.prepare<[number], KnowledgeDocumentRow>(
-    `SELECT ${columns} FROM knowledge_documents d WHERE d.id = ?`,
-  );
+  const byId = db.prepare<[number], KnowledgeDocumentRow>(`SELECT ${columns} FROM knowledge_documents d WHERE d.id = ?`);
   const has = db
     .prepare<{ guild: string; channels: string }, number>(`SELECT 1 FROM knowledge_documents d WHERE ${seenIn} LIMIT 1`)
     .pluck();
   const byAuthor = db.prepare<[string]>('DELETE FROM knowledge_documents WHERE author_id = ?');
-  const byAuthorIn = db.prepare<[string, string]>(
-    'DELETE FROM knowledge_documents WHERE author_id = ? AND guild_id = ?',
-  );
+  const byAuthorIn = db.prepare<[string, string]>('DELETE FROM knowledge_documents WHERE author_id = ? AND guild_id = ?');
   // One transaction, so that two adds in one server cannot both pass its cap.
   const store = db.transaction(
     (document: NewKnowledgeDocument, chunks: readonly NewKnowledgeChunk[], maxServerCharacters: number) => {

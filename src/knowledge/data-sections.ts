@@ -15,17 +15,9 @@ export function jsonSections(
     return { refused: 'unreadable', message: `${name} is not valid JSON.` };
   }
   if (Array.isArray(value))
-    return {
-      title: null,
-      sections: [
-        { heading: null, text: value.map((item, index) => lines(item, `[${index}]`).join('\n')).join('\n\n') },
-      ],
-    };
+    return { title: null, sections: [{ heading: null, text: value.map((item, index) => lines(item, `[${index}]`).join('\n')).join('\n\n') }] };
   if (value !== null && typeof value === 'object') {
-    const sections = Object.entries(value).map(([key, inner]) => ({
-      heading: key,
-      text: lines(inner, key).join('\n'),
-    }));
+    const sections = Object.entries(value).map(([key, inner]) => ({ heading: key, text: lines(inner, key).join('\n') }));
     return { title: null, sections };
   }
   return { title: null, sections: [{ heading: null, text: String(value) }] };
@@ -47,7 +39,9 @@ export function csvSections(text: string): KnowledgeSection[] {
   if (header === undefined) return [];
   if (rows.length === 0) return [{ heading: null, text: header.join(', ') }];
   const paragraphs = rows.map((row) =>
-    row.map((field, index) => `${header[index]?.trim() || `column ${index + 1}`}: ${field.trim()}`).join('; '),
+    row
+      .map((field, index) => `${header[index]?.trim() || `column ${index + 1}`}: ${field.trim()}`)
+      .join('; '),
   );
   return [{ heading: null, text: paragraphs.join('\n\n') }];
 }
@@ -60,16 +54,16 @@ function csvRows(text: string): string[][] {
   for (let index = 0; index < text.length; index++) {
     const character = text[index]!;
     if (quoted) {
-      if (character === '"' && text[index + 1] === '"') ((field += '"'), index++);
+      if (character === '"' && text[index + 1] === '"') (field += '"'), index++;
       else if (character === '"') quoted = false;
       else field += character;
     } else if (character === '"' && field === '') quoted = true;
-    else if (character === ',') (row.push(field), (field = ''));
+    else if (character === ',') row.push(field), (field = '');
     else if (character === '\n' || character === '\r') {
       if (character === '\r' && text[index + 1] === '\n') index++;
-      (row.push(field), rows.push(row), (row = []), (field = ''));
+      row.push(field), rows.push(row), (row = []), (field = '');
     } else field += character;
   }
-  if (field !== '' || row.length > 0) (row.push(field), rows.push(row));
+  if (field !== '' || row.length > 0) row.push(field), rows.push(row);
   return rows;
 }
