@@ -4,7 +4,8 @@
  * messages (their images with them, ON DELETE CASCADE), the runs those messages started and the
  * tool calls they made with `/tool` (their steps with them), what those runs wrote into memory
  * (answers, tool calls and results), and
- * the member's reminders, the facts they asked the bot to remember there (member_facts), and the member's reports of answers (the reports of others on the runs
+ * the member's reminders, the facts they asked the bot to remember there (member_facts), the documents of the server's
+ * knowledge that are their messages (knowledge_documents with author_id), and the member's reports of answers (the reports of others on the runs
  * that go, go with them: ON DELETE CASCADE). A thread the member started keeps the others' messages, under a neutral
  * title (it was the first words of the member's message). Others' messages stay.
  * A running summary that covers one of the member's messages goes with it (a trigger of migration
@@ -60,6 +61,12 @@ export interface ForgetCounts {
   facts: number;
   /** Schedules the member set (`/schedule`): their prompt and name are the member's words. */
   schedules: number;
+  /**
+   * Documents of the server's knowledge that are the member's words: their Discord messages a
+   * moderator added ("Add to knowledge", pins). What the member added as a moderator (files, pages,
+   * others' messages) is the server's and stays (docs/knowledge.md).
+   */
+  knowledge: number;
 }
 
 /** The title a thread the member started keeps: its old one was their words. */
@@ -123,6 +130,14 @@ function count(db: Database, guild: string | null, user: string): ForgetCounts {
       guild === null
         ? 0
         : one('SELECT count(*) FROM schedules WHERE guild_id = :guild AND created_by_id = :user', { guild, user }),
+    // Knowledge is a server's: none in DMs.
+    knowledge:
+      guild === null
+        ? 0
+        : one('SELECT count(*) FROM knowledge_documents WHERE guild_id = :guild AND author_id = :user', {
+            guild,
+            user,
+          }),
   };
 }
 
@@ -190,6 +205,12 @@ export function forgetMember(
       // Their schedules, with the claims of their times (schedule_runs: ON DELETE CASCADE).
       if (guild !== null)
         db.prepare('DELETE FROM schedules WHERE guild_id = :guild AND created_by_id = :user').run({ guild, user });
+      // The knowledge documents of their messages, with their chunks, index entries and vectors (ON DELETE CASCADE, triggers).
+      if (guild !== null)
+        db.prepare('DELETE FROM knowledge_documents WHERE guild_id = :guild AND author_id = :user').run({
+          guild,
+          user,
+        });
       db.prepare(`DELETE FROM answer_reports WHERE ${withGuild(guild)} AND reporter_id = :user`).run(
         parameters(guild, user),
       );

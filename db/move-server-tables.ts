@@ -12,9 +12,16 @@ export type TableRule =
   | { table: string; moves: 'with-conversations' }
   /**
    * Rows whose `guildColumn` is the server's id, copied as they are, less `idColumn` (an integer
-   * id the target assigns afresh: nothing may refer to it).
+   * id the target assigns afresh), and with each column of `remaps` (a reference to a table
+   * copied before it, by that table's `idColumn`) given the new id.
    */
-  | { table: string; moves: 'by-guild'; guildColumn: string; idColumn?: string }
+  | {
+      table: string;
+      moves: 'by-guild';
+      guildColumn: string;
+      idColumn?: string;
+      remaps?: Readonly<Record<string, string>>;
+    }
   /**
    * Rows that hang off one of the server's messages by `messageColumn` (its id, remapped on the
    * way, as is `conversationColumn`'s conversation id if the table keeps one), less `idColumn` (an
@@ -47,6 +54,22 @@ export const serverTables: readonly TableRule[] = [
   { table: 'member_facts', moves: 'by-guild', guildColumn: 'guild_id', idColumn: 'id' },
   // Who each /summarize read (db/catch-up-runs.ts), copied after the runs they name (their ids are kept).
   { table: 'catch_up_authors', moves: 'by-guild', guildColumn: 'guild_id' },
+  // The server's knowledge: documents, then their chunks (document ids remapped), then the chunks'
+  // vectors (chunk ids remapped); the full-text index is filled by the chunks' insert trigger.
+  { table: 'knowledge_documents', moves: 'by-guild', guildColumn: 'guild_id', idColumn: 'id' },
+  {
+    table: 'knowledge_chunks',
+    moves: 'by-guild',
+    guildColumn: 'guild_id',
+    idColumn: 'id',
+    remaps: { document_id: 'knowledge_documents' },
+  },
+  {
+    table: 'knowledge_embeddings',
+    moves: 'by-guild',
+    guildColumn: 'guild_id',
+    remaps: { chunk_id: 'knowledge_chunks' },
+  },
   // Cards owed to the server's log channel: they name runs by their ids, which move unchanged.
   { table: 'log_outbox', moves: 'by-guild', guildColumn: 'guild_id', idColumn: 'id' },
   {
@@ -78,6 +101,16 @@ export const serverTables: readonly TableRule[] = [
   { table: 'messages_fts', moves: 'never', why: 'the full-text index, kept by triggers on messages' },
   { table: 'messages_fts_data', moves: 'never', why: "FTS5's shadow table" },
   { table: 'messages_fts_idx', moves: 'never', why: "FTS5's shadow table" },
+  {
+    table: 'knowledge_fts',
+    moves: 'never',
+    why: "the knowledge's full-text index, kept by triggers on knowledge_chunks",
+  },
+  ...['config', 'data', 'docsize', 'idx'].map((shadow): TableRule => ({
+    table: `knowledge_fts_${shadow}`,
+    moves: 'never',
+    why: "FTS5's shadow table",
+  })),
   { table: 'messages_fts_docsize', moves: 'never', why: "FTS5's shadow table" },
   { table: 'messages_fts_config', moves: 'never', why: "FTS5's shadow table" },
   { table: 'sqlite_sequence', moves: 'never', why: "SQLite's AUTOINCREMENT counters (the move raises messages')" },
