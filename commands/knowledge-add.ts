@@ -53,17 +53,17 @@ export async function addFileOrPage(interaction: Interaction, context: CommandCo
   // The file, posted where the command was used: its jump link is what answers citing it link to.
   const posted = await interaction.followUp({
     content: `📚 **${truncateLine(file!.name, 100)}**: in my knowledge for ${scopeWords(scope.channelId)}, added by <@${interaction.user.id}>.`,
-    files: [{ attachment: file!.url, name: file!.name }],
+    files: [{ attachment: read.bytes, name: file!.name }],
     allowedMentions: noPings,
   });
   const source: KnowledgeSource = {
     kind: 'file',
     key: `file:${file!.name}`,
-    title: read.title || file!.name,
+    title: read.document.title || file!.name,
     link: posted.url,
   };
-  const outcome = await addDocument(base, request(source, read), show);
-  if (!outcome.added) await posted.delete().catch(() => undefined);
+  const outcome = await addDocument(base, request(source, read.document), show);
+  if (!outcome.added) await interaction.deleteReply(posted).catch(() => undefined);
   await show(outcome.sentence);
 }
 

@@ -134,12 +134,10 @@ export const knowledge = defineCommand({
       .list(interaction.guildId)
       .filter((document) => `${document.id} ${document.source.title}`.toLowerCase().includes(typed));
     await interaction.respond(
-      documents
-        .slice(0, 25)
-        .map((document) => ({
-          name: truncateLine(`${document.id} · ${document.source.title}`, 100),
-          value: document.id,
-        })),
+      documents.slice(0, 25).map((document) => ({
+        name: truncateLine(`${document.id} · ${document.source.title}`, 100),
+        value: document.id,
+      })),
     );
   },
 });

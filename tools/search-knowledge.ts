@@ -7,7 +7,13 @@ import { defineTool } from './define-tool.ts';
 
 /** A passage as the model (and `/knowledge search`) reads it: its number, where it comes from, its link, its text. */
 export function passageLines(passage: Passage, maxChars = 2000): string[] {
-  const where = passage.heading ? `${passage.title} › ${passage.heading}` : passage.title;
+  // A heading path often begins with the document's own title (its first heading): said once.
+  const where =
+    passage.heading === null
+      ? passage.title
+      : passage.heading.startsWith(passage.title)
+        ? passage.heading
+        : `${passage.title} › ${passage.heading}`;
   return [
     `[${passage.number}] ${where}`,
     `Source: ${passage.link ?? '(no link)'}`,

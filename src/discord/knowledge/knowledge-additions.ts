@@ -28,7 +28,8 @@ export async function addDocument(
   const progress = embeddingProgress(`**${title}**`, show);
   const outcome = await base.add({ ...request, onProgress: progress.report });
   await progress.settled();
-  if (!outcome.ok) return { added: false, sentence: `I did not add **${title}**: ${outcome.message}` };
+  // The knowledge's sentence ("It holds…", "The server's knowledge…") goes on after a colon.
+  if (!outcome.ok) return { added: false, sentence: `I did not add **${title}**: ${lowerFirst(outcome.message)}` };
   const passages = `${outcome.chunks} passage${outcome.chunks === 1 ? '' : 's'}`;
   return {
     added: true,
@@ -62,3 +63,5 @@ export async function addMessage(
     ? { ...outcome, sentence: `${outcome.sentence} Left out: ${refusals.join(' ')}` }
     : outcome;
 }
+
+const lowerFirst = (text: string) => text.charAt(0).toLowerCase() + text.slice(1);

@@ -49,11 +49,11 @@ const tooLarge = (name: string, maxBytes: number): ExtractRefusal => ({
   message: `${name} is larger than ${formatSize(maxBytes)}, the most I take of one document.`,
 });
 
-/** An attachment's text: fetched from Discord's CDN (never more than the cap), then extracted. */
-export async function readAttachment(
-  file: Pick<Attachment, 'name' | 'url' | 'size' | 'contentType'>,
+/** An attachment's bytes, fetched from Discord's CDN (never more than the cap), or why not. */
+export async function fetchAttachment(
+  file: Pick<Attachment, 'name' | 'url' | 'size'>,
   intake: KnowledgeIntake,
-): Promise<Intake> {
+): Promise<{ bytes: Buffer } | ExtractRefusal> {
   const name = truncateLine(file.name, 100);
   // Discord says the size before anything is fetched; the body is cut at the cap as it is read, in case it lied.
   if (file.size > intake.maxBytes) return tooLarge(name, intake.maxBytes);
@@ -62,16 +62,26 @@ export async function readAttachment(
   try {
     const read = await readFromCdn(file.url, intake.maxBytes, fetchTimeoutMs);
     if (!read.ok) return { refused: 'unreadable', message: `${name} could not be read (${read.why}).` };
-    if (read.truncated) return tooLarge(name, intake.maxBytes);
-    return await extractText({
-      bytes: read.bytes,
-      name: file.name,
-      contentType: file.contentType,
-      maxBytes: intake.maxBytes,
-    });
+    return read.truncated ? tooLarge(name, intake.maxBytes) : { bytes: read.bytes };
   } catch {
     return { refused: 'unreadable', message: `${name} could not be fetched from Discord.` };
   }
+}
+
+/** An attachment's text: fetched, then extracted; with its bytes (to post it again). */
+export async function readAttachment(
+  file: Pick<Attachment, 'name' | 'url' | 'size' | 'contentType'>,
+  intake: KnowledgeIntake,
+): Promise<{ document: ExtractedDocument; bytes: Buffer } | ExtractRefusal> {
+  const fetched = await fetchAttachment(file, intake);
+  if ('refused' in fetched) return fetched;
+  const extracted = await extractText({
+    bytes: fetched.bytes,
+    name: file.name,
+    contentType: file.contentType,
+    maxBytes: intake.maxBytes,
+  });
+  return 'refused' in extracted ? extracted : { document: extracted, bytes: fetched.bytes };
 }
 
 /** A page's text and where it ended up: fetched as fetch_url fetches (public addresses only), then extracted. */

@@ -59,7 +59,7 @@ export async function messageDocument(
     const read = await readAttachment(file, intake);
     if (isRefusal(read)) refusals.push(read.message);
     // Each of the file's parts under its name, so that a passage says where it came from.
-    else sections.push(...read.sections.map((section) => underFile(file.name, section)));
+    else sections.push(...read.document.sections.map((section) => underFile(file.name, section)));
   }
   return { document: { title: messageSource(message).title, sections }, refusals };
 }

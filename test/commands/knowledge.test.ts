@@ -1,0 +1,174 @@
+/**
+ * `/knowledge` through the real bot against the fake Discord and the scripted model: a moderator
+ * adds a file, lists it, and the agent's search_knowledge finds it and its answer cites it with
+ * its link; the tool is offered only where the place has knowledge (the server's, or its
+ * channel's); refusals are said plainly; members who do not moderate there are refused.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { BotWorld } from '../support/bot-harness.ts';
+import type { FakeAttachmentInput, FakeInteraction, FakeInteractionReply } from '../support/fake-discord.ts';
+import { type ChatRequest, toolCalls } from '../support/fake-model.ts';
+import { ask, offered, start, worldHolder } from '../support/place-settings-world.ts';
+
+let world: BotWorld;
+afterEach(async () => {
+  await world?.close();
+  worldHolder.world = undefined;
+});
+
+const houseRules: FakeAttachmentInput = {
+  filename: 'house-rules.md',
+  contentType: 'text/markdown',
+  body: '# House rules\n\n## Quiet hours\n\nThe quiet hours run from 22:00 to 07:00 every night.\n\n## Pets\n\nCats are welcome; dogs stay on a leash in the garden.\n',
+};
+
+/** Runs `/knowledge <subcommand>` as `author` and resolves with the reply that ends it (not a progress line). */
+async function knowledge(
+  subcommand: string,
+  options: Record<string, FakeAttachmentInput | string | number | boolean> = {},
+  author: 'ada' | 'bob' = 'ada',
+  channelId = world.discord.channels.general,
+): Promise<{ interaction: FakeInteraction; reply: FakeInteractionReply }> {
+  const interaction = await world.discord.userRunsCommand({
+    name: 'knowledge',
+    subcommand,
+    channelId,
+    options,
+    author,
+  });
+  // The private reply's last words: not a progress line, nor the file posted publicly.
+  const reply = await interaction.waitForReply((answer) => answer.ephemeral && !/…$/.test(answer.content));
+  return { interaction, reply };
+}
+
+/** The jump link of a message in #general. */
+const linkOf = (messageId: string) =>
+  `https://discord.com/channels/${world.discord.guildId}/${world.discord.channels.general}/${messageId}`;
+
+/** The model searches the knowledge for `query`, then answers citing `sources`; resolves with what the tool showed it. */
+function searchThenAnswer(query: string, sources: (observation: string) => string[]) {
+  const seen: { tools: string[]; observation: string } = { tools: [], observation: '' };
+  world.model.enqueue(
+    (request: ChatRequest) => {
+      seen.tools = offered(request);
+      return toolCalls({ name: 'search_knowledge', arguments: { query, limit: null } });
+    },
+    (request: ChatRequest) => {
+      seen.observation = String(request.messages.at(-1)!.content);
+      return toolCalls({
+        name: 'final_answer',
+        arguments: {
+          answer: 'From the house rules.',
+          tools_used: ['search_knowledge'],
+          sources: sources(seen.observation),
+        },
+      });
+    },
+  );
+  return seen;
+}
+
+describe('/knowledge through the bot', () => {
+  it('a moderator adds a Markdown file; it is listed; the agent finds it and the answer cites it with its link', async () => {
+    world = await start({ knowledge: {} });
+    const { discord } = world;
+    const { reply } = await knowledge('add', { file: houseRules });
+    expect(reply.ephemeral).toBe(true);
+    expect(reply.content).toMatch(
+      /^Added \*\*House rules\*\* in the knowledge of the whole server: \d+ passages?, searched by words\.$/,
+    );
+    // The file is posted again where the command was used: its jump link is the document's link.
+    const posted = discord.botMessages(discord.channels.general).find((message) => message.content.startsWith('📚'))!;
+    expect(posted.attachments.map((file) => file.filename)).toEqual(['house-rules.md']);
+    const link = linkOf(posted.id);
+
+    const listed = await knowledge('list');
+    expect(listed.reply.content).toContain(`[House rules](<${link}>) · the whole server ·`);
+
+    const seen = searchThenAnswer('quiet hours', () => [link, 'https://made-up.example/rules']);
+    const thread = await ask(discord.channels.general, 'when are the quiet hours?', world.model, null);
+    expect(seen.tools).toContain('search_knowledge');
+    expect(seen.observation).toContain('[1] House rules › Quiet hours');
+    expect(seen.observation).toContain(`Source: ${link}`);
+    expect(seen.observation).toContain('The quiet hours run from 22:00 to 07:00 every night.');
+    const answer = discord.botMessages(thread.id).at(-1)!.content;
+    expect(answer).toContain(`Sources:\n1. <${link}>`);
+    expect(answer).not.toContain('made-up.example');
+  });
+
+  it('search_knowledge is offered only where the place has knowledge: none, then a channel’s, seen from that channel alone', async () => {
+    world = await start({ knowledge: {} });
+    const { discord } = world;
+    await ask(discord.channels.general, 'anything known?');
+    expect(offered(world.model.requests.at(-1))).not.toContain('search_knowledge');
+
+    const { reply } = await knowledge('add', { file: houseRules, channel: discord.channels.random });
+    expect(reply.content).toContain(`in the knowledge of <#${discord.channels.random}>`);
+    await ask(discord.channels.general, 'and now?');
+    expect(offered(world.model.requests.at(-1))).not.toContain('search_knowledge');
+    await ask(discord.channels.random, 'and here?');
+    expect(offered(world.model.requests.at(-1))).toContain('search_knowledge');
+
+    // /knowledge search shows what the agent would find, as in the channel named.
+    const inGeneral = await knowledge('search', { query: 'quiet hours' });
+    expect(inGeneral.reply.content).toBe(`Nothing in my knowledge for <#${discord.channels.general}> matches that.`);
+    const inRandom = await knowledge('search', { query: 'quiet hours', channel: discord.channels.random });
+    expect(inRandom.reply.content).toContain('[1] House rules › Quiet hours');
+  });
+
+  it('refusals are said plainly: a format it does not read, a file past the size cap, a document past the text cap', async () => {
+    world = await start({ knowledge: { maxDocumentCharacters: 1_000 } });
+    const { discord } = world;
+    const format = await knowledge('add', {
+      file: { filename: 'tool.exe', contentType: 'application/octet-stream', body: 'MZ' },
+    });
+    expect(format.reply.content).toBe(
+      'I did not add tool.exe: tool.exe is not a format the knowledge reads: text (.txt), Markdown (.md), HTML, JSON, CSV and PDF.',
+    );
+    // 8 bytes a character of the cap (8,000): a 9,000-byte file is refused before it is read.
+    const big = await knowledge('add', {
+      file: { filename: 'big.txt', contentType: 'text/plain', body: 'a '.repeat(4_500) },
+    });
+    expect(big.reply.content).toBe(
+      'I did not add big.txt: big.txt is larger than 8 KB, the most I take of one document.',
+    );
+    const long = await knowledge('add', {
+      file: { filename: 'long.txt', contentType: 'text/plain', body: 'word '.repeat(400) },
+    });
+    expect(long.reply.content).toBe(
+      'I did not add **long.txt**: it holds 1,998 characters of text: the most one document may hold is 1,000.',
+    );
+    // Nothing was added, and the file posted for its link went again.
+    expect((await knowledge('list')).reply.content).toContain('I know no documents for the whole server.');
+    expect(discord.botMessages(discord.channels.general).filter((message) => message.content.startsWith('📚'))).toEqual(
+      [],
+    );
+  });
+
+  it('a member who does not moderate there is refused, for the server and for a channel, and nothing is added', async () => {
+    world = await start({ knowledge: {} });
+    const { discord } = world;
+    const server = await knowledge('add', { file: houseRules }, 'bob');
+    expect(server.reply.content).toBe(
+      "The whole server's knowledge is kept by moderators of the whole server: name a channel you moderate (`channel:`).",
+    );
+    const channel = await knowledge('add', { file: houseRules, channel: discord.channels.general }, 'bob');
+    expect(channel.reply.content).toBe(
+      `The knowledge of <#${discord.channels.general}> is kept by moderators of that channel.`,
+    );
+    const asked = await discord.userSays({
+      channelId: discord.channels.general,
+      author: 'bob',
+      content: 'My own rules.',
+    });
+    const menu = await discord.userRunsCommand({
+      name: 'Add to knowledge',
+      type: 'message',
+      channelId: discord.channels.general,
+      targetMessageId: asked.id,
+      author: 'bob',
+    });
+    expect((await menu.waitForReply()).content).toBe('Messages are added to my knowledge by moderators.');
+    expect((await knowledge('list')).reply.content).toContain('I know no documents for the whole server.');
+  });
+});
