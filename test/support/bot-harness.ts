@@ -45,6 +45,8 @@ export interface BotWorld {
   modelServers: ReadonlyMap<string, ScriptedModel>;
   bot: Bot;
   store: Store;
+  /** The servers' knowledge, as the bot's commands and tools use it. */
+  knowledge: KnowledgeBase;
   databasePath: string;
   /**
    * Resolves once the bot has handled each of these gateway events (its handler settled, whether
@@ -122,6 +124,7 @@ export async function startBotWorld(
   let instance: Instance;
   let currentCommands = extra.commands ?? commands;
   let bot: Bot;
+  let knowledge: ReturnType<typeof knowledgeParts>;
   const handled = new Set<string>();
   const handledKey = (event: HandledEvent) => `${event.kind} ${event.id}`;
 
@@ -157,7 +160,7 @@ export async function startBotWorld(
           modelCallLine(settings.maxConcurrentRuns ?? 4),
         )
       : undefined;
-    const knowledge = knowledgeParts(store, discord.cdnUrl, extra.knowledge);
+    knowledge = knowledgeParts(store, discord.cdnUrl, extra.knowledge);
     const parts: BotDependencies['parts'] = {
       discord: {
         apiUrl: discord.apiUrl,
@@ -255,6 +258,9 @@ export async function startBotWorld(
     },
     get store() {
       return store;
+    },
+    get knowledge() {
+      return knowledge.base;
     },
     databasePath,
     async handled(kind, ...ids) {
