@@ -1,15 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { chunkDocument, maxChunkCharacters } from '../../src/knowledge/chunk-document.ts';
+import type { KnowledgeSection } from '../../src/knowledge/extract-text.ts';
 
 describe('chunkDocument', () => {
   it('packs a section’s paragraphs together under its heading, never mixing two sections', () => {
-    const chunks = chunkDocument({
-      title: 't',
-      sections: [
-        { heading: 'Install', text: 'One.\n\nTwo.' },
-        { heading: 'Use', text: 'Three.' },
-      ],
-    });
+    const sections: KnowledgeSection[] = [
+      { heading: 'Install', text: 'One.\n\nTwo.' },
+      { heading: 'Use', text: 'Three.' },
+    ];
+    const chunks = chunkDocument({ title: 't', sections });
     expect(chunks).toEqual([
       { heading: 'Install', text: 'One.\n\nTwo.' },
       { heading: 'Use', text: 'Three.' },

@@ -10,7 +10,12 @@ describe('KnowledgeBase (BM25 alone)', () => {
     const added = await knowledge.add(fileAdd('g1', 'refunds.md', refunds));
     expect(added).toEqual({ ok: true, documentId: expect.any(Number), chunks: 1, replaced: false, embedded: false });
     await knowledge.add(fileAdd('g1', 'shipping.md', shipping));
-    const passages = await knowledge.search({ guildId: 'g1', channelIds: [], query: 'when are refunds paid?', limit: 5 });
+    const passages = await knowledge.search({
+      guildId: 'g1',
+      channelIds: [],
+      query: 'when are refunds paid?',
+      limit: 5,
+    });
     expect(passages).toEqual([
       {
         number: 1,
@@ -36,7 +41,12 @@ describe('KnowledgeBase (BM25 alone)', () => {
     const { knowledge } = knowledgeWorld();
     const first = await knowledge.add(fileAdd('guild-a', 'refunds.md', refunds));
     await knowledge.add(fileAdd('guild-b', 'shipping.md', shipping));
-    const fromB = await knowledge.search({ guildId: 'guild-b', channelIds: [], query: 'refunds paid days return', limit: 5 });
+    const fromB = await knowledge.search({
+      guildId: 'guild-b',
+      channelIds: [],
+      query: 'refunds paid days return',
+      limit: 5,
+    });
     expect(fromB).toEqual([]);
     expect(knowledge.list('guild-b').map((document) => document.source.title)).toEqual(['Shipping']);
     expect(knowledge.has({ guildId: 'guild-c', channelIds: [] })).toBe(false);
@@ -52,7 +62,10 @@ describe('KnowledgeBase (BM25 alone)', () => {
     const search = (channelIds: string[]) =>
       knowledge.search({ guildId: 'g1', channelIds, query: 'refunds shipping', limit: 5 });
     expect((await search(['general'])).map((passage) => passage.title)).toEqual(['Shipping']);
-    expect((await search(['thread-9', 'support'])).map((passage) => passage.title).sort()).toEqual(['Refund policy', 'Shipping']);
+    expect((await search(['thread-9', 'support'])).map((passage) => passage.title).sort()).toEqual([
+      'Refund policy',
+      'Shipping',
+    ]);
     expect(knowledge.has({ guildId: 'g1', channelIds: ['general'] })).toBe(true);
     expect(knowledge.list('g1', 'support').map((document) => document.source.title)).toEqual(['Refund policy']);
     expect(knowledge.list('g1', null).map((document) => document.source.title)).toEqual(['Shipping']);
@@ -90,10 +103,24 @@ describe('KnowledgeBase (BM25 alone)', () => {
   it('takes any text as a query without an FTS5 syntax error', async () => {
     const { knowledge } = knowledgeWorld();
     await knowledge.add(fileAdd('g1', 'refunds.md', refunds));
-    for (const query of ['"unclosed', 'refunds AND OR NOT', 'NEAR(refunds', '*', 'col:refunds', '-refunds ^days', '()', '']) {
+    for (const query of [
+      '"unclosed',
+      'refunds AND OR NOT',
+      'NEAR(refunds',
+      '*',
+      'col:refunds',
+      '-refunds ^days',
+      '()',
+      '',
+    ]) {
       await expect(knowledge.search({ guildId: 'g1', channelIds: [], query, limit: 5 })).resolves.toBeInstanceOf(Array);
     }
-    const hits = await knowledge.search({ guildId: 'g1', channelIds: [], query: 'heading:refunds "AND" (days)', limit: 5 });
+    const hits = await knowledge.search({
+      guildId: 'g1',
+      channelIds: [],
+      query: 'heading:refunds "AND" (days)',
+      limit: 5,
+    });
     expect(hits).toHaveLength(1);
   });
 
@@ -105,11 +132,15 @@ describe('KnowledgeBase (BM25 alone)', () => {
     });
     const large = await knowledge.add(fileAdd('g1', 'large.md', documentOf('Large', [null, 'x'.repeat(101)])));
     expect(large).toMatchObject({ ok: false, refused: 'document-too-large', message: expect.stringContaining('100') });
-    expect(await knowledge.add(fileAdd('g1', 'a.md', documentOf('A', [null, 'a'.repeat(100)])))).toMatchObject({ ok: true });
+    expect(await knowledge.add(fileAdd('g1', 'a.md', documentOf('A', [null, 'a'.repeat(100)])))).toMatchObject({
+      ok: true,
+    });
     const full = await knowledge.add(fileAdd('g1', 'b.md', documentOf('B', [null, 'b'.repeat(60)])));
     expect(full).toMatchObject({ ok: false, refused: 'server-full', message: expect.stringContaining('150') });
     // Another server has its own cap; and the same source again is measured without its old self.
-    expect(await knowledge.add(fileAdd('g2', 'b.md', documentOf('B', [null, 'b'.repeat(60)])))).toMatchObject({ ok: true });
+    expect(await knowledge.add(fileAdd('g2', 'b.md', documentOf('B', [null, 'b'.repeat(60)])))).toMatchObject({
+      ok: true,
+    });
     expect(await knowledge.add(fileAdd('g1', 'a.md', documentOf('A', [null, 'c'.repeat(100)])))).toMatchObject({
       ok: true,
       replaced: true,
@@ -120,7 +151,12 @@ describe('KnowledgeBase (BM25 alone)', () => {
     const { knowledge } = knowledgeWorld();
     await knowledge.add(
       fileAdd('g1', 'm', documentOf('Message', [null, 'my words']), {
-        source: { kind: 'message', key: 'message:c1/m1', title: 'Message', link: 'https://discord.com/channels/g1/c1/m1' },
+        source: {
+          kind: 'message',
+          key: 'message:c1/m1',
+          title: 'Message',
+          link: 'https://discord.com/channels/g1/c1/m1',
+        },
         authorId: 'member-7',
       }),
     );

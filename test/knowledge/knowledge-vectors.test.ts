@@ -11,7 +11,13 @@ beforeEach(async () => {
 afterEach(() => server.close());
 
 const clientFor = (model = 'fake-embed-1'): EmbeddingsClient =>
-  createEmbeddingsClient({ model, baseURL: server.baseURL, apiKey: 'sk-embed-secret-123456', timeoutSeconds: 5, maxRetries: 0 })!;
+  createEmbeddingsClient({
+    model,
+    baseURL: server.baseURL,
+    apiKey: 'sk-embed-secret-123456',
+    timeoutSeconds: 5,
+    maxRetries: 0,
+  })!;
 
 /** A document whose words BM25 ranks one way and the fake's vectors another. */
 const manual = documentOf(
@@ -22,15 +28,25 @@ const manual = documentOf(
 
 describe('KnowledgeBase with embeddings (the fake server, the real openai client)', () => {
   it('embeds a document’s chunks in batches as it is added, telling the progress', async () => {
-    const { knowledge, db } = knowledgeWorld({ embeddings: { ...clientFor(), batchSize: 2, embed: clientFor().embed } });
-    const sections = Array.from({ length: 5 }, (_, index): [string, string] => [`Part ${index}`, `Text of part ${index}.`]);
+    const { knowledge, db } = knowledgeWorld({
+      embeddings: { model: 'fake-embed-1', batchSize: 2, embed: (texts) => clientFor().embed(texts) },
+    });
+    const sections = Array.from({ length: 5 }, (_, index): [string, string] => [
+      `Part ${index}`,
+      `Text of part ${index}.`,
+    ]);
     const progress: [number, number][] = [];
     const added = await knowledge.add({
       ...fileAdd('g1', 'parts.md', documentOf('Parts', ...sections)),
       onProgress: (embedded, total) => progress.push([embedded, total]),
     });
     expect(added).toMatchObject({ ok: true, chunks: 5, embedded: true });
-    expect(progress).toEqual([[0, 5], [2, 5], [4, 5], [5, 5]]);
+    expect(progress).toEqual([
+      [0, 5],
+      [2, 5],
+      [4, 5],
+      [5, 5],
+    ]);
     expect(server.requests.map((request) => request.input)).toEqual([
       ['Part 0\n\nText of part 0.', 'Part 1\n\nText of part 1.'],
       ['Part 2\n\nText of part 2.', 'Part 3\n\nText of part 3.'],
@@ -68,7 +84,9 @@ describe('KnowledgeBase with embeddings (the fake server, the real openai client
     const added = await knowledge.add(fileAdd('g1', 'manual.md', manual));
     expect(added).toMatchObject({ ok: true, embedded: false });
     expect(knowledge.list('g1')[0]).toMatchObject({ embeddingModel: null, embeddingStale: true });
-    expect((await knowledge.search({ guildId: 'g1', channelIds: [], query: 'kettle', limit: 5 }))[0]?.heading).toBe('Kettle');
+    expect((await knowledge.search({ guildId: 'g1', channelIds: [], query: 'kettle', limit: 5 }))[0]?.heading).toBe(
+      'Kettle',
+    );
     expect(lines.map((line) => line.msg)).toContain('a knowledge document could not be embedded');
     expect(JSON.stringify(lines.map((line) => String(line.fields.err)))).not.toContain('sk-embed-secret-123456');
     server.down = false;
@@ -120,9 +138,9 @@ describe('createEmbeddingsClient', () => {
 
   it('says plainly when the server does not know the model, without the key', async () => {
     await expect(clientFor('no-such-model').embed(['x'])).rejects.toThrow(/does not know EMBEDDING_MODEL/);
-    const error = await clientFor('no-such-model')
+    const error: unknown = await clientFor('no-such-model')
       .embed(['x'])
-      .catch((caught: unknown) => caught as Error);
-    expect(String(error.message)).not.toContain('sk-embed-secret-123456');
+      .catch((caught: unknown) => caught);
+    expect(String((error as Error).message)).not.toContain('sk-embed-secret-123456');
   });
 });

@@ -34,7 +34,7 @@ export interface FakeEmbeddingsOptions {
 
 /** The fake's vector of a text (exported for tests that compare). */
 export function fakeEmbedding(text: string, dimensions = 256): number[] {
-  const vector = new Array<number>(dimensions).fill(0);
+  const vector = Array.from({ length: dimensions }, () => 0);
   for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
     const stem = word.length > 3 && word.endsWith('s') ? word.slice(0, -1) : word;
     vector[hash(stem) % dimensions]! += 1;
@@ -64,10 +64,15 @@ export async function startFakeEmbeddingsServer(options: FakeEmbeddingsOptions =
       return sendJson(response, 404, { error: { message: `no route ${request.method} ${request.url}` } });
     const asked = body as EmbeddingsRequest;
     fake.requests.push(asked);
-    if (fake.down) return sendJson(response, 500, { error: { message: 'the server is down' } }, { 'x-should-retry': 'false' });
+    if (fake.down)
+      return sendJson(response, 500, { error: { message: 'the server is down' } }, { 'x-should-retry': 'false' });
     if (!models.includes(asked.model))
       return sendJson(response, 404, {
-        error: { message: `The model '${asked.model}' does not exist`, type: 'invalid_request_error', code: 'model_not_found' },
+        error: {
+          message: `The model '${asked.model}' does not exist`,
+          type: 'invalid_request_error',
+          code: 'model_not_found',
+        },
       });
     const inputs = typeof asked.input === 'string' ? [asked.input] : asked.input;
     sendJson(response, 200, {

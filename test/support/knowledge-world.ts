@@ -2,7 +2,14 @@
 import { openDatabase } from '../../db/open-database.ts';
 import type { EmbeddingsClient } from '../../src/knowledge/embeddings-client.ts';
 import type { ExtractedDocument } from '../../src/knowledge/extract-text.ts';
-import { type AddKnowledge, KnowledgeBase, type KnowledgeOptions } from '../../src/knowledge/knowledge-base.ts';
+import {
+  type AddKnowledge,
+  KnowledgeBase,
+  type KnowledgeOptions,
+  type KnowledgeScope,
+  type KnowledgeSource,
+  type KnowledgeSourceKind,
+} from '../../src/knowledge/knowledge-base.ts';
 
 export function knowledgeWorld(options: Partial<KnowledgeOptions> & { embeddings?: EmbeddingsClient | null } = {}) {
   const db = openDatabase(':memory:');
@@ -27,10 +34,17 @@ export function fileAdd(
   document: ExtractedDocument,
   extra: Partial<AddKnowledge> = {},
 ): AddKnowledge {
+  const scope: KnowledgeScope = { guildId, channelId: null };
+  const kind: KnowledgeSourceKind = 'file';
+  const source: KnowledgeSource = {
+    kind,
+    key: `file:${name}`,
+    title: document.title,
+    link: `https://cdn.test/${name}`,
+  };
   return {
-    guildId,
-    channelId: null,
-    source: { kind: 'file', key: `file:${name}`, title: document.title, link: `https://cdn.test/${name}` },
+    ...scope,
+    source,
     addedBy: 'moderator-1',
     authorId: null,
     document,

@@ -54,7 +54,8 @@ function assemble(objects: readonly string[], infoId: number, encryptId: number 
   const xref = Buffer.byteLength(out, 'latin1');
   out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
   out += offsets.map((offset) => `${String(offset).padStart(10, '0')} 00000 n \n`).join('');
-  const encrypt = encryptId === null ? '' : ` /Encrypt ${encryptId} 0 R /ID [<${'01'.repeat(16)}> <${'01'.repeat(16)}>]`;
+  const encrypt =
+    encryptId === null ? '' : ` /Encrypt ${encryptId} 0 R /ID [<${'01'.repeat(16)}> <${'01'.repeat(16)}>]`;
   out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R /Info ${infoId} 0 R${encrypt} >>\nstartxref\n${xref}\n%%EOF\n`;
   return Buffer.from(out, 'latin1');
 }
