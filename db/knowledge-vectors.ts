@@ -14,10 +14,10 @@ import type { KnowledgePlace } from './knowledge.ts';
 /** Loads the extension into a connection (sqlite-vec's own loader unless a test gives another). */
 export type VectorExtensionLoader = (db: Database) => void;
 
-export const loadSqliteVec: VectorExtensionLoader = (db) => sqliteVec.load(db);
+const loadSqliteVec: VectorExtensionLoader = (db) => sqliteVec.load(db);
 
 /** A chunk near the query: its id and cosine distance (0: same direction, 2: opposite). */
-export interface NearChunk {
+interface NearChunk {
   id: number;
   distance: number;
 }

@@ -5,7 +5,7 @@ import { ftsTerms } from './search.ts';
 export type KnowledgeDatabase = Database;
 
 /** A document as stored (migration 23), with its chunks counted. */
-export interface KnowledgeDocumentRow {
+interface KnowledgeDocumentRow {
   id: number;
   guild_id: string;
   channel_id: string | null;
@@ -21,16 +21,16 @@ export interface KnowledgeDocumentRow {
   chunks: number;
 }
 
-export type NewKnowledgeDocument = Omit<KnowledgeDocumentRow, 'id' | 'chunks' | 'embedding_model'>;
+type NewKnowledgeDocument = Omit<KnowledgeDocumentRow, 'id' | 'chunks' | 'embedding_model'>;
 
 /** A chunk to store: its heading (path) and text; its position is its index. */
-export interface NewKnowledgeChunk {
+interface NewKnowledgeChunk {
   heading: string | null;
   text: string;
 }
 
 /** A chunk as a search returns it, with its document's title, link and kind. */
-export interface KnowledgeChunkRow {
+interface KnowledgeChunkRow {
   id: number;
   document_id: number;
   position: number;
@@ -42,7 +42,7 @@ export interface KnowledgeChunkRow {
 }
 
 /** What storing a document came to: stored (replacing the same source or not), or over the server's cap. */
-export type StoreOutcome =
+type StoreOutcome =
   | { stored: true; documentId: number; chunkIds: number[]; replaced: boolean }
   | { stored: false; serverCharacters: number };
 
@@ -67,7 +67,7 @@ const stopWords = new Set(
  * (ftsTerms), joined by OR so that a passage matching some of them is found, BM25 ranking those
  * matching more and rarer words first.
  */
-export function knowledgeFtsQuery(text: string): string | null {
+function knowledgeFtsQuery(text: string): string | null {
   const terms = ftsTerms(text, 64);
   const kept = terms.filter((term) => !stopWords.has(term.slice(1, -1).toLowerCase()));
   const chosen = (kept.length > 0 ? kept : terms).slice(0, 24);
@@ -109,12 +109,16 @@ function documentQueries(db: Database) {
   const listChannel = db.prepare<[string, string | null], KnowledgeDocumentRow>(
     `SELECT ${columns} FROM knowledge_documents d WHERE d.guild_id = ? AND d.channel_id IS ? ORDER BY d.id`,
   );
-  const byId = db.prepare<[number], KnowledgeDocumentRow>(`SELECT ${columns} FROM knowledge_documents d WHERE d.id = ?`);
+  const byId = db.prepare<[number], KnowledgeDocumentRow>(
+    `SELECT ${columns} FROM knowledge_documents d WHERE d.id = ?`,
+  );
   const has = db
     .prepare<{ guild: string; channels: string }, number>(`SELECT 1 FROM knowledge_documents d WHERE ${seenIn} LIMIT 1`)
     .pluck();
   const byAuthor = db.prepare<[string]>('DELETE FROM knowledge_documents WHERE author_id = ?');
-  const byAuthorIn = db.prepare<[string, string]>('DELETE FROM knowledge_documents WHERE author_id = ? AND guild_id = ?');
+  const byAuthorIn = db.prepare<[string, string]>(
+    'DELETE FROM knowledge_documents WHERE author_id = ? AND guild_id = ?',
+  );
   // One transaction, so that two adds in one server cannot both pass its cap.
   const store = db.transaction(
     (document: NewKnowledgeDocument, chunks: readonly NewKnowledgeChunk[], maxServerCharacters: number) => {

@@ -1,4 +1,4 @@
-import type { ExtractedDocument } from './extract-text.ts';
+import type { ExtractedDocument } from './knowledge-document.ts';
 
 /**
  * The most characters of a chunk's text. About 300 tokens: small enough that five passages sent
@@ -50,7 +50,12 @@ function cutLong(paragraph: string, most: number): string[] {
   let rest = paragraph;
   while (rest.length > most) {
     const window = rest.slice(0, most + 1);
-    const sentenceEnd = Math.max(window.lastIndexOf('. '), window.lastIndexOf('? '), window.lastIndexOf('! '), window.lastIndexOf('\n'));
+    const sentenceEnd = Math.max(
+      window.lastIndexOf('. '),
+      window.lastIndexOf('? '),
+      window.lastIndexOf('! '),
+      window.lastIndexOf('\n'),
+    );
     const space = window.lastIndexOf(' ');
     const cut = sentenceEnd > most / 2 ? sentenceEnd + 1 : space > most / 2 ? space : most;
     pieces.push(rest.slice(0, cut).trim());

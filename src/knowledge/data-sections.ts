@@ -1,4 +1,4 @@
-import type { ExtractRefusal, KnowledgeSection } from './extract-text.ts';
+import type { ExtractRefusal, KnowledgeSection } from './knowledge-document.ts';
 
 /**
  * JSON as text a search can match: each value on a line of its own after its path
@@ -15,9 +15,17 @@ export function jsonSections(
     return { refused: 'unreadable', message: `${name} is not valid JSON.` };
   }
   if (Array.isArray(value))
-    return { title: null, sections: [{ heading: null, text: value.map((item, index) => lines(item, `[${index}]`).join('\n')).join('\n\n') }] };
+    return {
+      title: null,
+      sections: [
+        { heading: null, text: value.map((item, index) => lines(item, `[${index}]`).join('\n')).join('\n\n') },
+      ],
+    };
   if (value !== null && typeof value === 'object') {
-    const sections = Object.entries(value).map(([key, inner]) => ({ heading: key, text: lines(inner, key).join('\n') }));
+    const sections = Object.entries(value).map(([key, inner]) => ({
+      heading: key,
+      text: lines(inner, key).join('\n'),
+    }));
     return { title: null, sections };
   }
   return { title: null, sections: [{ heading: null, text: String(value) }] };
@@ -39,9 +47,7 @@ export function csvSections(text: string): KnowledgeSection[] {
   if (header === undefined) return [];
   if (rows.length === 0) return [{ heading: null, text: header.join(', ') }];
   const paragraphs = rows.map((row) =>
-    row
-      .map((field, index) => `${header[index]?.trim() || `column ${index + 1}`}: ${field.trim()}`)
-      .join('; '),
+    row.map((field, index) => `${header[index]?.trim() || `column ${index + 1}`}: ${field.trim()}`).join('; '),
   );
   return [{ heading: null, text: paragraphs.join('\n\n') }];
 }
@@ -51,19 +57,26 @@ function csvRows(text: string): string[][] {
   let row: string[] = [];
   let field = '';
   let quoted = false;
+  const endField = () => {
+    row.push(field);
+    field = '';
+  };
+  const endRow = () => {
+    endField();
+    rows.push(row);
+    row = [];
+  };
   for (let index = 0; index < text.length; index++) {
     const character = text[index]!;
-    if (quoted) {
-      if (character === '"' && text[index + 1] === '"') (field += '"'), index++;
-      else if (character === '"') quoted = false;
-      else field += character;
-    } else if (character === '"' && field === '') quoted = true;
-    else if (character === ',') row.push(field), (field = '');
-    else if (character === '\n' || character === '\r') {
-      if (character === '\r' && text[index + 1] === '\n') index++;
-      row.push(field), rows.push(row), (row = []), (field = '');
-    } else field += character;
+    if (quoted && character === '"' && text[index + 1] === '"') {
+      field += '"';
+      index++;
+    } else if (character === '"' && (quoted || field === '')) quoted = !quoted;
+    else if (quoted) field += character;
+    else if (character === ',') endField();
+    else if (character === '\n') endRow();
+    else if (character !== '\r') field += character;
   }
-  if (field !== '' || row.length > 0) row.push(field), rows.push(row);
+  if (field !== '' || row.length > 0) endRow();
   return rows;
 }

@@ -5,7 +5,7 @@ import type { EmbeddingsClient } from './embeddings-client.ts';
 export type EmbedProgress = (embedded: number, total: number) => void;
 
 /** The text a chunk is embedded as: its heading path, then its text. */
-export function embeddingText(chunk: { heading: string | null; text: string }): string {
+function embeddingText(chunk: { heading: string | null; text: string }): string {
   return chunk.heading === null ? chunk.text : `${chunk.heading}\n\n${chunk.text}`;
 }
 

@@ -27,9 +27,9 @@ export interface EmbeddingsClient {
 }
 
 /** Texts per request: OpenAI takes up to 2,048 inputs, small servers far fewer at once; 32 keeps each request short. */
-export const embeddingBatchSize = 32;
+const embeddingBatchSize = 32;
 
-export class EmbeddingsError extends Error {
+class EmbeddingsError extends Error {
   override readonly name = 'EmbeddingsError';
 }
 

@@ -11,15 +11,11 @@ import { htmlDocument } from './html-document.ts';
 import { markdownSections } from './markdown-sections.ts';
 import { pdfDocument } from './pdf-document.ts';
 
-export type KnowledgeSection = { heading: string | null; text: string };
-export type ExtractedDocument = { title: string; sections: KnowledgeSection[] };
-export type ExtractRefusal = {
-  refused: 'format' | 'size' | 'no-text' | 'password' | 'unreadable';
-  /** A plain sentence for a moderator. */
-  message: string;
-};
+import type { ExtractedDocument, ExtractRefusal, KnowledgeSection } from './knowledge-document.ts';
 
-export type KnowledgeFormat = 'text' | 'markdown' | 'html' | 'json' | 'csv' | 'pdf';
+export type { ExtractedDocument, ExtractRefusal, KnowledgeSection } from './knowledge-document.ts';
+
+type KnowledgeFormat = 'text' | 'markdown' | 'html' | 'json' | 'csv' | 'pdf';
 
 export function isRefusal<T extends object>(x: T | ExtractRefusal): x is ExtractRefusal {
   return 'refused' in x;
@@ -53,7 +49,7 @@ const byMediaType: Record<string, KnowledgeFormat> = {
 export const knowledgeFormats = 'text (.txt), Markdown (.md), HTML, JSON, CSV and PDF';
 
 /** The format of a file: by its name's extension, else by its Content-Type; null when neither is one read here. */
-export function formatOf(name: string, contentType: string | null): KnowledgeFormat | null {
+function formatOf(name: string, contentType: string | null): KnowledgeFormat | null {
   const extension = /\.([a-z0-9]+)$/i.exec(name)?.[1]?.toLowerCase();
   if (extension !== undefined && byExtension[extension]) return byExtension[extension];
   const mediaType = contentType?.split(';')[0]?.trim().toLowerCase();

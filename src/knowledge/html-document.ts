@@ -1,5 +1,5 @@
 import type { HtmlToTextOptions } from 'html-to-text';
-import type { KnowledgeSection } from './extract-text.ts';
+import type { KnowledgeSection } from './knowledge-document.ts';
 import { markdownSections } from './markdown-sections.ts';
 
 /**
@@ -10,7 +10,9 @@ import { markdownSections } from './markdown-sections.ts';
 export async function htmlDocument(html: string): Promise<{ title: string | null; sections: KnowledgeSection[] }> {
   // Loaded at the first HTML document, not at start (as src/web/readable-text.ts does).
   const { convert } = await import('html-to-text');
-  const text = convert(html, htmlOptions).replace(/[ \t]+$/gm, '').replace(/\n{3,}/g, '\n\n');
+  const text = convert(html, htmlOptions)
+    .replace(/[ \t]+$/gm, '')
+    .replace(/\n{3,}/g, '\n\n');
   const parsed = markdownSections(text);
   const inner = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1];
   const title = inner === undefined ? null : convert(inner, { wordwrap: false }).replace(/\s+/g, ' ').trim();

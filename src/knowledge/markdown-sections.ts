@@ -1,7 +1,7 @@
-import type { KnowledgeSection } from './extract-text.ts';
+import type { KnowledgeSection } from './knowledge-document.ts';
 
 /** How a heading path is written: "Install › On Linux". */
-export const headingSeparator = ' › ';
+const headingSeparator = ' › ';
 
 /**
  * Markdown cut at its ATX headings (`#` to `######`, CommonMark 4.2), each section under the path
@@ -15,12 +15,16 @@ export function markdownSections(text: string): { title: string | null; sections
   let lines: string[] = [];
   let fence: string | null = null;
   const close = () => {
-    sections.push({ heading: path.length > 0 ? path.filter(Boolean).join(headingSeparator) : null, text: lines.join('\n') });
+    sections.push({
+      heading: path.length > 0 ? path.filter(Boolean).join(headingSeparator) : null,
+      text: lines.join('\n'),
+    });
     lines = [];
   };
   for (const line of text.split(/\r?\n/)) {
     const fenceMark = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
-    if (fenceMark !== undefined && (fence === null || fenceMark.startsWith(fence))) fence = fence === null ? fenceMark : null;
+    if (fenceMark !== undefined && (fence === null || fenceMark.startsWith(fence)))
+      fence = fence === null ? fenceMark : null;
     const heading = fence === null ? /^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/.exec(line) : null;
     if (!heading) {
       lines.push(line);

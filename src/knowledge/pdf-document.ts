@@ -1,4 +1,4 @@
-import type { ExtractRefusal, KnowledgeSection } from './extract-text.ts';
+import type { ExtractRefusal, KnowledgeSection } from './knowledge-document.ts';
 
 /**
  * A PDF's text, a section per page ("Page 3"), read with unpdf (pdf.js built for servers; loaded

@@ -4,7 +4,7 @@
  * 1 / (k + rank) over the rankings that hold it, with k = 60 as the paper found best. It needs no
  * scores, so BM25's and cosine distances, which do not compare, fuse as they are.
  */
-export const fusionK = 60;
+const fusionK = 60;
 
 /** The items of the rankings (best first each), best first by their fused score; ties keep first-seen order. */
 export function fuseByRank<T>(rankings: readonly (readonly T[])[], k = fusionK): T[] {

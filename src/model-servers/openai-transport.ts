@@ -222,7 +222,10 @@ export function createEmbeddingsTransport(
   const client = clientOf(options, fetchWhole(options.timeoutSeconds * 1000));
   return async (model, input, signal) => {
     try {
-      const reply = await untilAborted(client.embeddings.create({ model, input, encoding_format: 'float' }, { signal }), signal);
+      const reply = await untilAborted(
+        client.embeddings.create({ model, input, encoding_format: 'float' }, { signal }),
+        signal,
+      );
       const data = Array.isArray(reply?.data) ? [...reply.data] : [];
       return data.sort((a, b) => a.index - b.index).map((item) => item.embedding);
     } catch (error) {

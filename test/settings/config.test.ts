@@ -41,6 +41,8 @@ describe('settings', () => {
         logLevel: 'info',
         mcpServers: [],
         webSearch: null,
+        // No embedding model: the knowledge is searched by keywords alone.
+        knowledge: { embeddings: null, maxDocumentCharacters: 2_000_000, maxServerCharacters: 20_000_000 },
         // For the logger to mask wherever it turns up.
         secrets: ['sk-1'],
         // Without MODELS_FILE, the OPENAI_* settings are the one model, the default.
@@ -407,6 +409,35 @@ describe('settings', () => {
     ]);
     expect(shards({ SHARD_IDS: 'one' })).toEqual([expect.stringMatching(/^SHARD_IDS must list shard ids or ranges/)]);
     expect(shards({ SHARD_IDS: '3-1' })).toEqual([expect.stringMatching(/^SHARD_IDS must name at least one shard/)]);
+  });
+
+  it("sends embeddings to the chat model's server with its key, or to EMBEDDING_BASE_URL with EMBEDDING_API_KEY alone", () => {
+    const knowledgeOf = (environment: Record<string, string>) => {
+      const result = parseConfig({ OPENAI_API_KEY: 'sk-chat-1', ...environment }, null);
+      if (!result.ok) throw new Error(result.problems.join('; '));
+      return result.config;
+    };
+    expect(knowledgeOf({ EMBEDDING_MODEL: 'text-embedding-3-small' }).knowledge.embeddings).toEqual({
+      model: 'text-embedding-3-small',
+      baseURL: 'https://api.openai.com/v1',
+      apiKey: 'sk-chat-1',
+      timeoutSeconds: 60,
+      maxRetries: 2,
+    });
+    const elsewhere = knowledgeOf({
+      EMBEDDING_MODEL: 'nomic-embed-text',
+      EMBEDDING_BASE_URL: 'http://127.0.0.1:11434/v1',
+      EMBEDDING_API_KEY: 'sk-embed-9',
+      KNOWLEDGE_MAX_DOCUMENT_CHARACTERS: '5000',
+    });
+    expect(elsewhere.knowledge).toEqual({
+      embeddings: expect.objectContaining({ baseURL: 'http://127.0.0.1:11434/v1', apiKey: 'sk-embed-9' }),
+      maxDocumentCharacters: 5000,
+      maxServerCharacters: 20_000_000,
+    });
+    expect(elsewhere.secrets).toContain('sk-embed-9');
+    const noKey = knowledgeOf({ EMBEDDING_MODEL: 'm', EMBEDDING_BASE_URL: 'http://127.0.0.1:11434/v1' });
+    expect(noKey.knowledge.embeddings?.apiKey).toBeNull();
   });
 
   it('is documented: the table of docs/settings.md and .env.example list exactly the settings that exist, and the OpenTelemetry variables', () => {

@@ -1,0 +1,87 @@
+/**
+ * A fake embeddings server on 127.0.0.1: OpenAI's `POST /v1/embeddings`
+ * (https://platform.openai.com/docs/api-reference/embeddings/create), a string or a batch of them
+ * in `input`, answered with `encoding_format: "float"` vectors in input order. The vectors are
+ * hashed bags of words (each word, lower-cased and with a plural "s" cut, adds 1 to one of `dimensions`
+ * coordinates; then scaled to length 1): texts sharing words point the same way, so a search by
+ * vectors finds what shares the question's words, whatever their order. That measures the
+ * plumbing (batching, storage, distance, fusion), not what a real model understands. It records
+ * every request; `down` answers 500; a model outside `models` gets the 404 OpenAI gives.
+ */
+import { type ModelServer, sendJson, startModelServer } from './fake-model/server.ts';
+
+export interface EmbeddingsRequest {
+  model: string;
+  input: string | string[];
+  encoding_format?: string;
+}
+
+export interface FakeEmbeddingsServer {
+  /** Ends in /v1: EMBEDDING_BASE_URL. */
+  baseURL: string;
+  /** Every request's body, in order. */
+  requests: EmbeddingsRequest[];
+  /** While true, every request is answered with a 500 the client is told not to retry. */
+  down: boolean;
+  close(): Promise<void>;
+}
+
+export interface FakeEmbeddingsOptions {
+  /** The models it knows; another gets a 404 `model_not_found`. */
+  models?: string[];
+  dimensions?: number;
+}
+
+/** The fake's vector of a text (exported for tests that compare). */
+export function fakeEmbedding(text: string, dimensions = 256): number[] {
+  const vector = Array.from({ length: dimensions }, () => 0);
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    const stem = word.length > 3 && word.endsWith('s') ? word.slice(0, -1) : word;
+    vector[hash(stem) % dimensions]! += 1;
+  }
+  const length = Math.hypot(...vector) || 1;
+  return vector.map((value) => value / length);
+}
+
+/** FNV-1a, 32 bits: a stable spread of words over the coordinates. */
+function hash(word: string): number {
+  let value = 0x811c9dc5;
+  for (let index = 0; index < word.length; index++) value = Math.imul(value ^ word.charCodeAt(index), 0x01000193) >>> 0;
+  return value;
+}
+
+export async function startFakeEmbeddingsServer(options: FakeEmbeddingsOptions = {}): Promise<FakeEmbeddingsServer> {
+  const models = options.models ?? ['fake-embed-1', 'fake-embed-2'];
+  const dimensions = options.dimensions ?? 256;
+  const fake: FakeEmbeddingsServer = {
+    baseURL: '',
+    requests: [],
+    down: false,
+    close: () => server.close('fake embeddings server'),
+  };
+  const server: ModelServer = await startModelServer(({ request, response, body }) => {
+    if (request.method !== 'POST' || request.url !== '/v1/embeddings')
+      return sendJson(response, 404, { error: { message: `no route ${request.method} ${request.url}` } });
+    const asked = body as EmbeddingsRequest;
+    fake.requests.push(asked);
+    if (fake.down)
+      return sendJson(response, 500, { error: { message: 'the server is down' } }, { 'x-should-retry': 'false' });
+    if (!models.includes(asked.model))
+      return sendJson(response, 404, {
+        error: {
+          message: `The model '${asked.model}' does not exist`,
+          type: 'invalid_request_error',
+          code: 'model_not_found',
+        },
+      });
+    const inputs = typeof asked.input === 'string' ? [asked.input] : asked.input;
+    sendJson(response, 200, {
+      object: 'list',
+      model: asked.model,
+      data: inputs.map((text, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(text, dimensions) })),
+      usage: { prompt_tokens: 0, total_tokens: 0 },
+    });
+  });
+  fake.baseURL = server.baseURL;
+  return fake;
+}
