@@ -14,12 +14,14 @@ import { privately } from './shared.ts';
 
 type Interaction = ChatInputCommandInteraction<'cached'>;
 
-/** How a document is searched: by meaning (its embeddings' model, stale ones being made again) or by words alone. */
+/**
+ * How a document is searched: by meaning too (its embeddings' model), or by words alone; stale
+ * embeddings (another model's, or a failed embedding) are made again at the next start.
+ */
 function searchedBy(document: KnowledgeDocument): string {
-  if (document.embeddingModel === null) return 'by words';
-  return document.embeddingStale
-    ? `by words; its embeddings are of ${document.embeddingModel}, made again for the model now set`
-    : `by words and meaning (${document.embeddingModel})`;
+  if (document.embeddingStale)
+    return `by words for now: its embeddings${document.embeddingModel ? ` (${document.embeddingModel})` : ''} are to be made again with the model now set, at the next start`;
+  return document.embeddingModel === null ? 'by words' : `by words and meaning (${document.embeddingModel})`;
 }
 
 const describe = (document: KnowledgeDocument) => {

@@ -78,7 +78,22 @@ export function buildBotServices(
       factsOf: (place, userId) => store.memberFacts.of(place, userId).map((row) => row.fact),
     },
   };
+  reembedStaleKnowledge(parts);
   return services;
+}
+
+/**
+ * Documents whose embeddings another model made (EMBEDDING_MODEL changed), or none (a failed
+ * embedding), embedded again in the background from the start: searched by words meanwhile, and
+ * said so in `/knowledge list`.
+ */
+function reembedStaleKnowledge({ knowledge, logger }: Pick<BotParts, 'knowledge' | 'logger'>): void {
+  void knowledge.base
+    .reembedStale()
+    .then((documents) => {
+      if (documents > 0) logger.info({ documents }, 'knowledge embedded again with the embedding model now set');
+    })
+    .catch((error: unknown) => logger.warn({ err: error }, 'the knowledge could not be embedded again'));
 }
 
 /**

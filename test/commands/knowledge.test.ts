@@ -6,7 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BotWorld } from '../support/bot-harness.ts';
-import type { FakeAttachmentInput, FakeInteraction, FakeInteractionReply } from '../support/fake-discord.ts';
+import type { FakeAttachmentInput } from '../support/fake-discord.ts';
+import { addToKnowledge, knowledge, linkOf } from '../support/knowledge-commands.ts';
 import { type ChatRequest, toolCalls } from '../support/fake-model.ts';
 import { ask, offered, start, worldHolder } from '../support/place-settings-world.ts';
 
@@ -21,29 +22,6 @@ const houseRules: FakeAttachmentInput = {
   contentType: 'text/markdown',
   body: '# House rules\n\n## Quiet hours\n\nThe quiet hours run from 22:00 to 07:00 every night.\n\n## Pets\n\nCats are welcome; dogs stay on a leash in the garden.\n',
 };
-
-/** Runs `/knowledge <subcommand>` as `author` and resolves with the reply that ends it (not a progress line). */
-async function knowledge(
-  subcommand: string,
-  options: Record<string, FakeAttachmentInput | string | number | boolean> = {},
-  author: 'ada' | 'bob' = 'ada',
-  channelId = world.discord.channels.general,
-): Promise<{ interaction: FakeInteraction; reply: FakeInteractionReply }> {
-  const interaction = await world.discord.userRunsCommand({
-    name: 'knowledge',
-    subcommand,
-    channelId,
-    options,
-    author,
-  });
-  // The private reply's last words: not a progress line, nor the file posted publicly.
-  const reply = await interaction.waitForReply((answer) => answer.ephemeral && !/…$/.test(answer.content));
-  return { interaction, reply };
-}
-
-/** The jump link of a message in #general. */
-const linkOf = (messageId: string) =>
-  `https://discord.com/channels/${world.discord.guildId}/${world.discord.channels.general}/${messageId}`;
 
 /** The model searches the knowledge for `query`, then answers citing `sources`; resolves with what the tool showed it. */
 function searchThenAnswer(query: string, sources: (observation: string) => string[]) {
@@ -174,18 +152,6 @@ describe('/knowledge through the bot', () => {
 });
 
 describe('messages in the knowledge', () => {
-  /** Ada runs "Add to knowledge" on a message of #general; resolves with the reply that ends it. */
-  async function addMessage(messageId: string) {
-    const interaction = await world.discord.userRunsCommand({
-      name: 'Add to knowledge',
-      type: 'message',
-      channelId: world.discord.channels.general,
-      targetMessageId: messageId,
-      author: 'ada',
-    });
-    return (await interaction.waitForReply((answer) => !/…$/.test(answer.content))).content;
-  }
-
   it('"Add to knowledge" adds a message with its file; an edit replaces its words, a deletion removes it', async () => {
     world = await start({ knowledge: {} });
     const { discord } = world;
@@ -196,7 +162,7 @@ describe('messages in the knowledge', () => {
       content: 'The library opens at nine.',
       attachments: [{ filename: 'hours.txt', contentType: 'text/plain', body: 'The pool opens at noon.' }],
     });
-    expect(await addMessage(said.id)).toBe(
+    expect(await addToKnowledge(said.id)).toBe(
       'Added **Message by Bob in #general** in the knowledge of the whole server: 2 passages, searched by words.',
     );
     const found = async (query: string) => (await knowledge('search', { query })).reply.content;
@@ -219,8 +185,8 @@ describe('messages in the knowledge', () => {
     const general = discord.channels.general;
     const first = await discord.userSays({ channelId: general, author: 'ada', content: 'Rule one: be kind.' });
     const second = await discord.userSays({ channelId: general, author: 'ada', content: 'Rule two: no spam.' });
-    await addMessage(first.id);
-    await addMessage(second.id);
+    await addToKnowledge(first.id);
+    await addToKnowledge(second.id);
     await discord.bulkDelete(general, [first.id]);
     await world.handled('deletion', first.id);
     const listed = (await knowledge('list')).reply.content;
@@ -235,7 +201,11 @@ describe('messages in the knowledge', () => {
     const pinned: string[] = [];
     // More than one page of 50.
     for (let index = 1; index <= 52; index++) {
-      const message = await discord.userSays({ channelId: general, author: 'ada', content: `FAQ ${index}: answer ${index}.` });
+      const message = await discord.userSays({
+        channelId: general,
+        author: 'ada',
+        content: `FAQ ${index}: answer ${index}.`,
+      });
       discord.pinMessage(general, message.id);
       pinned.push(message.id);
     }
@@ -244,7 +214,7 @@ describe('messages in the knowledge', () => {
     expect(reply.content).toBe(`Pins of <#${general}> in the knowledge of the whole server: 52 added.`);
     expect(world.discord.requests.filter((request) => request.path.endsWith('/messages/pins'))).toHaveLength(2);
     expect(world.knowledge.list(discord.guildId).map((document) => document.source.link)).toEqual(
-      expect.arrayContaining(pinned.map(linkOf)),
+      expect.arrayContaining(pinned.map((id) => linkOf(id))),
     );
     expect((await knowledge('search', { query: 'chatter' })).reply.content).toContain('Nothing in my knowledge');
   });

@@ -107,7 +107,8 @@ export async function readPage(
     });
     return 'refused' in extracted ? extracted : { document: extracted, url: page.url };
   } catch (error) {
-    if (error instanceof FetchError) return { refused: 'unreadable', message: error.message };
+    // Its userMessage: the message itself (the detail) may name the addresses a host resolved to.
+    if (error instanceof FetchError) return { refused: 'unreadable', message: error.userMessage };
     throw error;
   }
 }
