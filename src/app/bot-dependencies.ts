@@ -25,6 +25,7 @@ import { discordCdnOrigins } from '../discord/inbound/incoming-images.ts';
 import { createEmbeddingsClient } from '../knowledge/embeddings-client.ts';
 import { KnowledgeBase } from '../knowledge/knowledge-base.ts';
 import { knowledgeFileBytes } from '../discord/knowledge/knowledge-intake.ts';
+import type { KnowledgeParts } from '../discord/knowledge/knowledge-additions.ts';
 import { systemResolver } from '../web/safe-fetch.ts';
 
 export async function botDependencies(
@@ -84,19 +85,7 @@ export async function botDependencies(
       : 'web search: off (set SEARXNG_URL, BRAVE_API_KEY or TAVILY_API_KEY to offer web_search)',
   );
   const byDefault = vision(models.defaultName);
-  const knowledge = {
-    base: new KnowledgeBase(parts.store.db, {
-      embeddings: createEmbeddingsClient(config.knowledge.embeddings),
-      maxDocumentCharacters: config.knowledge.maxDocumentCharacters,
-      maxServerCharacters: config.knowledge.maxServerCharacters,
-      logger: parts.logger,
-    }),
-    intake: {
-      maxBytes: knowledgeFileBytes(config.knowledge.maxDocumentCharacters),
-      origins: config.discord.cdnOrigin ? [config.discord.cdnOrigin] : discordCdnOrigins,
-      resolve: systemResolver,
-    },
-  };
+  const knowledge = knowledgeParts(config, parts);
   const botParts = {
     discord: { ...config.discord, token: config.discord.token! },
     agent: { ...config.agent, seesImages: byDefault.seesImages },
@@ -107,12 +96,7 @@ export async function botDependencies(
     // Loaded once the bot is ready (main.ts), or by the first message that needs it if one comes first.
     counter: deferredTokenCounter(config.model.model),
     models,
-    tools: buildToolRegistry([
-      ...builtInTools,
-      ...webTools(config),
-      ...databaseTools(parts.store),
-      ...knowledgeTools(knowledge.base, parts.store),
-    ]),
+    tools: builtTools(config, parts.store, knowledge),
     toolServers: parts.toolServers ?? [],
     instanceId: parts.instanceId,
     logger: parts.logger,
@@ -127,4 +111,35 @@ export async function botDependencies(
     images: { vision: [...visions.values()].some((vision) => vision.seesImages), maxBytes: config.images.maxBytes },
     shard: parts.shard ?? null,
   };
+}
+
+/**
+ * The servers' knowledge on the bot's database (EMBEDDING_*: by meaning too; KNOWLEDGE_MAX_*: its
+ * caps), and how documents are taken in: from Discord's CDN (or DISCORD_CDN_URL), and the web by
+ * the system's resolver under fetch_url's rules.
+ */
+function knowledgeParts(config: Config, parts: { store: Store; logger: Logger }): KnowledgeParts {
+  return {
+    base: new KnowledgeBase(parts.store.db, {
+      embeddings: createEmbeddingsClient(config.knowledge.embeddings),
+      maxDocumentCharacters: config.knowledge.maxDocumentCharacters,
+      maxServerCharacters: config.knowledge.maxServerCharacters,
+      logger: parts.logger,
+    }),
+    intake: {
+      maxBytes: knowledgeFileBytes(config.knowledge.maxDocumentCharacters),
+      origins: config.discord.cdnOrigin ? [config.discord.cdnOrigin] : discordCdnOrigins,
+      resolve: systemResolver,
+    },
+  };
+}
+
+/** The built-in tools: those that need their arguments alone, the web's, the database's, and the knowledge's. */
+function builtTools(config: Config, store: Store, knowledge: KnowledgeParts) {
+  return buildToolRegistry([
+    ...builtInTools,
+    ...webTools(config),
+    ...databaseTools(store),
+    ...knowledgeTools(knowledge.base, store),
+  ]);
 }

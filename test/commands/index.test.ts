@@ -23,12 +23,14 @@ describe('the command list', () => {
         .map((command) => command.name)
         .sort(),
     ).toEqual([
+      'Add to knowledge',
       'Agent steps',
       'Ask about this message',
       'Report answer',
       'ask',
       'forget-me',
       'help',
+      'knowledge',
       'memory',
       'model',
       'reset',

@@ -17,7 +17,7 @@ export async function knowledge(
     author,
   });
   // The private reply's last words: not a progress line, nor the file posted publicly.
-  const reply = await interaction.waitForReply((answer) => answer.ephemeral && !/…$/.test(answer.content));
+  const reply = await interaction.waitForReply((answer) => answer.ephemeral && !answer.content.endsWith('…'));
   return { interaction, reply };
 }
 
@@ -35,5 +35,5 @@ export async function addToKnowledge(messageId: string): Promise<string> {
     targetMessageId: messageId,
     author: 'ada',
   });
-  return (await interaction.waitForReply((answer) => !/…$/.test(answer.content))).content;
+  return (await interaction.waitForReply((answer) => !answer.content.endsWith('…'))).content;
 }

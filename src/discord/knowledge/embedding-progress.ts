@@ -8,7 +8,7 @@ const minimumGapMs = 1000;
 
 export interface EmbeddingProgress {
   /** KnowledgeBase.add's `onProgress`. */
-  report(embedded: number, total: number): void;
+  report: (embedded: number, total: number) => void;
   /** Resolves once the edits asked for so far are done (before the reply is edited for the last time). */
   settled(): Promise<void>;
 }
@@ -17,7 +17,7 @@ export function embeddingProgress(what: string, show: (line: string) => Promise<
   let shownAt = -Infinity;
   let edits: Promise<unknown> = Promise.resolve();
   return {
-    report(embedded, total) {
+    report: (embedded, total) => {
       const now = performance.now();
       if (embedded < total && now - shownAt < minimumGapMs) return;
       shownAt = now;

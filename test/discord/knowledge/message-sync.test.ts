@@ -1,0 +1,85 @@
+/**
+ * Messages in the knowledge kept in step with Discord, through the real bot against the fake:
+ * "Add to knowledge" on a message with its file, then its edit (the document replaced) and its
+ * deletion, alone or in a bulk deletion (the document removed); `/knowledge add-pins` reading every
+ * page of a channel's pins (src/discord/knowledge/).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { BotWorld } from '../../support/bot-harness.ts';
+import { addToKnowledge, knowledge, linkOf } from '../../support/knowledge-commands.ts';
+import { start, worldHolder } from '../../support/place-settings-world.ts';
+
+let world: BotWorld;
+afterEach(async () => {
+  await world?.close();
+  worldHolder.world = undefined;
+});
+
+describe('messages in the knowledge', () => {
+  it('"Add to knowledge" adds a message with its file; an edit replaces its words, a deletion removes it', async () => {
+    world = await start({ knowledge: {} });
+    const { discord } = world;
+    const general = discord.channels.general;
+    const said = await discord.userSays({
+      channelId: general,
+      author: 'bob',
+      content: 'The library opens at nine.',
+      attachments: [{ filename: 'hours.txt', contentType: 'text/plain', body: 'The pool opens at noon.' }],
+    });
+    expect(await addToKnowledge(said.id)).toBe(
+      'Added **Message by Bob in #general** in the knowledge of the whole server: 2 passages, searched by words.',
+    );
+    const found = async (query: string) => (await knowledge('search', { query })).reply.content;
+    expect(await found('library')).toContain(`Source: ${linkOf(said.id)}\nThe library opens at nine.`);
+    expect(await found('pool')).toContain('The pool opens at noon.');
+
+    await discord.userEdits(general, said.id, 'The library opens at ten.');
+    await world.handled('edit', said.id);
+    expect(await found('library')).toContain('The library opens at ten.');
+    expect(await found('library')).not.toContain('nine');
+
+    await discord.userDeletes(general, said.id);
+    await world.handled('deletion', said.id);
+    expect((await knowledge('list')).reply.content).toContain('I know no documents for the whole server.');
+  });
+
+  it('a bulk deletion removes the messages it takes; a message left keeps its document', async () => {
+    world = await start({ knowledge: {} });
+    const { discord } = world;
+    const general = discord.channels.general;
+    const first = await discord.userSays({ channelId: general, author: 'ada', content: 'Rule one: be kind.' });
+    const second = await discord.userSays({ channelId: general, author: 'ada', content: 'Rule two: no spam.' });
+    await addToKnowledge(first.id);
+    await addToKnowledge(second.id);
+    await discord.bulkDelete(general, [first.id]);
+    await world.handled('deletion', first.id);
+    const listed = (await knowledge('list')).reply.content;
+    expect(listed).toContain(linkOf(second.id));
+    expect(listed).not.toContain(linkOf(first.id));
+  });
+
+  it("/knowledge add-pins adds each pinned message of a channel, every page of Discord's list", async () => {
+    world = await start({ knowledge: {} });
+    const { discord } = world;
+    const general = discord.channels.general;
+    const pinned: string[] = [];
+    // More than one page of 50.
+    for (let index = 1; index <= 52; index++) {
+      const message = await discord.userSays({
+        channelId: general,
+        author: 'ada',
+        content: `FAQ ${index}: answer ${index}.`,
+      });
+      discord.pinMessage(general, message.id);
+      pinned.push(message.id);
+    }
+    await discord.userSays({ channelId: general, author: 'ada', content: 'Not pinned: chatter.' });
+    const { reply } = await knowledge('add-pins', { channel: general });
+    expect(reply.content).toBe(`Pins of <#${general}> in the knowledge of the whole server: 52 added.`);
+    expect(world.discord.requests.filter((request) => request.path.endsWith('/messages/pins'))).toHaveLength(2);
+    expect(world.knowledge.list(discord.guildId).map((document) => document.source.link)).toEqual(
+      expect.arrayContaining(pinned.map((id) => linkOf(id))),
+    );
+    expect((await knowledge('search', { query: 'chatter' })).reply.content).toContain('Nothing in my knowledge');
+  });
+});
