@@ -37,9 +37,6 @@ export interface KnowledgeIntake {
  */
 export const knowledgeFileBytes = (maxDocumentCharacters: number) => maxDocumentCharacters * 8;
 
-/** A document read, or why not. */
-export type Intake = ExtractedDocument | ExtractRefusal;
-
 const fetchTimeoutMs = 20_000;
 const userAgent = 'discord-agent-bot/0.1 (knowledge; a moderator added this page to their server)';
 
@@ -50,7 +47,7 @@ const tooLarge = (name: string, maxBytes: number): ExtractRefusal => ({
 });
 
 /** An attachment's bytes, fetched from Discord's CDN (never more than the cap), or why not. */
-export async function fetchAttachment(
+async function fetchAttachment(
   file: Pick<Attachment, 'name' | 'url' | 'size'>,
   intake: KnowledgeIntake,
 ): Promise<{ bytes: Buffer } | ExtractRefusal> {
