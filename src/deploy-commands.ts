@@ -8,7 +8,8 @@ import { parseArgs } from 'node:util';
 import { REST, Routes } from 'discord.js';
 import { pino } from 'pino';
 import { commands } from '../commands/index.ts';
-import { builtInTools, databaseTools, webTools } from '../tools/index.ts';
+import { builtInTools, databaseTools, knowledgeTools, webTools } from '../tools/index.ts';
+import { KnowledgeBase } from './knowledge/knowledge-base.ts';
 import { buildToolRegistry } from './agent/tool-registry.ts';
 import { describeScope, registerCommands } from './discord/interactions/command-sync.ts';
 import { toolSubcommands } from './discord/interactions/tool-options.ts';
@@ -40,7 +41,13 @@ try {
   // The same tools as `npm start` offers, so that its start finds the commands unchanged. Only their
   // definitions are read: a database in memory stands in for the bot's, and no file is made.
   const store = openStoreOrExit(':memory:');
-  const tools = buildToolRegistry([...builtInTools, ...webTools(config), ...databaseTools(store)]);
+  const knowledge = new KnowledgeBase(store.db, { ...config.knowledge, embeddings: null });
+  const tools = buildToolRegistry([
+    ...builtInTools,
+    ...webTools(config),
+    ...databaseTools(store),
+    ...knowledgeTools(knowledge, store),
+  ]);
   store.close();
   // MCP servers' subcommands come from the configuration alone: nothing is started.
   const toolServers = config.mcpServers.map((server) => new McpConnection(server, logger));
