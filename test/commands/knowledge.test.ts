@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { BotWorld } from '../support/bot-harness.ts';
 import type { FakeAttachmentInput } from '../support/fake-discord.ts';
 import { knowledge, linkOf } from '../support/knowledge-commands.ts';
+import { type PdfOptions, pdfFile } from '../support/pdf-file.ts';
 import { type ChatRequest, toolCalls } from '../support/fake-model.ts';
 import { ask, offered, start, worldHolder } from '../support/place-settings-world.ts';
 
@@ -94,7 +95,7 @@ describe('/knowledge through the bot', () => {
     expect(inRandom.reply.content).toContain('[1] House rules › Quiet hours');
   });
 
-  it('refusals are said plainly: a format it does not read, a file past the size cap, a document past the text cap', async () => {
+  it('refusals are said plainly: a format it does not read, a file past the size cap, a document past the text cap, a scanned or locked PDF', async () => {
     world = await start({ knowledge: { maxDocumentCharacters: 1_000 } });
     const { discord } = world;
     const format = await knowledge('add', {
@@ -115,6 +116,19 @@ describe('/knowledge through the bot', () => {
     });
     expect(long.reply.content).toBe(
       'I did not add **long.txt**: it holds 1,998 characters of text: the most one document may hold is 1,000.',
+    );
+    const pdf = (filename: string, options: PdfOptions) => ({
+      filename,
+      contentType: 'application/pdf',
+      body: pdfFile([['Page one.']], options),
+    });
+    const scanned = await knowledge('add', { file: pdf('scan.pdf', { scanned: true }) });
+    expect(scanned.reply.content).toBe(
+      'I did not add scan.pdf: scan.pdf has no text in it: it looks scanned (pictures of pages). Add a PDF with its text, or the text itself.',
+    );
+    const locked = await knowledge('add', { file: pdf('locked.pdf', { encrypted: true }) });
+    expect(locked.reply.content).toBe(
+      'I did not add locked.pdf: locked.pdf is protected by a password: add a copy without one.',
     );
     // Nothing was added, and the file posted for its link went again.
     expect((await knowledge('list')).reply.content).toContain('I know no documents for the whole server.');
