@@ -92,9 +92,15 @@ export async function addPins(interaction: Interaction, context: CommandContext)
   if (pins.length === 0) return void (await show(`<#${channel.id}> has no pinned messages.`));
   const added: string[] = [];
   const refused: string[] = [];
+  // The count of pins is the progress: one edit a second at most (a reply edited per pin would wait on Discord's limits).
+  let shownAt = -Infinity;
+  const quiet = async () => undefined;
   for (const [index, message] of pins.entries()) {
-    await show(`Adding the pins of <#${channel.id}>: ${index + 1} of ${pins.length}…`);
-    const outcome = await addMessage(message, scope.channelId, interaction.user.id, context.knowledge, show);
+    if (performance.now() - shownAt >= 1000) {
+      shownAt = performance.now();
+      await show(`Adding the pins of <#${channel.id}>: ${index + 1} of ${pins.length}…`);
+    }
+    const outcome = await addMessage(message, scope.channelId, interaction.user.id, context.knowledge, quiet);
     (outcome.added ? added : refused).push(outcome.sentence);
   }
   const summary = `Pins of <#${channel.id}> in the knowledge of ${scopeWords(scope.channelId)}: ${added.length} added${refused.length > 0 ? `, ${refused.length} not` : ''}.`;
