@@ -41,10 +41,9 @@ export function openVectorSearch(
       { guild: string; channels: string; model: string; query: Buffer; limit: number },
       NearChunk
     >(
-      `SELECT e.chunk_id AS id, vec_distance_cosine(e.vector, :query) AS distance
-       FROM knowledge_embeddings e JOIN knowledge_chunks c ON c.id = e.chunk_id JOIN knowledge_documents d ON d.id = c.document_id
+      `SELECT e.chunk_id AS id, vec_distance_cosine(e.vector, :query) AS distance FROM knowledge_embeddings e
        WHERE e.guild_id = :guild AND e.model = :model
-         AND (d.channel_id IS NULL OR d.channel_id IN (SELECT value FROM json_each(:channels)))
+         AND (e.channel_id IS NULL OR e.channel_id IN (SELECT value FROM json_each(:channels)))
        ORDER BY distance LIMIT :limit`,
     );
     return {

@@ -67,12 +67,18 @@ const stopWords = new Set(
  * (ftsTerms), joined by OR so that a passage matching some of them is found, BM25 ranking those
  * matching more and rarer words first.
  */
-function knowledgeFtsQuery(text: string): string | null {
+function knowledgeFtsQuery(place: KnowledgePlace, text: string): string | null {
   const terms = ftsTerms(text, 64);
   const kept = terms.filter((term) => !stopWords.has(term.slice(1, -1).toLowerCase()));
   const chosen = (kept.length > 0 ? kept : terms).slice(0, 24);
-  return chosen.length === 0 ? null : chosen.join(' OR ');
+  if (chosen.length === 0) return null;
+  // The place's tokens, as the insert trigger of migration 23 writes them; quoted as the words are.
+  const guild = `"g${quote(place.guildId)}"`;
+  const channels = ['"cserver"', ...place.channelIds.map((id) => `"c${quote(id)}"`)];
+  return `place : ${guild} AND place : (${channels.join(' OR ')}) AND {heading text} : (${chosen.join(' OR ')})`;
 }
+
+const quote = (text: string) => text.replace(/"/g, '""');
 
 /** The server's knowledge: documents, chunks, the full-text index, and the chunks' embeddings. */
 export function createKnowledgeQueries(db: Database) {
@@ -159,11 +165,12 @@ function documentQueries(db: Database) {
 }
 
 function searchQueries(db: Database) {
-  const bm25 = db.prepare<{ guild: string; channels: string; query: string; limit: number }, { id: number }>(
-    `SELECT c.id FROM knowledge_fts JOIN knowledge_chunks c ON c.id = knowledge_fts.rowid JOIN knowledge_documents d ON d.id = c.document_id
-     WHERE knowledge_fts MATCH :query AND c.guild_id = :guild AND ${seenIn}
-     ORDER BY bm25(knowledge_fts, 2.0, 1.0) LIMIT :limit`,
-  );
+  // The place is in the MATCH (knowledgeFtsQuery): FTS5 alone finds its chunks; the place's column weighs nothing.
+  const bm25 = db
+    .prepare<[string, number], number>(
+      'SELECT rowid FROM knowledge_fts WHERE knowledge_fts MATCH ? ORDER BY bm25(knowledge_fts, 2.0, 1.0, 0.0) LIMIT ?',
+    )
+    .pluck();
   const chunk = db.prepare<[number], KnowledgeChunkRow>(
     `SELECT c.id, c.document_id, c.position, c.heading, c.text, d.title, d.link, d.source_kind
      FROM knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id WHERE c.id = ?`,
@@ -174,10 +181,8 @@ function searchQueries(db: Database) {
   return {
     /** The chunks the place sees that match the words, best first by BM25 (the heading weighs double). */
     keywordSearch: (place: KnowledgePlace, text: string, limit: number): number[] => {
-      const query = knowledgeFtsQuery(text);
-      if (query === null) return [];
-      const parameters = { guild: place.guildId, channels: JSON.stringify(place.channelIds), query, limit };
-      return bm25.all(parameters).map((row) => row.id);
+      const query = knowledgeFtsQuery(place, text);
+      return query === null ? [] : bm25.all(query, limit);
     },
     /** Chunks by id, in the order asked, with their documents' title and link (ids gone meanwhile left out). */
     chunks: (ids: readonly number[]) => ids.map((id) => chunk.get(id)).filter((row) => row !== undefined),
@@ -186,16 +191,15 @@ function searchQueries(db: Database) {
 }
 
 function embeddingQueries(db: Database) {
-  const insert = db.prepare<[number, string, string, Buffer, number]>(
-    `INSERT OR REPLACE INTO knowledge_embeddings (chunk_id, guild_id, model, vector)
-     SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM knowledge_chunks WHERE id = ?)`,
+  // From the chunk's row: a chunk gone meanwhile (its document replaced or removed) inserts nothing.
+  const insert = db.prepare<[string, Buffer, number]>(
+    `INSERT OR REPLACE INTO knowledge_embeddings (chunk_id, guild_id, channel_id, model, vector)
+     SELECT c.id, c.guild_id, d.channel_id, ?, ? FROM knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id WHERE c.id = ?`,
   );
-  const insertMany = db.transaction(
-    (guildId: string, model: string, vectors: readonly { chunkId: number; vector: Float32Array }[]) => {
-      for (const { chunkId, vector } of vectors)
-        insert.run(chunkId, guildId, model, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength), chunkId);
-    },
-  );
+  const insertMany = db.transaction((model: string, vectors: readonly { chunkId: number; vector: Float32Array }[]) => {
+    for (const { chunkId, vector } of vectors)
+      insert.run(model, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength), chunkId);
+  });
   const markEmbedded = db.prepare<[string | null, number]>(
     'UPDATE knowledge_documents SET embedding_model = ? WHERE id = ?',
   );
@@ -209,8 +213,8 @@ function embeddingQueries(db: Database) {
     .pluck();
   return {
     /** Keeps chunks' vectors (float32, sqlite-vec's format); a chunk gone meanwhile is skipped. */
-    storeEmbeddings: (guildId: string, model: string, vectors: readonly { chunkId: number; vector: Float32Array }[]) =>
-      insertMany(guildId, model, vectors),
+    storeEmbeddings: (model: string, vectors: readonly { chunkId: number; vector: Float32Array }[]) =>
+      insertMany(model, vectors),
     /** Says which model embedded a document's chunks (null: not, or not all). */
     markEmbedded: (documentId: number, model: string | null) => markEmbedded.run(model, documentId).changes > 0,
     /** Drops a document's vectors, before it is embedded again. */

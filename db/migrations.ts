@@ -499,11 +499,13 @@ export const migrations: readonly Migration[] = [
     name: "the server's knowledge: documents, their chunks, and the chunks' full-text index",
     // A document is one source (a file, a URL, a Discord message) in one server, or in one channel
     // of it (channel_id); adding the same source again replaces it (UNIQUE guild_id, source_key).
-    // Its chunks keep their order (position) and the heading they fall under; the FTS5 index is an
-    // external-content table kept in step by triggers (https://www.sqlite.org/fts5.html#external_content_tables),
-    // with the porter stemmer over unicode61, and 'secure-delete' on as for messages_fts
-    // (migration 11): a removed document leaves no terms behind. guild_id is kept on each chunk so
-    // that a search filters by server without reading the documents first.
+    // Its chunks keep their order (position) and the heading they fall under. The FTS5 index is
+    // contentless with deletes (https://www.sqlite.org/fts5.html#contentless_delete_tables, SQLite
+    // 3.43): it holds no copy of the words, only the index, kept in step by triggers, with the
+    // porter stemmer over unicode61 and 'secure-delete' on as for messages_fts (migration 11), so a
+    // removed document leaves no terms behind. Its `place` column holds the chunk's server and
+    // channel as tokens ('g<guild> c<channel>', 'cserver' for a server-wide document): a search
+    // names them in its MATCH and FTS5 alone finds the place's chunks, with no join per match.
     up(db) {
       db.exec(`
         CREATE TABLE knowledge_documents (
@@ -533,13 +535,16 @@ export const migrations: readonly Migration[] = [
           UNIQUE (document_id, position)
         ) STRICT;
         CREATE INDEX knowledge_chunks_by_guild ON knowledge_chunks (guild_id);
-        CREATE VIRTUAL TABLE knowledge_fts USING fts5(heading, text, content = 'knowledge_chunks', content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2');
+        CREATE VIRTUAL TABLE knowledge_fts USING fts5(heading, text, place, content = '', contentless_delete = 1, tokenize = 'porter unicode61 remove_diacritics 2');
         INSERT INTO knowledge_fts (knowledge_fts, rank) VALUES ('secure-delete', 1);
         CREATE TRIGGER knowledge_fts_insert AFTER INSERT ON knowledge_chunks BEGIN
-          INSERT INTO knowledge_fts (rowid, heading, text) VALUES (new.id, coalesce(new.heading, ''), new.text);
+          INSERT INTO knowledge_fts (rowid, heading, text, place) VALUES (
+            new.id, coalesce(new.heading, ''), new.text,
+            'g' || new.guild_id || ' ' || coalesce((SELECT 'c' || channel_id FROM knowledge_documents WHERE id = new.document_id), 'cserver')
+          );
         END;
         CREATE TRIGGER knowledge_fts_delete AFTER DELETE ON knowledge_chunks BEGIN
-          INSERT INTO knowledge_fts (knowledge_fts, rowid, heading, text) VALUES ('delete', old.id, coalesce(old.heading, ''), old.text);
+          DELETE FROM knowledge_fts WHERE rowid = old.id;
         END;
       `);
     },
@@ -551,12 +556,14 @@ export const migrations: readonly Migration[] = [
     // read by its distance functions when the extension is loaded; kept in a plain table, not a
     // vec0 virtual table, so that the database opens, backs up and restores without the extension,
     // and its dimensions follow whatever model the operator names. The model is kept per row:
-    // a changed EMBEDDING_MODEL finds what it must embed again.
+    // a changed EMBEDDING_MODEL finds what it must embed again. The chunk's server and channel are
+    // kept beside its vector, so that a search reads this table alone for the place's vectors.
     up(db) {
       db.exec(`
         CREATE TABLE knowledge_embeddings (
           chunk_id INTEGER PRIMARY KEY REFERENCES knowledge_chunks (id) ON DELETE CASCADE,
           guild_id TEXT NOT NULL,
+          channel_id TEXT,
           model TEXT NOT NULL,
           vector BLOB NOT NULL
         ) STRICT;

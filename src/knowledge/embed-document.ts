@@ -18,22 +18,21 @@ function embeddingText(chunk: { heading: string | null; text: string }): string 
 export async function embedDocument(
   queries: KnowledgeQueries,
   client: EmbeddingsClient,
-  target: { documentId: number; guildId: string },
+  documentId: number,
   onProgress?: EmbedProgress,
 ): Promise<void> {
-  const chunks = queries.chunksOf(target.documentId);
-  queries.markEmbedded(target.documentId, null);
-  queries.dropEmbeddings(target.documentId);
+  const chunks = queries.chunksOf(documentId);
+  queries.markEmbedded(documentId, null);
+  queries.dropEmbeddings(documentId);
   onProgress?.(0, chunks.length);
   for (let start = 0; start < chunks.length; start += client.batchSize) {
     const batch = chunks.slice(start, start + client.batchSize);
     const vectors = await client.embed(batch.map(embeddingText));
     queries.storeEmbeddings(
-      target.guildId,
       client.model,
       batch.map((chunk, index) => ({ chunkId: chunk.id, vector: vectors[index]! })),
     );
     onProgress?.(start + batch.length, chunks.length);
   }
-  queries.markEmbedded(target.documentId, client.model);
+  queries.markEmbedded(documentId, client.model);
 }

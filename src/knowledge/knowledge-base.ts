@@ -156,7 +156,7 @@ export class KnowledgeBase {
   private async embed(documentId: number, guildId: string, onProgress?: EmbedProgress): Promise<boolean> {
     if (this.embeddings === null || this.vectors === null) return false;
     try {
-      await embedDocument(this.queries, this.embeddings, { documentId, guildId }, onProgress);
+      await embedDocument(this.queries, this.embeddings, documentId, onProgress);
       return true;
     } catch (error) {
       this.logger.warn({ err: error, guildId, documentId }, 'a knowledge document could not be embedded');
