@@ -21,8 +21,8 @@ function describeCounts(counts: ForgetCounts, stopped = 0): string {
     `- ${countOf(counts.reminders, 'reminder')}`,
     ...(counts.facts > 0 ? [`- ${countOf(counts.facts, 'fact')} you asked me to remember`] : []),
     ...(counts.schedules > 0 ? [`- ${countOf(counts.schedules, 'schedule')} you set (/schedule)`] : []),
-    ...(counts.knowledge > 0
-      ? [`- ${countOf(counts.knowledge, 'message')} of yours a moderator added to the server's knowledge`]
+    ...(counts.knowledgeDocuments > 0
+      ? [`- ${countOf(counts.knowledgeDocuments, 'message')} of yours a moderator added to the server's knowledge`]
       : []),
     `- ${countOf(counts.reports, 'report')} you made of my answers`,
   ].join('\n');

@@ -66,7 +66,7 @@ export interface ForgetCounts {
    * moderator added ("Add to knowledge", pins). What the member added as a moderator (files, pages,
    * others' messages) is the server's and stays (docs/knowledge.md).
    */
-  knowledge: number;
+  knowledgeDocuments: number;
 }
 
 /** The title a thread the member started keeps: its old one was their words. */
@@ -131,7 +131,7 @@ function count(db: Database, guild: string | null, user: string): ForgetCounts {
         ? 0
         : one('SELECT count(*) FROM schedules WHERE guild_id = :guild AND created_by_id = :user', { guild, user }),
     // Knowledge is a server's: none in DMs.
-    knowledge:
+    knowledgeDocuments:
       guild === null
         ? 0
         : one('SELECT count(*) FROM knowledge_documents WHERE guild_id = :guild AND author_id = :user', {

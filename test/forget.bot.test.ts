@@ -46,9 +46,9 @@ it("says what it would delete of a user in every server and in DMs, deletes it w
   expect(dry).toMatchObject({ code: 0, stderr: '' });
   expect(dry.stdout).toBe(
     [
-      `Would delete in server 900000000000000001 (${databasePath}): 1 message, 0 images, 0 runs, 0 tool calls, 0 answers, 0 steps, 0 reminders, 0 reports, 1 fact, 0 schedules.`,
-      `Would delete in server 900000000000000002 (${databasePath}): 1 message, 0 images, 0 runs, 0 tool calls, 0 answers, 0 steps, 0 reminders, 0 reports, 0 facts, 0 schedules.`,
-      `Would delete in direct messages (${databasePath}): 1 message, 0 images, 0 runs, 0 tool calls, 0 answers, 0 steps, 0 reminders, 0 reports, 1 fact, 0 schedules.`,
+      `Would delete in server 900000000000000001 (${databasePath}): 1 message, 0 images, 0 runs, 0 tool calls, 0 answers, 0 steps, 0 reminders, 0 reports, 1 fact, 0 schedules, 0 knowledge documents.`,
+      `Would delete in server 900000000000000002 (${databasePath}): 1 message, 0 images, 0 runs, 0 tool calls, 0 answers, 0 steps, 0 reminders, 0 reports, 0 facts, 0 schedules, 0 knowledge documents.`,
+      `Would delete in direct messages (${databasePath}): 1 message, 0 images, 0 runs, 0 tool calls, 0 answers, 0 steps, 0 reminders, 0 reports, 1 fact, 0 schedules, 0 knowledge documents.`,
       'Nothing was deleted: add --confirm to delete it.',
       '',
     ].join('\n'),
@@ -105,7 +105,7 @@ it("--terminal NAME forgets what NAME wrote in npm run chat, and nothing of Disc
   const dry = await forget('--terminal', 'ada');
   expect(dry.stdout).toBe(
     [
-      `Would delete in terminal conversations (${databasePath}): 1 message, 0 images, 0 runs, 0 tool calls, 0 answers, 0 steps, 0 reminders, 0 reports, 0 facts, 0 schedules.`,
+      `Would delete in terminal conversations (${databasePath}): 1 message, 0 images, 0 runs, 0 tool calls, 0 answers, 0 steps, 0 reminders, 0 reports, 0 facts, 0 schedules, 0 knowledge documents.`,
       'Nothing was deleted: add --confirm to delete it.',
       '',
     ].join('\n'),

@@ -78,7 +78,7 @@ describe('/forget-me', () => {
           reports: 0,
           facts: 0,
           schedules: 0,
-          knowledge: 0,
+          knowledgeDocuments: 0,
         }),
       },
     ]);
