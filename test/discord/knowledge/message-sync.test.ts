@@ -83,3 +83,28 @@ describe('messages in the knowledge', () => {
     expect((await knowledge('search', { query: 'chatter' })).reply.content).toContain('Nothing in my knowledge');
   });
 });
+
+describe('a deleted channel', () => {
+  it("takes the documents kept for it and those of its messages; the server's others stay", async () => {
+    world = await start({ knowledge: {} });
+    const { discord } = world;
+    const rules = await discord.createChannel('rules');
+    const file = { filename: 'rules.txt', contentType: 'text/plain', body: 'Be kind.' };
+    await knowledge('add', { file, channel: rules });
+    const said = await discord.userSays({ channelId: rules, author: 'ada', content: 'No spam, please.' });
+    const menu = await discord.userRunsCommand({
+      name: 'Add to knowledge',
+      type: 'message',
+      channelId: rules,
+      targetMessageId: said.id,
+      author: 'ada',
+    });
+    await menu.waitForReply((answer) => !answer.content.endsWith('…'));
+    await knowledge('add', { file: { ...file, filename: 'server.txt', body: 'Welcome.' } });
+    expect(world.knowledge.list(discord.guildId)).toHaveLength(3);
+
+    await discord.deleteChannel(rules);
+    await world.handled('channel-deletion', rules);
+    expect(world.knowledge.list(discord.guildId).map((document) => document.source.title)).toEqual(['server.txt']);
+  });
+});
