@@ -4,6 +4,7 @@
  * its link; the tool is offered only where the place has knowledge (the server's, or its
  * channel's); refusals are said plainly; members who do not moderate there are refused.
  */
+import { PermissionFlagsBits } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BotWorld } from '../support/bot-harness.ts';
 import type { FakeAttachmentInput } from '../support/fake-discord.ts';
@@ -162,5 +163,25 @@ describe('/knowledge through the bot', () => {
     });
     expect((await menu.waitForReply()).content).toBe('Messages are added to my knowledge by moderators.');
     expect((await knowledge('list')).reply.content).toContain('I know no documents for the whole server.');
+  });
+  it("a member who manages messages in one channel keeps that channel's knowledge, and neither the server's nor another's", async () => {
+    world = await start({ knowledge: {} });
+    const { discord } = world;
+    const news = await discord.createChannel('news');
+    await discord.setChannelOverwrites(news, [
+      { id: discord.users.bob, type: 1, allow: PermissionFlagsBits.ManageMessages, deny: 0n },
+    ]);
+    const added = await knowledge('add', { file: houseRules, channel: news }, 'bob');
+    expect(added.reply.content).toMatch(new RegExp(`^Added \\*\\*House rules\\*\\* in the knowledge of <#${news}>`));
+    expect((await knowledge('list', { channel: news }, 'bob')).reply.content).toContain(`· <#${news}> ·`);
+    expect((await knowledge('list', {}, 'bob')).reply.content).toMatch(/^The whole server's knowledge is kept by/);
+    const id = world.knowledge.list(discord.guildId)[0]!.id;
+    // Not #random's; but the document he added for #news, he may remove.
+    expect((await knowledge('add', { file: houseRules, channel: discord.channels.random }, 'bob')).reply.content).toBe(
+      `The knowledge of <#${discord.channels.random}> is kept by moderators of that channel.`,
+    );
+    expect((await knowledge('remove', { id }, 'bob')).reply.content).toBe(
+      `Removed **House rules** (${id}) from my knowledge.`,
+    );
   });
 });
