@@ -37,7 +37,7 @@ export async function syncEditedMessage(
   const full = message.partial ? await message.fetch().catch(() => null) : message;
   if (!full?.inGuild() || !changedWords(before, full)) return;
   const outcome = await addMessage(full, document.channelId, document.addedBy, knowledge, async () => undefined);
-  // Nothing left to take (its text cleared, its files gone): the old words go too.
+  // Not taken again (nothing left of it, or past a cap): the old words go, being the message's no longer.
   if (!outcome.added) knowledge.base.removeSource(full.guildId, document.source.key);
   logger.info(
     { guildId: full.guildId, documentId: document.id, replaced: outcome.added },
