@@ -49,13 +49,8 @@ export async function addFileOrPage(interaction: Interaction, context: CommandCo
   }
   const read = await readAttachment(file!, intake);
   if ('refused' in read) return void (await show(`I did not add ${truncateLine(file!.name, 100)}: ${read.message}`));
-  await show(`Reading **${truncateLine(file!.name, 100)}**…`);
-  // The file, posted where the command was used: its jump link is what answers citing it link to.
-  const posted = await interaction.followUp({
-    content: `📚 **${truncateLine(file!.name, 100)}**: in my knowledge for ${scopeWords(scope.channelId)}, added by <@${interaction.user.id}>.`,
-    files: [{ attachment: read.bytes, name: file!.name }],
-    allowedMentions: noPings,
-  });
+  await show(`Adding **${truncateLine(file!.name, 100)}**…`);
+  const posted = await postFile(interaction, file!.name, read.bytes, scope.channelId);
   const source: KnowledgeSource = {
     kind: 'file',
     key: `file:${file!.name}`,
@@ -65,6 +60,19 @@ export async function addFileOrPage(interaction: Interaction, context: CommandCo
   const outcome = await addDocument(base, request(source, read.document), show);
   if (!outcome.added) await interaction.deleteReply(posted).catch(() => undefined);
   await show(outcome.sentence);
+}
+
+/**
+ * The file, posted where the command was used: its jump link is what answers citing it link to.
+ * A file Discord will not take back (past the upload limit) is named without it.
+ */
+async function postFile(interaction: Interaction, name: string, bytes: Buffer, channelId: string | null) {
+  const content = `📚 **${truncateLine(name, 100)}**: in my knowledge for ${scopeWords(channelId)}, added by <@${interaction.user.id}>.`;
+  try {
+    return await interaction.followUp({ content, files: [{ attachment: bytes, name }], allowedMentions: noPings });
+  } catch {
+    return interaction.followUp({ content: `${content} (Too large to post here again.)`, allowedMentions: noPings });
+  }
 }
 
 /** A page's title: the one it gives, else its address. */
