@@ -1,8 +1,8 @@
 import { describeStatus } from '../src/agent/tool.ts';
 import { currentTools } from '../src/agent/tool-registry.ts';
 import { defineCommand } from '../src/discord/interactions/command-context.ts';
-import { toolAllowedBy } from '../src/place-settings/place-choice.ts';
-import { settingsHere } from '../src/discord/interactions/settings-place.ts';
+import { knowledgeToolName, toolAllowedBy } from '../src/place-settings/place-choice.ts';
+import { placeOfInteraction, settingsHere } from '../src/discord/interactions/settings-place.ts';
 import { splitMessage } from '../src/posts/split-message.ts';
 import { isModerator } from '../src/discord/interactions/moderation.ts';
 import { noWebSearchHint, webSearchToolName } from '../src/web/search/search-types.ts';
@@ -18,9 +18,13 @@ export const help = defineCommand({
     // The MCP servers' states and the operator's settings are for moderators (checked as for any moderator command).
     const moderator = isModerator(interaction.member, interaction.channel, context.moderatorRoleIds);
     const offered = currentTools(context.tools, context.toolServers);
+    // search_knowledge is offered only where moderators added knowledge (src/place-settings/place-choice.ts).
+    const place = placeOfInteraction(interaction);
+    const channelIds = [place.channelId, place.threadId].filter((id): id is string => id !== null);
+    const noKnowledge = !context.knowledge.base.has({ guildId: place.guildId, channelIds });
     const tools = offered.map(
       (tool) =>
-        `- **${tool.name}**${tool.moderatorOnly ? ' (moderators)' : ''}${allowed(tool) ? '' : ' (off here)'}: ${tool.description}`,
+        `- **${tool.name}**${tool.moderatorOnly ? ' (moderators)' : ''}${allowed(tool) ? '' : ' (off here)'}${tool.name === knowledgeToolName && noKnowledge ? ' (no knowledge here yet)' : ''}: ${tool.description}`,
     );
     const pieces = splitMessage(
       [

@@ -88,6 +88,11 @@ describe('/knowledge through the bot', () => {
     expect(offered(world.model.requests.at(-1))).not.toContain('search_knowledge');
     await ask(discord.channels.random, 'and here?');
     expect(offered(world.model.requests.at(-1))).toContain('search_knowledge');
+    // /help says where it is not offered.
+    const help = async (channelId: string) =>
+      (await (await discord.userRunsCommand({ name: 'help', channelId, author: 'bob' })).waitForReply()).content;
+    expect(await help(discord.channels.general)).toContain('- **search_knowledge** (no knowledge here yet): ');
+    expect(await help(discord.channels.random)).toContain('- **search_knowledge**: ');
 
     // /knowledge search shows what the agent would find, as in the channel named.
     const inGeneral = await knowledge('search', { query: 'quiet hours' });
