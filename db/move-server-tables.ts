@@ -14,7 +14,14 @@ export type TableRule =
    * Rows whose `guildColumn` is the server's id, copied as they are, less `idColumn` (an integer
    * id the target assigns afresh: nothing may refer to it).
    */
-  | { table: string; moves: 'by-guild'; guildColumn: string; idColumn?: string }
+  | {
+      table: string;
+      moves: 'by-guild';
+      guildColumn: string;
+      idColumn?: string;
+      /** Columns holding an id another by-guild table (listed before it) gave anew: column → that table. */
+      remaps?: Record<string, string>;
+    }
   /**
    * Rows that hang off one of the server's messages by `messageColumn` (its id, remapped on the
    * way, as is `conversationColumn`'s conversation id if the table keeps one), less `idColumn` (an
@@ -47,6 +54,22 @@ export const serverTables: readonly TableRule[] = [
   { table: 'member_facts', moves: 'by-guild', guildColumn: 'guild_id', idColumn: 'id' },
   // Who each /summarize read (db/catch-up-runs.ts), copied after the runs they name (their ids are kept).
   { table: 'catch_up_authors', moves: 'by-guild', guildColumn: 'guild_id' },
+  // The server's knowledge (src/knowledge): documents, their chunks (of the documents' new ids), the
+  // chunks' vectors (of the chunks' new ids). The chunks' insert trigger indexes them in the target.
+  { table: 'knowledge_documents', moves: 'by-guild', guildColumn: 'guild_id', idColumn: 'id' },
+  {
+    table: 'knowledge_chunks',
+    moves: 'by-guild',
+    guildColumn: 'guild_id',
+    idColumn: 'id',
+    remaps: { document_id: 'knowledge_documents' },
+  },
+  {
+    table: 'knowledge_embeddings',
+    moves: 'by-guild',
+    guildColumn: 'guild_id',
+    remaps: { chunk_id: 'knowledge_chunks' },
+  },
   // Cards owed to the server's log channel: they name runs by their ids, which move unchanged.
   { table: 'log_outbox', moves: 'by-guild', guildColumn: 'guild_id', idColumn: 'id' },
   {
@@ -80,6 +103,11 @@ export const serverTables: readonly TableRule[] = [
   { table: 'messages_fts_idx', moves: 'never', why: "FTS5's shadow table" },
   { table: 'messages_fts_docsize', moves: 'never', why: "FTS5's shadow table" },
   { table: 'messages_fts_config', moves: 'never', why: "FTS5's shadow table" },
+  { table: 'knowledge_fts', moves: 'never', why: 'the knowledge index, kept by triggers on knowledge_chunks' },
+  { table: 'knowledge_fts_data', moves: 'never', why: "FTS5's shadow table" },
+  { table: 'knowledge_fts_idx', moves: 'never', why: "FTS5's shadow table" },
+  { table: 'knowledge_fts_docsize', moves: 'never', why: "FTS5's shadow table" },
+  { table: 'knowledge_fts_config', moves: 'never', why: "FTS5's shadow table" },
   { table: 'sqlite_sequence', moves: 'never', why: "SQLite's AUTOINCREMENT counters (the move raises messages')" },
 ];
 

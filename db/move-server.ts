@@ -151,6 +151,9 @@ export function copyServer(
         for (const row of source
           .prepare<{ guild: string }, Record<string, unknown>>(`SELECT t.* ${serverRowsOf(rule)}${order}`)
           .iterate({ guild })) {
+          if (rule.moves === 'by-guild')
+            for (const [column, table] of Object.entries(rule.remaps ?? {}))
+              row[column] = newIds.get(table)?.get(row[column] as number) ?? null;
           if (rule.moves === 'by-message') {
             row[rule.messageColumn] = messages.get(row[rule.messageColumn] as number);
             if (rule.conversationColumn)

@@ -25,7 +25,7 @@ describe('openDatabase', () => {
     expect(db.pragma('secure_delete', { simple: true })).toBe(1);
     const tables = db
       .prepare(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'messages_fts_%' ORDER BY name",
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'messages_fts_%' AND name NOT LIKE 'knowledge_fts_%' ORDER BY name",
       )
       .pluck()
       .all();
@@ -38,6 +38,10 @@ describe('openDatabase', () => {
       'forgets',
       'guild_usage_days',
       'instances',
+      'knowledge_chunks',
+      'knowledge_documents',
+      'knowledge_embeddings',
+      'knowledge_fts',
       'log_outbox',
       'member_facts',
       'memory_summaries',
