@@ -12,15 +12,15 @@ export type TableRule =
   | { table: string; moves: 'with-conversations' }
   /**
    * Rows whose `guildColumn` is the server's id, copied as they are, less `idColumn` (an integer
-   * id the target assigns afresh), and with each column of `remaps` (a reference to a table
-   * copied before it, by that table's `idColumn`) given the new id.
+   * id the target assigns afresh: nothing may refer to it).
    */
   | {
       table: string;
       moves: 'by-guild';
       guildColumn: string;
       idColumn?: string;
-      remaps?: Readonly<Record<string, string>>;
+      /** Columns holding an id another by-guild table (listed before it) gave anew: column → that table. */
+      remaps?: Record<string, string>;
     }
   /**
    * Rows that hang off one of the server's messages by `messageColumn` (its id, remapped on the
@@ -54,8 +54,8 @@ export const serverTables: readonly TableRule[] = [
   { table: 'member_facts', moves: 'by-guild', guildColumn: 'guild_id', idColumn: 'id' },
   // Who each /summarize read (db/catch-up-runs.ts), copied after the runs they name (their ids are kept).
   { table: 'catch_up_authors', moves: 'by-guild', guildColumn: 'guild_id' },
-  // The server's knowledge: documents, then their chunks (document ids remapped), then the chunks'
-  // vectors (chunk ids remapped); the full-text index is filled by the chunks' insert trigger.
+  // The server's knowledge (src/knowledge): documents, their chunks (of the documents' new ids), the
+  // chunks' vectors (of the chunks' new ids). The chunks' insert trigger indexes them in the target.
   { table: 'knowledge_documents', moves: 'by-guild', guildColumn: 'guild_id', idColumn: 'id' },
   {
     table: 'knowledge_chunks',
@@ -101,18 +101,13 @@ export const serverTables: readonly TableRule[] = [
   { table: 'messages_fts', moves: 'never', why: 'the full-text index, kept by triggers on messages' },
   { table: 'messages_fts_data', moves: 'never', why: "FTS5's shadow table" },
   { table: 'messages_fts_idx', moves: 'never', why: "FTS5's shadow table" },
-  {
-    table: 'knowledge_fts',
-    moves: 'never',
-    why: "the knowledge's full-text index, kept by triggers on knowledge_chunks",
-  },
-  ...['config', 'data', 'docsize', 'idx'].map((shadow): TableRule => ({
-    table: `knowledge_fts_${shadow}`,
-    moves: 'never',
-    why: "FTS5's shadow table",
-  })),
   { table: 'messages_fts_docsize', moves: 'never', why: "FTS5's shadow table" },
   { table: 'messages_fts_config', moves: 'never', why: "FTS5's shadow table" },
+  { table: 'knowledge_fts', moves: 'never', why: 'the knowledge index, kept by triggers on knowledge_chunks' },
+  { table: 'knowledge_fts_data', moves: 'never', why: "FTS5's shadow table" },
+  { table: 'knowledge_fts_idx', moves: 'never', why: "FTS5's shadow table" },
+  { table: 'knowledge_fts_docsize', moves: 'never', why: "FTS5's shadow table" },
+  { table: 'knowledge_fts_config', moves: 'never', why: "FTS5's shadow table" },
   { table: 'sqlite_sequence', moves: 'never', why: "SQLite's AUTOINCREMENT counters (the move raises messages')" },
 ];
 

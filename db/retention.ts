@@ -12,6 +12,9 @@
  * - Runs and their steps: settled ones only; a run still owed its answer (running, or not delivered) stays.
  * - Facts members asked the bot to remember (member_facts): by MESSAGE_RETENTION_DAYS, counted from
  *   when each was remembered, as the message that asked for it would be.
+ * - Discord messages added to the server's knowledge (knowledge_documents of kind 'message': a
+ *   member's words): by MESSAGE_RETENTION_DAYS, counted from when each was added; their chunks,
+ *   index rows and vectors with them. Files and pages added stay until a moderator removes them.
  * - A conversation's running summary goes with the first message it covers that goes (a trigger of
  *   migration 15): it is rebuilt from what is left after the next answer.
  *
@@ -35,6 +38,8 @@ export interface SweepCounts {
   images: number;
   /** Remembered facts of members (member memory). */
   facts: number;
+  /** Discord messages added to the server's knowledge. */
+  knowledge: number;
 }
 
 const dayMs = 24 * 60 * 60 * 1000;
@@ -72,6 +77,12 @@ const kinds: readonly Kind[] = [
     days: 'messageDays',
     select: `SELECT id FROM member_facts WHERE created_at < :cutoff ORDER BY id LIMIT :batch`,
     act: `DELETE FROM member_facts WHERE id IN (SELECT value FROM json_each(:ids)) AND created_at < :cutoff`,
+  },
+  {
+    key: 'knowledge',
+    days: 'messageDays',
+    select: `SELECT id FROM knowledge_documents WHERE source_kind = 'message' AND created_at < :cutoff ORDER BY id LIMIT :batch`,
+    act: `DELETE FROM knowledge_documents WHERE id IN (SELECT value FROM json_each(:ids)) AND created_at < :cutoff`,
   },
   {
     key: 'runs',
@@ -119,7 +130,7 @@ export async function sweepExpired(
     targetLockMs = adaptive.targetLockMs,
     pause = () => new Promise<void>((resolve) => setImmediate(resolve)),
   } = options;
-  const counts: SweepCounts = { messages: 0, runs: 0, images: 0, facts: 0 };
+  const counts: SweepCounts = { messages: 0, runs: 0, images: 0, facts: 0, knowledge: 0 };
   let longestLockMs = 0;
   let size = options.batch ?? adaptive.firstBatch;
   for (const kind of kinds) {
@@ -135,6 +146,6 @@ export async function sweepExpired(
     }
   }
   // A no-op on a file without auto_vacuum = INCREMENTAL.
-  if (counts.messages + counts.runs + counts.images + counts.facts > 0) db.pragma('incremental_vacuum');
+  if (Object.values(counts).some((count) => count > 0)) db.pragma('incremental_vacuum');
   return { counts, longestLockMs };
 }

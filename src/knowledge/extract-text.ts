@@ -1,12 +1,13 @@
 /**
  * A file's text for the server's knowledge, in sections under their headings: plain text,
- * Markdown (its # headings), HTML (html-to-text, its h1-h6 kept as headings), JSON, CSV and PDF
- * (unpdf, a build of Mozilla's pdf.js for servers; one section per page). What cannot be read is
+ * Markdown (its # headings), HTML (html-to-text, its h1-h6 kept as headings), JSON, CSV, PDF
+ * (unpdf, a build of Mozilla's pdf.js for servers; one section per page) and Word (.docx, mammoth). What cannot be read is
  * refused in a plain sentence for the moderator: its format, its size, a PDF with no text (scanned)
  * or behind a password, a file that is damaged.
  */
 import { decodeText } from '../web/decode-text.ts';
 import { csvSections, jsonSections } from './data-sections.ts';
+import { docxDocument } from './docx-document.ts';
 import { htmlDocument } from './html-document.ts';
 import { markdownSections } from './markdown-sections.ts';
 import { pdfDocument } from './pdf-document.ts';
@@ -15,7 +16,7 @@ import type { ExtractedDocument, ExtractRefusal, KnowledgeSection } from './know
 
 export type { ExtractedDocument, ExtractRefusal, KnowledgeSection } from './knowledge-document.ts';
 
-type KnowledgeFormat = 'text' | 'markdown' | 'html' | 'json' | 'csv' | 'pdf';
+type KnowledgeFormat = 'text' | 'markdown' | 'html' | 'json' | 'csv' | 'pdf' | 'docx';
 
 export function isRefusal<T extends object>(x: T | ExtractRefusal): x is ExtractRefusal {
   return 'refused' in x;
@@ -32,6 +33,7 @@ const byExtension: Record<string, KnowledgeFormat> = {
   json: 'json',
   csv: 'csv',
   pdf: 'pdf',
+  docx: 'docx',
 };
 
 const byMediaType: Record<string, KnowledgeFormat> = {
@@ -43,10 +45,11 @@ const byMediaType: Record<string, KnowledgeFormat> = {
   'application/json': 'json',
   'text/csv': 'csv',
   'application/pdf': 'pdf',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
 };
 
 /** The formats read, for a refusal's sentence and the commands' help. */
-export const knowledgeFormats = 'text (.txt), Markdown (.md), HTML, JSON, CSV and PDF';
+export const knowledgeFormats = 'text (.txt), Markdown (.md), HTML, JSON, CSV, PDF and Word (.docx)';
 
 /** The format of a file: by its name's extension, else by its Content-Type; null when neither is one read here. */
 function formatOf(name: string, contentType: string | null): KnowledgeFormat | null {
@@ -88,6 +91,7 @@ async function extractFormat(
   name: string,
 ): Promise<Extracted | ExtractRefusal> {
   if (format === 'pdf') return pdfDocument(bytes, name);
+  if (format === 'docx') return docxDocument(bytes, name);
   if (bytes.subarray(0, 4096).includes(0) && !hasUtf16Mark(bytes))
     return { refused: 'unreadable', message: `${name} is not text, though its name says it is.` };
   const text = decodeText(bytes, null);

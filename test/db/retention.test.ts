@@ -62,7 +62,7 @@ describe('retention sweeps', () => {
       { messageDays: 30, stepLogDays: 30, imageDays: 7 },
       { now, batch: 100, pause: async () => void pauses++ },
     );
-    expect(counts).toEqual({ images: 1, messages: 20_000, runs: 1, facts: 0 });
+    expect(counts).toEqual({ images: 1, messages: 20_000, runs: 1, facts: 0, knowledge: 0 });
     // One pause after each batch that changed rows: 1 of images, 200 of messages, 1 of runs.
     expect(pauses).toBe(202);
     const contents = store.db.prepare('SELECT role, content FROM messages ORDER BY id').all();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { extractText, isRefusal, knowledgeFormats } from '../../src/knowledge/extract-text.ts';
+import { docxFile } from '../support/docx-file.ts';
 import { pdfFile } from '../support/pdf-file.ts';
 
 const read = (text: string | Buffer, name: string, contentType: string | null = null, maxBytes = 1_000_000) =>
@@ -87,6 +88,31 @@ describe('extractText', () => {
     expect(scanned).toMatchObject({ refused: 'no-text', message: expect.stringContaining('scanned') });
     expect(locked).toMatchObject({ refused: 'password', message: expect.stringContaining('password') });
     expect(damaged).toMatchObject({ refused: 'unreadable', message: expect.stringContaining('broken.pdf') });
+  });
+
+  it('reads a Word document, its Heading styles kept as headings', async () => {
+    const docx = docxFile([
+      { style: 'Heading1', text: 'Handbook' },
+      { text: 'Welcome & hello.' },
+      { style: 'Heading2', text: 'Leave' },
+      { text: 'Ask two weeks ahead.' },
+    ]);
+    expect(await read(docx, 'handbook.docx')).toEqual({
+      title: 'Handbook',
+      sections: [
+        { heading: 'Handbook', text: 'Welcome & hello.' },
+        { heading: 'Handbook › Leave', text: 'Ask two weeks ahead.' },
+      ],
+    });
+  });
+
+  it('refuses a Word document behind a password (an OLE compound file) and a damaged one', async () => {
+    const encrypted = Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(504)]);
+    expect(await read(encrypted, 'secret.docx')).toMatchObject({ refused: 'password' });
+    expect(await read('PK not really a zip', 'broken.docx')).toMatchObject({
+      refused: 'unreadable',
+      message: expect.stringContaining('broken.docx'),
+    });
   });
 
   it('refuses a format it does not read, a file over the size limit, a binary named .txt, and an empty file', async () => {

@@ -5,10 +5,22 @@
  * hashed bags of words (each word, lower-cased and with a plural "s" cut, adds 1 to one of `dimensions`
  * coordinates; then scaled to length 1): texts sharing words point the same way, so a search by
  * vectors finds what shares the question's words, whatever their order. That measures the
- * plumbing (batching, storage, distance, fusion), not what a real model understands. It records
- * every request; `down` answers 500; a model outside `models` gets the 404 OpenAI gives.
+ * plumbing (batching, storage, distance, fusion), not what a real model understands. Each request
+ * and each reply is checked against OpenAI's spec (specs/openai-embeddings.schema.json:
+ * CreateEmbeddingRequest, CreateEmbeddingResponse); a breach is a failure `close()` throws. It
+ * records every request; `down` answers 500; a model outside `models` gets the 404 OpenAI gives.
  */
+import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { type ModelServer, sendJson, startModelServer } from './fake-model/server.ts';
+
+const schema = JSON.parse(
+  readFileSync(new URL('./specs/openai-embeddings.schema.json', import.meta.url), 'utf8'),
+) as Record<string, unknown>;
+const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+ajv.addSchema(schema, 'embeddings');
+const validRequest = ajv.compile({ $ref: 'embeddings#/$defs/CreateEmbeddingRequest' });
+const validResponse = ajv.compile({ $ref: 'embeddings#/$defs/CreateEmbeddingResponse' });
 
 export interface EmbeddingsRequest {
   model: string;
@@ -63,6 +75,8 @@ export async function startFakeEmbeddingsServer(options: FakeEmbeddingsOptions =
     if (request.method !== 'POST' || request.url !== '/v1/embeddings')
       return sendJson(response, 404, { error: { message: `no route ${request.method} ${request.url}` } });
     const asked = body as EmbeddingsRequest;
+    if (!validRequest(body))
+      server.failures.push(`embeddings request breaks the spec: ${ajv.errorsText(validRequest.errors)}`);
     fake.requests.push(asked);
     if (fake.down)
       return sendJson(response, 500, { error: { message: 'the server is down' } }, { 'x-should-retry': 'false' });
@@ -75,12 +89,15 @@ export async function startFakeEmbeddingsServer(options: FakeEmbeddingsOptions =
         },
       });
     const inputs = typeof asked.input === 'string' ? [asked.input] : asked.input;
-    sendJson(response, 200, {
+    const reply = {
       object: 'list',
       model: asked.model,
       data: inputs.map((text, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(text, dimensions) })),
       usage: { prompt_tokens: 0, total_tokens: 0 },
-    });
+    };
+    if (!validResponse(reply))
+      server.failures.push(`the fake's embeddings reply breaks the spec: ${ajv.errorsText(validResponse.errors)}`);
+    sendJson(response, 200, reply);
   });
   fake.baseURL = server.baseURL;
   return fake;
