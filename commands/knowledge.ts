@@ -41,7 +41,7 @@ const subcommands: APIApplicationCommandSubcommandOption[] = [
       {
         type: ApplicationCommandOptionType.Attachment,
         name: 'file',
-        description: 'Text, Markdown, HTML, JSON, CSV or PDF.',
+        description: 'Text, Markdown, HTML, JSON, CSV, PDF or Word (.docx).',
       },
       {
         type: ApplicationCommandOptionType.String,

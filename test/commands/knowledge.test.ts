@@ -108,7 +108,7 @@ describe('/knowledge through the bot', () => {
       file: { filename: 'tool.exe', contentType: 'application/octet-stream', body: 'MZ' },
     });
     expect(format.reply.content).toBe(
-      'I did not add tool.exe: tool.exe is not a format the knowledge reads: text (.txt), Markdown (.md), HTML, JSON, CSV and PDF.',
+      'I did not add tool.exe: tool.exe is not a format the knowledge reads: text (.txt), Markdown (.md), HTML, JSON, CSV, PDF and Word (.docx).',
     );
     // 8 bytes a character of the cap (8,000): a 9,000-byte file is refused before it is read.
     const big = await knowledge('add', {
