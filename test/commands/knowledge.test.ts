@@ -143,6 +143,19 @@ describe('/knowledge through the bot', () => {
     );
   });
 
+  it('a server whose knowledge is full refuses a document, saying so; one file or one URL, never both', async () => {
+    world = await start({ knowledge: { maxDocumentCharacters: 1_000, maxServerCharacters: 1_500 } });
+    const text = (filename: string) => ({ filename, contentType: 'text/plain', body: 'word '.repeat(160) });
+    expect((await knowledge('add', { file: text('a.txt') })).reply.content).toMatch(/^Added \*\*a\.txt\*\*/);
+    expect((await knowledge('add', { file: text('b.txt') })).reply.content).toBe(
+      "I did not add **b.txt**: the server's knowledge holds 799 characters; with this document's 799 it would pass its limit of 1,500. Remove documents first.",
+    );
+    expect((await knowledge('add', { file: text('c.txt'), url: 'https://example.org/' })).reply.content).toBe(
+      'Give one `file:` or one `url:`.',
+    );
+    expect(world.knowledge.list(world.discord.guildId).map((document) => document.source.title)).toEqual(['a.txt']);
+  });
+
   it('a member who does not moderate there is refused, for the server and for a channel, and nothing is added', async () => {
     world = await start({ knowledge: {} });
     const { discord } = world;
