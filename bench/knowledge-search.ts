@@ -13,9 +13,8 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../db/open-database.ts';
-import type { EmbeddingsClient } from '../src/knowledge/embeddings-client.ts';
 import { KnowledgeBase } from '../src/knowledge/knowledge-base.ts';
-import { fakeEmbedding } from '../test/support/fake-embeddings-server.ts';
+import { inProcessEmbeddings } from '../test/support/fake-embeddings-server.ts';
 import { sized } from './smoke.ts';
 import { quantile } from './statistics.ts';
 
@@ -55,11 +54,7 @@ function word(): string {
 const words = (count: number) => Array.from({ length: count }, word).join(' ');
 
 /** The fake server's vectors, made in the process: 50,000 of them over HTTP would time the fake. */
-const inProcess: EmbeddingsClient = {
-  model: 'hashed-384',
-  batchSize: 256,
-  embed: async (texts) => texts.map((text) => Float32Array.from(fakeEmbedding(text, 384))),
-};
+const inProcess = inProcessEmbeddings('hashed-384', 384);
 
 const db = openDatabase(join(mkdtempSync(join(tmpdir(), 'knowledge-bench-')), 'bot.sqlite'));
 const options = { maxDocumentCharacters: 100_000_000, maxServerCharacters: 1_000_000_000 };

@@ -6,6 +6,7 @@
  * or behind a password, a file that is damaged.
  */
 import { decodeText } from '../web/decode-text.ts';
+import { parseContentType } from '../web/readable-text.ts';
 import { csvSections, jsonSections } from './data-sections.ts';
 import { docxDocument } from './docx-document.ts';
 import { htmlDocument } from './html-document.ts';
@@ -74,7 +75,12 @@ export async function extractText(input: {
       refused: 'size',
       message: `${input.name} is ${megabytes(input.bytes.byteLength)}: the most a document may be is ${megabytes(input.maxBytes)}.`,
     };
-  const extracted = await extractFormat(format, input.bytes, input.name);
+  const extracted = await extractFormat(
+    format,
+    input.bytes,
+    input.name,
+    parseContentType(input.contentType ?? undefined).charset,
+  );
   if (isRefusal(extracted)) return extracted;
   const sections = extracted.sections
     .map((section) => ({ heading: section.heading, text: section.text.trim() }))
@@ -89,12 +95,14 @@ async function extractFormat(
   format: KnowledgeFormat,
   bytes: Uint8Array,
   name: string,
+  charset: string | null,
 ): Promise<Extracted | ExtractRefusal> {
   if (format === 'pdf') return pdfDocument(bytes, name);
   if (format === 'docx') return docxDocument(bytes, name);
   if (bytes.subarray(0, 4096).includes(0) && !hasUtf16Mark(bytes))
     return { refused: 'unreadable', message: `${name} is not text, though its name says it is.` };
-  const text = decodeText(bytes, null);
+  // A byte-order mark first, then the Content-Type's charset, else UTF-8 (src/web/decode-text.ts).
+  const text = decodeText(bytes, charset);
   switch (format) {
     case 'markdown':
       return markdownSections(text);

@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import type { Config } from './config-shape.ts';
 import { readSettingFile, readSettingFiles } from './setting-files.ts';
 import * as webSearch from './web-search-settings.ts';
-import { knowledgeKeyNames } from './knowledge-settings.ts';
+import { knowledgeKeyNames, knowledgeProblems } from './knowledge-settings.ts';
 import { contentCheckProblems } from './content-check-config.ts';
 import { configFrom, modelOfSettings, sharedModelOptions, standIn } from './config-from-settings.ts';
 import { defaultBaseURL, settingsSchema } from './settings-schema.ts';
@@ -51,7 +51,7 @@ function crossProblems(merged: Environment, purpose: ConfigPurpose): string[] {
   if (present('SYSTEM_PROMPT') && present('SYSTEM_PROMPT_FILE')) {
     problems.push('SYSTEM_PROMPT_FILE cannot be set together with SYSTEM_PROMPT: keep one');
   }
-  return [...problems, ...webSearch.webSearchProblems(merged)];
+  return [...problems, ...webSearch.webSearchProblems(merged), ...knowledgeProblems(merged)];
 }
 
 /** What a command needs beyond the common settings: the bot needs its Discord token; `commands` (deploy-commands) that alone, no model key. */

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { EmbeddingsSettings } from '../knowledge/embeddings-client.ts';
-import { optionalHttpUrl, optionalText, whole } from './setting-fields.ts';
+import { blankToUndefined, type Environment, optionalHttpUrl, optionalText, whole } from './setting-fields.ts';
 
 /** The settings' fields, spread into the schema of settings-schema.ts. */
 export const knowledgeFields = {
@@ -51,6 +51,18 @@ export function knowledgeFrom(
     maxDocumentCharacters: values.KNOWLEDGE_MAX_DOCUMENT_CHARACTERS,
     maxServerCharacters: values.KNOWLEDGE_MAX_SERVER_CHARACTERS,
   };
+}
+
+/** The embedding server named without a model: nothing would use it, which the operator did not mean. */
+export function knowledgeProblems(merged: Environment): string[] {
+  const named = ['EMBEDDING_BASE_URL', 'EMBEDDING_API_KEY'].filter(
+    (name) => blankToUndefined(merged[name]) !== undefined,
+  );
+  return named.length > 0 && blankToUndefined(merged.EMBEDDING_MODEL) === undefined
+    ? [
+        `${named.join(' and ')} ${named.length > 1 ? 'need' : 'needs'} EMBEDDING_MODEL: name the embedding model, or unset them`,
+      ]
+    : [];
 }
 
 /** The settings that hold a key: never echoed in a problem, masked in every log line. */

@@ -41,6 +41,13 @@ describe('extractText', () => {
     });
   });
 
+  it('decodes text in the charset its Content-Type names', async () => {
+    const latin1 = Buffer.from('Café crème', 'latin1');
+    expect(await read(latin1, 'menu.txt', 'text/plain; charset=ISO-8859-1')).toMatchObject({
+      sections: [{ heading: null, text: 'Café crème' }],
+    });
+  });
+
   it('tells the format by Content-Type when the name has no known extension', async () => {
     const document = await read('<h1>Hi</h1><p>there</p>', 'page', 'text/html; charset=utf-8');
     expect(document).toMatchObject({ sections: [{ heading: 'Hi', text: 'there' }] });

@@ -1,15 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { copyServer, deleteServer, planMove } from '../../db/move-server.ts';
-import type { EmbeddingsClient } from '../../src/knowledge/embeddings-client.ts';
-import { fakeEmbedding } from '../support/fake-embeddings-server.ts';
+import { inProcessEmbeddings } from '../support/fake-embeddings-server.ts';
 import { documentOf, fileAdd, knowledgeWorld } from '../support/knowledge-world.ts';
 
-/** The fake server's vectors, made in the process. */
-const inProcess: EmbeddingsClient = {
-  model: 'fake-embed-1',
-  batchSize: 8,
-  embed: async (texts) => texts.map((text) => Float32Array.from(fakeEmbedding(text, 64))),
-};
+const inProcess = inProcessEmbeddings();
 
 describe("npm run move-server and the server's knowledge", () => {
   it('moves a server’s documents, chunks and vectors, with their ids given anew where the target has others', async () => {

@@ -440,6 +440,19 @@ describe('settings', () => {
     expect(noKey.knowledge.embeddings?.apiKey).toBeNull();
   });
 
+  it('refuses an embedding server named without EMBEDDING_MODEL, never echoing the key', () => {
+    const result = parseConfig(
+      { OPENAI_API_KEY: 'sk-chat-1', EMBEDDING_BASE_URL: 'http://127.0.0.1:11434/v1', EMBEDDING_API_KEY: 'sk-embed-9' },
+      null,
+    );
+    expect(result).toEqual({
+      ok: false,
+      problems: [
+        'EMBEDDING_BASE_URL and EMBEDDING_API_KEY need EMBEDDING_MODEL: name the embedding model, or unset them',
+      ],
+    });
+  });
+
   it('is documented: the table of docs/settings.md and .env.example list exactly the settings that exist, and the OpenTelemetry variables', () => {
     // The OTEL_* variables are read by the OpenTelemetry SDK and src/telemetry/, not by the settings' schema.
     const variables = [...settingNames, ...openTelemetryVariables].sort();

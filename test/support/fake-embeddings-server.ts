@@ -12,6 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { EmbeddingsClient } from '../../src/knowledge/embeddings-client.ts';
 import { type ModelServer, sendJson, startModelServer } from './fake-model/server.ts';
 
 const schema = JSON.parse(
@@ -101,4 +102,16 @@ export async function startFakeEmbeddingsServer(options: FakeEmbeddingsOptions =
   });
   fake.baseURL = server.baseURL;
   return fake;
+}
+
+/**
+ * The fake server's vectors made in the process, as an EmbeddingsClient: for tests about what is
+ * stored and found rather than what is sent, and for benches that time the database, not HTTP.
+ */
+export function inProcessEmbeddings(model = 'fake-embed-1', dimensions = 64): EmbeddingsClient {
+  return {
+    model,
+    batchSize: 32,
+    embed: async (texts) => texts.map((text) => Float32Array.from(fakeEmbedding(text, dimensions))),
+  };
 }
