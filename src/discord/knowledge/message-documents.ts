@@ -10,7 +10,7 @@ import type { ExtractedDocument, KnowledgeSection } from '../../knowledge/extrac
 import { extractText, isRefusal } from '../../knowledge/extract-text.ts';
 import type { KnowledgeSource } from '../../knowledge/knowledge-base.ts';
 import { truncateLine } from '../../text/truncate.ts';
-import { embedsText } from '../inbound/forwarded-message.ts';
+import { embedsText, forwardsOf } from '../inbound/forwarded-message.ts';
 import { looksLikeImage } from '../inbound/incoming-images.ts';
 import { type KnowledgeIntake, readAttachment } from './knowledge-intake.ts';
 
@@ -29,16 +29,39 @@ export function messageSource(message: Message<true>): KnowledgeSource {
   };
 }
 
-/** The message's text and its attachments' as one document, and the attachments refused (each a sentence). */
+/** What a message brings, or a message it forwards (its snapshot): text, embeds, files. */
+type MessagePart = Pick<Message, 'content' | 'attachments' | 'embeds'>;
+
+/**
+ * The message's text and its attachments' as one document (with what it forwards, if it is a
+ * forward: its own text is empty), and what was left out (each a sentence).
+ */
 export async function messageDocument(
   message: Message<true>,
   intake: KnowledgeIntake,
 ): Promise<{ document: ExtractedDocument; refusals: string[] }> {
-  const text = [cleanContent(message.content, message.channel), embedsText(message.embeds)]
-    .filter(Boolean)
-    .join('\n\n');
+  const parts: MessagePart[] = [message, ...forwardsOf(message).map(({ snapshot }) => snapshot)];
   const sections: KnowledgeSection[] = [];
   const refusals: string[] = [];
+  for (const part of parts) {
+    const read = await partSections(part, message, intake);
+    sections.push(...read.sections);
+    refusals.push(...read.refusals);
+  }
+  return { document: { title: messageSource(message).title, sections }, refusals };
+}
+
+/** One part's text (its headings kept, as Markdown) and its files' sections, each under the file's name. */
+async function partSections(
+  part: MessagePart,
+  message: Message<true>,
+  intake: KnowledgeIntake,
+): Promise<{ sections: KnowledgeSection[]; refusals: string[] }> {
+  const sections: KnowledgeSection[] = [];
+  const refusals: string[] = [];
+  const text = [cleanContent(part.content ?? '', message.channel), embedsText(part.embeds ?? [])]
+    .filter(Boolean)
+    .join('\n\n');
   if (text.trim()) {
     const bytes = new TextEncoder().encode(text);
     const read = await extractText({
@@ -50,7 +73,7 @@ export async function messageDocument(
     if (isRefusal(read)) refusals.push(read.message);
     else sections.push(...read.sections);
   }
-  for (const file of message.attachments.values()) {
+  for (const file of part.attachments.values()) {
     // An image holds no text to search: said, not fetched.
     if (looksLikeImage(file)) {
       refusals.push(`${truncateLine(file.name, 100)} is an image: I take no text from images.`);
@@ -61,7 +84,7 @@ export async function messageDocument(
     // Each of the file's parts under its name, so that a passage says where it came from.
     else sections.push(...read.document.sections.map((section) => underFile(file.name, section)));
   }
-  return { document: { title: messageSource(message).title, sections }, refusals };
+  return { sections, refusals };
 }
 
 function underFile(name: string, section: KnowledgeSection): KnowledgeSection {

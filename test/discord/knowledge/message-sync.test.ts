@@ -108,3 +108,26 @@ describe('a deleted channel', () => {
     expect(world.knowledge.list(discord.guildId).map((document) => document.source.title)).toEqual(['server.txt']);
   });
 });
+
+describe('a forward', () => {
+  it('"Add to knowledge" on a forward adds what it forwards, text and file', async () => {
+    world = await start({ knowledge: {} });
+    const { discord } = world;
+    const general = discord.channels.general;
+    const original = await discord.userSays({
+      channelId: discord.channels.random,
+      author: 'bob',
+      content: 'The bakery closes at six.',
+      attachments: [{ filename: 'prices.csv', contentType: 'text/csv', body: 'bread,2\ncake,5\n' }],
+    });
+    const forward = await discord.userSays({
+      channelId: general,
+      author: 'ada',
+      content: '',
+      forwardOf: { channelId: discord.channels.random, messageId: original.id },
+    });
+    expect(await addToKnowledge(forward.id)).toMatch(/^Added \*\*Message by Ada in #general\*\*/);
+    expect((await knowledge('search', { query: 'bakery' })).reply.content).toContain('The bakery closes at six.');
+    expect((await knowledge('search', { query: 'cake' })).reply.content).toContain('prices.csv');
+  });
+});
