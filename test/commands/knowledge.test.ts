@@ -156,6 +156,19 @@ describe('/knowledge through the bot', () => {
     expect(world.knowledge.list(world.discord.guildId).map((document) => document.source.title)).toEqual(['a.txt']);
   });
 
+  it('a file Discord will not take back (past its 10 MiB upload limit) is added all the same, its post saying so', async () => {
+    world = await start({ knowledge: {} });
+    const { discord } = world;
+    // 11 MiB, nearly all of it trailing blanks: past Discord's upload limit, within the knowledge's caps.
+    const body = `# Big\n\nSmall words in a big file.\n${' '.repeat(11 * 1024 * 1024)}`;
+    const { reply } = await knowledge('add', { file: { filename: 'big.md', contentType: 'text/markdown', body } });
+    expect(reply.content).toMatch(/^Added \*\*Big\*\* in the knowledge of the whole server/);
+    const posted = discord.botMessages(discord.channels.general).find((message) => message.content.startsWith('📚'))!;
+    expect(posted.content).toContain('(Too large to post here again.)');
+    expect(posted.attachments).toEqual([]);
+    expect(world.knowledge.list(discord.guildId)[0]?.source.link).toBe(linkOf(posted.id));
+  });
+
   it('a member who does not moderate there is refused, for the server and for a channel, and nothing is added', async () => {
     world = await start({ knowledge: {} });
     const { discord } = world;

@@ -26,6 +26,7 @@ export const notAuthor = () =>
   new DiscordHttpError(403, { message: 'Cannot edit a message authored by another user', code: 50005 });
 export const wrongChannelType = () =>
   new DiscordHttpError(400, { message: 'Cannot execute action on this channel type', code: 50024 });
+export const entityTooLarge = () => new DiscordHttpError(413, { message: 'Request entity too large', code: 40005 });
 export const threadLocked = () => new DiscordHttpError(400, { message: 'Thread is locked', code: 160005 });
 export const unknownInteraction = () => new DiscordHttpError(404, { message: 'Unknown interaction', code: 10062 });
 export const alreadyAcknowledged = () =>

@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { mentionPolicyProblems, specProblems } from '../discord-conformance.ts';
 import type { Faults } from './faults.ts';
-import { DiscordHttpError, invalidFormBody, notFound, unauthorized } from './http-errors.ts';
+import { DiscordHttpError, entityTooLarge, invalidFormBody, notFound, unauthorized } from './http-errors.ts';
 import type { UploadedFile } from './messages.ts';
 import { matchRoute, type Route } from './routes.ts';
 import type { RecordedRequest } from './types.ts';
@@ -61,6 +61,9 @@ export function restHandler(options: RestOptions): (request: IncomingMessage, re
         throw error;
       });
       record.body = body;
+      // Discord's upload limit, for a server without boosts: 10 MiB a request, else 413 with code 40005
+      // (https://discord.com/developers/docs/reference#uploading-files).
+      if (files.reduce((sum, file) => sum + file.body.length, 0) > uploadLimitBytes) throw entityTooLarge();
       const latency = options.latencyMs();
       if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
 
@@ -109,6 +112,8 @@ export function restHandler(options: RestOptions): (request: IncomingMessage, re
     });
   };
 }
+
+const uploadLimitBytes = 10 * 1024 * 1024;
 
 /** Spec problems fail the request as Discord would (400 Invalid Form Body); policy problems do not. */
 function checkBody(
