@@ -19,7 +19,9 @@ import { embedsText } from '../src/discord/inbound/forwarded-message.ts';
 import { discordLink } from '../src/moderator-log/run-card.ts';
 import { truncate } from '../src/text/truncate.ts';
 import { startConversation } from './ask.ts';
-import { guildOnly, privately } from './shared.ts';
+import { guildOnly, personalCommand, privately } from './shared.ts';
+import { userInstallServerId } from '../db/conversations.ts';
+import { answerThroughInteraction } from '../src/discord/user-install/interaction-run.ts';
 
 const name = 'Ask about this message';
 const questionLimit = 1000;
@@ -29,7 +31,7 @@ const defaultQuestion = 'What does this message say, and what should I know abou
 export const askAboutMessage = defineCommand({
   name,
   moderatorOnly: false,
-  data: () => ({ name, type: ApplicationCommandType.Message, ...guildOnly }),
+  data: (setup) => ({ name, type: ApplicationCommandType.Message, ...personalCommand(setup, guildOnly) }),
   async execute(interaction, context) {
     if (!interaction.isMessageContextMenuCommand()) return;
     const channel = interaction.channel;
@@ -59,6 +61,25 @@ export const askAboutMessage = defineCommand({
       ],
     } as never);
   },
+  /**
+   * Where no server added the bot (user install): the message comes with the interaction (Discord's
+   * `resolved` data), since the bot can read nothing there; no form (its answer could not fetch the
+   * message again), the default question, and the answer in this command's reply.
+   */
+  async userInstalled(interaction, context) {
+    if (!interaction.isMessageContextMenuCommand()) return;
+    const limited = context.limits.check(interaction.user.id, userInstallServerId);
+    if (!limited.ok) return privately(interaction, limited.message);
+    await interaction.deferReply();
+    const about = interaction.targetMessage;
+    const link = interaction.guildId
+      ? discordLink(interaction.guildId, interaction.channelId, about.id)
+      : discordLink('@me', interaction.channelId, about.id);
+    await answerThroughInteraction(context, interaction, {
+      prompt: `${defaultQuestion}\n\n${describeMessage(about, link)}`,
+      askerName: interaction.user.displayName,
+    });
+  },
   async modalSubmit(interaction, context) {
     const messageId = interaction.customId.split(':')[1] ?? '';
     const channel = interaction.channel;
@@ -82,7 +103,8 @@ export const askAboutMessage = defineCommand({
 function describeMessage(message: Message, link: string): string {
   const author = message.member?.displayName ?? message.author.displayName;
   const files = [...message.attachments.values()].map((file) => `[attachment ${file.name}]`);
-  const text = cleanContent(message.content, message.channel);
+  // A channel the bot is not in is not known to the client: its mentions stay as Discord wrote them.
+  const text = message.channel ? cleanContent(message.content, message.channel) : message.content;
   const parts = [text, embedsText(message.embeds), ...files].filter(Boolean);
   return truncate(`[The message asked about, by ${author} (${link})]\n${parts.join('\n')}`, 6_000);
 }

@@ -118,6 +118,7 @@ function commandSetup(services: BotServices): CommandSetup {
     moderatorRoleIds: services.discord.moderatorRoleIds,
     modelListings: services.models.entries,
     allowDms: services.discord.allowDms,
+    userInstall: services.discord.userInstall ?? false,
   };
 }
 

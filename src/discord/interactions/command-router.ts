@@ -1,6 +1,8 @@
 import {
   type ChatInputCommandInteraction,
   type Interaction,
+  InteractionContextType,
+  type MessageContextMenuCommandInteraction,
   type MessageComponentInteraction,
   MessageFlags,
   type ModalSubmitInteraction,
@@ -40,13 +42,25 @@ export function commandRouter(commands: readonly CommandDefinition[], context: C
     if (!interaction.isChatInputCommand() && !interaction.isMessageContextMenuCommand()) return;
     if (!interaction.inCachedGuild()) {
       const command = byName.get(interaction.commandName);
-      if (interaction.isChatInputCommand() && interaction.guildId === null && command?.inDirectMessage)
+      const userInstalled =
+        context.discord.userInstall === true && isUserInstalledUse(interaction) && command?.userInstalled
+          ? command
+          : null;
+      // The bot's own DM (not a group DM or a DM between people, where a user install is used).
+      const directMessage =
+        interaction.isChatInputCommand() &&
+        interaction.guildId === null &&
+        interaction.context !== InteractionContextType.PrivateChannel &&
+        command?.inDirectMessage;
+      if (directMessage && (context.discord.allowDms || !userInstalled))
         return runInDirectMessage(interaction, command, context);
+      if (userInstalled) return runUserInstalled(interaction, userInstalled, context);
       if (interaction.isRepliable())
         await interaction.reply({
-          content: context.discord.allowDms
-            ? 'This command works in servers only.'
-            : 'My commands work in servers only.',
+          content:
+            context.discord.allowDms || context.discord.userInstall
+              ? 'This command works in servers only.'
+              : 'My commands work in servers only.',
           flags: MessageFlags.Ephemeral,
         });
       return;
@@ -100,6 +114,37 @@ async function routeSubmitted(
       await answer(`Something went wrong with that ${what}. The operator can find the cause in the logs.`).catch(
         () => undefined,
       );
+  }
+}
+
+/**
+ * Whether the person's own install of the app authorised the interaction (`authorizing_integration_owners`
+ * holds "1", USER_INSTALL, with their id) where the bot is not in the server: then the bot may only
+ * answer the interaction.
+ * https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-object-authorizing-integration-owners-object
+ */
+function isUserInstalledUse(interaction: Interaction): boolean {
+  return interaction.authorizingIntegrationOwners.userId !== null && !interaction.inCachedGuild();
+}
+
+/**
+ * A command used through a user install where the bot is not in the place (USER_INSTALL): by its
+ * `userInstalled`. No server, no member, no moderator there.
+ */
+async function runUserInstalled(
+  interaction: ChatInputCommandInteraction | MessageContextMenuCommandInteraction,
+  command: CommandDefinition,
+  context: CommandContext,
+): Promise<void> {
+  try {
+    await command.userInstalled!(interaction, context);
+  } catch (error) {
+    context.logger.error({ err: error, command: command.name, cause: describeDiscordError(error) }, 'a command failed');
+    const notice = 'Something went wrong with that command. The operator can find the cause in the logs.';
+    await (interaction.replied || interaction.deferred
+      ? interaction.editReply(notice)
+      : interaction.reply({ content: notice, flags: MessageFlags.Ephemeral })
+    ).catch((reportError: unknown) => context.logger.warn({ err: reportError }, 'could not report a failed command'));
   }
 }
 

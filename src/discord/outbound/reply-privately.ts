@@ -1,6 +1,7 @@
 import {
   type ChatInputCommandInteraction,
   type MessageComponentInteraction,
+  type MessageContextMenuCommandInteraction,
   MessageFlags,
   type ModalSubmitInteraction,
 } from 'discord.js';
@@ -17,6 +18,7 @@ export async function replyPrivately(
   interaction:
     | CommandInteraction
     | ChatInputCommandInteraction
+    | MessageContextMenuCommandInteraction
     | MessageComponentInteraction<'cached'>
     | ModalSubmitInteraction<'cached'>,
   content: string,
