@@ -12,3 +12,13 @@ export interface WaitForOptions {
   /** Says what was awaited, in the timeout error. */
   what?: string;
 }
+
+/**
+ * A place the bot is not in, where a person uses the app installed to their own account
+ * (user-installs.ts): a channel of a server that did not add the bot, or a group DM (no server).
+ */
+export interface AbsentPlace {
+  channelId: string;
+  guildId: string | null;
+  name: string;
+}
