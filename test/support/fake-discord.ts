@@ -186,7 +186,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     dmChannelOf: (author) => directMessageChannel(world, world.author(author)).id,
     addStranger: (input) => addStranger(world, input).id,
     addAbsentPlace: (kind) => addAbsentPlace(world, kind),
-    userSaysInAbsentPlace: (place, author, content) => messageInAbsentPlace(world, place, world.author(author), content),
+    userSaysInAbsentPlace: (place, author, content) =>
+      messageInAbsentPlace(world, place, world.author(author), content),
     async userEdits(channelId, messageId, content) {
       const message = world.requireMessage(channelId, messageId);
       message.content = content;

@@ -51,7 +51,7 @@ export function commandRouter(commands: readonly CommandDefinition[], context: C
         interaction.isChatInputCommand() &&
         interaction.guildId === null &&
         interaction.context !== InteractionContextType.PrivateChannel &&
-        command?.inDirectMessage;
+        command?.inDirectMessage !== undefined;
       if (directMessage && (context.discord.allowDms || !userInstalled))
         return runInDirectMessage(interaction, command, context);
       if (userInstalled) return runUserInstalled(interaction, userInstalled, context);
@@ -141,9 +141,10 @@ async function runUserInstalled(
   } catch (error) {
     context.logger.error({ err: error, command: command.name, cause: describeDiscordError(error) }, 'a command failed');
     const notice = 'Something went wrong with that command. The operator can find the cause in the logs.';
-    await (interaction.replied || interaction.deferred
-      ? interaction.editReply(notice)
-      : interaction.reply({ content: notice, flags: MessageFlags.Ephemeral })
+    await (
+      interaction.replied || interaction.deferred
+        ? interaction.editReply(notice)
+        : interaction.reply({ content: notice, flags: MessageFlags.Ephemeral })
     ).catch((reportError: unknown) => context.logger.warn({ err: reportError }, 'could not report a failed command'));
   }
 }

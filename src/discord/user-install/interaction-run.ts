@@ -192,7 +192,8 @@ async function runUnderDeadline(
     }
     const ran = await run(services, plan, card, turn?.client ?? choice.model, limit.signal);
     const { outcome } = ran;
-    if (outcome.kind === 'interrupted') services.lifecycle.interrupt(outcome.runId, 'the bot shut down before the run ended');
+    if (outcome.kind === 'interrupted')
+      services.lifecycle.interrupt(outcome.runId, 'the bot shut down before the run ended');
     if (outcome.kind === 'no-answer' && outcome.status === 'stopped' && limit.expired)
       return { ...ran, outcome: { ...outcome, userMessage: interactionTimeNotice } };
     return ran;

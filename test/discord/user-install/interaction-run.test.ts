@@ -132,7 +132,9 @@ describe('a user install where no server added the bot', () => {
     });
     const reply = await interaction.waitForReply();
     expect(reply.ephemeral).toBe(true);
-    expect(reply.content).toContain('My user-installed use (where no server added me) has used its 100 tokens for today.');
+    expect(reply.content).toContain(
+      'My user-installed use (where no server added me) has used its 100 tokens for today.',
+    );
     expect(world.model.requests).toHaveLength(0);
   });
 

@@ -20,7 +20,10 @@ const userInstallFollowUps = 5;
 
 /** Discord's answer to the sixth follow-up (https://discord.com/developers/docs/topics/opcodes-and-status-codes#json). */
 export const tooManyFollowUps = () =>
-  new DiscordHttpError(400, { message: 'This interaction has hit the maximum number of follow up messages', code: 40094 });
+  new DiscordHttpError(400, {
+    message: 'This interaction has hit the maximum number of follow up messages',
+    code: 40094,
+  });
 
 /** Adds a place the bot is not in: a server's channel (`server`), or a group DM. */
 export function addAbsentPlace(world: World, kind: 'server' | 'group-dm'): AbsentPlace {
