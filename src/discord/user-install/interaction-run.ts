@@ -183,7 +183,10 @@ async function runUnderDeadline(
     await services.gates.of(choice.modelName).waitForModel(conversation.key, (text) => card.tell(text), limit.signal);
     const turn = choice.model.turn ? await choice.model.turn(limit.signal).catch(() => null) : null;
     if (turn) release = () => turn.release();
-    if (services.shutdown.aborted) return null;
+    if (services.shutdown.aborted) {
+      await card.finish('I am restarting: please ask again in a moment.').catch(() => {});
+      return null;
+    }
     active.running();
     const verdict = services.limits.admitRun(requester.id, userInstallServerId);
     if (!verdict.ok) {
