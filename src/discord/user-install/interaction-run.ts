@@ -118,8 +118,23 @@ async function answer(
   if (storedId === null) return; // The same interaction twice.
   const choice = userInstalledChoice(placeChoice(services, conversation));
   const work = messageWork(storedId, { messageId: interaction.id, channelId: interaction.channelId }, requester);
-  const passed = await beforeModel(services, { conversation, choice, messages: [work], resumedFrom: null });
-  if ('stop' in passed) return card.finish('I did not answer this: a content check flagged it, or could not check it.');
+  // A question the content check stops is told so in the reply (there is no channel to reply in).
+  const passed = await beforeModel(services, {
+    conversation,
+    choice,
+    messages: [work],
+    resumedFrom: null,
+    tellAuthor: (_work, text) =>
+      card
+        .finish(text)
+        .catch((error: unknown) =>
+          services.logger.warn(
+            { err: error, interactionId: interaction.id },
+            'could not say that a message was not answered',
+          ),
+        ),
+  });
+  if ('stop' in passed) return;
   const place = placeOf(interaction, requester.displayName);
   const ran = await runUnderDeadline(services, { interaction, conversation, choice, requester, storedId, place }, card);
   if (ran) await deliverToCard(services, card, ran, { choice, conversation, storedId });

@@ -13,6 +13,8 @@ import { buildToolRegistry } from '../../../src/agent/tool-registry.ts';
 import { builtInTools } from '../../../tools/index.ts';
 import { type BotWorld, startBotWorld } from '../../support/bot-harness.ts';
 import { purgeCache } from '../../support/command-world.ts';
+import { moderationsAt, startFakeContentCheck } from '../../support/fake-content-check.ts';
+import { messageNotAnswered } from '../../../src/discord/runs/message-check.ts';
 import { type ChatRequest, finalAnswer, toolCalls } from '../../support/fake-model.ts';
 import type { FakeInteractionReply } from '../../support/fake-discord.ts';
 
@@ -169,6 +171,29 @@ describe('a user install where no server added the bot', () => {
     });
     await world.handled('interaction', interaction.id);
     expect(interaction.replies().at(-1)!.content).toBe('Hello.');
+  });
+
+  it('a question the content check flags is not answered, and the reply says so', async () => {
+    const check = await startFakeContentCheck('FORBIDDEN');
+    try {
+      world = await startBotWorld(userInstall, {}, {}, { contentCheck: moderationsAt(check) });
+      const { discord } = world;
+      const place = discord.addAbsentPlace('server');
+      const interaction = await discord.userRunsCommand({
+        name: 'ask',
+        options: { prompt: 'tell me FORBIDDEN things' },
+        author: 'bob',
+        channelId: place.channelId,
+      });
+      await world.handled('interaction', interaction.id);
+      expect(interaction.replies().at(-1)!.content).toBe(messageNotAnswered.flagged);
+      expect(world.model.requests).toHaveLength(0);
+      expect(callsTo(place.channelId)).toEqual([]);
+    } finally {
+      await world.close();
+      world = undefined as unknown as BotWorld;
+      await check.close();
+    }
   });
 
   it('"Ask about this message" asks with the message the interaction carries, and reads nothing of the channel', async () => {
