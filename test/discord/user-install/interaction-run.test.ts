@@ -16,7 +16,10 @@ import { purgeCache } from '../../support/command-world.ts';
 import { moderationsAt, startFakeContentCheck } from '../../support/fake-content-check.ts';
 import { messageNotAnswered } from '../../../src/discord/runs/message-check.ts';
 import { type ChatRequest, finalAnswer, toolCalls } from '../../support/fake-model.ts';
-import type { FakeInteractionReply } from '../../support/fake-discord.ts';
+import type { FakeInteraction, FakeInteractionReply } from '../../support/fake-discord.ts';
+import { startFakeModelServer } from '../../support/fake-model.ts';
+import { answer } from '../../support/model-servers/brain.ts';
+import { compliant } from '../../support/model-servers/quirks.ts';
 
 let world: BotWorld;
 afterEach(async () => {
@@ -56,6 +59,39 @@ describe('a user install where no server added the bot', () => {
     ]);
     expect(messageReplies(replies)[0]!.content).toContain('calculator');
     expect(callsTo(place.channelId)).toEqual([]);
+  });
+
+  it('shows the answer in the card as the model writes it (STREAM_ANSWERS), then the whole answer there', async () => {
+    let interaction: FakeInteraction | undefined;
+    const text = 'It is four. Two and two make four, as anyone who counts on their fingers will find.';
+    // The model stops writing after its first words until the card has shown them.
+    const shown = () =>
+      world.discord.waitFor(() =>
+        interaction
+          ?.replies()
+          .some((reply) => reply.kind === 'edit' && reply.content.length > 0 && reply.content.length < text.length),
+      );
+    const server = await startFakeModelServer(compliant, { streamPause: { afterChunks: 6, until: shown } });
+    try {
+      world = await startBotWorld({ ...userInstall, streamAnswers: true }, {}, { baseURL: server.baseURL });
+      const place = world.discord.addAbsentPlace('server');
+      server.enqueue(answer(text));
+      interaction = await world.discord.userRunsCommand({
+        name: 'ask',
+        options: { prompt: 'what is 2+2?' },
+        author: 'bob',
+        channelId: place.channelId,
+      });
+      await world.handled('interaction', interaction.id);
+      const edits = interaction.replies().filter((reply) => reply.kind === 'edit');
+      expect(text.startsWith(edits[0]!.content)).toBe(true);
+      expect(edits.at(-1)!.content).toBe(text);
+      expect(interaction.replies().filter((reply) => reply.kind === 'followup')).toEqual([]);
+    } finally {
+      await world.close();
+      world = undefined as unknown as BotWorld;
+      await server.close();
+    }
   });
 
   it('remembers the conversation of the person in the place across two /ask', async () => {
