@@ -21,7 +21,7 @@ import type { CommandDefinition, CommandSetup } from './interactions/command-con
 import { commandRouter } from './interactions/command-router.ts';
 import { registerCommands } from './interactions/command-sync.ts';
 import { toolSubcommands } from './interactions/tool-options.ts';
-import { inviteUrl } from './invite.ts';
+import { inviteUrl, userInstallUrl } from './invite.ts';
 import { type Scheduler, startScheduler } from './outbound/scheduler.ts';
 import { noPings } from './outbound/send.ts';
 
@@ -168,7 +168,12 @@ async function listen(
       logger,
     }).catch((error: unknown) => logger.error({ err: error }, 'could not register the slash commands'));
   logger.info(
-    { user: client.user.tag, guilds: client.guilds.cache.size, invite: inviteUrl(client.application.id) },
+    {
+      user: client.user.tag,
+      guilds: client.guilds.cache.size,
+      invite: inviteUrl(client.application.id),
+      ...(services.discord.userInstall ? { userInstall: userInstallUrl(client.application.id) } : {}),
+    },
     'connected to Discord',
   );
   // After the unfinished work is queued: a scheduled run's stored message is then queued once, by one or the other.
