@@ -111,6 +111,12 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
 function commandSetup(services: BotServices): CommandSetup {
   const toolCommands = toolSubcommands(services.tools, services.toolServers);
   for (const { tool, reason } of toolCommands.leftOut) services.logger.warn({ tool, reason }, 'tool left out of /tool');
+  // Discord reads where a command may be installed on global commands only (docs/user-install.md).
+  if (services.discord.userInstall && services.discord.commandGuildId !== null)
+    services.logger.warn(
+      { guildId: services.discord.commandGuildId },
+      'USER_INSTALL is on, but DISCORD_GUILD_ID registers the commands in one server: nobody can install them to their account',
+    );
   return {
     tools: services.tools,
     toolServers: services.toolServers,
