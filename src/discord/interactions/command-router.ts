@@ -139,14 +139,27 @@ async function runUserInstalled(
   try {
     await command.userInstalled!(interaction, context);
   } catch (error) {
-    context.logger.error({ err: error, command: command.name, cause: describeDiscordError(error) }, 'a command failed');
-    const notice = 'Something went wrong with that command. The operator can find the cause in the logs.';
-    await (
-      interaction.replied || interaction.deferred
-        ? interaction.editReply(notice)
-        : interaction.reply({ content: notice, flags: MessageFlags.Ephemeral })
-    ).catch((reportError: unknown) => context.logger.warn({ err: reportError }, 'could not report a failed command'));
+    await reportFailure(interaction, command, context, error);
   }
+}
+
+/**
+ * A command that failed outside a server of the bot's: logged, and the person told in its reply
+ * (the deferred one, or a private one).
+ */
+async function reportFailure(
+  interaction: ChatInputCommandInteraction | MessageContextMenuCommandInteraction,
+  command: CommandDefinition,
+  context: CommandContext,
+  error: unknown,
+): Promise<void> {
+  context.logger.error({ err: error, command: command.name, cause: describeDiscordError(error) }, 'a command failed');
+  const notice = 'Something went wrong with that command. The operator can find the cause in the logs.';
+  await (
+    interaction.replied || interaction.deferred
+      ? interaction.editReply(notice)
+      : interaction.reply({ content: notice, flags: MessageFlags.Ephemeral })
+  ).catch((reportError: unknown) => context.logger.warn({ err: reportError }, 'could not report a failed command'));
 }
 
 /**
@@ -158,15 +171,14 @@ async function runInDirectMessage(
   command: CommandDefinition,
   context: CommandContext,
 ): Promise<void> {
-  const tell = (content: string) => interaction.reply({ content, flags: MessageFlags.Ephemeral });
   try {
-    if (!context.discord.allowDms) return void (await tell('I take no direct messages here.'));
+    if (!context.discord.allowDms)
+      return void (await interaction.reply({
+        content: 'I take no direct messages here.',
+        flags: MessageFlags.Ephemeral,
+      }));
     await command.inDirectMessage!(interaction, context);
   } catch (error) {
-    context.logger.error({ err: error, command: command.name, cause: describeDiscordError(error) }, 'a command failed');
-    const notice = 'Something went wrong with that command. The operator can find the cause in the logs.';
-    await (interaction.replied || interaction.deferred ? interaction.editReply(notice) : tell(notice)).catch(
-      (reportError: unknown) => context.logger.warn({ err: reportError }, 'could not report a failed command'),
-    );
+    await reportFailure(interaction, command, context, error);
   }
 }
