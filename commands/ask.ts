@@ -26,7 +26,9 @@ export const ask = defineCommand({
   moderatorOnly: false,
   data: (setup) => ({
     name: 'ask',
-    description: 'Ask me: in a server of mine, a conversation in a new thread; elsewhere, my answer here.',
+    description: setup.userInstall
+      ? 'Ask me: in a server of mine, a conversation in a new thread; elsewhere, my answer here.'
+      : 'Start a conversation with me in a new thread.',
     options: [
       {
         type: ApplicationCommandOptionType.String,
