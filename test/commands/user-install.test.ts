@@ -66,5 +66,8 @@ describe('personal commands through a user install', () => {
     expect(forgot.replies().at(-1)!.content).toContain('Deleted for good');
     const left = world.store.db.prepare("SELECT count(*) AS n FROM messages WHERE content LIKE '%1234%'").get();
     expect(left).toEqual({ n: 0 });
+    // The conversation was named by the question's words: it keeps a neutral title.
+    const titles = world.store.db.prepare('SELECT title FROM conversations').pluck().all();
+    expect(titles.some((title) => String(title).includes('1234'))).toBe(false);
   });
 });
