@@ -2,7 +2,8 @@
  * "Ask about this message" (a message context menu, for everyone): a form asks the question
  * (optional), then a conversation thread starts in the message's channel, as `/ask` starts one,
  * with that message (its author, its link, its text, its attachments named) as the question's
- * context. Only where `/ask` works: a text or announcement channel the bot holds conversations in.
+ * context. Only where `/ask` works: a text or announcement channel the bot holds conversations in;
+ * or, with USER_INSTALL, anywhere through a person's own install, answered in the form's reply.
  */
 import {
   ApplicationCommandType,
@@ -39,44 +40,30 @@ export const askAboutMessage = defineCommand({
       return privately(interaction, 'Ask about a message of a text channel. In a thread of mine, reply to it instead.');
     if (!isAllowedPlace(context.discord, interaction.guildId, channel.id))
       return privately(interaction, 'I do not hold conversations in this channel.');
-    // https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-response-object-modal
-    await interaction.showModal({
-      custom_id: `${name}:${interaction.targetMessage.id}`,
-      title: 'Ask about this message',
-      components: [
-        {
-          type: ComponentType.ActionRow,
-          components: [
-            {
-              type: ComponentType.TextInput,
-              custom_id: 'question',
-              label: 'Your question (optional)',
-              style: TextInputStyle.Paragraph,
-              required: false,
-              max_length: questionLimit,
-              placeholder: defaultQuestion,
-            },
-          ],
-        },
-      ],
-    } as never);
+    await interaction.showModal(questionForm(interaction.targetMessage.id));
   },
   /**
    * Where no server added the bot (user install): the message comes with the interaction (Discord's
-   * `resolved` data), since the bot can read nothing there; no form (its answer could not fetch the
-   * message again), the default question, and the answer in this command's reply.
+   * `resolved` data) and is kept for the form (`askedAbout`), since the bot can fetch nothing there.
    */
   async userInstalled(interaction, context) {
     if (!interaction.isMessageContextMenuCommand()) return;
+    context.askedAbout.keep(interaction.user.id, interaction.targetMessage);
+    await interaction.showModal(questionForm(interaction.targetMessage.id));
+  },
+  /** The form, where no server added the bot: the answer in its reply, about the message kept. */
+  async userInstalledModalSubmit(interaction, context) {
+    const messageId = interaction.customId.split(':')[1] ?? '';
+    const about = context.askedAbout.take(interaction.user.id, messageId);
+    if (!about)
+      return privately(interaction, 'I no longer have that message: choose Ask about this message on it again.');
     const limited = context.limits.check(interaction.user.id, userInstallServerId);
     if (!limited.ok) return privately(interaction, limited.message);
+    const question = interaction.fields.getTextInputValue('question').trim() || defaultQuestion;
     await interaction.deferReply();
-    const about = interaction.targetMessage;
-    const link = interaction.guildId
-      ? discordLink(interaction.guildId, interaction.channelId, about.id)
-      : discordLink('@me', interaction.channelId, about.id);
+    const link = discordLink(interaction.guildId ?? '@me', about.channelId, about.id);
     await answerThroughInteraction(context, interaction, {
-      prompt: `${defaultQuestion}\n\n${describeMessage(about, link)}`,
+      prompt: `${question}\n\n${describeMessage(about, link)}`,
       askerName: interaction.user.displayName,
     });
   },
@@ -98,6 +85,31 @@ export const askAboutMessage = defineCommand({
     });
   },
 });
+
+/** The form that asks the question about a message (its id in the form's custom id). */
+function questionForm(messageId: string) {
+  // https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-response-object-modal
+  return {
+    custom_id: `${name}:${messageId}`,
+    title: 'Ask about this message',
+    components: [
+      {
+        type: ComponentType.ActionRow,
+        components: [
+          {
+            type: ComponentType.TextInput,
+            custom_id: 'question',
+            label: 'Your question (optional)',
+            style: TextInputStyle.Paragraph,
+            required: false,
+            max_length: questionLimit,
+            placeholder: defaultQuestion,
+          },
+        ],
+      },
+    ],
+  } as never;
+}
 
 /** The message as the question's context: who wrote it, its link, its text, embeds and attachments named. */
 function describeMessage(message: Message, link: string): string {

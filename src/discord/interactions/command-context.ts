@@ -54,6 +54,7 @@ export type CommandContext = CommandSetup &
     | 'shutdown'
     | 'gates'
     | 'interactionRuns'
+    | 'askedAbout'
     | 'operatorPrompt'
     | 'runSinks'
     | 'memberMemory'
@@ -81,6 +82,8 @@ export interface CommandDefinition {
     interaction: ChatInputCommandInteraction | MessageContextMenuCommandInteraction,
     context: CommandContext,
   ): Promise<void>;
+  /** Takes the form a command's `userInstalled` opened (its `custom_id` starts with the command's name and ":"). */
+  userInstalledModalSubmit?(interaction: ModalSubmitInteraction, context: CommandContext): Promise<void>;
   /** Suggests values for an option marked `autocomplete` as the person types. */
   autocomplete?(interaction: AutocompleteInteraction<'cached'>, context: CommandContext): Promise<void>;
   /** Takes what was written in a box the command opened (its `custom_id` starts with the command's name and ":"). */

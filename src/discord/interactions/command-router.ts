@@ -35,6 +35,13 @@ export function commandRouter(commands: readonly CommandDefinition[], context: C
     }
     if (interaction.isModalSubmit() || interaction.isMessageComponent()) {
       const command = byName.get(interaction.customId.split(':')[0] ?? '');
+      if (
+        interaction.isModalSubmit() &&
+        context.discord.userInstall === true &&
+        isUserInstalledUse(interaction) &&
+        command?.userInstalledModalSubmit
+      )
+        return runUserInstalled(interaction, command, context);
       if (!interaction.inCachedGuild() || !command) return;
       await routeSubmitted(interaction, command, context);
       return;
@@ -132,12 +139,13 @@ function isUserInstalledUse(interaction: Interaction): boolean {
  * `userInstalled`. No server, no member, no moderator there.
  */
 async function runUserInstalled(
-  interaction: ChatInputCommandInteraction | MessageContextMenuCommandInteraction,
+  interaction: ChatInputCommandInteraction | MessageContextMenuCommandInteraction | ModalSubmitInteraction,
   command: CommandDefinition,
   context: CommandContext,
 ): Promise<void> {
   try {
-    await command.userInstalled!(interaction, context);
+    if (interaction.isModalSubmit()) await command.userInstalledModalSubmit!(interaction, context);
+    else await command.userInstalled!(interaction, context);
   } catch (error) {
     await reportFailure(interaction, command, context, error);
   }
@@ -148,7 +156,7 @@ async function runUserInstalled(
  * (the deferred one, or a private one).
  */
 async function reportFailure(
-  interaction: ChatInputCommandInteraction | MessageContextMenuCommandInteraction,
+  interaction: ChatInputCommandInteraction | MessageContextMenuCommandInteraction | ModalSubmitInteraction,
   command: CommandDefinition,
   context: CommandContext,
   error: unknown,

@@ -20,7 +20,7 @@ export async function replyPrivately(
     | ChatInputCommandInteraction
     | MessageContextMenuCommandInteraction
     | MessageComponentInteraction<'cached'>
-    | ModalSubmitInteraction<'cached'>,
+    | ModalSubmitInteraction,
   content: string,
 ): Promise<void> {
   // What a person typed can come back in the words (a name, a list of issues): never past Discord's 2,000 characters.

@@ -5,14 +5,21 @@
  * in at most `followUpLimit` follow-ups. Comes from: interaction-run.ts, which runs the agent and
  * gives this its events' text. Nothing is posted in the channel: the bot cannot post there.
  */
-import type { ChatInputCommandInteraction, MessageContextMenuCommandInteraction } from 'discord.js';
+import type {
+  ChatInputCommandInteraction,
+  MessageContextMenuCommandInteraction,
+  ModalSubmitInteraction,
+} from 'discord.js';
 import type { Logger } from '../../agent/logger.ts';
 import { discordMessageLimit, splitMessage } from '../../posts/split-message.ts';
 import { truncate } from '../../text/truncate.ts';
 import { noPings } from '../outbound/send.ts';
 
-/** A command the bot answers through its interaction: deferred already. */
-export type AnsweredInteraction = ChatInputCommandInteraction | MessageContextMenuCommandInteraction;
+/** A command (or its form) the bot answers through its interaction: deferred already. */
+export type AnsweredInteraction =
+  | ChatInputCommandInteraction
+  | MessageContextMenuCommandInteraction
+  | ModalSubmitInteraction;
 
 /**
  * The most follow-ups one interaction may have when the person's own install authorised it and the

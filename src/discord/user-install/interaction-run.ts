@@ -87,22 +87,26 @@ export async function answerThroughInteraction(
   interaction: AnsweredInteraction,
   question: InteractionQuestion,
 ): Promise<void> {
-  const key = userInstallConversationKey(interaction.user.id, interaction.channelId);
-  await services.interactionRuns.run(key, () => answer(services, interaction, question, key));
+  // Commands, and forms opened by them, always come from a channel (a group DM or DM is one too).
+  const channelId = interaction.channelId;
+  if (channelId === null) throw new Error('an interaction without a channel cannot be answered as a question');
+  const key = userInstallConversationKey(interaction.user.id, channelId);
+  await services.interactionRuns.run(key, () => answer(services, interaction, { ...question, channelId }, key));
 }
 
 async function answer(
   services: InteractionRunServices,
   interaction: AnsweredInteraction,
-  question: InteractionQuestion,
+  question: InteractionQuestion & { channelId: string },
   key: string,
 ): Promise<void> {
+  const { channelId } = question;
   const card = new InteractionCard(interaction, services.logger);
   const conversation = services.store.conversations.ensure({
     key,
     title: truncateLine(question.prompt, 100),
     guildId: userInstallServerId,
-    channelId: interaction.channelId,
+    channelId,
     threadId: null,
     startedById: interaction.user.id,
     startedByName: question.askerName,
@@ -117,7 +121,7 @@ async function answer(
   });
   if (storedId === null) return; // The same interaction twice.
   const choice = userInstalledChoice(placeChoice(services, conversation));
-  const work = messageWork(storedId, { messageId: interaction.id, channelId: interaction.channelId }, requester);
+  const work = messageWork(storedId, { messageId: interaction.id, channelId }, requester);
   // A question the content check stops is told so in the reply (there is no channel to reply in).
   const passed = await beforeModel(services, {
     conversation,

@@ -232,24 +232,33 @@ describe('a user install where no server added the bot', () => {
     }
   });
 
-  it('"Ask about this message" asks with the message the interaction carries, and reads nothing of the channel', async () => {
+  it('"Ask about this message" asks the question of its form about the message the interaction carried, reading nothing of the channel', async () => {
     world = await startBotWorld(userInstall);
     const { discord, model } = world;
     const place = discord.addAbsentPlace('server');
     const message = discord.userSaysInAbsentPlace(place, 'ada', 'The meeting moved to Thursday at 3 pm.');
     model.enqueue((request) => {
-      expect(String(request.messages.at(-1)!.content)).toContain('The meeting moved to Thursday at 3 pm.');
-      return finalAnswer('The meeting is on Thursday at 3 pm.');
+      const asked = String(request.messages.at(-1)!.content);
+      expect(asked).toContain('which day is it now?');
+      expect(asked).toContain('The meeting moved to Thursday at 3 pm.');
+      return finalAnswer('Thursday, at 3 pm.');
     });
-    const interaction = await discord.userRunsCommand({
+    const opened = await discord.userRunsCommand({
       name: 'Ask about this message',
       type: 'message',
       targetMessageId: message.id,
       author: 'bob',
       channelId: place.channelId,
     });
-    await world.handled('interaction', interaction.id);
-    expect(interaction.replies().at(-1)!.content).toBe('The meeting is on Thursday at 3 pm.');
+    expect((await opened.waitForModal()).title).toBe('Ask about this message');
+    const submitted = await discord.userSubmitsModal(opened, { question: 'which day is it now?' });
+    await world.handled('interaction', submitted.id);
+    expect(submitted.replies().at(-1)!.content).toBe('Thursday, at 3 pm.');
     expect(callsTo(place.channelId)).toEqual([]);
+    // The message was kept for that one form: a second submission finds it gone, and says so.
+    const again = await discord.userSubmitsModal(opened, { question: 'and the time?' });
+    expect((await again.waitForReply()).content).toBe(
+      'I no longer have that message: choose Ask about this message on it again.',
+    );
   });
 });
