@@ -284,6 +284,13 @@ async function run(
   return { outcome, input: window.input };
 }
 
+/** Why a run gave no answer; a stopped one keeps what it had shown as it wrote, with why it stopped. */
+function stoppedWhileShown(outcome: RunOutcome & { kind: 'no-answer' | 'context-too-long' }, shown: string | null) {
+  if (outcome.kind === 'no-answer' && outcome.status === 'stopped' && shown !== null)
+    return `${shown}\n-# ${outcome.userMessage}`;
+  return outcome.userMessage;
+}
+
 /**
  * The run's words through the seat before posting, into the card; the run recorded as delivered.
  * A run the shutdown cut off is not taken up at the next start (the token may be gone by then): the
@@ -309,7 +316,7 @@ async function deliverToCard(
           ? renderAnswer(outcome.answer)
           : outcome.kind === 'interrupted'
             ? 'I was restarted before I could answer: please ask again.'
-            : outcome.userMessage;
+            : stoppedWhileShown(outcome, card.liveShown);
   try {
     await card.finish(text);
     services.lifecycle.deliver(runId, 'posted');

@@ -94,6 +94,40 @@ describe('a user install where no server added the bot', () => {
     }
   });
 
+  it('a run stopped by the deadline while its answer was shown keeps what it showed, with why it stopped', async () => {
+    let interaction: FakeInteraction | undefined;
+    const shown = () =>
+      world.discord.waitFor(() => interaction?.replies().some((reply) => reply.content.startsWith('It is')));
+    // The model writes its first words, then nothing more (until the deadline stops the run).
+    const server = await startFakeModelServer(compliant, {
+      streamPause: { afterChunks: 6, until: () => shown().then(() => new Promise(() => {})) },
+    });
+    try {
+      // Long enough for the first words to be shown first; the run is stopped by it, not by the test.
+      world = await startBotWorld(
+        { ...userInstall, streamAnswers: true, interactionRunMs: 4000 },
+        {},
+        { baseURL: server.baseURL },
+      );
+      const place = world.discord.addAbsentPlace('server');
+      server.enqueue(answer('It is four. Two and two make four, as anyone who counts will find.'));
+      interaction = await world.discord.userRunsCommand({
+        name: 'ask',
+        options: { prompt: 'what is 2+2?' },
+        author: 'bob',
+        channelId: place.channelId,
+      });
+      await world.handled('interaction', interaction.id);
+      const last = interaction.replies().at(-1)!.content;
+      expect(last.startsWith('It is')).toBe(true);
+      expect(last.endsWith(`\n-# ${interactionTimeNotice}`)).toBe(true);
+    } finally {
+      await world.close();
+      world = undefined as unknown as BotWorld;
+      await server.close();
+    }
+  });
+
   it('remembers the conversation of the person in the place across two /ask', async () => {
     world = await startBotWorld(userInstall);
     const { discord, model } = world;
