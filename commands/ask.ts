@@ -17,14 +17,18 @@ import { threadName } from '../src/posts/render.ts';
 import { noPings } from '../src/discord/outbound/send.ts';
 import { discordMessageLimit } from '../src/posts/split-message.ts';
 import { truncate } from '../src/text/truncate.ts';
-import { guildOnly, privately } from './shared.ts';
+import { guildOnly, personalCommand, privately } from './shared.ts';
+import { userInstallServerId } from '../db/conversations.ts';
+import { answerThroughInteraction } from '../src/discord/user-install/interaction-run.ts';
 
 export const ask = defineCommand({
   name: 'ask',
   moderatorOnly: false,
-  data: () => ({
+  data: (setup) => ({
     name: 'ask',
-    description: 'Start a conversation with me in a new thread.',
+    description: setup.userInstall
+      ? 'Ask me: in a server of mine, a conversation in a new thread; elsewhere, my answer here.'
+      : 'Start a conversation with me in a new thread.',
     options: [
       {
         type: ApplicationCommandOptionType.String,
@@ -34,7 +38,7 @@ export const ask = defineCommand({
         max_length: 4000,
       },
     ],
-    ...guildOnly,
+    ...personalCommand(setup, guildOnly),
   }),
   async execute(interaction, context) {
     if (!interaction.isChatInputCommand()) return;
@@ -50,6 +54,21 @@ export const ask = defineCommand({
     const prompt = interaction.options.getString('prompt', true);
     await interaction.deferReply({ flags: MessageFlags.Ephemeral });
     await startConversation(interaction, context, channel, { prompt, shown: prompt });
+  },
+  /**
+   * Where no server added the bot (user install): the answer comes in this command's reply, public
+   * where the place lets the app post publicly (Discord decides: docs/user-install.md). A follow-up
+   * question is another /ask in the same place: the conversation remembers.
+   */
+  async userInstalled(interaction, context) {
+    if (!interaction.isChatInputCommand()) return;
+    const limited = context.limits.check(interaction.user.id, userInstallServerId);
+    if (!limited.ok) return privately(interaction, limited.message);
+    await interaction.deferReply();
+    await answerThroughInteraction(context, interaction, {
+      prompt: interaction.options.getString('prompt', true),
+      askerName: interaction.user.displayName,
+    });
   },
 });
 

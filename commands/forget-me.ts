@@ -5,7 +5,8 @@ import {
   type CommandInteraction,
   defineCommand,
 } from '../src/discord/interactions/command-context.ts';
-import { guildAndDirectMessages, privately } from './shared.ts';
+import { guildAndDirectMessages, personalCommand, privately } from './shared.ts';
+import { userInstallServerId } from '../db/conversations.ts';
 import { countOf } from '../src/text/count.ts';
 
 /**
@@ -60,7 +61,7 @@ export const forgetMe = defineCommand({
   data: (setup) => ({
     name: 'forget-me',
     description: 'See what I keep of yours in this server; with confirm, delete it for good.',
-    ...guildAndDirectMessages(setup),
+    ...personalCommand(setup, guildAndDirectMessages(setup)),
     options: [
       {
         type: ApplicationCommandOptionType.Boolean,
@@ -134,5 +135,29 @@ export const forgetMe = defineCommand({
       interaction,
       `Deleted for good, of our direct messages:\n${describeCounts(counts, stopped)}\nYour messages on Discord itself are yours to delete there.`,
     );
+  },
+  /**
+   * Through the person's own install, where no server added the bot: what it keeps of that use, in
+   * every place together (`userInstallServerId`); a server's is forgotten with /forget-me there.
+   */
+  async userInstalled(interaction, context) {
+    if (!interaction.isChatInputCommand()) return;
+    const user = interaction.user.id;
+    const where = 'where you used me through your own install (outside servers that added me)';
+    if (interaction.options.getBoolean('confirm') !== true) {
+      const counts = countForget(context.store.db, userInstallServerId, user);
+      if (nothing(counts)) return privately(interaction, `I keep nothing of yours ${where}.`);
+      return privately(
+        interaction,
+        `Of what you asked me ${where}, /forget-me confirm: True would delete:\n${describeCounts(counts)}\nNothing was deleted.`,
+      );
+    }
+    await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+    const {
+      stopped,
+      result: { counts },
+    } = await forgetAfterTheirRuns(context, userInstallServerId, user);
+    if (nothing(counts)) return privately(interaction, `I kept nothing of yours ${where}: nothing to delete.`);
+    await privately(interaction, `Deleted for good, ${where}:\n${describeCounts(counts, stopped)}`);
   },
 });

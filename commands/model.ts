@@ -5,8 +5,15 @@ import { changeBy } from '../src/discord/interactions/settings-place.ts';
 import { settingKeys } from '../src/place-settings/effective-settings.ts';
 import { truncateLine } from '../src/text/truncate.ts';
 import { inheritChoice, modelChoices } from './shared.ts';
-import { directConversationHere, guildAndDirectMessages, privately, steerableConversation } from './shared.ts';
-import { directMessagesServerId } from '../db/conversations.ts';
+import {
+  directConversationHere,
+  guildAndDirectMessages,
+  personalCommand,
+  privately,
+  steerableConversation,
+} from './shared.ts';
+import { directMessagesServerId, userInstallServerId } from '../db/conversations.ts';
+import { userInstallConversationKey } from '../src/conversation/conversation-keys.ts';
 
 export const model = defineCommand({
   name: 'model',
@@ -14,7 +21,7 @@ export const model = defineCommand({
   data: (setup) => ({
     name: 'model',
     description: 'Choose the model of this conversation (its starter or a moderator).',
-    ...guildAndDirectMessages(setup),
+    ...personalCommand(setup, guildAndDirectMessages(setup)),
     options: [
       {
         type: ApplicationCommandOptionType.String,
@@ -85,5 +92,32 @@ export const model = defineCommand({
           : `I will answer with **${name}** in our conversation.`,
       allowedMentions: { parse: [] },
     });
+  },
+  /**
+   * Through the person's own install, where no server added the bot: the model of their conversation
+   * in this place, among the operator's (no server's choice applies there: place-choice.ts).
+   */
+  async userInstalled(interaction, context) {
+    if (!interaction.isChatInputCommand()) return;
+    const name = interaction.options.getString('model', true);
+    if (name !== inheritChoice && !context.models.entry(name))
+      return privately(interaction, `The operator offers no model named "${truncateLine(name, 64)}".`);
+    context.store.placeSettings.change([
+      {
+        guildId: userInstallServerId,
+        scope: 'thread',
+        scopeId: userInstallConversationKey(interaction.user.id, interaction.channelId),
+        key: settingKeys.model,
+        value: name === inheritChoice ? null : name,
+        changedById: interaction.user.id,
+        changedByName: interaction.user.displayName,
+      },
+    ]);
+    await privately(
+      interaction,
+      name === inheritChoice
+        ? `Back to the default model, **${context.models.defaultName}**, for what you ask me here.`
+        : `I will answer with **${name}** what you ask me here.`,
+    );
   },
 });

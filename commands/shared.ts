@@ -31,6 +31,27 @@ export function guildAndDirectMessages(setup: Pick<CommandSetup, 'allowDms'>) {
 }
 
 /**
+ * A command for a person that may also be installed to their own account (USER_INSTALL=on): offered
+ * for both installation types, in every interaction context; `otherwise` when user install is off.
+ * `integration_types`: 0 GUILD_INSTALL, 1 USER_INSTALL
+ * (https://discord.com/developers/docs/resources/application#application-object-application-integration-types);
+ * `contexts`: 0 GUILD, 1 BOT_DM, 2 PRIVATE_CHANNEL, PRIVATE_CHANNEL meaningful for user installs only
+ * (https://discord.com/developers/docs/interactions/application-commands#interaction-contexts). Both
+ * are read for global commands only: DISCORD_GUILD_ID's commands are server installs'
+ * (https://discord.com/developers/docs/interactions/application-commands#application-command-object-application-command-structure).
+ */
+export function personalCommand(
+  setup: Pick<CommandSetup, 'userInstall'>,
+  otherwise: { contexts: InteractionContextType[]; integration_types: ApplicationIntegrationType[] },
+) {
+  if (!setup.userInstall) return otherwise;
+  return {
+    contexts: [InteractionContextType.Guild, InteractionContextType.BotDM, InteractionContextType.PrivateChannel],
+    integration_types: [ApplicationIntegrationType.GuildInstall, ApplicationIntegrationType.UserInstall],
+  };
+}
+
+/**
  * Who sees a moderator command in the menu: without moderator roles, members who may manage
  * messages; with roles configured, left unset so role holders see it too (checked again on use).
  */

@@ -17,6 +17,14 @@ export const isDirectMessageConversation = (conversation: Pick<ConversationRow, 
  */
 export const directMessagesServerId = '@me';
 
+/**
+ * The server id of user-installed use where no server added the bot (USER_INSTALL,
+ * docs/user-install.md): its conversations' guild_id, so that their tokens are counted per day as a
+ * server's (guild_usage_days, by the triggers of migration 16), a `/forget-me` there finds them,
+ * and no server's settings apply to them (none has this id: ids are digits).
+ */
+export const userInstallServerId = '@user-install';
+
 /** One conversation: a Discord thread, a direct-message channel, or a named terminal conversation. */
 export interface ConversationRow {
   id: number;

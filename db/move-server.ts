@@ -9,7 +9,7 @@
  * both with a sole instance).
  */
 import type { Database } from 'better-sqlite3';
-import { directMessagesServerId } from './conversations.ts';
+import { directMessagesServerId, userInstallServerId } from './conversations.ts';
 import { copyConversations, deleteConversations } from './move-server-conversations.ts';
 import {
   columnsOf,
@@ -222,9 +222,12 @@ export function serversIn(db: Database, rules: readonly TableRule[] = serverTabl
   if (sources.length === 0) return [];
   return (
     db
-      // DMs' "@me" (setting_changes, forgets) is no server: it has no shard and is not moved.
-      .prepare<[string], string>(`SELECT g FROM (${sources.join(' UNION ')}) WHERE g IS NOT NULL AND g <> ? ORDER BY g`)
+      // DMs' "@me" (setting_changes, forgets) is no server, nor user-installed use's "@user-install"
+      // (USER_INSTALL): neither has a shard (Discord's snowflake arithmetic), neither is moved.
+      .prepare<[string, string], string>(
+        `SELECT g FROM (${sources.join(' UNION ')}) WHERE g IS NOT NULL AND g NOT IN (?, ?) ORDER BY g`,
+      )
       .pluck()
-      .all(directMessagesServerId)
+      .all(directMessagesServerId, userInstallServerId)
   );
 }

@@ -58,6 +58,7 @@ try {
     moderatorRoleIds: config.discord.moderatorRoleIds,
     modelListings: config.models.models,
     allowDms: config.discord.allowDms,
+    userInstall: config.discord.userInstall ?? false,
   };
   const { changed, removed } = await registerCommands({
     rest,
@@ -73,6 +74,13 @@ try {
     );
   const where = `${describeScope(guildId)}${guildId === null ? '' : ' (DISCORD_GUILD_ID)'}`;
   console.log(changed ? `Commands registered ${where}.` : `Commands already up to date ${where}: nothing to do.`);
+  // Discord reads integration_types and contexts on global commands only (docs/user-install.md).
+  if (setup.userInstall)
+    console.log(
+      guildId === null
+        ? 'USER_INSTALL is on: /ask, "Ask about this message", /forget-me and /model may be installed to a person\'s account too (turn on User Install in the Developer Portal).'
+        : 'USER_INSTALL is on, but DISCORD_GUILD_ID registers the commands in one server: people can install them to their account only once they are registered globally (leave DISCORD_GUILD_ID blank).',
+    );
 } catch (error) {
   const status = (error as { status?: number }).status;
   console.error(

@@ -9,9 +9,10 @@
  *
  * Every refusal is one line on stderr and exit code 1.
  */
-import { countForget, forgetMember } from '../db/forget-member.ts';
+import { countForget, type ForgetCounts, forgetMember } from '../db/forget-member.ts';
 import { serversIn } from '../db/move-server.ts';
 import { openStore } from '../db/store.ts';
+import { userInstallServerId } from '../db/conversations.ts';
 import { UserFacingError } from './agent/errors.ts';
 import { databasePathSetting } from './settings/config.ts';
 import { shardFiles } from './shards/shard-files.ts';
@@ -56,11 +57,21 @@ function forget(user: string, confirm: boolean): string[] {
   for (const file of files) {
     const store = openStore(file.path);
     try {
-      // Every server, then what has no server (null): the direct messages (ALLOW_DMS), or the terminal's.
-      for (const server of atTerminal ? [null] : [...serversIn(store.db), null]) {
+      // Every server, then what no server holds: the use through the person's own install where no
+      // server added the bot (USER_INSTALL), and (null) the direct messages (ALLOW_DMS), or the terminal's.
+      for (const server of atTerminal ? [null] : [...serversIn(store.db), userInstallServerId, null]) {
+        // Most bots keep no user-installed use: no forget is recorded there for nothing.
+        if (server === userInstallServerId && !hasAny(countForget(store.db, server, user))) continue;
         const counts = confirm ? forgetMember(store.db, server, user).counts : countForget(store.db, server, user);
-        const where = server !== null ? `server ${server}` : atTerminal ? 'terminal conversations' : 'direct messages';
-        if (Object.values(counts).some((count) => count > 0))
+        const where =
+          server === userInstallServerId
+            ? 'user-installed use'
+            : server !== null
+              ? `server ${server}`
+              : atTerminal
+                ? 'terminal conversations'
+                : 'direct messages';
+        if (hasAny(counts))
           out.push(`${confirm ? 'Deleted' : 'Would delete'} in ${where} (${file.path}): ${countsInWords(counts)}.`);
       }
     } finally {
@@ -80,3 +91,7 @@ process.exitCode = await runTerminalCommand(
   },
   process.argv.slice(2),
 );
+
+function hasAny(counts: ForgetCounts): boolean {
+  return Object.values(counts).some((count) => count > 0);
+}

@@ -129,3 +129,28 @@ it("--terminal NAME forgets what NAME wrote in npm run chat, and nothing of Disc
     stderr: 'Give --user or --terminal, not both.\n',
   });
 });
+
+it("forgets a user's use through their own install (USER_INSTALL), which is no server", async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'forget-'));
+  const databasePath = join(folder, 'bot.sqlite');
+  const store = openStore(databasePath);
+  store.db
+    .prepare('INSERT INTO conversations (key, title, guild_id, started_by_id, created_at) VALUES (?, ?, ?, ?, 0)')
+    .run(`user-install:${leaver}:900000000000000055`, 'a question', '@user-install', leaver);
+  store.db
+    .prepare(
+      "INSERT INTO messages (conversation_id, role, author_id, content, created_at, token_count) VALUES (1, 'user', ?, ?, 0, 1)",
+    )
+    .run(leaver, 'words asked through the install');
+  store.close();
+  const forget = (...args: string[]) =>
+    runScript('src/forget.ts', { args, cwd: folder, env: { DATABASE_PATH: databasePath } });
+
+  const confirmed = await forget('--user', leaver, '--confirm');
+  expect(confirmed).toMatchObject({ code: 0, stderr: '' });
+  expect(confirmed.stdout).toContain(`Deleted in user-installed use (${databasePath}): 1 message,`);
+  expect(confirmed.stdout).not.toContain('server @user-install');
+  const after = openStore(databasePath, { readOnly: true });
+  expect(after.db.prepare('SELECT count(*) FROM messages').pluck().get()).toBe(0);
+  after.close();
+});

@@ -13,7 +13,13 @@ export type ConversationPlace =
       forumTags?: readonly string[];
     }
   /** A direct-message conversation with one person, outside any server. */
-  | { kind: 'direct-message'; person: string };
+  | { kind: 'direct-message'; person: string }
+  /**
+   * Called through the app a person installed to their own account (USER_INSTALL), where the bot
+   * sees nothing of the channel: a server that did not add it, a group DM or DM between people, or
+   * the bot's own DM.
+   */
+  | { kind: 'user-install'; person: string; where: 'server' | 'private-channel' | 'bot-dm' };
 
 export interface SystemPromptInput {
   /** The operator's persona and rules (`SYSTEM_PROMPT`), or null for the default. */
@@ -102,11 +108,19 @@ function quotedPersona(persona: string): string {
   );
 }
 
+const userInstallWhere = {
+  server: 'a server that did not add you',
+  'private-channel': 'a private conversation between people (a DM or group DM)',
+  'bot-dm': 'their direct messages with you',
+} as const;
+
 function describePlace(place: ConversationPlace): string {
   if (place.kind === 'terminal')
     return `You are in a terminal conversation named ${quote(place.conversation)}, not in Discord.`;
   if (place.kind === 'direct-message')
     return `You are in a private Discord conversation (direct messages) with ${quote(place.person)}, outside any server.`;
+  if (place.kind === 'user-install')
+    return `${quote(place.person)} called you through the app they added to their own Discord account, in ${userInstallWhere[place.where]}. You see only what they ask you, not the other messages there.`;
   const tags = place.forumTags?.length ? `, tagged ${place.forumTags.map(quote).join(', ')}` : '';
   const where =
     place.thread === null

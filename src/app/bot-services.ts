@@ -4,6 +4,8 @@
  * go on as they are. A feature switched off is left out here, not asked at the bottom of its stage:
  * with MEMORY_SUMMARY=false the queues have no summary step at all.
  */
+import { AskedAbout } from '../discord/user-install/asked-about.ts';
+import { KeyedSerializer } from '../conversation/keyed-serializer.ts';
 import type { Logger } from '../agent/logger.ts';
 import type { ContentCheckSettings } from '../content-check/content-check-settings.ts';
 import { contentChecks } from '../content-check/content-checks.ts';
@@ -60,6 +62,8 @@ export function buildBotServices(
     limits: new UsageLimits(store, parts.discord),
     // Its consumer takes these same services, made by the time the first work is queued.
     queues: conversationQueues(parts, () => services),
+    interactionRuns: new KeyedSerializer(),
+    askedAbout: new AskedAbout(),
     activeRuns,
     forgets: new Forgets(activeRuns),
     gates: new ModelGates(logger),

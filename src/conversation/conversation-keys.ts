@@ -12,3 +12,10 @@ export const toolCallsConversationKey = (channelId: string) => `discord:tool:${c
 
 /** A conversation at the terminal (`npm run chat --thread NAME`). */
 export const terminalConversationKey = (name: string) => `terminal:${name}`;
+
+/**
+ * A person's conversation through the app they installed to their own account, in one place
+ * (USER_INSTALL): keyed to the person and the channel (a server's channel, a group DM, a DM), since
+ * there is no thread of the bot's to hold it. Not under `discord:`: nothing reads its channel.
+ */
+export const userInstallConversationKey = (userId: string, channelId: string) => `user-install:${userId}:${channelId}`;

@@ -1,4 +1,5 @@
 import type { Store } from '../../db/store.ts';
+import { userInstallServerId } from '../../db/conversations.ts';
 import { formatWait } from '../text/duration.ts';
 import { formatCount } from '../text/count.ts';
 
@@ -9,6 +10,8 @@ export interface UsageLimitSettings {
   dmDailyTokens?: number;
   /** Tokens all servers and direct messages together may use per day (TOTAL_DAILY_TOKENS); 0 or absent: no limit. */
   totalDailyTokens?: number;
+  /** Tokens all user-installed use together (USER_INSTALL_DAILY_TOKENS: its server id `userInstallServerId`); 0 or absent: no limit. */
+  userInstallDailyTokens?: number;
 }
 
 export type LimitVerdict = { ok: true } | { ok: false; tell: boolean; message: string };
@@ -77,17 +80,26 @@ export class UsageLimits {
   /** Why no tokens are left today for the place (the first budget spent, in words), or null. */
   private spentBudget(guildId: string | null, dayStart: number): string | null {
     const { runs } = this.store;
-    const limit = guildId === null ? (this.settings.dmDailyTokens ?? 0) : this.settings.dailyTokenBudget;
+    const limit = this.limitOf(guildId);
     const spent = () =>
       guildId === null ? runs.directMessageTokensOnDay(dayStart) : runs.tokensOnDay(guildId, dayStart);
     if (limit > 0 && spent() >= limit)
       return guildId === null
         ? `Direct messages to me have used their ${formatCount(limit)} tokens for today.`
-        : `This server has used its ${formatCount(limit)} tokens for today.`;
+        : guildId === userInstallServerId
+          ? `My user-installed use (where no server added me) has used its ${formatCount(limit)} tokens for today.`
+          : `This server has used its ${formatCount(limit)} tokens for today.`;
     const ceiling = this.settings.totalDailyTokens ?? 0;
     if (ceiling > 0 && runs.allTokensOnDay(dayStart) >= ceiling)
       return `I have used all ${formatCount(ceiling)} tokens the operator gives me for today, in every server together.`;
     return null;
+  }
+
+  /** The daily budget of the place: direct messages', user-installed use's, or a server's. */
+  private limitOf(guildId: string | null): number {
+    if (guildId === null) return this.settings.dmDailyTokens ?? 0;
+    if (guildId === userInstallServerId) return this.settings.userInstallDailyTokens ?? 0;
+    return this.settings.dailyTokenBudget;
   }
 
   private refuse(key: string, resetsAt: number, now: number, why: string): LimitVerdict {

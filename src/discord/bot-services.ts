@@ -18,6 +18,8 @@ import type { Forgets } from '../conversation/forgets.ts';
 import type { ConversationQueues } from '../conversation/conversation-queues.ts';
 import type { QueuedWork } from '../conversation/queued-work.ts';
 import type { ModelGates } from '../conversation/rate-limit-gate.ts';
+import type { KeyedSerializer } from '../conversation/keyed-serializer.ts';
+import type { AskedAbout } from './user-install/asked-about.ts';
 import type { RunLifecycle } from '../conversation/run-lifecycle.ts';
 import type { UsageLimits } from '../conversation/usage-limits.ts';
 import type { ConversationMemory, MemorySettings } from '../memory/conversation-memory.ts';
@@ -67,6 +69,13 @@ export interface BotServices extends BotParts {
   limits: UsageLimits;
   /** One queue per conversation; its consumer is `answerQueuedWork` (src/discord/runs/answer-new-messages.ts). */
   queues: ConversationQueues<QueuedWork>;
+  /**
+   * The runs answered through an interaction (USER_INSTALL, src/discord/user-install/): one at a time
+   * per conversation, each with its own interaction to answer, so never batched as the queue does.
+   */
+  interactionRuns: KeyedSerializer;
+  /** The messages "Ask about this message" was chosen on where no server added the bot, kept for their form. */
+  askedAbout: AskedAbout;
   /** The runs going on, one per conversation at most: `/stop` finds them here. */
   activeRuns: ActiveRuns;
   /** The forgets going on: runs wait for them, they wait for the runs of their member (forgets.ts). */

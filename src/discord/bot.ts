@@ -21,7 +21,7 @@ import type { CommandDefinition, CommandSetup } from './interactions/command-con
 import { commandRouter } from './interactions/command-router.ts';
 import { registerCommands } from './interactions/command-sync.ts';
 import { toolSubcommands } from './interactions/tool-options.ts';
-import { inviteUrl } from './invite.ts';
+import { inviteUrl, userInstallUrl } from './invite.ts';
 import { type Scheduler, startScheduler } from './outbound/scheduler.ts';
 import { noPings } from './outbound/send.ts';
 
@@ -111,6 +111,12 @@ export async function startBot(deps: BotDependencies): Promise<Bot> {
 function commandSetup(services: BotServices): CommandSetup {
   const toolCommands = toolSubcommands(services.tools, services.toolServers);
   for (const { tool, reason } of toolCommands.leftOut) services.logger.warn({ tool, reason }, 'tool left out of /tool');
+  // Discord reads where a command may be installed on global commands only (docs/user-install.md).
+  if (services.discord.userInstall && services.discord.commandGuildId !== null)
+    services.logger.warn(
+      { guildId: services.discord.commandGuildId },
+      'USER_INSTALL is on, but DISCORD_GUILD_ID registers the commands in one server: nobody can install them to their account',
+    );
   return {
     tools: services.tools,
     toolServers: services.toolServers,
@@ -118,6 +124,7 @@ function commandSetup(services: BotServices): CommandSetup {
     moderatorRoleIds: services.discord.moderatorRoleIds,
     modelListings: services.models.entries,
     allowDms: services.discord.allowDms,
+    userInstall: services.discord.userInstall ?? false,
   };
 }
 
@@ -167,7 +174,12 @@ async function listen(
       logger,
     }).catch((error: unknown) => logger.error({ err: error }, 'could not register the slash commands'));
   logger.info(
-    { user: client.user.tag, guilds: client.guilds.cache.size, invite: inviteUrl(client.application.id) },
+    {
+      user: client.user.tag,
+      guilds: client.guilds.cache.size,
+      invite: inviteUrl(client.application.id),
+      ...(services.discord.userInstall ? { userInstall: userInstallUrl(client.application.id) } : {}),
+    },
     'connected to Discord',
   );
   // After the unfinished work is queued: a scheduled run's stored message is then queued once, by one or the other.

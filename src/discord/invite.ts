@@ -20,3 +20,17 @@ export function inviteUrl(applicationId: string): string {
   });
   return `https://discord.com/oauth2/authorize?${query.toString()}`;
 }
+
+/**
+ * The link that installs the app to the account of whoever opens it (USER_INSTALL): the commands'
+ * scope with `integration_type` 1, USER_INSTALL; no bot and no permissions, which a user install
+ * has none of (https://discord.com/developers/docs/topics/oauth2#authorization-code-grant).
+ */
+export function userInstallUrl(applicationId: string): string {
+  const query = new URLSearchParams({
+    client_id: applicationId,
+    integration_type: '1',
+    scope: OAuth2Scopes.ApplicationsCommands,
+  });
+  return `https://discord.com/oauth2/authorize?${query.toString()}`;
+}

@@ -8,7 +8,12 @@ import type { ContentChecks } from '../content-check/content-checks.ts';
 import type { Store } from '../../db/store.ts';
 import type { KnowledgeBase } from '../knowledge/knowledge-base.ts';
 import type { RuntimeTool, ToolServer } from '../agent/tool.ts';
-import { type ConversationRow, directMessagesServerId, isDirectMessageConversation } from '../../db/conversations.ts';
+import {
+  type ConversationRow,
+  directMessagesServerId,
+  isDirectMessageConversation,
+  userInstallServerId,
+} from '../../db/conversations.ts';
 import type { ImageTokenRule } from '../images/image-tokens.ts';
 import type { MemorySettings } from '../memory/conversation-memory.ts';
 import type { ModelCatalog, RunModelClient } from '../model-catalog/model-catalog.ts';
@@ -28,9 +33,14 @@ export function settingsOfConversation(
     conversation.key !== undefined &&
     isDirectMessageConversation({ guild_id: conversation.guild_id, key: conversation.key });
   if (!conversation.guild_id && !direct) return null;
+  // Where no server added the bot (a user install), the person's own choice of the place (`/model`
+  // there, keyed by the conversation's key) over the operator's defaults: no server's or channel's.
+  const userInstalled = conversation.guild_id === userInstallServerId;
   const place = direct
     ? { guildId: directMessagesServerId, channelId: null, threadId: conversation.thread_id }
-    : { guildId: conversation.guild_id!, channelId: conversation.channel_id, threadId: conversation.thread_id };
+    : userInstalled
+      ? { guildId: userInstallServerId, channelId: null, threadId: conversation.key ?? null }
+      : { guildId: conversation.guild_id!, channelId: conversation.channel_id, threadId: conversation.thread_id };
   return effectiveSettings(store.placeSettings, place, {
     modelName: models.defaultName,
     modelNames: models.entries.map((entry) => entry.name),

@@ -76,6 +76,8 @@ export function configFrom(settings: Settings, files: ReturnType<typeof readSett
       memberMemoryInDms: settings.MEMBER_MEMORY_IN_DMS === 'on',
       dmDailyTokens: settings.DM_DAILY_TOKENS,
       totalDailyTokens: settings.TOTAL_DAILY_TOKENS,
+      userInstall: settings.USER_INSTALL === 'on',
+      userInstallDailyTokens: settings.USER_INSTALL_DAILY_TOKENS,
       toolConfirmMs: settings.TOOL_CONFIRM_SECONDS * 1000,
     },
   };

@@ -84,6 +84,18 @@ export interface DiscordSettings {
   dmDailyTokens: number;
   /** Tokens every server and direct message together may use per day (UTC): the ceiling over the others; 0: none. */
   totalDailyTokens: number;
+  /**
+   * People may install the app to their own account and use its personal commands anywhere, also
+   * where no server added the bot (USER_INSTALL; docs/user-install.md).
+   */
+  userInstall?: boolean;
+  /** Tokens all user-installed use together (where no server added the bot) may take per day (UTC); 0: no limit. */
+  userInstallDailyTokens?: number;
+  /**
+   * How long a run answered through an interaction may take (13 minutes: Discord's token lasts 15,
+   * the rest is for its notice and answer). Not a setting of the operator's: tests shorten it.
+   */
+  interactionRunMs?: number;
   /** How long a destructive tool call waits for its asker's Confirm before it is cancelled, and a tool's request for input for its answer (TOOL_CONFIRM_SECONDS). */
   toolConfirmMs?: number;
 }

@@ -83,6 +83,8 @@ export const settingsSchema = z.object({
   MEMBER_MEMORY_IN_DMS: oneOf(['on', 'off'], 'off'),
   DM_DAILY_TOKENS: whole(0, 1_000_000_000, 200_000),
   TOTAL_DAILY_TOKENS: whole(0, 10_000_000_000, 10_000_000),
+  USER_INSTALL: oneOf(['on', 'off'], 'off'),
+  USER_INSTALL_DAILY_TOKENS: whole(0, 1_000_000_000, 200_000),
   MCP_CONFIG: optionalText(),
   MODELS_FILE: optionalText(),
   ...webSearch.webSearchFields,

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { botPermissions, inviteUrl } from '../../src/discord/invite.ts';
+import { botPermissions, inviteUrl, userInstallUrl } from '../../src/discord/invite.ts';
 import { projectRoot } from '../support/run-process.ts';
 
 describe('invite link', () => {
@@ -24,5 +24,14 @@ describe('invite link', () => {
     });
     const readme = readFileSync(`${projectRoot}README.md`, 'utf8');
     expect(readme).toContain(`permissions=${botPermissions.bitfield}`);
+  });
+
+  it("installs the app to a person's account with the commands' scope alone (USER_INSTALL)", () => {
+    const url = new URL(userInstallUrl('123456789012345678'));
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      client_id: '123456789012345678',
+      integration_type: '1',
+      scope: 'applications.commands',
+    });
   });
 });

@@ -88,6 +88,8 @@ describe('settings', () => {
           memberMemoryInDms: false,
           dmDailyTokens: 200_000,
           totalDailyTokens: 10_000_000,
+          userInstall: false,
+          userInstallDailyTokens: 200_000,
           toolConfirmMs: 60_000,
         },
       },

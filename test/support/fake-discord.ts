@@ -47,6 +47,7 @@ import type { FakeServices } from './fake-discord/routes.ts';
 import { createForumPost, createThread, deleteThread, updateThread } from './fake-discord/threads.ts';
 import type { FakeDiscord, FakeDiscordOptions, FakeMessage, RecordedRequest } from './fake-discord/types.ts';
 import { Changes } from './fake-discord/wait-for.ts';
+import { addAbsentPlace, messageInAbsentPlace } from './fake-discord/user-installs.ts';
 import { discordTimestamp, seedIds, World } from './fake-discord/world.ts';
 
 export type * from './fake-discord/types.ts';
@@ -185,6 +186,9 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
     userSaysInDm: (input) => userSaysInDm(world, gateway, baseUrl, input),
     dmChannelOf: (author) => directMessageChannel(world, world.author(author)).id,
     addStranger: (input) => addStranger(world, input).id,
+    addAbsentPlace: (kind) => addAbsentPlace(world, kind),
+    userSaysInAbsentPlace: (place, author, content) =>
+      messageInAbsentPlace(world, place, world.author(author), content),
     async userEdits(channelId, messageId, content) {
       const message = world.requireMessage(channelId, messageId);
       message.content = content;

@@ -25,6 +25,8 @@ export interface CommandSetup {
   modelListings: readonly ModelListing[];
   /** ALLOW_DMS: the commands that work in DMs are offered there too. */
   allowDms?: boolean;
+  /** USER_INSTALL: the commands for a person may be installed to their own account too (docs/user-install.md). */
+  userInstall?: boolean;
 }
 
 /** What a command may use when it runs: the bot's services (passed in, never hung on the client) and its setup. */
@@ -51,6 +53,12 @@ export type CommandContext = CommandSetup &
     | 'memorySettings'
     | 'shutdown'
     | 'knowledge'
+    | 'gates'
+    | 'interactionRuns'
+    | 'askedAbout'
+    | 'operatorPrompt'
+    | 'runSinks'
+    | 'memberMemory'
   >;
 
 /** One slash or context-menu command: its registered JSON, and what it does. */
@@ -65,6 +73,18 @@ export interface CommandDefinition {
    * moderator there. A command without it is for servers only.
    */
   inDirectMessage?(interaction: ChatInputCommandInteraction, context: CommandContext): Promise<void>;
+  /**
+   * Runs the command where the person's own install of the app authorised it and the bot is not in
+   * the place (USER_INSTALL): a server that did not add the bot, a group DM, a DM. The bot may only
+   * answer the interaction there: no channel to read or post in, no server, no moderator. A command
+   * without it is not offered to user installs.
+   */
+  userInstalled?(
+    interaction: ChatInputCommandInteraction | MessageContextMenuCommandInteraction,
+    context: CommandContext,
+  ): Promise<void>;
+  /** Takes the form a command's `userInstalled` opened (its `custom_id` starts with the command's name and ":"). */
+  userInstalledModalSubmit?(interaction: ModalSubmitInteraction, context: CommandContext): Promise<void>;
   /** Suggests values for an option marked `autocomplete` as the person types. */
   autocomplete?(interaction: AutocompleteInteraction<'cached'>, context: CommandContext): Promise<void>;
   /** Takes what was written in a box the command opened (its `custom_id` starts with the command's name and ":"). */

@@ -1,6 +1,8 @@
 import {
   type ChatInputCommandInteraction,
   type Interaction,
+  InteractionContextType,
+  type MessageContextMenuCommandInteraction,
   type MessageComponentInteraction,
   MessageFlags,
   type ModalSubmitInteraction,
@@ -33,6 +35,13 @@ export function commandRouter(commands: readonly CommandDefinition[], context: C
     }
     if (interaction.isModalSubmit() || interaction.isMessageComponent()) {
       const command = byName.get(interaction.customId.split(':')[0] ?? '');
+      if (
+        interaction.isModalSubmit() &&
+        context.discord.userInstall === true &&
+        isUserInstalledUse(interaction) &&
+        command?.userInstalledModalSubmit
+      )
+        return runUserInstalled(interaction, command, context);
       if (!interaction.inCachedGuild() || !command) return;
       await routeSubmitted(interaction, command, context);
       return;
@@ -40,13 +49,25 @@ export function commandRouter(commands: readonly CommandDefinition[], context: C
     if (!interaction.isChatInputCommand() && !interaction.isMessageContextMenuCommand()) return;
     if (!interaction.inCachedGuild()) {
       const command = byName.get(interaction.commandName);
-      if (interaction.isChatInputCommand() && interaction.guildId === null && command?.inDirectMessage)
+      const userInstalled =
+        context.discord.userInstall === true && isUserInstalledUse(interaction) && command?.userInstalled
+          ? command
+          : null;
+      // The bot's own DM (not a group DM or a DM between people, where a user install is used).
+      const directMessage =
+        interaction.isChatInputCommand() &&
+        interaction.guildId === null &&
+        interaction.context !== InteractionContextType.PrivateChannel &&
+        command?.inDirectMessage !== undefined;
+      if (directMessage && (context.discord.allowDms || !userInstalled))
         return runInDirectMessage(interaction, command, context);
+      if (userInstalled) return runUserInstalled(interaction, userInstalled, context);
       if (interaction.isRepliable())
         await interaction.reply({
-          content: context.discord.allowDms
-            ? 'This command works in servers only.'
-            : 'My commands work in servers only.',
+          content:
+            context.discord.allowDms || context.discord.userInstall
+              ? 'This command works in servers only.'
+              : 'My commands work in servers only.',
           flags: MessageFlags.Ephemeral,
         });
       return;
@@ -104,6 +125,52 @@ async function routeSubmitted(
 }
 
 /**
+ * Whether the person's own install of the app authorised the interaction (`authorizing_integration_owners`
+ * holds "1", USER_INSTALL, with their id) where the bot is not in the server: then the bot may only
+ * answer the interaction.
+ * https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-object-authorizing-integration-owners-object
+ */
+function isUserInstalledUse(interaction: Interaction): boolean {
+  return interaction.authorizingIntegrationOwners.userId !== null && !interaction.inCachedGuild();
+}
+
+/**
+ * A command used through a user install where the bot is not in the place (USER_INSTALL): by its
+ * `userInstalled`. No server, no member, no moderator there.
+ */
+async function runUserInstalled(
+  interaction: ChatInputCommandInteraction | MessageContextMenuCommandInteraction | ModalSubmitInteraction,
+  command: CommandDefinition,
+  context: CommandContext,
+): Promise<void> {
+  try {
+    if (interaction.isModalSubmit()) await command.userInstalledModalSubmit!(interaction, context);
+    else await command.userInstalled!(interaction, context);
+  } catch (error) {
+    await reportFailure(interaction, command, context, error);
+  }
+}
+
+/**
+ * A command that failed outside a server of the bot's: logged, and the person told in its reply
+ * (the deferred one, or a private one).
+ */
+async function reportFailure(
+  interaction: ChatInputCommandInteraction | MessageContextMenuCommandInteraction | ModalSubmitInteraction,
+  command: CommandDefinition,
+  context: CommandContext,
+  error: unknown,
+): Promise<void> {
+  context.logger.error({ err: error, command: command.name, cause: describeDiscordError(error) }, 'a command failed');
+  const notice = 'Something went wrong with that command. The operator can find the cause in the logs.';
+  await (
+    interaction.replied || interaction.deferred
+      ? interaction.editReply(notice)
+      : interaction.reply({ content: notice, flags: MessageFlags.Ephemeral })
+  ).catch((reportError: unknown) => context.logger.warn({ err: reportError }, 'could not report a failed command'));
+}
+
+/**
  * A command used in a DM with the bot: only with DMs on (ALLOW_DMS), by its `inDirectMessage`. There
  * is no member there, so no moderator: nothing a moderator may do is offered.
  */
@@ -112,15 +179,14 @@ async function runInDirectMessage(
   command: CommandDefinition,
   context: CommandContext,
 ): Promise<void> {
-  const tell = (content: string) => interaction.reply({ content, flags: MessageFlags.Ephemeral });
   try {
-    if (!context.discord.allowDms) return void (await tell('I take no direct messages here.'));
+    if (!context.discord.allowDms)
+      return void (await interaction.reply({
+        content: 'I take no direct messages here.',
+        flags: MessageFlags.Ephemeral,
+      }));
     await command.inDirectMessage!(interaction, context);
   } catch (error) {
-    context.logger.error({ err: error, command: command.name, cause: describeDiscordError(error) }, 'a command failed');
-    const notice = 'Something went wrong with that command. The operator can find the cause in the logs.';
-    await (interaction.replied || interaction.deferred ? interaction.editReply(notice) : tell(notice)).catch(
-      (reportError: unknown) => context.logger.warn({ err: reportError }, 'could not report a failed command'),
-    );
+    await reportFailure(interaction, command, context, error);
   }
 }

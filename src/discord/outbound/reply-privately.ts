@@ -1,6 +1,7 @@
 import {
   type ChatInputCommandInteraction,
   type MessageComponentInteraction,
+  type MessageContextMenuCommandInteraction,
   MessageFlags,
   type ModalSubmitInteraction,
 } from 'discord.js';
@@ -17,8 +18,9 @@ export async function replyPrivately(
   interaction:
     | CommandInteraction
     | ChatInputCommandInteraction
+    | MessageContextMenuCommandInteraction
     | MessageComponentInteraction<'cached'>
-    | ModalSubmitInteraction<'cached'>,
+    | ModalSubmitInteraction,
   content: string,
 ): Promise<void> {
   // What a person typed can come back in the words (a name, a list of issues): never past Discord's 2,000 characters.

@@ -10,7 +10,7 @@ import type { ConversationRow } from '../../../db/conversations.ts';
 import type { MessageWork } from '../../conversation/queued-work.ts';
 import type { PlaceChoice } from '../../place-settings/place-choice.ts';
 import type { BotServices } from '../bot-services.ts';
-import { checkNewMessages } from './message-check.ts';
+import { checkNewMessages, type TellAuthor } from './message-check.ts';
 
 /** A run about to reach its model: where, what applies there, and what it answers. */
 export interface RunAtStart {
@@ -20,6 +20,8 @@ export interface RunAtStart {
   messages: readonly MessageWork[];
   /** The cut-off run it resumes, if any. */
   resumedFrom: string | null;
+  /** How a message's author is told it goes unanswered; a reply where it was posted unless given. */
+  tellAuthor?: TellAuthor;
 }
 
 type SeatServices = Pick<BotServices, 'store' | 'client' | 'logger' | 'forgets'>;
@@ -33,7 +35,7 @@ type BeforeModelEntry = (services: SeatServices, run: RunAtStart) => Promise<Run
  */
 const questionsChecked: BeforeModelEntry = async (services, run) => {
   if (run.messages.length === 0) return run;
-  const messages = await checkNewMessages(services, run.conversation, run.messages, run.choice.checks);
+  const messages = await checkNewMessages(services, run.conversation, run.messages, run.choice.checks, run.tellAuthor);
   return messages.length > 0 ? { ...run, messages } : { stop: 'every message was flagged or could not be checked' };
 };
 

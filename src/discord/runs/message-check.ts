@@ -30,9 +30,10 @@ export async function checkNewMessages(
   conversation: ConversationRow,
   messages: readonly MessageWork[],
   checks: ContentChecks | null,
+  tell: TellAuthor = (work, text) => replyInChannel(deps, work, text),
 ): Promise<MessageWork[]> {
   if (!checks) return [...messages];
-  const kept = await Promise.all(messages.map((work) => checkOne(deps, checks, conversation, work)));
+  const kept = await Promise.all(messages.map((work) => checkOne(deps, checks, conversation, work, tell)));
   return messages.filter((_, index) => kept[index]);
 }
 
@@ -42,6 +43,7 @@ async function checkOne(
   checks: ContentChecks,
   conversation: ConversationRow,
   work: MessageWork,
+  tell: TellAuthor,
 ): Promise<boolean> {
   const { store } = deps;
   // Flagged before a restart: queued again as unanswered, and left unanswered, without a second reply.
@@ -58,7 +60,7 @@ async function checkOne(
     checkedPlace(conversation, null, row.id),
   );
   if (result.show) return true;
-  await tell(deps, work, messageNotAnswered[result.because]);
+  await tell(work, messageNotAnswered[result.because]);
   if (result.because === 'flagged' && row.discord_message_id === conversation.thread_id)
     await renameThread(deps, conversation, work);
   return false;
@@ -83,8 +85,14 @@ async function renameThread(deps: CheckServices, conversation: ConversationRow, 
   }
 }
 
+/**
+ * How a message's author is told it was not answered: by default a reply to it where it was posted;
+ * a question asked through an interaction is told in that interaction's reply.
+ */
+export type TellAuthor = (work: MessageWork, text: string) => Promise<void>;
+
 /** Replies to the message where it was posted; a failure is logged (the message stays stored either way). */
-async function tell(deps: CheckServices, work: MessageWork, text: string): Promise<void> {
+async function replyInChannel(deps: CheckServices, work: MessageWork, text: string): Promise<void> {
   try {
     const channel = await deps.client.channels.fetch(work.messageChannelId);
     if (!channel?.isSendable()) throw new Error('the channel cannot be posted in');

@@ -74,6 +74,40 @@ describe('npm run deploy-commands', () => {
     expect([names(), names(discord.guildId)]).toEqual([ours, []]);
   });
 
+  it('USER_INSTALL=on registers the personal commands for user installs in every context, the others for servers; off again, for servers only', async () => {
+    const installs = () =>
+      Object.fromEntries(
+        discord.registeredCommands().map((command) => [command.name, [command.integration_types, command.contexts]]),
+      );
+    const on = await deploy({ USER_INSTALL: 'on' });
+    expect(on.code).toBe(0);
+    expect(lastLine(on.stdout)).toContain('USER_INSTALL is on');
+    // integration_types: 0 GUILD_INSTALL, 1 USER_INSTALL; contexts: 0 GUILD, 1 BOT_DM, 2 PRIVATE_CHANNEL.
+    const everywhere = [
+      [0, 1],
+      [0, 1, 2],
+    ];
+    expect(installs()).toMatchObject({
+      ask: everywhere,
+      'Ask about this message': everywhere,
+      'forget-me': everywhere,
+      model: everywhere,
+      summarize: [[0], [0]],
+      settings: [[0], [0]],
+    });
+    const userInstallable = Object.entries(installs()).filter(([, [types]]) => (types as number[]).includes(1));
+    expect(userInstallable.map(([name]) => name).sort()).toEqual([
+      'Ask about this message',
+      'ask',
+      'forget-me',
+      'model',
+    ]);
+
+    const off = await deploy();
+    expect(lastLine(off.stdout)).toBe('Commands registered for every server (global).');
+    expect(Object.values(installs()).filter(([types]) => (types as number[]).includes(1))).toEqual([]);
+  });
+
   it('--help prints what it does and registers nothing', async () => {
     const help = await deploy({}, ['--help']);
 

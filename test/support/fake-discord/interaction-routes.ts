@@ -21,6 +21,7 @@ import { restMessage } from './payloads.ts';
 import type { FakeServices, Route } from './routes.ts';
 import type { FakeInteractionReply } from './interaction-types.ts';
 import type { FakeMessage } from './types.ts';
+import { checkFollowUpLimit } from './user-installs.ts';
 
 interface CallbackBody {
   type: number;
@@ -76,7 +77,7 @@ export function interactionRoutes(
         id: record.id,
         type: 2,
         user,
-        authorizing_integration_owners: { '0': world.guildId },
+        authorizing_integration_owners: record.payload.authorizing_integration_owners ?? { '0': world.guildId },
         name: record.fullName,
         command_type: record.command.type,
         ...(record.targetMessageId ? { target_message_id: record.targetMessageId } : {}),
@@ -92,6 +93,8 @@ export function interactionRoutes(
   async function publish(message: FakeMessage, event: 'create' | 'update'): Promise<void> {
     if (isEphemeral(message)) return;
     if (event === 'create') world.storeMessage(message);
+    // No gateway tells the bot of a place it is not in (user-installs.ts).
+    if (world.absentPlaces.has(message.channel_id)) return;
     await gateway.dispatch(
       event === 'create' ? GatewayDispatchEvents.MessageCreate : GatewayDispatchEvents.MessageUpdate,
       message,
@@ -242,6 +245,7 @@ export function interactionRoutes(
           fillLoading(message, request, files);
           await publish(message, 'update');
         } else {
+          checkFollowUpLimit(record);
           message = responseMessage(record, request, files, ((request.flags ?? 0) & MessageFlags.Ephemeral) !== 0);
           record.followups.push(message);
           await publish(message, 'create');

@@ -11,11 +11,13 @@ import type { FakeGateway } from './gateway.ts';
 import { invalidWebhookToken, unknownInteraction, unknownWebhook } from './http-errors.ts';
 import { guildInteractionPlace, interactionEnvelope } from './interaction-payload.ts';
 import { type InteractionRecord, newInteractionRecord } from './interaction-record.ts';
-import type { FakeInteraction, RunCommandInput } from './interaction-types.ts';
+import type { FakeInteraction, FakeRegisteredCommand, RunCommandInput } from './interaction-types.ts';
+import { userInstalledInteractionPlace } from './user-installs.ts';
 import { restMessage } from './payloads.ts';
 import { allows, memberPermissions } from './permissions.ts';
 import type { WaitForOptions } from './types.ts';
 import { isDirectMessageChannel, type World } from './world.ts';
+import type { AbsentPlace } from './shared-types.ts';
 
 export class InteractionStore {
   private readonly records = new Map<string, InteractionRecord>();
@@ -91,15 +93,18 @@ export async function runCommand(services: RunCommandServices, input: RunCommand
   const { world, gateway, commands, interactions } = services;
   const type = input.type === 'message' ? commandTypes.message : commandTypes.chatInput;
   const fail = (message: string) => new Error(`fake Discord: userRunsCommand ${input.name}: ${message}`);
-  const command = commands.find(world.guildId, input.name, type);
+  const absent = world.absentPlaces.get(input.channelId);
+  // Where the server did not add the bot, its guild commands do not exist: only global ones.
+  const command = commands.find(absent ? 'global' : world.guildId, input.name, type);
   if (command === undefined)
     throw fail(`no ${input.type ?? 'chat-input'} command of that name is registered (globally or for the guild)`);
-  const channel = world.channels.get(input.channelId);
-  if (channel === undefined) throw fail(`no channel ${input.channelId}`);
+  const channel = absent ? undefined : world.channels.get(input.channelId);
+  if (absent === undefined && channel === undefined) throw fail(`no channel ${input.channelId}`);
   const user = world.author(input.author);
   const permissions = memberPermissions(world, user.id);
   const inDm = isDirectMessageChannel(channel);
-  if (inDm) {
+  if (absent) checkUserInstallable(command, absent, fail);
+  else if (inDm) {
     // In the bot's DM: no server permissions apply; the command must be offered there (context 1, BOT_DM).
     if (!command.contexts?.includes(1)) throw fail('the command is not available in DMs with the bot (contexts)');
   } else {
@@ -115,10 +120,11 @@ export async function runCommand(services: RunCommandServices, input: RunCommand
 
   let data: { options?: InteractionDataOption[]; resolved?: ResolvedData; target_id?: string };
   let fullName = command.name;
+  const channelId = input.channelId;
   if (type === commandTypes.message) {
     if (input.targetMessageId === undefined) throw fail('a message command needs targetMessageId');
-    const target = world.messagesByChannel.get(channel.id)?.find((message) => message.id === input.targetMessageId);
-    if (target === undefined) throw fail(`no message ${input.targetMessageId} in channel ${channel.id}`);
+    const target = world.messagesByChannel.get(channelId)?.find((message) => message.id === input.targetMessageId);
+    if (target === undefined) throw fail(`no message ${input.targetMessageId} in channel ${channelId}`);
     data = { target_id: target.id, resolved: { messages: { [target.id]: restMessage(target) } } };
   } else {
     const { options, resolved } = chatInputOptions(world, command, input, permissions, services.fileBaseUrl);
@@ -128,13 +134,13 @@ export async function runCommand(services: RunCommandServices, input: RunCommand
 
   const record = newInteractionRecord(world, interactions.deadlineMs, (id, token) => ({
     applicationId: world.botUser.id,
-    channelId: channel.id,
+    channelId,
     command,
     fullName,
     userId: user.id,
     ...(data.target_id ? { targetMessageId: data.target_id } : {}),
     payload: {
-      ...interactionEnvelope(world, { id, token, channelId: channel.id }),
+      ...interactionEnvelope(world, { id, token, channelId }),
       type: input.focused === undefined ? 2 : 4,
       data: {
         id: command.id,
@@ -143,15 +149,30 @@ export async function runCommand(services: RunCommandServices, input: RunCommand
         ...data,
         ...(command.guild_id ? { guild_id: command.guild_id } : {}),
       },
-      ...(inDm
-        ? directMessageInteractionPlace(channel, user)
-        : guildInteractionPlace(world, { guildId: world.guildId, channel, user, permissions })),
+      ...(absent
+        ? userInstalledInteractionPlace(absent, user)
+        : inDm
+          ? directMessageInteractionPlace(channel!, user)
+          : guildInteractionPlace(world, { guildId: world.guildId, channel: channel!, user, permissions })),
     },
     autocomplete: input.focused !== undefined,
   }));
   interactions.add(record);
   await gateway.dispatch(GatewayDispatchEvents.InteractionCreate, record.payload);
   return interactionHandle(record, services.waitFor);
+}
+
+/**
+ * Where the server did not add the bot (or in a group DM), Discord offers a command only when it is
+ * global, installable to a user (`integration_types` holds 1, USER_INSTALL) and used in one of its
+ * `contexts` (0 GUILD, 2 PRIVATE_CHANNEL).
+ * https://discord.com/developers/docs/interactions/application-commands#contexts
+ */
+function checkUserInstallable(command: FakeRegisteredCommand, place: AbsentPlace, fail: (message: string) => Error) {
+  if (!command.integration_types?.includes(1))
+    throw fail('the command cannot be installed to a user (integration_types lacks 1, USER_INSTALL)');
+  const context = place.guildId === null ? 2 : 0;
+  if (!command.contexts?.includes(context)) throw fail(`the command is not offered in interaction context ${context}`);
 }
 
 /**

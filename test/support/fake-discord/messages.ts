@@ -221,7 +221,8 @@ function resolveMentions(
 /** A plain message's fields, as Discord fills them; callers set what differs. */
 export function baseMessage(world: World, channelId: string, author: APIUser, content: string): FakeMessage {
   // A DM has no server: no guild_id and no member, in the gateway's event as in REST.
-  const inServer = !isDirectMessageChannel(world.channels.get(channelId));
+  const inServer =
+    !isDirectMessageChannel(world.channels.get(channelId)) && world.absentPlaces.get(channelId)?.guildId !== null;
   const member = inServer ? memberWithoutUser(world, author.id) : undefined;
   return {
     id: world.nextId(),

@@ -7,7 +7,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { mentionPolicyProblems, specProblems } from '../discord-conformance.ts';
 import type { Faults } from './faults.ts';
-import { DiscordHttpError, entityTooLarge, invalidFormBody, notFound, unauthorized } from './http-errors.ts';
+import {
+  DiscordHttpError,
+  entityTooLarge,
+  invalidFormBody,
+  missingAccess,
+  notFound,
+  unauthorized,
+} from './http-errors.ts';
 import type { UploadedFile } from './messages.ts';
 import { matchRoute, type Route } from './routes.ts';
 import type { RecordedRequest } from './types.ts';
@@ -76,6 +83,7 @@ export function restHandler(options: RestOptions): (request: IncomingMessage, re
       if (!(headers['user-agent'] ?? '').startsWith('DiscordBot ('))
         problem(`REST: ${method} ${path} without Discord's "DiscordBot (url, version)" User-Agent`);
       checkBody(matched.route, matched.params, method, shortPath(path), body, problem);
+      if (isAbsentPlace(options.world, matched.params)) throw missingAccess();
 
       const fault = faults.take(method, path);
       if (fault !== undefined && !fault.applied) {
@@ -114,6 +122,16 @@ export function restHandler(options: RestOptions): (request: IncomingMessage, re
 }
 
 const uploadLimitBytes = 10 * 1024 * 1024;
+
+/**
+ * Whether a request names a channel or server the bot is not in (a user install's place): Discord
+ * answers 403 Missing Access (50001) there, whatever the route.
+ */
+function isAbsentPlace(world: World, params: Record<string, string>): boolean {
+  if (params.channelId !== undefined && world.absentPlaces.has(params.channelId)) return true;
+  const guildId = params.guildId;
+  return guildId !== undefined && [...world.absentPlaces.values()].some((place) => place.guildId === guildId);
+}
 
 /** Spec problems fail the request as Discord would (400 Invalid Form Body); policy problems do not. */
 function checkBody(

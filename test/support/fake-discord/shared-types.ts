@@ -23,3 +23,13 @@ export interface FakeAttachmentInput {
   /** Served compressed and cut short (see `ServedFile.gzipCutTo`). */
   gzipCutTo?: number;
 }
+
+/**
+ * A place the bot is not in, where a person uses the app installed to their own account
+ * (user-installs.ts): a channel of a server that did not add the bot, or a group DM (no server).
+ */
+export interface AbsentPlace {
+  channelId: string;
+  guildId: string | null;
+  name: string;
+}

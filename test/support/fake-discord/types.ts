@@ -17,7 +17,7 @@ import type {
   PressMessageButtonInput,
   RunCommandInput,
 } from './interaction-types.ts';
-import type { FakeAttachmentInput, FakeAuthor, WaitForOptions } from './shared-types.ts';
+import type { AbsentPlace, FakeAttachmentInput, FakeAuthor, WaitForOptions } from './shared-types.ts';
 
 export type * from './interaction-types.ts';
 export type * from './shared-types.ts';
@@ -200,6 +200,14 @@ export interface FakeDiscord {
   dmChannelOf(author: FakeAuthor): string;
   /** Adds a user who is no member of the seeded server: of none, or only of `memberOf` (from `addGuild`); returns their id. */
   addStranger(input: { id: string; username: string; memberOf?: string }): string;
+  /**
+   * A place the bot is not in, where people use the app installed to their own account: a channel of
+   * a server that did not add the bot, or a group DM. Its REST routes answer 403 Missing Access; a
+   * command run there comes as a user-installed interaction (user-installs.ts).
+   */
+  addAbsentPlace(kind: 'server' | 'group-dm'): AbsentPlace;
+  /** A person's message in a place the bot is not in: no gateway event (the bot is not there). */
+  userSaysInAbsentPlace(place: AbsentPlace, author: FakeAuthor, content: string): FakeMessage;
   /** Edits a message's content and dispatches MESSAGE_UPDATE. */
   userEdits(channelId: string, messageId: string, content: string): Promise<FakeMessage>;
   /**

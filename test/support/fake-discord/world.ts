@@ -18,6 +18,7 @@ import {
 import { DiscordHttpError, missingAccess, missingPermissions, unknownChannel, unknownMessage } from './http-errors.ts';
 import { allows, defaultBotPermissions, defaultEveryonePermissions } from './permissions.ts';
 import type { FakeChannel, FakeMessage, FakeThread } from './types.ts';
+import type { AbsentPlace } from './shared-types.ts';
 
 /** The ids of the seeded world (fixed, so that a failing test's output is easy to read). */
 export const seedIds = {
@@ -69,6 +70,8 @@ export class World {
   readonly members = new Map<string, APIGuildMember>();
   readonly roles = new Map<string, APIRole>();
   readonly channels = new Map<string, FakeChannel>();
+  /** Places the bot is not in, by channel id (user-installs.ts): the gateway never tells of them. */
+  readonly absentPlaces = new Map<string, AbsentPlace>();
   /** Messages by channel or thread id, oldest first. */
   readonly messagesByChannel = new Map<string, FakeMessage[]>();
   /** Files by URL path (`/attachments/…`). */
@@ -134,7 +137,7 @@ export class World {
 
   /** The guild a channel or thread belongs to (the seeded one for an unknown channel). */
   guildOf(channelId: string): string {
-    return this.channels.get(channelId)?.guild_id ?? this.guildId;
+    return this.channels.get(channelId)?.guild_id ?? this.absentPlaces.get(channelId)?.guildId ?? this.guildId;
   }
 
   /** A new snowflake, greater than every one made before (time-based, like Discord's). */
@@ -282,6 +285,8 @@ export class World {
 
   /** The channel or thread, or Discord's 404 Unknown Channel. */
   requireChannel(id: string): FakeChannel {
+    // Discord's answer in a place the bot is not in: it cannot see the channel.
+    if (this.absentPlaces.has(id)) throw missingAccess();
     const channel = this.channels.get(id);
     if (channel === undefined) throw unknownChannel();
     return channel;

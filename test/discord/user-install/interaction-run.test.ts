@@ -1,0 +1,298 @@
+/**
+ * A user install (USER_INSTALL=on) used where no server added the bot (src/discord/user-install/):
+ * the answer comes through the interaction alone (the card, then at most Discord's follow-ups), the
+ * person's conversation of the place remembers, the budget of user-installed use applies, no
+ * server's settings do, no moderator-only tool is offered, and a run that would outlive the token
+ * stops and says so. The fake Discord refuses every REST call to such a place (403 Missing Access).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { userInstallServerId } from '../../../db/conversations.ts';
+import { interactionTimeNotice } from '../../../src/discord/user-install/interaction-run.ts';
+import { followUpLimit } from '../../../src/discord/user-install/interaction-card.ts';
+import { buildToolRegistry } from '../../../src/agent/tool-registry.ts';
+import { builtInTools } from '../../../tools/index.ts';
+import { type BotWorld, startBotWorld } from '../../support/bot-harness.ts';
+import { purgeCache } from '../../support/command-world.ts';
+import { moderationsAt, startFakeContentCheck } from '../../support/fake-content-check.ts';
+import { messageNotAnswered } from '../../../src/discord/runs/message-check.ts';
+import { type ChatRequest, finalAnswer, toolCalls } from '../../support/fake-model.ts';
+import type { FakeInteraction, FakeInteractionReply } from '../../support/fake-discord.ts';
+import { startFakeModelServer } from '../../support/fake-model.ts';
+import { answer } from '../../support/model-servers/brain.ts';
+import { compliant } from '../../support/model-servers/quirks.ts';
+
+let world: BotWorld;
+afterEach(async () => {
+  await world?.close();
+  world = undefined as unknown as BotWorld;
+});
+
+const userInstall = { userInstall: true, userInstallDailyTokens: 0 };
+const systemOf = (request: ChatRequest) => String(request.messages[0]!.content);
+/** The REST calls the bot made to the place, besides answering the interaction. */
+const callsTo = (channelId: string) =>
+  world.discord.requests.filter((request) => request.path.includes(channelId)).map((r) => `${r.method} ${r.path}`);
+const messageReplies = (replies: FakeInteractionReply[]) => replies.filter((reply) => reply.kind !== 'callback');
+
+describe('a user install where no server added the bot', () => {
+  it('/ask answers in the reply: the tool steps shown in the edited card first, nothing sent to the channel', async () => {
+    world = await startBotWorld(userInstall);
+    const { discord, model } = world;
+    const place = discord.addAbsentPlace('server');
+    model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '6 * 7' } }), (request) => {
+      expect(systemOf(request)).toContain('called you through the app they added to their own Discord account');
+      return finalAnswer('It is 42.');
+    });
+    const interaction = await discord.userRunsCommand({
+      name: 'ask',
+      options: { prompt: 'what is 6 times 7?' },
+      author: 'bob',
+      channelId: place.channelId,
+    });
+    await interaction.waitForReply((reply) => reply.content === 'It is 42.');
+    await world.handled('interaction', interaction.id);
+    const replies = interaction.replies();
+    expect(replies[0]).toMatchObject({ kind: 'callback', type: 5, ephemeral: false });
+    expect(messageReplies(replies).map((reply) => [reply.kind, reply.messageId === replies[0]!.messageId])).toEqual([
+      ['edit', true],
+      ['edit', true],
+    ]);
+    expect(messageReplies(replies)[0]!.content).toContain('calculator');
+    expect(callsTo(place.channelId)).toEqual([]);
+  });
+
+  it('shows the answer in the card as the model writes it (STREAM_ANSWERS), then the whole answer there', async () => {
+    let interaction: FakeInteraction | undefined;
+    const text = 'It is four. Two and two make four, as anyone who counts on their fingers will find.';
+    // The model stops writing after its first words until the card has shown them.
+    const shown = () =>
+      world.discord.waitFor(() =>
+        interaction
+          ?.replies()
+          .some((reply) => reply.kind === 'edit' && reply.content.length > 0 && reply.content.length < text.length),
+      );
+    const server = await startFakeModelServer(compliant, { streamPause: { afterChunks: 6, until: shown } });
+    try {
+      world = await startBotWorld({ ...userInstall, streamAnswers: true }, {}, { baseURL: server.baseURL });
+      const place = world.discord.addAbsentPlace('server');
+      server.enqueue(answer(text));
+      interaction = await world.discord.userRunsCommand({
+        name: 'ask',
+        options: { prompt: 'what is 2+2?' },
+        author: 'bob',
+        channelId: place.channelId,
+      });
+      await world.handled('interaction', interaction.id);
+      const edits = interaction.replies().filter((reply) => reply.kind === 'edit');
+      expect(text.startsWith(edits[0]!.content)).toBe(true);
+      expect(edits.at(-1)!.content).toBe(text);
+      expect(interaction.replies().filter((reply) => reply.kind === 'followup')).toEqual([]);
+    } finally {
+      await world.close();
+      world = undefined as unknown as BotWorld;
+      await server.close();
+    }
+  });
+
+  it('a run stopped by the deadline while its answer was shown keeps what it showed, with why it stopped', async () => {
+    let interaction: FakeInteraction | undefined;
+    const shown = () =>
+      world.discord.waitFor(() => interaction?.replies().some((reply) => reply.content.startsWith('It is')));
+    // The model writes its first words, then nothing more (until the deadline stops the run).
+    const server = await startFakeModelServer(compliant, {
+      streamPause: { afterChunks: 6, until: () => shown().then(() => new Promise(() => {})) },
+    });
+    try {
+      // Long enough for the first words to be shown first; the run is stopped by it, not by the test.
+      world = await startBotWorld(
+        { ...userInstall, streamAnswers: true, interactionRunMs: 4000 },
+        {},
+        { baseURL: server.baseURL },
+      );
+      const place = world.discord.addAbsentPlace('server');
+      server.enqueue(answer('It is four. Two and two make four, as anyone who counts will find.'));
+      interaction = await world.discord.userRunsCommand({
+        name: 'ask',
+        options: { prompt: 'what is 2+2?' },
+        author: 'bob',
+        channelId: place.channelId,
+      });
+      await world.handled('interaction', interaction.id);
+      const last = interaction.replies().at(-1)!.content;
+      expect(last.startsWith('It is')).toBe(true);
+      expect(last.endsWith(`\n-# ${interactionTimeNotice}`)).toBe(true);
+    } finally {
+      await world.close();
+      world = undefined as unknown as BotWorld;
+      await server.close();
+    }
+  });
+
+  it('remembers the conversation of the person in the place across two /ask', async () => {
+    world = await startBotWorld(userInstall);
+    const { discord, model } = world;
+    const place = discord.addAbsentPlace('group-dm');
+    model.enqueue(finalAnswer('Noted: your cat is Tom.'), (request) => {
+      const said = request.messages.map((message) => String(message.content)).join('\n');
+      expect(said).toContain('my cat is called Tom');
+      expect(said).toContain('Noted: your cat is Tom.');
+      return finalAnswer('Tom.');
+    });
+    const ask = async (prompt: string) => {
+      const interaction = await discord.userRunsCommand({
+        name: 'ask',
+        options: { prompt },
+        author: 'bob',
+        channelId: place.channelId,
+      });
+      await world.handled('interaction', interaction.id);
+      return interaction.replies().at(-1)!.content;
+    };
+    expect(await ask('my cat is called Tom')).toBe('Noted: your cat is Tom.');
+    expect(await ask('what is my cat called?')).toBe('Tom.');
+    expect(world.model.requests).toHaveLength(2);
+  });
+
+  it('a long answer fits the reply and at most the follow-ups Discord allows there', async () => {
+    world = await startBotWorld(userInstall);
+    const { discord, model } = world;
+    const place = discord.addAbsentPlace('server');
+    const long = Array.from({ length: 400 }, (_, index) => `Line ${index} of a long answer.`).join('\n');
+    model.enqueue(finalAnswer(long));
+    const interaction = await discord.userRunsCommand({
+      name: 'ask',
+      options: { prompt: 'tell me everything' },
+      author: 'bob',
+      channelId: place.channelId,
+    });
+    await world.handled('interaction', interaction.id);
+    const followUps = interaction.replies().filter((reply) => reply.kind === 'followup');
+    expect(followUps.length).toBeGreaterThan(0);
+    expect(followUps.length).toBeLessThanOrEqual(followUpLimit);
+    expect(discord.problems).toEqual([]);
+  });
+
+  it('a run that would outlive the interaction token stops and says so', async () => {
+    world = await startBotWorld({ ...userInstall, interactionRunMs: 300 });
+    const { discord, model } = world;
+    const place = discord.addAbsentPlace('server');
+    model.enqueue({ hang: true });
+    const interaction = await discord.userRunsCommand({
+      name: 'ask',
+      options: { prompt: 'think for an hour' },
+      author: 'bob',
+      channelId: place.channelId,
+    });
+    await interaction.waitForReply((reply) => reply.content.includes(interactionTimeNotice));
+    await world.handled('interaction', interaction.id);
+    const run = world.store.db.prepare('SELECT status, delivery FROM runs').get();
+    expect(run).toEqual({ status: 'stopped', delivery: 'posted' });
+  });
+
+  it('the daily budget of user-installed use spent: a clear word, and no model call', async () => {
+    world = await startBotWorld({ ...userInstall, userInstallDailyTokens: 100 });
+    const { discord } = world;
+    const place = discord.addAbsentPlace('server');
+    world.store.db
+      .prepare('INSERT INTO guild_usage_days (guild_id, day, tokens) VALUES (?, ?, ?)')
+      .run(userInstallServerId, Math.floor(Date.now() / 86_400_000), 150);
+    const interaction = await discord.userRunsCommand({
+      name: 'ask',
+      options: { prompt: 'hello' },
+      author: 'bob',
+      channelId: place.channelId,
+    });
+    const reply = await interaction.waitForReply();
+    expect(reply.ephemeral).toBe(true);
+    expect(reply.content).toContain(
+      'My user-installed use (where no server added me) has used its 100 tokens for today.',
+    );
+    expect(world.model.requests).toHaveLength(0);
+  });
+
+  it('offers no moderator-only tool, and applies no server settings, even to a moderator of a server of the bot', async () => {
+    world = await startBotWorld(userInstall, {}, {}, { tools: buildToolRegistry([...builtInTools, purgeCache]) });
+    const { discord, model } = world;
+    const place = discord.addAbsentPlace('server');
+    // Ada moderates the bot's own server, whose persona is set: neither counts elsewhere.
+    world.store.placeSettings.change([
+      {
+        guildId: discord.guildId,
+        scope: 'server',
+        scopeId: discord.guildId,
+        key: 'persona',
+        value: 'Speak like a pirate.',
+        changedById: 'ada',
+        changedByName: 'Ada',
+      },
+    ]);
+    model.enqueue((request) => {
+      const offered = (request.tools ?? []).map((tool) => tool.function.name);
+      expect(offered).toContain('calculator');
+      expect(offered).not.toContain('purge_cache');
+      expect(systemOf(request)).not.toContain('pirate');
+      return finalAnswer('Hello.');
+    });
+    const interaction = await discord.userRunsCommand({
+      name: 'ask',
+      options: { prompt: 'hello' },
+      author: 'ada',
+      channelId: place.channelId,
+    });
+    await world.handled('interaction', interaction.id);
+    expect(interaction.replies().at(-1)!.content).toBe('Hello.');
+  });
+
+  it('a question the content check flags is not answered, and the reply says so', async () => {
+    const check = await startFakeContentCheck('FORBIDDEN');
+    try {
+      world = await startBotWorld(userInstall, {}, {}, { contentCheck: moderationsAt(check) });
+      const { discord } = world;
+      const place = discord.addAbsentPlace('server');
+      const interaction = await discord.userRunsCommand({
+        name: 'ask',
+        options: { prompt: 'tell me FORBIDDEN things' },
+        author: 'bob',
+        channelId: place.channelId,
+      });
+      await world.handled('interaction', interaction.id);
+      expect(interaction.replies().at(-1)!.content).toBe(messageNotAnswered.flagged);
+      expect(world.model.requests).toHaveLength(0);
+      expect(callsTo(place.channelId)).toEqual([]);
+    } finally {
+      await world.close();
+      world = undefined as unknown as BotWorld;
+      await check.close();
+    }
+  });
+
+  it('"Ask about this message" asks the question of its form about the message the interaction carried, reading nothing of the channel', async () => {
+    world = await startBotWorld(userInstall);
+    const { discord, model } = world;
+    const place = discord.addAbsentPlace('server');
+    const message = discord.userSaysInAbsentPlace(place, 'ada', 'The meeting moved to Thursday at 3 pm.');
+    model.enqueue((request) => {
+      const asked = String(request.messages.at(-1)!.content);
+      expect(asked).toContain('which day is it now?');
+      expect(asked).toContain('The meeting moved to Thursday at 3 pm.');
+      return finalAnswer('Thursday, at 3 pm.');
+    });
+    const opened = await discord.userRunsCommand({
+      name: 'Ask about this message',
+      type: 'message',
+      targetMessageId: message.id,
+      author: 'bob',
+      channelId: place.channelId,
+    });
+    expect((await opened.waitForModal()).title).toBe('Ask about this message');
+    const submitted = await discord.userSubmitsModal(opened, { question: 'which day is it now?' });
+    await world.handled('interaction', submitted.id);
+    expect(submitted.replies().at(-1)!.content).toBe('Thursday, at 3 pm.');
+    expect(callsTo(place.channelId)).toEqual([]);
+    // The message was kept for that one form: a second submission finds it gone, and says so.
+    const again = await discord.userSubmitsModal(opened, { question: 'and the time?' });
+    expect((await again.waitForReply()).content).toBe(
+      'I no longer have that message: choose Ask about this message on it again.',
+    );
+  });
+});
