@@ -33,7 +33,7 @@ async function worldWithSchedules(modelUrl: string): Promise<BotWorld> {
     {},
     { baseURL: modelUrl, provider: 'openai' },
     {
-      reminderIntervalMs: 3_600_000,
+      schedulerIntervalMs: 3_600_000,
     },
   );
   const places = [{ guildId: world.discord.guildId, generalId: world.discord.channels.general }];
@@ -72,14 +72,14 @@ async function round(withRestart: boolean): Promise<Result> {
     const before = discord.requests.length;
     const start = performance.now();
     const headerPosts = () => discord.botMessages().filter((message) => message.content.startsWith('⏰ Scheduled'));
-    const passes = [world.bot.reminders.tick()];
+    const passes = [world.bot.scheduler.tick()];
     if (withRestart) {
       await discord.waitFor(() => headerPosts().length >= schedules / 2, {
         what: 'half the headers',
         timeoutMs: 600_000,
       });
       await world.restart({ graceMs: 0 });
-      passes.push(world.bot.reminders.tick());
+      passes.push(world.bot.scheduler.tick());
     }
     await Promise.all(passes);
     const answeredThreads = () => {

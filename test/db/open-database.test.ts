@@ -45,7 +45,6 @@ describe('openDatabase', () => {
       'messages',
       'messages_fts',
       'model_servers',
-      'reminders',
       'runs',
       'schedule_runs',
       'schedules',
