@@ -19,6 +19,8 @@ export interface ToolTurn {
   /** The turn's calls other than `final_answer`, in the model's order. */
   calls: readonly ToolCall[];
   tools: ReadonlyMap<string, RuntimeTool>;
+  /** Whose arguments are private, by name, offered or not (RunState.privacy); absent: the tools'. */
+  privacy?: ReadonlyMap<string, Pick<RuntimeTool, 'privateArguments'>>;
   maxCalls: number;
   toolTimeoutMs: number;
   runSignal: AbortSignal;
@@ -74,7 +76,7 @@ export async function runToolTurn(turn: ToolTurn): Promise<ToolTurnOutcome> {
       step: turn.step,
       callId: call.id,
       name: call.function.name,
-      arguments: shownArguments(turn.tools.get(call.function.name), call.function.arguments),
+      arguments: shownArguments((turn.privacy ?? turn.tools).get(call.function.name), call.function.arguments),
     });
   const checked = turn.calls.map((call, index) => check(turn, call, index));
   // Asked before the tools' time limit starts: the time a person takes to answer is not the tool's.

@@ -140,6 +140,8 @@ function prepareRun(
       ...(plan.showsImagesToPeople === undefined ? {} : { showsImagesToPeople: plan.showsImagesToPeople }),
     },
     calledBefore: plan.calledBefore,
+    // Not offered here (member memory off, or the tool switched off): its arguments stay private all the same.
+    ...(setup.memberMemory ? { privateWhenNotOffered: [setup.memberMemory.tool] } : {}),
   };
 }
 

@@ -23,6 +23,7 @@ export async function toolCalls(run: RunState, turn: Turn, others: readonly Tool
     step: turn.step,
     calls: others,
     tools: run.tools,
+    privacy: run.privacy,
     maxCalls: settings.maxToolCallsPerTurn,
     toolTimeoutMs: settings.toolTimeoutMs,
     runSignal: run.timeLimit.signal,

@@ -149,6 +149,41 @@ describe('remember', () => {
     expect(factsOf(discord.users.ada)).not.toContain('one more');
   });
 
+  it('a remember call refused (member memory off, the cap reached, too long, invalid) leaves its fact nowhere: not in the step log, memory, posts or later model calls', async () => {
+    world = await start();
+    const { discord, model } = world;
+    // Member memory is off here: remember is not offered, and the model calls it anyway, saying the fact too.
+    const call = toolCalls({ name: 'remember', arguments: { fact: secretFact } });
+    const message = (call.body as { choices: { message: Record<string, unknown> }[] }).choices[0]!.message;
+    Object.assign(message, { content: 'Keeping METRICUNITS42.' });
+    model.enqueue(call);
+    const off = await ask(discord.channels.general, 'keep my unit preference', model, 'I cannot.');
+    expect(offered(model.requests[0])).not.toContain('remember');
+    expect(everythingSent(model.requests[1])).toContain('Unknown tool \\"remember\\"');
+
+    // On, with the cap reached; and a fact too long; and one that fails the schema.
+    await turnOn();
+    for (let index = 1; index <= 50; index++)
+      world.store.memberFacts.keep(discord.guildId, discord.users.ada, `fact ${index}`, 50);
+    model.enqueue(
+      toolCalls(
+        { name: 'remember', arguments: { fact: secretFact }, id: 'full' },
+        { name: 'remember', arguments: { fact: `${secretFact} ${'x'.repeat(300)}` }, id: 'long' },
+        { name: 'remember', arguments: { fact: secretFact, extra: 1, also: [secretFact] }, id: 'odd' },
+        { name: 'remember', arguments: `{"fact": "${secretFact}`, id: 'broken' },
+      ),
+    );
+    const on = await ask(discord.channels.general, 'keep it anyway', model, 'I could not.');
+
+    // The model calls after each refused call: their calls sent back as placeholders, the errors without the fact.
+    for (const request of model.requests) expect(everythingSent(request)).not.toContain('METRICUNITS42');
+    expect(tableText('steps')).not.toContain('METRICUNITS42');
+    expect(tableText('messages')).not.toContain('METRICUNITS42');
+    for (const thread of [off, on])
+      expect(JSON.stringify(discord.botMessages(thread.id))).not.toContain('METRICUNITS42');
+    expect(factsOf(discord.users.ada)).not.toContain(secretFact);
+  });
+
   it('in a batch of two members, shows nobody its facts and remembers nothing', async () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
