@@ -52,6 +52,11 @@ export interface RunAgentOptions {
    */
   privateWhenNotOffered?: readonly Pick<RuntimeTool, 'name' | 'privateArguments'>[];
   /**
+   * The input holds words that are not the requester's own (a forwarded message, a file read, a
+   * link's preview): its tools hear so (`ToolContext.othersWords`), as after any tool's result.
+   */
+  inputHoldsOthers?: boolean;
+  /**
    * Ask for streamed replies, and tell the answer as it is written (`answer-delta` events). Off:
    * replies are read whole.
    */
@@ -113,6 +118,7 @@ function startRun(options: RunAgentOptions): RunState {
     context,
     emit: fanOut(options.onEvent ? [options.onEvent] : [], context.logger),
     tools,
+    othersWords: options.inputHoldsOthers ?? false,
     privacy: new Map([...(options.privateWhenNotOffered ?? []).map((tool) => [tool.name, tool] as const), ...tools]),
     specs: [...[...tools.values()].map((t) => t.spec), finalAnswerTool.spec],
     streamAnswers: options.streamAnswers ?? false,

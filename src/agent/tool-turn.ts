@@ -32,6 +32,8 @@ export interface ToolTurn {
   showsImagesToPeople?: boolean;
   /** Masked in every result and error (AgentSettings.secrets). */
   secrets?: readonly string[];
+  /** Whether words not the requester's own came into the run before this turn (RunState.othersWords). */
+  othersWords?: boolean;
 }
 
 export interface ToolTurnOutcome {
@@ -275,6 +277,7 @@ async function execute(
         },
         noteSource,
         reportProgress,
+        othersWords: turn.othersWords ?? false,
       }),
     );
     const result = await limit.race(running);
