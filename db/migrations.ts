@@ -505,6 +505,8 @@ export const migrations: readonly Migration[] = [
     // A claimed time gains the state 'posted' (a reminder's message is in its channel), the wait
     // before its next attempt (retry_at) and the text its attempts post (posted_text). The old
     // reminders are copied in (db/reminders-to-schedules.ts) and their table dropped.
+    // And forgets gain the index /summarize's record looks a member's forget up by (db/catch-up-runs.ts
+    // forgottenSince), which scanned the whole table before.
     up(db) {
       loosenSchemaText(db, 'schedules', 'guild_id TEXT NOT NULL,', 'guild_id TEXT,');
       loosenSchemaText(db, 'schedules', 'cron TEXT NOT NULL,', 'cron TEXT,');
@@ -519,6 +521,7 @@ export const migrations: readonly Migration[] = [
         ALTER TABLE schedule_runs ADD COLUMN retry_at INTEGER;
         ALTER TABLE schedule_runs ADD COLUMN posted_text TEXT;
         CREATE INDEX schedules_by_owner ON schedules (created_by_id, kind);
+        CREATE INDEX IF NOT EXISTS forgets_by_member ON forgets (guild_id, user_id, forgotten_at);
       `);
       remindersToSchedules(db);
     },
