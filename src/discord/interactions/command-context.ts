@@ -50,6 +50,7 @@ export type CommandContext = CommandSetup &
     | 'vision'
     | 'memorySettings'
     | 'shutdown'
+    | 'gates'
   >;
 
 /** One slash or context-menu command: its registered JSON, and what it does. */
