@@ -506,7 +506,9 @@ export const migrations: readonly Migration[] = [
     // before its next attempt (retry_at) and the text its attempts post (posted_text). The old
     // reminders are copied in (db/reminders-to-schedules.ts) and their table dropped.
     // And forgets gain the index /summarize's record looks a member's forget up by (db/catch-up-runs.ts
-    // forgottenSince), which scanned the whole table before.
+    // forgottenSince), which scanned the whole table before. And a stored message says whether it is
+    // a schedule's prompt (messages.scheduled), so that its run, queued again from the database after
+    // a restart, still gets no member's facts.
     up(db) {
       loosenSchemaText(db, 'schedules', 'guild_id TEXT NOT NULL,', 'guild_id TEXT,');
       loosenSchemaText(db, 'schedules', 'cron TEXT NOT NULL,', 'cron TEXT,');
@@ -522,6 +524,7 @@ export const migrations: readonly Migration[] = [
         ALTER TABLE schedule_runs ADD COLUMN posted_text TEXT;
         CREATE INDEX schedules_by_owner ON schedules (created_by_id, kind);
         CREATE INDEX IF NOT EXISTS forgets_by_member ON forgets (guild_id, user_id, forgotten_at);
+        ALTER TABLE messages ADD COLUMN scheduled INTEGER NOT NULL DEFAULT 0 CHECK (scheduled IN (0, 1));
       `);
       remindersToSchedules(db);
     },

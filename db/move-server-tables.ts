@@ -118,6 +118,7 @@ export const conversationColumns: Record<string, { remapped: readonly string[]; 
       'discord_message_id',
       'created_at',
       'token_count',
+      'scheduled',
     ],
   },
   runs: {

@@ -227,6 +227,7 @@ function storeAndQueue(
       content: schedule.prompt,
       discordMessageId: header.id,
       images: [],
+      scheduled: true,
     });
     deps.store.schedules.queued(run.id, header.id);
     return { conversation, storedId };

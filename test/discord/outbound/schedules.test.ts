@@ -323,6 +323,51 @@ describe('scheduled runs across restarts', () => {
     expect(world.discord.botMessages(world.discord.threads()[0]!.id).at(-1)!.content).toContain('Once.');
   });
 
+  /** Member memory on, Ada (the schedule's creator) with a fact; her schedule's run held at the model. */
+  async function scheduledRunHeld(name: string) {
+    await startWorld();
+    await settings('member-memory', world.discord.channels.general, { enabled: true });
+    world.store.memberFacts.keep(world.discord.guildId, world.discord.users.ada, 'ADASPRIVATEFACT', 50);
+    const id = await addSchedule({ name });
+    world.model.enqueue({ hang: true });
+    makeDue(id);
+    expect((await world.bot.scheduler.tick()).scheduled).toMatchObject([{ outcome: 'queued' }]);
+    await world.discord.waitFor(() => world.model.requests.length === 1, { what: 'the model asked' });
+    world.model.enqueue(finalAnswer('Answered after the restart.'));
+  }
+  /** After the restart: the run answered, and what its model request held. */
+  async function afterRestart(name: string) {
+    const thread = await threadNamed(name);
+    await world.discord.waitFor(
+      () => world.discord.botMessages(thread.id).some((message) => message.content.includes('after the restart')),
+      { what: 'the answer after the restart', timeoutMs: 20_000 },
+    );
+    const request = world.model.requests.at(-1)!;
+    expect(JSON.stringify(request.messages)).toContain('What is 6*7?');
+    expect(JSON.stringify(request.messages)).not.toContain('ADASPRIVATEFACT');
+    expect((request.tools ?? []).map((tool) => tool.function.name)).not.toContain('remember');
+  }
+
+  it("a scheduled run taken up after a restart is still one: none of its creator's facts, no remember", async () => {
+    await scheduledRunHeld('Resumed');
+    await world.restart({ graceMs: 0 });
+    await afterRestart('Resumed');
+  });
+
+  it("a schedule's prompt stored but not yet run when the process died is queued again as a scheduled run", async () => {
+    await scheduledRunHeld('Queued again');
+    await world.restart({
+      graceMs: 0,
+      // What a process killed after storing the prompt, before its run was recorded, leaves: no run.
+      whileDown: async () => {
+        const store = openStore(world.databasePath);
+        store.db.exec('DELETE FROM steps; DELETE FROM runs');
+        store.close();
+      },
+    });
+    await afterRestart('Queued again');
+  });
+
   it('a scheduled run cut off by a stop is resumed after the restart, not started again', async () => {
     await startWorld();
     const id = await addSchedule({ name: 'Cut off' });
