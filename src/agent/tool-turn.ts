@@ -207,12 +207,17 @@ async function run(
   }
 }
 
-/** The context's `askInput`, noting each request's fields and answer for the step log (not the values). */
-function notingInputs(ask: AskInput | undefined, inputs: InputNote[]): { askInput?: AskInput } {
+/**
+ * The context's `askInput`, noting each request's fields and answer for the step log (not the
+ * values). The tools' time limit stands still while the person answers, as it has not started yet
+ * while they confirm a call: their time is not the tool's (the question has its own, TOOL_CONFIRM_SECONDS).
+ */
+function notingInputs(ask: AskInput | undefined, inputs: InputNote[], limit: Deadline): { askInput?: AskInput } {
   if (!ask) return {};
   return {
     askInput: async (request) => {
-      const outcome = await ask(request);
+      const release = limit.hold();
+      const outcome = await ask(request).finally(release);
       const fields = request.form.kind === 'form' ? request.form.fields.map((field) => field.name) : [];
       inputs.push({ kind: request.form.kind, fields, action: outcome.action });
       return outcome;
@@ -261,7 +266,7 @@ async function execute(
   args: unknown,
   { inputs, reportProgress }: { inputs: InputNote[]; reportProgress: (progress: ToolProgress) => void },
 ): Promise<Observation> {
-  const askInput = notingInputs(turn.context.askInput, inputs);
+  const askInput = notingInputs(turn.context.askInput, inputs, limit);
   const mask = maskWith(turn.secrets ?? []);
   // Kept only if the call succeeds: a URL noted by a call that then failed was never shown.
   const sources: string[] = [];
