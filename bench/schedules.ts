@@ -7,13 +7,21 @@
  * reached Discord, the REST calls and the 429s Discord answered, the most model
  * requests at once, and the counts that say none ran twice and none was lost (headers, threads,
  * answers, claims, each one per schedule).
+ *
+ * Then the same under a SIGKILL loop (bench/schedule-kill-loop.ts): `npm start`'s bot as a real
+ * process, killed KILLS (5) times at seeded moments of the work (KILL_SEED) and started again on the
+ * same database, then left to finish. The package script builds dist/ first: the process is the
+ * compiled bot, as `npm start` runs it.
  */
 import { type BotWorld, startBotWorld } from '../test/support/bot-harness.ts';
 import { startEchoModel } from '../test/support/fake-model.ts';
+import { killLoopRound } from './schedule-kill-loop.ts';
 import { sized } from './smoke.ts';
 
 const schedules = Number(process.env.SCHEDULES ?? sized(1000, 20));
 const servers = Number(process.env.SERVERS ?? sized(100, 4));
+const kills = Number(process.env.KILLS ?? sized(5, 2));
+const seed = Number(process.env.KILL_SEED ?? 1);
 
 interface Result {
   lastAnswerMs: number;
@@ -33,7 +41,7 @@ async function worldWithSchedules(modelUrl: string): Promise<BotWorld> {
     {},
     { baseURL: modelUrl, provider: 'openai' },
     {
-      reminderIntervalMs: 3_600_000,
+      schedulerIntervalMs: 3_600_000,
     },
   );
   const places = [{ guildId: world.discord.guildId, generalId: world.discord.channels.general }];
@@ -72,14 +80,14 @@ async function round(withRestart: boolean): Promise<Result> {
     const before = discord.requests.length;
     const start = performance.now();
     const headerPosts = () => discord.botMessages().filter((message) => message.content.startsWith('⏰ Scheduled'));
-    const passes = [world.bot.reminders.tick()];
+    const passes = [world.bot.scheduler.tick()];
     if (withRestart) {
       await discord.waitFor(() => headerPosts().length >= schedules / 2, {
         what: 'half the headers',
         timeoutMs: 600_000,
       });
       await world.restart({ graceMs: 0 });
-      passes.push(world.bot.reminders.tick());
+      passes.push(world.bot.scheduler.tick());
     }
     await Promise.all(passes);
     const answeredThreads = () => {
@@ -130,10 +138,25 @@ for (const [name, result] of rows)
   console.log(
     `| ${name} | ${seconds(result.lastAnswerMs)} | ${result.restCalls} | ${result.rateLimited} | ${result.maxModelInFlight} | ${result.headers} | ${result.headersTwice} | ${result.claims} | ${result.answered} |`,
   );
-const broken = rows.filter(
-  ([, result]) => result.headersTwice > 0 || result.claims !== schedules || result.answered !== schedules,
+const killed = await killLoopRound({ schedules, servers, kills, seed });
+console.log(
+  `\nUnder a SIGKILL loop: the bot a real process, SIGKILLed ${kills} times (seed ${seed}), then left to finish\n`,
 );
+console.log(
+  '| last answer | REST calls | 429s | model requests at once | headers | headers twice | claims | claimed twice | answered | answered twice | given up |',
+);
+console.log('|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
+console.log(
+  `| ${seconds(killed.lastAnswerMs)} | ${killed.restCalls} | ${killed.rateLimited} | ${killed.maxModelInFlight} | ${killed.headers} | ${killed.headersTwice} | ${killed.claims} | ${killed.claimedTwice} | ${killed.answered} | ${killed.outcomesTwice} | ${killed.givenUp} |`,
+);
+console.log(`\nkilled at: ${killed.killedAt.join('; ')}`);
+const broken = rows
+  .filter(([, result]) => result.headersTwice > 0 || result.claims !== schedules || result.answered !== schedules)
+  .map(([name]) => name);
+const killedLost = [killed.headers, killed.claims, killed.answered].some((count) => count !== schedules);
+if (killedLost || killed.headersTwice + killed.claimedTwice + killed.outcomesTwice > 0)
+  broken.push('under a SIGKILL loop');
 if (broken.length > 0) {
-  console.error(`none twice, none lost: broken in ${broken.map(([name]) => name).join(', ')}`);
+  console.error(`none twice, none lost: broken in ${broken.join(', ')}`);
   process.exitCode = 1;
 }

@@ -10,7 +10,7 @@ import {
   type APIApplicationCommandSubcommandOption,
   type ChatInputCommandInteraction,
 } from 'discord.js';
-import type { ScheduleRow } from '../db/schedules.ts';
+import type { RoutineRow, ScheduleRow } from '../db/schedules.ts';
 import { type CommandContext, type CommandSetup, defineCommand } from '../src/discord/interactions/command-context.ts';
 import { settingsOfConversation } from '../src/place-settings/place-choice.ts';
 import { isModerator } from '../src/discord/interactions/moderation.ts';
@@ -191,10 +191,14 @@ function runChoice(
   return { model, persona };
 }
 
-/** The schedule named by `id`, if it is in this server and the member moderates its channel; else why not. */
-function scheduleToChange(interaction: Interaction, context: CommandContext): ScheduleRow | string {
+/**
+ * The schedule named by `id`, if it is in this server and the member moderates its channel; else
+ * why not. A member's reminder (a schedule of theirs) is no moderator's to see or change.
+ */
+function scheduleToChange(interaction: Interaction, context: CommandContext): RoutineRow | string {
   const schedule = context.store.schedules.byId(interaction.options.getInteger('id', true));
-  if (!schedule || schedule.guild_id !== interaction.guildId) return 'There is no such schedule in this server.';
+  if (schedule?.kind !== 'routine' || schedule.guild_id !== interaction.guildId)
+    return 'There is no such schedule in this server.';
   if (!moderates(interaction, context, schedule.channel_id))
     return `Schedule ${schedule.id} is changed by moderators of <#${schedule.channel_id}>.`;
   return schedule;

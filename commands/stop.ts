@@ -2,7 +2,13 @@ import { defineCommand } from '../src/discord/interactions/command-context.ts';
 import type { ConversationRow } from '../db/conversations.ts';
 import type { CommandContext, CommandInteraction } from '../src/discord/interactions/command-context.ts';
 import type { ChatInputCommandInteraction } from 'discord.js';
+import { catchUpRunKey, stoppedByAsker } from '../src/discord/catch-up/summarize-here.ts';
 import { directConversationHere, guildAndDirectMessages, privately, steerableConversation } from './shared.ts';
+
+/** Stops the asker's own /summarize in this channel, if one is going; whether it did. */
+function stopCatchUp(interaction: ChatInputCommandInteraction, context: CommandContext): boolean {
+  return context.activeRuns.stop(catchUpRunKey(interaction.channelId, interaction.user.id), stoppedByAsker);
+}
 
 /** Stops the conversation's run in progress, and says what became of it. */
 async function stopIn(
@@ -29,11 +35,14 @@ export const stop = defineCommand({
     ...guildAndDirectMessages(setup),
   }),
   async execute(interaction, context) {
+    if (interaction.isChatInputCommand() && stopCatchUp(interaction, context))
+      return privately(interaction, 'Stopped your /summarize here.');
     const conversation = steerableConversation(interaction, context, 'stop me here');
     if (typeof conversation === 'string') return privately(interaction, conversation);
     await stopIn(interaction, context, conversation);
   },
   async inDirectMessage(interaction, context) {
+    if (stopCatchUp(interaction, context)) return privately(interaction, 'Stopped your /summarize here.');
     const conversation = directConversationHere(interaction, context);
     if (typeof conversation === 'string') return privately(interaction, conversation);
     await stopIn(interaction, context, conversation);

@@ -7,7 +7,7 @@
  */
 import { existsSync, linkSync, rmSync } from 'node:fs';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
-import { forgetsNotRecorded, type ForgetRecord, placeOfRecord } from './forget-journal.ts';
+import { forgetFactsAgain, forgetsNotRecorded, type ForgetRecord, placeOfRecord } from './forget-journal.ts';
 import { type ForgetCounts, forgetMember } from './forget-member.ts';
 import { latestVersion } from './migrations.ts';
 import { DatabaseFromFutureError } from './open-database.ts';
@@ -184,13 +184,15 @@ export interface ForgetAppliedAgain {
  * record of (db/forget-journal.ts): a member who asked to be forgotten stays forgotten. Opened
  * through the store, so a backup of an older schema is brought up to date first.
  */
-export function applyForgetsAgain(target: string): ForgetAppliedAgain[] {
+export function applyForgetsAgain(target: string): { forgets: ForgetAppliedAgain[]; facts: number } {
   const store = openStore(target);
   try {
-    return forgetsNotRecorded(store.db).map((record) => ({
+    const forgets = forgetsNotRecorded(store.db).map((record) => ({
       record,
       counts: forgetMember(store.db, placeOfRecord(record), record.user_id, record.forgotten_at, false).counts,
     }));
+    // Members' /memory forget, journalled beside the forgets (db/forget-journal.ts).
+    return { forgets, facts: forgetFactsAgain(store.db) };
   } finally {
     store.close();
   }

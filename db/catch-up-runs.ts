@@ -44,6 +44,9 @@ export interface CatchUpRun {
 }
 
 /** Recording a catch-up run, in one transaction. */
+/** Whether a member was forgotten in the place since a time: one look in the forgets_by_member index (migration 25). */
+export const forgottenSinceQuery = 'SELECT 1 FROM forgets WHERE guild_id = ? AND user_id = ? AND forgotten_at >= ?';
+
 export function createCatchUpRunQueries(db: Database) {
   const insertRun = db.prepare(
     `INSERT INTO runs (id, conversation_id, instance_id, trigger_message_ids, status, model, model_name, started_at, ended_at,
@@ -60,11 +63,7 @@ export function createCatchUpRunQueries(db: Database) {
   const insertAuthor = db.prepare<[string, string, string | null]>(
     'INSERT OR IGNORE INTO catch_up_authors (run_id, author_id, guild_id) VALUES (?, ?, ?)',
   );
-  const forgottenSince = db
-    .prepare<[string, string, number], number>(
-      'SELECT 1 FROM forgets WHERE guild_id = ? AND user_id = ? AND forgotten_at >= ?',
-    )
-    .pluck();
+  const forgottenSince = db.prepare<[string, string, number], number>(forgottenSinceQuery).pluck();
   return {
     /**
      * Records it; not when one of its authors was forgotten in the place since it started (their

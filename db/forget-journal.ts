@@ -8,6 +8,12 @@
  * The line is written, and flushed to disk, before the forget's transaction: a crash between the
  * two leaves a forget asked for and not done, which the next restore does (the member asked); the
  * other order could lose the record of one that was done.
+ *
+ * A member's `/memory forget` (one remembered fact, or all of theirs in a place) has a journal of
+ * its own beside it (`bot.sqlite.forgotten-facts`): a line names the fact by its id and when it was
+ * remembered, never its words, and a restore deletes it again (or every fact of the member there
+ * remembered before the forget). A file of its own, so that a bot of an older version, which reads
+ * every line of the forgets journal as a member forgotten whole, never mistakes one for that.
  */
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
 import type { Database } from 'better-sqlite3';
@@ -37,7 +43,47 @@ export function placeOfRecord(record: ForgetRecord): string | null {
 
 /** Appends the forget to the journal and flushes it to disk (readable by the operator only). */
 export function journalForget(db: Database, record: ForgetRecord): void {
-  const path = forgetJournalPath(db);
+  appendLine(forgetJournalPath(db), record);
+}
+
+/**
+ * A `/memory forget`: one fact (its id and when it was remembered: an id SQLite may give again to a
+ * later fact), or, `fact_id` null, every fact of the member in the place remembered until then.
+ */
+export interface FactForgetRecord {
+  /** The place as member_facts has it (a server's id, or '@me'). */
+  guild_id: string;
+  user_id: string;
+  fact_id: number | null;
+  fact_created_at: number | null;
+  forgotten_at: number;
+}
+
+/** Appends a `/memory forget` to its journal and flushes it to disk, before the delete. */
+export function journalFactForget(db: Database, record: FactForgetRecord): void {
+  appendLine(db.memory ? null : `${db.name}.forgotten-facts`, record);
+}
+
+/**
+ * Deletes again, in the database `db` is open on (a restore's), every fact its `/memory forget`
+ * journal says was forgotten; returns how many there were still. Applying a line twice changes nothing.
+ */
+export function forgetFactsAgain(db: Database): number {
+  const path = db.memory ? null : `${db.name}.forgotten-facts`;
+  if (!path || !existsSync(path)) return 0;
+  const one = db.prepare<FactForgetRecord>(
+    'DELETE FROM member_facts WHERE id = @fact_id AND created_at = @fact_created_at AND guild_id = @guild_id AND user_id = @user_id',
+  );
+  const all = db.prepare<FactForgetRecord>(
+    'DELETE FROM member_facts WHERE guild_id = @guild_id AND user_id = @user_id AND created_at <= @forgotten_at',
+  );
+  const records = readLines<FactForgetRecord>(path);
+  return db.transaction(() =>
+    records.reduce((sum, record) => sum + (record.fact_id === null ? all : one).run(record).changes, 0),
+  )();
+}
+
+function appendLine(path: string | null, record: object): void {
   if (!path) return;
   const file = openSync(path, 'a', 0o600);
   try {
@@ -53,14 +99,20 @@ export function forgetsNotRecorded(db: Database): ForgetRecord[] {
   const path = forgetJournalPath(db);
   if (!path || !existsSync(path)) return [];
   const recorded = db.prepare('SELECT 1 FROM forgets WHERE guild_id = ? AND user_id = ? AND forgotten_at = ?').pluck();
+  return readLines<ForgetRecord>(path).filter(
+    (record) => recorded.get(record.guild_id, record.user_id, record.forgotten_at) === undefined,
+  );
+}
+
+/** The records of a journal, one JSON object a line. */
+function readLines<Record>(path: string): Record[] {
   return readFileSync(path, 'utf8')
     .split('\n')
     .flatMap((line) => {
       try {
-        return [JSON.parse(line) as ForgetRecord];
+        return [JSON.parse(line) as Record];
       } catch {
         return []; // The empty last line, or one cut off by a crash as it was written: not yet a forget.
       }
-    })
-    .filter((record) => recorded.get(record.guild_id, record.user_id, record.forgotten_at) === undefined);
+    });
 }

@@ -112,8 +112,9 @@ function count(db: Database, guild: string | null, user: string): ForgetCounts {
     ),
     answers: one('SELECT count(*) FROM messages WHERE run_id IN (SELECT id FROM temp.forget_runs)'),
     steps: one('SELECT count(*) FROM steps WHERE run_id IN (SELECT id FROM temp.forget_runs)'),
+    // Reminders are the member's one-off schedules (kind 'reminder'), set in a server or a DM.
     reminders: one(
-      `SELECT count(*) FROM reminders WHERE ${withGuild(guild)} AND user_id = :user`,
+      `SELECT count(*) FROM schedules WHERE ${withGuild(guild)} AND kind = 'reminder' AND created_by_id = :user`,
       parameters(guild, user),
     ),
     // Reports are made in servers only: in direct messages there are none (guild_id is never null).
@@ -129,7 +130,10 @@ function count(db: Database, guild: string | null, user: string): ForgetCounts {
     schedules:
       guild === null
         ? 0
-        : one('SELECT count(*) FROM schedules WHERE guild_id = :guild AND created_by_id = :user', { guild, user }),
+        : one("SELECT count(*) FROM schedules WHERE guild_id = :guild AND kind = 'routine' AND created_by_id = :user", {
+            guild,
+            user,
+          }),
     // Knowledge is a server's: none in DMs.
     knowledgeDocuments:
       guild === null
@@ -198,13 +202,13 @@ export function forgetMember(
       db.exec('DELETE FROM messages WHERE run_id IN (SELECT id FROM temp.forget_runs)');
       db.exec('DELETE FROM messages WHERE id IN (SELECT id FROM temp.forget_messages)');
       db.exec('DELETE FROM runs WHERE id IN (SELECT id FROM temp.forget_runs)');
-      db.prepare(`DELETE FROM reminders WHERE ${withGuild(guild)} AND user_id = :user`).run(parameters(guild, user));
       db.prepare(`DELETE FROM member_facts WHERE ${factsOf(guild, user)} AND user_id = :user`).run(
         parameters(guild, user),
       );
-      // Their schedules, with the claims of their times (schedule_runs: ON DELETE CASCADE).
-      if (guild !== null)
-        db.prepare('DELETE FROM schedules WHERE guild_id = :guild AND created_by_id = :user').run({ guild, user });
+      // Their schedules and reminders, with the claims of their times (schedule_runs: ON DELETE CASCADE).
+      db.prepare(`DELETE FROM schedules WHERE ${withGuild(guild)} AND created_by_id = :user`).run(
+        parameters(guild, user),
+      );
       // The knowledge documents of their messages, with their chunks, index entries and vectors (ON DELETE CASCADE, triggers).
       if (guild !== null)
         db.prepare('DELETE FROM knowledge_documents WHERE guild_id = :guild AND author_id = :user').run({

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { journalFactForget } from './forget-journal.ts';
 
 /**
  * A fact a member asked the bot to keep ("I use metric units"), in one place: a server's id, or
@@ -27,6 +28,9 @@ export function createMemberFactQueries(db: Database) {
   const removeOne = db.prepare<[number, string, string]>(
     'DELETE FROM member_facts WHERE id = ? AND guild_id = ? AND user_id = ?',
   );
+  const ofId = db.prepare<[number, string, string], MemberFactRow>(
+    'SELECT * FROM member_facts WHERE id = ? AND guild_id = ? AND user_id = ?',
+  );
   const removeAll = db.prepare<[string, string]>('DELETE FROM member_facts WHERE guild_id = ? AND user_id = ?');
   // One transaction: two runs of the member in two threads cannot both pass the cap.
   const keep = db.transaction((place: string, userId: string, fact: string, most: number, now: number): KeepOutcome => {
@@ -43,10 +47,34 @@ export function createMemberFactQueries(db: Database) {
     /** The member's facts in the place, oldest first. */
     of: (place: string, userId: string) => of.all(place, userId),
     count: (place: string, userId: string) => count.get(place, userId) ?? 0,
-    /** Removes one of the member's own facts there; false when it is not theirs (or gone). */
-    remove: (id: number, place: string, userId: string) => removeOne.run(id, place, userId).changes > 0,
-    /** Removes every fact of the member there; returns how many went. */
-    removeAll: (place: string, userId: string) => removeAll.run(place, userId).changes,
+    /**
+     * Removes one of the member's own facts there (`/memory forget`); false when it is not theirs (or
+     * gone). Journalled first, as a forget is (db/forget-journal.ts), so that a restore does not bring it back.
+     */
+    remove: (id: number, place: string, userId: string, now = Date.now()) => {
+      const row = ofId.get(id, place, userId);
+      if (!row) return false;
+      journalFactForget(db, {
+        guild_id: place,
+        user_id: userId,
+        fact_id: row.id,
+        fact_created_at: row.created_at,
+        forgotten_at: now,
+      });
+      return removeOne.run(id, place, userId).changes > 0;
+    },
+    /** Removes every fact of the member there; returns how many went. Journalled first, as `remove` is. */
+    removeAll: (place: string, userId: string, now = Date.now()) => {
+      if (count.get(place, userId) === 0) return 0;
+      journalFactForget(db, {
+        guild_id: place,
+        user_id: userId,
+        fact_id: null,
+        fact_created_at: null,
+        forgotten_at: now,
+      });
+      return removeAll.run(place, userId).changes;
+    },
   };
 }
 

@@ -21,6 +21,11 @@ export interface MessageRow {
   discord_message_id: string | null;
   created_at: number;
   token_count: number;
+  /**
+   * 1: a schedule's prompt (`/schedule`), stored as its creator's message: its run posts for
+   * everyone, so no member's remembered facts go into it, after a restart too (migration 25).
+   */
+  scheduled: 0 | 1;
 }
 
 export interface NewMessage {
@@ -36,6 +41,8 @@ export interface NewMessage {
   answersId: number | null;
   discordMessageId: string | null;
   tokenCount: number;
+  /** A schedule's prompt (MessageRow.scheduled). */
+  scheduled?: boolean;
 }
 
 /** Rows read for one memory window at the most, however small the messages. */
@@ -54,8 +61,8 @@ export const windowQuery = `SELECT * FROM messages WHERE conversation_id = ? AND
 
 export function createMessageQueries(db: Database) {
   const insert = db.prepare(
-    `INSERT INTO messages (conversation_id, run_id, role, author_id, author_name, content, tool_calls, tool_call_id, group_id, answers_id, discord_message_id, created_at, token_count)
-     VALUES (@conversationId, @runId, @role, @authorId, @authorName, @content, @toolCalls, @toolCallId, @groupId, @answersId, @discordMessageId, @createdAt, @tokenCount)
+    `INSERT INTO messages (conversation_id, run_id, role, author_id, author_name, content, tool_calls, tool_call_id, group_id, answers_id, discord_message_id, created_at, token_count, scheduled)
+     VALUES (@conversationId, @runId, @role, @authorId, @authorName, @content, @toolCalls, @toolCallId, @groupId, @answersId, @discordMessageId, @createdAt, @tokenCount, @scheduled)
      ON CONFLICT (discord_message_id) DO NOTHING`,
   );
   const setOwnGroup = db.prepare<[number]>('UPDATE messages SET group_id = id WHERE id = ?');
@@ -80,12 +87,12 @@ export function createMessageQueries(db: Database) {
   return {
     /** The new row's id, or null when a message with that Discord id is already stored (a replayed event). */
     insert(message: NewMessage, now = Date.now()): number | null {
-      const result = insert.run({ ...message, createdAt: now });
+      const result = insert.run({ ...message, createdAt: now, scheduled: message.scheduled ? 1 : 0 });
       return result.changes === 0 ? null : Number(result.lastInsertRowid);
     },
     /** Inserts an assistant message with tool calls, whose id becomes its group's id, in one transaction. */
     insertGroupHead: db.transaction((message: Omit<NewMessage, 'groupId'>, now: number = Date.now()): number => {
-      const id = Number(insert.run({ ...message, groupId: null, createdAt: now }).lastInsertRowid);
+      const id = Number(insert.run({ ...message, groupId: null, createdAt: now, scheduled: 0 }).lastInsertRowid);
       setOwnGroup.run(id);
       return id;
     }),

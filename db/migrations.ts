@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { firstSchema } from './first-schema.ts';
-import { widenRunKinds } from './schema-text-edit.ts';
+import { remindersToSchedules } from './reminders-to-schedules.ts';
+import { loosenSchemaText, widenRunKinds } from './schema-text-edit.ts';
 
 /** One step of the schema. Versions increase by one; each runs in its own transaction. */
 export interface Migration {
@@ -569,6 +570,40 @@ export const migrations: readonly Migration[] = [
         ) STRICT;
         CREATE INDEX knowledge_embeddings_by_guild ON knowledge_embeddings (guild_id, model);
       `);
+    },
+  },
+  {
+    version: 25,
+    name: "reminders become members' one-off schedules, claimed by the one scheduler",
+    // A schedule gains a kind: 'routine' (a moderator's /schedule) or 'reminder' (a member's
+    // remind_me: due once, its owner the member, posted as a message that mentions them). A reminder
+    // may be set in a DM (no server) and has no cron: both NOT NULLs are dropped by editing the
+    // schema text in place (db/schema-text-edit.ts), which keeps any column another migration added.
+    // A claimed time gains the state 'posted' (a reminder's message is in its channel), the wait
+    // before its next attempt (retry_at) and the text its attempts post (posted_text). The old
+    // reminders are copied in (db/reminders-to-schedules.ts) and their table dropped.
+    // And forgets gain the index /summarize's record looks a member's forget up by (db/catch-up-runs.ts
+    // forgottenSince), which scanned the whole table before. And a stored message says whether it is
+    // a schedule's prompt (messages.scheduled), so that its run, queued again from the database after
+    // a restart, still gets no member's facts.
+    up(db) {
+      loosenSchemaText(db, 'schedules', 'guild_id TEXT NOT NULL,', 'guild_id TEXT,');
+      loosenSchemaText(db, 'schedules', 'cron TEXT NOT NULL,', 'cron TEXT,');
+      loosenSchemaText(
+        db,
+        'schedule_runs',
+        "CHECK (state IN ('claimed', 'queued', 'failed'))",
+        "CHECK (state IN ('claimed', 'queued', 'posted', 'failed'))",
+      );
+      db.exec(`
+        ALTER TABLE schedules ADD COLUMN kind TEXT NOT NULL DEFAULT 'routine' CHECK (kind IN ('routine', 'reminder'));
+        ALTER TABLE schedule_runs ADD COLUMN retry_at INTEGER;
+        ALTER TABLE schedule_runs ADD COLUMN posted_text TEXT;
+        CREATE INDEX schedules_by_owner ON schedules (created_by_id, kind);
+        CREATE INDEX IF NOT EXISTS forgets_by_member ON forgets (guild_id, user_id, forgotten_at);
+        ALTER TABLE messages ADD COLUMN scheduled INTEGER NOT NULL DEFAULT 0 CHECK (scheduled IN (0, 1));
+      `);
+      remindersToSchedules(db);
     },
   },
 ];

@@ -38,9 +38,9 @@ export const serverTables: readonly TableRule[] = [
   { table: 'runs', moves: 'with-conversations' },
   { table: 'steps', moves: 'with-conversations' },
   { table: 'memory_summaries', moves: 'with-conversations' },
-  { table: 'reminders', moves: 'by-guild', guildColumn: 'guild_id', idColumn: 'id' },
   { table: 'channel_cursors', moves: 'by-guild', guildColumn: 'guild_id' },
-  // Its next time goes with it; the claims of times already run (schedule_runs) stay, named by the old id.
+  // Routines and members' reminders set there (a reminder set in a DM has no server, and stays). Its
+  // next time goes with it; the claims of times already run (schedule_runs) stay, named by the old id.
   { table: 'schedules', moves: 'by-guild', guildColumn: 'guild_id', idColumn: 'id' },
   // Copied after the runs, whose insert triggers add their tokens: the copy replaces those sums.
   { table: 'guild_usage_days', moves: 'by-guild', guildColumn: 'guild_id' },
@@ -146,6 +146,7 @@ export const conversationColumns: Record<string, { remapped: readonly string[]; 
       'discord_message_id',
       'created_at',
       'token_count',
+      'scheduled',
     ],
   },
   runs: {

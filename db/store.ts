@@ -15,7 +15,6 @@ import { createPlaceSettingQueries } from './place-settings.ts';
 import { createRunQueries } from './runs.ts';
 import { createStepQueries } from './steps.ts';
 import { createSummaryQueries } from './memory-summaries.ts';
-import { createReminderQueries } from './reminders.ts';
 import { createScheduleQueries } from './schedules.ts';
 import { createSearchQueries } from './search.ts';
 import { createServerRunQueries } from './server-runs.ts';
@@ -34,7 +33,6 @@ export interface Store {
   usage: ReturnType<typeof createUsageQueries>;
   modelServers: ReturnType<typeof createModelServerQueries>;
   search: ReturnType<typeof createSearchQueries>;
-  reminders: ReturnType<typeof createReminderQueries>;
   /** Scheduled runs (`/schedule`) and each due time claimed. */
   schedules: ReturnType<typeof createScheduleQueries>;
   placeSettings: ReturnType<typeof createPlaceSettingQueries>;
@@ -66,7 +64,6 @@ export function openStore(path: string, options: { readOnly?: boolean } = {}): S
     usage: createUsageQueries(db),
     modelServers: createModelServerQueries(db),
     search: createSearchQueries(db),
-    reminders: createReminderQueries(db),
     schedules: createScheduleQueries(db),
     placeSettings: createPlaceSettingQueries(db),
     answerReports: createAnswerReportQueries(db),

@@ -22,7 +22,7 @@ import { directMessagesServerId } from '../db/conversations.ts';
 import { databasePathSetting } from './settings/config.ts';
 import { shardFiles } from './shards/shard-files.ts';
 import { shardDatabasePath } from './shards/shard-plan.ts';
-import { countsInWords } from './text/count.ts';
+import { countOf, countsInWords } from './text/count.ts';
 import { runTerminalCommand } from './terminal/terminal-command.ts';
 
 const usage = [
@@ -57,11 +57,17 @@ async function restore(from: string): Promise<string[]> {
     for (const plan of plans) held.push(holdForRestore(plan.target));
     for (const [index, plan] of plans.entries()) {
       await restoreInto(plan.path, held[index]!);
+      const again = applyForgetsAgain(plan.target);
       out.push(
         `Restored ${plan.target} from ${plan.path}: schema version ${plan.summary.version}, ${plan.summary.conversations} conversations, ${plan.summary.messages} messages.`,
-        ...applyForgetsAgain(plan.target)
+        ...again.forgets
           .filter(({ counts }) => Object.values(counts).some((count) => count > 0))
           .map(describeForgetAgain),
+        ...(again.facts > 0
+          ? [
+              `Forgotten again (the backup is older than members' /memory forget): ${countOf(again.facts, 'remembered fact')}.`,
+            ]
+          : []),
       );
     }
   } finally {

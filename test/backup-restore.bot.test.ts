@@ -4,7 +4,7 @@
  * while the bot is in the middle of a run is restored, and the bot started on it carries on with
  * its conversations.
  */
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -261,5 +261,46 @@ describe('npm run backup and npm run restore', () => {
     expect(again).toMatchObject({ code: 0, stderr: '' });
     expect(again.stdout).not.toContain('Forgotten again');
     expect(forgotten(databasePath).forgets).toEqual(records);
+  });
+
+  it("a restore from a backup older than a member's /memory forget (one fact, or all) keeps those facts gone, and says so", async () => {
+    const ada = '111111111111111111';
+    const server = '900000000000000001';
+    const store = openStore(databasePath);
+    const keep = (fact: string, place = server) => store.memberFacts.keep(place, ada, fact, 50);
+    keep('Uses METRICUNITS42');
+    keep('Is called SAM77');
+    keep('Likes tea');
+    keep('In DMs: likes DMFACT9', '@me');
+    store.close();
+    const facts = (path: string) => {
+      const restored = openStore(path, { readOnly: true });
+      const rows = restored.db.prepare('SELECT guild_id, fact FROM member_facts ORDER BY id').all();
+      restored.close();
+      return rows;
+    };
+
+    const before = join(folder, 'before.sqlite');
+    expect((await operator('src/backup.ts', '--to', before)).code).toBe(0);
+    // What /memory forget does: one fact in the server, then all of hers in her DMs.
+    const live = openStore(databasePath);
+    const [, called] = live.memberFacts.of(server, ada);
+    expect(live.memberFacts.remove(called!.id, server, ada)).toBe(true);
+    expect(live.memberFacts.removeAll('@me', ada)).toBe(1);
+    // A fact remembered after the forget is not one it forgot.
+    live.memberFacts.keep('@me', ada, 'Remembered later', 50);
+    live.close();
+
+    const restored = await operator('src/restore.ts', '--from', before);
+    expect(restored).toMatchObject({ code: 0, stderr: '' });
+    expect(restored.stdout).toContain(
+      "Forgotten again (the backup is older than members' /memory forget): 2 remembered facts.",
+    );
+    expect(facts(databasePath)).toEqual([
+      { guild_id: server, fact: 'Uses METRICUNITS42' },
+      { guild_id: server, fact: 'Likes tea' },
+    ]);
+    // The journal names no fact's words.
+    expect(readFileSync(`${databasePath}.forgotten-facts`, 'utf8')).not.toMatch(/SAM77|DMFACT9/);
   });
 });

@@ -2,7 +2,7 @@ import type { ToolDefinition } from './define-tool.ts';
 import { calculator } from './calculator.ts';
 import { currentTime } from './current-time.ts';
 import { fetchUrl } from './fetch-url.ts';
-import type { ReminderQueries } from '../db/reminders.ts';
+import type { ScheduleQueries } from '../db/schedules.ts';
 import type { SearchQueries } from '../db/search.ts';
 import type { ConversationRow } from '../db/conversations.ts';
 import type { KnowledgeBase } from '../src/knowledge/knowledge-base.ts';
@@ -17,8 +17,8 @@ import { webSearch } from './web-search.ts';
 export const builtInTools: readonly ToolDefinition[] = [calculator, currentTime, fetchUrl];
 
 /** The built-in tools that use the bot's own database. */
-export function databaseTools(store: { search: SearchQueries; reminders: ReminderQueries }): ToolDefinition[] {
-  return [searchConversation(store.search), searchServer(store.search), remindMe(store.reminders)];
+export function databaseTools(store: { search: SearchQueries; schedules: ScheduleQueries }): ToolDefinition[] {
+  return [searchConversation(store.search), searchServer(store.search), remindMe(store.schedules)];
 }
 
 /** The tools that reach a service on the web the operator configured: web_search, when WEB_SEARCH found a provider. */

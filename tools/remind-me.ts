@@ -1,12 +1,18 @@
 import { z } from 'zod';
-import type { ReminderQueries } from '../db/reminders.ts';
+import type { ScheduleQueries } from '../db/schedules.ts';
 import { defineTool } from './define-tool.ts';
 
 const maxPendingPerUser = 20;
 const maxDelayDays = 365;
 
-/** A reminder, posted in this conversation when due, mentioning only the person who asked. */
-export function remindMe(reminders: ReminderQueries, now: () => number = Date.now) {
+/**
+ * A reminder, posted in this conversation when due, mentioning only the person who asked: the
+ * member's own one-off schedule, claimed and posted by the one scheduler (src/discord/outbound/scheduled-runs.ts).
+ */
+export function remindMe(
+  schedules: Pick<ScheduleQueries, 'addReminder' | 'pendingRemindersOf'>,
+  now: () => number = Date.now,
+) {
   return defineTool({
     name: 'remind_me',
     description:
@@ -31,12 +37,13 @@ export function remindMe(reminders: ReminderQueries, now: () => number = Date.no
       if (dueAt <= now()) throw new Error('that time has already passed');
       if (dueAt > now() + maxDelayDays * 86_400_000)
         throw new Error(`reminders can be at most ${maxDelayDays} days ahead`);
-      if (reminders.pendingFor(context.requester.id) >= maxPendingPerUser)
+      if (schedules.pendingRemindersOf(context.requester.id) >= maxPendingPerUser)
         throw new Error(`${context.requester.displayName} already has ${maxPendingPerUser} reminders waiting`);
-      reminders.add({
+      schedules.addReminder({
         guildId: context.guildId,
         channelId: context.channelId,
         userId: context.requester.id,
+        userName: context.requester.displayName,
         text,
         dueAt,
       });

@@ -13,6 +13,12 @@ export interface Deadline {
   readonly expired: boolean;
   /** Settles with `work`, or rejects with the deadline's reason as soon as it fires; `work`'s later rejection is swallowed. */
   race<T>(work: Promise<T>): Promise<T>;
+  /**
+   * Stops the clock until the returned function is called (once): the time a person takes to
+   * answer a question a tool asked them is not the tool's. Holds may overlap; the clock runs again
+   * with the time it had left once none is held. The parent's signal still fires meanwhile.
+   */
+  hold(): () => void;
   dispose(): void;
 }
 
@@ -29,11 +35,10 @@ export function deadline(timeoutMs: number, parent?: AbortSignal): Deadline {
     racing.clear();
   };
   const onParentAbort = () => fire(parent?.reason);
-  const timer = setTimeout(() => {
+  const clock = timeClock(timeoutMs, () => {
     expired = true;
     fire(new DOMException(`time limit of ${timeoutMs} ms reached`, 'TimeoutError'));
-  }, timeoutMs);
-  timer.unref?.();
+  });
   if (parent?.aborted) onParentAbort();
   else parent?.addEventListener('abort', onParentAbort, { once: true });
   return {
@@ -48,10 +53,50 @@ export function deadline(timeoutMs: number, parent?: AbortSignal): Deadline {
       return expired;
     },
     race: (work) => raceWith(work, fired, racing),
+    hold: () => clock.hold(),
     dispose() {
-      clearTimeout(timer);
+      clock.stop();
       parent?.removeEventListener('abort', onParentAbort);
       racing.clear();
+    },
+  };
+}
+
+/** The timer of a deadline: `expire` after `timeoutMs` of time not held. */
+function timeClock(timeoutMs: number, expire: () => void) {
+  let left = timeoutMs;
+  let armedAt = performance.now();
+  let holds = 0;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  /** Expired, or disposed of: never armed again. */
+  let stopped = false;
+  const arm = () => {
+    armedAt = performance.now();
+    timer = setTimeout(() => {
+      timer = null;
+      stopped = true;
+      expire();
+    }, left);
+    timer.unref?.();
+  };
+  arm();
+  return {
+    hold(): () => void {
+      if (holds++ === 0 && timer !== null) {
+        clearTimeout(timer);
+        timer = null;
+        left = Math.max(0, left - (performance.now() - armedAt));
+      }
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        if (--holds === 0 && !stopped) arm();
+      };
+    },
+    stop() {
+      stopped = true;
+      if (timer !== null) clearTimeout(timer);
     },
   };
 }

@@ -6,6 +6,13 @@
  * search tools read, the tool posts and the log lines never hold them), and the later model calls
  * of the run, which are sent the reply as recorded. The words and thinking of a reply that makes
  * such a call go too (null, none): they may repeat the arguments ("I'll remember that you…").
+ *
+ * So too on every path where the call is refused: a tool the run does not offer but whose
+ * arguments are private (`RunAgentOptions.privateWhenNotOffered`: `remember` where member memory is
+ * off) is looked up by name, so its call, refused as an unknown tool, is recorded as the
+ * placeholder; arguments that are no JSON get an error that does not quote them (tool-turn.ts); a
+ * schema's issues name the fields, never their values; and a tool's own refusals (the cap reached,
+ * too long) do not repeat the fact.
  */
 import type { AssistantMessage } from './messages.ts';
 import type { RuntimeTool } from './tool.ts';

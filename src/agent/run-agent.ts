@@ -46,6 +46,17 @@ export interface RunAgentOptions {
   /** Tools an interrupted run this one resumes already called: `tools_used` may name them. */
   calledBefore?: readonly string[];
   /**
+   * Tools with private arguments that this run does not offer (`remember` where member memory is
+   * off, or switched off in the channel): a call the model makes to one anyway is refused as an
+   * unknown tool, and its arguments are recorded as the placeholder all the same (private-arguments.ts).
+   */
+  privateWhenNotOffered?: readonly Pick<RuntimeTool, 'name' | 'privateArguments'>[];
+  /**
+   * The input holds words that are not the requester's own (a forwarded message, a file read, a
+   * link's preview): its tools hear so (`ToolContext.othersWords`), as after any tool's result.
+   */
+  inputHoldsOthers?: boolean;
+  /**
    * Ask for streamed replies, and tell the answer as it is written (`answer-delta` events). Off:
    * replies are read whole.
    */
@@ -107,6 +118,8 @@ function startRun(options: RunAgentOptions): RunState {
     context,
     emit: fanOut(options.onEvent ? [options.onEvent] : [], context.logger),
     tools,
+    othersWords: options.inputHoldsOthers ?? false,
+    privacy: new Map([...(options.privateWhenNotOffered ?? []).map((tool) => [tool.name, tool] as const), ...tools]),
     specs: [...[...tools.values()].map((t) => t.spec), finalAnswerTool.spec],
     streamAnswers: options.streamAnswers ?? false,
     timeLimit: deadline(settings.runTimeoutMs, options.signal),

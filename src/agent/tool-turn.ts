@@ -19,6 +19,8 @@ export interface ToolTurn {
   /** The turn's calls other than `final_answer`, in the model's order. */
   calls: readonly ToolCall[];
   tools: ReadonlyMap<string, RuntimeTool>;
+  /** Whose arguments are private, by name, offered or not (RunState.privacy); absent: the tools'. */
+  privacy?: ReadonlyMap<string, Pick<RuntimeTool, 'privateArguments'>>;
   maxCalls: number;
   toolTimeoutMs: number;
   runSignal: AbortSignal;
@@ -30,6 +32,8 @@ export interface ToolTurn {
   showsImagesToPeople?: boolean;
   /** Masked in every result and error (AgentSettings.secrets). */
   secrets?: readonly string[];
+  /** Whether words not the requester's own came into the run before this turn (RunState.othersWords). */
+  othersWords?: boolean;
 }
 
 export interface ToolTurnOutcome {
@@ -74,7 +78,7 @@ export async function runToolTurn(turn: ToolTurn): Promise<ToolTurnOutcome> {
       step: turn.step,
       callId: call.id,
       name: call.function.name,
-      arguments: shownArguments(turn.tools.get(call.function.name), call.function.arguments),
+      arguments: shownArguments((turn.privacy ?? turn.tools).get(call.function.name), call.function.arguments),
     });
   const checked = turn.calls.map((call, index) => check(turn, call, index));
   // Asked before the tools' time limit starts: the time a person takes to answer is not the tool's.
@@ -203,12 +207,17 @@ async function run(
   }
 }
 
-/** The context's `askInput`, noting each request's fields and answer for the step log (not the values). */
-function notingInputs(ask: AskInput | undefined, inputs: InputNote[]): { askInput?: AskInput } {
+/**
+ * The context's `askInput`, noting each request's fields and answer for the step log (not the
+ * values). The tools' time limit stands still while the person answers, as it has not started yet
+ * while they confirm a call: their time is not the tool's (the question has its own, TOOL_CONFIRM_SECONDS).
+ */
+function notingInputs(ask: AskInput | undefined, inputs: InputNote[], limit: Deadline): { askInput?: AskInput } {
   if (!ask) return {};
   return {
     askInput: async (request) => {
-      const outcome = await ask(request);
+      const release = limit.hold();
+      const outcome = await ask(request).finally(release);
       const fields = request.form.kind === 'form' ? request.form.fields.map((field) => field.name) : [];
       inputs.push({ kind: request.form.kind, fields, action: outcome.action });
       return outcome;
@@ -257,7 +266,7 @@ async function execute(
   args: unknown,
   { inputs, reportProgress }: { inputs: InputNote[]; reportProgress: (progress: ToolProgress) => void },
 ): Promise<Observation> {
-  const askInput = notingInputs(turn.context.askInput, inputs);
+  const askInput = notingInputs(turn.context.askInput, inputs, limit);
   const mask = maskWith(turn.secrets ?? []);
   // Kept only if the call succeeds: a URL noted by a call that then failed was never shown.
   const sources: string[] = [];
@@ -273,6 +282,7 @@ async function execute(
         },
         noteSource,
         reportProgress,
+        othersWords: turn.othersWords ?? false,
       }),
     );
     const result = await limit.race(running);

@@ -108,6 +108,13 @@ export interface ToolContext extends ConversationContext {
    */
   noteSource?(url: string): void;
   /**
+   * Whether words that are not the requester's own came into the run before this call: a forwarded
+   * message or a file in its input, or an earlier turn's tool result (a web page, a search, an MCP
+   * server's answer). A tool that acts for the requester on their word alone (remember) asks them
+   * first. Absent: none (`/tool`, where the person named the call themselves).
+   */
+  othersWords?: boolean;
+  /**
    * Tells how far a long call has got (an MCP server's `notifications/progress`): heard by the run's
    * listeners as a `tool-progress` event while the call runs, ignored after it ends; absent outside a run.
    */

@@ -16,6 +16,7 @@ import type { AskInput, ConfirmTool, Requester, RuntimeTool, ToolServer } from '
 import { currentTools, toolsFor } from '../agent/tool-registry.ts';
 import type { ConversationMemory } from '../memory/conversation-memory.ts';
 import { maskWith } from '../text/mask-secrets.ts';
+import { holdsOthersWords } from '../text/others-words.ts';
 import { directMessagesServerId } from '../../db/conversations.ts';
 import { type MemberMemory, memberMemoryOfRun, withMemberFacts } from './member-facts.ts';
 
@@ -140,7 +141,16 @@ function prepareRun(
       ...(plan.showsImagesToPeople === undefined ? {} : { showsImagesToPeople: plan.showsImagesToPeople }),
     },
     calledBefore: plan.calledBefore,
+    // Not offered here (member memory off, or the tool switched off): its arguments stay private all the same.
+    ...(setup.memberMemory ? { privateWhenNotOffered: [setup.memberMemory.tool] } : {}),
+    inputHoldsOthers: plan.input.some(holdsOthers),
   };
+}
+
+/** A message of the input that may hold others' words: a mark of the reader's (others-words.ts), or an image. */
+function holdsOthers(message: UserMessage): boolean {
+  if (typeof message.content === 'string') return holdsOthersWords(message.content);
+  return message.content.some((part) => part.type !== 'text' || holdsOthersWords(part.text));
 }
 
 /**

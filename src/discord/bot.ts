@@ -34,8 +34,8 @@ export interface BotDependencies {
   services: (client: Client<true>, shutdown: AbortSignal) => BotServices;
   /** The slash and context-menu commands (commands/index.ts). */
   commands: readonly CommandDefinition[];
-  /** How often due reminders and scheduled runs are looked for (tests make it long, and tick). */
-  reminderIntervalMs?: number;
+  /** How often due schedules (routines and members' reminders) are looked for (tests make it long, and tick). */
+  schedulerIntervalMs?: number;
   /** Images: whether they are taken in (some model sees them) and the largest taken (IMAGE_MAX_MB). */
   images: { vision: boolean; maxBytes: number };
   /**
@@ -51,10 +51,10 @@ export interface Bot {
   client: Client<true>;
   queues: ConversationQueues<QueuedWork>;
   /**
-   * The scheduler: one loop for reminders and scheduled runs (tests run a pass with `tick()` and
-   * wait for what it did).
+   * The scheduler: one loop for scheduled runs and members' reminders (tests run a pass with
+   * `tick()` and wait for what it did).
    */
-  reminders: Scheduler;
+  scheduler: Scheduler;
   /**
    * Stops taking messages, lets runs in flight finish for up to `graceMs`, then aborts the rest
    * (they are resumed at the next start), and disconnects.
@@ -183,17 +183,17 @@ async function listen(
     'connected to Discord',
   );
   // After the unfinished work is queued: a scheduled run's stored message is then queued once, by one or the other.
-  const reminders = startScheduler({ ...services, store, queues, logger }, { intervalMs: deps.reminderIntervalMs });
+  const scheduler = startScheduler({ ...services, store, queues, logger }, { intervalMs: deps.schedulerIntervalMs });
   const missed = await caughtUp;
   if (unfinished.resumed + unfinished.pending + missed > 0)
     logger.info({ ...unfinished, missed }, 'caught up after downtime');
   return {
     client,
     queues,
-    reminders,
+    scheduler,
     async stop({ graceMs = 5_000 } = {}) {
       router.close();
-      reminders.stop();
+      scheduler.stop();
       const after = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
       await Promise.race([queues.idle(), after(graceMs)]);
       shutdown.abort(new Error('the bot is shutting down'));

@@ -52,6 +52,8 @@ export interface IncomingMessage {
   discordMessageId: string | null;
   /** Images posted with it (only when the model can see them). */
   images?: readonly NewImage[];
+  /** A schedule's prompt (MessageRow.scheduled). */
+  scheduled?: boolean;
 }
 
 /** A run's window: its history, the messages it answers, and who spoke in it. */
@@ -149,6 +151,7 @@ function storeUserMessage(
     answersId: null,
     discordMessageId: message.discordMessageId,
     tokenCount: counter.count(formatUserContent(message.authorName, message.content)),
+    ...(message.scheduled ? { scheduled: true } : {}),
   });
   if (id !== null && message.images?.length) store.images.add(id, message.images);
   return id;

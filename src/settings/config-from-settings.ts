@@ -71,6 +71,7 @@ export function configFrom(settings: Settings, files: ReturnType<typeof readSett
       moderatorRoleIds: settings.MODERATOR_ROLE_IDS,
       userMessagesPerMinute: settings.USER_MESSAGES_PER_MINUTE,
       summarizeMaxMessages: settings.SUMMARIZE_MAX_MESSAGES,
+      summarizeTimeoutMs: settings.SUMMARIZE_TIMEOUT_SECONDS * 1000,
       dailyTokenBudget: settings.DAILY_TOKEN_BUDGET,
       allowDms: settings.ALLOW_DMS === 'on',
       memberMemoryInDms: settings.MEMBER_MEMORY_IN_DMS === 'on',

@@ -74,6 +74,11 @@ export interface DiscordSettings {
   userMessagesPerMinute: number;
   /** The most messages one `/summarize` reads (SUMMARIZE_MAX_MESSAGES); absent: 500. */
   summarizeMaxMessages?: number;
+  /**
+   * How long one `/summarize` may take (SUMMARIZE_TIMEOUT_SECONDS); absent: 10 minutes. Always
+   * within the 15 minutes Discord serves the command's reply (src/discord/catch-up/summarize-here.ts).
+   */
+  summarizeTimeoutMs?: number;
   /** Tokens a server may use per day (UTC); 0: no limit. */
   dailyTokenBudget: number;
   /** Direct messages to the bot are conversations of their own (ALLOW_DMS); off: the DM intent is not asked for. */

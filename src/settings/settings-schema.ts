@@ -73,6 +73,7 @@ export const settingsSchema = z.object({
   MODERATOR_ROLE_IDS: idList(),
   USER_MESSAGES_PER_MINUTE: whole(0, 1000, 10),
   SUMMARIZE_MAX_MESSAGES: whole(10, 10_000, 500),
+  SUMMARIZE_TIMEOUT_SECONDS: whole(10, 840, 600),
   DAILY_TOKEN_BUDGET: whole(0, 1_000_000_000, 1_000_000),
   CONTENT_CHECK: oneOf(['off', 'moderations', 'guard'], 'off'),
   CONTENT_CHECK_MODEL: optionalText(),

@@ -47,4 +47,27 @@ describe('a deadline under a parent signal', () => {
     first.dispose();
     expect(second.signal.aborted).toBe(false);
   });
+
+  it("stands still while held (a person answering a tool's question), then runs on with the time it had left", async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const limit = deadline(1_000);
+      await vi.advanceTimersByTimeAsync(600);
+      const first = limit.hold();
+      const second = limit.hold();
+      await vi.advanceTimersByTimeAsync(5_000);
+      first();
+      first(); // Once only: the second hold still stands.
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(limit.expired).toBe(false);
+      second();
+      await vi.advanceTimersByTimeAsync(399);
+      expect(limit.expired).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(limit.expired).toBe(true);
+      limit.dispose();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });

@@ -136,4 +136,34 @@ describe('/forget-me', () => {
     expect((await asked.waitForReply()).content).toContain('- 1 schedule you set (/schedule)');
     expect(store.schedules.inGuild(discord.guildId).map((row) => row.name)).toEqual(['digest']);
   });
+
+  it("deletes the member's reminders (their own one-off schedules) in the server, pending or posted, not others'", async () => {
+    world = await startBotWorld();
+    const { discord, store } = world;
+    const remind = (userId: string, text: string, guildId: string | null = discord.guildId) =>
+      store.schedules.addReminder({
+        guildId,
+        channelId: discord.channels.general,
+        userId,
+        userName: 'someone',
+        text,
+        dueAt: Date.now() + 3_600_000,
+      });
+    remind(discord.users.ada, 'REMINDERWORDS one');
+    const posted = remind(discord.users.ada, 'REMINDERWORDS two');
+    store.schedules.posted(store.schedules.claim(posted, Date.now() + 3_600_000, null, 0, Date.now())!.id, 'm');
+    remind(discord.users.ada, 'in a DM, kept here', null);
+    remind(discord.users.bob, 'bob keeps his');
+    const asked = await discord.userRunsCommand({
+      name: 'forget-me',
+      author: 'ada',
+      channelId: discord.channels.general,
+      options: { confirm: true },
+    });
+    expect((await asked.waitForReply()).content).toContain('- 2 reminders');
+    const left = store.db.prepare("SELECT prompt FROM schedules WHERE kind = 'reminder' ORDER BY id").pluck().all();
+    expect(left).toEqual(['in a DM, kept here', 'bob keeps his']);
+    expect(store.db.prepare('SELECT count(*) FROM schedule_runs').pluck().get()).toBe(0);
+    expect(bytesOnDisk(world.databasePath)).not.toContain('reminderwords');
+  });
 });

@@ -9,7 +9,7 @@ import { PermissionFlagsBits } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BotWorld, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
 import type { ChatRequest } from '../support/fake-model.ts';
-import { finalAnswer, toolCalls } from '../support/fake-model.ts';
+import { apiError, finalAnswer, toolCalls } from '../support/fake-model.ts';
 import { moderationsAt, startFakeContentCheck } from '../support/fake-content-check.ts';
 
 let world: BotWorld;
@@ -390,5 +390,68 @@ describe('/summarize', () => {
     expect(answer.content).toBe('Someone whose words I read was forgotten meanwhile: ask again.');
     expect(JSON.stringify(asked.replies())).not.toContain('OSPREYMANTLE');
     expect(store.db.prepare("SELECT count(*) FROM runs WHERE kind = 'catch-up'").pluck().get()).toBe(0);
+  });
+
+  /** Ada's /summarize of the last hour in #general, once Bob has said something there. */
+  async function adaAsks(world: BotWorld) {
+    await world.discord.userSays({ channelId: world.discord.channels.general, author: 'bob', content: 'hello all' });
+    return world.discord.userRunsCommand({
+      name: 'summarize',
+      author: 'ada',
+      channelId: world.discord.channels.general,
+      options: { since: '1h' },
+    });
+  }
+
+  it('stops at its time limit, well within the 15 minutes of the reply, and says so', async () => {
+    world = await startBotWorld({ summarizeTimeoutMs: 200 });
+    const { model, store } = world;
+    model.enqueue({ hang: true });
+    const asked = await adaAsks(world);
+    const answer = await asked.waitForReply((candidate) => candidate.content.startsWith('This took too long'));
+    expect(answer.content).toBe(
+      'This took too long, so I stopped (a /summarize takes under a minute, within the 15 minutes Discord gives me to answer): ask for a shorter span with `since:`.',
+    );
+    expect(store.db.prepare("SELECT status FROM runs WHERE kind = 'catch-up'").pluck().all()).toEqual(['failed']);
+  });
+
+  it("waits at the model's rate-limit gate as a run does, saying so, and tells the gate of a long pause", async () => {
+    world = await startBotWorld({}, {}, { maxRetryWaitSeconds: 1 });
+    const { model } = world;
+    // Over the client's own wait (so it is reported, not slept), and short for a test.
+    model.enqueue(apiError(429, 'Rate limit reached', { headers: { 'retry-after': '2' } }));
+    const first = await adaAsks(world);
+    expect((await first.waitForReply((reply) => reply.content !== '')).content).toBe(
+      'The model is rate-limited right now. Please try again in 2 seconds.',
+    );
+    // The next one, meanwhile, waits at the gate and is told when it will come; then it is answered.
+    model.otherwise(writes('Bob said hello (#1).'));
+    const second = await world.discord.userRunsCommand({
+      name: 'summarize',
+      author: 'bob',
+      channelId: world.discord.channels.general,
+      options: { since: '1h' },
+    });
+    const notice = await second.waitForReply((reply) => reply.content.startsWith('The model is rate-limited'));
+    expect(notice.content).toMatch(
+      /^The model is rate-limited right now\. I will answer here in about (2 seconds|1 second)\.$/,
+    );
+    const answer = await second.waitForReply((reply) => reply.content.includes('Bob said hello'));
+    expect(answer.content).toContain('Bob said hello');
+  });
+
+  it("/stop in the channel stops the asker's /summarize in progress; another member's /stop does not", async () => {
+    world = await startBotWorld();
+    const { discord, model, store } = world;
+    model.enqueue({ hang: true });
+    const asked = await adaAsks(world);
+    await discord.waitFor(() => model.requests.length === 1, { what: 'the model asked' });
+    const stop = (author: 'ada' | 'bob') =>
+      discord.userRunsCommand({ name: 'stop', author, channelId: discord.channels.general });
+    expect((await (await stop('bob')).waitForReply()).content).not.toContain('Stopped');
+    expect((await (await stop('ada')).waitForReply()).content).toBe('Stopped your /summarize here.');
+    const answer = await asked.waitForReply((candidate) => candidate.content !== '');
+    expect(answer.content).toBe('Stopped: nothing was summed up.');
+    expect(store.db.prepare("SELECT status FROM runs WHERE kind = 'catch-up'").pluck().all()).toEqual(['failed']);
   });
 });

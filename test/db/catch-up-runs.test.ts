@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { migrations } from '../../db/migrations.ts';
 import { openDatabase } from '../../db/open-database.ts';
+import { forgottenSinceQuery } from '../../db/catch-up-runs.ts';
 import { openStore } from '../../db/store.ts';
+import { tempStore } from '../support/temp-store.ts';
 
 const insertRun = (kind: string, id: string) =>
   `INSERT INTO runs (id, conversation_id, instance_id, trigger_message_ids, status, model, started_at, kind)
@@ -89,5 +91,23 @@ describe('migration 20: catch-up runs', () => {
       store.db.prepare("SELECT author_id FROM catch_up_authors WHERE run_id = 'r' ORDER BY author_id").pluck().all(),
     ).toEqual(['u1', 'u2']);
     store.close();
+  });
+});
+
+describe("a catch-up's record looks up forgets by the member (migration 25)", () => {
+  it('finds a member forgotten in the place through the forgets_by_member index, never a scan of every forget', () => {
+    const { store } = tempStore();
+    try {
+      const plan = store.db.prepare(`EXPLAIN QUERY PLAN ${forgottenSinceQuery}`).all('g', 'u', 0) as {
+        detail: string;
+      }[];
+      const details = plan.map((row) => row.detail).join('\n');
+      expect(details).toMatch(
+        /SEARCH forgets USING (COVERING )?INDEX forgets_by_member \(guild_id=\? AND user_id=\? AND forgotten_at>\?\)/,
+      );
+      expect(details).not.toMatch(/SCAN forgets/);
+    } finally {
+      store.close();
+    }
   });
 });

@@ -140,7 +140,7 @@ describe('moving a server', () => {
     const a = await database(moved, other);
     const b = await database(targets);
     const later = dayTwo + 2 * 86_400_000;
-    const due = (store: Store) => store.reminders.due(later).map((row) => [row.guild_id, row.text]);
+    const due = (store: Store) => store.schedules.due(later).map((row) => [row.guild_id, row.prompt]);
     const cursors = (store: Store) => store.channelCursors.recent(0, 10).map((row) => row.guild_id);
     move(a, b);
 

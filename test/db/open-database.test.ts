@@ -49,7 +49,6 @@ describe('openDatabase', () => {
       'messages',
       'messages_fts',
       'model_servers',
-      'reminders',
       'runs',
       'schedule_runs',
       'schedules',

@@ -19,6 +19,7 @@ function message(id: number, tokens = 10): MessageRow {
     discord_message_id: null,
     created_at: id,
     token_count: tokens,
+    scheduled: 0,
   };
 }
 

@@ -34,6 +34,7 @@ function toRows(runs: Run[]): MessageRow[] {
     discord_message_id: null,
     created_at: id,
     token_count: 1,
+    scheduled: 0,
     ...fields,
   });
   for (const run of runs) {

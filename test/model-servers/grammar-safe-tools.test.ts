@@ -69,6 +69,6 @@ describe('tools against llama.cpp grammars', () => {
     expect(post!.content).toContain('I could not set it.');
     expect(resultOfAt).toMatch(/at: Invalid ISO datetime/);
     expect(resultOfUrl).toMatch(/url: Too big: expected string to have <=2048 characters/);
-    expect(world.store.reminders.pendingFor(world.discord.users.ada)).toBe(0);
+    expect(world.store.schedules.pendingRemindersOf(world.discord.users.ada)).toBe(0);
   });
 });

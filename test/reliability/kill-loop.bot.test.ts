@@ -295,7 +295,7 @@ function checkInvariants(discord: FakeDiscord, store: Store, threads: string[]):
     .pluck()
     .all();
   expect(repeated).toEqual([]);
-  const reminders = store.db.prepare('SELECT text FROM reminders').pluck().all() as string[];
+  const reminders = store.db.prepare("SELECT prompt FROM schedules WHERE kind = 'reminder'").pluck().all() as string[];
   const finished = store.db
     .prepare("SELECT count(*) FROM steps WHERE kind = 'tool-call' AND tool_name = 'remind_me' AND status = 'ok'")
     .pluck()

@@ -29,7 +29,7 @@ const messageBodies = () =>
   });
 
 it('pings nobody from hostile text on any post, except the asker of a reminder', async () => {
-  world = await startBotWorld({}, {}, {}, { databaseTools: true, reminderIntervalMs: 50 });
+  world = await startBotWorld({}, {}, {}, { databaseTools: true, schedulerIntervalMs: 50 });
   const { discord, model } = world;
   discord.setBotPermissions(defaultBotPermissions | PermissionFlagsBits.MentionEveryone);
   const { ada, bob } = discord.users;

@@ -123,8 +123,8 @@ it(
       expect(world.store.conversations.byKey(`discord:${named.id}`)!.title).toBe(attack);
       expect(world.store.conversations.byKey(`discord:${thread.id}`)!.title).toBe(threadName(attack, attack));
       expect(thread.name).toBe(threadName(attack, attack));
-      expect(world.store.reminders.pendingFor('200000000000000001')).toBe(index + 1);
-      expect(count('SELECT count(*) FROM reminders WHERE text = ?', attack)).toBe(2);
+      expect(world.store.schedules.pendingRemindersOf('200000000000000001')).toBe(index + 1);
+      expect(count("SELECT count(*) FROM schedules WHERE kind = 'reminder' AND prompt = ?", attack)).toBe(2);
     }
 
     // A moderator's run: the model searches the whole server for each string.
@@ -148,7 +148,7 @@ it(
     const threadsMade = attacks.length * 3 + 1;
     expect(count('SELECT count(*) FROM conversations WHERE key NOT LIKE ?', 'discord:tool:%')).toBe(threadsMade);
     expect(count("SELECT count(*) FROM messages WHERE role = 'user'")).toBe(attacks.length * 4 + 1);
-    expect(count('SELECT count(*) FROM reminders')).toBe(attacks.length * 2);
+    expect(count("SELECT count(*) FROM schedules WHERE kind = 'reminder'")).toBe(attacks.length * 2);
     // Every search ran without an error, and found the message when the string has words to find.
     const steps = world.store.db
       .prepare("SELECT tool_name, arguments, status, result FROM steps WHERE tool_name LIKE 'search_%'")

@@ -83,6 +83,7 @@ describe('settings', () => {
           moderatorRoleIds: [],
           userMessagesPerMinute: 10,
           summarizeMaxMessages: 500,
+          summarizeTimeoutMs: 600_000,
           dailyTokenBudget: 1_000_000,
           allowDms: false,
           memberMemoryInDms: false,

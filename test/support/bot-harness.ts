@@ -78,7 +78,7 @@ export async function startBotWorld(
     tools?: readonly RuntimeTool[];
     toolServers?: readonly ToolServer[];
     databaseTools?: boolean;
-    reminderIntervalMs?: number;
+    schedulerIntervalMs?: number;
     /** The least time between two posts to a log channel (1 s unless given). */
     logPaceMs?: number;
     /** CONTENT_CHECK's settings (off unless given). */
@@ -237,7 +237,7 @@ export async function startBotWorld(
         vision: extra.images?.vision ?? extra.models?.some((listed) => listed.vision) ?? false,
         maxBytes: extra.images?.maxBytes ?? 5 * 1024 * 1024,
       },
-      reminderIntervalMs: extra.reminderIntervalMs,
+      schedulerIntervalMs: extra.schedulerIntervalMs,
       onHandled: (event) => void handled.add(handledKey(event)),
     });
   };

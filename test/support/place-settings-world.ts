@@ -14,8 +14,9 @@ export const moderatorRole = '100000000000000021';
 export async function start(
   extra: Parameters<typeof startBotWorld>[3] = {},
   client: Parameters<typeof startBotWorld>[2] = {},
+  agent: Parameters<typeof startBotWorld>[1] = {},
 ): Promise<BotWorld> {
-  worldHolder.world = await startBotWorld({ moderatorRoleIds: [moderatorRole] }, {}, client, extra);
+  worldHolder.world = await startBotWorld({ moderatorRoleIds: [moderatorRole] }, agent, client, extra);
   return worldHolder.world;
 }
 

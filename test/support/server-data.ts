@@ -107,15 +107,15 @@ export async function fillServer(
   const second = thread(`second ${words}`);
   await exchange(store, model, counter, second.id, instanceId, `second thread ${words}`);
   store.conversations.setLastSeenMessage(second.id, snowflake());
-  const delivered = store.reminders.add({
-    guildId: guild,
-    channelId,
-    userId: 'u1',
-    text: `water ${words}`,
-    dueAt: dayOne,
-  });
-  store.reminders.delivered(delivered, snowflake(), dayOne + 1000);
-  store.reminders.add({ guildId: guild, channelId, userId: 'u2', text: `call ${words}`, dueAt: dayTwo + 86_400_000 });
+  const delivered = store.schedules.addReminder(
+    { guildId: guild, channelId, userId: 'u1', userName: 'Ada', text: `water ${words}`, dueAt: dayOne },
+    dayOne - 1000,
+  );
+  store.schedules.posted(store.schedules.claim(delivered, dayOne, null, 0, dayOne)!.id, snowflake());
+  store.schedules.addReminder(
+    { guildId: guild, channelId, userId: 'u2', userName: 'Bob', text: `call ${words}`, dueAt: dayTwo + 86_400_000 },
+    dayOne,
+  );
   store.channelCursors.advance(channelId, guild, snowflake());
 }
 
@@ -140,7 +140,10 @@ export async function fillDatabase(
     startedByName: null,
   });
   await exchange(store, model, counter, terminal.id, bot.id, 'a terminal question');
-  store.reminders.add({ guildId: null, channelId: snowflake(), userId: 'u3', text: 'in a DM', dueAt: dayTwo });
+  store.schedules.addReminder(
+    { guildId: null, channelId: snowflake(), userId: 'u3', userName: 'Cy', text: 'in a DM', dueAt: dayTwo },
+    dayOne,
+  );
   bot.stop();
 }
 
@@ -183,7 +186,9 @@ export function serverDump(store: Store, guild: string) {
       trigger_message_ids: (JSON.parse(row.trigger_message_ids as string) as number[]).map(rank),
       steps: all('SELECT * FROM steps WHERE run_id = ? ORDER BY sequence', row.id).map(({ id: _id, ...step }) => step),
     })),
-    reminders: all('SELECT * FROM reminders WHERE guild_id = ? ORDER BY id', guild).map(({ id: _id, ...row }) => row),
+    reminders: all("SELECT * FROM schedules WHERE guild_id = ? AND kind = 'reminder' ORDER BY id", guild).map(
+      ({ id: _id, ...row }) => row,
+    ),
     channelCursors: all('SELECT * FROM channel_cursors WHERE guild_id = ? ORDER BY channel_id', guild),
     usageDays: all('SELECT * FROM guild_usage_days WHERE guild_id = ? ORDER BY day', guild),
   };
@@ -204,7 +209,7 @@ export function everythingBut(store: Store, guild: string): Row {
     steps: all(
       `SELECT s.* FROM steps s JOIN runs r ON r.id = s.run_id JOIN conversations c ON c.id = r.conversation_id WHERE ${notOfServer} ORDER BY s.id`,
     ),
-    reminders: all(`SELECT * FROM reminders WHERE coalesce(guild_id, '') <> ? ORDER BY id`),
+    reminders: all(`SELECT * FROM schedules WHERE coalesce(guild_id, '') <> ? AND kind = 'reminder' ORDER BY id`),
     channelCursors: all(`SELECT * FROM channel_cursors WHERE guild_id <> ? ORDER BY channel_id`),
     usageDays: all(`SELECT * FROM guild_usage_days WHERE guild_id <> ? ORDER BY guild_id, day`),
   };

@@ -24,7 +24,7 @@ export async function askModel(run: RunState): Promise<Turn> {
   );
   run.usage = addUsage(run.usage, response.usage);
   // Recorded and sent back with a tool's private arguments hidden; the calls run as the model wrote them.
-  const message = withPrivateArgumentsHidden(response.message, run.tools);
+  const message = withPrivateArgumentsHidden(response.message, run.privacy);
   emit({
     type: 'model-call',
     runId,

@@ -23,6 +23,7 @@ export async function toolCalls(run: RunState, turn: Turn, others: readonly Tool
     step: turn.step,
     calls: others,
     tools: run.tools,
+    privacy: run.privacy,
     maxCalls: settings.maxToolCallsPerTurn,
     toolTimeoutMs: settings.toolTimeoutMs,
     runSignal: run.timeLimit.signal,
@@ -31,8 +32,12 @@ export async function toolCalls(run: RunState, turn: Turn, others: readonly Tool
     seesImages: settings.seesImages ?? false,
     showsImagesToPeople: settings.showsImagesToPeople ?? false,
     secrets: settings.secrets,
+    othersWords: run.othersWords,
   });
   for (const name of outcome.executed) run.called.add(name);
+  // What a tool brought in (a page, a search, an MCP server's answer) is not the requester's words;
+  // a tool with private arguments (remember) brings nothing in.
+  if (outcome.executed.some((name) => !run.privacy.get(name)?.privateArguments)) run.othersWords = true;
   for (const url of outcome.sources) noteSource(run.sources, url);
   const results = new Map(others.map((call, index) => [call, outcome.messages[index] as ToolMessage]));
   run.messages.push(

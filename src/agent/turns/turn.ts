@@ -22,6 +22,13 @@ export interface RunState {
   readonly emit: AgentEventSink;
   /** The tools the model may call by name, `final_answer` apart. */
   readonly tools: ReadonlyMap<string, RuntimeTool>;
+  /**
+   * Whether words that are not the requester's own came into the run so far: in its input (a
+   * forwarded message, a file; the caller says), or a tool's result of an earlier turn.
+   */
+  othersWords: boolean;
+  /** Whose arguments are private, by name: the tools offered, and those with private arguments not offered. */
+  readonly privacy: ReadonlyMap<string, Pick<RuntimeTool, 'privateArguments'>>;
   /** What each model call offers: the tools' specs, then `final_answer`'s. */
   readonly specs: readonly FunctionSpec[];
   /** Whether replies are streamed, and the answer told as it is written (`answer-delta`). */

@@ -7,6 +7,7 @@
  * discord.js gives the snapshots as `message.messageSnapshots` (Message.js `_patch`).
  */
 import { type APIEmbed, type Embed, type Message, type MessageSnapshot, MessageReferenceType } from 'discord.js';
+import { othersWordsMarks } from '../../text/others-words.ts';
 import { truncate } from '../../text/truncate.ts';
 
 /** What one embed may bring of its text at most (Discord allows 6,000 characters in all of a message's embeds). */
@@ -22,7 +23,7 @@ export function forwardsOf(message: Message): { snapshot: MessageSnapshot; headi
       : `, from https://discord.com/channels/${reference.guildId ?? '@me'}/${reference.channelId}/${reference.messageId}`;
   return [...message.messageSnapshots.values()].map((snapshot) => ({
     snapshot,
-    heading: `[Forwarded message${where}]`,
+    heading: `${othersWordsMarks.forwarded}${where}]`,
   }));
 }
 
@@ -33,7 +34,7 @@ export function embedsText(embeds: readonly (Embed | APIEmbed)[]): string {
       const data = 'data' in embed ? embed.data : embed;
       const title = [data.author?.name, data.title].filter(Boolean).join(': ');
       const lines = [
-        `[Embed${title ? ` ${title}` : ''}${data.url ? ` (${data.url})` : ''}]`,
+        `${othersWordsMarks.embed}${title ? ` ${title}` : ''}${data.url ? ` (${data.url})` : ''}]`,
         data.description ?? '',
         ...(data.fields ?? []).map((field) => `${field.name}: ${field.value}`),
         data.footer?.text ?? '',

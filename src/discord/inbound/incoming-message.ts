@@ -1,5 +1,6 @@
 import { cleanContent, type Attachment, type Collection, type Message } from 'discord.js';
 import { formatSize } from '../../text/byte-size.ts';
+import { othersWordsMarks } from '../../text/others-words.ts';
 import { readFromCdn } from '../../web/cdn-fetch.ts';
 import {
   type ImageIntake,
@@ -17,6 +18,7 @@ const textTypes = /^(text\/|application\/(json|xml|x-yaml|yaml|toml|x-sh|javascr
 const textNames =
   /\.(txt|md|markdown|json|jsonl|csv|tsv|log|ya?ml|toml|ini|xml|html?|css|js|mjs|cjs|ts|tsx|jsx|py|rb|go|rs|java|kt|c|h|cc|cpp|hpp|cs|php|sh|bash|zsh|sql|diff|patch)$/i;
 const fetchTimeoutMs = 10_000;
+const attachmentMark = othersWordsMarks.attachment;
 
 /** How a message is read: who the bot is, the text attachments' limit, and how images are taken. */
 export interface MessageReading {
@@ -107,17 +109,18 @@ async function describeAttachments(
       .map(async (attachment) => {
         const label = `${attachment.name} (${attachment.contentType ?? 'unknown type'}, ${formatSize(attachment.size)})`;
         const isText = textTypes.test(attachment.contentType ?? '') || textNames.test(attachment.name);
-        if (!isText) return `[Attachment ${label}: not read, only text files are.]`;
-        if (attachment.size > maxBytes) return `[Attachment ${label}: not read, larger than ${formatSize(maxBytes)}.]`;
-        if (!isOnCdn(attachment.url, origins)) return `[Attachment ${label}: not read, not on Discord's CDN.]`;
+        if (!isText) return `${attachmentMark}${label}: not read, only text files are.]`;
+        if (attachment.size > maxBytes)
+          return `${attachmentMark}${label}: not read, larger than ${formatSize(maxBytes)}.]`;
+        if (!isOnCdn(attachment.url, origins)) return `${attachmentMark}${label}: not read, not on Discord's CDN.]`;
         try {
           const read = await readFromCdn(attachment.url, maxBytes, fetchTimeoutMs);
-          if (!read.ok) return `[Attachment ${label}: could not be read (${read.why}).]`;
+          if (!read.ok) return `${attachmentMark}${label}: could not be read (${read.why}).]`;
           // The size Discord reports is checked above; the body is cut again as it is read, in case it lied.
           const text = new TextDecoder('utf-8').decode(read.bytes);
-          return `[Attachment ${attachment.name}]\n\`\`\`\n${text.replace(/```/g, 'ˋˋˋ')}\n\`\`\``;
+          return `${attachmentMark}${attachment.name}]\n\`\`\`\n${text.replace(/```/g, 'ˋˋˋ')}\n\`\`\``;
         } catch {
-          return `[Attachment ${label}: could not be read.]`;
+          return `${attachmentMark}${label}: could not be read.]`;
         }
       }),
   );

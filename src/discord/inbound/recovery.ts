@@ -83,10 +83,9 @@ export function queueUnfinishedWork(
       // A thread's first message lives in its parent channel.
       const inThread = conversation.thread_id !== null && row.discord_message_id !== conversation.thread_id;
       const channelId = (inThread ? conversation.thread_id : conversation.channel_id) ?? '';
-      queues.push(
-        conversation.key,
-        messageWork(row.id, { messageId: row.discord_message_id, channelId }, storedRequester(row)),
-      );
+      const work = messageWork(row.id, { messageId: row.discord_message_id, channelId }, storedRequester(row));
+      // A schedule's prompt stays one (queued-work.ts `scheduled`): no member's facts in its run.
+      queues.push(conversation.key, row.scheduled ? { ...work, scheduled: true } : work);
       counts.pending += 1;
     }
   }

@@ -1,7 +1,9 @@
 /**
- * Scheduled runs (`/schedule`): each due time becomes a normal run on its conversation's queue.
- * Comes from: the scheduler's pass (scheduler.ts). Does, per due schedule of a server this process
- * holds (its shard has the guild):
+ * Scheduled runs (`/schedule`): each due time becomes a normal run on its conversation's queue; a
+ * member's reminder (`remind_me`, a one-off schedule) is claimed the same way and posted
+ * (reminder-posts.ts). Comes from: the scheduler's pass (scheduler.ts). Does, per due schedule of a
+ * server this process holds (its shard has the guild; a reminder set in a DM: any process of this
+ * database, which is shard 0's):
  *
  * 1. Claim: in one transaction, move the schedule's next time past now and insert its
  *    `schedule_runs` row, keyed (schedule, due time) UNIQUE: of two processes, or a process and
@@ -17,7 +19,7 @@
  */
 import type { Client, Message, SendableChannels } from 'discord.js';
 import type { NewSettingChange } from '../../../db/place-settings.ts';
-import type { ScheduleRow, ScheduleRunRow } from '../../../db/schedules.ts';
+import type { RoutineRow, ScheduleRow, ScheduleRunRow } from '../../../db/schedules.ts';
 import type { Store } from '../../../db/store.ts';
 import type { Logger } from '../../agent/logger.ts';
 import { discordConversationKey } from '../../conversation/conversation-keys.ts';
@@ -29,6 +31,7 @@ import { nextTimeAfter } from '../../schedules/schedule-times.ts';
 import { formatWait } from '../../text/duration.ts';
 import { describeDiscordError } from '../discord-errors.ts';
 import type { ModeratorLog } from '../moderator-log/moderator-log.ts';
+import { postReminder, type ReminderOutcome } from './reminder-posts.ts';
 import { nonceFor } from './send.ts';
 
 /** A run this late or later says so. */
@@ -42,7 +45,8 @@ const maxMissedCounted = 1_000;
 export interface ScheduledOutcome {
   scheduleId: number;
   dueAt: number;
-  outcome: 'queued' | 'will-retry' | 'failed' | 'already-queued';
+  kind: ScheduleRow['kind'];
+  outcome: 'queued' | 'already-queued' | ReminderOutcome;
 }
 
 export interface ScheduledRunDependencies {
@@ -60,7 +64,7 @@ export interface ScheduledRunDependencies {
 /** One pass: claims the due times of this process's servers, then starts every claimed run it may take. */
 export async function scheduledRunPass(deps: ScheduledRunDependencies): Promise<ScheduledOutcome[]> {
   const { store, client, now } = deps;
-  const holds = (guildId: string) => client.guilds.cache.has(guildId);
+  const holds = (guildId: string | null) => guildId === null || client.guilds.cache.has(guildId);
   for (const schedule of store.schedules.due(now())) if (holds(schedule.guild_id)) claimDueTime(deps, schedule);
   await deps.memory.ready();
   const outcomes: ScheduledOutcome[] = [];
@@ -69,15 +73,21 @@ export async function scheduledRunPass(deps: ScheduledRunDependencies): Promise<
     if (schedule && !holds(schedule.guild_id)) continue; // Another shard's.
     const run = store.schedules.take(open.id, deps.instanceId, now());
     if (!run) continue;
-    outcomes.push({ scheduleId: run.schedule_id, dueAt: run.due_at, outcome: await startRun(deps, run, schedule) });
+    const outcome =
+      schedule?.kind === 'reminder' ? await postReminder(deps, run, schedule) : await startRun(deps, run, schedule);
+    outcomes.push({ scheduleId: run.schedule_id, kind: schedule?.kind ?? 'routine', dueAt: run.due_at, outcome });
   }
   return outcomes;
 }
 
-/** Claims the schedule's due time, counting the later ones already past (run by this one run). */
+/** Claims the schedule's due time, counting the later ones already past (run by this one run); a reminder's once. */
 function claimDueTime(deps: ScheduledRunDependencies, schedule: ScheduleRow): void {
   const dueAt = schedule.next_run_at!;
   const now = deps.now();
+  if (schedule.kind === 'reminder') {
+    deps.store.schedules.claim(schedule.id, dueAt, null, 0, now);
+    return;
+  }
   const times = { cron: schedule.cron, timeZone: schedule.time_zone };
   let missed = 0;
   let next = nextTimeAfter(times, dueAt);
@@ -93,7 +103,7 @@ function claimDueTime(deps: ScheduledRunDependencies, schedule: ScheduleRow): vo
 async function startRun(
   deps: ScheduledRunDependencies,
   run: ScheduleRunRow,
-  schedule: ScheduleRow | undefined,
+  schedule: RoutineRow | undefined,
 ): Promise<ScheduledOutcome['outcome']> {
   const fields = { scheduleRun: run.id, schedule: run.schedule_id, attempts: run.attempts };
   if (!schedule) {
@@ -132,7 +142,7 @@ async function startRun(
 /** The header every attempt posts alike: the schedule's name, and how late it is when it is. */
 function postHeader(
   deps: ScheduledRunDependencies,
-  schedule: ScheduleRow,
+  schedule: RoutineRow,
   run: ScheduleRunRow,
   channel: SendableChannels,
 ): Promise<Message> {
@@ -170,7 +180,7 @@ async function threadOf(header: Message, name: string): Promise<string> {
 }
 
 /** The schedule's model and persona as its run's thread's own settings, set by its creator. */
-function threadSettings(schedule: ScheduleRow, threadId: string): NewSettingChange[] {
+function threadSettings(schedule: RoutineRow, threadId: string): NewSettingChange[] {
   const set = [
     [settingKeys.model, schedule.model],
     [settingKeys.persona, schedule.persona],
@@ -195,7 +205,7 @@ function threadSettings(schedule: ScheduleRow, threadId: string): NewSettingChan
 /** Stores the prompt as the conversation's message and marks the run queued, in one transaction; then queues it. */
 function storeAndQueue(
   deps: ScheduledRunDependencies,
-  schedule: ScheduleRow,
+  schedule: RoutineRow,
   run: ScheduleRunRow,
   header: Message,
   threadId: string | null,
@@ -217,6 +227,7 @@ function storeAndQueue(
       content: schedule.prompt,
       discordMessageId: header.id,
       images: [],
+      scheduled: true,
     });
     deps.store.schedules.queued(run.id, header.id);
     return { conversation, storedId };

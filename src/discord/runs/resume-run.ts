@@ -44,7 +44,9 @@ export async function resumeCutOffRun(
   const lastTrigger = triggers.at(-1)?.discord_message_id ?? null;
   const replyTo = lastTrigger && channel.id === conversation.thread_id ? lastTrigger : null;
   if (decision.kind === 'give-up') return giveUp(deps, conversation, run, channel, replyTo);
-  const choice = placeChoice(deps, conversation);
+  const placed = placeChoice(deps, conversation);
+  // A schedule's run taken up stays one: no member's facts in it (queued-work.ts `scheduled`).
+  const choice = triggers.some((row) => row.scheduled) ? { ...placed, memberMemory: false } : placed;
   // As a new batch's run: through the seat before the model (a forget going on, one that took it).
   const passed = await beforeModel(deps, { conversation, choice, messages: [], resumedFrom: run.id });
   if ('stop' in passed) {

@@ -19,7 +19,7 @@ afterEach(async () => {
 });
 
 const hour = 3_600_000;
-const startWorld = async () => (world = await start({ reminderIntervalMs: hour }));
+const startWorld = async () => (world = await start({ schedulerIntervalMs: hour }));
 const schedule = (subcommand: string, options: Record<string, string | number> = {}, author: 'ada' | 'bob' = 'ada') =>
   command({ name: 'schedule', subcommand, channelId: world.discord.channels.general, options, author });
 /** Adds a schedule as Ada (a moderator) and returns its id. */
@@ -50,8 +50,8 @@ describe('/schedule', () => {
     world.model.enqueue(toolCalls({ name: 'calculator', arguments: { expression: '6*7' } }), finalAnswer('It is 42.'));
     makeDue(id);
 
-    const pass = await world.bot.reminders.tick();
-    expect(pass.scheduled).toEqual([{ scheduleId: id, dueAt: expect.any(Number), outcome: 'queued' }]);
+    const pass = await world.bot.scheduler.tick();
+    expect(pass.scheduled).toEqual([{ scheduleId: id, kind: 'routine', dueAt: expect.any(Number), outcome: 'queued' }]);
     const thread = await threadNamed('Morning digest');
     await world.bot.queues.idle();
 
@@ -65,7 +65,7 @@ describe('/schedule', () => {
     expect(world.model.requests[0]!.messages.at(-1)!.content).toContain('What is 6*7?');
     // Its next time is tomorrow's; another pass starts nothing.
     expect(world.store.schedules.byId(id)!.next_run_at).toBeGreaterThan(Date.now());
-    expect((await world.bot.reminders.tick()).scheduled).toEqual([]);
+    expect((await world.bot.scheduler.tick()).scheduled).toEqual([]);
     expect(runsOf(id)).toMatchObject([{ state: 'queued', missed: 0 }]);
     expect(world.store.runs.recent(null, 5)).toHaveLength(1);
   });
@@ -77,7 +77,7 @@ describe('/schedule', () => {
     const id = await addSchedule();
     world.model.enqueue(finalAnswer('It is 42.'));
     makeDue(id);
-    await world.bot.reminders.tick();
+    await world.bot.scheduler.tick();
     await threadNamed('Morning digest');
     await world.bot.queues.idle();
     const [request] = world.model.requests;
@@ -91,7 +91,7 @@ describe('/schedule', () => {
     world.model.enqueue(finalAnswer('Pong.'));
     makeDue(id);
 
-    expect((await world.bot.reminders.tick()).scheduled).toMatchObject([{ outcome: 'queued' }]);
+    expect((await world.bot.scheduler.tick()).scheduled).toMatchObject([{ outcome: 'queued' }]);
     await world.bot.queues.idle();
     const posts = await world.discord.waitFor(
       () => {
@@ -107,7 +107,7 @@ describe('/schedule', () => {
   });
 
   it("its own model and persona, among those the place allows, apply to its runs' threads only", async () => {
-    world = await start({ reminderIntervalMs: hour, models: [{ name: 'test-model' }, { name: 'big-model' }] });
+    world = await start({ schedulerIntervalMs: hour, models: [{ name: 'test-model' }, { name: 'big-model' }] });
     const big = world.modelServers.get('big-model')!;
     const options = { name: 'Pirate', post_as: 'thread', model: 'big-model', persona: 'You speak like a pirate.' };
     expect((await schedule('add', { ...options, post_as: 'message', prompt: 'x', when: 'daily 09:00' })).content).toBe(
@@ -117,7 +117,7 @@ describe('/schedule', () => {
     big.enqueue(finalAnswer('Arr, 42.'));
     makeDue(id);
 
-    expect((await world.bot.reminders.tick()).scheduled).toMatchObject([{ outcome: 'queued' }]);
+    expect((await world.bot.scheduler.tick()).scheduled).toMatchObject([{ outcome: 'queued' }]);
     const thread = await threadNamed('Pirate');
     await world.bot.queues.idle();
     expect(world.discord.botMessages(thread.id).at(-1)!.content).toContain('Arr, 42.');
@@ -126,7 +126,7 @@ describe('/schedule', () => {
   });
 
   it('a model the channel does not allow is refused', async () => {
-    world = await start({ reminderIntervalMs: hour, models: [{ name: 'test-model' }, { name: 'big-model' }] });
+    world = await start({ schedulerIntervalMs: hour, models: [{ name: 'test-model' }, { name: 'big-model' }] });
     await settings('model', world.discord.channels.general, { model: 'test-model', only: true });
     const refused = await schedule('add', { name: 'x', prompt: 'y', when: 'daily 09:00', model: 'big-model' });
     expect(refused.content).toBe(
@@ -142,7 +142,7 @@ describe('/schedule', () => {
     // the clock's minute): that time and the three after it all passed.
     makeDue(id, Date.now() - (Math.floor(Date.now() / hour) * hour - 3 * hour));
 
-    expect((await world.bot.reminders.tick()).scheduled).toMatchObject([{ outcome: 'queued' }]);
+    expect((await world.bot.scheduler.tick()).scheduled).toMatchObject([{ outcome: 'queued' }]);
     const thread = await threadNamed('Hourly');
     await world.bot.queues.idle();
     const header = world.discord.messages(world.discord.channels.general).find((message) => message.id === thread.id)!;
@@ -151,7 +151,7 @@ describe('/schedule', () => {
     );
     expect(runsOf(id)).toMatchObject([{ missed: 3 }]);
     expect(world.store.schedules.byId(id)!.next_run_at).toBeGreaterThan(Date.now());
-    expect((await world.bot.reminders.tick()).scheduled).toEqual([]);
+    expect((await world.bot.scheduler.tick()).scheduled).toEqual([]);
   });
 
   it('moderators of the channel only: a member is refused add, pause, resume and remove; a moderator pauses, resumes, lists and removes', async () => {
@@ -186,6 +186,22 @@ describe('/schedule', () => {
     expect(world.store.schedules.byId(id)!.next_run_at).toBeGreaterThan(Date.now());
     expect((await schedule('remove', { id })).content).toBe(`Schedule ${id} (Morning digest) removed.`);
     expect(world.store.schedules.byId(id)).toBeUndefined();
+  });
+
+  it("a member's reminder is their own schedule: moderators can neither list nor pause, resume or remove it", async () => {
+    await startWorld();
+    const id = world.store.schedules.addReminder({
+      guildId: world.discord.guildId,
+      channelId: world.discord.channels.general,
+      userId: world.discord.users.bob,
+      userName: 'Bob',
+      text: 'my private plans',
+      dueAt: Date.now() + 3_600_000,
+    });
+    expect((await schedule('list')).content).toContain('No schedules');
+    for (const sub of ['pause', 'resume', 'remove'])
+      expect((await schedule(sub, { id })).content).toBe('There is no such schedule in this server.');
+    expect(world.store.schedules.byId(id)).toMatchObject({ kind: 'reminder', next_run_at: expect.any(Number) });
   });
 
   it('a member who manages messages in one channel only sets schedules there, and not in another', async () => {
@@ -230,13 +246,13 @@ const cardTitles = (channelId: string) =>
 
 describe('scheduled runs that fail, and whose server is elsewhere', () => {
   it("a run that fails says so in its thread and in the log channel's card", async () => {
-    world = await start({ reminderIntervalMs: hour, logPaceMs: 20 });
+    world = await start({ schedulerIntervalMs: hour, logPaceMs: 20 });
     const log = await logChannel();
     const id = await addSchedule({ name: 'Broken' });
     world.model.enqueue(apiError(400, 'This model does not exist.'));
     makeDue(id);
 
-    expect((await world.bot.reminders.tick()).scheduled).toMatchObject([{ outcome: 'queued' }]);
+    expect((await world.bot.scheduler.tick()).scheduled).toMatchObject([{ outcome: 'queued' }]);
     const thread = await threadNamed('Broken');
     await world.discord.waitFor(() => world.discord.botMessages(thread.id).length > 0, { what: 'the failure notice' });
     await world.discord.waitFor(() => cardTitles(log).some((title) => title.startsWith('❌ Failed')), {
@@ -245,7 +261,7 @@ describe('scheduled runs that fail, and whose server is elsewhere', () => {
   });
 
   it('a run whose header cannot be posted is tried again, then given up with a card in the log channel', async () => {
-    world = await start({ reminderIntervalMs: hour, logPaceMs: 20 });
+    world = await start({ schedulerIntervalMs: hour, logPaceMs: 20 });
     const log = await logChannel();
     const id = await addSchedule({ name: 'Nowhere' });
     const general = world.discord.channels.general;
@@ -257,10 +273,10 @@ describe('scheduled runs that fail, and whose server is elsewhere', () => {
     });
     makeDue(id);
 
-    expect((await world.bot.reminders.tick()).scheduled).toMatchObject([{ outcome: 'will-retry' }]);
-    expect((await world.bot.reminders.tick()).scheduled).toMatchObject([{ outcome: 'will-retry' }]);
-    expect((await world.bot.reminders.tick()).scheduled).toMatchObject([{ outcome: 'failed' }]);
-    expect((await world.bot.reminders.tick()).scheduled).toEqual([]);
+    expect((await world.bot.scheduler.tick()).scheduled).toMatchObject([{ outcome: 'will-retry' }]);
+    expect((await world.bot.scheduler.tick()).scheduled).toMatchObject([{ outcome: 'will-retry' }]);
+    expect((await world.bot.scheduler.tick()).scheduled).toMatchObject([{ outcome: 'failed' }]);
+    expect((await world.bot.scheduler.tick()).scheduled).toEqual([]);
     expect(runsOf(id)).toMatchObject([{ state: 'failed', attempts: 3 }]);
     await world.discord.waitFor(() => cardTitles(log).includes('⏰ Scheduled run not started: Nowhere'), {
       what: 'the card of the run given up',
@@ -274,7 +290,7 @@ describe('scheduled runs that fail, and whose server is elsewhere', () => {
     makeDue(id);
     const dueAt = world.store.schedules.byId(id)!.next_run_at;
 
-    expect((await world.bot.reminders.tick()).scheduled).toEqual([]);
+    expect((await world.bot.scheduler.tick()).scheduled).toEqual([]);
     expect(world.store.schedules.byId(id)!.next_run_at).toBe(dueAt);
     expect(runsOf(id)).toEqual([]);
   });
@@ -300,11 +316,56 @@ describe('scheduled runs across restarts', () => {
     });
     // The start's own pass took it; this one finds nothing more.
     await threadNamed('Claimed');
-    await world.bot.reminders.tick();
+    await world.bot.scheduler.tick();
     await world.bot.queues.idle();
     expect(runsOf(id)).toMatchObject([{ state: 'queued', attempts: 2 }]);
     expect(world.discord.threads().filter((thread) => thread.name === 'Claimed')).toHaveLength(1);
     expect(world.discord.botMessages(world.discord.threads()[0]!.id).at(-1)!.content).toContain('Once.');
+  });
+
+  /** Member memory on, Ada (the schedule's creator) with a fact; her schedule's run held at the model. */
+  async function scheduledRunHeld(name: string) {
+    await startWorld();
+    await settings('member-memory', world.discord.channels.general, { enabled: true });
+    world.store.memberFacts.keep(world.discord.guildId, world.discord.users.ada, 'ADASPRIVATEFACT', 50);
+    const id = await addSchedule({ name });
+    world.model.enqueue({ hang: true });
+    makeDue(id);
+    expect((await world.bot.scheduler.tick()).scheduled).toMatchObject([{ outcome: 'queued' }]);
+    await world.discord.waitFor(() => world.model.requests.length === 1, { what: 'the model asked' });
+    world.model.enqueue(finalAnswer('Answered after the restart.'));
+  }
+  /** After the restart: the run answered, and what its model request held. */
+  async function afterRestart(name: string) {
+    const thread = await threadNamed(name);
+    await world.discord.waitFor(
+      () => world.discord.botMessages(thread.id).some((message) => message.content.includes('after the restart')),
+      { what: 'the answer after the restart', timeoutMs: 20_000 },
+    );
+    const request = world.model.requests.at(-1)!;
+    expect(JSON.stringify(request.messages)).toContain('What is 6*7?');
+    expect(JSON.stringify(request.messages)).not.toContain('ADASPRIVATEFACT');
+    expect((request.tools ?? []).map((tool) => tool.function.name)).not.toContain('remember');
+  }
+
+  it("a scheduled run taken up after a restart is still one: none of its creator's facts, no remember", async () => {
+    await scheduledRunHeld('Resumed');
+    await world.restart({ graceMs: 0 });
+    await afterRestart('Resumed');
+  });
+
+  it("a schedule's prompt stored but not yet run when the process died is queued again as a scheduled run", async () => {
+    await scheduledRunHeld('Queued again');
+    await world.restart({
+      graceMs: 0,
+      // What a process killed after storing the prompt, before its run was recorded, leaves: no run.
+      whileDown: async () => {
+        const store = openStore(world.databasePath);
+        store.db.exec('DELETE FROM steps; DELETE FROM runs');
+        store.close();
+      },
+    });
+    await afterRestart('Queued again');
   });
 
   it('a scheduled run cut off by a stop is resumed after the restart, not started again', async () => {
@@ -312,7 +373,7 @@ describe('scheduled runs across restarts', () => {
     const id = await addSchedule({ name: 'Cut off' });
     world.model.enqueue({ hang: true });
     makeDue(id);
-    expect((await world.bot.reminders.tick()).scheduled).toMatchObject([{ outcome: 'queued' }]);
+    expect((await world.bot.scheduler.tick()).scheduled).toMatchObject([{ outcome: 'queued' }]);
     await world.discord.waitFor(() => world.model.requests.length === 1, { what: 'the model asked' });
 
     world.model.enqueue(finalAnswer('Answered after all.'));
@@ -322,7 +383,7 @@ describe('scheduled runs across restarts', () => {
       () => world.discord.botMessages(thread.id).some((message) => message.content.includes('Answered after all.')),
       { what: 'the answer after the restart', timeoutMs: 20_000 },
     );
-    await world.bot.reminders.tick();
+    await world.bot.scheduler.tick();
     await world.bot.queues.idle();
     expect(runsOf(id)).toHaveLength(1);
     expect(world.discord.threads().filter((candidate) => candidate.name === 'Cut off')).toHaveLength(1);

@@ -254,14 +254,14 @@ describe('SIGKILL at chosen points, then a restart', () => {
 
 /**
  * `npm start` killed (SIGKILL) after Discord took a reminder's post but before the bot heard back:
- * the restart posts it again with the same nonce, Discord returns the first message, and the
- * channel shows the reminder once. (A kill before the post reached Discord is in
+ * the restart's attempt finds it in the channel and does not post it again, so the channel shows
+ * the reminder once. (A kill before the post reached Discord is in
  * test/tools/remind-me.test.ts, with the claim left in the database as the dead process leaves it.)
  */
-function reminderRow(id: number) {
+function reminderRun(id: number) {
   const store = openStore(world.databasePath);
   try {
-    return store.reminders.byId(id);
+    return store.schedules.runsOf(id)[0];
   } finally {
     store.close();
   }
@@ -270,10 +270,11 @@ function reminderRow(id: number) {
 it('SIGKILL between the post and its answer: after the restart the reminder is in the channel once, and marked delivered', async () => {
   const channelId = world.discord.channels.general;
   const store = openStore(world.databasePath);
-  const id = store.reminders.add({
+  const id = store.schedules.addReminder({
     guildId: world.discord.guildId,
     channelId,
     userId: world.discord.users.bob,
+    userName: 'Bob',
     text: 'water the plants',
     dueAt: Date.now(),
   });
@@ -287,24 +288,20 @@ it('SIGKILL between the post and its answer: after the restart the reminder is i
     { what: 'the post taken by Discord' },
   );
   await crash();
-  expect(reminderRow(id)).toMatchObject({ attempts: 1, claimed_by: expect.any(String), delivered_at: null });
+  expect(reminderRun(id)).toMatchObject({ attempts: 1, claimed_by: expect.any(String), state: 'claimed' });
 
   bot = await world.start();
-  await bot.waitForLog('reminder posted');
+  await bot.waitForLog('reminder already in its channel; not posted again');
   await crash();
 
+  // The second attempt read the channel and found the first's post: nothing was sent again.
   expect(world.discord.botMessages(channelId)).toEqual([posted]);
   const bodies = world.discord.requests
     .filter((request) => request.method === 'POST' && request.path === `/channels/${channelId}/messages`)
     .map((request) => request.body as { nonce?: string; enforce_nonce?: boolean });
+  const run = reminderRun(id)!;
   expect(bodies).toEqual([
-    expect.objectContaining({ nonce: nonceFor(`reminder:${id}`, 0), enforce_nonce: true }),
-    expect.objectContaining({ nonce: nonceFor(`reminder:${id}`, 0), enforce_nonce: true }),
+    expect.objectContaining({ nonce: nonceFor(`reminder-run:${run.id}`, 0), enforce_nonce: true }),
   ]);
-  expect(reminderRow(id)).toMatchObject({
-    attempts: 2,
-    claimed_by: null,
-    delivered_at: expect.any(Number),
-    message_id: posted!.id,
-  });
+  expect(run).toMatchObject({ attempts: 2, claimed_by: null, state: 'posted' });
 });
