@@ -11,6 +11,14 @@
  */
 export const optionalPackages = ['zlib-sync', 'bufferutil', 'utf-8-validate', '@discordjs/opus'];
 
+/**
+ * Packages the bundle names in a fallback that Node 20 never takes: pdf.js (bundled through unpdf,
+ * for /knowledge's PDFs) requires node-readable-to-web-readable-stream only where
+ * `stream.Readable.toWeb` is missing (Node < 17: its `getReadableStream`, and only for file: URLs),
+ * and package.json's engines ask for Node 20.19 or later. They stay out of the install.
+ */
+export const untakenFallbacks = ['node-readable-to-web-readable-stream'];
+
 /** The packages every start loads, taken from the packages script (dist/packages.cjs). */
 export const sharedPackagePattern = /^(discord\.js|openai|pino|zod)(\/|$)/;
 
