@@ -2,3 +2,4 @@
 export const optionalPackages: string[];
 export const compileOptions: Record<string, unknown>;
 export const sharedPackagePattern: RegExp;
+export const untakenFallbacks: string[];

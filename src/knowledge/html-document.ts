@@ -1,6 +1,7 @@
 import type { HtmlToTextOptions } from 'html-to-text';
 import type { KnowledgeSection } from './knowledge-document.ts';
 import { markdownSections } from './markdown-sections.ts';
+import { notTextSelectors } from '../web/readable-text.ts';
 
 /**
  * HTML as sections: html-to-text (the converter src/web/readable-text.ts uses) writes each h1-h6
@@ -38,13 +39,7 @@ const htmlOptions: HtmlToTextOptions = {
     },
   },
   selectors: [
-    { selector: 'title', format: 'skip' },
-    { selector: 'img', format: 'skip' },
-    { selector: 'picture', format: 'skip' },
-    { selector: 'svg', format: 'skip' },
-    { selector: 'noscript', format: 'skip' },
-    { selector: 'template', format: 'skip' },
-    { selector: 'iframe', format: 'skip' },
+    ...notTextSelectors,
     { selector: 'nav', format: 'skip' },
     { selector: 'table', format: 'dataTable' },
     { selector: 'a', options: { ignoreHref: true } },

@@ -57,19 +57,21 @@ export type ReadableBody =
   | { kind: 'text'; text: string }
   | { kind: 'binary' };
 
+/** The elements of a page that hold no text to read (its <title> is read apart), for html-to-text. */
+export const notTextSelectors = ['title', 'img', 'picture', 'svg', 'noscript', 'template', 'iframe'].map(
+  (selector) => ({
+    selector,
+    format: 'skip',
+  }),
+);
+
 /** HTML to text with the maintained html-to-text: no images, no line wrapping, short links only. */
 function htmlOptions(baseUrl: string): HtmlToTextOptions {
   const heading = (selector: string) => ({ selector, options: { uppercase: false } });
   return {
     wordwrap: false,
     selectors: [
-      { selector: 'title', format: 'skip' },
-      { selector: 'img', format: 'skip' },
-      { selector: 'picture', format: 'skip' },
-      { selector: 'svg', format: 'skip' },
-      { selector: 'noscript', format: 'skip' },
-      { selector: 'template', format: 'skip' },
-      { selector: 'iframe', format: 'skip' },
+      ...notTextSelectors,
       { selector: 'table', format: 'dataTable' },
       // html-to-text strips "mailto:" before pathRewrite sees the href, which would then read as a relative path.
       { selector: 'a[href^="mailto:" i]', format: 'anchor', options: { ignoreHref: true } },
