@@ -1,8 +1,10 @@
 /**
  * `/knowledge add` (a file or a URL) and `/knowledge add-pins` (a channel's pinned messages): read,
  * extracted, added, the embedding's progress in the private reply, refusals said plainly. A file
- * is posted again, publicly, where the command was used: its jump link is the link back that an
- * answer citing it shows (an uploaded option's own URL expires).
+ * is never posted anywhere (it may be a server's internal document, and the channel the command
+ * was used in is not where it was meant to be read): it has no link, and an answer citing it names
+ * it by its title (`knowledge:<id>`, src/agent/checked-sources.ts). An uploaded option's own URL
+ * expires, so it is not kept either.
  */
 import { type ChatInputCommandInteraction, MessageFlags, PermissionFlagsBits } from 'discord.js';
 import type { ExtractedDocument } from '../src/knowledge/extract-text.ts';
@@ -50,29 +52,13 @@ export async function addFileOrPage(interaction: Interaction, context: CommandCo
   const read = await readAttachment(file!, intake);
   if ('refused' in read) return void (await show(`I did not add ${truncateLine(file!.name, 100)}: ${read.message}`));
   await show(`Adding **${truncateLine(file!.name, 100)}**…`);
-  const posted = await postFile(interaction, file!.name, read.bytes, scope.channelId);
   const source: KnowledgeSource = {
     kind: 'file',
     key: `file:${file!.name}`,
     title: read.document.title || file!.name,
-    link: posted.url,
+    link: null,
   };
-  const outcome = await addDocument(base, request(source, read.document), show);
-  if (!outcome.added) await interaction.deleteReply(posted).catch(() => undefined);
-  await show(outcome.sentence);
-}
-
-/**
- * The file, posted where the command was used: its jump link is what answers citing it link to.
- * A file Discord will not take back (past the upload limit) is named without it.
- */
-async function postFile(interaction: Interaction, name: string, bytes: Buffer, channelId: string | null) {
-  const content = `📚 **${truncateLine(name, 100)}**: in my knowledge for ${scopeWords(channelId)}, added by <@${interaction.user.id}>.`;
-  try {
-    return await interaction.followUp({ content, files: [{ attachment: bytes, name }], allowedMentions: noPings });
-  } catch {
-    return interaction.followUp({ content: `${content} (Too large to post here again.)`, allowedMentions: noPings });
-  }
+  await show((await addDocument(base, request(source, read.document), show)).sentence);
 }
 
 /** A page's title: the one it gives, else its address. */

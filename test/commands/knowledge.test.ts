@@ -8,7 +8,7 @@ import { PermissionFlagsBits } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BotWorld } from '../support/bot-harness.ts';
 import type { FakeAttachmentInput } from '../support/fake-discord.ts';
-import { knowledge, linkOf } from '../support/knowledge-commands.ts';
+import { knowledge } from '../support/knowledge-commands.ts';
 import { type PdfOptions, pdfFile } from '../support/pdf-file.ts';
 import { type ChatRequest, toolCalls } from '../support/fake-model.ts';
 import { ask, offered, start, worldHolder } from '../support/place-settings-world.ts';
@@ -49,31 +49,51 @@ function searchThenAnswer(query: string, sources: (observation: string) => strin
 }
 
 describe('/knowledge through the bot', () => {
-  it('a moderator adds a Markdown file; it is listed; the agent finds it and the answer cites it with its link', async () => {
+  it('a moderator adds a Markdown file, posted nowhere; it is listed; the agent finds it and the answer cites it by its title', async () => {
     world = await start({ knowledge: {} });
     const { discord } = world;
+    const posts = discord.botMessages(discord.channels.general).length;
     const { reply } = await knowledge('add', { file: houseRules });
     expect(reply.ephemeral).toBe(true);
     expect(reply.content).toMatch(
       /^Added \*\*House rules\*\* in the knowledge of the whole server: \d+ passages?, searched by words\.$/,
     );
-    // The file is posted again where the command was used: its jump link is the document's link.
-    const posted = discord.botMessages(discord.channels.general).find((message) => message.content.startsWith('📚'))!;
-    expect(posted.attachments.map((file) => file.filename)).toEqual(['house-rules.md']);
-    const link = linkOf(posted.id);
+    // The file may be a server's internal document: never posted where the command was used.
+    expect(discord.botMessages(discord.channels.general)).toHaveLength(posts);
+    const [document] = world.knowledge.list(discord.guildId);
+    expect(document!.source.link).toBeNull();
 
     const listed = await knowledge('list');
-    expect(listed.reply.content).toContain(`[House rules](<${link}>) · the whole server ·`);
+    expect(listed.reply.content).toContain(`**${document!.id}** · House rules · the whole server ·`);
 
-    const seen = searchThenAnswer('quiet hours', () => [link, 'https://made-up.example/rules']);
+    const seen = searchThenAnswer('quiet hours', () => [
+      `knowledge:${document!.id}`,
+      'knowledge:999',
+      'https://made-up.example/rules',
+    ]);
     const thread = await ask(discord.channels.general, 'when are the quiet hours?', world.model, null);
     expect(seen.tools).toContain('search_knowledge');
     expect(seen.observation).toContain('[1] House rules › Quiet hours');
-    expect(seen.observation).toContain(`Source: ${link}`);
+    expect(seen.observation).toContain(`Source: knowledge:${document!.id}`);
     expect(seen.observation).toContain('The quiet hours run from 22:00 to 07:00 every night.');
     const answer = discord.botMessages(thread.id).at(-1)!.content;
-    expect(answer).toContain(`Sources:\n1. <${link}>`);
+    expect(answer).toContain("Sources:\n1. 📄 House rules (in this server's knowledge)");
     expect(answer).not.toContain('made-up.example');
+    expect(answer).not.toContain('knowledge:');
+  });
+
+  it("a file's title is its words: shown under an answer escaped, never a link or a mention", async () => {
+    world = await start({ knowledge: {} });
+    const { discord } = world;
+    const body = '# @everyone [click](https://evil.example) **now**\n\nThe bins go out on Tuesday.\n';
+    await knowledge('add', { file: { filename: 'bins.md', contentType: 'text/markdown', body } });
+    const [document] = world.knowledge.list(discord.guildId);
+    searchThenAnswer('bins', () => [`knowledge:${document!.id}`]);
+    const thread = await ask(discord.channels.general, 'when do the bins go out?', world.model, null);
+    const answer = discord.botMessages(thread.id).at(-1)!;
+    expect(answer.content).toContain(
+      "1. 📄 \\@everyone \\[click\\]\\(https://evil.example\\) \\*\\*now\\*\\* (in this server's knowledge)",
+    );
   });
 
   it('search_knowledge is offered only where the place has knowledge: none, then a channel’s, seen from that channel alone', async () => {
@@ -103,7 +123,6 @@ describe('/knowledge through the bot', () => {
 
   it('refusals are said plainly: a format it does not read, a file past the size cap, a document past the text cap, a scanned or locked PDF', async () => {
     world = await start({ knowledge: { maxDocumentCharacters: 1_000 } });
-    const { discord } = world;
     const format = await knowledge('add', {
       file: { filename: 'tool.exe', contentType: 'application/octet-stream', body: 'MZ' },
     });
@@ -136,11 +155,8 @@ describe('/knowledge through the bot', () => {
     expect(locked.reply.content).toBe(
       'I did not add locked.pdf: locked.pdf is protected by a password: add a copy without one.',
     );
-    // Nothing was added, and the file posted for its link went again.
+    // Nothing was added.
     expect((await knowledge('list')).reply.content).toContain('I know no documents for the whole server.');
-    expect(discord.botMessages(discord.channels.general).filter((message) => message.content.startsWith('📚'))).toEqual(
-      [],
-    );
   });
 
   it('a server whose knowledge is full refuses a document, saying so; one file or one URL, never both', async () => {
@@ -154,19 +170,6 @@ describe('/knowledge through the bot', () => {
       'Give one `file:` or one `url:`.',
     );
     expect(world.knowledge.list(world.discord.guildId).map((document) => document.source.title)).toEqual(['a.txt']);
-  });
-
-  it('a file Discord will not take back (past its 10 MiB upload limit) is added all the same, its post saying so', async () => {
-    world = await start({ knowledge: {} });
-    const { discord } = world;
-    // 11 MiB, nearly all of it trailing blanks: past Discord's upload limit, within the knowledge's caps.
-    const body = `# Big\n\nSmall words in a big file.\n${' '.repeat(11 * 1024 * 1024)}`;
-    const { reply } = await knowledge('add', { file: { filename: 'big.md', contentType: 'text/markdown', body } });
-    expect(reply.content).toMatch(/^Added \*\*Big\*\* in the knowledge of the whole server/);
-    const posted = discord.botMessages(discord.channels.general).find((message) => message.content.startsWith('📚'))!;
-    expect(posted.content).toContain('(Too large to post here again.)');
-    expect(posted.attachments).toEqual([]);
-    expect(world.knowledge.list(discord.guildId)[0]?.source.link).toBe(linkOf(posted.id));
   });
 
   it('a member who does not moderate there is refused, for the server and for a channel, and nothing is added', async () => {
