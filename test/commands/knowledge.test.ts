@@ -218,4 +218,43 @@ describe('/knowledge through the bot', () => {
       `Removed **House rules** (${id}) from my knowledge.`,
     );
   });
+
+  it("remove id: suggests only the documents the member may remove, never another server's; nor removes another's", async () => {
+    world = await start({ knowledge: {} });
+    const { discord } = world;
+    const news = await discord.createChannel('news');
+    await discord.setChannelOverwrites(news, [
+      { id: discord.users.bob, type: 1, allow: PermissionFlagsBits.ManageMessages, deny: 0n },
+    ]);
+    const file = (filename: string) => ({ filename, contentType: 'text/plain', body: `The ${filename} words.` });
+    await knowledge('add', { file: file('staff-handbook.txt') });
+    await knowledge('add', { file: file('news-guide.txt'), channel: news }, 'bob');
+    const second = discord.addGuild('Second Server');
+    const elsewhere = await world.knowledge.add({
+      guildId: second.guildId,
+      channelId: null,
+      source: { kind: 'file', key: 'file:secret.txt', title: 'secret.txt', link: null },
+      addedBy: discord.users.ada,
+      authorId: null,
+      document: { title: 'secret.txt', sections: [{ heading: null, text: 'Another server.' }] },
+    });
+    const [handbook, guide] = world.knowledge.list(discord.guildId);
+    const suggested = async (author: 'ada' | 'bob') => {
+      const interaction = await discord.userRunsCommand({
+        name: 'knowledge',
+        subcommand: 'remove',
+        author,
+        channelId: discord.channels.general,
+        options: { id: '' },
+        focused: 'id',
+      });
+      return (await interaction.waitForChoices()).map((choice) => choice.name);
+    };
+    expect(await suggested('ada')).toEqual([`${handbook!.id} · staff-handbook.txt`, `${guide!.id} · news-guide.txt`]);
+    expect(await suggested('bob')).toEqual([`${guide!.id} · news-guide.txt`]);
+    expect(elsewhere.ok && (await knowledge('remove', { id: elsewhere.documentId })).reply.content).toBe(
+      `There is no document ${elsewhere.ok ? elsewhere.documentId : 0} in this server's knowledge.`,
+    );
+    expect(world.knowledge.list(second.guildId)).toHaveLength(1);
+  });
 });
