@@ -32,7 +32,7 @@ export function passageLines(passage: Passage, maxChars = 2000): string[] {
  * without one (a file a moderator added) `knowledge:<id>`, shown under the answer by its title.
  */
 export function searchKnowledge(
-  knowledge: Pick<KnowledgeBase, 'search'>,
+  knowledge: Pick<KnowledgeBase, 'search' | 'has'>,
   conversations: { byKey(key: string): Pick<ConversationRow, 'channel_id' | 'thread_id'> | undefined },
 ) {
   return defineTool({
@@ -51,6 +51,9 @@ export function searchKnowledge(
       const channelIds = [conversation?.channel_id, conversation?.thread_id, context.channelId].filter(
         (id): id is string => typeof id === 'string',
       );
+      // The agent is offered it only where there is knowledge; `/tool search_knowledge` runs it anywhere.
+      if (!knowledge.has({ guildId: context.guildId, channelIds }))
+        return 'There is no knowledge here: no document of this server or channel. Moderators add them with /knowledge add.';
       const passages = await knowledge.search({ guildId: context.guildId, channelIds, query, limit: limit ?? 5 });
       if (passages.length === 0) return "Nothing in this server's knowledge matches. Say so rather than guess.";
       for (const passage of passages)

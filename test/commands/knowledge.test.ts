@@ -257,4 +257,25 @@ describe('/knowledge through the bot', () => {
     );
     expect(world.knowledge.list(second.guildId)).toHaveLength(1);
   });
+
+  it('/tool search_knowledge where there is no knowledge says so plainly; where there is, it finds it', async () => {
+    world = await start({ knowledge: {} });
+    const { discord } = world;
+    const news = await discord.createChannel('news');
+    await knowledge('add', { file: houseRules, channel: news });
+    const run = async (channelId: string) => {
+      const interaction = await discord.userRunsCommand({
+        name: 'tool',
+        subcommand: 'search_knowledge',
+        options: { query: 'quiet hours' },
+        author: 'bob',
+        channelId,
+      });
+      return (await interaction.waitForReply((reply) => reply.content !== '')).content;
+    };
+    expect(await run(discord.channels.general)).toContain(
+      'There is no knowledge here: no document of this server or channel. Moderators add them with /knowledge add.',
+    );
+    expect(await run(news)).toContain('The quiet hours run from 22:00 to 07:00 every night.');
+  });
 });
