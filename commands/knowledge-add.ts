@@ -10,9 +10,10 @@ import { type ChatInputCommandInteraction, MessageFlags, PermissionFlagsBits } f
 import type { ExtractedDocument } from '../src/knowledge/extract-text.ts';
 import type { KnowledgeSource } from '../src/knowledge/knowledge-base.ts';
 import type { CommandContext } from '../src/discord/interactions/command-context.ts';
-import { knowledgeScope, scopeWords } from '../src/discord/interactions/knowledge-scope.ts';
+import { knowledgeScope, replaceRefusal, scopeWords } from '../src/discord/interactions/knowledge-scope.ts';
 import { addDocument, addMessage } from '../src/discord/knowledge/knowledge-additions.ts';
 import { readAttachment, readPage } from '../src/discord/knowledge/knowledge-intake.ts';
+import { messageSource } from '../src/discord/knowledge/message-documents.ts';
 import { pinnedMessages } from '../src/discord/knowledge/pinned-messages.ts';
 import { noPings } from '../src/discord/outbound/send.ts';
 import { truncate, truncateLine } from '../src/text/truncate.ts';
@@ -47,17 +48,18 @@ export async function addFileOrPage(interaction: Interaction, context: CommandCo
     const page = await readPage(url, intake);
     if ('refused' in page) return void (await show(`I did not add ${truncateLine(url, 200)}: ${page.message}`));
     const source: KnowledgeSource = { kind: 'url', key: `url:${page.url}`, title: pageTitle(page), link: page.url };
+    const refusal = replaceRefusal(interaction, context.moderatorRoleIds, base, source);
+    if (refusal !== null) return void (await show(refusal));
     return void (await show((await addDocument(base, request(source, page.document), show)).sentence));
   }
+  // Checked before the file is read: its key is its name.
+  const fileSource: KnowledgeSource = { kind: 'file', key: `file:${file!.name}`, title: file!.name, link: null };
+  const refusal = replaceRefusal(interaction, context.moderatorRoleIds, base, fileSource);
+  if (refusal !== null) return void (await show(refusal));
   const read = await readAttachment(file!, intake);
   if ('refused' in read) return void (await show(`I did not add ${truncateLine(file!.name, 100)}: ${read.message}`));
   await show(`Adding **${truncateLine(file!.name, 100)}**…`);
-  const source: KnowledgeSource = {
-    kind: 'file',
-    key: `file:${file!.name}`,
-    title: read.document.title || file!.name,
-    link: null,
-  };
+  const source: KnowledgeSource = { ...fileSource, title: read.document.title || file!.name };
   await show((await addDocument(base, request(source, read.document), show)).sentence);
 }
 
@@ -94,7 +96,16 @@ export async function addPins(interaction: Interaction, context: CommandContext)
       shownAt = performance.now();
       await show(`Adding the pins of <#${channel.id}>: ${index + 1} of ${pins.length}…`);
     }
-    const outcome = await addMessage(message, scope.channelId, interaction.user.id, context.knowledge, quiet);
+    const refusal = replaceRefusal(
+      interaction,
+      context.moderatorRoleIds,
+      context.knowledge.base,
+      messageSource(message),
+    );
+    const outcome =
+      refusal === null
+        ? await addMessage(message, scope.channelId, interaction.user.id, context.knowledge, quiet)
+        : { added: false, sentence: refusal };
     (outcome.added ? added : refused).push(outcome.sentence);
   }
   const summary = `Pins of <#${channel.id}> in the knowledge of ${scopeWords(scope.channelId)}: ${added.length} added${refused.length > 0 ? `, ${refused.length} not` : ''}.`;

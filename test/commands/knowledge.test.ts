@@ -278,4 +278,35 @@ describe('/knowledge through the bot', () => {
     );
     expect(await run(news)).toContain('The quiet hours run from 22:00 to 07:00 every night.');
   });
+
+  it("a channel's moderator cannot replace what is kept for the whole server by adding the same file or message again", async () => {
+    world = await start({ knowledge: {} });
+    const { discord } = world;
+    const news = await discord.createChannel('news');
+    await discord.setChannelOverwrites(news, [
+      { id: discord.users.bob, type: 1, allow: PermissionFlagsBits.ManageMessages, deny: 0n },
+    ]);
+    await knowledge('add', { file: houseRules });
+    const again = await knowledge('add', { file: houseRules, channel: news }, 'bob');
+    expect(again.reply.content).toBe(
+      'I did not add **house-rules.md**: it is in the knowledge of the whole server already, which only its moderators may change (a file of another name would not replace it).',
+    );
+    const said = await discord.userSays({ channelId: news, author: 'ada', content: 'Deadlines are on Fridays.' });
+    const addAs = async (author: 'ada' | 'bob') => {
+      const menu = await discord.userRunsCommand({
+        name: 'Add to knowledge',
+        type: 'message',
+        channelId: news,
+        targetMessageId: said.id,
+        author,
+      });
+      return (await menu.waitForReply((answer) => !answer.content.endsWith('…'))).content;
+    };
+    expect(await addAs('ada')).toMatch(/^Added .* in the knowledge of the whole server/);
+    expect(await addAs('bob')).toMatch(
+      /^I did not add \*\*Message by .*\*\*: it is in the knowledge of the whole server already/,
+    );
+    // Both still the whole server's.
+    expect(world.knowledge.list(discord.guildId).map((document) => document.channelId)).toEqual([null, null]);
+  });
 });
