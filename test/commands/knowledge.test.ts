@@ -6,12 +6,12 @@
  */
 import { PermissionFlagsBits } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BotWorld } from '../support/bot-harness.ts';
+import { type BotWorld, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
 import type { FakeAttachmentInput } from '../support/fake-discord.ts';
 import { knowledge } from '../support/knowledge-commands.ts';
 import { type PdfOptions, pdfFile } from '../support/pdf-file.ts';
-import { type ChatRequest, toolCalls } from '../support/fake-model.ts';
-import { ask, offered, start, worldHolder } from '../support/place-settings-world.ts';
+import { type ChatRequest, finalAnswer, toolCalls } from '../support/fake-model.ts';
+import { ask, moderatorRole, offered, start, worldHolder } from '../support/place-settings-world.ts';
 
 let world: BotWorld;
 afterEach(async () => {
@@ -308,5 +308,17 @@ describe('/knowledge through the bot', () => {
     );
     // Both still the whole server's.
     expect(world.knowledge.list(discord.guildId).map((document) => document.channelId)).toEqual([null, null]);
+  });
+
+  it('in a direct message there is no knowledge: search_knowledge is not offered, though the server has some', async () => {
+    world = await startBotWorld({ moderatorRoleIds: [moderatorRole], allowDms: true }, {}, {}, { knowledge: {} });
+    worldHolder.world = world;
+    const { discord, model } = world;
+    await knowledge('add', { file: houseRules });
+    model.enqueue(finalAnswer('Hi.'));
+    await discord.userSaysInDm({ author: 'bob', content: 'when are the quiet hours?' });
+    await waitForBotPosts(world, discord.dmChannelOf('bob'), 1);
+    expect(offered(model.requests.at(-1))).not.toContain('search_knowledge');
+    expect(offered(model.requests.at(-1)).length).toBeGreaterThan(0);
   });
 });
