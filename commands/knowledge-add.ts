@@ -10,7 +10,12 @@ import { type ChatInputCommandInteraction, MessageFlags, PermissionFlagsBits } f
 import type { ExtractedDocument } from '../src/knowledge/extract-text.ts';
 import type { KnowledgeSource } from '../src/knowledge/knowledge-base.ts';
 import type { CommandContext } from '../src/discord/interactions/command-context.ts';
-import { knowledgeScope, replaceRefusal, scopeWords } from '../src/discord/interactions/knowledge-scope.ts';
+import {
+  knowledgeScope,
+  nameAChannel,
+  replaceRefusal,
+  scopeWords,
+} from '../src/discord/interactions/knowledge-scope.ts';
 import { addDocument, addMessage } from '../src/discord/knowledge/knowledge-additions.ts';
 import { readAttachment, readPage } from '../src/discord/knowledge/knowledge-intake.ts';
 import { messageSource } from '../src/discord/knowledge/message-documents.ts';
@@ -23,7 +28,8 @@ type Interaction = ChatInputCommandInteraction<'cached'>;
 
 /** The scope asked for (`channel:`), if the member may change it; else why not. */
 function scopeAsked(interaction: Interaction, context: CommandContext) {
-  return knowledgeScope(interaction, context.moderatorRoleIds, interaction.options.getChannel('channel')?.id ?? null);
+  const channelId = interaction.options.getChannel('channel')?.id ?? null;
+  return knowledgeScope(interaction, context.moderatorRoleIds, channelId, nameAChannel);
 }
 
 export async function addFileOrPage(interaction: Interaction, context: CommandContext): Promise<void> {
@@ -74,6 +80,7 @@ export async function addPins(interaction: Interaction, context: CommandContext)
     interaction,
     context.moderatorRoleIds,
     interaction.options.getBoolean('only_there') ? channel.id : null,
+    '`only_there: True` keeps the pins for that channel alone, if you moderate it',
   );
   if (typeof scope === 'string') return privately(interaction, scope);
   const pinsChannel = interaction.guild.channels.cache.get(channel.id);

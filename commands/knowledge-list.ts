@@ -6,7 +6,7 @@
 import type { ChatInputCommandInteraction } from 'discord.js';
 import type { KnowledgeDocument } from '../src/knowledge/knowledge-base.ts';
 import type { CommandContext } from '../src/discord/interactions/command-context.ts';
-import { knowledgeScope, scopeWords } from '../src/discord/interactions/knowledge-scope.ts';
+import { knowledgeScope, nameAChannel, scopeWords } from '../src/discord/interactions/knowledge-scope.ts';
 import { splitMessage } from '../src/posts/split-message.ts';
 import { passageLines } from '../tools/search-knowledge.ts';
 import { escapeMarkdown } from '../src/text/markdown.ts';
@@ -35,7 +35,7 @@ const describe = (document: KnowledgeDocument) => {
 
 export async function listKnowledge(interaction: Interaction, context: CommandContext): Promise<void> {
   const channelId = interaction.options.getChannel('channel')?.id ?? null;
-  const scope = knowledgeScope(interaction, context.moderatorRoleIds, channelId);
+  const scope = knowledgeScope(interaction, context.moderatorRoleIds, channelId, nameAChannel);
   if (typeof scope === 'string') return privately(interaction, scope);
   // The whole server's moderators see every document; a channel's, that channel's.
   const documents = context.knowledge.base.list(interaction.guildId, scope.channelId ?? undefined);

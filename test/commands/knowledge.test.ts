@@ -321,4 +321,20 @@ describe('/knowledge through the bot', () => {
     expect(offered(model.requests.at(-1))).not.toContain('search_knowledge');
     expect(offered(model.requests.at(-1)).length).toBeGreaterThan(0);
   });
+
+  it("a channel's moderator refused the server's knowledge is told what the command offers instead, or nothing", async () => {
+    world = await start({ knowledge: {} });
+    const { discord } = world;
+    await discord.setChannelOverwrites(discord.channels.general, [
+      { id: discord.users.bob, type: 1, allow: PermissionFlagsBits.ManageMessages, deny: 0n },
+    ]);
+    await knowledge('add', { file: houseRules });
+    const id = world.knowledge.list(discord.guildId)[0]!.id;
+    expect((await knowledge('add-pins', { channel: discord.channels.general }, 'bob')).reply.content).toBe(
+      "The whole server's knowledge is kept by moderators of the whole server: `only_there: True` keeps the pins for that channel alone, if you moderate it.",
+    );
+    expect((await knowledge('remove', { id }, 'bob')).reply.content).toBe(
+      "The whole server's knowledge is kept by moderators of the whole server.",
+    );
+  });
 });

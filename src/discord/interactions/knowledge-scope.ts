@@ -23,11 +23,13 @@ export function knowledgeScope(
   asker: Asker,
   moderatorRoleIds: readonly string[],
   channelId: string | null,
+  /** How the command narrows a change to one channel (its option), said with the refusal; none for a command that cannot. */
+  narrowing: string | null = null,
 ): { channelId: string | null } | string {
   if (channelId === null)
     return isServerModerator(asker.member, moderatorRoleIds)
       ? { channelId: null }
-      : "The whole server's knowledge is kept by moderators of the whole server: name a channel you moderate (`channel:`).";
+      : `The whole server's knowledge is kept by moderators of the whole server${narrowing ? `: ${narrowing}` : ''}.`;
   const channel = asker.guild.channels.cache.get(channelId);
   if (!channel) return 'I cannot see that channel.';
   return isModerator(asker.member, channel, moderatorRoleIds)
@@ -51,6 +53,9 @@ export function replaceRefusal(
   const otherName = source.kind === 'file' ? ' (a file of another name would not replace it)' : '';
   return `I did not add **${truncateLine(source.title, 100)}**: it is in the knowledge of ${scopeWords(existing.channelId)} already, which only its moderators may change${otherName}.`;
 }
+
+/** The refusal's hint for a command with a `channel:` option. */
+export const nameAChannel = 'name a channel you moderate (`channel:`)';
 
 /** Where knowledge is said to apply, in words. */
 export const scopeWords = (channelId: string | null) => (channelId === null ? 'the whole server' : `<#${channelId}>`);
