@@ -8,8 +8,9 @@
 import { ApplicationCommandType, MessageFlags } from 'discord.js';
 import { defineCommand } from '../src/discord/interactions/command-context.ts';
 import { isServerModerator } from '../src/discord/interactions/moderation.ts';
-import { knowledgeScope } from '../src/discord/interactions/knowledge-scope.ts';
+import { knowledgeScope, replaceRefusal } from '../src/discord/interactions/knowledge-scope.ts';
 import { addMessage } from '../src/discord/knowledge/knowledge-additions.ts';
+import { messageSource } from '../src/discord/knowledge/message-documents.ts';
 import { noPings } from '../src/discord/outbound/send.ts';
 import { guildOnly, moderatorVisibility, privately } from './shared.ts';
 
@@ -31,6 +32,13 @@ export const addToKnowledge = defineCommand({
       isServerModerator(interaction.member, context.moderatorRoleIds) ? null : placeChannelId,
     );
     if (typeof scope === 'string') return privately(interaction, 'Messages are added to my knowledge by moderators.');
+    const refusal = replaceRefusal(
+      interaction,
+      context.moderatorRoleIds,
+      context.knowledge.base,
+      messageSource(message),
+    );
+    if (refusal !== null) return privately(interaction, refusal);
     await interaction.deferReply({ flags: MessageFlags.Ephemeral });
     const show = (line: string) => interaction.editReply({ content: line, allowedMentions: noPings });
     const outcome = await addMessage(message, scope.channelId, interaction.user.id, context.knowledge, show);

@@ -1,16 +1,24 @@
 /**
  * `/knowledge add` (a file or a URL) and `/knowledge add-pins` (a channel's pinned messages): read,
  * extracted, added, the embedding's progress in the private reply, refusals said plainly. A file
- * is posted again, publicly, where the command was used: its jump link is the link back that an
- * answer citing it shows (an uploaded option's own URL expires).
+ * is never posted anywhere (it may be a server's internal document, and the channel the command
+ * was used in is not where it was meant to be read): it has no link, and an answer citing it names
+ * it by its title (`knowledge:<id>`, src/agent/checked-sources.ts). An uploaded option's own URL
+ * expires, so it is not kept either.
  */
 import { type ChatInputCommandInteraction, MessageFlags, PermissionFlagsBits } from 'discord.js';
 import type { ExtractedDocument } from '../src/knowledge/extract-text.ts';
 import type { KnowledgeSource } from '../src/knowledge/knowledge-base.ts';
 import type { CommandContext } from '../src/discord/interactions/command-context.ts';
-import { knowledgeScope, scopeWords } from '../src/discord/interactions/knowledge-scope.ts';
+import {
+  knowledgeScope,
+  nameAChannel,
+  replaceRefusal,
+  scopeWords,
+} from '../src/discord/interactions/knowledge-scope.ts';
 import { addDocument, addMessage } from '../src/discord/knowledge/knowledge-additions.ts';
 import { readAttachment, readPage } from '../src/discord/knowledge/knowledge-intake.ts';
+import { messageSource } from '../src/discord/knowledge/message-documents.ts';
 import { pinnedMessages } from '../src/discord/knowledge/pinned-messages.ts';
 import { noPings } from '../src/discord/outbound/send.ts';
 import { truncate, truncateLine } from '../src/text/truncate.ts';
@@ -20,7 +28,8 @@ type Interaction = ChatInputCommandInteraction<'cached'>;
 
 /** The scope asked for (`channel:`), if the member may change it; else why not. */
 function scopeAsked(interaction: Interaction, context: CommandContext) {
-  return knowledgeScope(interaction, context.moderatorRoleIds, interaction.options.getChannel('channel')?.id ?? null);
+  const channelId = interaction.options.getChannel('channel')?.id ?? null;
+  return knowledgeScope(interaction, context.moderatorRoleIds, channelId, nameAChannel);
 }
 
 export async function addFileOrPage(interaction: Interaction, context: CommandContext): Promise<void> {
@@ -45,34 +54,19 @@ export async function addFileOrPage(interaction: Interaction, context: CommandCo
     const page = await readPage(url, intake);
     if ('refused' in page) return void (await show(`I did not add ${truncateLine(url, 200)}: ${page.message}`));
     const source: KnowledgeSource = { kind: 'url', key: `url:${page.url}`, title: pageTitle(page), link: page.url };
+    const refusal = replaceRefusal(interaction, context.moderatorRoleIds, base, source);
+    if (refusal !== null) return void (await show(refusal));
     return void (await show((await addDocument(base, request(source, page.document), show)).sentence));
   }
+  // Checked before the file is read: its key is its name.
+  const fileSource: KnowledgeSource = { kind: 'file', key: `file:${file!.name}`, title: file!.name, link: null };
+  const refusal = replaceRefusal(interaction, context.moderatorRoleIds, base, fileSource);
+  if (refusal !== null) return void (await show(refusal));
   const read = await readAttachment(file!, intake);
   if ('refused' in read) return void (await show(`I did not add ${truncateLine(file!.name, 100)}: ${read.message}`));
   await show(`Adding **${truncateLine(file!.name, 100)}**…`);
-  const posted = await postFile(interaction, file!.name, read.bytes, scope.channelId);
-  const source: KnowledgeSource = {
-    kind: 'file',
-    key: `file:${file!.name}`,
-    title: read.document.title || file!.name,
-    link: posted.url,
-  };
-  const outcome = await addDocument(base, request(source, read.document), show);
-  if (!outcome.added) await interaction.deleteReply(posted).catch(() => undefined);
-  await show(outcome.sentence);
-}
-
-/**
- * The file, posted where the command was used: its jump link is what answers citing it link to.
- * A file Discord will not take back (past the upload limit) is named without it.
- */
-async function postFile(interaction: Interaction, name: string, bytes: Buffer, channelId: string | null) {
-  const content = `📚 **${truncateLine(name, 100)}**: in my knowledge for ${scopeWords(channelId)}, added by <@${interaction.user.id}>.`;
-  try {
-    return await interaction.followUp({ content, files: [{ attachment: bytes, name }], allowedMentions: noPings });
-  } catch {
-    return interaction.followUp({ content: `${content} (Too large to post here again.)`, allowedMentions: noPings });
-  }
+  const source: KnowledgeSource = { ...fileSource, title: read.document.title || file!.name };
+  await show((await addDocument(base, request(source, read.document), show)).sentence);
 }
 
 /** A page's title: the one it gives, else its address. */
@@ -86,6 +80,7 @@ export async function addPins(interaction: Interaction, context: CommandContext)
     interaction,
     context.moderatorRoleIds,
     interaction.options.getBoolean('only_there') ? channel.id : null,
+    '`only_there: True` keeps the pins for that channel alone, if you moderate it',
   );
   if (typeof scope === 'string') return privately(interaction, scope);
   const pinsChannel = interaction.guild.channels.cache.get(channel.id);
@@ -108,7 +103,16 @@ export async function addPins(interaction: Interaction, context: CommandContext)
       shownAt = performance.now();
       await show(`Adding the pins of <#${channel.id}>: ${index + 1} of ${pins.length}…`);
     }
-    const outcome = await addMessage(message, scope.channelId, interaction.user.id, context.knowledge, quiet);
+    const refusal = replaceRefusal(
+      interaction,
+      context.moderatorRoleIds,
+      context.knowledge.base,
+      messageSource(message),
+    );
+    const outcome =
+      refusal === null
+        ? await addMessage(message, scope.channelId, interaction.user.id, context.knowledge, quiet)
+        : { added: false, sentence: refusal };
     (outcome.added ? added : refused).push(outcome.sentence);
   }
   const summary = `Pins of <#${channel.id}> in the knowledge of ${scopeWords(scope.channelId)}: ${added.length} added${refused.length > 0 ? `, ${refused.length} not` : ''}.`;

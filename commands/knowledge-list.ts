@@ -6,9 +6,10 @@
 import type { ChatInputCommandInteraction } from 'discord.js';
 import type { KnowledgeDocument } from '../src/knowledge/knowledge-base.ts';
 import type { CommandContext } from '../src/discord/interactions/command-context.ts';
-import { knowledgeScope, scopeWords } from '../src/discord/interactions/knowledge-scope.ts';
+import { knowledgeScope, nameAChannel, scopeWords } from '../src/discord/interactions/knowledge-scope.ts';
 import { splitMessage } from '../src/posts/split-message.ts';
 import { passageLines } from '../tools/search-knowledge.ts';
+import { escapeMarkdown } from '../src/text/markdown.ts';
 import { truncateLine } from '../src/text/truncate.ts';
 import { privately } from './shared.ts';
 
@@ -25,16 +26,16 @@ function searchedBy(document: KnowledgeDocument): string {
 }
 
 const describe = (document: KnowledgeDocument) => {
-  const title = document.source.link
-    ? `[${truncateLine(document.source.title, 80)}](<${document.source.link}>)`
-    : truncateLine(document.source.title, 80);
+  // A title is a page's, a file's or a member's name: escaped, so that it cannot close the link or make one.
+  const name = escapeMarkdown(truncateLine(document.source.title, 80));
+  const title = document.source.link ? `[${name}](<${document.source.link}>)` : name;
   const passages = `${document.chunks} passage${document.chunks === 1 ? '' : 's'}`;
   return `**${document.id}** · ${title} · ${scopeWords(document.channelId)} · ${passages}, ${searchedBy(document)} · added by <@${document.addedBy}> <t:${Math.floor(document.createdAt / 1000)}:d>`;
 };
 
 export async function listKnowledge(interaction: Interaction, context: CommandContext): Promise<void> {
   const channelId = interaction.options.getChannel('channel')?.id ?? null;
-  const scope = knowledgeScope(interaction, context.moderatorRoleIds, channelId);
+  const scope = knowledgeScope(interaction, context.moderatorRoleIds, channelId, nameAChannel);
   if (typeof scope === 'string') return privately(interaction, scope);
   // The whole server's moderators see every document; a channel's, that channel's.
   const documents = context.knowledge.base.list(interaction.guildId, scope.channelId ?? undefined);

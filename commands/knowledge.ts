@@ -13,6 +13,7 @@ import {
   type APIApplicationCommandSubcommandOption,
 } from 'discord.js';
 import { defineCommand } from '../src/discord/interactions/command-context.ts';
+import { knowledgeScope } from '../src/discord/interactions/knowledge-scope.ts';
 import { truncateLine } from '../src/text/truncate.ts';
 import { addFileOrPage, addPins } from './knowledge-add.ts';
 import { listKnowledge, removeKnowledge, searchKnowledgeHere } from './knowledge-list.ts';
@@ -128,10 +129,14 @@ export const knowledge = defineCommand({
     if (subcommand === 'remove') return removeKnowledge(interaction, context);
     if (subcommand === 'search') return searchKnowledgeHere(interaction, context);
   },
+  // Only the documents this member may remove: a title is not shown to who may not change it.
   async autocomplete(interaction, context) {
     const typed = String(interaction.options.getFocused()).toLowerCase();
     const documents = context.knowledge.base
       .list(interaction.guildId)
+      .filter(
+        (document) => typeof knowledgeScope(interaction, context.moderatorRoleIds, document.channelId) !== 'string',
+      )
       .filter((document) => `${document.id} ${document.source.title}`.toLowerCase().includes(typed));
     await interaction.respond(
       documents.slice(0, 25).map((document) => ({

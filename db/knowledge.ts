@@ -5,7 +5,7 @@ import { ftsTerms } from './search.ts';
 export type KnowledgeDatabase = Database;
 
 /** A document as stored (migration 23), with its chunks counted. */
-interface KnowledgeDocumentRow {
+export interface KnowledgeDocumentRow {
   id: number;
   guild_id: string;
   channel_id: string | null;
@@ -115,6 +115,9 @@ function documentQueries(db: Database) {
   const listChannel = db.prepare<[string, string | null], KnowledgeDocumentRow>(
     `SELECT ${columns} FROM knowledge_documents d WHERE d.guild_id = ? AND d.channel_id IS ? ORDER BY d.id`,
   );
+  const bySourceKey = db.prepare<[string, string], KnowledgeDocumentRow>(
+    `SELECT ${columns} FROM knowledge_documents d WHERE d.guild_id = ? AND d.source_key = ?`,
+  );
   const byId = db.prepare<[number], KnowledgeDocumentRow>(
     `SELECT ${columns} FROM knowledge_documents d WHERE d.id = ?`,
   );
@@ -154,6 +157,8 @@ function documentQueries(db: Database) {
     list: (guildId: string, channelId?: string | null) =>
       channelId === undefined ? listAll.all(guildId) : listChannel.all(guildId, channelId),
     document: (documentId: number) => byId.get(documentId),
+    /** The server's document of a source (its key, unique in the server), if there is one. */
+    documentOfSource: (guildId: string, sourceKey: string) => bySourceKey.get(guildId, sourceKey),
     /** Whether a place (the server, and the channels named) has any document. */
     has: (place: KnowledgePlace) =>
       has.get({ guild: place.guildId, channels: JSON.stringify(place.channelIds) }) !== undefined,

@@ -28,7 +28,7 @@ export function webTools(config: { webSearch: WebSearchConfig | null }): ToolDef
 
 /** search_knowledge: the servers' knowledge (`/knowledge`), offered in a run only where its place has some. */
 export function knowledgeTools(
-  knowledge: Pick<KnowledgeBase, 'search'>,
+  knowledge: Pick<KnowledgeBase, 'search' | 'has'>,
   store: { conversations: { byKey(key: string): Pick<ConversationRow, 'channel_id' | 'thread_id'> | undefined } },
 ): ToolDefinition[] {
   return [searchKnowledge(knowledge, store.conversations)];

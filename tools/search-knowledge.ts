@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ConversationRow } from '../db/conversations.ts';
+import { knowledgeSource } from '../src/agent/checked-sources.ts';
 import type { KnowledgeBase, Passage } from '../src/knowledge/knowledge-base.ts';
 import { knowledgeToolName } from '../src/place-settings/place-choice.ts';
 import { truncate } from '../src/text/truncate.ts';
@@ -16,7 +17,7 @@ export function passageLines(passage: Passage, maxChars = 2000): string[] {
         : `${passage.title} › ${passage.heading}`;
   return [
     `[${passage.number}] ${where}`,
-    `Source: ${passage.link ?? '(no link)'}`,
+    `Source: ${passage.link ?? `knowledge:${passage.documentId}`}`,
     truncate(passage.text.trim(), maxChars),
     '',
   ];
@@ -26,11 +27,12 @@ export function passageLines(passage: Passage, maxChars = 2000): string[] {
  * search_knowledge: the passages of the server's knowledge (documents, pins, FAQs its moderators
  * added with `/knowledge`) that match a question, numbered, each with its source and link. Only
  * the server's own documents, those of the whole server and of the conversation's channel; offered
- * only where there are some (src/place-settings/place-choice.ts). Each link is noted as a checked
- * source, so that the answer may cite it (src/agent/checked-sources.ts).
+ * only where there are some (src/place-settings/place-choice.ts). Each source is noted as checked,
+ * so that the answer may cite it (src/agent/checked-sources.ts): its link, or for a document
+ * without one (a file a moderator added) `knowledge:<id>`, shown under the answer by its title.
  */
 export function searchKnowledge(
-  knowledge: Pick<KnowledgeBase, 'search'>,
+  knowledge: Pick<KnowledgeBase, 'search' | 'has'>,
   conversations: { byKey(key: string): Pick<ConversationRow, 'channel_id' | 'thread_id'> | undefined },
 ) {
   return defineTool({
@@ -38,7 +40,7 @@ export function searchKnowledge(
     description:
       "Search this server's own knowledge (documents, pinned messages and FAQs its moderators added) for passages " +
       'that answer a question. Prefer it to the web for questions about this server or community. ' +
-      'Cite the passages you use: put their Source links in final_answer.sources.',
+      'Cite the passages you use: put their Source (a link, or knowledge:<id>) in final_answer.sources.',
     parameters: z.object({
       query: z.string().min(1).max(300).describe('The question, or the words to look for.'),
       limit: z.number().int().min(1).max(10).nullable().describe('How many passages at most (default 5).'),
@@ -49,9 +51,13 @@ export function searchKnowledge(
       const channelIds = [conversation?.channel_id, conversation?.thread_id, context.channelId].filter(
         (id): id is string => typeof id === 'string',
       );
+      // The agent is offered it only where there is knowledge; `/tool search_knowledge` runs it anywhere.
+      if (!knowledge.has({ guildId: context.guildId, channelIds }))
+        return 'There is no knowledge here: no document of this server or channel. Moderators add them with /knowledge add.';
       const passages = await knowledge.search({ guildId: context.guildId, channelIds, query, limit: limit ?? 5 });
       if (passages.length === 0) return "Nothing in this server's knowledge matches. Say so rather than guess.";
-      for (const passage of passages) if (passage.link) context.noteSource?.(passage.link);
+      for (const passage of passages)
+        context.noteSource?.(passage.link ?? knowledgeSource(passage.documentId, passage.title));
       return passages
         .flatMap((passage) => passageLines(passage))
         .join('\n')

@@ -2,7 +2,9 @@
  * The sources an answer may cite: URLs that this run's tool results showed the model (a search
  * result, a page fetched), noted by the tools themselves (`ToolContext.noteSource`), never read
  * from the model's words. `final_answer`'s `sources` keep those alone; any other URL the model
- * names is dropped and recorded in the step log as unverified.
+ * names is dropped and recorded in the step log as unverified. A passage of the server's knowledge
+ * that has no link (a file a moderator added: it is never posted anywhere) is a source too, by its
+ * document: `knowledge:<id>`, shown under the answer by its title (docs/knowledge.md).
  */
 
 /** The URLs a run's tools showed, by their normalised form, each as the tool first showed it. */
@@ -11,12 +13,33 @@ export type SourceLedger = Map<string, string>;
 /** The most sources listed under an answer. */
 const maxSourcesListed = 10;
 
+/** `knowledge:<document id>`, then, as noted by search_knowledge, `#` and the document's title (URI-encoded). */
+const knowledgePattern = /^knowledge:(\d+)(?:#(.*))?$/s;
+
+/** The source of a knowledge document without a link, as search_knowledge notes it: its id, and its title to show. */
+export function knowledgeSource(documentId: number, title: string): string {
+  return `knowledge:${documentId}#${encodeURIComponent(title)}`;
+}
+
+/** The title of a knowledge source (`knowledgeSource`); null for a URL. */
+export function knowledgeSourceTitle(source: string): string | null {
+  const match = knowledgePattern.exec(source);
+  if (!match) return null;
+  try {
+    return decodeURIComponent(match[2] ?? '') || `document ${match[1]}`;
+  } catch {
+    return `document ${match[1]}`;
+  }
+}
+
 /**
  * A URL's form for comparing: the host lower-cased and the default port dropped (as URL does),
  * no fragment, no trailing slash on the path, `www.` ignored, and http the same as https (the
  * model often writes one for the other). Null for what is not an http(s) URL.
  */
 function normaliseUrl(text: string): string | null {
+  const knowledge = knowledgePattern.exec(text.trim());
+  if (knowledge) return `knowledge:${knowledge[1]}`;
   let url: URL;
   try {
     url = new URL(text.trim());
@@ -36,7 +59,8 @@ function normaliseUrl(text: string): string | null {
  */
 export function noteSource(ledger: SourceLedger, url: string): void {
   const key = normaliseUrl(url);
-  if (key !== null && !ledger.has(key)) ledger.set(key, new URL(url.trim()).href);
+  if (key === null || ledger.has(key)) return;
+  ledger.set(key, key.startsWith('knowledge:') ? url.trim() : new URL(url.trim()).href);
 }
 
 /**

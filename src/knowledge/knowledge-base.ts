@@ -5,7 +5,12 @@
  * removal ever reaches another server's documents. Discord-free: the commands and the
  * search_knowledge tool build on it.
  */
-import { createKnowledgeQueries, type KnowledgeDatabase, type KnowledgeQueries } from '../../db/knowledge.ts';
+import {
+  createKnowledgeQueries,
+  type KnowledgeDatabase,
+  type KnowledgeDocumentRow,
+  type KnowledgeQueries,
+} from '../../db/knowledge.ts';
 import { openVectorSearch, type VectorExtensionLoader, type VectorSearch } from '../../db/knowledge-vectors.ts';
 import { type Logger, silentLogger } from '../agent/logger.ts';
 import { chunkDocument } from './chunk-document.ts';
@@ -176,8 +181,18 @@ export class KnowledgeBase {
 
   /** The server's documents, oldest first; with `channelId`, those scoped there (null: the server-wide ones). */
   list(guildId: string, channelId?: string | null): KnowledgeDocument[] {
+    return this.queries.list(guildId, channelId).map((row) => this.described(row));
+  }
+
+  /** The server's document of a source (a message's, say: `message:<channelId>/<messageId>`), if there is one. */
+  documentOfSource(guildId: string, sourceKey: string): KnowledgeDocument | undefined {
+    const row = this.queries.documentOfSource(guildId, sourceKey);
+    return row === undefined ? undefined : this.described(row);
+  }
+
+  private described(row: KnowledgeDocumentRow): KnowledgeDocument {
     const model = this.vectors === null ? null : (this.embeddings?.model ?? null);
-    return this.queries.list(guildId, channelId).map((row) => ({
+    return {
       id: row.id,
       guildId: row.guild_id,
       channelId: row.channel_id,
@@ -189,7 +204,7 @@ export class KnowledgeBase {
       createdAt: row.created_at,
       embeddingModel: row.embedding_model,
       embeddingStale: model !== null && row.embedding_model !== model,
-    }));
+    };
   }
 
   /** Whether a place has knowledge: server-wide documents, or documents of one of its channels. */

@@ -1,4 +1,6 @@
+import { knowledgeSourceTitle } from '../agent/checked-sources.ts';
 import type { FinalAnswer } from '../agent/final-answer.ts';
+import { escapeMarkdown } from '../text/markdown.ts';
 import { truncateLine, truncateWithNote } from '../text/truncate.ts';
 
 /** One tool call of a turn and how it ended, for the post that shows it. */
@@ -50,17 +52,29 @@ export function cutAnswer(text: string): string {
 export function renderAnswer(answer: FinalAnswer): string {
   const lines = [cutAnswer(answer.answer)];
   if (answer.tools_used.length > 0) lines.push(`-# 🔧 ${answer.tools_used.join(' · ')}`);
-  if (answer.sources?.length) lines.push('Sources:', ...numberedSources(answer.sources, (url) => `<${url}>`));
+  if (answer.sources?.length) lines.push('Sources:', ...numberedSources(answer.sources, discordSource));
   return lines.join('\n');
 }
 
 /**
- * An answer's sources, numbered, each written by `link`: in Discord as `<url>`, a link without a
- * preview (https://support.discord.com/hc/en-us/articles/206342858: angle brackets suppress the embed).
+ * A source in Discord: a URL as `<url>`, a link without a preview
+ * (https://support.discord.com/hc/en-us/articles/206342858: angle brackets suppress the embed); a
+ * document of the server's knowledge without a link by its title, escaped (it is a file's words).
  */
-export function numberedSources(sources: readonly string[], link: (url: string) => string = (url) => url): string[] {
+function discordSource(source: string): string {
+  const title = knowledgeSourceTitle(source);
+  return title === null ? `<${source}>` : `📄 ${escapeMarkdown(truncateLine(title, 100))} (in this server's knowledge)`;
+}
+
+/** An answer's sources, numbered, each written by `link` (plain: a URL, or a knowledge document's title). */
+export function numberedSources(sources: readonly string[], link: (url: string) => string = plainSource): string[] {
   return sources.map((url, index) => `${index + 1}. ${link(url)}`);
 }
+
+const plainSource = (source: string) => {
+  const title = knowledgeSourceTitle(source);
+  return title === null ? source : `${title} (the server's knowledge)`;
+};
 
 /** A thread's name from the message that started it: its first words, at most 100 characters. */
 export function threadName(text: string, authorName: string): string {

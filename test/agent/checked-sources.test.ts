@@ -5,7 +5,13 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { checkSources, noteSource, type SourceLedger } from '../../src/agent/checked-sources.ts';
+import {
+  checkSources,
+  knowledgeSource,
+  knowledgeSourceTitle,
+  noteSource,
+  type SourceLedger,
+} from '../../src/agent/checked-sources.ts';
 import type { FinalAnswerEvent } from '../../src/agent/events.ts';
 import { buildToolRegistry } from '../../src/agent/tool-registry.ts';
 import { defineTool } from '../../tools/define-tool.ts';
@@ -50,6 +56,16 @@ describe('checking sources against what the tools showed', () => {
     const odd: SourceLedger = new Map();
     noteSource(odd, 'https://odd.test/a>b c');
     expect(checkSources(['https://odd.test/a>b c'], odd).checked).toEqual(['https://odd.test/a%3Eb%20c']);
+  });
+
+  it('keeps a knowledge document shown (cited by its id), with its title; not another document', () => {
+    const shown: SourceLedger = new Map();
+    noteSource(shown, knowledgeSource(12, 'Rules > all #1'));
+    const { checked, unverified } = checkSources(['knowledge:12', 'knowledge:13', 'knowledge:12#other'], shown);
+    expect(checked).toEqual(['knowledge:12#Rules%20%3E%20all%20%231']);
+    expect(unverified).toEqual(['knowledge:13']);
+    expect(knowledgeSourceTitle(checked[0]!)).toBe('Rules > all #1');
+    expect(knowledgeSourceTitle('https://example.org/')).toBeNull();
   });
 });
 

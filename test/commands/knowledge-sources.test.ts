@@ -56,6 +56,16 @@ describe('knowledge from the web, with embeddings, per server, and forgotten', (
     const added = await knowledge('add', { url });
     expect(added.reply.content).toMatch(/^Added \*\*Opening times\*\* in the knowledge of the whole server: 1 passage/);
     expect((await knowledge('list')).reply.content).toContain(`[Opening times](<${url}>)`);
+    // A page's title cannot close its link in the list, nor open another.
+    web.route('/tricky', (_request, response) =>
+      response
+        .writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' })
+        .end('<html><head><title>a](https://evil.example) [b</title></head><body><p>Words.</p></body></html>'),
+    );
+    await knowledge('add', { url: web.url('/tricky') });
+    expect((await knowledge('list')).reply.content).toContain(
+      `[a\\]\\(https://evil.example\\) \\[b](<${web.url('/tricky')}>)`,
+    );
     expect((await knowledge('search', { query: 'museum' })).reply.content).toContain(
       `Source: ${url}\nThe museum opens at ten.`,
     );

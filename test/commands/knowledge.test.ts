@@ -6,12 +6,12 @@
  */
 import { PermissionFlagsBits } from 'discord.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BotWorld } from '../support/bot-harness.ts';
+import { type BotWorld, startBotWorld, waitForBotPosts } from '../support/bot-harness.ts';
 import type { FakeAttachmentInput } from '../support/fake-discord.ts';
-import { knowledge, linkOf } from '../support/knowledge-commands.ts';
+import { knowledge } from '../support/knowledge-commands.ts';
 import { type PdfOptions, pdfFile } from '../support/pdf-file.ts';
-import { type ChatRequest, toolCalls } from '../support/fake-model.ts';
-import { ask, offered, start, worldHolder } from '../support/place-settings-world.ts';
+import { type ChatRequest, finalAnswer, toolCalls } from '../support/fake-model.ts';
+import { ask, moderatorRole, offered, start, worldHolder } from '../support/place-settings-world.ts';
 
 let world: BotWorld;
 afterEach(async () => {
@@ -49,31 +49,51 @@ function searchThenAnswer(query: string, sources: (observation: string) => strin
 }
 
 describe('/knowledge through the bot', () => {
-  it('a moderator adds a Markdown file; it is listed; the agent finds it and the answer cites it with its link', async () => {
+  it('a moderator adds a Markdown file, posted nowhere; it is listed; the agent finds it and the answer cites it by its title', async () => {
     world = await start({ knowledge: {} });
     const { discord } = world;
+    const posts = discord.botMessages(discord.channels.general).length;
     const { reply } = await knowledge('add', { file: houseRules });
     expect(reply.ephemeral).toBe(true);
     expect(reply.content).toMatch(
       /^Added \*\*House rules\*\* in the knowledge of the whole server: \d+ passages?, searched by words\.$/,
     );
-    // The file is posted again where the command was used: its jump link is the document's link.
-    const posted = discord.botMessages(discord.channels.general).find((message) => message.content.startsWith('📚'))!;
-    expect(posted.attachments.map((file) => file.filename)).toEqual(['house-rules.md']);
-    const link = linkOf(posted.id);
+    // The file may be a server's internal document: never posted where the command was used.
+    expect(discord.botMessages(discord.channels.general)).toHaveLength(posts);
+    const [document] = world.knowledge.list(discord.guildId);
+    expect(document!.source.link).toBeNull();
 
     const listed = await knowledge('list');
-    expect(listed.reply.content).toContain(`[House rules](<${link}>) · the whole server ·`);
+    expect(listed.reply.content).toContain(`**${document!.id}** · House rules · the whole server ·`);
 
-    const seen = searchThenAnswer('quiet hours', () => [link, 'https://made-up.example/rules']);
+    const seen = searchThenAnswer('quiet hours', () => [
+      `knowledge:${document!.id}`,
+      'knowledge:999',
+      'https://made-up.example/rules',
+    ]);
     const thread = await ask(discord.channels.general, 'when are the quiet hours?', world.model, null);
     expect(seen.tools).toContain('search_knowledge');
     expect(seen.observation).toContain('[1] House rules › Quiet hours');
-    expect(seen.observation).toContain(`Source: ${link}`);
+    expect(seen.observation).toContain(`Source: knowledge:${document!.id}`);
     expect(seen.observation).toContain('The quiet hours run from 22:00 to 07:00 every night.');
     const answer = discord.botMessages(thread.id).at(-1)!.content;
-    expect(answer).toContain(`Sources:\n1. <${link}>`);
+    expect(answer).toContain("Sources:\n1. 📄 House rules (in this server's knowledge)");
     expect(answer).not.toContain('made-up.example');
+    expect(answer).not.toContain('knowledge:');
+  });
+
+  it("a file's title is its words: shown under an answer escaped, never a link or a mention", async () => {
+    world = await start({ knowledge: {} });
+    const { discord } = world;
+    const body = '# @everyone [click](https://evil.example) **now**\n\nThe bins go out on Tuesday.\n';
+    await knowledge('add', { file: { filename: 'bins.md', contentType: 'text/markdown', body } });
+    const [document] = world.knowledge.list(discord.guildId);
+    searchThenAnswer('bins', () => [`knowledge:${document!.id}`]);
+    const thread = await ask(discord.channels.general, 'when do the bins go out?', world.model, null);
+    const answer = discord.botMessages(thread.id).at(-1)!;
+    expect(answer.content).toContain(
+      "1. 📄 \\@everyone \\[click\\]\\(https://evil.example\\) \\*\\*now\\*\\* (in this server's knowledge)",
+    );
   });
 
   it('search_knowledge is offered only where the place has knowledge: none, then a channel’s, seen from that channel alone', async () => {
@@ -103,7 +123,6 @@ describe('/knowledge through the bot', () => {
 
   it('refusals are said plainly: a format it does not read, a file past the size cap, a document past the text cap, a scanned or locked PDF', async () => {
     world = await start({ knowledge: { maxDocumentCharacters: 1_000 } });
-    const { discord } = world;
     const format = await knowledge('add', {
       file: { filename: 'tool.exe', contentType: 'application/octet-stream', body: 'MZ' },
     });
@@ -136,11 +155,8 @@ describe('/knowledge through the bot', () => {
     expect(locked.reply.content).toBe(
       'I did not add locked.pdf: locked.pdf is protected by a password: add a copy without one.',
     );
-    // Nothing was added, and the file posted for its link went again.
+    // Nothing was added.
     expect((await knowledge('list')).reply.content).toContain('I know no documents for the whole server.');
-    expect(discord.botMessages(discord.channels.general).filter((message) => message.content.startsWith('📚'))).toEqual(
-      [],
-    );
   });
 
   it('a server whose knowledge is full refuses a document, saying so; one file or one URL, never both', async () => {
@@ -154,19 +170,6 @@ describe('/knowledge through the bot', () => {
       'Give one `file:` or one `url:`.',
     );
     expect(world.knowledge.list(world.discord.guildId).map((document) => document.source.title)).toEqual(['a.txt']);
-  });
-
-  it('a file Discord will not take back (past its 10 MiB upload limit) is added all the same, its post saying so', async () => {
-    world = await start({ knowledge: {} });
-    const { discord } = world;
-    // 11 MiB, nearly all of it trailing blanks: past Discord's upload limit, within the knowledge's caps.
-    const body = `# Big\n\nSmall words in a big file.\n${' '.repeat(11 * 1024 * 1024)}`;
-    const { reply } = await knowledge('add', { file: { filename: 'big.md', contentType: 'text/markdown', body } });
-    expect(reply.content).toMatch(/^Added \*\*Big\*\* in the knowledge of the whole server/);
-    const posted = discord.botMessages(discord.channels.general).find((message) => message.content.startsWith('📚'))!;
-    expect(posted.content).toContain('(Too large to post here again.)');
-    expect(posted.attachments).toEqual([]);
-    expect(world.knowledge.list(discord.guildId)[0]?.source.link).toBe(linkOf(posted.id));
   });
 
   it('a member who does not moderate there is refused, for the server and for a channel, and nothing is added', async () => {
@@ -213,6 +216,125 @@ describe('/knowledge through the bot', () => {
     );
     expect((await knowledge('remove', { id }, 'bob')).reply.content).toBe(
       `Removed **House rules** (${id}) from my knowledge.`,
+    );
+  });
+
+  it("remove id: suggests only the documents the member may remove, never another server's; nor removes another's", async () => {
+    world = await start({ knowledge: {} });
+    const { discord } = world;
+    const news = await discord.createChannel('news');
+    await discord.setChannelOverwrites(news, [
+      { id: discord.users.bob, type: 1, allow: PermissionFlagsBits.ManageMessages, deny: 0n },
+    ]);
+    const file = (filename: string) => ({ filename, contentType: 'text/plain', body: `The ${filename} words.` });
+    await knowledge('add', { file: file('staff-handbook.txt') });
+    await knowledge('add', { file: file('news-guide.txt'), channel: news }, 'bob');
+    const second = discord.addGuild('Second Server');
+    const elsewhere = await world.knowledge.add({
+      guildId: second.guildId,
+      channelId: null,
+      source: { kind: 'file', key: 'file:secret.txt', title: 'secret.txt', link: null },
+      addedBy: discord.users.ada,
+      authorId: null,
+      document: { title: 'secret.txt', sections: [{ heading: null, text: 'Another server.' }] },
+    });
+    const [handbook, guide] = world.knowledge.list(discord.guildId);
+    const suggested = async (author: 'ada' | 'bob') => {
+      const interaction = await discord.userRunsCommand({
+        name: 'knowledge',
+        subcommand: 'remove',
+        author,
+        channelId: discord.channels.general,
+        options: { id: '' },
+        focused: 'id',
+      });
+      return (await interaction.waitForChoices()).map((choice) => choice.name);
+    };
+    expect(await suggested('ada')).toEqual([`${handbook!.id} · staff-handbook.txt`, `${guide!.id} · news-guide.txt`]);
+    expect(await suggested('bob')).toEqual([`${guide!.id} · news-guide.txt`]);
+    expect(elsewhere.ok && (await knowledge('remove', { id: elsewhere.documentId })).reply.content).toBe(
+      `There is no document ${elsewhere.ok ? elsewhere.documentId : 0} in this server's knowledge.`,
+    );
+    expect(world.knowledge.list(second.guildId)).toHaveLength(1);
+  });
+
+  it('/tool search_knowledge where there is no knowledge says so plainly; where there is, it finds it', async () => {
+    world = await start({ knowledge: {} });
+    const { discord } = world;
+    const news = await discord.createChannel('news');
+    await knowledge('add', { file: houseRules, channel: news });
+    const run = async (channelId: string) => {
+      const interaction = await discord.userRunsCommand({
+        name: 'tool',
+        subcommand: 'search_knowledge',
+        options: { query: 'quiet hours' },
+        author: 'bob',
+        channelId,
+      });
+      return (await interaction.waitForReply((reply) => reply.content !== '')).content;
+    };
+    expect(await run(discord.channels.general)).toContain(
+      'There is no knowledge here: no document of this server or channel. Moderators add them with /knowledge add.',
+    );
+    expect(await run(news)).toContain('The quiet hours run from 22:00 to 07:00 every night.');
+  });
+
+  it("a channel's moderator cannot replace what is kept for the whole server by adding the same file or message again", async () => {
+    world = await start({ knowledge: {} });
+    const { discord } = world;
+    const news = await discord.createChannel('news');
+    await discord.setChannelOverwrites(news, [
+      { id: discord.users.bob, type: 1, allow: PermissionFlagsBits.ManageMessages, deny: 0n },
+    ]);
+    await knowledge('add', { file: houseRules });
+    const again = await knowledge('add', { file: houseRules, channel: news }, 'bob');
+    expect(again.reply.content).toBe(
+      'I did not add **house-rules.md**: it is in the knowledge of the whole server already, which only its moderators may change (a file of another name would not replace it).',
+    );
+    const said = await discord.userSays({ channelId: news, author: 'ada', content: 'Deadlines are on Fridays.' });
+    const addAs = async (author: 'ada' | 'bob') => {
+      const menu = await discord.userRunsCommand({
+        name: 'Add to knowledge',
+        type: 'message',
+        channelId: news,
+        targetMessageId: said.id,
+        author,
+      });
+      return (await menu.waitForReply((answer) => !answer.content.endsWith('…'))).content;
+    };
+    expect(await addAs('ada')).toMatch(/^Added .* in the knowledge of the whole server/);
+    expect(await addAs('bob')).toMatch(
+      /^I did not add \*\*Message by .*\*\*: it is in the knowledge of the whole server already/,
+    );
+    // Both still the whole server's.
+    expect(world.knowledge.list(discord.guildId).map((document) => document.channelId)).toEqual([null, null]);
+  });
+
+  it('in a direct message there is no knowledge: search_knowledge is not offered, though the server has some', async () => {
+    world = await startBotWorld({ moderatorRoleIds: [moderatorRole], allowDms: true }, {}, {}, { knowledge: {} });
+    worldHolder.world = world;
+    const { discord, model } = world;
+    await knowledge('add', { file: houseRules });
+    model.enqueue(finalAnswer('Hi.'));
+    await discord.userSaysInDm({ author: 'bob', content: 'when are the quiet hours?' });
+    await waitForBotPosts(world, discord.dmChannelOf('bob'), 1);
+    expect(offered(model.requests.at(-1))).not.toContain('search_knowledge');
+    expect(offered(model.requests.at(-1)).length).toBeGreaterThan(0);
+  });
+
+  it("a channel's moderator refused the server's knowledge is told what the command offers instead, or nothing", async () => {
+    world = await start({ knowledge: {} });
+    const { discord } = world;
+    await discord.setChannelOverwrites(discord.channels.general, [
+      { id: discord.users.bob, type: 1, allow: PermissionFlagsBits.ManageMessages, deny: 0n },
+    ]);
+    await knowledge('add', { file: houseRules });
+    const id = world.knowledge.list(discord.guildId)[0]!.id;
+    expect((await knowledge('add-pins', { channel: discord.channels.general }, 'bob')).reply.content).toBe(
+      "The whole server's knowledge is kept by moderators of the whole server: `only_there: True` keeps the pins for that channel alone, if you moderate it.",
+    );
+    expect((await knowledge('remove', { id }, 'bob')).reply.content).toBe(
+      "The whole server's knowledge is kept by moderators of the whole server.",
     );
   });
 });

@@ -52,6 +52,8 @@ describe('KnowledgeBase (BM25 alone)', () => {
     expect(knowledge.has({ guildId: 'guild-c', channelIds: [] })).toBe(false);
     expect(knowledge.remove('guild-b', (first as { documentId: number }).documentId)).toBe(false);
     expect(knowledge.removeSource('guild-b', 'file:refunds.md')).toBe(false);
+    expect(knowledge.documentOfSource('guild-b', 'file:refunds.md')).toBeUndefined();
+    expect(knowledge.documentOfSource('guild-a', 'file:refunds.md')?.source.title).toBe('Refund policy');
     expect(knowledge.list('guild-a')).toHaveLength(1);
   });
 

@@ -16,7 +16,7 @@ export async function knowledge(
     options,
     author,
   });
-  // The private reply's last words: not a progress line, nor the file posted publicly.
+  // The private reply's last words: not a progress line.
   const reply = await interaction.waitForReply((answer) => answer.ephemeral && !answer.content.endsWith('…'));
   return { interaction, reply };
 }

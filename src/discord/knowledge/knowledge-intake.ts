@@ -65,11 +65,11 @@ async function fetchAttachment(
   }
 }
 
-/** An attachment's text: fetched, then extracted; with its bytes (to post it again). */
+/** An attachment's text: fetched, then extracted. */
 export async function readAttachment(
   file: Pick<Attachment, 'name' | 'url' | 'size' | 'contentType'>,
   intake: KnowledgeIntake,
-): Promise<{ document: ExtractedDocument; bytes: Buffer } | ExtractRefusal> {
+): Promise<{ document: ExtractedDocument } | ExtractRefusal> {
   const fetched = await fetchAttachment(file, intake);
   if ('refused' in fetched) return fetched;
   const extracted = await extractText({
@@ -78,7 +78,7 @@ export async function readAttachment(
     contentType: file.contentType,
     maxBytes: intake.maxBytes,
   });
-  return 'refused' in extracted ? extracted : { document: extracted, bytes: fetched.bytes };
+  return 'refused' in extracted ? extracted : { document: extracted };
 }
 
 /** A page's text and where it ended up: fetched as fetch_url fetches (public addresses only), then extracted. */

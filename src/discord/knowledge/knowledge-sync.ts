@@ -13,8 +13,7 @@ import { messageSourceKey } from './message-documents.ts';
 
 /** The message's document, if it was added to its server's knowledge. */
 function documentOf(knowledge: KnowledgeParts, guildId: string, channelId: string, messageId: string) {
-  const key = messageSourceKey(channelId, messageId);
-  return knowledge.base.list(guildId).find((document) => document.source.key === key);
+  return knowledge.base.documentOfSource(guildId, messageSourceKey(channelId, messageId));
 }
 
 /** Whether an update changed what the document was read from: the text or the files (not an embed Discord added to a link). */
