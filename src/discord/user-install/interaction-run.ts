@@ -209,7 +209,7 @@ async function runUnderDeadline(
     active.running();
     const verdict = services.limits.admitRun(requester.id, userInstallServerId);
     if (!verdict.ok) {
-      await card.finish(verdict.message);
+      await refuse(services, plan, card, verdict.message);
       return null;
     }
     const ran = await run(services, plan, card, turn?.client ?? choice.model, limit.signal);
@@ -225,6 +225,41 @@ async function runUnderDeadline(
     active.end();
     active.settled();
   }
+}
+
+/**
+ * Records a run the daily budget refused at its model's turn (as run-in-discord.ts does), and says so
+ * in the card: the interaction is answered every time, so the run is delivered with the notice.
+ */
+async function refuse(
+  services: InteractionRunServices,
+  { conversation, storedId, choice }: InteractionPlan,
+  card: InteractionCard,
+  message: string,
+): Promise<void> {
+  const runId = randomUUID();
+  services.lifecycle.refuse({
+    id: runId,
+    conversationId: conversation.id,
+    instanceId: services.instanceId,
+    triggerMessageIds: [storedId],
+    model: choice.model.model,
+    resumedFrom: null,
+    reason: 'the daily token budget is spent',
+    told: true,
+  });
+  services.logger.warn({ runId, conversation: conversation.key }, 'run refused: the daily token budget is spent');
+  const delivered = await card.finish(message).then(
+    () => 'posted' as const,
+    (error: unknown) => {
+      services.logger.error(
+        { err: error, runId, interactionId: card.interactionId, cause: describeDiscordError(error) },
+        'could not answer the interaction',
+      );
+      return 'post-failed' as const;
+    },
+  );
+  services.lifecycle.deliver(runId, delivered);
 }
 
 /** What a run came to, and the messages it answered as the model read them (for the answer's check). */

@@ -210,6 +210,51 @@ describe('a user install where no server added the bot', () => {
     expect(world.model.requests).toHaveLength(0);
   });
 
+  it('a budget spent while a question waited for its turn: the run is recorded as refused, and the reply says so', async () => {
+    let second: FakeInteraction | undefined;
+    // The first answer pauses until the second question was taken (and passed its check); then
+    // the day's budget of user-installed use is spent.
+    const server = await startFakeModelServer(compliant, {
+      streamPause: {
+        afterChunks: 6,
+        until: async () => {
+          await world.discord.waitFor(() => second?.replies().some((reply) => reply.kind === 'callback'));
+          world.store.db
+            .prepare(
+              'INSERT INTO guild_usage_days (guild_id, day, tokens) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET tokens = excluded.tokens',
+            )
+            .run(userInstallServerId, Math.floor(Date.now() / 86_400_000), 150);
+        },
+      },
+    });
+    try {
+      world = await startBotWorld(
+        { ...userInstall, userInstallDailyTokens: 100, streamAnswers: true },
+        {},
+        { baseURL: server.baseURL },
+      );
+      const place = world.discord.addAbsentPlace('server');
+      server.enqueue(answer('It is four. Two and two make four, as anyone who counts will find.'));
+      const ask = (prompt: string) =>
+        world.discord.userRunsCommand({ name: 'ask', options: { prompt }, author: 'bob', channelId: place.channelId });
+      const first = await ask('what is 2+2?');
+      second = await ask('and 3+3?');
+      await world.handled('interaction', first.id);
+      await world.handled('interaction', second.id);
+      expect(second.replies().at(-1)!.content).toContain(
+        'My user-installed use (where no server added me) has used its 100 tokens for today.',
+      );
+      expect(server.requests).toHaveLength(1);
+      const runs = world.store.db.prepare('SELECT status, error_code, delivery FROM runs ORDER BY started_at').all();
+      expect(runs).toContainEqual({ status: 'failed', error_code: 'call-refused', delivery: 'posted' });
+      expect(runs).toHaveLength(2);
+    } finally {
+      await world.close();
+      world = undefined as unknown as BotWorld;
+      await server.close();
+    }
+  });
+
   it('offers no moderator-only tool, and applies no server settings, even to a moderator of a server of the bot', async () => {
     world = await startBotWorld(userInstall, {}, {}, { tools: buildToolRegistry([...builtInTools, purgeCache]) });
     const { discord, model } = world;
