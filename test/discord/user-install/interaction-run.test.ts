@@ -11,13 +11,14 @@ import { interactionTimeNotice } from '../../../src/discord/user-install/interac
 import { followUpLimit } from '../../../src/discord/user-install/interaction-card.ts';
 import { buildToolRegistry } from '../../../src/agent/tool-registry.ts';
 import { builtInTools } from '../../../tools/index.ts';
-import { type BotWorld, startBotWorld } from '../../support/bot-harness.ts';
+import { type BotWorld, startBotWorld, waitForBotPosts } from '../../support/bot-harness.ts';
 import { purgeCache } from '../../support/command-world.ts';
 import { moderationsAt, startFakeContentCheck } from '../../support/fake-content-check.ts';
 import { messageNotAnswered } from '../../../src/discord/runs/message-check.ts';
 import { type ChatRequest, finalAnswer, toolCalls } from '../../support/fake-model.ts';
 import type { FakeInteraction, FakeInteractionReply } from '../../support/fake-discord.ts';
 import { startFakeModelServer } from '../../support/fake-model.ts';
+import { seedIds } from '../../support/fake-discord/world.ts';
 import { answer } from '../../support/model-servers/brain.ts';
 import { compliant } from '../../support/model-servers/quirks.ts';
 
@@ -286,6 +287,46 @@ describe('a user install where no server added the bot', () => {
     });
     await world.handled('interaction', interaction.id);
     expect(interaction.replies().at(-1)!.content).toBe('Hello.');
+  });
+
+  it('in a server that added the bot, a person\'s own install too ("0" and "1"): the server\'s way, with its settings', async () => {
+    world = await startBotWorld(userInstall);
+    const { discord, model } = world;
+    world.store.placeSettings.change([
+      {
+        guildId: discord.guildId,
+        scope: 'server',
+        scopeId: discord.guildId,
+        key: 'persona',
+        value: 'Speak like a pirate.',
+        changedById: 'ada',
+        changedByName: 'Ada',
+      },
+    ]);
+    model.enqueue((request) => {
+      expect(systemOf(request)).toContain('pirate');
+      return finalAnswer('Arr, hello.');
+    });
+    const interaction = await discord.userRunsCommand({
+      name: 'ask',
+      options: { prompt: 'hello' },
+      author: 'bob',
+      channelId: seedIds.general,
+      ownInstall: true,
+    });
+    expect((interaction.payload as { authorizing_integration_owners: unknown }).authorizing_integration_owners).toEqual(
+      {
+        '0': discord.guildId,
+        '1': seedIds.bob,
+      },
+    );
+    const thread = await discord.waitFor(() => discord.threads()[0]);
+    expect(await interaction.waitForReply()).toMatchObject({ ephemeral: true, content: `Started: <#${thread.id}>` });
+    const posts = await waitForBotPosts(world, thread.id, 2);
+    expect(posts.at(-1)!.content).toBe('Arr, hello.');
+    expect(world.store.db.prepare('SELECT DISTINCT guild_id FROM conversations').pluck().all()).toEqual([
+      discord.guildId,
+    ]);
   });
 
   it('a question the content check flags is not answered, and the reply says so', async () => {

@@ -153,7 +153,13 @@ export async function runCommand(services: RunCommandServices, input: RunCommand
         ? userInstalledInteractionPlace(absent, user)
         : inDm
           ? directMessageInteractionPlace(channel!, user)
-          : guildInteractionPlace(world, { guildId: world.guildId, channel: channel!, user, permissions })),
+          : guildInteractionPlace(world, {
+              guildId: world.guildId,
+              channel: channel!,
+              user,
+              permissions,
+              ownInstall: input.ownInstall === true && command.integration_types?.includes(1) === true,
+            })),
     },
     autocomplete: input.focused !== undefined,
   }));
