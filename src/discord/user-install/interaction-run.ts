@@ -27,7 +27,7 @@ import { toolPostSink } from '../../posts/tool-post-sink.ts';
 import { logSink } from '../../run-log/log-sink.ts';
 import { truncateLine } from '../../text/truncate.ts';
 import type { BotServices } from '../bot-services.ts';
-import { describeDiscordError } from '../discord-errors.ts';
+import { autoModBlockedCode, describeDiscordError, isDiscordCode } from '../discord-errors.ts';
 import { beforeModel } from '../runs/before-model.ts';
 import { beforePost } from '../runs/before-post.ts';
 import type { LoadedWindow } from '../../memory/conversation-memory.ts';
@@ -360,6 +360,11 @@ async function deliverToCard(
       { err: error, runId, interactionId: card.interactionId, cause: describeDiscordError(error) },
       'could not answer the interaction',
     );
+    // The server's AutoMod blocked the words: the card says so rather than stay as it was.
+    if (isDiscordCode(error, [autoModBlockedCode])) await card.finish(autoModNotice).catch(() => {});
     services.lifecycle.deliver(runId, 'post-failed');
   }
 }
+
+/** Said in the card when the server's AutoMod blocked the answer. */
+export const autoModNotice = "This server's AutoMod blocked my answer, so I cannot show it here.";

@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { userInstallServerId } from '../../../db/conversations.ts';
-import { interactionTimeNotice } from '../../../src/discord/user-install/interaction-run.ts';
+import { autoModNotice, interactionTimeNotice } from '../../../src/discord/user-install/interaction-run.ts';
 import { followUpLimit } from '../../../src/discord/user-install/interaction-card.ts';
 import { buildToolRegistry } from '../../../src/agent/tool-registry.ts';
 import { builtInTools } from '../../../tools/index.ts';
@@ -327,6 +327,32 @@ describe('a user install where no server added the bot', () => {
     expect(world.store.db.prepare('SELECT DISTINCT guild_id FROM conversations').pluck().all()).toEqual([
       discord.guildId,
     ]);
+  });
+
+  it("an answer the server's AutoMod blocks: the card says so, and the run is recorded as not posted", async () => {
+    world = await startBotWorld(userInstall);
+    const { discord, model } = world;
+    const place = discord.addAbsentPlace('server');
+    model.enqueue(finalAnswer('Words the AutoMod of that server does not like.'));
+    // https://discord.com/developers/docs/topics/opcodes-and-status-codes#json: 200000
+    discord.failNext({
+      method: 'PATCH',
+      path: /^\/webhooks\//,
+      status: 400,
+      body: { message: 'Message was blocked by automatic moderation', code: 200000 },
+    });
+    const interaction = await discord.userRunsCommand({
+      name: 'ask',
+      options: { prompt: 'hello' },
+      author: 'bob',
+      channelId: place.channelId,
+    });
+    await world.handled('interaction', interaction.id);
+    expect(interaction.replies().at(-1)!.content).toBe(autoModNotice);
+    expect(world.store.db.prepare('SELECT status, delivery FROM runs').get()).toEqual({
+      status: 'answered',
+      delivery: 'post-failed',
+    });
   });
 
   it('a question the content check flags is not answered, and the reply says so', async () => {
