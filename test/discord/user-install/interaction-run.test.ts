@@ -355,6 +355,51 @@ describe('a user install where no server added the bot', () => {
     });
   });
 
+  it("keeps each person's conversation of a group DM to them, and no member's facts of a server or DMs reach it", async () => {
+    world = await startBotWorld({ ...userInstall, memberMemoryInDms: true });
+    const { discord, model } = world;
+    // Bob's server (one of the bot's) remembers members; Bob has a fact there.
+    world.store.placeSettings.change([
+      {
+        guildId: discord.guildId,
+        scope: 'server',
+        scopeId: discord.guildId,
+        key: 'member_memory',
+        value: 'on',
+        changedById: 'ada',
+        changedByName: 'Ada',
+      },
+    ]);
+    world.store.memberFacts.keep(discord.guildId, seedIds.bob, 'Bob keeps honeybadgers', 50);
+    world.store.memberFacts.keep('@me', seedIds.bob, 'Bob likes marzipan', 50);
+    const place = discord.addAbsentPlace('group-dm');
+    const said = (request: ChatRequest) => request.messages.map((message) => String(message.content)).join('\n');
+    model.enqueue(
+      (request) => {
+        expect(said(request)).not.toMatch(/honeybadgers|marzipan|remembered-facts/);
+        expect((request.tools ?? []).map((tool) => tool.function.name)).not.toContain('remember');
+        return finalAnswer('Noted, Bob.');
+      },
+      (request) => {
+        expect(said(request)).not.toMatch(/codeword|Noted, Bob/);
+        return finalAnswer('Hello, Cy.');
+      },
+    );
+    for (const [author, prompt] of [
+      ['bob', 'my codeword is swordfish'],
+      [{ id: '200000000000000099', username: 'cy' }, 'what did Bob tell you?'],
+    ] as const) {
+      const interaction = await discord.userRunsCommand({
+        name: 'ask',
+        options: { prompt },
+        author,
+        channelId: place.channelId,
+      });
+      await world.handled('interaction', interaction.id);
+    }
+    expect(model.requests).toHaveLength(2);
+  });
+
   it('a question the content check flags is not answered, and the reply says so', async () => {
     const check = await startFakeContentCheck('FORBIDDEN');
     try {
