@@ -1,7 +1,8 @@
 import { defineCommand } from '../src/discord/interactions/command-context.ts';
 import { costOf, formatCost } from '../src/model-catalog/cost.ts';
 import { isServerModerator } from '../src/discord/interactions/moderation.ts';
-import { guildOnly, moderatorVisibility, privately } from './shared.ts';
+import { guildOnly, moderatorVisibility, personalCommand, privately } from './shared.ts';
+import { userInstallServerId } from '../db/conversations.ts';
 import { countOf, formatCount } from '../src/text/count.ts';
 import { escapeMarkdown } from '../src/text/markdown.ts';
 
@@ -12,10 +13,36 @@ export const usage = defineCommand({
   moderatorOnly: true,
   data: (setup) => ({
     name: 'usage',
-    description: "Moderators: this server's tokens and runs per day and model, busiest threads and people.",
+    description: setup.userInstall
+      ? "Moderators: this server's use. Through your own install: your use of me today."
+      : "Moderators: this server's tokens and runs per day and model, busiest threads and people.",
+    // One value for every server, also where a person's own install is used ("apply to that command
+    // in all servers": https://discord.com/developers/docs/change-log#upcoming-application-command-permission-changes,
+    // 2022-11-17): there too only people who may manage messages see it in the menu (no moderator
+    // roles set); in group DMs and DMs everyone does (docs/user-install.md).
     ...moderatorVisibility(setup),
-    ...guildOnly,
+    ...personalCommand(setup, guildOnly),
   }),
+  /**
+   * Through the person's own install, where no server added the bot: their own use there today, and
+   * what is left of the budget all such use shares (USER_INSTALL_DAILY_TOKENS). Nobody else's.
+   */
+  async userInstalled(interaction, context) {
+    if (!interaction.isChatInputCommand()) return;
+    const dayStart = Math.floor(Date.now() / 86_400_000) * 86_400_000;
+    const mine = context.store.usage.ofPerson(userInstallServerId, interaction.user.id, dayStart);
+    const budget = context.discord.userInstallDailyTokens ?? 0;
+    const shared = context.store.runs.tokensOnDay(userInstallServerId, dayStart);
+    await privately(
+      interaction,
+      [
+        `Your use of me through your own install today (UTC): ${countOf(mine.tokens, 'token')}, ${countOf(mine.runs, 'run')}.`,
+        budget > 0
+          ? `Everyone's use through their own install together: ${formatCount(shared)} of ${formatCount(budget)} tokens today.`
+          : 'The operator sets no daily limit on use through people’s own installs.',
+      ].join('\n'),
+    );
+  },
   async execute(interaction, context) {
     // Server-wide figures (thread titles of every channel) for server-wide moderators only.
     if (!isServerModerator(interaction.member, context.moderatorRoleIds))

@@ -49,8 +49,18 @@ export function createUsageQueries(db: Database) {
      FROM runs r JOIN conversations c ON c.id = r.conversation_id
      WHERE c.guild_id = ? AND r.started_at >= ? AND r.total_tokens > 0 GROUP BY 1 ORDER BY tokens DESC, name`,
   );
+  const ofPerson = db.prepare<[string, string, number], { runs: number; tokens: number }>(
+    `SELECT count(*) AS runs, coalesce(sum(r.total_tokens), 0) AS tokens
+     FROM runs r JOIN conversations c ON c.id = r.conversation_id
+     WHERE c.guild_id = ? AND c.started_by_id = ? AND r.started_at >= ?`,
+  );
   return {
     perModel: (guildId: string, since: number) => perModel.all(guildId, since),
+    /**
+     * One person's runs and tokens since `since` in the conversations they started in a place: for
+     * the user install's, each of which is one person's (`userInstallConversationKey`).
+     */
+    ofPerson: (guildId: string, userId: string, since: number) => ofPerson.get(guildId, userId, since)!,
     perDay: (guildId: string, since: number) => perDay.all(guildId, since),
     busiestThreads: (guildId: string, since: number, limit = 5) => perThread.all(guildId, since, limit),
     busiestUsers: (guildId: string, since: number, limit = 5) => perUser.all(guildId, since, limit),

@@ -78,7 +78,7 @@ try {
   if (setup.userInstall)
     console.log(
       guildId === null
-        ? 'USER_INSTALL is on: /ask, "Ask about this message", /forget-me and /model may be installed to a person\'s account too (turn on User Install in the Developer Portal).'
+        ? 'USER_INSTALL is on: /ask, "Ask about this message", /forget-me, /model and /usage may be installed to a person\'s account too (turn on User Install in the Developer Portal).'
         : 'USER_INSTALL is on, but DISCORD_GUILD_ID registers the commands in one server: people can install them to their account only once they are registered globally (leave DISCORD_GUILD_ID blank).',
     );
 } catch (error) {

@@ -1,6 +1,14 @@
 import { DiscordjsErrorCodes } from 'discord.js';
 import { describeError, errorMessage, toError, UserFacingError } from '../agent/errors.ts';
 
+/**
+ * A message (or an edit of one) the server's AutoMod blocked: 400 with this code. Editing a deferred
+ * reply may meet it, in a server that never added the bot too.
+ * https://discord.com/developers/docs/topics/opcodes-and-status-codes#json
+ * https://discord.com/developers/docs/change-log#userinstalled-apps-general-availability
+ */
+export const autoModBlockedCode = 200000;
+
 /** Discord's JSON error codes the bot meets, in words an operator can act on. */
 const knownCodes: Record<number, string> = {
   50001: 'missing access (View Channel)',
@@ -8,6 +16,7 @@ const knownCodes: Record<number, string> = {
   50083: 'the thread is archived',
   160005: 'the thread is locked',
   10003: 'the channel no longer exists',
+  [autoModBlockedCode]: "blocked by the server's AutoMod",
 };
 
 /** A Discord failure as an operator reads it: the permission or state that stopped it. */

@@ -1,11 +1,14 @@
 /**
  * The personal commands through a person's own install, where no server added the bot
  * (USER_INSTALL=on): /model chooses the model of their conversation in the place, /forget-me
- * deletes what the bot keeps of that use.
+ * deletes what the bot keeps of that use, /usage shows the person's own use of it today.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BotWorld, startBotWorld } from '../support/bot-harness.ts';
 import { finalAnswer } from '../support/fake-model.ts';
+import { PermissionFlagsBits } from 'discord.js';
+import { formatCount } from '../../src/text/count.ts';
+import { seedIds } from '../support/fake-discord/world.ts';
 
 let world: BotWorld;
 afterEach(async () => {
@@ -69,5 +72,50 @@ describe('personal commands through a user install', () => {
     // The conversation was named by the question's words: it keeps a neutral title.
     const titles = world.store.db.prepare('SELECT title FROM conversations').pluck().all();
     expect(titles.some((title) => String(title).includes('1234'))).toBe(false);
+  });
+
+  it('/usage shows the person their own use through their install today and the shared budget, nobody else’s', async () => {
+    world = await startBotWorld({ userInstall: true, userInstallDailyTokens: 50_000 });
+    const { discord, model } = world;
+    const place = discord.addAbsentPlace('group-dm');
+    model.enqueue(finalAnswer('Hi Bob.'), finalAnswer('Hi Cy.'));
+    for (const author of ['bob', { id: '200000000000000099', username: 'cy' }] as const) {
+      const asked = await discord.userRunsCommand({
+        name: 'ask',
+        options: { prompt: 'hello' },
+        author,
+        channelId: place.channelId,
+      });
+      await world.handled('interaction', asked.id);
+    }
+    const [bobs, shared] = world.store.db
+      .prepare(
+        "SELECT (SELECT total_tokens FROM runs r JOIN conversations c ON c.id = r.conversation_id WHERE c.key LIKE ?), (SELECT sum(tokens) FROM guild_usage_days WHERE guild_id = '@user-install')",
+      )
+      .raw()
+      .get(`user-install:${seedIds.bob}:%`) as [number, number];
+    expect(bobs).toBeGreaterThan(0);
+    const shown = await discord.userRunsCommand({ name: 'usage', author: 'bob', channelId: place.channelId });
+    expect(await shown.waitForReply()).toMatchObject({
+      ephemeral: true,
+      content: `Your use of me through your own install today (UTC): ${formatCount(bobs)} tokens, 1 run.\nEveryone's use through their own install together: ${formatCount(shared)} of 50,000 tokens today.`,
+    });
+  });
+
+  it('/usage is registered for user installs, with the moderators’ menu visibility servers apply everywhere', async () => {
+    world = await startBotWorld({ userInstall: true });
+    const usage = await world.discord.waitFor(() =>
+      world.discord.registeredCommands().find((command) => command.name === 'usage'),
+    );
+    expect([usage.integration_types, usage.contexts, usage.default_member_permissions]).toEqual([
+      [0, 1],
+      [0, 1, 2],
+      PermissionFlagsBits.ManageMessages.toString(),
+    ]);
+    // A plain member of a server that did not add the bot does not see it there (Discord hides it).
+    const place = world.discord.addAbsentPlace('server');
+    await expect(
+      world.discord.userRunsCommand({ name: 'usage', author: 'bob', channelId: place.channelId }),
+    ).rejects.toThrow('Discord hides the command there');
   });
 });

@@ -27,7 +27,7 @@ import { toolPostSink } from '../../posts/tool-post-sink.ts';
 import { logSink } from '../../run-log/log-sink.ts';
 import { truncateLine } from '../../text/truncate.ts';
 import type { BotServices } from '../bot-services.ts';
-import { describeDiscordError } from '../discord-errors.ts';
+import { autoModBlockedCode, describeDiscordError, isDiscordCode } from '../discord-errors.ts';
 import { beforeModel } from '../runs/before-model.ts';
 import { beforePost } from '../runs/before-post.ts';
 import type { LoadedWindow } from '../../memory/conversation-memory.ts';
@@ -209,7 +209,7 @@ async function runUnderDeadline(
     active.running();
     const verdict = services.limits.admitRun(requester.id, userInstallServerId);
     if (!verdict.ok) {
-      await card.finish(verdict.message);
+      await refuse(services, plan, card, verdict.message);
       return null;
     }
     const ran = await run(services, plan, card, turn?.client ?? choice.model, limit.signal);
@@ -225,6 +225,41 @@ async function runUnderDeadline(
     active.end();
     active.settled();
   }
+}
+
+/**
+ * Records a run the daily budget refused at its model's turn (as run-in-discord.ts does), and says so
+ * in the card: the interaction is answered every time, so the run is delivered with the notice.
+ */
+async function refuse(
+  services: InteractionRunServices,
+  { conversation, storedId, choice }: InteractionPlan,
+  card: InteractionCard,
+  message: string,
+): Promise<void> {
+  const runId = randomUUID();
+  services.lifecycle.refuse({
+    id: runId,
+    conversationId: conversation.id,
+    instanceId: services.instanceId,
+    triggerMessageIds: [storedId],
+    model: choice.model.model,
+    resumedFrom: null,
+    reason: 'the daily token budget is spent',
+    told: true,
+  });
+  services.logger.warn({ runId, conversation: conversation.key }, 'run refused: the daily token budget is spent');
+  const delivered = await card.finish(message).then(
+    () => 'posted' as const,
+    (error: unknown) => {
+      services.logger.error(
+        { err: error, runId, interactionId: card.interactionId, cause: describeDiscordError(error) },
+        'could not answer the interaction',
+      );
+      return 'post-failed' as const;
+    },
+  );
+  services.lifecycle.deliver(runId, delivered);
 }
 
 /** What a run came to, and the messages it answered as the model read them (for the answer's check). */
@@ -325,6 +360,11 @@ async function deliverToCard(
       { err: error, runId, interactionId: card.interactionId, cause: describeDiscordError(error) },
       'could not answer the interaction',
     );
+    // The server's AutoMod blocked the words: the card says so rather than stay as it was.
+    if (isDiscordCode(error, [autoModBlockedCode])) await card.finish(autoModNotice).catch(() => {});
     services.lifecycle.deliver(runId, 'post-failed');
   }
 }
+
+/** Said in the card when the server's AutoMod blocked the answer. */
+export const autoModNotice = "This server's AutoMod blocked my answer, so I cannot show it here.";

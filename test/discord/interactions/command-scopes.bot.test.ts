@@ -101,6 +101,7 @@ describe('npm run deploy-commands', () => {
       'ask',
       'forget-me',
       'model',
+      'usage',
     ]);
 
     const off = await deploy();

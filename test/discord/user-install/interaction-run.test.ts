@@ -7,17 +7,18 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { userInstallServerId } from '../../../db/conversations.ts';
-import { interactionTimeNotice } from '../../../src/discord/user-install/interaction-run.ts';
+import { autoModNotice, interactionTimeNotice } from '../../../src/discord/user-install/interaction-run.ts';
 import { followUpLimit } from '../../../src/discord/user-install/interaction-card.ts';
 import { buildToolRegistry } from '../../../src/agent/tool-registry.ts';
 import { builtInTools } from '../../../tools/index.ts';
-import { type BotWorld, startBotWorld } from '../../support/bot-harness.ts';
+import { type BotWorld, startBotWorld, waitForBotPosts } from '../../support/bot-harness.ts';
 import { purgeCache } from '../../support/command-world.ts';
 import { moderationsAt, startFakeContentCheck } from '../../support/fake-content-check.ts';
 import { messageNotAnswered } from '../../../src/discord/runs/message-check.ts';
 import { type ChatRequest, finalAnswer, toolCalls } from '../../support/fake-model.ts';
 import type { FakeInteraction, FakeInteractionReply } from '../../support/fake-discord.ts';
 import { startFakeModelServer } from '../../support/fake-model.ts';
+import { seedIds } from '../../support/fake-discord/world.ts';
 import { answer } from '../../support/model-servers/brain.ts';
 import { compliant } from '../../support/model-servers/quirks.ts';
 
@@ -210,6 +211,51 @@ describe('a user install where no server added the bot', () => {
     expect(world.model.requests).toHaveLength(0);
   });
 
+  it('a budget spent while a question waited for its turn: the run is recorded as refused, and the reply says so', async () => {
+    let second: FakeInteraction | undefined;
+    // The first answer pauses until the second question was taken (and passed its check); then
+    // the day's budget of user-installed use is spent.
+    const server = await startFakeModelServer(compliant, {
+      streamPause: {
+        afterChunks: 6,
+        until: async () => {
+          await world.discord.waitFor(() => second?.replies().some((reply) => reply.kind === 'callback'));
+          world.store.db
+            .prepare(
+              'INSERT INTO guild_usage_days (guild_id, day, tokens) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET tokens = excluded.tokens',
+            )
+            .run(userInstallServerId, Math.floor(Date.now() / 86_400_000), 150);
+        },
+      },
+    });
+    try {
+      world = await startBotWorld(
+        { ...userInstall, userInstallDailyTokens: 100, streamAnswers: true },
+        {},
+        { baseURL: server.baseURL },
+      );
+      const place = world.discord.addAbsentPlace('server');
+      server.enqueue(answer('It is four. Two and two make four, as anyone who counts will find.'));
+      const ask = (prompt: string) =>
+        world.discord.userRunsCommand({ name: 'ask', options: { prompt }, author: 'bob', channelId: place.channelId });
+      const first = await ask('what is 2+2?');
+      second = await ask('and 3+3?');
+      await world.handled('interaction', first.id);
+      await world.handled('interaction', second.id);
+      expect(second.replies().at(-1)!.content).toContain(
+        'My user-installed use (where no server added me) has used its 100 tokens for today.',
+      );
+      expect(server.requests).toHaveLength(1);
+      const runs = world.store.db.prepare('SELECT status, error_code, delivery FROM runs ORDER BY started_at').all();
+      expect(runs).toContainEqual({ status: 'failed', error_code: 'call-refused', delivery: 'posted' });
+      expect(runs).toHaveLength(2);
+    } finally {
+      await world.close();
+      world = undefined as unknown as BotWorld;
+      await server.close();
+    }
+  });
+
   it('offers no moderator-only tool, and applies no server settings, even to a moderator of a server of the bot', async () => {
     world = await startBotWorld(userInstall, {}, {}, { tools: buildToolRegistry([...builtInTools, purgeCache]) });
     const { discord, model } = world;
@@ -241,6 +287,117 @@ describe('a user install where no server added the bot', () => {
     });
     await world.handled('interaction', interaction.id);
     expect(interaction.replies().at(-1)!.content).toBe('Hello.');
+  });
+
+  it('in a server that added the bot, a person\'s own install too ("0" and "1"): the server\'s way, with its settings', async () => {
+    world = await startBotWorld(userInstall);
+    const { discord, model } = world;
+    world.store.placeSettings.change([
+      {
+        guildId: discord.guildId,
+        scope: 'server',
+        scopeId: discord.guildId,
+        key: 'persona',
+        value: 'Speak like a pirate.',
+        changedById: 'ada',
+        changedByName: 'Ada',
+      },
+    ]);
+    model.enqueue((request) => {
+      expect(systemOf(request)).toContain('pirate');
+      return finalAnswer('Arr, hello.');
+    });
+    const interaction = await discord.userRunsCommand({
+      name: 'ask',
+      options: { prompt: 'hello' },
+      author: 'bob',
+      channelId: seedIds.general,
+      ownInstall: true,
+    });
+    expect((interaction.payload as { authorizing_integration_owners: unknown }).authorizing_integration_owners).toEqual(
+      {
+        '0': discord.guildId,
+        '1': seedIds.bob,
+      },
+    );
+    const thread = await discord.waitFor(() => discord.threads()[0]);
+    expect(await interaction.waitForReply()).toMatchObject({ ephemeral: true, content: `Started: <#${thread.id}>` });
+    const posts = await waitForBotPosts(world, thread.id, 2);
+    expect(posts.at(-1)!.content).toBe('Arr, hello.');
+    expect(world.store.db.prepare('SELECT DISTINCT guild_id FROM conversations').pluck().all()).toEqual([
+      discord.guildId,
+    ]);
+  });
+
+  it("an answer the server's AutoMod blocks: the card says so, and the run is recorded as not posted", async () => {
+    world = await startBotWorld(userInstall);
+    const { discord, model } = world;
+    const place = discord.addAbsentPlace('server');
+    model.enqueue(finalAnswer('Words the AutoMod of that server does not like.'));
+    // https://discord.com/developers/docs/topics/opcodes-and-status-codes#json: 200000
+    discord.failNext({
+      method: 'PATCH',
+      path: /^\/webhooks\//,
+      status: 400,
+      body: { message: 'Message was blocked by automatic moderation', code: 200000 },
+    });
+    const interaction = await discord.userRunsCommand({
+      name: 'ask',
+      options: { prompt: 'hello' },
+      author: 'bob',
+      channelId: place.channelId,
+    });
+    await world.handled('interaction', interaction.id);
+    expect(interaction.replies().at(-1)!.content).toBe(autoModNotice);
+    expect(world.store.db.prepare('SELECT status, delivery FROM runs').get()).toEqual({
+      status: 'answered',
+      delivery: 'post-failed',
+    });
+  });
+
+  it("keeps each person's conversation of a group DM to them, and no member's facts of a server or DMs reach it", async () => {
+    world = await startBotWorld({ ...userInstall, memberMemoryInDms: true });
+    const { discord, model } = world;
+    // Bob's server (one of the bot's) remembers members; Bob has a fact there.
+    world.store.placeSettings.change([
+      {
+        guildId: discord.guildId,
+        scope: 'server',
+        scopeId: discord.guildId,
+        key: 'member_memory',
+        value: 'on',
+        changedById: 'ada',
+        changedByName: 'Ada',
+      },
+    ]);
+    world.store.memberFacts.keep(discord.guildId, seedIds.bob, 'Bob keeps honeybadgers', 50);
+    world.store.memberFacts.keep('@me', seedIds.bob, 'Bob likes marzipan', 50);
+    const place = discord.addAbsentPlace('group-dm');
+    const said = (request: ChatRequest) => request.messages.map((message) => String(message.content)).join('\n');
+    model.enqueue(
+      (request) => {
+        expect(said(request)).not.toMatch(/honeybadgers|marzipan|remembered-facts/);
+        expect((request.tools ?? []).map((tool) => tool.function.name)).not.toContain('remember');
+        return finalAnswer('Noted, Bob.');
+      },
+      (request) => {
+        expect(said(request)).not.toMatch(/codeword|Noted, Bob/);
+        return finalAnswer('Hello, Cy.');
+      },
+    );
+    for (const [author, prompt] of [
+      ['bob', 'my codeword is swordfish'],
+      [{ id: '200000000000000099', username: 'cy' }, 'what did Bob tell you?'],
+    ] as const) {
+      const interaction = await discord.userRunsCommand({
+        name: 'ask',
+        options: { prompt },
+        author,
+        channelId: place.channelId,
+      });
+      await world.handled('interaction', interaction.id);
+    }
+    expect(model.requests).toHaveLength(2);
   });
 
   it('a question the content check flags is not answered, and the reply says so', async () => {

@@ -236,6 +236,25 @@ describe('fake Discord: interactions', () => {
     ]);
   });
 
+  it('records an edit of a reply whose words come without allowed_mentions: Discord parses them again', async () => {
+    const { fake, client } = await ready();
+    const handled = onNextInteraction(client, async (interaction) => {
+      const command = interaction as ChatInputCommandInteraction;
+      await command.deferReply();
+      await command.editReply({ content: 'Working on it', allowedMentions: { parse: [] } });
+      // By REST itself: discord.js would add the client's default allowed_mentions.
+      await client.rest.patch(Routes.webhookMessage(command.applicationId, command.token, '@original'), {
+        body: { content: 'Done, <@200000000000000001>' },
+        auth: false,
+      });
+    });
+    await fake.userRunsCommand({ name: 'tool', subcommand: 'list', author: 'bob', channelId: fake.channels.general });
+    await handled;
+    expect(fake.takeProblems()).toEqual([
+      expect.stringMatching(/^REST PATCH .*original: bot message without allowed_mentions/),
+    ]);
+  });
+
   it('defers, then edits the loading message in the channel; a follow-up carries a file', async () => {
     const { fake, client } = await ready();
     const handled = onNextInteraction(client, async (interaction) => {

@@ -77,6 +77,21 @@ describe('fake Discord: user-installed interactions', () => {
     });
   });
 
+  it('in a group DM: context 2, and the app may attach files, embed links and mention everyone', async () => {
+    const { fake, client } = await ready();
+    const place = fake.addAbsentPlace('group-dm');
+    const seen = onNextInteraction(client, async (interaction) => {
+      if (!interaction.isChatInputCommand()) throw new Error('not a command');
+      await interaction.reply({ content: 'hi' });
+      return { context: interaction.context, permissions: interaction.appPermissions.toArray().sort() };
+    });
+    await fake.userRunsCommand({ name: 'ask', author: 'bob', channelId: place.channelId });
+    expect(await seen).toEqual({
+      context: InteractionContextType.PrivateChannel,
+      permissions: ['AttachFiles', 'EmbedLinks', 'MentionEveryone'],
+    });
+  });
+
   it('refuses a sixth follow-up with 40094, and the bot any REST call to the place with 403 Missing Access', async () => {
     const { fake, client } = await ready();
     const place = fake.addAbsentPlace('group-dm');

@@ -30,9 +30,13 @@ export function interactionEnvelope(
 /** An interaction in a server's channel: the server, the channel as the member sees it, the member. */
 export function guildInteractionPlace(
   world: World,
-  place: { guildId: string; channel: FakeChannel; user: APIUser; permissions: bigint },
+  place: { guildId: string; channel: FakeChannel; user: APIUser; permissions: bigint; ownInstall?: boolean },
 ): Record<string, unknown> {
   const { guildId, channel, user, permissions } = place;
+  // A key for each install that authorised it: the person's own too when they installed the app
+  // and the command is installable to users (the caller checks that).
+  // https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-object-authorizing-integration-owners-object
+  const owners = place.ownInstall ? { '0': guildId, '1': user.id } : { '0': guildId };
   return {
     guild: { id: guildId, locale: 'en-US', features: [] },
     guild_id: guildId,
@@ -40,7 +44,7 @@ export function guildInteractionPlace(
     member: { ...world.members.get(user.id)!, user, permissions: permissions.toString() },
     guild_locale: 'en-US',
     // Discord's value for a guild-installed app used in a guild: the guild install, by guild id.
-    authorizing_integration_owners: { '0': guildId },
+    authorizing_integration_owners: owners,
     context: 0,
   };
 }

@@ -267,9 +267,14 @@ export function interactionRoutes(
       pattern: '/webhooks/:applicationId/:token/messages/:messageId',
       noAuth: true,
       schema: 'IncomingWebhookUpdateRequestPartial',
-      // Filling a deferred reply is when its message first shows: the bot-message rules apply.
+      // Filling a deferred reply is when its message first shows: the bot-message rules apply; and to
+      // every edit of its words, whose mentions Discord parses again "with default allowances" unless
+      // the edit says otherwise (https://discord.com/developers/docs/resources/webhook#edit-webhook-message).
       botMessage: (body, params) =>
-        params.messageId === '@original' && store.isLoadingOriginal(params.token!) ? (body ?? {}) : undefined,
+        (params.messageId === '@original' && store.isLoadingOriginal(params.token!)) ||
+        typeof (body as { content?: unknown } | null)?.content === 'string'
+          ? (body ?? {})
+          : undefined,
       async handle({ params, body, files }) {
         const record = webhook(params);
         const message = messageOf(record, params.messageId!);

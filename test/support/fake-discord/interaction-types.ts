@@ -78,6 +78,11 @@ export interface RunCommandInput {
   /** For a message command: the message it was run on (in `channelId`). */
   targetMessageId?: string;
   /**
+   * The person installed the app to their own account too: in the bot's server, a command
+   * installable to users comes authorised by both installs ("0" and "1").
+   */
+  ownInstall?: boolean;
+  /**
    * Makes it an autocomplete interaction (type 4) for this option, which must be registered with
    * `autocomplete`: `options` hold what has been typed so far, and required ones may be missing.
    */

@@ -14,7 +14,7 @@ import { type InteractionRecord, newInteractionRecord } from './interaction-reco
 import type { FakeInteraction, FakeRegisteredCommand, RunCommandInput } from './interaction-types.ts';
 import { userInstalledInteractionPlace } from './user-installs.ts';
 import { restMessage } from './payloads.ts';
-import { allows, memberPermissions } from './permissions.ts';
+import { allows, defaultEveryonePermissions, memberPermissions } from './permissions.ts';
 import type { WaitForOptions } from './types.ts';
 import { isDirectMessageChannel, type World } from './world.ts';
 import type { AbsentPlace } from './shared-types.ts';
@@ -153,7 +153,13 @@ export async function runCommand(services: RunCommandServices, input: RunCommand
         ? userInstalledInteractionPlace(absent, user)
         : inDm
           ? directMessageInteractionPlace(channel!, user)
-          : guildInteractionPlace(world, { guildId: world.guildId, channel: channel!, user, permissions })),
+          : guildInteractionPlace(world, {
+              guildId: world.guildId,
+              channel: channel!,
+              user,
+              permissions,
+              ownInstall: input.ownInstall === true && command.integration_types?.includes(1) === true,
+            })),
     },
     autocomplete: input.focused !== undefined,
   }));
@@ -173,6 +179,11 @@ function checkUserInstallable(command: FakeRegisteredCommand, place: AbsentPlace
     throw fail('the command cannot be installed to a user (integration_types lacks 1, USER_INSTALL)');
   const context = place.guildId === null ? 2 : 0;
   if (!command.contexts?.includes(context)) throw fail(`the command is not offered in interaction context ${context}`);
+  // default_member_permissions "apply to that command in all servers", a server that did not add
+  // the app included; the person there has what @everyone has (userInstalledInteractionPlace).
+  // https://discord.com/developers/docs/change-log#upcoming-application-command-permission-changes
+  if (place.guildId !== null && !mayUseCommand(command, defaultEveryonePermissions))
+    throw fail(`default_member_permissions ${command.default_member_permissions}: Discord hides the command there`);
 }
 
 /**

@@ -7,13 +7,17 @@
  * https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-object-authorizing-integration-owners-object
  * https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-object-interaction-context-types
  */
-import { ChannelType, type APIUser } from 'discord.js';
+import { ChannelType, PermissionFlagsBits, type APIUser } from 'discord.js';
 import { DiscordHttpError } from './http-errors.ts';
 import type { InteractionRecord } from './interaction-record.ts';
 import { defaultEveryonePermissions } from './permissions.ts';
 import type { FakeMessage } from './types.ts';
 import { discordTimestamp, type World } from './world.ts';
 import type { AbsentPlace } from './shared-types.ts';
+
+/** What an app may do in a group DM or a DM between people, as Discord reports it. */
+const groupDmAppPermissions =
+  PermissionFlagsBits.AttachFiles | PermissionFlagsBits.EmbedLinks | PermissionFlagsBits.MentionEveryone;
 
 /** How many follow-ups an interaction authorised by a user install alone may have. */
 const userInstallFollowUps = 5;
@@ -73,6 +77,9 @@ export function userInstalledInteractionPlace(place: AbsentPlace, user: APIUser)
     return {
       user,
       channel: { id: place.channelId, type: ChannelType.GroupDM, name: place.name, flags: 0, recipients: [user] },
+      // "ATTACH_FILES | EMBED_LINKS | MENTION_EVERYONE permissions for (G)DMs with other users":
+      // https://discord.com/developers/docs/interactions/receiving-and-responding#interaction-object-interaction-structure
+      app_permissions: groupDmAppPermissions.toString(),
       ...owners,
       context: 2,
     };
