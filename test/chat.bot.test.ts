@@ -132,6 +132,44 @@ describe('npm run chat', () => {
     expect(result.stderr).toContain('MCP input request declined: nobody can be asked here (the terminal, or /tool)');
   });
 
+  it('asks y/N at the terminal before a tool that may delete things: the next line decides', async () => {
+    const { command, args } = testServerConfig('files');
+    writeFileSync(join(cwd, 'mcp.json'), JSON.stringify({ mcpServers: { files: { command, args } } }));
+    const notRun = (request: { messages: { role: string; content?: unknown }[] }) =>
+      request.messages.filter((message) => message.role === 'tool').map((message) => String(message.content));
+    model.enqueue(toolCalls({ name: 'files__delete', arguments: { what: 'a' } }), finalAnswer('Deleted a.'));
+    model.enqueue(toolCalls({ name: 'files__delete', arguments: { what: 'b' } }), (request) =>
+      finalAnswer(notRun(request).at(-1)!),
+    );
+    model.enqueue(toolCalls({ name: 'files__delete', arguments: { what: 'c' } }), (request) =>
+      finalAnswer(notRun(request).at(-1)!),
+    );
+
+    const result = await chat('delete a\ny\ndelete b\nno\ndelete c\n', { MCP_CONFIG: 'mcp.json' });
+
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split('\n');
+    const asked = (what: string) => `  ? files__delete {"what":"${what}"} may change or delete things: run it? [y/N]`;
+    expect(lines.slice(0, 4)).toEqual([
+      '  → files__delete {"what":"a"}',
+      asked('a'),
+      '  ← files__delete: deleted a',
+      'bot: Deleted a.',
+    ]);
+    expect(lines).toContain(asked('b'));
+    // "no" answered the question: it was not taken for a message of its own.
+    expect(model.requests.filter((request) => textOf(request.messages.at(-1)!) === 'ada: no')).toEqual([]);
+    expect(result.stdout).toContain(
+      'bot: Not executed: files__delete needs the confirmation of the person who asked, and ada cancelled it.',
+    );
+    // The input ended while the third call waited: cancelled, never run.
+    expect(lines).toContain(asked('c'));
+    expect(result.stdout).not.toContain('deleted c');
+    expect(result.stdout).toContain(
+      'bot: Not executed: files__delete needs the confirmation of the person who asked, and it was cancelled.',
+    );
+  });
+
   it('remembers the conversation from one line to the next', async () => {
     model.enqueue(finalAnswer('Nice to meet you, Ada.'), (request) => {
       expect(request.messages.slice(1).map((message) => message.content)).toEqual([

@@ -55,7 +55,8 @@ export async function runToolDirectly(
     toolTimeoutMs: call.toolTimeoutMs,
     secrets: call.secrets,
     runSignal: call.signal ?? new AbortController().signal,
-    context: call.context,
+    // The person named this call themselves: that is its confirmation (the agent's calls are asked).
+    context: { ...call.context, confirmTool: async (request) => ({ decision: 'confirmed', by: request.requester }) },
     emit: (event) => {
       // The person's images: those the tool meant for people (or for anyone).
       if (event.type === 'tool-result') outcome = { ok: true, text: event.result, images: event.images ?? [] };

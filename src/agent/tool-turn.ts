@@ -96,7 +96,9 @@ export async function runToolTurn(turn: ToolTurn): Promise<ToolTurnOutcome> {
           ? runnable
           : confirmed && confirmed.decision !== 'confirmed'
             ? notConfirmed(runnable.tool, confirmed)
-            : await run(turn, limit, runnable, executed, inputs, call);
+            : runnable.tool.needsConfirmation && !turn.context.confirmTool
+              ? nobodyToConfirm(runnable.tool)
+              : await run(turn, limit, runnable, executed, inputs, call);
       const base = {
         runId: turn.runId,
         step: turn.step,
@@ -185,6 +187,15 @@ function notConfirmed(tool: RuntimeTool, outcome: ToolConfirmationOutcome): Obse
     ok: false,
     kind: 'not-confirmed',
     text: `Not executed: ${tool.name} needs the confirmation of the person who asked, and ${why}. Do not call it again unless they ask you to.`,
+  };
+}
+
+/** A call that needs a person's confirmation where nobody can be asked: never run unasked. */
+function nobodyToConfirm(tool: RuntimeTool): Observation {
+  return {
+    ok: false,
+    kind: 'not-confirmed',
+    text: `Not executed: ${tool.name} needs the confirmation of the person who asked, and nobody can be asked for it here. Do not call it again.`,
   };
 }
 

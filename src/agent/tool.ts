@@ -19,8 +19,8 @@ export interface ConversationContext {
   logger: Logger;
   /**
    * Asks the requester to confirm a call of a tool that `needsConfirmation`, before it runs (the
-   * Discord layer posts Confirm / Cancel buttons). Absent (the terminal, `/tool`, where the person
-   * named the call themselves), such a call runs as any other.
+   * Discord layer posts Confirm / Cancel buttons; the terminal asks y/N; `/tool`, where the person
+   * named the call themselves, confirms it). Absent, such a call is never run: nobody can be asked.
    */
   confirmTool?: ConfirmTool;
   /**

@@ -7,13 +7,14 @@ import type { AgentEventSink } from '../agent/events.ts';
 import type { Logger } from '../agent/logger.ts';
 import type { ModelClient } from '../agent/model-client.ts';
 import type { AgentSettings } from '../agent/run-agent.ts';
-import type { Requester, RuntimeTool, ToolServer } from '../agent/tool.ts';
+import type { ConfirmTool, Requester, RuntimeTool, ToolServer } from '../agent/tool.ts';
 import { type RunOutcome, runPlan } from '../conversation/conversation-run.ts';
 import type { ConversationMemory } from '../memory/conversation-memory.ts';
 import { maxImagesPerMessage } from '../images/take-image.ts';
 import { readImageFile } from './image-file.ts';
 import { liveAnswer } from './live-answer.ts';
 import { printToolEvents } from './print-events.ts';
+import { lineReader, terminalConfirmation } from './terminal-confirmation.ts';
 import { numberedSources } from '../posts/render.ts';
 
 const noImages = { vision: false, maxBytes: 0 };
@@ -76,10 +77,12 @@ export async function runChatSession(options: ChatSessionOptions): Promise<void>
   lines.setPrompt('you> ');
   prompt();
 
-  for await (const line of lines) {
+  const reader = lineReader(lines);
+  const confirmTool = terminalConfirmation(reader, write);
+  for (let line = await reader.next(); typeof line === 'string'; line = await reader.next()) {
     const text = line.trim();
     if (/^\/image(\s|$)/.test(text)) write(await attachImage(text.slice('/image'.length).trim(), session, options));
-    else if (text !== '') await answer(text, session, options);
+    else if (text !== '') await answer(text, session, { ...options, confirmTool });
     prompt();
   }
   const waiting = session.attached.length + session.notes.length;
@@ -119,7 +122,11 @@ async function attachImage(path: string, session: SessionState, options: ChatSes
 }
 
 /** Stores the line (with what `/image` attached) as a user message, runs the agent on it, and prints the outcome. */
-async function answer(text: string, session: SessionState, options: ChatSessionOptions): Promise<void> {
+async function answer(
+  text: string,
+  session: SessionState,
+  options: ChatSessionOptions & { confirmTool: ConfirmTool },
+): Promise<void> {
   const { conversation, memory, user } = options;
   // Without a Discord id a message is never a duplicate, so it is always stored.
   const triggerIds = [
@@ -146,6 +153,7 @@ async function answer(text: string, session: SessionState, options: ChatSessionO
       triggerIds,
       resumedFrom: null,
       calledBefore: [],
+      confirmTool: options.confirmTool,
     },
     {
       runId,

@@ -98,3 +98,35 @@ describe('formatObservation', () => {
     expect(long).toBe(`${'x'.repeat(maxObservationChars)}\n[cut: 10 more characters]`);
   });
 });
+
+describe('a tool that needs a confirmation where nobody can be asked', () => {
+  it('is never run: the model is told why', async () => {
+    let ran = false;
+    const [erase] = buildToolRegistry([
+      defineTool({
+        name: 'erase',
+        description: 'Erases everything.',
+        parameters: z.object({}),
+        execute() {
+          ran = true;
+          return 'erased';
+        },
+      }),
+    ]);
+    model.enqueue(toolCalls({ name: 'erase', arguments: {} }), (request) => {
+      expect(lastToolMessage(request)).toBe(
+        'Not executed: erase needs the confirmation of the person who asked, and nobody can be asked for it here. Do not call it again.',
+      );
+      return finalAnswer('I could not erase it.');
+    });
+
+    const run = await runOnce(model, { tools: [{ ...erase!, needsConfirmation: true }] });
+
+    expect(run.status).toBe('answered');
+    expect(ran).toBe(false);
+    expect(run.events.find((event) => event.type === 'tool-error')).toMatchObject({
+      kind: 'not-confirmed',
+      name: 'erase',
+    });
+  });
+});
