@@ -92,8 +92,8 @@ export function createKnowledgeQueries(db: Database) {
 
 function documentQueries(db: Database) {
   const columns = `d.*, (SELECT count(*) FROM knowledge_chunks c WHERE c.document_id = d.id) AS chunks`;
-  const bySource = db.prepare<[string, string], { id: number; characters: number }>(
-    'SELECT id, characters FROM knowledge_documents WHERE guild_id = ? AND source_key = ?',
+  const bySource = db.prepare<[string, string], { id: number; characters: number; created_at: number }>(
+    'SELECT id, characters, created_at FROM knowledge_documents WHERE guild_id = ? AND source_key = ?',
   );
   const serverCharacters = db
     .prepare<[string], number>('SELECT coalesce(sum(characters), 0) FROM knowledge_documents WHERE guild_id = ?')
@@ -136,7 +136,10 @@ function documentQueries(db: Database) {
       if (used + document.characters > maxServerCharacters)
         return { stored: false, serverCharacters: used } satisfies StoreOutcome;
       if (previous) removeById.run(previous.id, document.guild_id);
-      const documentId = Number(insertDocument.run(document).lastInsertRowid);
+      // A replaced source (an edited message, a file added again) keeps the date it was first
+      // added: retention (MESSAGE_RETENTION_DAYS) counts from it, not from the last edit.
+      const created_at = previous?.created_at ?? document.created_at;
+      const documentId = Number(insertDocument.run({ ...document, created_at }).lastInsertRowid);
       const chunkIds = chunks.map((chunk, position) =>
         Number(insertChunk.run(documentId, document.guild_id, position, chunk.heading, chunk.text).lastInsertRowid),
       );
@@ -145,8 +148,8 @@ function documentQueries(db: Database) {
   );
   return {
     /**
-     * Stores a document and its chunks, replacing the document of the same source in that server,
-     * unless the server's documents would then hold more than `maxServerCharacters`.
+     * Stores a document and its chunks, replacing the document of the same source in that server
+     * (keeping its `created_at`), unless the server's documents would then hold more than `maxServerCharacters`.
      */
     store: (document: NewKnowledgeDocument, chunks: readonly NewKnowledgeChunk[], maxServerCharacters: number) =>
       store.immediate(document, chunks, maxServerCharacters) as StoreOutcome,
