@@ -130,7 +130,7 @@ export class MessageRouter {
   /** A deleted thread's conversation is purged: messages, runs and steps. */
   async onThreadDeleted(threadId: string, guildId: string | null = null): Promise<void> {
     const { store, logger } = this.deps;
-    if (guildId) syncDeletedChannel(this.deps.knowledge, guildId, threadId);
+    if (guildId) syncDeletedChannel(this.deps.knowledge, guildId, [threadId]);
     // What its moderators set there goes with it, as everything of the thread does.
     store.placeSettings.forget('thread', threadId);
     await this.line.settled(discordConversationKey(threadId));
@@ -140,10 +140,13 @@ export class MessageRouter {
     logger.info({ threadId }, 'conversation purged with its thread');
   }
 
-  /** A deleted channel takes its threads with it: their conversations are purged. */
-  onChannelDeleted(channelId: string, guildId: string | null = null): void {
+  /**
+   * A deleted channel takes its threads with it: their conversations are purged, and the knowledge
+   * of its messages and of its threads' (`threadIds`: those discord.js held when it went).
+   */
+  onChannelDeleted(channelId: string, guildId: string | null = null, threadIds: readonly string[] = []): void {
     const { store, logger } = this.deps;
-    if (guildId) syncDeletedChannel(this.deps.knowledge, guildId, channelId);
+    if (guildId) syncDeletedChannel(this.deps.knowledge, guildId, [channelId, ...threadIds]);
     store.channelCursors.forget(channelId);
     store.placeSettings.forget('channel', channelId);
     const purged = store.conversations.purgeInChannel(channelId);

@@ -2,7 +2,7 @@
  * Messages added to a server's knowledge ("Add to knowledge", `/knowledge add-pins`) kept in step
  * with Discord: an edit replaces the message's document (its text and attachments read again), a
  * deletion (one message, or a bulk deletion) removes it, and a deleted channel or thread takes its
- * messages' documents and the documents kept for it. Comes from: the inbound router's edits and
+ * messages' documents and the documents kept for it (a channel's, its threads' too). Comes from: the inbound router's edits and
  * deletions (src/discord/inbound/message-router.ts).
  */
 import type { Message, PartialMessage } from 'discord.js';
@@ -54,10 +54,18 @@ export function syncDeletedMessages(
   for (const id of messageIds) knowledge.base.removeSource(guildId, messageSourceKey(channelId, id));
 }
 
-/** A deleted channel or thread: the documents of its messages, and those kept for it, go. */
-export function syncDeletedChannel(knowledge: KnowledgeParts, guildId: string, channelId: string): void {
-  const prefix = messageSourceKey(channelId, '');
+/**
+ * A deleted channel or thread: the documents of its messages, and those kept for it, go. A
+ * channel's deletion names its threads too (the first id is the channel's): Discord deletes them
+ * with it and says nothing of them.
+ */
+export function syncDeletedChannel(knowledge: KnowledgeParts, guildId: string, channelIds: readonly string[]): void {
+  const gone = new Set(channelIds);
+  const prefixes = channelIds.map((id) => messageSourceKey(id, ''));
   for (const document of knowledge.base.list(guildId))
-    if (document.channelId === channelId || document.source.key.startsWith(prefix))
+    if (
+      (document.channelId !== null && gone.has(document.channelId)) ||
+      prefixes.some((prefix) => document.source.key.startsWith(prefix))
+    )
       knowledge.base.remove(guildId, document.id);
 }

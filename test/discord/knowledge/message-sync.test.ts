@@ -109,6 +109,36 @@ describe('a deleted channel', () => {
   });
 });
 
+describe('a deleted channel with threads', () => {
+  it('takes the documents of its threads’ messages too (Discord sends no THREAD_DELETE for them); another channel’s thread keeps its', async () => {
+    world = await start({ knowledge: {} });
+    const { discord } = world;
+    const rules = await discord.createChannel('rules');
+    const addFrom = async (channelId: string, content: string) => {
+      const said = await discord.userSays({ channelId, author: 'ada', content });
+      const menu = await discord.userRunsCommand({
+        name: 'Add to knowledge',
+        type: 'message',
+        channelId,
+        targetMessageId: said.id,
+        author: 'ada',
+      });
+      await menu.waitForReply((answer) => !answer.content.endsWith('…'));
+    };
+    const inRules = await discord.createThread(rules, 'questions', discord.users.bob);
+    await addFrom(inRules.id, 'Spam gets you muted.');
+    const elsewhere = await discord.createThread(discord.channels.random, 'elsewhere', discord.users.bob);
+    await addFrom(elsewhere.id, 'Memes go here.');
+    expect(world.knowledge.list(discord.guildId)).toHaveLength(2);
+
+    await discord.deleteChannel(rules);
+    await world.handled('channel-deletion', rules);
+    expect(world.knowledge.list(discord.guildId).map((document) => document.source.key)).toEqual([
+      expect.stringMatching(new RegExp(`^message:${elsewhere.id}/`)),
+    ]);
+  });
+});
+
 describe('a forward', () => {
   it('"Add to knowledge" on a forward adds what it forwards, text and file', async () => {
     world = await start({ knowledge: {} });
