@@ -55,7 +55,10 @@ export async function removeKnowledge(interaction: Interaction, context: Command
   const scope = knowledgeScope(interaction, context.moderatorRoleIds, document.channelId);
   if (typeof scope === 'string') return privately(interaction, scope);
   context.knowledge.base.remove(interaction.guildId, id);
-  return privately(interaction, `Removed **${truncateLine(document.source.title, 100)}** (${id}) from my knowledge.`);
+  return privately(
+    interaction,
+    `Removed **${escapeMarkdown(truncateLine(document.source.title, 100))}** (${id}) from my knowledge.`,
+  );
 }
 
 /** The passages the agent would be shown for `query` in the channel named, or the one the command is used in. */

@@ -27,7 +27,7 @@ describe('messages in the knowledge', () => {
       attachments: [{ filename: 'hours.txt', contentType: 'text/plain', body: 'The pool opens at noon.' }],
     });
     expect(await addToKnowledge(said.id)).toBe(
-      'Added **Message by Bob in #general** in the knowledge of the whole server: 2 passages, searched by words.',
+      'Added **Message by Bob in \\#general** in the knowledge of the whole server: 2 passages, searched by words.',
     );
     const found = async (query: string) => (await knowledge('search', { query })).reply.content;
     expect(await found('library')).toContain(`Source: ${linkOf(said.id)}\nThe library opens at nine.`);
@@ -156,7 +156,7 @@ describe('a forward', () => {
       content: '',
       forwardOf: { channelId: discord.channels.random, messageId: original.id },
     });
-    expect(await addToKnowledge(forward.id)).toMatch(/^Added \*\*Message by Ada in #general\*\*/);
+    expect(await addToKnowledge(forward.id)).toMatch(/^Added \*\*Message by Ada in \\#general\*\*/);
     expect((await knowledge('search', { query: 'bakery' })).reply.content).toContain('The bakery closes at six.');
     expect((await knowledge('search', { query: 'cake' })).reply.content).toContain('prices.csv');
   });
