@@ -286,8 +286,11 @@ export class KnowledgeBase {
     return this.reembedding;
   }
 
-  /** reembedStale when the embedding server answers again: logged, never thrown. */
-  private async reembedInBackground(): Promise<void> {
+  /**
+   * reembedStale with what came of it logged, never thrown: at start (src/app/bot-services.ts), and
+   * when the embedding server answers again after an outage.
+   */
+  async reembedInBackground(): Promise<void> {
     try {
       const documents = await this.reembedStale();
       if (documents > 0) this.logger.info({ documents }, 'knowledge embedded again with the embedding model now set');
