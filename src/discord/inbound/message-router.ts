@@ -28,7 +28,12 @@ import type { ModelCatalog } from '../../model-catalog/model-catalog.ts';
 import { settingsOfConversation } from '../../place-settings/place-choice.ts';
 import { opensForumPost } from './forum-posts.ts';
 import type { KnowledgeParts } from '../knowledge/knowledge-additions.ts';
-import { syncDeletedChannel, syncDeletedMessages, syncEditedMessage } from '../knowledge/knowledge-sync.ts';
+import {
+  syncDeletedChannel,
+  syncDeletedMessages,
+  syncEditedMessage,
+  syncThreadsGoneUnseen,
+} from '../knowledge/knowledge-sync.ts';
 
 export interface RouterDependencies {
   client: Client<true>;
@@ -144,13 +149,19 @@ export class MessageRouter {
    * A deleted channel takes its threads with it: their conversations are purged, and the knowledge
    * of its messages and of its threads' (`threadIds`: those discord.js held when it went).
    */
-  onChannelDeleted(channelId: string, guildId: string | null = null, threadIds: readonly string[] = []): void {
+  async onChannelDeleted(
+    channelId: string,
+    guildId: string | null = null,
+    threadIds: readonly string[] = [],
+  ): Promise<void> {
     const { store, logger } = this.deps;
-    if (guildId) syncDeletedChannel(this.deps.knowledge, guildId, [channelId, ...threadIds]);
     store.channelCursors.forget(channelId);
     store.placeSettings.forget('channel', channelId);
     const purged = store.conversations.purgeInChannel(channelId);
     if (purged > 0) logger.info({ channelId, conversations: purged }, 'conversations purged with their channel');
+    if (!guildId) return;
+    syncDeletedChannel(this.deps.knowledge, guildId, [channelId, ...threadIds]);
+    await syncThreadsGoneUnseen(this.deps.knowledge, this.deps.client.channels, guildId);
   }
 
   /** At shutdown: messages from now on are left for the catch-up at the next start. */

@@ -5,11 +5,12 @@
  * messages' documents and the documents kept for it (a channel's, its threads' too). Comes from: the inbound router's edits and
  * deletions (src/discord/inbound/message-router.ts).
  */
-import type { Message, PartialMessage } from 'discord.js';
+import { type Message, type PartialMessage, RESTJSONErrorCodes } from 'discord.js';
 import type { Logger } from '../../agent/logger.ts';
 import type { KnowledgeParts } from './knowledge-additions.ts';
 import { addMessage } from './knowledge-additions.ts';
-import { messageSourceKey } from './message-documents.ts';
+import { isDiscordCode } from '../discord-errors.ts';
+import { messageChannelOf, messageSourceKey } from './message-documents.ts';
 
 /** The message's document, if it was added to its server's knowledge. */
 function documentOf(knowledge: KnowledgeParts, guildId: string, channelId: string, messageId: string) {
@@ -68,4 +69,36 @@ export function syncDeletedChannel(knowledge: KnowledgeParts, guildId: string, c
       prefixes.some((prefix) => document.source.key.startsWith(prefix))
     )
       knowledge.base.remove(guildId, document.id);
+}
+
+/** What syncThreadsGoneUnseen asks of discord.js's channels: what it holds, and Discord. */
+interface KnownChannels {
+  cache: { has(id: string): boolean };
+  fetch(id: string): Promise<unknown>;
+}
+
+/**
+ * After a channel's deletion: the documents of messages in threads discord.js did not hold (one
+ * archived before the bot started and not seen since) go too when Discord no longer knows their
+ * thread (Unknown Channel: it went with its parent). One request per such thread; any other answer
+ * (the thread is there, or out of the bot's sight) keeps them.
+ */
+export async function syncThreadsGoneUnseen(
+  knowledge: KnowledgeParts,
+  channels: KnownChannels,
+  guildId: string,
+): Promise<void> {
+  const unseen = new Map<string, number[]>();
+  for (const document of knowledge.base.list(guildId)) {
+    const channelId = messageChannelOf(document.source.key);
+    if (channelId === null || channels.cache.has(channelId)) continue;
+    unseen.set(channelId, [...(unseen.get(channelId) ?? []), document.id]);
+  }
+  for (const [channelId, documentIds] of unseen) {
+    const gone = await channels.fetch(channelId).then(
+      () => false,
+      (error: unknown) => isDiscordCode(error, [RESTJSONErrorCodes.UnknownChannel]),
+    );
+    if (gone) for (const id of documentIds) knowledge.base.remove(guildId, id);
+  }
 }

@@ -136,6 +136,41 @@ describe('a deleted channel with threads', () => {
     expect(world.knowledge.list(discord.guildId).map((document) => document.source.key)).toEqual([
       expect.stringMatching(new RegExp(`^message:${elsewhere.id}/`)),
     ]);
+    // A thread discord.js held is known gone without asking Discord.
+    expect(discord.requests.filter((request) => request.path === `/channels/${inRules.id}`)).toEqual([]);
+  });
+});
+
+describe('a deleted channel with an archived thread the bot has not seen since it started', () => {
+  it('asks Discord for that thread, and takes its messages’ documents when Discord no longer knows it', async () => {
+    world = await start({ knowledge: {} });
+    const { discord } = world;
+    const rules = await discord.createChannel('rules');
+    const added = async (channelId: string, content: string) => {
+      const said = await discord.userSays({ channelId, author: 'ada', content });
+      const menu = await discord.userRunsCommand({
+        name: 'Add to knowledge',
+        type: 'message',
+        channelId,
+        targetMessageId: said.id,
+        author: 'ada',
+      });
+      await menu.waitForReply((answer) => !answer.content.endsWith('…'));
+    };
+    const inRules = await discord.createThread(rules, 'questions', discord.users.bob);
+    await added(inRules.id, 'Spam gets you muted.');
+    const elsewhere = await discord.createThread(discord.channels.random, 'elsewhere', discord.users.bob);
+    await added(elsewhere.id, 'Memes go here.');
+    await discord.updateThread(inRules.id, { archived: true });
+    await discord.updateThread(elsewhere.id, { archived: true });
+    // After a restart discord.js holds only the active threads (GUILD_CREATE's).
+    await world.restart();
+
+    await discord.deleteChannel(rules);
+    await world.handled('channel-deletion', rules);
+    expect(world.knowledge.list(discord.guildId).map((document) => document.source.key)).toEqual([
+      expect.stringMatching(new RegExp(`^message:${elsewhere.id}/`)),
+    ]);
   });
 });
 
