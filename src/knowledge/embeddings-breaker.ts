@@ -9,7 +9,7 @@
 import type { Logger } from '../agent/logger.ts';
 
 /** How long vectors are skipped after the embedding server failed, before one trial request. */
-export const embeddingsCooldownMs = 60_000;
+const embeddingsCooldownMs = 60_000;
 
 export class EmbeddingsBreaker {
   /** null: closed (requests go); else when the next trial may go. */
