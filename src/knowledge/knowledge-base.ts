@@ -54,7 +54,10 @@ export type KnowledgeDocument = {
   authorId: string | null;
   chunks: number;
   characters: number;
+  /** When it was first added (a replace of its source keeps it). */
   createdAt: number;
+  /** When a replace of its source (an edited message, a file added again) last changed it; null: never. */
+  updatedAt: number | null;
   /** The model its chunks were embedded with; null: not embedded. */
   embeddingModel: string | null;
   /** Embeddings are on and this document's were made by another model, or not made: reembedStale will. */
@@ -223,6 +226,7 @@ export class KnowledgeBase {
       chunks: row.chunks,
       characters: row.characters,
       createdAt: row.created_at,
+      updatedAt: row.updated_at,
       embeddingModel: row.embedding_model,
       embeddingStale: model !== null && row.embedding_model !== model,
     };

@@ -41,7 +41,7 @@ describe('retention and the knowledge', () => {
     await knowledge.add(message('first words'));
     clock = now - 5 * day;
     expect(await knowledge.add(message('edited words'))).toMatchObject({ ok: true, replaced: true });
-    expect(knowledge.list('g1')[0]?.createdAt).toBe(now - 40 * day);
+    expect(knowledge.list('g1')[0]).toMatchObject({ createdAt: now - 40 * day, updatedAt: now - 5 * day });
 
     const { counts } = await sweepExpired(db, { messageDays: 30, stepLogDays: null, imageDays: null }, { now });
     expect(counts.knowledge).toBe(1);

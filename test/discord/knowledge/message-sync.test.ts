@@ -32,11 +32,15 @@ describe('messages in the knowledge', () => {
     const found = async (query: string) => (await knowledge('search', { query })).reply.content;
     expect(await found('library')).toContain(`Source: ${linkOf(said.id)}\nThe library opens at nine.`);
     expect(await found('pool')).toContain('The pool opens at noon.');
+    const listed = async () => (await knowledge('list')).reply.content;
+    expect(await listed()).toMatch(/added by <@\d+> <t:\d+:d>$/);
 
     await discord.userEdits(general, said.id, 'The library opens at ten.');
     await world.handled('edit', said.id);
     expect(await found('library')).toContain('The library opens at ten.');
     expect(await found('library')).not.toContain('nine');
+    // Still the date it was added (retention counts from it), and the date of the edit.
+    expect(await listed()).toMatch(/added by <@\d+> <t:\d+:d> · updated <t:\d+:d>$/);
 
     await discord.userDeletes(general, said.id);
     await world.handled('deletion', said.id);
