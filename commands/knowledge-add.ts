@@ -21,6 +21,7 @@ import { readAttachment, readPage } from '../src/discord/knowledge/knowledge-int
 import { messageSource } from '../src/discord/knowledge/message-documents.ts';
 import { pinnedMessages } from '../src/discord/knowledge/pinned-messages.ts';
 import { noPings } from '../src/discord/outbound/send.ts';
+import { escapeMarkdown } from '../src/text/markdown.ts';
 import { truncate, truncateLine } from '../src/text/truncate.ts';
 import { privately } from './shared.ts';
 
@@ -64,7 +65,7 @@ export async function addFileOrPage(interaction: Interaction, context: CommandCo
   if (refusal !== null) return void (await show(refusal));
   const read = await readAttachment(file!, intake);
   if ('refused' in read) return void (await show(`I did not add ${truncateLine(file!.name, 100)}: ${read.message}`));
-  await show(`Adding **${truncateLine(file!.name, 100)}**…`);
+  await show(`Adding **${escapeMarkdown(truncateLine(file!.name, 100))}**…`);
   const source: KnowledgeSource = { ...fileSource, title: read.document.title || file!.name };
   await show((await addDocument(base, request(source, read.document), show)).sentence);
 }

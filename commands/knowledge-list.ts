@@ -3,7 +3,7 @@
  * the agent's `search_knowledge` would find for a question here. Checked as changes are: the whole
  * server's by its moderators, a channel's by that channel's (src/discord/interactions/knowledge-scope.ts).
  */
-import type { ChatInputCommandInteraction } from 'discord.js';
+import { type ChatInputCommandInteraction, time, TimestampStyles } from 'discord.js';
 import type { KnowledgeDocument } from '../src/knowledge/knowledge-base.ts';
 import type { CommandContext } from '../src/discord/interactions/command-context.ts';
 import { knowledgeScope, nameAChannel, scopeWords } from '../src/discord/interactions/knowledge-scope.ts';
@@ -17,11 +17,12 @@ type Interaction = ChatInputCommandInteraction<'cached'>;
 
 /**
  * How a document is searched: by meaning too (its embeddings' model), or by words alone; stale
- * embeddings (another model's, or a failed embedding) are made again at the next start.
+ * embeddings (another model's, or a failed embedding) are made again at the next start, or once the
+ * embedding server answers again after an outage.
  */
 function searchedBy(document: KnowledgeDocument): string {
   if (document.embeddingStale)
-    return `by words for now: its embeddings${document.embeddingModel ? ` (${document.embeddingModel})` : ''} are to be made again with the model now set, at the next start`;
+    return `by words for now: its embeddings${document.embeddingModel ? ` (${document.embeddingModel})` : ''} are to be made again with the model now set, at the next start or once the embedding server answers again`;
   return document.embeddingModel === null ? 'by words' : `by words and meaning (${document.embeddingModel})`;
 }
 
@@ -30,7 +31,9 @@ const describe = (document: KnowledgeDocument) => {
   const name = escapeMarkdown(truncateLine(document.source.title, 80));
   const title = document.source.link ? `[${name}](<${document.source.link}>)` : name;
   const passages = `${document.chunks} passage${document.chunks === 1 ? '' : 's'}`;
-  return `**${document.id}** · ${title} · ${scopeWords(document.channelId)} · ${passages}, ${searchedBy(document)} · added by <@${document.addedBy}> <t:${Math.floor(document.createdAt / 1000)}:d>`;
+  const shortDate = (milliseconds: number) => time(Math.floor(milliseconds / 1000), TimestampStyles.ShortDate);
+  const updated = document.updatedAt === null ? '' : ` · updated ${shortDate(document.updatedAt)}`;
+  return `**${document.id}** · ${title} · ${scopeWords(document.channelId)} · ${passages}, ${searchedBy(document)} · added by <@${document.addedBy}> ${shortDate(document.createdAt)}${updated}`;
 };
 
 export async function listKnowledge(interaction: Interaction, context: CommandContext): Promise<void> {
@@ -55,7 +58,10 @@ export async function removeKnowledge(interaction: Interaction, context: Command
   const scope = knowledgeScope(interaction, context.moderatorRoleIds, document.channelId);
   if (typeof scope === 'string') return privately(interaction, scope);
   context.knowledge.base.remove(interaction.guildId, id);
-  return privately(interaction, `Removed **${truncateLine(document.source.title, 100)}** (${id}) from my knowledge.`);
+  return privately(
+    interaction,
+    `Removed **${escapeMarkdown(truncateLine(document.source.title, 100))}** (${id}) from my knowledge.`,
+  );
 }
 
 /** The passages the agent would be shown for `query` in the channel named, or the one the command is used in. */

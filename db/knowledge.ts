@@ -4,7 +4,7 @@ import { ftsTerms } from './search.ts';
 /** The connection src/knowledge is handed (it never imports better-sqlite3 itself). */
 export type KnowledgeDatabase = Database;
 
-/** A document as stored (migration 23), with its chunks counted. */
+/** A document as stored (migrations 23 and 26), with its chunks counted. */
 export interface KnowledgeDocumentRow {
   id: number;
   guild_id: string;
@@ -16,12 +16,15 @@ export interface KnowledgeDocumentRow {
   added_by: string;
   author_id: string | null;
   characters: number;
+  /** When it was first added: a replace keeps it (retention counts from it). */
   created_at: number;
+  /** When a replace last changed it; null: never replaced. */
+  updated_at: number | null;
   embedding_model: string | null;
   chunks: number;
 }
 
-type NewKnowledgeDocument = Omit<KnowledgeDocumentRow, 'id' | 'chunks' | 'embedding_model'>;
+type NewKnowledgeDocument = Omit<KnowledgeDocumentRow, 'id' | 'chunks' | 'embedding_model' | 'updated_at'>;
 
 /** A chunk to store: its heading (path) and text; its position is its index. */
 interface NewKnowledgeChunk {
@@ -92,15 +95,15 @@ export function createKnowledgeQueries(db: Database) {
 
 function documentQueries(db: Database) {
   const columns = `d.*, (SELECT count(*) FROM knowledge_chunks c WHERE c.document_id = d.id) AS chunks`;
-  const bySource = db.prepare<[string, string], { id: number; characters: number }>(
-    'SELECT id, characters FROM knowledge_documents WHERE guild_id = ? AND source_key = ?',
+  const bySource = db.prepare<[string, string], { id: number; characters: number; created_at: number }>(
+    'SELECT id, characters, created_at FROM knowledge_documents WHERE guild_id = ? AND source_key = ?',
   );
   const serverCharacters = db
     .prepare<[string], number>('SELECT coalesce(sum(characters), 0) FROM knowledge_documents WHERE guild_id = ?')
     .pluck();
-  const insertDocument = db.prepare<NewKnowledgeDocument>(
-    `INSERT INTO knowledge_documents (guild_id, channel_id, source_kind, source_key, title, link, added_by, author_id, characters, created_at)
-     VALUES (:guild_id, :channel_id, :source_kind, :source_key, :title, :link, :added_by, :author_id, :characters, :created_at)`,
+  const insertDocument = db.prepare<NewKnowledgeDocument & { updated_at: number | null }>(
+    `INSERT INTO knowledge_documents (guild_id, channel_id, source_kind, source_key, title, link, added_by, author_id, characters, created_at, updated_at)
+     VALUES (:guild_id, :channel_id, :source_kind, :source_key, :title, :link, :added_by, :author_id, :characters, :created_at, :updated_at)`,
   );
   const insertChunk = db.prepare<[number, string, number, string | null, string]>(
     'INSERT INTO knowledge_chunks (document_id, guild_id, position, heading, text) VALUES (?, ?, ?, ?, ?)',
@@ -136,7 +139,12 @@ function documentQueries(db: Database) {
       if (used + document.characters > maxServerCharacters)
         return { stored: false, serverCharacters: used } satisfies StoreOutcome;
       if (previous) removeById.run(previous.id, document.guild_id);
-      const documentId = Number(insertDocument.run(document).lastInsertRowid);
+      // A replaced source (an edited message, a file added again) keeps the date it was first
+      // added: retention (MESSAGE_RETENTION_DAYS) counts from it, not from the last edit.
+      const dates = previous
+        ? { created_at: previous.created_at, updated_at: document.created_at }
+        : { created_at: document.created_at, updated_at: null };
+      const documentId = Number(insertDocument.run({ ...document, ...dates }).lastInsertRowid);
       const chunkIds = chunks.map((chunk, position) =>
         Number(insertChunk.run(documentId, document.guild_id, position, chunk.heading, chunk.text).lastInsertRowid),
       );
@@ -145,8 +153,8 @@ function documentQueries(db: Database) {
   );
   return {
     /**
-     * Stores a document and its chunks, replacing the document of the same source in that server,
-     * unless the server's documents would then hold more than `maxServerCharacters`.
+     * Stores a document and its chunks, replacing the document of the same source in that server
+     * (keeping its `created_at`), unless the server's documents would then hold more than `maxServerCharacters`.
      */
     store: (document: NewKnowledgeDocument, chunks: readonly NewKnowledgeChunk[], maxServerCharacters: number) =>
       store.immediate(document, chunks, maxServerCharacters) as StoreOutcome,

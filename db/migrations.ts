@@ -606,6 +606,16 @@ export const migrations: readonly Migration[] = [
       remindersToSchedules(db);
     },
   },
+  {
+    version: 26,
+    name: "the server's knowledge: when a document was last replaced",
+    // A document replaced by its source again (an edited message, a file added again) keeps its
+    // created_at, from which retention counts (db/knowledge.ts store); updated_at says when its
+    // words last changed, for /knowledge list. NULL: never replaced.
+    up(db) {
+      db.exec('ALTER TABLE knowledge_documents ADD COLUMN updated_at INTEGER');
+    },
+  },
 ];
 
 export const latestVersion = migrations.at(-1)?.version ?? 0;

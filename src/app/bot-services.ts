@@ -91,13 +91,8 @@ export function buildBotServices(
  * embedding), embedded again in the background from the start: searched by words meanwhile, and
  * said so in `/knowledge list`.
  */
-function reembedStaleKnowledge({ knowledge, logger }: Pick<BotParts, 'knowledge' | 'logger'>): void {
-  void knowledge.base
-    .reembedStale()
-    .then((documents) => {
-      if (documents > 0) logger.info({ documents }, 'knowledge embedded again with the embedding model now set');
-    })
-    .catch((error: unknown) => logger.warn({ err: error }, 'the knowledge could not be embedded again'));
+function reembedStaleKnowledge({ knowledge }: Pick<BotParts, 'knowledge'>): void {
+  void knowledge.base.reembedInBackground();
 }
 
 /**

@@ -44,7 +44,9 @@ export function routeGatewayEvents(client: Client<true>, handlers: GatewayHandle
     guard('a command', () => handlers.onCommand(interaction), { kind: 'interaction', id: interaction.id }),
   );
   // Raw events: discord.js emits deletions only for what its cache still holds.
-  client.on(Events.Raw, (packet: { t?: string; d?: Record<string, unknown> }) => routeDeletion(packet, router, guard));
+  client.on(Events.Raw, (packet: { t?: string; d?: Record<string, unknown> }) =>
+    routeDeletion(packet, router, guard, client),
+  );
   client.on(Events.ShardReady, () => guard('a new session', () => handlers.onNewSession()));
   client.on(Events.Error, (error) => logger.error({ err: error }, 'discord client error'));
   client.on(Events.ShardDisconnect, (event, shard) => logger.warn({ code: event.code, shard }, 'gateway disconnected'));
@@ -56,6 +58,7 @@ function routeDeletion(
   packet: { t?: string; d?: Record<string, unknown> },
   router: MessageRouter,
   guard: (what: string, work: () => Promise<void> | void, ...handled: HandledEvent[]) => void,
+  client: Client<true>,
 ): void {
   const data = packet.d ?? {};
   const id = String(data.id);
@@ -76,6 +79,25 @@ function routeDeletion(
   }
   if (packet.t === 'THREAD_DELETE')
     guard('a thread deletion', () => router.onThreadDeleted(id, guildId), { kind: 'thread-deletion', id });
-  if (packet.t === 'CHANNEL_DELETE')
-    guard('a channel deletion', () => router.onChannelDeleted(id, guildId), { kind: 'channel-deletion', id });
+  if (packet.t === 'CHANNEL_DELETE') {
+    // Read now: the raw event comes before discord.js's own handling, which drops the threads from its cache.
+    const threadIds = cachedThreadsOf(client, id);
+    guard('a channel deletion', () => router.onChannelDeleted(id, guildId, threadIds), {
+      kind: 'channel-deletion',
+      id,
+    });
+  }
+}
+
+/**
+ * The threads of a channel that discord.js holds (the active ones, from the guild's GUILD_CREATE
+ * and THREAD_CREATE / THREAD_LIST_SYNC, and any fetched since; an archived thread never seen is
+ * not among them). When a channel is deleted Discord sends no THREAD_DELETE for its threads
+ * (https://github.com/discordjs/discord.js/pull/10883, which made discord.js drop them from its
+ * cache as it handles CHANNEL_DELETE), so this is where the bot learns which threads went with it.
+ */
+function cachedThreadsOf(client: Client<true>, channelId: string): string[] {
+  return [...client.channels.cache.values()]
+    .filter((channel) => channel.isThread() && channel.parentId === channelId)
+    .map((thread) => thread.id);
 }

@@ -24,7 +24,15 @@ export interface EmbeddingsClient {
   readonly batchSize: number;
   /** One vector per text, in order; throws an EmbeddingsError. */
   embed(texts: readonly string[], signal?: AbortSignal): Promise<Float32Array[]>;
+  /**
+   * A search's question as a vector, asked once with a short timeout and no retries: someone is
+   * waiting for the answer, which goes on by keywords if this fails. Without it, `embed` is used.
+   */
+  embedQuery?(text: string): Promise<Float32Array>;
 }
+
+/** How long a search's question may take to embed, at most (the chat model's timeout is for long answers). */
+const queryTimeoutSeconds = 5;
 
 /** Texts per request: OpenAI takes up to 2,048 inputs, small servers far fewer at once; 32 keeps each request short. */
 const embeddingBatchSize = 32;
@@ -33,33 +41,59 @@ class EmbeddingsError extends Error {
   override readonly name = 'EmbeddingsError';
 }
 
-/** The client of the settings; null when no embedding model is named. */
-export function createEmbeddingsClient(settings: EmbeddingsSettings | null): EmbeddingsClient | null {
+/**
+ * The client of the settings; null when no embedding model is named. Documents are embedded with
+ * the settings' timeout and retries; a search's question with at most `queryTimeoutSeconds` and
+ * no retry (tests shorten it).
+ */
+export function createEmbeddingsClient(
+  settings: EmbeddingsSettings | null,
+  { queryTimeoutSeconds: queryTimeout = queryTimeoutSeconds }: { queryTimeoutSeconds?: number } = {},
+): EmbeddingsClient | null {
   if (settings === null) return null;
+  const transport = { apiKey: settings.apiKey, baseURL: settings.baseURL };
   const send = createEmbeddingsTransport({
-    apiKey: settings.apiKey,
-    baseURL: settings.baseURL,
+    ...transport,
     maxRetries: settings.maxRetries,
     timeoutSeconds: settings.timeoutSeconds,
   });
+  const sendQuery = createEmbeddingsTransport({
+    ...transport,
+    maxRetries: 0,
+    timeoutSeconds: Math.min(queryTimeout, settings.timeoutSeconds),
+  });
   const server = shownURL(settings.baseURL, settings.apiKey);
+  const embedWith = async (sender: typeof send, texts: readonly string[], signal: AbortSignal) => {
+    let vectors: number[][];
+    try {
+      vectors = await sender(settings.model, [...texts], signal);
+    } catch (error) {
+      throw new EmbeddingsError(`the embedding server (${server}) ${failureOf(error)}`, { cause: error });
+    }
+    if (vectors.length !== texts.length || !vectors.every(isVector))
+      throw new EmbeddingsError(
+        `the embedding server (${server}) answered ${vectors.length} vectors of numbers for ${texts.length} texts: it may not be an embeddings endpoint`,
+      );
+    return vectors.map((vector) => Float32Array.from(vector));
+  };
   return {
     model: settings.model,
     batchSize: embeddingBatchSize,
-    async embed(texts, signal = new AbortController().signal) {
-      let vectors: number[][];
-      try {
-        vectors = await send(settings.model, [...texts], signal);
-      } catch (error) {
-        throw new EmbeddingsError(`the embedding server (${server}) ${failureOf(error)}`, { cause: error });
-      }
-      if (vectors.length !== texts.length || !vectors.every(isVector))
-        throw new EmbeddingsError(
-          `the embedding server (${server}) answered ${vectors.length} vectors of numbers for ${texts.length} texts: it may not be an embeddings endpoint`,
-        );
-      return vectors.map((vector) => Float32Array.from(vector));
-    },
+    embed: (texts, signal = new AbortController().signal) => embedWith(send, texts, signal),
+    embedQuery: async (text) => (await embedWith(sendQuery, [text], new AbortController().signal))[0]!,
   };
+}
+
+/**
+ * Whether an embedding failed because the server is out of reach or overloaded (refused, timed
+ * out, a 5xx, a 429): worth not asking again for a while. A refused key or an unknown model is not.
+ */
+export function isEmbeddingsOutage(error: unknown): boolean {
+  const cause = error instanceof EmbeddingsError ? error.cause : error;
+  return (
+    cause instanceof ModelError &&
+    (cause.kind === 'unavailable' || cause.kind === 'rate-limited' || cause.kind === 'quota-exceeded')
+  );
 }
 
 function isVector(value: unknown): value is number[] {

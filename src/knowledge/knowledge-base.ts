@@ -14,7 +14,8 @@ import {
 import { openVectorSearch, type VectorExtensionLoader, type VectorSearch } from '../../db/knowledge-vectors.ts';
 import { type Logger, silentLogger } from '../agent/logger.ts';
 import { chunkDocument } from './chunk-document.ts';
-import type { EmbeddingsClient } from './embeddings-client.ts';
+import { EmbeddingsBreaker } from './embeddings-breaker.ts';
+import { type EmbeddingsClient, isEmbeddingsOutage } from './embeddings-client.ts';
 import type { ExtractedDocument } from './extract-text.ts';
 import { embedDocument, type EmbedProgress } from './embed-document.ts';
 import { fuseByRank } from './reciprocal-rank.ts';
@@ -53,7 +54,10 @@ export type KnowledgeDocument = {
   authorId: string | null;
   chunks: number;
   characters: number;
+  /** When it was first added (a replace of its source keeps it). */
   createdAt: number;
+  /** When a replace of its source (an edited message, a file added again) last changed it; null: never. */
+  updatedAt: number | null;
   /** The model its chunks were embedded with; null: not embedded. */
   embeddingModel: string | null;
   /** Embeddings are on and this document's were made by another model, or not made: reembedStale will. */
@@ -77,8 +81,11 @@ export interface KnowledgeOptions {
   embeddings: EmbeddingsClient | null;
   maxDocumentCharacters: number;
   maxServerCharacters: number;
+  /** The clock of documents' dates and of the embedding breaker's cooldown. */
   now?: () => number;
   logger?: Logger;
+  /** How long vectors are skipped after the embedding server failed (embeddingsCooldownMs when not given). */
+  embeddingsCooldownMs?: number;
   /** How sqlite-vec is loaded (tests give one that fails). */
   loadVectorExtension?: VectorExtensionLoader;
 }
@@ -92,6 +99,9 @@ export class KnowledgeBase {
   private readonly embeddings: EmbeddingsClient | null;
   private readonly logger: Logger;
   private readonly now: () => number;
+  private readonly breaker: EmbeddingsBreaker;
+  /** The re-embedding pass under way, if one is: a second caller joins it. */
+  private reembedding: Promise<number> | null = null;
 
   constructor(
     db: KnowledgeDatabase,
@@ -102,6 +112,13 @@ export class KnowledgeBase {
     this.now = options.now ?? Date.now;
     this.embeddings = options.embeddings;
     this.vectors = this.embeddings === null ? null : this.openVectors(db);
+    this.breaker = new EmbeddingsBreaker({
+      now: this.now,
+      logger: this.logger,
+      cooldownMs: options.embeddingsCooldownMs,
+      // The documents added while the server was down were kept unembedded: embedded now, in the background.
+      onClose: () => void this.reembedInBackground(),
+    });
   }
 
   /** Whether searches use vectors too (an embedding model named, and sqlite-vec loaded). */
@@ -153,17 +170,24 @@ export class KnowledgeBase {
         refused: 'server-full',
         message: `The server's knowledge holds ${count(stored.serverCharacters)} characters; with this document's ${count(characters)} it would pass its limit of ${count(maxServerCharacters)}. Remove documents first.`,
       };
-    const embedded = await this.embed(stored.documentId, request.guildId, request.onProgress);
+    // While the embedding server is known to be down, the document waits (stale) for it rather than the moderator.
+    const embedded =
+      this.breaker.allows() && (await this.embed(stored.documentId, request.guildId, request.onProgress));
     return { ok: true, documentId: stored.documentId, chunks: chunks.length, replaced: stored.replaced, embedded };
   }
 
-  /** Embeds a stored document's chunks; false (the document kept, searched by BM25) when embeddings are off or fail. */
+  /**
+   * Embeds a stored document's chunks; false (the document kept, searched by BM25, stale until
+   * reembedStale) when embeddings are off or fail. Tells the breaker how it went.
+   */
   private async embed(documentId: number, guildId: string, onProgress?: EmbedProgress): Promise<boolean> {
     if (this.embeddings === null || this.vectors === null) return false;
     try {
       await embedDocument(this.queries, this.embeddings, documentId, onProgress);
+      this.breaker.succeeded();
       return true;
     } catch (error) {
+      this.breaker.failed(error, isEmbeddingsOutage(error));
       this.logger.warn({ err: error, guildId, documentId }, 'a knowledge document could not be embedded');
       return false;
     }
@@ -202,6 +226,7 @@ export class KnowledgeBase {
       chunks: row.chunks,
       characters: row.characters,
       createdAt: row.created_at,
+      updatedAt: row.updated_at,
       embeddingModel: row.embedding_model,
       embeddingStale: model !== null && row.embedding_model !== model,
     };
@@ -229,16 +254,28 @@ export class KnowledgeBase {
     }));
   }
 
-  /** The chunks nearest the query's vector; null when vectors are off or the query could not be embedded. */
+  /**
+   * The chunks nearest the query's vector; null when vectors are off, the breaker is open (the
+   * embedding server failed lately), or the query could not be embedded (which the breaker logs
+   * when it opens; another failure, such as a refused key, is logged here).
+   */
   private async nearest(request: KnowledgeSearch): Promise<number[] | null> {
-    if (this.embeddings === null || this.vectors === null || request.query.trim() === '') return null;
+    const { embeddings, vectors } = this;
+    if (embeddings === null || vectors === null || request.query.trim() === '' || !this.breaker.allows()) return null;
+    let query: Float32Array;
     try {
-      const [query] = await this.embeddings.embed([request.query]);
-      return this.vectors.nearest(request, this.embeddings.model, query!, candidates).map((chunk) => chunk.id);
+      query = embeddings.embedQuery
+        ? await embeddings.embedQuery(request.query)
+        : (await embeddings.embed([request.query]))[0]!;
     } catch (error) {
-      this.logger.warn({ err: error, guildId: request.guildId }, 'the knowledge search went on by keywords alone');
+      const outage = isEmbeddingsOutage(error);
+      this.breaker.failed(error, outage);
+      if (!outage)
+        this.logger.warn({ err: error, guildId: request.guildId }, 'the knowledge search went on by keywords alone');
       return null;
     }
+    this.breaker.succeeded();
+    return vectors.nearest(request, embeddings.model, query, candidates).map((chunk) => chunk.id);
   }
 
   /**
@@ -247,6 +284,26 @@ export class KnowledgeBase {
    * server is likely down), what is left stays stale for the next.
    */
   async reembedStale(onProgress?: (documents: number, total: number) => void): Promise<number> {
+    this.reembedding ??= this.reembedPass(onProgress).finally(() => {
+      this.reembedding = null;
+    });
+    return this.reembedding;
+  }
+
+  /**
+   * reembedStale with what came of it logged, never thrown: at start (src/app/bot-services.ts), and
+   * when the embedding server answers again after an outage.
+   */
+  async reembedInBackground(): Promise<void> {
+    try {
+      const documents = await this.reembedStale();
+      if (documents > 0) this.logger.info({ documents }, 'knowledge embedded again with the embedding model now set');
+    } catch (error) {
+      this.logger.warn({ err: error }, 'the knowledge could not be embedded again');
+    }
+  }
+
+  private async reembedPass(onProgress?: (documents: number, total: number) => void): Promise<number> {
     if (this.embeddings === null || this.vectors === null) return 0;
     const stale = this.queries.staleDocuments(this.embeddings.model);
     let done = 0;

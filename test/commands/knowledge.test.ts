@@ -219,6 +219,17 @@ describe('/knowledge through the bot', () => {
     );
   });
 
+  it('puts a title in its replies escaped, so that its marks are shown as typed and cannot restyle the reply', async () => {
+    world = await start({ knowledge: {} });
+    const file: FakeAttachmentInput = { filename: 'a_b*c*[x](y).txt', contentType: 'text/plain', body: 'Words.' };
+    const added = await knowledge('add', { file });
+    expect(added.reply.content).toMatch(/^Added \*\*a\\_b\\\*c\\\*\\\[x\\\]\\\(y\\\)\.txt\*\* in the knowledge/);
+    const id = world.knowledge.list(world.discord.guildId)[0]!.id;
+    expect((await knowledge('remove', { id })).reply.content).toBe(
+      `Removed **a\\_b\\*c\\*\\[x\\]\\(y\\).txt** (${id}) from my knowledge.`,
+    );
+  });
+
   it("remove id: suggests only the documents the member may remove, never another server's; nor removes another's", async () => {
     world = await start({ knowledge: {} });
     const { discord } = world;

@@ -28,4 +28,23 @@ describe('retention and the knowledge', () => {
     const found = await knowledge.search({ guildId: 'g1', channelIds: [], query: 'pinned old', limit: 5 });
     expect(found.map((passage) => passage.text)).not.toContain('pinned words old');
   });
+
+  it('counts a message’s retention from when it was first added, not from its last edit (a replace)', async () => {
+    const now = Date.UTC(2026, 10, 29);
+    let clock = now - 40 * day;
+    const { knowledge, db } = knowledgeWorld({ now: () => clock });
+    const message = (text: string) =>
+      fileAdd('g1', 'm1', documentOf('Message', [null, text]), {
+        source: { kind: 'message', key: 'message:c1/m1', title: 'Message', link: null },
+        authorId: 'member-1',
+      });
+    await knowledge.add(message('first words'));
+    clock = now - 5 * day;
+    expect(await knowledge.add(message('edited words'))).toMatchObject({ ok: true, replaced: true });
+    expect(knowledge.list('g1')[0]).toMatchObject({ createdAt: now - 40 * day, updatedAt: now - 5 * day });
+
+    const { counts } = await sweepExpired(db, { messageDays: 30, stepLogDays: null, imageDays: null }, { now });
+    expect(counts.knowledge).toBe(1);
+    expect(knowledge.list('g1')).toEqual([]);
+  });
 });

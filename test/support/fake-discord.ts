@@ -262,6 +262,8 @@ export async function startFakeDiscord(options: FakeDiscordOptions = {}): Promis
       const channel = world.channels.get(channelId);
       if (!channel) throw new Error(`fake Discord: no channel ${channelId}`);
       world.channels.delete(channelId);
+      // Its threads go with it, without a THREAD_DELETE (https://github.com/discordjs/discord.js/pull/10883).
+      for (const thread of world.threads()) if (thread.parent_id === channelId) world.channels.delete(thread.id);
       await gateway.dispatch(GatewayDispatchEvents.ChannelDelete, channel);
     },
     async createThread(channelId, name, ownerId, threadOptions = {}) {

@@ -8,9 +8,11 @@
  * plumbing (batching, storage, distance, fusion), not what a real model understands. Each request
  * and each reply is checked against OpenAI's spec (specs/openai-embeddings.schema.json:
  * CreateEmbeddingRequest, CreateEmbeddingResponse); a breach is a failure `close()` throws. It
- * records every request; `down` answers 500; a model outside `models` gets the 404 OpenAI gives.
+ * records every request; `down` fails each request as `downAs` says (a 500, a 429, a hang, or the
+ * connection cut); a model outside `models` gets the 404 OpenAI gives.
  */
 import { readFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { EmbeddingsClient } from '../../src/knowledge/embeddings-client.ts';
 import { type ModelServer, sendJson, startModelServer } from './fake-model/server.ts';
@@ -34,8 +36,13 @@ export interface FakeEmbeddingsServer {
   baseURL: string;
   /** Every request's body, in order. */
   requests: EmbeddingsRequest[];
-  /** While true, every request is answered with a 500 the client is told not to retry. */
+  /** While true, every request fails as `downAs` says. */
   down: boolean;
+  /**
+   * How a request fails while `down`: 'error' a 500 the client is told not to retry, 'rate-limited'
+   * a 429 (which the SDK would retry), 'hang' no answer at all, 'cut' the connection closed unanswered.
+   */
+  downAs: 'error' | 'rate-limited' | 'hang' | 'cut';
   close(): Promise<void>;
 }
 
@@ -70,6 +77,7 @@ export async function startFakeEmbeddingsServer(options: FakeEmbeddingsOptions =
     baseURL: '',
     requests: [],
     down: false,
+    downAs: 'error',
     close: () => server.close('fake embeddings server'),
   };
   const server: ModelServer = await startModelServer(({ request, response, body }) => {
@@ -79,8 +87,7 @@ export async function startFakeEmbeddingsServer(options: FakeEmbeddingsOptions =
     if (!validRequest(body))
       server.failures.push(`embeddings request breaks the spec: ${ajv.errorsText(validRequest.errors)}`);
     fake.requests.push(asked);
-    if (fake.down)
-      return sendJson(response, 500, { error: { message: 'the server is down' } }, { 'x-should-retry': 'false' });
+    if (fake.down) return failRequest(fake.downAs, server, response);
     if (!models.includes(asked.model))
       return sendJson(response, 404, {
         error: {
@@ -102,6 +109,20 @@ export async function startFakeEmbeddingsServer(options: FakeEmbeddingsOptions =
   });
   fake.baseURL = server.baseURL;
   return fake;
+}
+
+/** A request while the server is down, failed the way asked. */
+function failRequest(how: FakeEmbeddingsServer['downAs'], server: ModelServer, response: ServerResponse): void {
+  if (how === 'hang') return void server.hanging.add(response);
+  if (how === 'cut') return void response.socket?.destroy();
+  if (how === 'rate-limited')
+    return sendJson(
+      response,
+      429,
+      { error: { message: 'slow down', type: 'rate_limit_error' } },
+      { 'retry-after-ms': '10' },
+    );
+  sendJson(response, 500, { error: { message: 'the server is down' } }, { 'x-should-retry': 'false' });
 }
 
 /**

@@ -28,7 +28,12 @@ import type { ModelCatalog } from '../../model-catalog/model-catalog.ts';
 import { settingsOfConversation } from '../../place-settings/place-choice.ts';
 import { opensForumPost } from './forum-posts.ts';
 import type { KnowledgeParts } from '../knowledge/knowledge-additions.ts';
-import { syncDeletedChannel, syncDeletedMessages, syncEditedMessage } from '../knowledge/knowledge-sync.ts';
+import {
+  syncDeletedChannel,
+  syncDeletedMessages,
+  syncEditedMessage,
+  syncThreadsGoneUnseen,
+} from '../knowledge/knowledge-sync.ts';
 
 export interface RouterDependencies {
   client: Client<true>;
@@ -130,7 +135,7 @@ export class MessageRouter {
   /** A deleted thread's conversation is purged: messages, runs and steps. */
   async onThreadDeleted(threadId: string, guildId: string | null = null): Promise<void> {
     const { store, logger } = this.deps;
-    if (guildId) syncDeletedChannel(this.deps.knowledge, guildId, threadId);
+    if (guildId) syncDeletedChannel(this.deps.knowledge, guildId, [threadId]);
     // What its moderators set there goes with it, as everything of the thread does.
     store.placeSettings.forget('thread', threadId);
     await this.line.settled(discordConversationKey(threadId));
@@ -140,14 +145,23 @@ export class MessageRouter {
     logger.info({ threadId }, 'conversation purged with its thread');
   }
 
-  /** A deleted channel takes its threads with it: their conversations are purged. */
-  onChannelDeleted(channelId: string, guildId: string | null = null): void {
+  /**
+   * A deleted channel takes its threads with it: their conversations are purged, and the knowledge
+   * of its messages and of its threads' (`threadIds`: those discord.js held when it went).
+   */
+  async onChannelDeleted(
+    channelId: string,
+    guildId: string | null = null,
+    threadIds: readonly string[] = [],
+  ): Promise<void> {
     const { store, logger } = this.deps;
-    if (guildId) syncDeletedChannel(this.deps.knowledge, guildId, channelId);
     store.channelCursors.forget(channelId);
     store.placeSettings.forget('channel', channelId);
     const purged = store.conversations.purgeInChannel(channelId);
     if (purged > 0) logger.info({ channelId, conversations: purged }, 'conversations purged with their channel');
+    if (!guildId) return;
+    syncDeletedChannel(this.deps.knowledge, guildId, [channelId, ...threadIds]);
+    await syncThreadsGoneUnseen(this.deps.knowledge, this.deps.client.channels, guildId);
   }
 
   /** At shutdown: messages from now on are left for the catch-up at the next start. */

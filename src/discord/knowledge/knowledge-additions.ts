@@ -6,6 +6,7 @@
  */
 import type { Message } from 'discord.js';
 import type { AddKnowledge, KnowledgeBase } from '../../knowledge/knowledge-base.ts';
+import { escapeMarkdown } from '../../text/markdown.ts';
 import { truncateLine } from '../../text/truncate.ts';
 import { scopeWords } from '../interactions/knowledge-scope.ts';
 import type { KnowledgeIntake } from './knowledge-intake.ts';
@@ -23,7 +24,8 @@ export async function addDocument(
   request: Omit<AddKnowledge, 'onProgress'>,
   show: (line: string) => Promise<unknown>,
 ): Promise<{ added: boolean; sentence: string }> {
-  const title = truncateLine(request.source.title, 100);
+  // A title is a file's, a page's or a member's name: escaped, so that it cannot restyle the reply.
+  const title = escapeMarkdown(truncateLine(request.source.title, 100));
   const progress = embeddingProgress(`**${title}**`, show);
   const outcome = await base.add({ ...request, onProgress: progress.report });
   await progress.settled();
@@ -51,7 +53,7 @@ export async function addMessage(
   if (document.sections.length === 0)
     return {
       added: false,
-      sentence: `I did not add **${truncateLine(source.title, 100)}**: ${refusals.join(' ') || 'it holds no text.'}`,
+      sentence: `I did not add **${escapeMarkdown(truncateLine(source.title, 100))}**: ${refusals.join(' ') || 'it holds no text.'}`,
     };
   const outcome = await addDocument(
     base,

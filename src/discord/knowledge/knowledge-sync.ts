@@ -2,14 +2,15 @@
  * Messages added to a server's knowledge ("Add to knowledge", `/knowledge add-pins`) kept in step
  * with Discord: an edit replaces the message's document (its text and attachments read again), a
  * deletion (one message, or a bulk deletion) removes it, and a deleted channel or thread takes its
- * messages' documents and the documents kept for it. Comes from: the inbound router's edits and
+ * messages' documents and the documents kept for it (a channel's, its threads' too). Comes from: the inbound router's edits and
  * deletions (src/discord/inbound/message-router.ts).
  */
-import type { Message, PartialMessage } from 'discord.js';
+import { type Message, type PartialMessage, RESTJSONErrorCodes } from 'discord.js';
 import type { Logger } from '../../agent/logger.ts';
 import type { KnowledgeParts } from './knowledge-additions.ts';
 import { addMessage } from './knowledge-additions.ts';
-import { messageSourceKey } from './message-documents.ts';
+import { isDiscordCode } from '../discord-errors.ts';
+import { messageChannelOf, messageSourceKey } from './message-documents.ts';
 
 /** The message's document, if it was added to its server's knowledge. */
 function documentOf(knowledge: KnowledgeParts, guildId: string, channelId: string, messageId: string) {
@@ -54,10 +55,50 @@ export function syncDeletedMessages(
   for (const id of messageIds) knowledge.base.removeSource(guildId, messageSourceKey(channelId, id));
 }
 
-/** A deleted channel or thread: the documents of its messages, and those kept for it, go. */
-export function syncDeletedChannel(knowledge: KnowledgeParts, guildId: string, channelId: string): void {
-  const prefix = messageSourceKey(channelId, '');
+/**
+ * A deleted channel or thread: the documents of its messages, and those kept for it, go. A
+ * channel's deletion names its threads too (the first id is the channel's): Discord deletes them
+ * with it and says nothing of them.
+ */
+export function syncDeletedChannel(knowledge: KnowledgeParts, guildId: string, channelIds: readonly string[]): void {
+  const gone = new Set(channelIds);
+  const prefixes = channelIds.map((id) => messageSourceKey(id, ''));
   for (const document of knowledge.base.list(guildId))
-    if (document.channelId === channelId || document.source.key.startsWith(prefix))
+    if (
+      (document.channelId !== null && gone.has(document.channelId)) ||
+      prefixes.some((prefix) => document.source.key.startsWith(prefix))
+    )
       knowledge.base.remove(guildId, document.id);
+}
+
+/** What syncThreadsGoneUnseen asks of discord.js's channels: what it holds, and Discord. */
+interface KnownChannels {
+  cache: { has(id: string): boolean };
+  fetch(id: string): Promise<unknown>;
+}
+
+/**
+ * After a channel's deletion: the documents of messages in threads discord.js did not hold (one
+ * archived before the bot started and not seen since) go too when Discord no longer knows their
+ * thread (Unknown Channel: it went with its parent). One request per such thread; any other answer
+ * (the thread is there, or out of the bot's sight) keeps them.
+ */
+export async function syncThreadsGoneUnseen(
+  knowledge: KnowledgeParts,
+  channels: KnownChannels,
+  guildId: string,
+): Promise<void> {
+  const unseen = new Map<string, number[]>();
+  for (const document of knowledge.base.list(guildId)) {
+    const channelId = messageChannelOf(document.source.key);
+    if (channelId === null || channels.cache.has(channelId)) continue;
+    unseen.set(channelId, [...(unseen.get(channelId) ?? []), document.id]);
+  }
+  for (const [channelId, documentIds] of unseen) {
+    const gone = await channels.fetch(channelId).then(
+      () => false,
+      (error: unknown) => isDiscordCode(error, [RESTJSONErrorCodes.UnknownChannel]),
+    );
+    if (gone) for (const id of documentIds) knowledge.base.remove(guildId, id);
+  }
 }

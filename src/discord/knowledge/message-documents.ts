@@ -17,6 +17,11 @@ import { type KnowledgeIntake, readAttachment } from './knowledge-intake.ts';
 /** The key of a message's document: the same for each of its versions. */
 export const messageSourceKey = (channelId: string, messageId: string) => `message:${channelId}/${messageId}`;
 
+/** The channel (or thread) of a message's document, from its key; null for another source. */
+export function messageChannelOf(sourceKey: string): string | null {
+  return /^message:(\d+)\//.exec(sourceKey)?.[1] ?? null;
+}
+
 /** The source of a message: its key, a title naming its author and channel, its jump link. */
 export function messageSource(message: Message<true>): KnowledgeSource {
   const author = message.member?.displayName ?? message.author.displayName;

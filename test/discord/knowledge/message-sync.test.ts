@@ -27,16 +27,20 @@ describe('messages in the knowledge', () => {
       attachments: [{ filename: 'hours.txt', contentType: 'text/plain', body: 'The pool opens at noon.' }],
     });
     expect(await addToKnowledge(said.id)).toBe(
-      'Added **Message by Bob in #general** in the knowledge of the whole server: 2 passages, searched by words.',
+      'Added **Message by Bob in \\#general** in the knowledge of the whole server: 2 passages, searched by words.',
     );
     const found = async (query: string) => (await knowledge('search', { query })).reply.content;
     expect(await found('library')).toContain(`Source: ${linkOf(said.id)}\nThe library opens at nine.`);
     expect(await found('pool')).toContain('The pool opens at noon.');
+    const listed = async () => (await knowledge('list')).reply.content;
+    expect(await listed()).toMatch(/added by <@\d+> <t:\d+:d>$/);
 
     await discord.userEdits(general, said.id, 'The library opens at ten.');
     await world.handled('edit', said.id);
     expect(await found('library')).toContain('The library opens at ten.');
     expect(await found('library')).not.toContain('nine');
+    // Still the date it was added (retention counts from it), and the date of the edit.
+    expect(await listed()).toMatch(/added by <@\d+> <t:\d+:d> · updated <t:\d+:d>$/);
 
     await discord.userDeletes(general, said.id);
     await world.handled('deletion', said.id);
@@ -109,6 +113,71 @@ describe('a deleted channel', () => {
   });
 });
 
+describe('a deleted channel with threads', () => {
+  it('takes the documents of its threads’ messages too (Discord sends no THREAD_DELETE for them); another channel’s thread keeps its', async () => {
+    world = await start({ knowledge: {} });
+    const { discord } = world;
+    const rules = await discord.createChannel('rules');
+    const addFrom = async (channelId: string, content: string) => {
+      const said = await discord.userSays({ channelId, author: 'ada', content });
+      const menu = await discord.userRunsCommand({
+        name: 'Add to knowledge',
+        type: 'message',
+        channelId,
+        targetMessageId: said.id,
+        author: 'ada',
+      });
+      await menu.waitForReply((answer) => !answer.content.endsWith('…'));
+    };
+    const inRules = await discord.createThread(rules, 'questions', discord.users.bob);
+    await addFrom(inRules.id, 'Spam gets you muted.');
+    const elsewhere = await discord.createThread(discord.channels.random, 'elsewhere', discord.users.bob);
+    await addFrom(elsewhere.id, 'Memes go here.');
+    expect(world.knowledge.list(discord.guildId)).toHaveLength(2);
+
+    await discord.deleteChannel(rules);
+    await world.handled('channel-deletion', rules);
+    expect(world.knowledge.list(discord.guildId).map((document) => document.source.key)).toEqual([
+      expect.stringMatching(new RegExp(`^message:${elsewhere.id}/`)),
+    ]);
+    // A thread discord.js held is known gone without asking Discord.
+    expect(discord.requests.filter((request) => request.path === `/channels/${inRules.id}`)).toEqual([]);
+  });
+});
+
+describe('a deleted channel with an archived thread the bot has not seen since it started', () => {
+  it('asks Discord for that thread, and takes its messages’ documents when Discord no longer knows it', async () => {
+    world = await start({ knowledge: {} });
+    const { discord } = world;
+    const rules = await discord.createChannel('rules');
+    const added = async (channelId: string, content: string) => {
+      const said = await discord.userSays({ channelId, author: 'ada', content });
+      const menu = await discord.userRunsCommand({
+        name: 'Add to knowledge',
+        type: 'message',
+        channelId,
+        targetMessageId: said.id,
+        author: 'ada',
+      });
+      await menu.waitForReply((answer) => !answer.content.endsWith('…'));
+    };
+    const inRules = await discord.createThread(rules, 'questions', discord.users.bob);
+    await added(inRules.id, 'Spam gets you muted.');
+    const elsewhere = await discord.createThread(discord.channels.random, 'elsewhere', discord.users.bob);
+    await added(elsewhere.id, 'Memes go here.');
+    await discord.updateThread(inRules.id, { archived: true });
+    await discord.updateThread(elsewhere.id, { archived: true });
+    // After a restart discord.js holds only the active threads (GUILD_CREATE's).
+    await world.restart();
+
+    await discord.deleteChannel(rules);
+    await world.handled('channel-deletion', rules);
+    expect(world.knowledge.list(discord.guildId).map((document) => document.source.key)).toEqual([
+      expect.stringMatching(new RegExp(`^message:${elsewhere.id}/`)),
+    ]);
+  });
+});
+
 describe('a forward', () => {
   it('"Add to knowledge" on a forward adds what it forwards, text and file', async () => {
     world = await start({ knowledge: {} });
@@ -126,7 +195,7 @@ describe('a forward', () => {
       content: '',
       forwardOf: { channelId: discord.channels.random, messageId: original.id },
     });
-    expect(await addToKnowledge(forward.id)).toMatch(/^Added \*\*Message by Ada in #general\*\*/);
+    expect(await addToKnowledge(forward.id)).toMatch(/^Added \*\*Message by Ada in \\#general\*\*/);
     expect((await knowledge('search', { query: 'bakery' })).reply.content).toContain('The bakery closes at six.');
     expect((await knowledge('search', { query: 'cake' })).reply.content).toContain('prices.csv');
   });
