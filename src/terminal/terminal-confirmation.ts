@@ -8,9 +8,12 @@ import { untilAborted } from '../agent/until-aborted.ts';
  * pending for the next reader, so the line the person types next is not lost.
  */
 export interface LineReader {
-  /** The next line; null at the end of input; 'stopped' when `signal` fired first. */
-  next(signal?: AbortSignal): Promise<string | null | 'stopped'>;
+  /** The next line; null at the end of input; `stoppedRead` when `signal` fired first. */
+  next(signal?: AbortSignal): Promise<string | null | typeof stoppedRead>;
 }
+
+/** What a read given up answers: the line, when it comes, goes to the next reader. */
+const stoppedRead = Symbol('stopped');
 
 export function lineReader(lines: Interface): LineReader {
   const iterator = lines[Symbol.asyncIterator]();
@@ -22,7 +25,7 @@ export function lineReader(lines: Interface): LineReader {
       try {
         result = await (signal ? untilAborted(pending, signal) : pending);
       } catch (error) {
-        if (signal?.aborted) return 'stopped';
+        if (signal?.aborted) return stoppedRead;
         throw error;
       }
       pending = null;
@@ -40,7 +43,7 @@ export function terminalConfirmation(reader: LineReader, write: (text: string) =
   return async (request) => {
     write(`  ? ${request.tool} ${request.arguments} may change or delete things: run it? [y/N]`);
     const answer = await reader.next(request.signal);
-    if (answer === null || answer === 'stopped') return { decision: 'cancelled', by: null };
+    if (typeof answer !== 'string') return { decision: 'cancelled', by: null };
     const { id, displayName } = request.requester;
     return { decision: /^(y|yes)$/i.test(answer.trim()) ? 'confirmed' : 'cancelled', by: { id, displayName } };
   };
