@@ -15,6 +15,7 @@
  */
 import { type BotWorld, startBotWorld } from '../test/support/bot-harness.ts';
 import { startEchoModel } from '../test/support/fake-model.ts';
+import { addDueDigests, seenDigests } from '../test/support/schedule-kill-loop.ts';
 import { killLoopRound } from './schedule-kill-loop.ts';
 import { sized } from './smoke.ts';
 
@@ -48,27 +49,7 @@ async function worldWithSchedules(modelUrl: string): Promise<BotWorld> {
   for (let index = 1; index < servers; index++) places.push(world.discord.addGuild(`server ${index}`));
   // The bot learns of the new servers at its next session.
   await world.restart();
-  const dueAt = Date.now();
-  world.store.db.transaction(() => {
-    for (let index = 0; index < schedules; index++) {
-      const place = places[index % places.length]!;
-      world.store.schedules.add({
-        guild_id: place.guildId,
-        channel_id: place.generalId,
-        name: `digest ${index}`,
-        prompt: `sum up [s${index}]`,
-        when_text: 'daily 09:00',
-        cron: '0 9 * * *',
-        time_zone: 'UTC',
-        post_as: 'thread',
-        model: null,
-        persona: null,
-        created_by_id: world.discord.users.ada,
-        created_by_name: 'Ada',
-        next_run_at: dueAt,
-      });
-    }
-  })();
+  addDueDigests(world.store, world.discord, places, schedules, Date.now());
   return world;
 }
 
@@ -79,7 +60,7 @@ async function round(withRestart: boolean): Promise<Result> {
   try {
     const before = discord.requests.length;
     const start = performance.now();
-    const headerPosts = () => discord.botMessages().filter((message) => message.content.startsWith('⏰ Scheduled'));
+    const headerPosts = () => seenDigests(discord).headers;
     const passes = [world.bot.scheduler.tick()];
     if (withRestart) {
       await discord.waitFor(() => headerPosts().length >= schedules / 2, {
