@@ -14,7 +14,13 @@ import { openStore } from '../db/store.ts';
 import type { BotProcess } from '../test/support/bot-process.ts';
 import { type FakeDiscord, startFakeDiscord } from '../test/support/fake-discord.ts';
 import { startEchoModel } from '../test/support/fake-model.ts';
-import { addDueDigests, killAtSeededPoints, killBotProcess, seenDigests } from '../test/support/schedule-kill-loop.ts';
+import {
+  addDueDigests,
+  digestPlaces,
+  killAtSeededPoints,
+  killBotProcess,
+  seenDigests,
+} from '../test/support/schedule-kill-loop.ts';
 import { seededRandom } from '../test/support/seeded-random.ts';
 
 export interface KillLoopRound {
@@ -24,7 +30,8 @@ export interface KillLoopRound {
   seed: number;
 }
 
-export interface KillLoopResult {
+/** What a round of the schedules benches measures. */
+export interface ScheduleRoundResult {
   /** From the first start to the last answer's POST, restarts included. */
   lastAnswerMs: number;
   restCalls: number;
@@ -33,9 +40,12 @@ export interface KillLoopResult {
   headers: number;
   headersTwice: number;
   claims: number;
+  answered: number;
+}
+
+export interface KillLoopResult extends ScheduleRoundResult {
   /** Schedules whose due time has more than one claim. */
   claimedTwice: number;
-  answered: number;
   /** Threads with more than one outcome (an answer posted twice). */
   outcomesTwice: number;
   /** Runs the lifecycle gave up after being cut off several times in a row (their thread says so). */
@@ -46,10 +56,8 @@ export interface KillLoopResult {
 
 /** The servers (the fake's own, then new ones) and their schedules, all due now, written before the first start. */
 function seedSchedules(discord: FakeDiscord, databasePath: string, { schedules, servers }: KillLoopRound): void {
-  const places = [{ guildId: discord.guildId, generalId: discord.channels.general }];
-  for (let index = 1; index < servers; index++) places.push(discord.addGuild(`server ${index}`));
   const store = openStore(databasePath);
-  addDueDigests(store, discord, places, schedules, Date.now());
+  addDueDigests(store, discord, digestPlaces(discord, servers), schedules, Date.now());
   store.close();
 }
 

@@ -15,25 +15,14 @@
  */
 import { type BotWorld, startBotWorld } from '../test/support/bot-harness.ts';
 import { startEchoModel } from '../test/support/fake-model.ts';
-import { addDueDigests, seenDigests } from '../test/support/schedule-kill-loop.ts';
-import { killLoopRound } from './schedule-kill-loop.ts';
+import { addDueDigests, digestPlaces, seenDigests } from '../test/support/schedule-kill-loop.ts';
+import { killLoopRound, type ScheduleRoundResult } from './schedule-kill-loop.ts';
 import { sized } from './smoke.ts';
 
 const schedules = Number(process.env.SCHEDULES ?? sized(1000, 20));
 const servers = Number(process.env.SERVERS ?? sized(100, 4));
 const kills = Number(process.env.KILLS ?? sized(5, 2));
 const seed = Number(process.env.KILL_SEED ?? 1);
-
-interface Result {
-  lastAnswerMs: number;
-  restCalls: number;
-  rateLimited: number;
-  maxModelInFlight: number;
-  headers: number;
-  headersTwice: number;
-  claims: number;
-  answered: number;
-}
 
 /** A world of `servers` servers, each `#general` with its share of schedules, every one due now. */
 async function worldWithSchedules(modelUrl: string): Promise<BotWorld> {
@@ -45,15 +34,14 @@ async function worldWithSchedules(modelUrl: string): Promise<BotWorld> {
       schedulerIntervalMs: 3_600_000,
     },
   );
-  const places = [{ guildId: world.discord.guildId, generalId: world.discord.channels.general }];
-  for (let index = 1; index < servers; index++) places.push(world.discord.addGuild(`server ${index}`));
+  const places = digestPlaces(world.discord, servers);
   // The bot learns of the new servers at its next session.
   await world.restart();
   addDueDigests(world.store, world.discord, places, schedules, Date.now());
   return world;
 }
 
-async function round(withRestart: boolean): Promise<Result> {
+async function round(withRestart: boolean): Promise<ScheduleRoundResult> {
   const model = await startEchoModel({ latencyMs: 260, streamPieces: 1 });
   const world = await worldWithSchedules(model.baseURL);
   const { discord } = world;
@@ -106,7 +94,7 @@ async function round(withRestart: boolean): Promise<Result> {
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-const rows: [string, Result][] = [
+const rows: [string, ScheduleRoundResult][] = [
   ['straight through', await round(false)],
   ['stopped at half the headers, started again', await round(true)],
 ];

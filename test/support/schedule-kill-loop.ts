@@ -15,6 +15,13 @@ export interface SchedulePlace {
   generalId: string;
 }
 
+/** The fake's own server, then new ones (`fake.addGuild`), `servers` in all. */
+export function digestPlaces(discord: FakeDiscord, servers: number): SchedulePlace[] {
+  const places = [{ guildId: discord.guildId, generalId: discord.channels.general }];
+  for (let index = 1; index < servers; index++) places.push(discord.addGuild(`server ${index}`));
+  return places;
+}
+
 /**
  * `count` daily schedules `digest N` (prompt `sum up [sN]`, set by Ada, answered in a thread),
  * spread over `places` in turn, all due at `dueAt`.
