@@ -11,9 +11,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../db/store.ts';
-import { type BotProcess, startBotProcess } from '../test/support/bot-process.ts';
+import type { BotProcess } from '../test/support/bot-process.ts';
 import { type FakeDiscord, startFakeDiscord } from '../test/support/fake-discord.ts';
 import { startEchoModel } from '../test/support/fake-model.ts';
+import {
+  addDueDigests,
+  digestPlaces,
+  killAtSeededPoints,
+  killBotProcess,
+  seenDigests,
+} from '../test/support/schedule-kill-loop.ts';
+import { seededRandom } from '../test/support/seeded-random.ts';
 
 export interface KillLoopRound {
   schedules: number;
@@ -22,7 +30,8 @@ export interface KillLoopRound {
   seed: number;
 }
 
-export interface KillLoopResult {
+/** What a round of the schedules benches measures. */
+export interface ScheduleRoundResult {
   /** From the first start to the last answer's POST, restarts included. */
   lastAnswerMs: number;
   restCalls: number;
@@ -31,9 +40,12 @@ export interface KillLoopResult {
   headers: number;
   headersTwice: number;
   claims: number;
+  answered: number;
+}
+
+export interface KillLoopResult extends ScheduleRoundResult {
   /** Schedules whose due time has more than one claim. */
   claimedTwice: number;
-  answered: number;
   /** Threads with more than one outcome (an answer posted twice). */
   outcomesTwice: number;
   /** Runs the lifecycle gave up after being cut off several times in a row (their thread says so). */
@@ -42,89 +54,44 @@ export interface KillLoopResult {
   killedAt: string[];
 }
 
-/** mulberry32, as the kill-loop tests use: a seed gives the same kill points again. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** The servers (the fake's own, then new ones) and their schedules, all due now, written before the first start. */
 function seedSchedules(discord: FakeDiscord, databasePath: string, { schedules, servers }: KillLoopRound): void {
-  const places = [{ guildId: discord.guildId, generalId: discord.channels.general }];
-  for (let index = 1; index < servers; index++) places.push(discord.addGuild(`server ${index}`));
   const store = openStore(databasePath);
-  const dueAt = Date.now();
-  store.db.transaction(() => {
-    for (let index = 0; index < schedules; index++) {
-      const place = places[index % places.length]!;
-      store.schedules.add({
-        guild_id: place.guildId,
-        channel_id: place.generalId,
-        name: `digest ${index}`,
-        prompt: `sum up [s${index}]`,
-        when_text: 'daily 09:00',
-        cron: '0 9 * * *',
-        time_zone: 'UTC',
-        post_as: 'thread',
-        model: null,
-        persona: null,
-        created_by_id: discord.users.ada,
-        created_by_name: 'Ada',
-        next_run_at: dueAt,
-      });
-    }
-  })();
+  addDueDigests(store, discord, digestPlaces(discord, servers), schedules, Date.now());
   store.close();
 }
 
-/** What the fake Discord shows: the headers posted, and the schedules' threads with what was posted in each. */
-function seen(discord: FakeDiscord) {
-  const headers = discord.botMessages().filter((message) => message.content.startsWith('⏰ Scheduled'));
-  const threads = discord.threads().filter((thread) => thread.name.startsWith('digest '));
-  const outcomes = threads.map((thread) => discord.botMessages(thread.id).map((message) => message.content));
-  return { headers, answered: outcomes.filter((posted) => posted.length > 0), outcomes };
-}
-
 export async function killLoopRound(round: KillLoopRound): Promise<KillLoopResult> {
-  const rng = random(round.seed);
   const discord = await startFakeDiscord();
   const model = await startEchoModel({ latencyMs: 260, streamPieces: 1 });
   const folder = mkdtempSync(join(tmpdir(), 'bench-schedule-kills-'));
   const databasePath = join(folder, 'bot.sqlite');
   // LOG_LEVEL info: startBotProcess waits for the `ready` line.
   const env = { USER_MESSAGES_PER_MINUTE: '0', LOG_LEVEL: 'info', TOOL_POSTS: 'off' };
-  const killedAt: string[] = [];
   let bot: BotProcess | undefined;
   try {
     seedSchedules(discord, databasePath, round);
     const start = performance.now();
-    const progress = () => seen(discord).headers.length + seen(discord).answered.length;
-    for (let cycle = 0; cycle < round.kills; cycle++) {
-      // A seeded point of this cycle's share of the work (2 steps a schedule: its header, its answer).
-      const total = 2 * round.schedules;
-      const target = Math.min(total - 1, Math.floor((total * (cycle + rng())) / (round.kills + 1)) + 1);
-      bot = await startBotProcess(discord, model, databasePath, env);
-      await discord.waitFor(() => progress() >= target, { what: `progress ${target}`, timeoutMs: 1_800_000 });
-      bot.child.kill('SIGKILL');
-      await bot.exited;
-      killedAt.push(`${seen(discord).headers.length} headers, ${seen(discord).answered.length} answered`);
-    }
-    bot = await startBotProcess(discord, model, databasePath, env);
-    await discord.waitFor(() => seen(discord).answered.length >= round.schedules, {
-      what: `every schedule answered (killed at: ${killedAt.join('; ')})`,
-      timeoutMs: 1_800_000,
+    const loop = await killAtSeededPoints({
+      discord,
+      model,
+      databasePath,
+      env,
+      schedules: round.schedules,
+      kills: round.kills,
+      rng: seededRandom(round.seed),
+      cycleTimeoutMs: 1_800_000,
+      finishTimeoutMs: 1_800_000,
     });
-    return measure(discord, databasePath, { start, killedAt, maxModelInFlight: model.counts().maxInFlight });
+    bot = loop.bot;
+    return measure(discord, databasePath, {
+      start,
+      killedAt: loop.killedAt,
+      maxModelInFlight: model.counts().maxInFlight,
+    });
   } finally {
     // Measured already: the last process goes as the others did.
-    if (bot && bot.child.exitCode === null && bot.child.signalCode === null) bot.child.kill('SIGKILL');
-    await bot?.exited;
+    if (bot) await killBotProcess(bot);
     // A process killed mid-request leaves what the fake calls problems (a thread half made): not this bench's question.
     discord.takeProblems();
     await discord.close();
@@ -138,7 +105,7 @@ function measure(
   databasePath: string,
   { start, killedAt, maxModelInFlight }: { start: number; killedAt: string[]; maxModelInFlight: number },
 ): KillLoopResult {
-  const { headers, answered, outcomes } = seen(discord);
+  const { headers, answered, outcomes } = seenDigests(discord);
   const names = headers.map((message) => /\*\*(.+)\*\*/.exec(message.content)![1]);
   const posts = discord.requests.filter((request) => request.method === 'POST' && request.path.endsWith('/messages'));
   const store = openStore(databasePath, { readOnly: true });

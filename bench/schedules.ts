@@ -15,24 +15,14 @@
  */
 import { type BotWorld, startBotWorld } from '../test/support/bot-harness.ts';
 import { startEchoModel } from '../test/support/fake-model.ts';
-import { killLoopRound } from './schedule-kill-loop.ts';
+import { addDueDigests, digestPlaces, seenDigests } from '../test/support/schedule-kill-loop.ts';
+import { killLoopRound, type ScheduleRoundResult } from './schedule-kill-loop.ts';
 import { sized } from './smoke.ts';
 
 const schedules = Number(process.env.SCHEDULES ?? sized(1000, 20));
 const servers = Number(process.env.SERVERS ?? sized(100, 4));
 const kills = Number(process.env.KILLS ?? sized(5, 2));
 const seed = Number(process.env.KILL_SEED ?? 1);
-
-interface Result {
-  lastAnswerMs: number;
-  restCalls: number;
-  rateLimited: number;
-  maxModelInFlight: number;
-  headers: number;
-  headersTwice: number;
-  claims: number;
-  answered: number;
-}
 
 /** A world of `servers` servers, each `#general` with its share of schedules, every one due now. */
 async function worldWithSchedules(modelUrl: string): Promise<BotWorld> {
@@ -44,42 +34,21 @@ async function worldWithSchedules(modelUrl: string): Promise<BotWorld> {
       schedulerIntervalMs: 3_600_000,
     },
   );
-  const places = [{ guildId: world.discord.guildId, generalId: world.discord.channels.general }];
-  for (let index = 1; index < servers; index++) places.push(world.discord.addGuild(`server ${index}`));
+  const places = digestPlaces(world.discord, servers);
   // The bot learns of the new servers at its next session.
   await world.restart();
-  const dueAt = Date.now();
-  world.store.db.transaction(() => {
-    for (let index = 0; index < schedules; index++) {
-      const place = places[index % places.length]!;
-      world.store.schedules.add({
-        guild_id: place.guildId,
-        channel_id: place.generalId,
-        name: `digest ${index}`,
-        prompt: `sum up [s${index}]`,
-        when_text: 'daily 09:00',
-        cron: '0 9 * * *',
-        time_zone: 'UTC',
-        post_as: 'thread',
-        model: null,
-        persona: null,
-        created_by_id: world.discord.users.ada,
-        created_by_name: 'Ada',
-        next_run_at: dueAt,
-      });
-    }
-  })();
+  addDueDigests(world.store, world.discord, places, schedules, Date.now());
   return world;
 }
 
-async function round(withRestart: boolean): Promise<Result> {
+async function round(withRestart: boolean): Promise<ScheduleRoundResult> {
   const model = await startEchoModel({ latencyMs: 260, streamPieces: 1 });
   const world = await worldWithSchedules(model.baseURL);
   const { discord } = world;
   try {
     const before = discord.requests.length;
     const start = performance.now();
-    const headerPosts = () => discord.botMessages().filter((message) => message.content.startsWith('⏰ Scheduled'));
+    const headerPosts = () => seenDigests(discord).headers;
     const passes = [world.bot.scheduler.tick()];
     if (withRestart) {
       await discord.waitFor(() => headerPosts().length >= schedules / 2, {
@@ -125,7 +94,7 @@ async function round(withRestart: boolean): Promise<Result> {
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-const rows: [string, Result][] = [
+const rows: [string, ScheduleRoundResult][] = [
   ['straight through', await round(false)],
   ['stopped at half the headers, started again', await round(true)],
 ];

@@ -1,5 +1,5 @@
-import { ApplicationCommandOptionType } from 'discord.js';
-import { defineCommand } from '../src/discord/interactions/command-context.ts';
+import { ApplicationCommandOptionType, type ChatInputCommandInteraction } from 'discord.js';
+import { type CommandContext, defineCommand } from '../src/discord/interactions/command-context.ts';
 import { settingsOfConversation } from '../src/place-settings/place-choice.ts';
 import { changeBy } from '../src/discord/interactions/settings-place.ts';
 import { settingKeys } from '../src/place-settings/effective-settings.ts';
@@ -71,20 +71,8 @@ export const model = defineCommand({
   async inDirectMessage(interaction, context) {
     const conversation = directConversationHere(interaction, context);
     if (typeof conversation === 'string') return privately(interaction, conversation);
-    const name = interaction.options.getString('model', true);
-    if (name !== inheritChoice && !context.models.entry(name))
-      return privately(interaction, `The operator offers no model named "${truncateLine(name, 64)}".`);
-    context.store.placeSettings.change([
-      {
-        guildId: directMessagesServerId,
-        scope: 'thread',
-        scopeId: interaction.channelId,
-        key: settingKeys.model,
-        value: name === inheritChoice ? null : name,
-        changedById: interaction.user.id,
-        changedByName: interaction.user.displayName,
-      },
-    ]);
+    const name = await setOwnModel(interaction, context, directMessagesServerId, interaction.channelId);
+    if (name === undefined) return;
     await interaction.reply({
       content:
         name === inheritChoice
@@ -99,20 +87,13 @@ export const model = defineCommand({
    */
   async userInstalled(interaction, context) {
     if (!interaction.isChatInputCommand()) return;
-    const name = interaction.options.getString('model', true);
-    if (name !== inheritChoice && !context.models.entry(name))
-      return privately(interaction, `The operator offers no model named "${truncateLine(name, 64)}".`);
-    context.store.placeSettings.change([
-      {
-        guildId: userInstallServerId,
-        scope: 'thread',
-        scopeId: userInstallConversationKey(interaction.user.id, interaction.channelId),
-        key: settingKeys.model,
-        value: name === inheritChoice ? null : name,
-        changedById: interaction.user.id,
-        changedByName: interaction.user.displayName,
-      },
-    ]);
+    const name = await setOwnModel(
+      interaction,
+      context,
+      userInstallServerId,
+      userInstallConversationKey(interaction.user.id, interaction.channelId),
+    );
+    if (name === undefined) return;
     await privately(
       interaction,
       name === inheritChoice
@@ -121,3 +102,33 @@ export const model = defineCommand({
     );
   },
 });
+
+/**
+ * The model chosen, checked against the operator's, set for a conversation of the person's own (a
+ * DM's or a user install's: no channel or moderator to ask) in `guildId`'s settings as `scopeId`.
+ * Resolves with the name, or with nothing once told privately that the operator offers no such model.
+ */
+async function setOwnModel(
+  interaction: ChatInputCommandInteraction,
+  context: CommandContext,
+  guildId: string,
+  scopeId: string,
+): Promise<string | undefined> {
+  const name = interaction.options.getString('model', true);
+  if (name !== inheritChoice && !context.models.entry(name)) {
+    await privately(interaction, `The operator offers no model named "${truncateLine(name, 64)}".`);
+    return undefined;
+  }
+  context.store.placeSettings.change([
+    {
+      guildId,
+      scope: 'thread',
+      scopeId,
+      key: settingKeys.model,
+      value: name === inheritChoice ? null : name,
+      changedById: interaction.user.id,
+      changedByName: interaction.user.displayName,
+    },
+  ]);
+  return name;
+}

@@ -4,22 +4,15 @@
  * failing seed is replayed from its number (FUZZ_SEED=n).
  */
 import type { ScriptedReply } from '../support/fake-model.ts';
+import { seededRandom } from '../support/seeded-random.ts';
 
-/** A small, fast, seeded PRNG (mulberry32): enough to spread cases, and reproducible everywhere. */
+/** A seeded generator (mulberry32, seeded-random.ts), with the picks the cases are made of. */
 class Random {
-  private state: number;
+  /** A float in [0, 1). */
+  readonly next: () => number;
 
   constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-
-  /** A float in [0, 1). */
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    this.next = seededRandom(seed);
   }
 
   /** An integer in [min, max]. */

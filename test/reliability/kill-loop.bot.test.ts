@@ -30,6 +30,7 @@ import {
   startScriptedModel,
   toolCalls,
 } from '../support/fake-model.ts';
+import { seededRandom } from '../support/seeded-random.ts';
 
 const cycles = Number(process.env.KILL_CYCLES ?? 5);
 const seed = Number(process.env.KILL_SEED ?? 1);
@@ -42,18 +43,6 @@ const fixedPoints = [
 ] as const;
 type KillPoint = (typeof fixedPoints)[number] | 'random';
 const pointOf = (cycle: number): KillPoint => ([...fixedPoints, 'random', 'random'] as const)[cycle % 6]!;
-
-/** mulberry32: a small seeded generator, so that a failing KILL_SEED can be run again. */
-function random(seedValue: number): () => number {
-  let state = seedValue >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The answer to a question: three pieces of ~1,900 characters when it asks for [long]. */
 function answerTo(asked: string): string {
@@ -69,7 +58,7 @@ it(
   `survives ${cycles} SIGKILLs at chosen and random points of runs (seed ${seed}): exactly-once answers, no tool call run twice, no message lost`,
   { timeout: 60_000 + cycles * 30_000 },
   async () => {
-    const rng = random(seed);
+    const rng = seededRandom(seed);
     const discord: FakeDiscord = await startFakeDiscord();
     const model: ScriptedModel = await startScriptedModel();
     const databasePath = join(mkdtempSync(join(tmpdir(), 'kill-loop-')), 'bot.sqlite');

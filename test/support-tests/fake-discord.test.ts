@@ -3,7 +3,7 @@
  * that what works against the fake is what discord.js does against Discord.
  */
 import { once } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ChannelType,
   Client,
@@ -19,41 +19,18 @@ import {
   type RateLimitData,
   type TextChannel,
 } from 'discord.js';
-import {
-  defaultBotPermissions,
-  startFakeDiscord,
-  type FakeDiscord,
-  type FakeDiscordOptions,
-} from '../support/fake-discord.ts';
+import { defaultBotPermissions, type FakeDiscordOptions } from '../support/fake-discord.ts';
+import { useDiscordClientWorld } from '../support/discord-client-world.ts';
 
 const intents = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent];
 const noPings = { parse: [], repliedUser: false };
 
-let fake: FakeDiscord | undefined;
-let client: Client | undefined;
-
-afterEach(async () => {
-  // The client first: a client left connected reconnects for ever once the fake is gone.
-  await client?.destroy();
-  client = undefined;
-  const closing = fake;
-  fake = undefined;
-  await closing?.close();
-});
-
-function newClient(server: FakeDiscord, options: Partial<ClientOptions> = {}): Client {
-  client = new Client({ intents, rest: { api: server.apiUrl }, allowedMentions: noPings, ...options });
-  return client;
-}
+const world = useDiscordClientWorld({ intents });
 
 async function loggedIn(options: FakeDiscordOptions = {}, clientOptions: Partial<ClientOptions> = {}) {
-  const server = (fake = await startFakeDiscord(options));
-  const bot = newClient(server, clientOptions);
-  const ready = once(bot, Events.ClientReady);
-  await bot.login(server.token);
-  await ready;
-  const general = bot.channels.cache.get(server.channels.general) as TextChannel;
-  return { fake: server, client: bot, general };
+  const { fake, client } = await world.login(options, clientOptions);
+  const general = client.channels.cache.get(fake.channels.general) as TextChannel;
+  return { fake, client, general };
 }
 
 function nextMessage(bot: Client, filter: (message: Message) => boolean = () => true): Promise<Message> {
@@ -202,8 +179,8 @@ describe('fake Discord with the real discord.js client', () => {
   });
 
   it('fails login with a bad token as TokenInvalid', async () => {
-    const server = (fake = await startFakeDiscord());
-    const bot = newClient(server);
+    const server = await world.startFake();
+    const bot = world.newClient(server);
     const error = await bot.login('MTIz.bad.token').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(DiscordjsError);
     expect(error).toMatchObject({ code: 'TokenInvalid', message: 'An invalid token was provided.' });
@@ -211,8 +188,8 @@ describe('fake Discord with the real discord.js client', () => {
   });
 
   it('closes the gateway with 4014 when MessageContent is asked for but not allowed', async () => {
-    const server = (fake = await startFakeDiscord({ disallowMessageContent: true }));
-    const bot = newClient(server);
+    const server = await world.startFake({ disallowMessageContent: true });
+    const bot = world.newClient(server);
     const disconnects: number[] = [];
     bot.on(Events.ShardDisconnect, (event) => disconnects.push(event.code));
     const error = await bot.login(server.token).catch((caught: unknown) => caught);
@@ -411,7 +388,6 @@ describe('fake Discord: permissions, intents and harness', () => {
 
   it('reports a client still connected at close(), and never hangs', async () => {
     const { fake: server, client: bot } = await loggedIn();
-    fake = undefined;
     await expect(server.close()).rejects.toThrow(/destroy the discord.js client/);
     await bot.destroy();
     await server.close(); // twice is fine

@@ -3,42 +3,18 @@
  * with the real discord.js client against the fake Discord, in a place the bot is not in: a text
  * longer than the reply and Discord's 5 follow-ups sends its rest as a file, never a sixth follow-up.
  */
-import { once } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  ApplicationIntegrationType,
-  Client,
-  Events,
-  GatewayIntentBits,
-  InteractionContextType,
-  type Interaction,
-  SlashCommandBuilder,
-} from 'discord.js';
+import { describe, expect, it } from 'vitest';
+import { ApplicationIntegrationType, InteractionContextType, SlashCommandBuilder } from 'discord.js';
 import { silentLogger } from '../../../src/agent/logger.ts';
 import { followUpLimit, InteractionCard } from '../../../src/discord/user-install/interaction-card.ts';
-import { startFakeDiscord, type FakeDiscord } from '../../support/fake-discord.ts';
+import { onNextInteraction, useDiscordClientWorld } from '../../support/discord-client-world.ts';
 
-let fake: FakeDiscord | undefined;
-let client: Client | undefined;
-afterEach(async () => {
-  await client?.destroy();
-  client = undefined;
-  await fake?.close();
-  fake = undefined;
-});
+const world = useDiscordClientWorld();
 
 describe('the interaction card', () => {
   it('puts what the reply and 5 follow-ups cannot hold in a file on the last follow-up', async () => {
-    fake = await startFakeDiscord();
-    const bot = (client = new Client({
-      intents: [GatewayIntentBits.Guilds],
-      rest: { api: fake.apiUrl },
-      allowedMentions: { parse: [], repliedUser: false },
-    }));
-    const isReady = once(bot, Events.ClientReady);
-    await bot.login(fake.token);
-    await isReady;
-    await bot.application!.commands.set([
+    const { fake, client } = await world.login();
+    await client.application!.commands.set([
       new SlashCommandBuilder()
         .setName('ask')
         .setDescription('Ask')
@@ -48,16 +24,12 @@ describe('the interaction card', () => {
     ]);
     const place = fake.addAbsentPlace('server');
     const lines = Array.from({ length: 600 }, (_, index) => `Line ${index} of a very long text.`);
-    const finished = new Promise<void>((resolve, reject) =>
-      bot.once(Events.InteractionCreate, (interaction: Interaction) => {
-        if (!interaction.isChatInputCommand()) return reject(new Error('not a command'));
-        const card = new InteractionCard(interaction, silentLogger);
-        void interaction
-          .deferReply()
-          .then(() => card.finish(lines.join('\n')))
-          .then(resolve, reject);
-      }),
-    );
+    const finished = onNextInteraction(client, async (interaction) => {
+      if (!interaction.isChatInputCommand()) throw new Error('not a command');
+      const card = new InteractionCard(interaction, silentLogger);
+      await interaction.deferReply();
+      await card.finish(lines.join('\n'));
+    });
     const asked = await fake.userRunsCommand({ name: 'ask', author: 'bob', channelId: place.channelId });
     await finished;
 

@@ -3,49 +3,16 @@
  * of an (ephemeral) interaction answer arrives as a MESSAGE_COMPONENT interaction with its message,
  * and the bot answers by updating that message (callback 7) or with a new one (callback 4).
  */
-import { once } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  ButtonStyle,
-  Client,
-  ComponentType,
-  Events,
-  GatewayIntentBits,
-  type Interaction,
-  MessageFlags,
-  SlashCommandBuilder,
-} from 'discord.js';
-import { startFakeDiscord, type FakeDiscord } from '../../support/fake-discord.ts';
+import { describe, expect, it } from 'vitest';
+import { ButtonStyle, ComponentType, MessageFlags, SlashCommandBuilder } from 'discord.js';
+import { onNextInteraction, useDiscordClientWorld } from '../../support/discord-client-world.ts';
 
-let fake: FakeDiscord | undefined;
-let client: Client | undefined;
-
-afterEach(async () => {
-  await client?.destroy();
-  client = undefined;
-  const closing = fake;
-  fake = undefined;
-  await closing?.close();
-});
+const world = useDiscordClientWorld();
 
 async function ready() {
-  const server = (fake = await startFakeDiscord());
-  const bot = (client = new Client({
-    intents: [GatewayIntentBits.Guilds],
-    rest: { api: server.apiUrl },
-    allowedMentions: { parse: [], repliedUser: false },
-  }));
-  const isReady = once(bot, Events.ClientReady);
-  await bot.login(server.token);
-  await isReady;
-  await bot.application!.commands.set([new SlashCommandBuilder().setName('list').setDescription('A list').toJSON()]);
-  return { fake: server, client: bot };
-}
-
-function onNextInteraction<T>(bot: Client, handler: (interaction: Interaction) => Promise<T>): Promise<T> {
-  return new Promise((resolve, reject) =>
-    bot.once(Events.InteractionCreate, (interaction) => void handler(interaction).then(resolve, reject)),
-  );
+  const { fake, client } = await world.login();
+  await client.application!.commands.set([new SlashCommandBuilder().setName('list').setDescription('A list').toJSON()]);
+  return { fake, client };
 }
 
 const rows = (page: number) => [

@@ -4,10 +4,8 @@
  * pages of Discord's 2025 list (newest pin first, `before` a pin's time); an upload past 10 MiB is
  * refused with Discord's 413.
  */
-import { once } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  Client,
   DiscordAPIError,
   Events,
   GatewayIntentBits,
@@ -16,35 +14,18 @@ import {
   SlashCommandBuilder,
   type TextChannel,
 } from 'discord.js';
-import { startFakeDiscord, type FakeDiscord } from '../../support/fake-discord.ts';
+import { useDiscordClientWorld } from '../../support/discord-client-world.ts';
 
-let fake: FakeDiscord | undefined;
-let client: Client | undefined;
-
-afterEach(async () => {
-  await client?.destroy();
-  client = undefined;
-  const closing = fake;
-  fake = undefined;
-  await closing?.close();
-});
+const world = useDiscordClientWorld({ intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages] });
 
 async function ready() {
-  const server = (fake = await startFakeDiscord());
-  const bot = (client = new Client({
-    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages],
-    rest: { api: server.apiUrl },
-    allowedMentions: { parse: [], repliedUser: false },
-  }));
-  const isReady = once(bot, Events.ClientReady);
-  await bot.login(server.token);
-  await isReady;
+  const { fake, client } = await world.login();
   const upload = new SlashCommandBuilder()
     .setName('upload')
     .setDescription('Takes a file')
     .addAttachmentOption((option) => option.setName('file').setDescription('A file').setRequired(true));
-  await bot.application!.commands.set([upload.toJSON()]);
-  return { fake: server, client: bot };
+  await client.application!.commands.set([upload.toJSON()]);
+  return { fake, client };
 }
 
 describe('the fake: files and pins', () => {

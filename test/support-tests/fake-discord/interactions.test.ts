@@ -3,17 +3,13 @@
  * registered with `commands.set`, slash and message commands run by users, and every way of
  * answering them, with Discord's rules (one callback, within 3 s; ephemeral stays private).
  */
-import { once } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ApplicationCommandType,
   AttachmentBuilder,
-  Client,
   ContextMenuCommandBuilder,
   DiscordAPIError,
   DiscordjsError,
-  Events,
-  GatewayIntentBits,
   InteractionContextType,
   MessageFlags,
   PermissionFlagsBits,
@@ -21,21 +17,12 @@ import {
   SlashCommandBuilder,
   type ChatInputCommandInteraction,
   type GuildMember,
-  type Interaction,
   type MessageContextMenuCommandInteraction,
 } from 'discord.js';
-import { startFakeDiscord, type FakeDiscord, type FakeDiscordOptions } from '../../support/fake-discord.ts';
+import { onNextInteraction, useDiscordClientWorld } from '../../support/discord-client-world.ts';
+import { type FakeDiscordOptions } from '../../support/fake-discord.ts';
 
-let fake: FakeDiscord | undefined;
-let client: Client | undefined;
-
-afterEach(async () => {
-  await client?.destroy();
-  client = undefined;
-  const closing = fake;
-  fake = undefined;
-  await closing?.close();
-});
+const world = useDiscordClientWorld();
 
 const tool = new SlashCommandBuilder()
   .setName('tool')
@@ -58,25 +45,10 @@ const showSteps = new ContextMenuCommandBuilder().setName('Show steps').setType(
 
 /** Logged in, with `tool` and `Show steps` registered globally and `reset` for the guild. */
 async function ready(options: FakeDiscordOptions = {}) {
-  const server = (fake = await startFakeDiscord(options));
-  const bot = (client = new Client({
-    intents: [GatewayIntentBits.Guilds],
-    rest: { api: server.apiUrl },
-    allowedMentions: { parse: [], repliedUser: false },
-  }));
-  const isReady = once(bot, Events.ClientReady);
-  await bot.login(server.token);
-  await isReady;
-  await bot.application!.commands.set([tool.toJSON(), showSteps.toJSON()]);
-  await bot.guilds.cache.get(server.guildId)!.commands.set([reset.toJSON()]);
-  return { fake: server, client: bot };
-}
-
-/** Runs `handler` on the next interaction and resolves with what it returned or threw. */
-function onNextInteraction<T>(bot: Client, handler: (interaction: Interaction) => Promise<T>): Promise<T> {
-  return new Promise((resolve, reject) =>
-    bot.once(Events.InteractionCreate, (interaction) => void handler(interaction).then(resolve, reject)),
-  );
+  const { fake, client } = await world.login(options);
+  await client.application!.commands.set([tool.toJSON(), showSteps.toJSON()]);
+  await client.guilds.cache.get(fake.guildId)!.commands.set([reset.toJSON()]);
+  return { fake, client };
 }
 
 describe('fake Discord: application commands', () => {

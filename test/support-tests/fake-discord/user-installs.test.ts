@@ -3,29 +3,11 @@
  * them: offered only for commands installable to a user in the place's context, carrying the user
  * install as their only authorizing owner, at most 5 follow-ups, and no REST access to the place.
  */
-import { once } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  ApplicationIntegrationType,
-  Client,
-  DiscordAPIError,
-  Events,
-  GatewayIntentBits,
-  InteractionContextType,
-  type Interaction,
-  SlashCommandBuilder,
-} from 'discord.js';
-import { startFakeDiscord, type FakeDiscord } from '../../support/fake-discord.ts';
+import { describe, expect, it } from 'vitest';
+import { ApplicationIntegrationType, DiscordAPIError, InteractionContextType, SlashCommandBuilder } from 'discord.js';
+import { onNextInteraction, useDiscordClientWorld } from '../../support/discord-client-world.ts';
 
-let fake: FakeDiscord | undefined;
-let client: Client | undefined;
-afterEach(async () => {
-  await client?.destroy();
-  client = undefined;
-  const closing = fake;
-  fake = undefined;
-  await closing?.close();
-});
+const world = useDiscordClientWorld();
 
 const personal = new SlashCommandBuilder()
   .setName('ask')
@@ -35,23 +17,9 @@ const personal = new SlashCommandBuilder()
 const serverOnly = new SlashCommandBuilder().setName('reset').setDescription('Reset');
 
 async function ready() {
-  const server = (fake = await startFakeDiscord());
-  const bot = (client = new Client({
-    intents: [GatewayIntentBits.Guilds],
-    rest: { api: server.apiUrl },
-    allowedMentions: { parse: [], repliedUser: false },
-  }));
-  const isReady = once(bot, Events.ClientReady);
-  await bot.login(server.token);
-  await isReady;
-  await bot.application!.commands.set([personal.toJSON(), serverOnly.toJSON()]);
-  return { fake: server, client: bot };
-}
-
-function onNextInteraction<T>(bot: Client, handler: (interaction: Interaction) => Promise<T>): Promise<T> {
-  return new Promise((resolve, reject) =>
-    bot.once(Events.InteractionCreate, (interaction) => void handler(interaction).then(resolve, reject)),
-  );
+  const { fake, client } = await world.login();
+  await client.application!.commands.set([personal.toJSON(), serverOnly.toJSON()]);
+  return { fake, client };
 }
 
 describe('fake Discord: user-installed interactions', () => {

@@ -10,6 +10,7 @@
 import { ChannelType, PermissionFlagsBits, type APIUser } from 'discord.js';
 import { DiscordHttpError } from './http-errors.ts';
 import type { InteractionRecord } from './interaction-record.ts';
+import { baseMessage } from './messages.ts';
 import { defaultEveryonePermissions } from './permissions.ts';
 import type { FakeMessage } from './types.ts';
 import { discordTimestamp, type World } from './world.ts';
@@ -43,25 +44,8 @@ export function addAbsentPlace(world: World, kind: 'server' | 'group-dm'): Absen
 
 /** A person's message in a place the bot is not in: stored, and sent to nobody (no gateway there). */
 export function messageInAbsentPlace(world: World, place: AbsentPlace, author: APIUser, content: string): FakeMessage {
-  const message = {
-    id: world.nextId(),
-    channel_id: place.channelId,
-    ...(place.guildId ? { guild_id: place.guildId } : {}),
-    author,
-    content,
-    timestamp: discordTimestamp(),
-    edited_timestamp: null,
-    tts: false,
-    mention_everyone: false,
-    mentions: [],
-    mention_roles: [],
-    attachments: [],
-    embeds: [],
-    components: [],
-    pinned: false,
-    type: 0,
-    flags: 0,
-  } as unknown as FakeMessage;
+  // Its server (if any) is not the seeded one: no member of it to add.
+  const { member: _member, ...message } = baseMessage(world, place.channelId, author, content);
   world.messagesByChannel.get(place.channelId)!.push(message);
   return message;
 }
