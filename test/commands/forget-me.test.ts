@@ -140,6 +140,8 @@ describe('/forget-me', () => {
   it("deletes the member's reminders (their own one-off schedules) in the server, pending or posted, not others'", async () => {
     world = await startBotWorld();
     const { discord, store } = world;
+    // One due time: a claim names the time it claims, to the millisecond.
+    const dueAt = Date.now() + 3_600_000;
     const remind = (userId: string, text: string, guildId: string | null = discord.guildId) =>
       store.schedules.addReminder({
         guildId,
@@ -147,11 +149,11 @@ describe('/forget-me', () => {
         userId,
         userName: 'someone',
         text,
-        dueAt: Date.now() + 3_600_000,
+        dueAt,
       });
     remind(discord.users.ada, 'REMINDERWORDS one');
     const posted = remind(discord.users.ada, 'REMINDERWORDS two');
-    store.schedules.posted(store.schedules.claim(posted, Date.now() + 3_600_000, null, 0, Date.now())!.id, 'm');
+    store.schedules.posted(store.schedules.claim(posted, dueAt, null, 0, Date.now())!.id, 'm');
     remind(discord.users.ada, 'in a DM, kept here', null);
     remind(discord.users.bob, 'bob keeps his');
     const asked = await discord.userRunsCommand({
