@@ -15,6 +15,9 @@
  * - Discord messages added to the server's knowledge (knowledge_documents of kind 'message': a
  *   member's words): by MESSAGE_RETENTION_DAYS, counted from when each was added; their chunks,
  *   index rows and vectors with them. Files and pages added stay until a moderator removes them.
+ * - Members' reminders (schedules of kind 'reminder', their words in `prompt`), once every time
+ *   claimed of them is done (posted, or given up) and the last was due before the limit: by
+ *   MESSAGE_RETENTION_DAYS, as the message that asked for it would go. A reminder still to come stays.
  * - A conversation's running summary goes with the first message it covers that goes (a trigger of
  *   migration 15): it is rebuilt from what is left after the next answer.
  *
@@ -40,6 +43,8 @@ export interface SweepCounts {
   facts: number;
   /** Discord messages added to the server's knowledge. */
   knowledge: number;
+  /** Members' reminders, posted or given up. */
+  reminders: number;
 }
 
 const dayMs = 24 * 60 * 60 * 1000;
@@ -55,6 +60,11 @@ interface Kind {
 
 // A run no longer owed: ended and delivered, or resumed by a later run (db/runs.ts, toResume).
 const settled = `r.status <> 'running' AND (r.delivered_at IS NOT NULL OR EXISTS (SELECT 1 FROM runs later WHERE later.resumed_from = r.id))`;
+
+// A reminder no longer owed: no time to come, claimed, and every claim posted or given up before :cutoff.
+const reminderDone = `s.kind = 'reminder' AND s.next_run_at IS NULL
+  AND EXISTS (SELECT 1 FROM schedule_runs r WHERE r.schedule_id = s.id)
+  AND NOT EXISTS (SELECT 1 FROM schedule_runs r WHERE r.schedule_id = s.id AND (r.state NOT IN ('posted', 'failed') OR r.due_at >= :cutoff))`;
 
 const kinds: readonly Kind[] = [
   {
@@ -83,6 +93,12 @@ const kinds: readonly Kind[] = [
     days: 'messageDays',
     select: `SELECT id FROM knowledge_documents WHERE source_kind = 'message' AND created_at < :cutoff ORDER BY id LIMIT :batch`,
     act: `DELETE FROM knowledge_documents WHERE id IN (SELECT value FROM json_each(:ids)) AND created_at < :cutoff`,
+  },
+  {
+    key: 'reminders',
+    days: 'messageDays',
+    select: `SELECT s.id FROM schedules s WHERE ${reminderDone} ORDER BY s.id LIMIT :batch`,
+    act: `DELETE FROM schedules WHERE id IN (SELECT value FROM json_each(:ids)) AND id IN (SELECT s.id FROM schedules s WHERE ${reminderDone})`,
   },
   {
     key: 'runs',
@@ -130,7 +146,7 @@ export async function sweepExpired(
     targetLockMs = adaptive.targetLockMs,
     pause = () => new Promise<void>((resolve) => setImmediate(resolve)),
   } = options;
-  const counts: SweepCounts = { messages: 0, runs: 0, images: 0, facts: 0, knowledge: 0 };
+  const counts: SweepCounts = { messages: 0, runs: 0, images: 0, facts: 0, knowledge: 0, reminders: 0 };
   let longestLockMs = 0;
   let size = options.batch ?? adaptive.firstBatch;
   for (const kind of kinds) {

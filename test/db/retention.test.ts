@@ -62,7 +62,7 @@ describe('retention sweeps', () => {
       { messageDays: 30, stepLogDays: 30, imageDays: 7 },
       { now, batch: 100, pause: async () => void pauses++ },
     );
-    expect(counts).toEqual({ images: 1, messages: 20_000, runs: 1, facts: 0, knowledge: 0 });
+    expect(counts).toEqual({ images: 1, messages: 20_000, runs: 1, facts: 0, knowledge: 0, reminders: 0 });
     // One pause after each batch that changed rows: 1 of images, 200 of messages, 1 of runs.
     expect(pauses).toBe(202);
     const contents = store.db.prepare('SELECT role, content FROM messages ORDER BY id').all();
@@ -118,5 +118,35 @@ describe('retention sweeps', () => {
     expect(quickPauses).toBe(5);
     slow.close();
     quick.close();
+  });
+
+  it("deletes members' reminders once posted or given up before the limit, and keeps those still owed", async () => {
+    const { store } = tempStore();
+    const remind = (text: string, dueAt: number) =>
+      store.schedules.addReminder(
+        { guildId: '9', channelId: '1', userId: 'u', userName: 'Ada', text, dueAt },
+        dueAt - day,
+      );
+    const settle = (id: number, dueAt: number, state: 'posted' | 'failed' | null) => {
+      const run = store.schedules.claim(id, dueAt, null, 0, dueAt)!;
+      if (state === 'posted') store.schedules.posted(run.id, 'm');
+      if (state === 'failed') store.schedules.failed(run.id, 'no channel');
+    };
+    const postedLongAgo = remind('posted long ago', old);
+    settle(postedLongAgo, old, 'posted');
+    settle(remind('given up long ago', old), old, 'failed');
+    settle(remind('posted lately', recent), recent, 'posted');
+    settle(remind('claimed long ago, still being posted', old), old, null);
+    remind('not due yet', now + day);
+
+    const { counts } = await sweepExpired(store.db, { messageDays: 30, stepLogDays: null, imageDays: null }, { now });
+
+    expect(counts.reminders).toBe(2);
+    const left = store.db.prepare("SELECT prompt FROM schedules WHERE kind = 'reminder' ORDER BY id").pluck().all();
+    expect(left).toEqual(['posted lately', 'claimed long ago, still being posted', 'not due yet']);
+    expect(
+      store.db.prepare('SELECT count(*) FROM schedule_runs WHERE schedule_id = ?').pluck().get(postedLongAgo),
+    ).toBe(0);
+    store.close();
   });
 });
