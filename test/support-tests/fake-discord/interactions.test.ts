@@ -232,7 +232,6 @@ describe('fake Discord: interactions', () => {
     const handled = onNextInteraction(client, async (interaction) => {
       const command = interaction as ChatInputCommandInteraction;
       await command.deferReply();
-      await new Promise((resolve) => setTimeout(resolve, 50));
       await command.editReply({ content: 'Here are the tools.' });
       const file = new AttachmentBuilder(Buffer.from('calculator\nclock\n'), { name: 'tools.txt' });
       const followUp = await command.followUp({ content: 'The list as a file.', files: [file] });

@@ -8,6 +8,7 @@ import {
   ChannelType,
   PermissionFlagsBits,
   type APIGuildMember,
+  type APIOverwrite,
   type APIRole,
   type APIUser,
   type ChannelFlags,
@@ -209,21 +210,34 @@ export class World {
     return role;
   }
 
-  addTextChannel(id: string, name: string, position: number, topic: string | null, guildId = this.guildId): void {
-    this.channels.set(id, {
+  /** The fields every guild channel of the fake has, whatever its type (its own are added by the caller). */
+  private guildChannel<Type extends ChannelType>(
+    id: string,
+    type: Type,
+    name: string,
+    position: number,
+    guildId = this.guildId,
+  ) {
+    return {
       id,
-      type: ChannelType.GuildText,
+      type,
       guild_id: guildId,
       name,
       position,
-      topic,
       nsfw: false,
       parent_id: null,
       last_message_id: null,
       rate_limit_per_user: 0,
-      default_auto_archive_duration: 1440,
-      permission_overwrites: [],
+      permission_overwrites: [] as APIOverwrite[],
       flags: noFlags as ChannelFlags,
+    };
+  }
+
+  addTextChannel(id: string, name: string, position: number, topic: string | null, guildId = this.guildId): void {
+    this.channels.set(id, {
+      ...this.guildChannel(id, ChannelType.GuildText, name, position, guildId),
+      topic,
+      default_auto_archive_duration: 1440,
     });
     this.messagesByChannel.set(id, []);
   }
@@ -231,17 +245,7 @@ export class World {
   /** A voice channel (type 2): its text chat takes messages, and no threads. */
   addVoiceChannel(id: string, name: string): void {
     this.channels.set(id, {
-      id,
-      type: ChannelType.GuildVoice,
-      guild_id: this.guildId,
-      name,
-      position: this.textChannels().length,
-      nsfw: false,
-      parent_id: null,
-      last_message_id: null,
-      rate_limit_per_user: 0,
-      permission_overwrites: [],
-      flags: noFlags as ChannelFlags,
+      ...this.guildChannel(id, ChannelType.GuildVoice, name, this.textChannels().length),
       bitrate: 64_000,
       user_limit: 0,
       rtc_region: null,
@@ -255,19 +259,9 @@ export class World {
    */
   addForumChannel(id: string, name: string, tags: readonly string[]): void {
     this.channels.set(id, {
-      id,
-      type: ChannelType.GuildForum,
-      guild_id: this.guildId,
-      name,
-      position: this.textChannels().length,
+      ...this.guildChannel(id, ChannelType.GuildForum, name, this.textChannels().length),
       topic: null,
-      nsfw: false,
-      parent_id: null,
-      last_message_id: null,
-      rate_limit_per_user: 0,
       default_auto_archive_duration: 1440,
-      permission_overwrites: [],
-      flags: noFlags as ChannelFlags,
       available_tags: tags.map((tag) => ({
         id: this.nextId(),
         name: tag,
