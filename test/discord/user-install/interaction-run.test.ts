@@ -16,7 +16,7 @@ import { purgeCache } from '../../support/command-world.ts';
 import { moderationsAt, startFakeContentCheck } from '../../support/fake-content-check.ts';
 import { messageNotAnswered } from '../../../src/discord/runs/message-check.ts';
 import { type ChatRequest, finalAnswer, toolCalls } from '../../support/fake-model.ts';
-import type { FakeInteraction, FakeInteractionReply } from '../../support/fake-discord.ts';
+import type { FakeAuthor, FakeInteraction, FakeInteractionReply } from '../../support/fake-discord.ts';
 import { startFakeModelServer } from '../../support/fake-model.ts';
 import { seedIds } from '../../support/fake-discord/world.ts';
 import { answer } from '../../support/model-servers/brain.ts';
@@ -34,6 +34,13 @@ const systemOf = (request: ChatRequest) => String(request.messages[0]!.content);
 const callsTo = (channelId: string) =>
   world.discord.requests.filter((request) => request.path.includes(channelId)).map((r) => `${r.method} ${r.path}`);
 const messageReplies = (replies: FakeInteractionReply[]) => replies.filter((reply) => reply.kind !== 'callback');
+/** `/ask prompt:` run by `author` in a place the bot is not in, through their own install. */
+const askThere = (
+  discord: BotWorld['discord'],
+  place: { channelId: string },
+  prompt: string,
+  author: FakeAuthor = 'bob',
+) => discord.userRunsCommand({ name: 'ask', options: { prompt }, author, channelId: place.channelId });
 
 describe('a user install where no server added the bot', () => {
   it('/ask answers in the reply: the tool steps shown in the edited card first, nothing sent to the channel', async () => {
@@ -44,12 +51,7 @@ describe('a user install where no server added the bot', () => {
       expect(systemOf(request)).toContain('called you through the app they added to their own Discord account');
       return finalAnswer('It is 42.');
     });
-    const interaction = await discord.userRunsCommand({
-      name: 'ask',
-      options: { prompt: 'what is 6 times 7?' },
-      author: 'bob',
-      channelId: place.channelId,
-    });
+    const interaction = await askThere(discord, place, 'what is 6 times 7?');
     await interaction.waitForReply((reply) => reply.content === 'It is 42.');
     await world.handled('interaction', interaction.id);
     const replies = interaction.replies();
@@ -77,12 +79,7 @@ describe('a user install where no server added the bot', () => {
       world = await startBotWorld({ ...userInstall, streamAnswers: true }, {}, { baseURL: server.baseURL });
       const place = world.discord.addAbsentPlace('server');
       server.enqueue(answer(text));
-      interaction = await world.discord.userRunsCommand({
-        name: 'ask',
-        options: { prompt: 'what is 2+2?' },
-        author: 'bob',
-        channelId: place.channelId,
-      });
+      interaction = await askThere(world.discord, place, 'what is 2+2?');
       await world.handled('interaction', interaction.id);
       const edits = interaction.replies().filter((reply) => reply.kind === 'edit');
       expect(text.startsWith(edits[0]!.content)).toBe(true);
@@ -112,12 +109,7 @@ describe('a user install where no server added the bot', () => {
       );
       const place = world.discord.addAbsentPlace('server');
       server.enqueue(answer('It is four. Two and two make four, as anyone who counts will find.'));
-      interaction = await world.discord.userRunsCommand({
-        name: 'ask',
-        options: { prompt: 'what is 2+2?' },
-        author: 'bob',
-        channelId: place.channelId,
-      });
+      interaction = await askThere(world.discord, place, 'what is 2+2?');
       await world.handled('interaction', interaction.id);
       const last = interaction.replies().at(-1)!.content;
       expect(last.startsWith('It is')).toBe(true);
@@ -140,12 +132,7 @@ describe('a user install where no server added the bot', () => {
       return finalAnswer('Tom.');
     });
     const ask = async (prompt: string) => {
-      const interaction = await discord.userRunsCommand({
-        name: 'ask',
-        options: { prompt },
-        author: 'bob',
-        channelId: place.channelId,
-      });
+      const interaction = await askThere(discord, place, prompt);
       await world.handled('interaction', interaction.id);
       return interaction.replies().at(-1)!.content;
     };
@@ -160,12 +147,7 @@ describe('a user install where no server added the bot', () => {
     const place = discord.addAbsentPlace('server');
     const long = Array.from({ length: 400 }, (_, index) => `Line ${index} of a long answer.`).join('\n');
     model.enqueue(finalAnswer(long));
-    const interaction = await discord.userRunsCommand({
-      name: 'ask',
-      options: { prompt: 'tell me everything' },
-      author: 'bob',
-      channelId: place.channelId,
-    });
+    const interaction = await askThere(discord, place, 'tell me everything');
     await world.handled('interaction', interaction.id);
     const followUps = interaction.replies().filter((reply) => reply.kind === 'followup');
     expect(followUps.length).toBeGreaterThan(0);
@@ -178,12 +160,7 @@ describe('a user install where no server added the bot', () => {
     const { discord, model } = world;
     const place = discord.addAbsentPlace('server');
     model.enqueue({ hang: true });
-    const interaction = await discord.userRunsCommand({
-      name: 'ask',
-      options: { prompt: 'think for an hour' },
-      author: 'bob',
-      channelId: place.channelId,
-    });
+    const interaction = await askThere(discord, place, 'think for an hour');
     await interaction.waitForReply((reply) => reply.content.includes(interactionTimeNotice));
     await world.handled('interaction', interaction.id);
     const run = world.store.db.prepare('SELECT status, delivery FROM runs').get();
@@ -197,12 +174,7 @@ describe('a user install where no server added the bot', () => {
     world.store.db
       .prepare('INSERT INTO guild_usage_days (guild_id, day, tokens) VALUES (?, ?, ?)')
       .run(userInstallServerId, Math.floor(Date.now() / 86_400_000), 150);
-    const interaction = await discord.userRunsCommand({
-      name: 'ask',
-      options: { prompt: 'hello' },
-      author: 'bob',
-      channelId: place.channelId,
-    });
+    const interaction = await askThere(discord, place, 'hello');
     const reply = await interaction.waitForReply();
     expect(reply.ephemeral).toBe(true);
     expect(reply.content).toContain(
@@ -236,8 +208,7 @@ describe('a user install where no server added the bot', () => {
       );
       const place = world.discord.addAbsentPlace('server');
       server.enqueue(answer('It is four. Two and two make four, as anyone who counts will find.'));
-      const ask = (prompt: string) =>
-        world.discord.userRunsCommand({ name: 'ask', options: { prompt }, author: 'bob', channelId: place.channelId });
+      const ask = (prompt: string) => askThere(world.discord, place, prompt);
       const first = await ask('what is 2+2?');
       second = await ask('and 3+3?');
       await world.handled('interaction', first.id);
@@ -279,12 +250,7 @@ describe('a user install where no server added the bot', () => {
       expect(systemOf(request)).not.toContain('pirate');
       return finalAnswer('Hello.');
     });
-    const interaction = await discord.userRunsCommand({
-      name: 'ask',
-      options: { prompt: 'hello' },
-      author: 'ada',
-      channelId: place.channelId,
-    });
+    const interaction = await askThere(discord, place, 'hello', 'ada');
     await world.handled('interaction', interaction.id);
     expect(interaction.replies().at(-1)!.content).toBe('Hello.');
   });
@@ -341,12 +307,7 @@ describe('a user install where no server added the bot', () => {
       status: 400,
       body: { message: 'Message was blocked by automatic moderation', code: 200000 },
     });
-    const interaction = await discord.userRunsCommand({
-      name: 'ask',
-      options: { prompt: 'hello' },
-      author: 'bob',
-      channelId: place.channelId,
-    });
+    const interaction = await askThere(discord, place, 'hello');
     await world.handled('interaction', interaction.id);
     expect(interaction.replies().at(-1)!.content).toBe(autoModNotice);
     expect(world.store.db.prepare('SELECT status, delivery FROM runs').get()).toEqual({
@@ -389,12 +350,7 @@ describe('a user install where no server added the bot', () => {
       ['bob', 'my codeword is swordfish'],
       [{ id: '200000000000000099', username: 'cy' }, 'what did Bob tell you?'],
     ] as const) {
-      const interaction = await discord.userRunsCommand({
-        name: 'ask',
-        options: { prompt },
-        author,
-        channelId: place.channelId,
-      });
+      const interaction = await askThere(discord, place, prompt, author);
       await world.handled('interaction', interaction.id);
     }
     expect(model.requests).toHaveLength(2);
@@ -406,12 +362,7 @@ describe('a user install where no server added the bot', () => {
       world = await startBotWorld(userInstall, {}, {}, { contentCheck: moderationsAt(check) });
       const { discord } = world;
       const place = discord.addAbsentPlace('server');
-      const interaction = await discord.userRunsCommand({
-        name: 'ask',
-        options: { prompt: 'tell me FORBIDDEN things' },
-        author: 'bob',
-        channelId: place.channelId,
-      });
+      const interaction = await askThere(discord, place, 'tell me FORBIDDEN things');
       await world.handled('interaction', interaction.id);
       expect(interaction.replies().at(-1)!.content).toBe(messageNotAnswered.flagged);
       expect(world.model.requests).toHaveLength(0);
