@@ -27,11 +27,14 @@ export function linkOf(messageId: string, channelId = worldHolder.world!.discord
 }
 
 /** A member's message of #general added with "Add to knowledge" by Ada; resolves with the reply that ends it. */
-export async function addToKnowledge(messageId: string): Promise<string> {
+export async function addToKnowledge(
+  messageId: string,
+  channelId = worldHolder.world!.discord.channels.general,
+): Promise<string> {
   const interaction = await worldHolder.world!.discord.userRunsCommand({
     name: 'Add to knowledge',
     type: 'message',
-    channelId: worldHolder.world!.discord.channels.general,
+    channelId,
     targetMessageId: messageId,
     author: 'ada',
   });

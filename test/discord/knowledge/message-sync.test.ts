@@ -96,14 +96,7 @@ describe('a deleted channel', () => {
     const file = { filename: 'rules.txt', contentType: 'text/plain', body: 'Be kind.' };
     await knowledge('add', { file, channel: rules });
     const said = await discord.userSays({ channelId: rules, author: 'ada', content: 'No spam, please.' });
-    const menu = await discord.userRunsCommand({
-      name: 'Add to knowledge',
-      type: 'message',
-      channelId: rules,
-      targetMessageId: said.id,
-      author: 'ada',
-    });
-    await menu.waitForReply((answer) => !answer.content.endsWith('…'));
+    await addToKnowledge(said.id, rules);
     await knowledge('add', { file: { ...file, filename: 'server.txt', body: 'Welcome.' } });
     expect(world.knowledge.list(discord.guildId)).toHaveLength(3);
 
@@ -118,17 +111,8 @@ describe('a deleted channel with threads', () => {
     world = await start({ knowledge: {} });
     const { discord } = world;
     const rules = await discord.createChannel('rules');
-    const addFrom = async (channelId: string, content: string) => {
-      const said = await discord.userSays({ channelId, author: 'ada', content });
-      const menu = await discord.userRunsCommand({
-        name: 'Add to knowledge',
-        type: 'message',
-        channelId,
-        targetMessageId: said.id,
-        author: 'ada',
-      });
-      await menu.waitForReply((answer) => !answer.content.endsWith('…'));
-    };
+    const addFrom = async (channelId: string, content: string) =>
+      addToKnowledge((await discord.userSays({ channelId, author: 'ada', content })).id, channelId);
     const inRules = await discord.createThread(rules, 'questions', discord.users.bob);
     await addFrom(inRules.id, 'Spam gets you muted.');
     const elsewhere = await discord.createThread(discord.channels.random, 'elsewhere', discord.users.bob);
@@ -150,17 +134,8 @@ describe('a deleted channel with an archived thread the bot has not seen since i
     world = await start({ knowledge: {} });
     const { discord } = world;
     const rules = await discord.createChannel('rules');
-    const added = async (channelId: string, content: string) => {
-      const said = await discord.userSays({ channelId, author: 'ada', content });
-      const menu = await discord.userRunsCommand({
-        name: 'Add to knowledge',
-        type: 'message',
-        channelId,
-        targetMessageId: said.id,
-        author: 'ada',
-      });
-      await menu.waitForReply((answer) => !answer.content.endsWith('…'));
-    };
+    const added = async (channelId: string, content: string) =>
+      addToKnowledge((await discord.userSays({ channelId, author: 'ada', content })).id, channelId);
     const inRules = await discord.createThread(rules, 'questions', discord.users.bob);
     await added(inRules.id, 'Spam gets you muted.');
     const elsewhere = await discord.createThread(discord.channels.random, 'elsewhere', discord.users.bob);
